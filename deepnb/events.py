@@ -1,0 +1,263 @@
+"""The single seam between LangGraph and everything deepnb shows.
+
+:class:`EventTranslator` turns the chunks of
+``graph.astream(..., stream_mode=STREAM_MODES, subgraphs=True)`` — ``(namespace, mode, data)`` —
+into a small set of typed events. Views, run objects and tests consume these events, never raw
+chunks. This module imports nothing from LangChain at import time and needs no Jupyter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+STREAM_MODES = ("updates", "messages", "tasks", "custom")
+MAIN = "main"
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Base of all events. ``agent`` is the path of the agent it concerns: ``"main"`` or
+    ``"main/general-purpose"`` for a subagent (nested subagents add more parts)."""
+
+    agent: str
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta(Event):
+    """A piece of streamed model text."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModelTurn(Event):
+    """A model call finished: its whole text, the tool calls it asked for, its token usage."""
+
+    text: str
+    tool_calls: tuple[Mapping[str, Any], ...] = ()
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted(Event):
+    call_id: str
+    name: str
+    args: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallFinished(Event):
+    call_id: str
+    name: str
+    content: str
+    is_error: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TodosChanged(Event):
+    todos: tuple[Mapping[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FilesChanged(Event):
+    written: tuple[str, ...] = ()
+    deleted: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentStarted(Event):
+    """A ``task`` call started a subagent; ``path`` is the new subagent's own agent path."""
+
+    task_id: str
+    call_id: str
+    subagent_type: str
+    description: str
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentFinished(Event):
+    task_id: str
+    path: str
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Summarized(Event):
+    """Context summarization fired (the ``_summarization_event`` state update)."""
+
+    details: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class InterruptRequest:
+    """One pending interrupt: its id and payload (``action_requests``, ``review_configs``)."""
+
+    id: str
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Interrupted(Event):
+    interrupts: tuple[InterruptRequest, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Custom(Event):
+    """Anything a tool or middleware wrote with ``runtime.stream_writer``."""
+
+    data: Any
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted(Event):
+    thread_id: str
+    prompt: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished(Event):
+    result: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunPaused(Event):
+    """The run stopped at one or more interrupts and waits for decisions."""
+
+    interrupts: tuple[InterruptRequest, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RunFailed(Event):
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunCancelled(Event):
+    reason: str = "stopped"
+
+
+def message_text(content: Any) -> str:
+    """The plain text of a message ``content`` (a string or a list of content blocks)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Sequence):
+        parts = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, Mapping) and block.get("type") in (None, "text"):
+                parts.append(str(block.get("text", "")))
+        return "".join(parts)
+    return ""
+
+
+def _usage(message: Any) -> tuple[int, int]:
+    usage = getattr(message, "usage_metadata", None) or {}
+    return int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
+
+
+@dataclass
+class EventTranslator:
+    """Turns stream chunks into events, tracking which namespace belongs to which subagent."""
+
+    main: str = MAIN
+    _paths: dict[str, str] = field(default_factory=dict)
+    """Pregel task id of a running ``task`` tool call → that subagent's agent path."""
+
+    def agent_path(self, namespace: Sequence[str]) -> str:
+        """The agent path of a stream namespace (``()`` is the main agent)."""
+        for part in reversed(namespace):
+            task_id = part.partition(":")[2]
+            if task_id in self._paths:
+                return self._paths[task_id]
+        return self.main
+
+    def translate(self, chunk: tuple[Sequence[str], str, Any]) -> Iterator[Event]:
+        """Yield the events of one ``(namespace, mode, data)`` chunk."""
+        namespace, mode, data = chunk
+        agent = self.agent_path(namespace)
+        if mode == "messages":
+            yield from self._message(agent, data)
+        elif mode == "updates":
+            yield from self._updates(agent, data)
+        elif mode == "tasks":
+            yield from self._task(agent, data)
+        elif mode == "custom":
+            yield Custom(agent, data)
+
+    def _message(self, agent: str, data: Any) -> Iterator[Event]:
+        message, _metadata = data
+        if getattr(message, "type", None) != "AIMessageChunk":
+            return
+        text = message_text(message.content)
+        if text:
+            yield TextDelta(agent, text)
+
+    def _updates(self, agent: str, data: Mapping[str, Any]) -> Iterator[Event]:
+        for node, update in data.items():
+            if node == "__interrupt__":
+                requests = tuple(
+                    InterruptRequest(id=str(getattr(i, "id", "")), value=getattr(i, "value", i))
+                    for i in update
+                )
+                if requests:
+                    yield Interrupted(agent, requests)
+                continue
+            for part in update if isinstance(update, list) else [update]:
+                if isinstance(part, Mapping):
+                    yield from self._state_update(agent, part)
+
+    def _state_update(self, agent: str, update: Mapping[str, Any]) -> Iterator[Event]:
+        messages = update.get("messages")
+        for message in messages if isinstance(messages, list) else ():
+            kind = getattr(message, "type", None)
+            if kind == "ai":
+                calls = tuple(getattr(message, "tool_calls", None) or ())
+                inp, out = _usage(message)
+                yield ModelTurn(agent, message_text(message.content), calls, inp, out)
+                for call in calls:
+                    yield ToolCallStarted(agent, str(call.get("id")), call["name"], call["args"])
+            elif kind == "tool":
+                yield ToolCallFinished(
+                    agent,
+                    str(message.tool_call_id),
+                    str(getattr(message, "name", "") or ""),
+                    message_text(message.content),
+                    getattr(message, "status", "success") == "error",
+                )
+        todos = update.get("todos")
+        if isinstance(todos, list):
+            yield TodosChanged(agent, tuple(todos))
+        files = update.get("files")
+        if isinstance(files, Mapping) and files:
+            yield FilesChanged(
+                agent,
+                written=tuple(p for p, v in files.items() if v is not None),
+                deleted=tuple(p for p, v in files.items() if v is None),
+            )
+        summary = update.get("_summarization_event")
+        if isinstance(summary, Mapping):
+            yield Summarized(agent, summary)
+
+    def _task(self, agent: str, data: Mapping[str, Any]) -> Iterator[Event]:
+        task_id = str(data.get("id"))
+        if "input" in data:
+            if data.get("name") != "tools" or not isinstance(data["input"], list):
+                return
+            for call in data["input"]:
+                if isinstance(call, Mapping) and call.get("name") == "task":
+                    args = call.get("args") or {}
+                    kind = str(args.get("subagent_type") or "subagent")
+                    path = f"{agent}/{kind}"
+                    self._paths[task_id] = path
+                    yield SubagentStarted(
+                        agent, task_id, str(call.get("id")), kind,
+                        str(args.get("description") or ""), path,
+                    )
+        elif task_id in self._paths:
+            error = data.get("error")
+            yield SubagentFinished(agent, task_id, self._paths[task_id], str(error) if error else None)

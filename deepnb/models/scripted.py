@@ -1,0 +1,319 @@
+"""A chat model that replays a script: offline, deterministic, routed per agent.
+
+A script is YAML or JSON::
+
+    delay: 0.02            # seconds between streamed tokens (optional)
+    agents:
+      main:                # the main agent (also matched by the agent's own name)
+        - match: "report"  # optional: a regex searched in the conversation's latest human message
+          turns:
+            - text: "I'll start with a plan."
+              tool_calls:
+                - name: write_todos
+                  args: {todos: [{content: Read the data, status: in_progress}]}
+            - text: "Done. Here is the **report**."
+      general-purpose:     # a subagent, by its name
+        - turns: [{text: "Found it."}]
+
+An agent's value may also be a plain list of turns. A turn may instead be ``{error: "message"}``,
+which makes the model raise, to rehearse failures.
+
+The turn to play is the number of AI messages after the latest human message, so subagents that run
+in parallel replay the same way whatever order they run in, and each new prompt on a thread starts
+its conversation's turns again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+import time
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+
+from deepnb.errors import DeepnbError
+
+MAIN_AGENT = "main"
+_TOKEN = re.compile(r"\s*\S+\s*|\s+")
+
+
+class ScriptError(DeepnbError):
+    """A replay script is malformed, or has no turn for the conversation being played."""
+
+
+@dataclass(frozen=True)
+class ScriptedTurn:
+    """One model reply: streamed text, then tool calls (or an error to raise)."""
+
+    text: str = ""
+    tool_calls: tuple[Mapping[str, Any], ...] = ()
+    usage: Mapping[str, int] | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """The turns an agent plays when its latest human message matches ``match``."""
+
+    turns: tuple[ScriptedTurn, ...]
+    match: re.Pattern[str] | None = None
+
+
+@dataclass(frozen=True)
+class Script:
+    """A parsed replay script."""
+
+    agents: Mapping[str, tuple[Conversation, ...]]
+    delay: float = 0.0
+    source: str = "<script>"
+
+    def conversation_for(self, agent: str, prompt: str) -> Conversation:
+        """The conversation ``agent`` plays for ``prompt``."""
+        conversations = self.agents.get(agent)
+        if conversations is None:
+            known = ", ".join(sorted(self.agents)) or "none"
+            raise ScriptError(
+                f"{self.source}: no turns for agent {agent!r} (the script has: {known}). "
+                f"Add an '{agent}:' entry under 'agents:'."
+            )
+        for conversation in conversations:
+            if conversation.match is None or conversation.match.search(prompt):
+                return conversation
+        raise ScriptError(
+            f"{self.source}: no conversation of agent {agent!r} matches the prompt "
+            f"{_shorten(prompt)!r}. Add one without 'match:' as a fallback."
+        )
+
+
+def _shorten(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def parse_script(data: Any, *, source: str = "<script>") -> Script:
+    """Validate a decoded script (the YAML or JSON document) and return a :class:`Script`."""
+    if not isinstance(data, Mapping) or not isinstance(data.get("agents"), Mapping):
+        raise ScriptError(f"{source}: a script is a mapping with an 'agents:' mapping inside.")
+    delay = data.get("delay", 0.0)
+    if not isinstance(delay, int | float) or delay < 0:
+        raise ScriptError(f"{source}: 'delay' must be a number of seconds, not {delay!r}.")
+    agents: dict[str, tuple[Conversation, ...]] = {}
+    for agent, entry in data["agents"].items():
+        where = f"{source}: agents.{agent}"
+        if isinstance(entry, Sequence) and entry and all(
+            isinstance(item, Mapping) and "turns" in item for item in entry
+        ):
+            agents[str(agent)] = tuple(_parse_conversation(item, where) for item in entry)
+        elif isinstance(entry, Sequence) and not isinstance(entry, str):
+            agents[str(agent)] = (Conversation(turns=_parse_turns(entry, where)),)
+        else:
+            raise ScriptError(f"{where} must be a list of turns or of {{match, turns}} entries.")
+    return Script(agents=agents, delay=float(delay), source=source)
+
+
+def _parse_conversation(item: Mapping[str, Any], where: str) -> Conversation:
+    match = item.get("match")
+    try:
+        pattern = re.compile(match) if match is not None else None
+    except re.error as exc:
+        raise ScriptError(f"{where}: 'match' is not a valid regex ({exc}).") from None
+    return Conversation(turns=_parse_turns(item["turns"], where), match=pattern)
+
+
+def _parse_turns(turns: Any, where: str) -> tuple[ScriptedTurn, ...]:
+    if not isinstance(turns, Sequence) or isinstance(turns, str) or not turns:
+        raise ScriptError(f"{where}: 'turns' must be a non-empty list.")
+    parsed = []
+    for index, turn in enumerate(turns):
+        if isinstance(turn, str):
+            turn = {"text": turn}
+        if not isinstance(turn, Mapping):
+            raise ScriptError(f"{where}, turn {index}: a turn is a mapping or a string.")
+        unknown = set(turn) - {"text", "tool_calls", "usage", "error"}
+        if unknown:
+            raise ScriptError(
+                f"{where}, turn {index}: unknown key(s) {sorted(unknown)}; "
+                "use text, tool_calls, usage or error."
+            )
+        calls = turn.get("tool_calls") or ()
+        for call in calls:
+            if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
+                raise ScriptError(f"{where}, turn {index}: each tool call needs a 'name'.")
+            if not isinstance(call.get("args", {}), Mapping):
+                raise ScriptError(f"{where}, turn {index}: 'args' of {call['name']} must be a mapping.")
+        parsed.append(
+            ScriptedTurn(
+                text=str(turn.get("text", "")),
+                tool_calls=tuple(calls),
+                usage=turn.get("usage"),
+                error=turn.get("error"),
+            )
+        )
+    return tuple(parsed)
+
+
+def load_script(path: str | Path) -> Script:
+    """Read a script from a ``.yaml``/``.yml`` or ``.json`` file."""
+    path = Path(path).expanduser()
+    if not path.is_file():
+        raise ScriptError(f"No replay script at {str(path)!r}: check the path after 'scripted:'.")
+    text = path.read_text(encoding="utf-8")
+    try:
+        if path.suffix == ".json":
+            data = json.loads(text)
+        else:
+            import yaml
+
+            data = yaml.safe_load(text)
+    except (ValueError, ImportError) as exc:
+        raise ScriptError(f"{path}: not valid {path.suffix.lstrip('.').upper()} ({exc}).") from None
+    return parse_script(data, source=str(path))
+
+
+def _text_of(message: BaseMessage) -> str:
+    content = message.content
+    if isinstance(content, str):
+        return content
+    return "".join(
+        part.get("text", "") if isinstance(part, Mapping) else str(part) for part in content
+    )
+
+
+def _graph_metadata() -> Mapping[str, Any]:
+    """The metadata of the graph step calling the model (streamed calls get no run manager)."""
+    from langgraph.config import get_config
+
+    try:
+        return get_config().get("metadata") or {}
+    except RuntimeError:
+        return {}
+
+
+def _position(messages: Sequence[BaseMessage]) -> tuple[str, int]:
+    """The latest human message and how many AI turns followed it."""
+    for index in range(len(messages) - 1, -1, -1):
+        if isinstance(messages[index], HumanMessage):
+            turn = sum(isinstance(m, AIMessage) for m in messages[index + 1 :])
+            return _text_of(messages[index]), turn
+    return "", sum(isinstance(m, AIMessage) for m in messages)
+
+
+class ScriptedChatModel(BaseChatModel):
+    """Replays a :class:`Script`, token by token, with tool calls and usage metadata."""
+
+    script: Script
+    agent_name: str | None = None
+    """The name of the agent this model serves when the run metadata names none."""
+
+    model_config = {"arbitrary_types_allowed": True}
+
+    @property
+    def _llm_type(self) -> str:
+        return "deepnb-scripted"
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChatModel:  # noqa: ARG002
+        """Tools are named by the script, so binding them changes nothing."""
+        return self
+
+    def _agent(self, run_manager: Any) -> str:
+        """The script entry to play: the subagent's name, or ``main`` for the top-level agent
+        unless the script has an entry under that agent's own name."""
+        metadata = getattr(run_manager, "metadata", None) or _graph_metadata()
+        name = metadata.get("lc_agent_name") or self.agent_name
+        nested = "tools:" in str(metadata.get("langgraph_checkpoint_ns", ""))
+        if name and (nested or name in self.script.agents):
+            return name
+        return MAIN_AGENT
+
+    def _reply(self, messages: list[BaseMessage], run_manager: Any) -> tuple[ScriptedTurn, AIMessage]:
+        agent = self._agent(run_manager)
+        prompt, index = _position(messages)
+        conversation = self.script.conversation_for(agent, prompt)
+        if index >= len(conversation.turns):
+            raise ScriptError(
+                f"{self.script.source}: agent {agent!r} has {len(conversation.turns)} turn(s) for "
+                f"the prompt {_shorten(prompt)!r} and was asked for turn {index + 1}."
+            )
+        turn = conversation.turns[index]
+        if turn.error is not None:
+            raise RuntimeError(turn.error)
+        seed = hashlib.sha1(f"{agent}\0{prompt}".encode()).hexdigest()[:8]
+        calls = [
+            {
+                "name": call["name"],
+                "args": dict(call.get("args", {})),
+                "id": call.get("id") or f"call_{seed}_{index}_{n}",
+                "type": "tool_call",
+            }
+            for n, call in enumerate(turn.tool_calls)
+        ]
+        usage = self._usage(messages, turn, calls)
+        return turn, AIMessage(content=turn.text, tool_calls=calls, usage_metadata=usage)
+
+    @staticmethod
+    def _usage(messages: list[BaseMessage], turn: ScriptedTurn, calls: list[dict]) -> dict:
+        if turn.usage:
+            inp = int(turn.usage.get("input_tokens", 0))
+            out = int(turn.usage.get("output_tokens", 0))
+        else:
+            inp = max(1, sum(len(_text_of(m)) for m in messages) // 4)
+            out = len(_TOKEN.findall(turn.text)) + sum(len(json.dumps(c["args"])) // 4 for c in calls)
+        return {"input_tokens": inp, "output_tokens": out, "total_tokens": inp + out}
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,  # noqa: ARG002
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,  # noqa: ARG002
+    ) -> ChatResult:
+        _, message = self._reply(messages, run_manager)
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _chunks(self, message: AIMessage) -> Iterator[AIMessageChunk]:
+        for token in _TOKEN.findall(message.content):
+            yield AIMessageChunk(content=token)
+        yield AIMessageChunk(
+            content="",
+            tool_calls=message.tool_calls,
+            usage_metadata=message.usage_metadata,
+            chunk_position="last",
+        )
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,  # noqa: ARG002
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,  # noqa: ARG002
+    ) -> Iterator[ChatGenerationChunk]:
+        _, message = self._reply(messages, run_manager)
+        for chunk in self._chunks(message):
+            if self.script.delay and chunk.content:
+                time.sleep(self.script.delay)
+            if run_manager and chunk.content:
+                run_manager.on_llm_new_token(chunk.content)
+            yield ChatGenerationChunk(message=chunk)
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,  # noqa: ARG002
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,  # noqa: ARG002
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        _, message = self._reply(messages, run_manager)
+        for chunk in self._chunks(message):
+            if chunk.content:
+                await asyncio.sleep(self.script.delay)
+                if run_manager:
+                    await run_manager.on_llm_new_token(chunk.content)
+            yield ChatGenerationChunk(message=chunk)

@@ -1,0 +1,80 @@
+"""What agent to build, and building it with ``deepagents.create_deep_agent``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from deepnb.errors import DeepnbError
+
+# create_deep_agent's keyword arguments that a spec passes through unchanged.
+AGENT_OPTIONS = frozenset(
+    {
+        "tools", "system_prompt", "middleware", "subagents", "skills", "memory", "permissions",
+        "backend", "interrupt_on", "response_format", "state_schema", "context_schema", "store",
+        "debug", "cache",
+    }
+)
+
+
+def parse_interrupt_on(value: str | Sequence[str] | Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """``"write_file,edit_file"`` or a list of tool names → ``{"write_file": True, ...}``;
+    a mapping passes through."""
+    if value is None or isinstance(value, Mapping):
+        return dict(value) if value is not None else None
+    names = value.split(",") if isinstance(value, str) else list(value)
+    names = [n.strip() for n in names if n and n.strip()]
+    if not names:
+        raise DeepnbError("--interrupt-on needs tool names, e.g. --interrupt-on write_file,edit_file.")
+    return dict.fromkeys(names, True)
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """A deep agent to build: the model (resolved chat model), its label, and options."""
+
+    model: Any
+    model_label: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    todos: bool = True
+    """Add ``TodoListMiddleware`` (deepagents 0.7 no longer adds ``write_todos`` itself)."""
+
+    def __post_init__(self) -> None:
+        unknown = set(self.options) - AGENT_OPTIONS
+        if unknown:
+            raise DeepnbError(
+                f"Unknown agent option(s) {', '.join(sorted(unknown))}: use create_deep_agent's "
+                f"keyword arguments ({', '.join(sorted(AGENT_OPTIONS))})."
+            )
+
+    def with_options(self, **changes: Any) -> AgentSpec:
+        options = {**self.options, **{k: v for k, v in changes.items() if v is not None}}
+        return replace(self, options=options)
+
+    def build(self, *, name: str, checkpointer: Any) -> Any:
+        """Compile the agent with ``checkpointer``."""
+        from deepagents import create_deep_agent
+
+        options = dict(self.options)
+        middleware = list(options.pop("middleware", None) or ())
+        if self.todos:
+            from langchain.agents.middleware import TodoListMiddleware
+
+            if not any(isinstance(m, TodoListMiddleware) for m in middleware):
+                middleware.insert(0, TodoListMiddleware())
+        return create_deep_agent(
+            model=self.model,
+            middleware=middleware,
+            checkpointer=checkpointer,
+            name=name,
+            **options,
+        )
+
+
+def model_label(model: Any) -> str:
+    """A short, secret-free label for a model argument."""
+    if isinstance(model, str):
+        return model
+    name = getattr(model, "model_name", None) or getattr(model, "model", None)
+    return f"{type(model).__name__}({name})" if isinstance(name, str) else type(model).__name__

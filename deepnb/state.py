@@ -1,0 +1,240 @@
+"""What a run looks like so far: events folded into plain, JSON-ready state.
+
+One fold serves the run object, the live view and the static snapshot, so all three agree.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from deepnb import events as ev
+from deepnb.render import markdown
+from deepnb.secrets import redact
+
+ARGS_PREVIEW = 80
+FULL_LIMIT = 4000
+RESULT_PREVIEW = 160
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def short_args(args: Mapping[str, Any]) -> str:
+    """A one-line summary of tool arguments: ``path='/a.md', content='Hello…'``."""
+    parts = []
+    for key, value in args.items():
+        shown = value if isinstance(value, str) else json.dumps(value, default=str)
+        parts.append(f"{key}={_clip(' '.join(str(shown).split()), 32)!r}" if isinstance(value, str)
+                     else f"{key}={_clip(str(shown), 32)}")
+    return _clip(", ".join(parts), ARGS_PREVIEW)
+
+
+def _full_args(args: Mapping[str, Any]) -> str:
+    return _clip(json.dumps(args, indent=2, ensure_ascii=False, default=str), FULL_LIMIT)
+
+
+def todo_progress(todos: list[Mapping[str, str]]) -> str:
+    """``"Task 2 of 5"`` (the task in progress, or the next pending one), or ``"All 5 done"``."""
+    if not todos:
+        return ""
+    for index, todo in enumerate(todos, start=1):
+        if todo.get("status") == "in_progress":
+            return f"Task {index} of {len(todos)}"
+    for index, todo in enumerate(todos, start=1):
+        if todo.get("status") != "completed":
+            return f"Task {index} of {len(todos)}"
+    return f"All {len(todos)} done"
+
+
+@dataclass
+class RunState:
+    """The folded state of one run. ``version`` grows with every change."""
+
+    agent: str
+    thread_id: str
+    prompt: str | None = None
+    status: str = "running"
+    result: str | None = None
+    error: str | None = None
+    items: list[dict[str, Any]] = field(default_factory=list)
+    todos: list[dict[str, str]] = field(default_factory=list)
+    files_changed: list[str] = field(default_factory=list)
+    pending: list[dict[str, Any]] = field(default_factory=list)
+    steps: int = 0
+    tool_calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    started_at: float = field(default_factory=time.time)
+    finished_at: float | None = None
+    version: int = 0
+    _open_text: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    _tools: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+
+    @property
+    def elapsed(self) -> float:
+        return (self.finished_at or time.time()) - self.started_at
+
+    def apply(self, event: ev.Event) -> None:
+        """Fold one event into the state."""
+        handler = getattr(self, f"_on_{type(event).__name__}", None)
+        if handler is not None:
+            handler(event)
+            self.version += 1
+
+    # -- transcript -----------------------------------------------------------------------
+
+    def _add(self, item: dict[str, Any]) -> dict[str, Any]:
+        item.setdefault("id", f"i{len(self.items)}")
+        self.items.append(item)
+        return item
+
+    def _on_RunStarted(self, event: ev.RunStarted) -> None:
+        self.prompt = event.prompt
+        if event.prompt:
+            self._add({"kind": "prompt", "agent": event.agent, "text": event.prompt})
+
+    def _on_TextDelta(self, event: ev.TextDelta) -> None:
+        block = self._open_text.get(event.agent)
+        if block is None:
+            block = self._add({"kind": "text", "agent": event.agent, "text": "", "html": None})
+            self._open_text[event.agent] = block
+        block["text"] += event.text
+
+    def _on_ModelTurn(self, event: ev.ModelTurn) -> None:
+        self.steps += 1
+        self.tokens_in += event.input_tokens
+        self.tokens_out += event.output_tokens
+        block = self._open_text.pop(event.agent, None)
+        text = event.text or (block["text"] if block else "")
+        if not text.strip():
+            if block is not None:
+                self.items.remove(block)
+            return
+        if block is None:
+            block = self._add({"kind": "text", "agent": event.agent, "text": ""})
+        block["text"] = text
+        block["html"] = markdown(text)
+
+    def _on_ToolCallStarted(self, event: ev.ToolCallStarted) -> None:
+        self.tool_calls += 1
+        self._tools[event.call_id] = self._add(
+            {
+                "kind": "tool",
+                "id": f"tool-{event.call_id}",
+                "agent": event.agent,
+                "name": event.name,
+                "args": short_args(event.args),
+                "args_full": _full_args(event.args),
+                "status": "running",
+                "result": "",
+                "result_full": "",
+            }
+        )
+
+    def _on_ToolCallFinished(self, event: ev.ToolCallFinished) -> None:
+        card = self._tools.get(event.call_id)
+        if card is None:
+            return
+        content = redact(event.content)
+        card["status"] = "error" if event.is_error else "done"
+        card["result"] = _clip(" ".join(content.split()), RESULT_PREVIEW)
+        card["result_full"] = _clip(content, FULL_LIMIT)
+
+    def _on_SubagentStarted(self, event: ev.SubagentStarted) -> None:
+        card = self._tools.get(event.call_id)
+        if card is not None:
+            card["subagent"] = event.path
+
+    def _on_TodosChanged(self, event: ev.TodosChanged) -> None:
+        if event.agent.count("/") == 0:
+            self.todos = [
+                {"content": str(t.get("content", "")), "status": str(t.get("status", "pending"))}
+                for t in event.todos
+            ]
+
+    def _on_FilesChanged(self, event: ev.FilesChanged) -> None:
+        for path in (*event.written, *event.deleted):
+            if path not in self.files_changed:
+                self.files_changed.append(path)
+
+    # -- the end of a run -----------------------------------------------------------------
+
+    def _finish(self, status: str) -> None:
+        self.status = status
+        self.finished_at = time.time()
+        for card in self._tools.values():
+            if card["status"] == "running":
+                card["status"] = "cancelled" if status == "cancelled" else "interrupted"
+        self._open_text.clear()
+
+    def _on_RunFinished(self, event: ev.RunFinished) -> None:
+        self.result = event.result
+        self.pending = []
+        self._finish("done")
+
+    def _on_RunPaused(self, event: ev.RunPaused) -> None:
+        self.pending = [_pending(i) for i in event.interrupts]
+        for card in self._tools.values():
+            if card["status"] == "running":
+                card["status"] = "waiting"
+        self.status = "interrupted"
+        self.finished_at = time.time()
+        self._add({"kind": "notice", "level": "waiting", "text": "Waiting for your approval."})
+
+    def _on_RunFailed(self, event: ev.RunFailed) -> None:
+        self.error = event.error
+        self._finish("error")
+        self._add({"kind": "error", "text": event.error})
+
+    def _on_RunCancelled(self, event: ev.RunCancelled) -> None:
+        self._finish("cancelled")
+        self._add(
+            {
+                "kind": "notice",
+                "level": "cancelled",
+                "text": f"Run {event.reason}. The thread keeps everything up to the last step.",
+            }
+        )
+
+    # -- projections ----------------------------------------------------------------------
+
+    def progress(self) -> dict[str, Any]:
+        return {
+            "steps": self.steps,
+            "tool_calls": self.tool_calls,
+            "tokens_in": self.tokens_in,
+            "tokens_out": self.tokens_out,
+            "started_at": self.started_at,
+            "elapsed": round(self.elapsed, 1),
+            "todo_progress": todo_progress(self.todos),
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready copy of everything a view shows."""
+        return {
+            "agent": self.agent,
+            "thread_id": self.thread_id,
+            "status": self.status,
+            "error": self.error or "",
+            "items": [dict(item) for item in self.items],
+            "todos": [dict(todo) for todo in self.todos],
+            "files_changed": list(self.files_changed),
+            "pending": [dict(p) for p in self.pending],
+            "progress": self.progress(),
+        }
+
+
+def _pending(request: ev.InterruptRequest) -> dict[str, Any]:
+    value = request.value if isinstance(request.value, Mapping) else {}
+    actions = [
+        {"name": str(a.get("name", "")), "args": short_args(a.get("args") or {}),
+         "description": str(a.get("description") or "")}
+        for a in value.get("action_requests", [])
+        if isinstance(a, Mapping)
+    ]
+    return {"id": request.id, "actions": actions}

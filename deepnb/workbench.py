@@ -1,0 +1,249 @@
+"""Workbenches: an agent, its checkpointer and its threads; and the registry of them by name."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from deepnb._loop import run_sync
+from deepnb.checkpoint import CheckpointerSpec, make_checkpointer
+from deepnb.errors import DeepnbError
+from deepnb.run import Run, ThreadFiles
+from deepnb.spec import AgentSpec, model_label
+
+DEFAULT_AGENT = "default"
+
+
+def new_thread_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+@dataclass(frozen=True)
+class ThreadInfo:
+    """A thread of a workbench: its id, when it last changed, and how many steps it holds."""
+
+    thread_id: str
+    updated_at: str
+    steps: int
+
+
+class Workbench:
+    """An agent with a checkpointer and threads. ``run()`` sends it a prompt."""
+
+    def __init__(
+        self,
+        name: str,
+        graph: Any,
+        checkpointer: Any,
+        *,
+        spec: AgentSpec | None = None,
+        label: str = "",
+    ) -> None:
+        self.name = name
+        self.graph = graph
+        self.checkpointer = checkpointer
+        self.spec = spec
+        self.label = label or (spec.model_label if spec else type(graph).__name__)
+        self._current_thread: str | None = None
+        self._active: dict[str, Run] = {}
+        self._lock = threading.Lock()
+
+    # -- threads ----------------------------------------------------------------------------
+
+    @property
+    def current_thread(self) -> str:
+        """The thread runs go to by default: the most recent one, or a new one."""
+        if self._current_thread is None:
+            existing = self.threads()
+            self._current_thread = existing[0].thread_id if existing else new_thread_id()
+        return self._current_thread
+
+    def use_thread(self, thread_id: str) -> str:
+        self._current_thread = thread_id
+        return thread_id
+
+    def new_thread(self) -> str:
+        """Start a fresh thread and make it the current one."""
+        return self.use_thread(new_thread_id())
+
+    def threads(self) -> list[ThreadInfo]:
+        """This workbench's threads, the most recently updated first."""
+        latest: dict[str, ThreadInfo] = {}
+
+        async def collect() -> None:
+            async for item in self.checkpointer.alist(None):
+                configurable = item.config.get("configurable", {})
+                if configurable.get("checkpoint_ns"):
+                    continue
+                thread_id = str(configurable.get("thread_id"))
+                ts = str(item.checkpoint.get("ts", ""))
+                if thread_id not in latest or ts > latest[thread_id].updated_at:
+                    step = int((item.metadata or {}).get("step", 0))
+                    latest[thread_id] = ThreadInfo(thread_id, ts, step)
+
+        run_sync(collect())
+        return sorted(latest.values(), key=lambda t: t.updated_at, reverse=True)
+
+    def state_values(self, thread_id: str | None = None) -> Mapping[str, Any]:
+        """The thread's current state values (``messages``, ``todos``, ``files``, …)."""
+        config = {"configurable": {"thread_id": thread_id or self.current_thread}}
+        snapshot = run_sync(self.graph.aget_state(config))
+        return snapshot.values or {}
+
+    def files(self, thread_id: str | None = None) -> ThreadFiles:
+        """The thread's files as a read-only mapping of path → text."""
+        return ThreadFiles(self, thread_id or self.current_thread)
+
+    def todos(self, thread_id: str | None = None) -> list[dict[str, str]]:
+        return [dict(t) for t in self.state_values(thread_id).get("todos") or []]
+
+    # -- runs -------------------------------------------------------------------------------
+
+    def active_run(self, thread_id: str | None = None) -> Run | None:
+        with self._lock:
+            return self._active.get(thread_id or self.current_thread)
+
+    def start(
+        self,
+        prompt: str,
+        *,
+        thread: str | None = None,
+        new_thread: bool = False,
+        auto_approve: bool = False,
+    ) -> Run:
+        """Start a run on a thread and return at once. One run per thread at a time."""
+        if new_thread and thread:
+            raise DeepnbError("Use either -t THREAD or --new, not both.")
+        thread_id = self.new_thread() if new_thread else self.use_thread(thread or self.current_thread)
+        with self._lock:
+            busy = self._active.get(thread_id)
+            if busy is not None:
+                raise DeepnbError(
+                    f"Thread {thread_id!r} of agent {self.name!r} is already running ({busy.id}). "
+                    "Wait for it, stop it with %deepagent stop, or start another thread with --new."
+                )
+            run = Run(self, thread_id, prompt)
+            self._active[thread_id] = run
+        return run.start(self.graph, self._input_for(thread_id, prompt), auto_approve=auto_approve)
+
+    def run(self, prompt: str, *, background: bool = False, **options: Any) -> Run:
+        """Run ``prompt``; wait for the end unless ``background``. Ctrl-C stops the run."""
+        run = self.start(prompt, **options)
+        if not background:
+            try:
+                run.wait()
+            except KeyboardInterrupt:
+                run.stop()
+                run.wait()
+                raise
+        return run
+
+    def _input_for(self, thread_id: str, prompt: str) -> Any:
+        """The graph input: the prompt, or ``None`` to continue a failed or stopped run of the
+        same prompt from its last checkpoint."""
+        snapshot = run_sync(self.graph.aget_state({"configurable": {"thread_id": thread_id}}))
+        if snapshot.next and not snapshot.interrupts:
+            humans = [m for m in snapshot.values.get("messages", []) if getattr(m, "type", "") == "human"]
+            if humans and humans[-1].content == prompt:
+                return None
+        return {"messages": [{"role": "user", "content": prompt}]}
+
+    def _release(self, run: Run) -> None:
+        with self._lock:
+            if self._active.get(run.thread_id) is run:
+                del self._active[run.thread_id]
+
+    def __repr__(self) -> str:
+        return f"<Workbench {self.name!r} model={self.label!r} thread={self._current_thread!r}>"
+
+
+# -- the registry ---------------------------------------------------------------------------
+
+_registry: dict[str, Workbench] = {}
+_current: list[str] = [DEFAULT_AGENT]
+
+
+def register(workbench: Workbench) -> Workbench:
+    _registry[workbench.name] = workbench
+    return workbench
+
+
+def get(name: str | None = None) -> Workbench:
+    """The workbench registered as ``name`` (the current one by default)."""
+    name = name or _current[0]
+    try:
+        return _registry[name]
+    except KeyError:
+        known = ", ".join(sorted(_registry)) or "none yet"
+        raise DeepnbError(
+            f"No agent named {name!r} (defined: {known}). Define it with %deepagent define {name} "
+            "-m MODEL, or pass -m MODEL to a %%deepagent cell."
+        ) from None
+
+
+def registered() -> dict[str, Workbench]:
+    return dict(_registry)
+
+
+def current_name() -> str:
+    return _current[0]
+
+
+def use(name: str) -> Workbench:
+    workbench = get(name)
+    _current[0] = name
+    return workbench
+
+
+def agent(
+    name: str = DEFAULT_AGENT,
+    model: Any = None,
+    *,
+    checkpointer: CheckpointerSpec = "memory",
+    todos: bool = True,
+    **options: Any,
+) -> Workbench:
+    """Build a deep agent and register it as ``name``.
+
+    ``model`` is a chat model, ``provider:model``, ``scripted:PATH`` or ``demo:NAME`` (default:
+    ``$DEEPNB_MODEL``); ``options`` are ``create_deep_agent``'s keyword arguments; ``checkpointer``
+    is ``"memory"``, ``"sqlite:PATH"`` or a LangGraph checkpointer. An agent already registered
+    under ``name`` keeps its threads when it is rebuilt.
+    """
+    from deepnb.models import resolve_model
+
+    spec = AgentSpec(resolve_model(model), model_label(model) if model else "$DEEPNB_MODEL",
+                     options=options, todos=todos)
+    previous = _registry.get(name)
+    saver = previous.checkpointer if previous and checkpointer == "memory" else make_checkpointer(checkpointer)
+    return _install(name, spec, saver, previous)
+
+
+def rebuild(workbench: Workbench, spec: AgentSpec) -> Workbench:
+    """Rebuild ``workbench`` from ``spec``, keeping its checkpointer and threads."""
+    return _install(workbench.name, spec, workbench.checkpointer, workbench)
+
+
+def _install(name: str, spec: AgentSpec, saver: Any, previous: Workbench | None) -> Workbench:
+    graph = spec.build(name=name, checkpointer=saver)
+    workbench = Workbench(name, graph, saver, spec=spec)
+    if previous is not None and previous.checkpointer is saver:
+        workbench._current_thread = previous._current_thread
+        workbench._active = previous._active
+        workbench._lock = previous._lock
+    return register(workbench)
+
+
+def attach(graph: Any, name: str = DEFAULT_AGENT, *, checkpointer: CheckpointerSpec = None) -> Workbench:
+    """Register an agent you compiled yourself. Without a checkpointer of its own, it gets one
+    (``"memory"`` by default) so it can keep threads."""
+    if not hasattr(graph, "astream") or not hasattr(graph, "aget_state"):
+        raise DeepnbError(f"{type(graph).__name__} is not a compiled LangGraph agent.")
+    saver = getattr(graph, "checkpointer", None)
+    if checkpointer is not None or not saver:
+        saver = make_checkpointer(checkpointer)
+        graph = graph.copy(update={"checkpointer": saver})
+    return register(Workbench(name, graph, saver, label=type(graph).__name__))
