@@ -1,0 +1,1 @@
+"""The ``%deepagent`` / ``%%deepagent`` magics: parse, then hand off to the engine."""

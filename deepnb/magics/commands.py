@@ -1,0 +1,183 @@
+"""What each ``%deepagent`` subcommand and the ``%%deepagent`` cell do, given parsed arguments."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from deepnb.errors import DeepnbError
+from deepnb.render import escape
+
+
+@dataclass(frozen=True)
+class Table:
+    """A small table that shows as text and as escaped HTML; ``rows`` holds the data."""
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+    empty: str = "Nothing yet."
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __repr__(self) -> str:
+        if not self.rows:
+            return self.empty
+        cells = [self.columns, *[tuple(str(c) for c in row) for row in self.rows]]
+        widths = [max(len(str(row[i])) for row in cells) for i in range(len(self.columns))]
+        return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+                         for row in cells)
+
+    def _repr_html_(self) -> str:
+        if not self.rows:
+            return f"<p>{escape(self.empty)}</p>"
+        head = "".join(f"<th>{escape(c)}</th>" for c in self.columns)
+        body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in self.rows)
+        return f'<table class="deepnb-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+@dataclass(frozen=True)
+class Message:
+    """A one-line result that shows as itself."""
+
+    text: str
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def workbench_for(name: str | None, model: str | None, interrupt_on: str | None,
+                  namespace: dict[str, Any]) -> Any:
+    """The workbench a cell runs on: defined on first use, rebuilt when ``-m`` or
+    ``--interrupt-on`` change it (its threads are kept)."""
+    from deepnb import workbench as wb
+    from deepnb.checkpoint import make_checkpointer
+    from deepnb.models import resolve_model
+    from deepnb.spec import AgentSpec, parse_interrupt_on
+
+    name = name or wb.current_name()
+    interrupts = parse_interrupt_on(interrupt_on)
+    existing = wb.registered().get(name)
+    if existing is None:
+        if model is None and not os.environ.get("DEEPNB_MODEL") and name != wb.DEFAULT_AGENT:
+            wb.get(name)  # raises: no such agent, with how to define it
+        chat = resolve_model(model, namespace)
+        options = {"interrupt_on": interrupts} if interrupts else {}
+        spec = AgentSpec(chat, model or os.environ["DEEPNB_MODEL"], options)
+        return wb._install(name, spec, make_checkpointer("memory"), None)
+    if model is None and interrupts is None:
+        return existing
+    if existing.spec is None:
+        raise DeepnbError(
+            f"Agent {name!r} was attached as a compiled graph: change its model or interrupt_on in "
+            "Python and attach it again."
+        )
+    spec = existing.spec
+    if model is not None and model != spec.model_label:
+        spec = AgentSpec(resolve_model(model, namespace), model, spec.options, spec.todos)
+    if interrupts is not None and interrupts != spec.options.get("interrupt_on"):
+        spec = spec.with_options(interrupt_on=interrupts)
+    return existing if spec is existing.spec else wb.rebuild(existing, spec)
+
+
+def define(args: Any, namespace: dict[str, Any]) -> Message:
+    from deepnb import workbench as wb
+    from deepnb.spec import parse_interrupt_on
+
+    options: dict[str, Any] = {}
+    if args.interrupt_on:
+        options["interrupt_on"] = parse_interrupt_on(args.interrupt_on)
+    if args.system_prompt:
+        options["system_prompt"] = args.system_prompt
+    model = args.model
+    if model is not None and model.isidentifier() and model in namespace:
+        model = namespace[model]
+    workbench = wb.agent(args.name, model, checkpointer=args.checkpointer, **options)
+    hint = "" if wb.current_name() == args.name else (
+        f" Run it with %%deepagent -a {args.name}, or make it the default with %deepagent use {args.name}."
+    )
+    return Message(f"Defined agent {args.name!r} (model {workbench.label}).{hint}")
+
+
+def use(args: Any) -> Message:
+    from deepnb import workbench as wb
+
+    workbench = wb.use(args.name)
+    return Message(f"Using agent {workbench.name!r} (model {workbench.label}), thread {workbench.current_thread}.")
+
+
+def agents() -> Table:
+    from deepnb import workbench as wb
+
+    current = wb.current_name()
+    rows = tuple(
+        ("*" if name == current else "", name, w.label, w._current_thread or "-")
+        for name, w in sorted(wb.registered().items())
+    )
+    return Table(("", "agent", "model", "thread"), rows,
+                 empty="No agents yet: run a %%deepagent cell with -m MODEL, or %deepagent define NAME -m MODEL.")
+
+
+def threads(args: Any) -> Table:
+    from deepnb import workbench as wb
+
+    workbench = wb.get(args.agent)
+    current = workbench._current_thread
+    rows = tuple(
+        ("*" if t.thread_id == current else "", t.thread_id, t.updated_at[:19].replace("T", " "), t.steps,
+         "running" if workbench.active_run(t.thread_id) else "")
+        for t in workbench.threads()
+    )
+    return Table(("", "thread", "updated (UTC)", "steps", "run"), rows,
+                 empty=f"Agent {workbench.name!r} has no threads yet.")
+
+
+def new(args: Any) -> Message:
+    from deepnb import workbench as wb
+
+    workbench = wb.get(args.agent)
+    return Message(f"New thread {workbench.new_thread()} on agent {workbench.name!r}.")
+
+
+class TodoList:
+    """A thread's todo list, shown as text or HTML; ``items`` holds the data."""
+
+    def __init__(self, items: Sequence[dict[str, str]], title: str) -> None:
+        self.items = list(items)
+        self.title = title
+
+    def __repr__(self) -> str:
+        from deepnb.views.snapshot import TODO_MARK
+
+        if not self.items:
+            return f"{self.title}: no todos."
+        return "\n".join([f"{self.title}:"] + [f"  {TODO_MARK.get(t['status'], '○')} {t['content']}" for t in self.items])
+
+    def _repr_html_(self) -> str:
+        from deepnb.state import todo_progress
+        from deepnb.views.snapshot import todos_html
+
+        body = todos_html(self.items, todo_progress(self.items)) or "<p>No todos.</p>"
+        return f'<div class="deepnb-snapshot"><div>{escape(self.title)}</div>{body}</div>'
+
+
+def todos(args: Any) -> TodoList:
+    from deepnb import workbench as wb
+
+    workbench = wb.get(args.agent)
+    thread = args.thread or workbench.current_thread
+    return TodoList(workbench.todos(thread), f"Todos of agent {workbench.name!r}, thread {thread}")
+
+
+def stop(args: Any) -> Any:
+    from deepnb import workbench as wb
+
+    workbench = wb.get(args.agent)
+    thread = args.thread or workbench.current_thread
+    run = workbench.active_run(thread)
+    if run is None:
+        raise DeepnbError(f"Nothing is running on thread {thread!r} of agent {workbench.name!r}.")
+    run.stop()
+    return run

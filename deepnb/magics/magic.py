@@ -1,0 +1,122 @@
+"""The ``%deepagent`` line magic and ``%%deepagent`` cell magic.
+
+A ``%%deepagent`` cell is rewritten (by an input transformer) into ``await``-ing the run, so the
+cell stays busy while the kernel keeps handling widget events: Stop works mid-cell. Where cells
+can't await, the magic blocks instead and the view says Stop needs the kernel's interrupt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+
+from deepnb.errors import DeepnbError
+from deepnb.magics import commands, parser
+from deepnb.magics.interpolate import interpolate
+
+_CELL_HEAD = re.compile(r"^%%deepagent(?:[ \t]|$)")
+
+
+def _kernel_handles_events_while_awaiting() -> bool:
+    """ipykernel 7 dispatches comm messages while an async cell awaits."""
+    try:
+        import ipykernel
+    except ImportError:
+        return False
+    return int(ipykernel.__version__.split(".")[0]) >= 7
+
+
+@magics_class
+class DeepnbMagics(Magics):
+    """``%deepagent SUBCOMMAND`` and ``%%deepagent [options]``."""
+
+    @line_magic("deepagent")
+    def line(self, line: str) -> Any:
+        name, rest = parser.split_subcommand(line)
+        args = parser.parse(parser.SUBCOMMANDS[name], rest)
+        try:
+            return self._subcommand(name, args)
+        except DeepnbError as exc:
+            raise UsageError(str(exc)) from None
+
+    def _subcommand(self, name: str, args: Any) -> Any:
+        if name == "help":
+            return commands.Message(parser.usage())
+        if name == "define":
+            return commands.define(args, self.shell.user_ns)
+        if name == "use":
+            return commands.use(args)
+        if name == "agents":
+            return commands.agents()
+        return getattr(commands, name)(args)
+
+    @cell_magic("deepagent")
+    def cell(self, line: str, cell: str) -> None:
+        """Run the cell body as a task, blocking until the run ends (unless ``--bg``)."""
+        run, background = self._start(line, cell, live_controls=False)
+        if background:
+            return
+        try:
+            run.wait()
+        except KeyboardInterrupt:
+            run.stop()
+            run.wait()
+            raise
+
+    async def cell_async(self, line: str, cell: str) -> None:
+        """Run the cell body as a task; the cell awaits the run, so Stop works mid-cell."""
+        run, background = self._start(line, cell, live_controls=_kernel_handles_events_while_awaiting())
+        if background:
+            return
+        try:
+            await run.wait_async()
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            run.stop()
+            await asyncio.get_running_loop().run_in_executor(None, run.wait)
+            raise
+
+    def _start(self, line: str, cell: str, *, live_controls: bool) -> tuple[Any, bool]:
+        args = parser.parse(parser.cell, line)
+        try:
+            prompt = cell if args.no_interpolate else interpolate(cell, self.shell.user_ns)
+            if not prompt.strip():
+                raise DeepnbError("The cell body is the task: write what the agent should do below %%deepagent.")
+            workbench = commands.workbench_for(args.agent, args.model, args.interrupt_on, self.shell.user_ns)
+            run = workbench.start(prompt.strip(), thread=args.thread, new_thread=args.new,
+                                  auto_approve=args.auto_approve)
+        except DeepnbError as exc:
+            raise UsageError(str(exc)) from None
+        from deepnb.magics.display import show_run
+
+        show_run(run, live_controls=live_controls or args.bg)
+        if args.output:
+            self.shell.user_ns[args.output] = run
+        return run, args.bg
+
+
+def transform_cell(lines: list[str]) -> list[str]:
+    """Rewrite a ``%%deepagent`` cell into an awaited call, so it runs as an async cell."""
+    if not lines or not _CELL_HEAD.match(lines[0]):
+        return lines
+    line = lines[0][len("%%deepagent"):].strip()
+    body = "".join(lines[1:])
+    call = f"get_ipython().find_cell_magic('deepagent').__self__.cell_async({line!r}, {body!r})"
+    return [f"await {call}\n"]
+
+
+def load(ipython: Any) -> None:
+    ipython.register_magics(DeepnbMagics)
+    if getattr(ipython, "autoawait", False) and transform_cell not in ipython.input_transformers_cleanup:
+        ipython.input_transformers_cleanup.append(transform_cell)
+
+
+def unload(ipython: Any) -> None:
+    if transform_cell in ipython.input_transformers_cleanup:
+        ipython.input_transformers_cleanup.remove(transform_cell)
+    magics = ipython.magics_manager.magics
+    for kind in ("line", "cell"):
+        magics[kind].pop("deepagent", None)

@@ -1,0 +1,156 @@
+"""Arguments of ``%%deepagent`` and of each ``%deepagent`` subcommand, declared once.
+
+Parsing errors raise IPython's ``UsageError``: one line, no traceback.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+
+def _common(func: Callable[..., Any]) -> Callable[..., Any]:
+    func = argument("-t", "--thread", help="Thread id (default: the agent's current thread).")(func)
+    return argument("-a", "--agent", help="Agent name (default: the current agent).")(func)
+
+
+@magic_arguments(name="%%deepagent")
+@argument("-m", "--model", help="provider:model, scripted:PATH, demo:NAME, or a variable holding a chat model.")
+@argument("-a", "--agent", help="Agent name (default: the current agent, 'default').")
+@argument("-t", "--thread", help="Thread id to run on (default: the agent's current thread).")
+@argument("--new", action="store_true", help="Start a new thread.")
+@argument("--interrupt-on", dest="interrupt_on", metavar="TOOL,...", help="Ask before these tools run.")
+@argument("--auto-approve", dest="auto_approve", action="store_true", help="Approve every gated call.")
+@argument("--bg", action="store_true", help="Return at once; the view keeps updating.")
+@argument("-o", "--output", metavar="VAR", help="Store the run object in this variable.")
+@argument("--no-interpolate", dest="no_interpolate", action="store_true",
+          help="Send {braces} in the prompt as they are.")
+def cell(line: str) -> None:
+    """%%deepagent [options]: run the cell body as a task for a deep agent."""
+
+
+@magic_arguments(name="deepagent help")
+def help_(line: str) -> None:
+    """Show what %deepagent can do."""
+
+
+@magic_arguments(name="deepagent define")
+@argument("name", help="The agent's name.")
+@argument("-m", "--model", help="provider:model, scripted:PATH, demo:NAME, or a variable holding a chat model.")
+@argument("--interrupt-on", dest="interrupt_on", metavar="TOOL,...", help="Ask before these tools run.")
+@argument("--checkpointer", default="memory", help="memory (default) or sqlite:PATH to keep threads across restarts.")
+@argument("--system-prompt", dest="system_prompt", help="Extra instructions for the agent.")
+def define(line: str) -> None:
+    """Define (or redefine) a named agent."""
+
+
+@magic_arguments(name="deepagent use")
+@argument("name", help="The agent to make current.")
+def use(line: str) -> None:
+    """Make an agent the current one."""
+
+
+@magic_arguments(name="deepagent agents")
+def agents(line: str) -> None:
+    """List the defined agents."""
+
+
+@magic_arguments(name="deepagent threads")
+@argument("-a", "--agent", help="Agent name (default: the current agent).")
+def threads(line: str) -> None:
+    """List an agent's threads."""
+
+
+@magic_arguments(name="deepagent new")
+@argument("-a", "--agent", help="Agent name (default: the current agent).")
+def new(line: str) -> None:
+    """Start a new thread on an agent."""
+
+
+@magic_arguments(name="deepagent todos")
+@_common
+def todos(line: str) -> None:
+    """Show a thread's todo list."""
+
+
+@magic_arguments(name="deepagent stop")
+@_common
+def stop(line: str) -> None:
+    """Stop the run on a thread."""
+
+
+SUMMARIES = {
+    "help": "Show this help.",
+    "define": "Define (or redefine) a named agent.",
+    "use": "Make an agent the current one.",
+    "agents": "List the agents.",
+    "threads": "List an agent's threads.",
+    "new": "Start a new thread.",
+    "todos": "Show a thread's todo list.",
+    "stop": "Stop the run on a thread.",
+}
+SUBCOMMANDS: dict[str, Callable[..., Any]] = {
+    "help": help_,
+    "define": define,
+    "use": use,
+    "agents": agents,
+    "threads": threads,
+    "new": new,
+    "todos": todos,
+    "stop": stop,
+}
+
+
+def _options(func: Callable[..., Any]) -> str:
+    flags = [a.option_strings[-1] for a in func.parser._actions if a.option_strings and a.dest != "help"]
+    return ", ".join(flags) or "none"
+
+
+def parse(func: Callable[..., Any], line: str) -> Any:
+    """Parse ``line`` for ``func``'s declared arguments; errors raise ``UsageError`` naming the
+    valid options."""
+    try:
+        return parse_argstring(func, line)
+    except ValueError as exc:  # shlex: unbalanced quotes
+        raise UsageError(f"Cannot read the options ({exc}): check the quotes.") from None
+    except UsageError as exc:
+        raise UsageError(f"{func.argcmd_name}: {exc}. Valid options: {_options(func)}.") from None
+
+
+def split_subcommand(line: str) -> tuple[str, str]:
+    """``"threads -a x"`` → ``("threads", "-a x")``; unknown subcommands raise ``UsageError``."""
+    try:
+        words = shlex.split(line)
+    except ValueError as exc:
+        raise UsageError(f"Cannot read the options ({exc}): check the quotes.") from None
+    if not words:
+        raise UsageError(f"%deepagent needs a subcommand: {', '.join(SUBCOMMANDS)}. Try %deepagent help.")
+    name, _, rest = line.strip().partition(" ")
+    if name not in SUBCOMMANDS:
+        raise UsageError(
+            f"Unknown subcommand {name!r}: use one of {', '.join(SUBCOMMANDS)} "
+            "(a task goes in a %%deepagent cell)."
+        )
+    return name, rest
+
+
+def usage() -> str:
+    """The help text: the cell magic's options and each subcommand with its options."""
+    lines = ["%%deepagent [options]  — the cell body is the task; {name} inserts a variable.", ""]
+    for action in cell.parser._actions:
+        if action.option_strings and action.dest != "help":
+            flags = ", ".join(action.option_strings)
+            meta = f" {action.metavar or action.dest.upper()}" if action.nargs != 0 else ""
+            lines.append(f"  {flags + meta:<28} {action.help}")
+    lines += ["", "%deepagent SUBCOMMAND [options]:"]
+    for name, func in SUBCOMMANDS.items():
+        words = [a.dest.upper() for a in func.parser._actions if not a.option_strings]
+        options = " ".join(f"[{a.option_strings[0]}]" for a in func.parser._actions
+                           if a.option_strings and a.dest != "help")
+        command = " ".join(["%deepagent", name, *words, options]).strip()
+        lines.append(f"  {command:<42} {SUMMARIES[name]}")
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""Views: widgets that show runs live, and static HTML/text snapshots of them."""

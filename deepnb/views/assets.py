@@ -1,0 +1,20 @@
+"""The front-end files of the views (ESM + CSS), shipped inside the wheel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_PACKAGED = Path(__file__).resolve().parent.parent / "_widgets"
+_SOURCE = Path(__file__).resolve().parent.parent.parent / "widgets"
+
+
+def asset(name: str) -> Path:
+    """The path of a front-end file; fails at once (at class definition) when it is missing."""
+    for folder in (_PACKAGED, _SOURCE):
+        path = folder / name
+        if path.is_file():
+            return path
+    raise FileNotFoundError(
+        f"deepnb's front-end file {name!r} is missing from {_PACKAGED} and {_SOURCE}: "
+        "reinstall deepnb (pip install --force-reinstall deepnb)."
+    )

@@ -1,0 +1,82 @@
+"""The live run view: transcript with tool-call cards, todos, progress and a Stop button."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anywidget
+import traitlets as t
+
+from deepnb import events as ev
+from deepnb.render import code_css
+from deepnb.run import Run
+from deepnb.views.assets import asset
+from deepnb.views.throttle import Throttle
+
+_SYNCED = ("status", "error", "items", "todos", "progress", "pending", "files_changed")
+
+
+class RunView(anywidget.AnyWidget):
+    """Shows one run as it streams. Updates reach the front-end at most 20 times a second."""
+
+    _esm = asset("run_view.js")
+    _css = asset("run_view.css")
+
+    agent = t.Unicode("", help="The agent's name.").tag(sync=True)
+    thread_id = t.Unicode("", help="The thread the run writes to.").tag(sync=True)
+    status = t.Unicode(
+        "running", help="running, interrupted, done, error or cancelled."
+    ).tag(sync=True)
+    error = t.Unicode("", help="The failure's one-line description, secrets removed.").tag(sync=True)
+    items = t.List(help="Transcript items: prompt, text, tool, notice and error.").tag(sync=True)
+    todos = t.List(help="The agent's todo list: {content, status}.").tag(sync=True)
+    progress = t.Dict(help="steps, tool_calls, tokens_in/out, elapsed, started_at.").tag(sync=True)
+    pending = t.List(help="Interrupts waiting for a decision.").tag(sync=True)
+    files_changed = t.List(help="Paths written or deleted during the run.").tag(sync=True)
+    live_controls = t.Bool(
+        True, help="Whether Stop works while the cell runs (the kernel handles widget events)."
+    ).tag(sync=True)
+    stop_hint = t.Unicode("", help="Shown beside Stop when it cannot work mid-cell.").tag(sync=True)
+    code_css = t.Unicode("", help="Styles for highlighted code.").tag(sync=True)
+
+    def __init__(self, run: Run, *, live_controls: bool = True, **kwargs: Any) -> None:
+        state = run.state.to_json()
+        super().__init__(
+            **{name: state[name] for name in _SYNCED},
+            agent=run.workbench.name,
+            thread_id=run.thread_id,
+            live_controls=live_controls,
+            stop_hint="" if live_controls else "Stop needs the kernel's interrupt (■) here.",
+            code_css=code_css(".deepnb"),
+            **kwargs,
+        )
+        self.run = run
+        self.flushes = 0
+        self._throttle = Throttle(self._flush)
+        self.on_msg(self._on_front_end_message)
+        self._unsubscribe = run.subscribe(self._on_event)
+        if run.done:
+            self._throttle.poke()
+
+    def _on_event(self, _event: ev.Event) -> None:
+        self._throttle.poke()
+
+    def _flush(self) -> None:
+        state = self.run.state.to_json()
+        with self.hold_sync():
+            for name in _SYNCED:
+                if getattr(self, name) != state[name]:
+                    setattr(self, name, state[name])
+        self.flushes += 1
+
+    def _on_front_end_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        if isinstance(content, dict) and content.get("type") == "stop":
+            self.run.stop()
+
+    def stop(self) -> None:
+        """What the Stop button does."""
+        self.run.stop()
+
+    def close(self) -> None:
+        self._unsubscribe()
+        super().close()
