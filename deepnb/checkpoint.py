@@ -43,7 +43,9 @@ async def _sqlite_saver(path: Path) -> Any:
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
     if not path.parent.exists():
-        raise DeepnbError(f"Cannot keep threads in {str(path)!r}: folder {str(path.parent)!r} does not exist.")
+        raise DeepnbError(
+            f"Cannot keep threads in {str(path)!r}: folder {str(path.parent)!r} does not exist."
+        )
     connection = aiosqlite.connect(str(path))
     # The connection's worker thread must not hold the kernel open at exit; SQLite commits
     # every checkpoint as it is written.

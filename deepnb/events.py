@@ -255,8 +255,12 @@ class EventTranslator:
                     path = f"{agent}/{kind}"
                     self._paths[task_id] = path
                     yield SubagentStarted(
-                        agent, task_id, str(call.get("id")), kind,
-                        str(args.get("description") or ""), path,
+                        agent,
+                        task_id,
+                        str(call.get("id")),
+                        kind,
+                        str(args.get("description") or ""),
+                        path,
                     )
         elif task_id in self._paths:
             error = data.get("error")

@@ -32,7 +32,6 @@ def highlight(code: str, language: str = "") -> str:
     return f'<pre class="{CODE_CLASS}"><code>{body}</code></pre>\n'
 
 
-
 @lru_cache(maxsize=1)
 def _parser():
     from markdown_it import MarkdownIt

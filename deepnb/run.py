@@ -101,10 +101,14 @@ class Run:
             raise TimeoutError(f"{self.id} still running after {timeout} s; call wait() again or stop().")
         return self
 
-    async def wait_async(self) -> Run:
-        """Await the end of the run from another event loop (the kernel's)."""
+    async def wait_async(self, poll: float = 0.1) -> Run:
+        """Await the end of the run from another event loop (the kernel's). The loop wakes every
+        ``poll`` seconds, so a kernel interrupt (which schedules its cancellation without waking
+        the loop) takes effect at once."""
         if self._future is not None:
-            await asyncio.shield(asyncio.wrap_future(self._future))
+            ended = asyncio.wrap_future(self._future)
+            while not ended.done():
+                await asyncio.wait({ended}, timeout=poll)
         return self
 
     def stop(self) -> None:
@@ -184,9 +188,7 @@ class Run:
         result = result if len(result) <= 60 else result[:59] + "…"
         return (
             f"<Run {self.id} agent={self.workbench.name!r} thread={self.thread_id!r} "
-            f"status={self.status!r} steps={self.state.steps}"
-            + (f" {result!r}" if result else "")
-            + ">"
+            f"status={self.status!r} steps={self.state.steps}" + (f" {result!r}" if result else "") + ">"
         )
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, str]:

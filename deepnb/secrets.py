@@ -15,11 +15,7 @@ REDACTED = "[redacted]"
 
 
 def _secret_values() -> list[str]:
-    values = [
-        value
-        for name, value in os.environ.items()
-        if _SECRET_NAME.search(name) and len(value) >= 6
-    ]
+    values = [value for name, value in os.environ.items() if _SECRET_NAME.search(name) and len(value) >= 6]
     return sorted(values, key=len, reverse=True)
 
 

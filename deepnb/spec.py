@@ -11,14 +11,28 @@ from deepnb.errors import DeepnbError
 # create_deep_agent's keyword arguments that a spec passes through unchanged.
 AGENT_OPTIONS = frozenset(
     {
-        "tools", "system_prompt", "middleware", "subagents", "skills", "memory", "permissions",
-        "backend", "interrupt_on", "response_format", "state_schema", "context_schema", "store",
-        "debug", "cache",
+        "tools",
+        "system_prompt",
+        "middleware",
+        "subagents",
+        "skills",
+        "memory",
+        "permissions",
+        "backend",
+        "interrupt_on",
+        "response_format",
+        "state_schema",
+        "context_schema",
+        "store",
+        "debug",
+        "cache",
     }
 )
 
 
-def parse_interrupt_on(value: str | Sequence[str] | Mapping[str, Any] | None) -> dict[str, Any] | None:
+def parse_interrupt_on(
+    value: str | Sequence[str] | Mapping[str, Any] | None,
+) -> dict[str, Any] | None:
     """``"write_file,edit_file"`` or a list of tool names → ``{"write_file": True, ...}``;
     a mapping passes through."""
     if value is None or isinstance(value, Mapping):

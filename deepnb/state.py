@@ -29,8 +29,11 @@ def short_args(args: Mapping[str, Any]) -> str:
     parts = []
     for key, value in args.items():
         shown = value if isinstance(value, str) else json.dumps(value, default=str)
-        parts.append(f"{key}={_clip(' '.join(str(shown).split()), 32)!r}" if isinstance(value, str)
-                     else f"{key}={_clip(str(shown), 32)}")
+        parts.append(
+            f"{key}={_clip(' '.join(str(shown).split()), 32)!r}"
+            if isinstance(value, str)
+            else f"{key}={_clip(str(shown), 32)}"
+        )
     return _clip(", ".join(parts), ARGS_PREVIEW)
 
 
@@ -72,6 +75,7 @@ class RunState:
     started_at: float = field(default_factory=time.time)
     finished_at: float | None = None
     version: int = 0
+    _next_id: int = field(default=0, repr=False)
     _open_text: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
     _tools: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
 
@@ -89,7 +93,8 @@ class RunState:
     # -- transcript -----------------------------------------------------------------------
 
     def _add(self, item: dict[str, Any]) -> dict[str, Any]:
-        item.setdefault("id", f"i{len(self.items)}")
+        self._next_id += 1
+        item.setdefault("id", f"i{self._next_id}")
         self.items.append(item)
         return item
 
@@ -232,8 +237,11 @@ class RunState:
 def _pending(request: ev.InterruptRequest) -> dict[str, Any]:
     value = request.value if isinstance(request.value, Mapping) else {}
     actions = [
-        {"name": str(a.get("name", "")), "args": short_args(a.get("args") or {}),
-         "description": str(a.get("description") or "")}
+        {
+            "name": str(a.get("name", "")),
+            "args": short_args(a.get("args") or {}),
+            "description": str(a.get("description") or ""),
+        }
         for a in value.get("action_requests", [])
         if isinstance(a, Mapping)
     ]

@@ -215,10 +215,16 @@ def agent(
     """
     from deepnb.models import resolve_model
 
-    spec = AgentSpec(resolve_model(model), model_label(model) if model else "$DEEPNB_MODEL",
-                     options=options, todos=todos)
+    spec = AgentSpec(
+        resolve_model(model),
+        model_label(model) if model else "$DEEPNB_MODEL",
+        options=options,
+        todos=todos,
+    )
     previous = _registry.get(name)
-    saver = previous.checkpointer if previous and checkpointer == "memory" else make_checkpointer(checkpointer)
+    saver = (
+        previous.checkpointer if previous and checkpointer == "memory" else make_checkpointer(checkpointer)
+    )
     return _install(name, spec, saver, previous)
 
 

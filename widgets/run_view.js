@@ -9,16 +9,12 @@
 // DOM writes only for fields that changed.
 
 const STATUS_LABEL = {
-  running: "running",
-  interrupted: "waiting for your approval",
-  done: "done",
-  error: "failed",
+  running: "running", interrupted: "waiting for your approval", done: "done", error: "failed",
   cancelled: "stopped",
 };
-const TOOL_MARK = {
-  done: "✓", error: "✗", waiting: "⏸", cancelled: "■", interrupted: "■", running: "",
-};
+const TOOL_MARK = { done: "✓", error: "✗", waiting: "⏸", cancelled: "■", interrupted: "■" };
 const TODO_MARK = { pending: "○", in_progress: "◐", completed: "✓" };
+const KINDS = new Set(["prompt", "text", "tool", "notice", "error"]);
 
 // Expanded tool cards, per model, so a re-displayed view keeps them.
 const EXPANDED = new WeakMap();
@@ -30,18 +26,9 @@ function h(tag, cls, text) {
   return node;
 }
 
-function str(value) {
-  return value === undefined || value === null ? "" : String(value);
-}
-
-function num(value) {
-  const n = Number(value);
-  return Number.isFinite(n) ? n : 0;
-}
-
-function fmtInt(value) {
-  return Math.round(num(value)).toLocaleString("en-US");
-}
+const str = (value) => (value === undefined || value === null ? "" : String(value));
+const num = (value) => (Number.isFinite(Number(value)) ? Number(value) : 0);
+const fmtInt = (value) => Math.round(num(value)).toLocaleString("en-US");
 
 function fmtElapsed(seconds) {
   const s = Math.max(0, Math.floor(num(seconds)));
@@ -51,9 +38,7 @@ function fmtElapsed(seconds) {
   return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, "0")}m`;
 }
 
-function plural(n, word) {
-  return `${fmtInt(n)} ${word}${num(n) === 1 ? "" : "s"}`;
-}
+const plural = (n, word) => `${fmtInt(n)} ${word}${num(n) === 1 ? "" : "s"}`;
 
 function setText(node, text) {
   const value = str(text);
@@ -65,9 +50,7 @@ function setAttr(node, name, value) {
   if (node.getAttribute(name) !== v) node.setAttribute(name, v);
 }
 
-function show(node, visible) {
-  node.hidden = !visible;
-}
+const show = (node, visible) => { node.hidden = !visible; };
 
 // -- transcript items -------------------------------------------------------------------------
 
@@ -88,7 +71,7 @@ function agentLabel(rec, agent) {
 
 function makeItem(item, key, expanded) {
   const kind = str(item.kind);
-  const el = h("div", `dnb-item dnb-${kind.replace(/[^a-z0-9_-]/gi, "") || "other"}`);
+  const el = h("div", `dnb-item dnb-${KINDS.has(kind) ? kind : "other"}`);
   el.setAttribute("data-kind", kind);
   el.setAttribute("data-id", key);
   const rec = { key, kind, el, f: {} };
@@ -205,8 +188,8 @@ function patchItem(rec, item) {
       show(rec.result, str(rec.f.result) !== "");
       setText(rec.result, rec.f.result);
     }
-    const full = changed(rec, item, "args_full") | changed(rec, item, "result_full");
-    if (full && rec.open) fillDetail(rec);
+    const argsChanged = changed(rec, item, "args_full");
+    if ((changed(rec, item, "result_full") || argsChanged) && rec.open) fillDetail(rec);
   } else if (rec.kind === "notice") {
     if (changed(rec, item, "level")) setAttr(rec.el, "data-level", rec.f.level);
     if (changed(rec, item, "text")) setText(rec.body, rec.f.text);
@@ -343,9 +326,7 @@ function render({ model, el }) {
     return Math.max(fromStart, fromAnchor, elapsed);
   }
 
-  function tick() {
-    setText(elapsedEl, fmtElapsed(elapsedNow()));
-  }
+  const tick = () => setText(elapsedEl, fmtElapsed(elapsedNow()));
 
   function renderProgress() {
     const p = model.get("progress") || {};
@@ -427,23 +408,13 @@ function render({ model, el }) {
   function renderError() {
     // The run's error also arrives as an error item; only show it here when it does not.
     const error = str(model.get("error"));
-    let inTranscript = false;
-    if (error) {
-      for (const rec of records.values()) {
-        if (rec.kind === "error" && rec.f.text === error) {
-          inTranscript = true;
-          break;
-        }
-      }
-    }
-    const visible = error !== "" && !inTranscript;
+    const visible = error !== "" &&
+      ![...records.values()].some((rec) => rec.kind === "error" && rec.f.text === error);
     show(errorEl, visible);
     setText(errorEl, visible ? `Error: ${error}` : "");
   }
 
-  function renderCss() {
-    setText(style, model.get("code_css"));
-  }
+  const renderCss = () => setText(style, model.get("code_css"));
 
   function onStop() {
     if (stopping || model.get("status") !== "running") return;

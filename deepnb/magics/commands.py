@@ -27,8 +27,9 @@ class Table:
             return self.empty
         cells = [self.columns, *[tuple(str(c) for c in row) for row in self.rows]]
         widths = [max(len(str(row[i])) for row in cells) for i in range(len(self.columns))]
-        return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
-                         for row in cells)
+        return "\n".join(
+            "  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
+        )
 
     def _repr_html_(self) -> str:
         if not self.rows:
@@ -48,8 +49,9 @@ class Message:
         return self.text
 
 
-def workbench_for(name: str | None, model: str | None, interrupt_on: str | None,
-                  namespace: dict[str, Any]) -> Any:
+def workbench_for(
+    name: str | None, model: str | None, interrupt_on: str | None, namespace: dict[str, Any]
+) -> Any:
     """The workbench a cell runs on: defined on first use, rebuilt when ``-m`` or
     ``--interrupt-on`` change it (its threads are kept)."""
     from deepnb import workbench as wb
@@ -95,8 +97,13 @@ def define(args: Any, namespace: dict[str, Any]) -> Message:
     if model is not None and model.isidentifier() and model in namespace:
         model = namespace[model]
     workbench = wb.agent(args.name, model, checkpointer=args.checkpointer, **options)
-    hint = "" if wb.current_name() == args.name else (
-        f" Run it with %%deepagent -a {args.name}, or make it the default with %deepagent use {args.name}."
+    hint = (
+        ""
+        if wb.current_name() == args.name
+        else (
+            f" Run it with %%deepagent -a {args.name}, or make it the default with "
+            f"%deepagent use {args.name}."
+        )
     )
     return Message(f"Defined agent {args.name!r} (model {workbench.label}).{hint}")
 
@@ -105,7 +112,9 @@ def use(args: Any) -> Message:
     from deepnb import workbench as wb
 
     workbench = wb.use(args.name)
-    return Message(f"Using agent {workbench.name!r} (model {workbench.label}), thread {workbench.current_thread}.")
+    return Message(
+        f"Using agent {workbench.name!r} (model {workbench.label}), thread {workbench.current_thread}."
+    )
 
 
 def agents() -> Table:
@@ -116,8 +125,11 @@ def agents() -> Table:
         ("*" if name == current else "", name, w.label, w._current_thread or "-")
         for name, w in sorted(wb.registered().items())
     )
-    return Table(("", "agent", "model", "thread"), rows,
-                 empty="No agents yet: run a %%deepagent cell with -m MODEL, or %deepagent define NAME -m MODEL.")
+    return Table(
+        ("", "agent", "model", "thread"),
+        rows,
+        empty="No agents yet: run a %%deepagent cell with -m MODEL, or %deepagent define NAME -m MODEL.",
+    )
 
 
 def threads(args: Any) -> Table:
@@ -126,12 +138,20 @@ def threads(args: Any) -> Table:
     workbench = wb.get(args.agent)
     current = workbench._current_thread
     rows = tuple(
-        ("*" if t.thread_id == current else "", t.thread_id, t.updated_at[:19].replace("T", " "), t.steps,
-         "running" if workbench.active_run(t.thread_id) else "")
+        (
+            "*" if t.thread_id == current else "",
+            t.thread_id,
+            t.updated_at[:19].replace("T", " "),
+            t.steps,
+            "running" if workbench.active_run(t.thread_id) else "",
+        )
         for t in workbench.threads()
     )
-    return Table(("", "thread", "updated (UTC)", "steps", "run"), rows,
-                 empty=f"Agent {workbench.name!r} has no threads yet.")
+    return Table(
+        ("", "thread", "updated (UTC)", "steps", "run"),
+        rows,
+        empty=f"Agent {workbench.name!r} has no threads yet.",
+    )
 
 
 def new(args: Any) -> Message:
@@ -153,7 +173,9 @@ class TodoList:
 
         if not self.items:
             return f"{self.title}: no todos."
-        return "\n".join([f"{self.title}:"] + [f"  {TODO_MARK.get(t['status'], '○')} {t['content']}" for t in self.items])
+        return "\n".join(
+            [f"{self.title}:"] + [f"  {TODO_MARK.get(t['status'], '○')} {t['content']}" for t in self.items]
+        )
 
     def _repr_html_(self) -> str:
         from deepnb.state import todo_progress

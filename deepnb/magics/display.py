@@ -22,7 +22,10 @@ def show_run(run: Run, *, live_controls: bool = True) -> Any:
     widget_data, _ = view._repr_mimebundle_()
 
     def bundle() -> dict[str, Any]:
-        return {**snapshot_bundle(run.state), **{k: v for k, v in widget_data.items() if k != "text/plain"}}
+        return {
+            **snapshot_bundle(run.state),
+            **{k: v for k, v in widget_data.items() if k != "text/plain"},
+        }
 
     handle = display(bundle(), raw=True, display_id=True)
 

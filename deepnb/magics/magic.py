@@ -57,7 +57,7 @@ class DeepnbMagics(Magics):
     @cell_magic("deepagent")
     def cell(self, line: str, cell: str) -> None:
         """Run the cell body as a task, blocking until the run ends (unless ``--bg``)."""
-        run, background = self._start(line, cell, live_controls=False)
+        run, view, background = self._start(line, cell, live_controls=False)
         if background:
             return
         try:
@@ -66,10 +66,12 @@ class DeepnbMagics(Magics):
             run.stop()
             run.wait()
             raise
+        finally:
+            view.sync()
 
     async def cell_async(self, line: str, cell: str) -> None:
         """Run the cell body as a task; the cell awaits the run, so Stop works mid-cell."""
-        run, background = self._start(line, cell, live_controls=_kernel_handles_events_while_awaiting())
+        run, view, background = self._start(line, cell, live_controls=_kernel_handles_events_while_awaiting())
         if background:
             return
         try:
@@ -78,31 +80,39 @@ class DeepnbMagics(Magics):
             run.stop()
             await asyncio.get_running_loop().run_in_executor(None, run.wait)
             raise
+        finally:
+            view.sync()
 
-    def _start(self, line: str, cell: str, *, live_controls: bool) -> tuple[Any, bool]:
+    def _start(self, line: str, cell: str, *, live_controls: bool) -> tuple[Any, Any, bool]:
         args = parser.parse(parser.cell, line)
         try:
             prompt = cell if args.no_interpolate else interpolate(cell, self.shell.user_ns)
             if not prompt.strip():
-                raise DeepnbError("The cell body is the task: write what the agent should do below %%deepagent.")
+                raise DeepnbError(
+                    "The cell body is the task: write what the agent should do below %%deepagent."
+                )
             workbench = commands.workbench_for(args.agent, args.model, args.interrupt_on, self.shell.user_ns)
-            run = workbench.start(prompt.strip(), thread=args.thread, new_thread=args.new,
-                                  auto_approve=args.auto_approve)
+            run = workbench.start(
+                prompt.strip(),
+                thread=args.thread,
+                new_thread=args.new,
+                auto_approve=args.auto_approve,
+            )
         except DeepnbError as exc:
             raise UsageError(str(exc)) from None
         from deepnb.magics.display import show_run
 
-        show_run(run, live_controls=live_controls or args.bg)
+        view = show_run(run, live_controls=live_controls or args.bg)
         if args.output:
             self.shell.user_ns[args.output] = run
-        return run, args.bg
+        return run, view, args.bg
 
 
 def transform_cell(lines: list[str]) -> list[str]:
     """Rewrite a ``%%deepagent`` cell into an awaited call, so it runs as an async cell."""
     if not lines or not _CELL_HEAD.match(lines[0]):
         return lines
-    line = lines[0][len("%%deepagent"):].strip()
+    line = lines[0][len("%%deepagent") :].strip()
     body = "".join(lines[1:])
     call = f"get_ipython().find_cell_magic('deepagent').__self__.cell_async({line!r}, {body!r})"
     return [f"await {call}\n"]

@@ -19,7 +19,11 @@ def _common(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 @magic_arguments(name="%%deepagent")
-@argument("-m", "--model", help="provider:model, scripted:PATH, demo:NAME, or a variable holding a chat model.")
+@argument(
+    "-m",
+    "--model",
+    help="provider:model, scripted:PATH, demo:NAME, or a variable holding a chat model.",
+)
 @argument("-a", "--agent", help="Agent name (default: the current agent, 'default').")
 @argument("-t", "--thread", help="Thread id to run on (default: the agent's current thread).")
 @argument("--new", action="store_true", help="Start a new thread.")
@@ -27,8 +31,12 @@ def _common(func: Callable[..., Any]) -> Callable[..., Any]:
 @argument("--auto-approve", dest="auto_approve", action="store_true", help="Approve every gated call.")
 @argument("--bg", action="store_true", help="Return at once; the view keeps updating.")
 @argument("-o", "--output", metavar="VAR", help="Store the run object in this variable.")
-@argument("--no-interpolate", dest="no_interpolate", action="store_true",
-          help="Send {braces} in the prompt as they are.")
+@argument(
+    "--no-interpolate",
+    dest="no_interpolate",
+    action="store_true",
+    help="Send {braces} in the prompt as they are.",
+)
 def cell(line: str) -> None:
     """%%deepagent [options]: run the cell body as a task for a deep agent."""
 
@@ -40,9 +48,17 @@ def help_(line: str) -> None:
 
 @magic_arguments(name="deepagent define")
 @argument("name", help="The agent's name.")
-@argument("-m", "--model", help="provider:model, scripted:PATH, demo:NAME, or a variable holding a chat model.")
+@argument(
+    "-m",
+    "--model",
+    help="provider:model, scripted:PATH, demo:NAME, or a variable holding a chat model.",
+)
 @argument("--interrupt-on", dest="interrupt_on", metavar="TOOL,...", help="Ask before these tools run.")
-@argument("--checkpointer", default="memory", help="memory (default) or sqlite:PATH to keep threads across restarts.")
+@argument(
+    "--checkpointer",
+    default="memory",
+    help="memory (default) or sqlite:PATH to keep threads across restarts.",
+)
 @argument("--system-prompt", dest="system_prompt", help="Extra instructions for the agent.")
 def define(line: str) -> None:
     """Define (or redefine) a named agent."""
@@ -149,8 +165,9 @@ def usage() -> str:
     lines += ["", "%deepagent SUBCOMMAND [options]:"]
     for name, func in SUBCOMMANDS.items():
         words = [a.dest.upper() for a in func.parser._actions if not a.option_strings]
-        options = " ".join(f"[{a.option_strings[0]}]" for a in func.parser._actions
-                           if a.option_strings and a.dest != "help")
+        options = " ".join(
+            f"[{a.option_strings[0]}]" for a in func.parser._actions if a.option_strings and a.dest != "help"
+        )
         command = " ".join(["%deepagent", name, *words, options]).strip()
         lines.append(f"  {command:<42} {SUMMARIES[name]}")
     return "\n".join(lines)

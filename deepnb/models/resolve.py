@@ -72,8 +72,11 @@ def _provider(spec: str) -> Any:
         )
     from langchain.chat_models import init_chat_model
 
+    # Runs always stream: ask OpenAI-style endpoints for usage in the stream, which
+    # langchain-openai leaves off for custom base URLs.
+    extra = {"stream_usage": True} if provider in ("openai", "azure_openai") else {}
     try:
-        return init_chat_model(model, model_provider=provider)
+        return init_chat_model(model, model_provider=provider, **extra)
     except ImportError as exc:
         raise DeepnbError(f"The {provider!r} provider needs a package: {exc}") from None
     except ValueError as exc:
@@ -91,7 +94,9 @@ def resolve_model(model: Any = None, namespace: dict[str, Any] | None = None) ->
     if not isinstance(model, str):
         if hasattr(model, "invoke") and hasattr(model, "bind_tools"):
             return model
-        raise DeepnbError(f"{type(model).__name__} is not a chat model: pass a LangChain chat model or a model string.")
+        raise DeepnbError(
+            f"{type(model).__name__} is not a chat model: pass a LangChain chat model or a model string."
+        )
     text = model.strip()
     if namespace is not None and text.isidentifier() and text in namespace:
         return resolve_model(namespace[text])

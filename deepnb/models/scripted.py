@@ -33,7 +33,7 @@ import time
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
@@ -108,8 +108,10 @@ def parse_script(data: Any, *, source: str = "<script>") -> Script:
     agents: dict[str, tuple[Conversation, ...]] = {}
     for agent, entry in data["agents"].items():
         where = f"{source}: agents.{agent}"
-        if isinstance(entry, Sequence) and entry and all(
-            isinstance(item, Mapping) and "turns" in item for item in entry
+        if (
+            isinstance(entry, Sequence)
+            and entry
+            and all(isinstance(item, Mapping) and "turns" in item for item in entry)
         ):
             agents[str(agent)] = tuple(_parse_conversation(item, where) for item in entry)
         elif isinstance(entry, Sequence) and not isinstance(entry, str):
@@ -182,9 +184,7 @@ def _text_of(message: BaseMessage) -> str:
     content = message.content
     if isinstance(content, str):
         return content
-    return "".join(
-        part.get("text", "") if isinstance(part, Mapping) else str(part) for part in content
-    )
+    return "".join(part.get("text", "") if isinstance(part, Mapping) else str(part) for part in content)
 
 
 def _graph_metadata() -> Mapping[str, Any]:
@@ -213,13 +213,13 @@ class ScriptedChatModel(BaseChatModel):
     agent_name: str | None = None
     """The name of the agent this model serves when the run metadata names none."""
 
-    model_config = {"arbitrary_types_allowed": True}
+    model_config: ClassVar[dict[str, Any]] = {"arbitrary_types_allowed": True}
 
     @property
     def _llm_type(self) -> str:
         return "deepnb-scripted"
 
-    def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChatModel:  # noqa: ARG002
+    def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChatModel:
         """Tools are named by the script, so binding them changes nothing."""
         return self
 
@@ -271,9 +271,9 @@ class ScriptedChatModel(BaseChatModel):
     def _generate(
         self,
         messages: list[BaseMessage],
-        stop: list[str] | None = None,  # noqa: ARG002
+        stop: list[str] | None = None,
         run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,  # noqa: ARG002
+        **kwargs: Any,
     ) -> ChatResult:
         _, message = self._reply(messages, run_manager)
         return ChatResult(generations=[ChatGeneration(message=message)])
@@ -291,9 +291,9 @@ class ScriptedChatModel(BaseChatModel):
     def _stream(
         self,
         messages: list[BaseMessage],
-        stop: list[str] | None = None,  # noqa: ARG002
+        stop: list[str] | None = None,
         run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,  # noqa: ARG002
+        **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         _, message = self._reply(messages, run_manager)
         for chunk in self._chunks(message):
@@ -306,9 +306,9 @@ class ScriptedChatModel(BaseChatModel):
     async def _astream(
         self,
         messages: list[BaseMessage],
-        stop: list[str] | None = None,  # noqa: ARG002
+        stop: list[str] | None = None,
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,  # noqa: ARG002
+        **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         _, message = self._reply(messages, run_manager)
         for chunk in self._chunks(message):

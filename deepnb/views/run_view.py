@@ -8,6 +8,7 @@ import anywidget
 import traitlets as t
 
 from deepnb import events as ev
+from deepnb._loop import run_sync
 from deepnb.render import code_css
 from deepnb.run import Run
 from deepnb.views.assets import asset
@@ -24,9 +25,7 @@ class RunView(anywidget.AnyWidget):
 
     agent = t.Unicode("", help="The agent's name.").tag(sync=True)
     thread_id = t.Unicode("", help="The thread the run writes to.").tag(sync=True)
-    status = t.Unicode(
-        "running", help="running, interrupted, done, error or cancelled."
-    ).tag(sync=True)
+    status = t.Unicode("running", help="running, interrupted, done, error or cancelled.").tag(sync=True)
     error = t.Unicode("", help="The failure's one-line description, secrets removed.").tag(sync=True)
     items = t.List(help="Transcript items: prompt, text, tool, notice and error.").tag(sync=True)
     todos = t.List(help="The agent's todo list: {content, status}.").tag(sync=True)
@@ -68,6 +67,14 @@ class RunView(anywidget.AnyWidget):
                 if getattr(self, name) != state[name]:
                     setattr(self, name, state[name])
         self.flushes += 1
+
+    def sync(self) -> None:
+        """Send the run's latest state now (used when a cell ends, so its output is final)."""
+
+        async def flush() -> None:
+            self._throttle.flush_now()
+
+        run_sync(flush())
 
     def _on_front_end_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
         if isinstance(content, dict) and content.get("type") == "stop":

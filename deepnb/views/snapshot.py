@@ -63,7 +63,7 @@ def _item_html(item: Mapping[str, Any]) -> str:
         result = f' <span class="dnb-muted">→ {escape(item["result"])}</span>' if item.get("result") else ""
         return (
             f'<div class="dnb-tool" data-status="{escape(item["status"])}">{label}'
-            f'<b>{escape(item["name"])}</b>({escape(item["args"])}) '
+            f"<b>{escape(item['name'])}</b>({escape(item['args'])}) "
             f'<span class="dnb-muted">[{escape(item["status"])}]</span>{result}</div>'
         )
     if kind == "error":
@@ -95,7 +95,9 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
         *(_item_html(item) for item in state["items"]),
     ]
     if state["files_changed"]:
-        parts.append(f'<div class="dnb-muted">Files changed: {escape(", ".join(state["files_changed"]))}</div>')
+        parts.append(
+            f'<div class="dnb-muted">Files changed: {escape(", ".join(state["files_changed"]))}</div>'
+        )
     for request in state["pending"]:
         for action in request["actions"]:
             parts.append(

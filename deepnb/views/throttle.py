@@ -34,6 +34,12 @@ class Throttle:
         else:
             self._fire()
 
+    def flush_now(self) -> None:
+        """Flush at once, replacing a pending flush. Call it on the engine loop."""
+        if self._timer is not None:
+            self._timer.cancel()
+        self._fire()
+
     def _fire(self) -> None:
         self._timer = None
         self._last = time.monotonic()

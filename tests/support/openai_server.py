@@ -30,7 +30,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -214,8 +214,10 @@ class OpenAIServer:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-            name="openai-test-server", daemon=True,
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="openai-test-server",
+            daemon=True,
         )
         self._thread.start()
         return self
@@ -228,10 +230,8 @@ class OpenAIServer:
         with self._lock:
             connections, self._connections = list(self._connections), set()
         for connection in connections:
-            try:
+            with suppress(OSError):
                 connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         if self._thread is not None:
             self._thread.join(timeout=5)
         self._httpd = self._thread = None
@@ -304,9 +304,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _send_error(self, status: int, message: str, kind: str, code: str | None = None) -> None:
-        self._send_json(
-            status, {"error": {"message": message, "type": kind, "param": None, "code": code}}
-        )
+        self._send_json(status, {"error": {"message": message, "type": kind, "param": None, "code": code}})
 
     def _read_body(self) -> Any:
         length = int(self.headers.get("Content-Length") or 0)
@@ -344,8 +342,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._not_found(request)
             return
         if not isinstance(body, Mapping) or not isinstance(body.get("messages"), list):
-            self._send_error(400, "The request needs a JSON body with 'messages'.",
-                             "invalid_request_error")
+            self._send_error(400, "The request needs a JSON body with 'messages'.", "invalid_request_error")
             return
         reply = self.app.choose(body["messages"])
         if reply is None:
@@ -353,7 +350,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(
                 400,
                 f"Test server script has no reply for turn {turn_index(body['messages'])}.",
-                "invalid_request_error", "script_exhausted",
+                "invalid_request_error",
+                "script_exhausted",
             )
         elif isinstance(reply, ErrorReply):
             message = reply.message.replace("{key}", request.api_key or "")
@@ -365,8 +363,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _not_found(self, request: RecordedRequest) -> None:
         self._send_error(
-            404, f"Unknown request URL: {request.method} {request.path}.",
-            "invalid_request_error", "unknown_url",
+            404,
+            f"Unknown request URL: {request.method} {request.path}.",
+            "invalid_request_error",
+            "unknown_url",
         )
 
     # -- completions
@@ -379,31 +379,49 @@ class _Handler(BaseHTTPRequestHandler):
             completion = _estimate_tokens(
                 reply.text + "".join(c.name + c.arguments_json() for c in reply.tool_calls)
             )
-        return {"prompt_tokens": prompt, "completion_tokens": completion,
-                "total_tokens": prompt + completion}
+        return {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        }
 
     def _call_ids(self, reply: Reply) -> list[str]:
         return [call.id or self.app.next_id("call") for call in reply.tool_calls]
 
     def _complete(self, body: Mapping[str, Any], reply: Reply) -> None:
-        message: dict[str, Any] = {"role": "assistant", "content": reply.text or None,
-                                   "refusal": None}
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": reply.text or None,
+            "refusal": None,
+        }
         if reply.tool_calls:
             message["tool_calls"] = [
-                {"id": call_id, "type": "function",
-                 "function": {"name": call.name, "arguments": call.arguments_json()}}
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": call.arguments_json()},
+                }
                 for call, call_id in zip(reply.tool_calls, self._call_ids(reply), strict=True)
             ]
-        self._send_json(200, {
-            "id": self.app.next_id("chatcmpl"),
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": str(body.get("model", "")),
-            "system_fingerprint": None,
-            "choices": [{"index": 0, "message": message, "logprobs": None,
-                         "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
-            "usage": self._usage(body, reply),
-        })
+        self._send_json(
+            200,
+            {
+                "id": self.app.next_id("chatcmpl"),
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": str(body.get("model", "")),
+                "system_fingerprint": None,
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": message,
+                        "logprobs": None,
+                        "finish_reason": "tool_calls" if reply.tool_calls else "stop",
+                    }
+                ],
+                "usage": self._usage(body, reply),
+            },
+        )
 
     def _stream(self, body: Mapping[str, Any], reply: Reply) -> None:
         options = body.get("stream_options") or {}
@@ -419,8 +437,11 @@ class _Handler(BaseHTTPRequestHandler):
 
         def chunk(choices: list[dict[str, Any]], usage: dict[str, int] | None = None) -> None:
             payload: dict[str, Any] = {
-                "id": completion_id, "object": "chat.completion.chunk", "created": created,
-                "model": str(body.get("model", "")), "system_fingerprint": None,
+                "id": completion_id,
+                "object": "chat.completion.chunk",
+                "created": created,
+                "model": str(body.get("model", "")),
+                "system_fingerprint": None,
                 "choices": choices,
             }
             if include_usage:
@@ -433,11 +454,19 @@ class _Handler(BaseHTTPRequestHandler):
         delta({"role": "assistant", "content": "", "refusal": None})
         for piece in _pieces(reply.text):
             delta({"content": piece})
-        for index, (call, call_id) in enumerate(
-            zip(reply.tool_calls, self._call_ids(reply), strict=True)
-        ):
-            delta({"tool_calls": [{"index": index, "id": call_id, "type": "function",
-                                   "function": {"name": call.name, "arguments": ""}}]})
+        for index, (call, call_id) in enumerate(zip(reply.tool_calls, self._call_ids(reply), strict=True)):
+            delta(
+                {
+                    "tool_calls": [
+                        {
+                            "index": index,
+                            "id": call_id,
+                            "type": "function",
+                            "function": {"name": call.name, "arguments": ""},
+                        }
+                    ]
+                }
+            )
             for piece in _pieces(call.arguments_json()):
                 delta({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
         delta({}, "tool_calls" if reply.tool_calls else "stop")

@@ -1,0 +1,42 @@
+# deepnb's two everyday commands:
+#   make lab    JupyterLab on the demo notebooks (offline, no API key)
+#   make test   the whole test suite (installs what it needs first)
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: lab test lint bench chromium clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed-lab: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e ".[lab]"
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e ".[lab,test]"
+	touch $@
+
+lab: $(VENV)/.installed-lab
+	$(BIN)/jupyter lab notebooks/quickstart.ipynb
+
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check deepnb tests bench
+
+test: $(VENV)/.installed-test chromium lint
+	$(BIN)/python -m pytest
+
+bench: $(VENV)/.installed-test
+	$(BIN)/python bench/overhead.py
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache

@@ -1,0 +1,167 @@
+"""Drive a real IPython kernel over the Jupyter protocol, as a front-end would.
+
+Widget state is read from the ``comm_open`` / ``comm_msg`` messages the kernel publishes, and a
+widget click is the ``comm_msg`` a front-end sends.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from jupyter_client.manager import KernelManager
+
+
+@dataclass
+class Execution:
+    msg_id: str
+    outputs: list[dict[str, Any]] = field(default_factory=list)
+    reply: dict[str, Any] | None = None
+    idle: bool = False
+    done: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.reply) and self.reply["content"]["status"] == "ok"
+
+    def text(self) -> str:
+        """Everything the cell printed or showed as text/plain, and its error, as one string."""
+        parts = []
+        for out in self.outputs:
+            if out["msg_type"] == "stream":
+                parts.append(out["content"]["text"])
+            elif out["msg_type"] in ("display_data", "execute_result", "update_display_data"):
+                parts.append(out["content"]["data"].get("text/plain", ""))
+            elif out["msg_type"] == "error":
+                parts.append(out["content"]["ename"] + ": " + out["content"]["evalue"])
+        return "\n".join(parts)
+
+
+class KernelSession:
+    """A kernel plus a reader thread that records every iopub message and widget state."""
+
+    def __init__(self, *, env: dict[str, str] | None = None, cwd: str | None = None) -> None:
+        self.manager = KernelManager(kernel_name="python3")
+        kernel_env = {k: v for k, v in os.environ.items() if k != "DEEPNB_MODEL"} | (env or {})
+        self.manager.start_kernel(env=kernel_env, cwd=cwd)
+        self.client = self.manager.client()
+        self.client.start_channels()
+        self.client.wait_for_ready(timeout=60)
+        self.iopub: list[dict[str, Any]] = []
+        self.widgets: dict[str, dict[str, Any]] = {}
+        self.comm_updates: list[tuple[float, str, dict[str, Any]]] = []
+        self._executions: dict[str, Execution] = {}
+        self._lock = threading.RLock()
+        self._closing = False
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self._replies = threading.Thread(target=self._read_replies, daemon=True)
+        self._replies.start()
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def _read(self) -> None:
+        while not self._closing:
+            try:
+                msg = self.client.get_iopub_msg(timeout=0.2)
+            except queue.Empty:
+                continue
+            except Exception:
+                return
+            self._record(msg)
+
+    def _record(self, msg: dict[str, Any]) -> None:
+        kind = msg["msg_type"]
+        content = msg["content"]
+        with self._lock:
+            self.iopub.append(msg)
+            if kind == "comm_open":
+                self.widgets[content["comm_id"]] = dict(content["data"].get("state", {}))
+            elif kind == "comm_msg" and content["data"].get("method") == "update":
+                state = content["data"].get("state", {})
+                self.widgets.setdefault(content["comm_id"], {}).update(state)
+                self.comm_updates.append((time.monotonic(), content["comm_id"], state))
+            execution = self._executions.get(msg.get("parent_header", {}).get("msg_id"))
+            if execution is None:
+                return
+            if kind in ("stream", "display_data", "execute_result", "error", "update_display_data"):
+                execution.outputs.append(msg)
+            elif kind == "status" and content["execution_state"] == "idle":
+                execution.idle = True
+                if execution.reply is not None:
+                    execution.done.set()
+
+    def _read_replies(self) -> None:
+        while not self._closing:
+            try:
+                msg = self.client.get_shell_msg(timeout=0.2)
+            except queue.Empty:
+                continue
+            except Exception:
+                return
+            parent = msg.get("parent_header", {}).get("msg_id")
+            with self._lock:
+                execution = self._executions.get(parent)
+                if execution is None:
+                    continue
+                execution.reply = msg
+                if execution.idle:
+                    execution.done.set()
+
+    # -- acting -----------------------------------------------------------------------------
+
+    def submit(self, code: str) -> Execution:
+        """Send ``code`` for execution and return at once."""
+        with self._lock:
+            msg_id = self.client.execute(code, store_history=True, allow_stdin=False)
+            execution = Execution(msg_id)
+            self._executions[msg_id] = execution
+        return execution
+
+    def execute(self, code: str, timeout: float = 120) -> Execution:
+        """Run ``code`` and wait until the kernel is idle again."""
+        execution = self.submit(code)
+        if not execution.done.wait(timeout):
+            raise TimeoutError(f"cell did not finish in {timeout} s: {code[:80]!r}")
+        return execution
+
+    def wait_for(self, predicate: Any, timeout: float = 30, interval: float = 0.02) -> Any:
+        """Poll ``predicate()`` until it returns something truthy."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                value = predicate()
+            if value:
+                return value
+            time.sleep(interval)
+        raise TimeoutError("condition not met in time")
+
+    def run_views(self) -> list[tuple[str, dict[str, Any]]]:
+        """(comm id, state) of every deepnb run view, oldest first."""
+        with self._lock:
+            return [
+                (cid, state)
+                for cid, state in self.widgets.items()
+                if state.get("_anywidget_id") == "deepnb.views.run_view.RunView"
+            ]
+
+    def click(self, comm_id: str, content: dict[str, Any]) -> None:
+        """Send what the front-end sends for ``model.send(content)`` (a button click)."""
+        msg = self.client.session.msg(
+            "comm_msg", {"comm_id": comm_id, "data": {"method": "custom", "content": content}}
+        )
+        self.client.shell_channel.send(msg)
+
+    def interrupt(self) -> None:
+        self.manager.interrupt_kernel()
+
+    def close(self) -> None:
+        self._closing = True
+        try:
+            self.client.stop_channels()
+        finally:
+            self.manager.shutdown_kernel(now=True)
