@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import os
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from deepnb.errors import DeepnbError
@@ -56,7 +57,7 @@ def _demo(name: str) -> Any:
 def _scripted(path: str) -> Any:
     from deepnb.models.scripted import ScriptedChatModel, load_script
 
-    return ScriptedChatModel(script=load_script(path))
+    return ScriptedChatModel(script=load_script(path), path=str(Path(path).expanduser()))
 
 
 def _provider(spec: str) -> Any:

@@ -212,6 +212,9 @@ class ScriptedChatModel(BaseChatModel):
     script: Script
     agent_name: str | None = None
     """The name of the agent this model serves when the run metadata names none."""
+    path: str | None = None
+    """The script's file, re-read when it changes, so an edited script takes effect on the next call."""
+    _loaded_mtime: float | None = None
 
     model_config: ClassVar[dict[str, Any]] = {"arbitrary_types_allowed": True}
 
@@ -233,7 +236,17 @@ class ScriptedChatModel(BaseChatModel):
             return name
         return MAIN_AGENT
 
+    def _current_script(self) -> Script:
+        if self.path is not None:
+            mtime = Path(self.path).stat().st_mtime
+            if self._loaded_mtime is None:
+                self._loaded_mtime = mtime
+            elif mtime != self._loaded_mtime:
+                self.script, self._loaded_mtime = load_script(self.path), mtime
+        return self.script
+
     def _reply(self, messages: list[BaseMessage], run_manager: Any) -> tuple[ScriptedTurn, AIMessage]:
+        self._current_script()
         agent = self._agent(run_manager)
         prompt, index = _position(messages)
         conversation = self.script.conversation_for(agent, prompt)
