@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
-from IPython.core.error import UsageError
 from IPython import get_ipython
+from IPython.core.error import UsageError
 from IPython.testing.globalipapp import start_ipython
 from IPython.utils.capture import capture_output
 
@@ -62,7 +62,8 @@ def test_load_ext_does_not_import_agent_libraries():
         "ip = start_ipython()\n"
         "ip.run_line_magic('load_ext', 'deepnb')\n"
         "assert 'deepagent' in ip.magics_manager.magics['cell']\n"
-        "heavy = [m for m in ('deepagents', 'langchain', 'langchain_core', 'langgraph') if m in sys.modules]\n"
+        "heavy = ('deepagents', 'langchain', 'langchain_core', 'langgraph')\n"
+        "heavy = [m for m in heavy if m in sys.modules]\n"
         "print(heavy)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -151,14 +152,15 @@ def test_background_run_returns_at_once_and_one_run_per_thread(ip, tmp_path):
     assert "already running" in usage_error(again)
     assert "--new" in usage_error(again)
 
-    threads, _ = run_cell(ip, "%deepagent threads")
+    listed, _ = run_cell(ip, "%deepagent threads")
+    assert listed.result.rows[0][4] == "running"
     stopped, _ = run_cell(ip, "%deepagent stop")
     assert stopped.result is run
     run.wait(10)
     assert run.status == "cancelled"
     assert "thread keeps everything" in run.state.items[-1]["text"]
 
-    follow_up, _ = run_cell(ip, "%%deepagent -o after\ncount")
+    run_cell(ip, "%%deepagent -o after\ncount")
     assert ip.user_ns["after"].status == "done"
     assert ip.user_ns["after"].thread_id == run.thread_id
 
@@ -253,7 +255,8 @@ def test_untrusted_text_is_escaped_in_the_snapshot(ip, tmp_path):
         agents:
           main:
             - text: "<script>alert(1)</script>"
-              tool_calls: [{name: write_file, args: {file_path: /x.html, content: "<img src=x onerror=alert(2)>"}}]
+              tool_calls:
+                - {name: write_file, args: {file_path: /x.html, content: "<img src=x onerror=alert(2)>"}}
             - text: "Done <img src=x onerror=alert(3)>"
         """,
     )
