@@ -1,0 +1,41 @@
+"""The built wheel carries the front-end files and the demo scripts, and finds them installed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_wheel_ships_widgets_and_demos(tmp_path: Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--outdir", str(tmp_path), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = tmp_path.glob("deepnb-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for asset in (
+        "deepnb/_widgets/run_view.js",
+        "deepnb/_widgets/run_view.css",
+        "deepnb/demos/quickstart.yaml",
+    ):
+        assert asset in names, f"{asset} missing from {wheel.name}"
+
+    # Unpacked on its own (no source checkout beside it), the package finds its assets inside itself.
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1])\n"
+        "from deepnb.views.assets import asset\n"
+        "from deepnb.models.resolve import demo_names\n"
+        "print(asset('run_view.js')); print(demo_names())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(site)], check=True, capture_output=True, text=True, cwd=tmp_path
+    ).stdout.splitlines()
+    assert out[0] == str(site / "deepnb" / "_widgets" / "run_view.js")
+    assert "quickstart" in out[1]
