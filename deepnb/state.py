@@ -101,7 +101,7 @@ class RunState:
     def _on_RunStarted(self, event: ev.RunStarted) -> None:
         self.prompt = event.prompt
         if event.prompt:
-            self._add({"kind": "prompt", "agent": event.agent, "text": event.prompt})
+            self._add({"kind": "prompt", "agent": event.agent, "text": redact(event.prompt)})
 
     def _on_TextDelta(self, event: ev.TextDelta) -> None:
         block = self._open_text.get(event.agent)
@@ -122,8 +122,8 @@ class RunState:
             return
         if block is None:
             block = self._add({"kind": "text", "agent": event.agent, "text": ""})
-        block["text"] = text
-        block["html"] = markdown(text)
+        block["text"] = redact(text)
+        block["html"] = markdown(block["text"])
 
     def _on_ToolCallStarted(self, event: ev.ToolCallStarted) -> None:
         self.tool_calls += 1
@@ -133,8 +133,8 @@ class RunState:
                 "id": f"tool-{event.call_id}",
                 "agent": event.agent,
                 "name": event.name,
-                "args": short_args(event.args),
-                "args_full": _full_args(event.args),
+                "args": redact(short_args(event.args)),
+                "args_full": redact(_full_args(event.args)),
                 "status": "running",
                 "result": "",
                 "result_full": "",
@@ -219,6 +219,13 @@ class RunState:
             "todo_progress": todo_progress(self.todos),
         }
 
+    @staticmethod
+    def _public(item: dict[str, Any]) -> dict[str, Any]:
+        copy = dict(item)
+        if copy["kind"] == "text" and copy.get("html") is None:  # still streaming
+            copy["text"] = redact(copy["text"])
+        return copy
+
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready copy of everything a view shows."""
         return {
@@ -226,7 +233,7 @@ class RunState:
             "thread_id": self.thread_id,
             "status": self.status,
             "error": self.error or "",
-            "items": [dict(item) for item in self.items],
+            "items": [self._public(item) for item in self.items],
             "todos": [dict(todo) for todo in self.todos],
             "files_changed": list(self.files_changed),
             "pending": [dict(p) for p in self.pending],
@@ -239,8 +246,8 @@ def _pending(request: ev.InterruptRequest) -> dict[str, Any]:
     actions = [
         {
             "name": str(a.get("name", "")),
-            "args": short_args(a.get("args") or {}),
-            "description": str(a.get("description") or ""),
+            "args": redact(short_args(a.get("args") or {})),
+            "description": redact(str(a.get("description") or "")),
         }
         for a in value.get("action_requests", [])
         if isinstance(a, Mapping)

@@ -172,8 +172,8 @@ def test_model_failure_shows_error_card_without_secret_and_retry_continues(ip, t
         f"""
         agents:
           main:
-            - text: "Planning."
-              tool_calls: [{{name: ls, args: {{path: /}}}}]
+            - text: "Planning with key {SENTINEL}."
+              tool_calls: [{{name: ls, args: {{path: /{SENTINEL}}}}}]
             - error: "upstream refused key {SENTINEL}"
             - text: "Recovered and finished."
         """,
