@@ -30,7 +30,7 @@ chromium:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check deepnb tests bench
+	$(BIN)/ruff check .
 
 test: $(VENV)/.installed-test chromium lint
 	$(BIN)/python -m pytest
