@@ -167,6 +167,13 @@ class EventTranslator:
     main: str = MAIN
     _paths: dict[str, str] = field(default_factory=dict)
     """Pregel task id of a running ``task`` tool call → that subagent's agent path."""
+    _seen: dict[str, int] = field(default_factory=dict)
+    """How many subagents each base path has had, so parallel ones of one type get their own."""
+
+    def _new_path(self, parent: str, kind: str) -> str:
+        base = f"{parent}/{kind}"
+        count = self._seen[base] = self._seen.get(base, 0) + 1
+        return base if count == 1 else f"{base}#{count}"
 
     def agent_path(self, namespace: Sequence[str]) -> str:
         """The agent path of a stream namespace (``()`` is the main agent)."""
@@ -252,7 +259,7 @@ class EventTranslator:
                 if isinstance(call, Mapping) and call.get("name") == "task":
                     args = call.get("args") or {}
                     kind = str(args.get("subagent_type") or "subagent")
-                    path = f"{agent}/{kind}"
+                    path = self._new_path(agent, kind)
                     self._paths[task_id] = path
                     yield SubagentStarted(
                         agent,

@@ -218,4 +218,4 @@ def describe_failure(exc: BaseException) -> str:
     """One line for an error card: the exception's type and message, secrets removed."""
     message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
-    return redact(text[:500]) + " — re-run the cell to retry from the last checkpoint."
+    return redact(text)[:500] + " — re-run the cell to retry from the last checkpoint."

@@ -28,7 +28,7 @@ def short_args(args: Mapping[str, Any]) -> str:
     """A one-line summary of tool arguments: ``path='/a.md', content='Hello…'``."""
     parts = []
     for key, value in args.items():
-        shown = value if isinstance(value, str) else json.dumps(value, default=str)
+        shown = redact(value if isinstance(value, str) else json.dumps(value, default=str))
         parts.append(
             f"{key}={_clip(' '.join(str(shown).split()), 32)!r}"
             if isinstance(value, str)
@@ -38,7 +38,7 @@ def short_args(args: Mapping[str, Any]) -> str:
 
 
 def _full_args(args: Mapping[str, Any]) -> str:
-    return _clip(json.dumps(args, indent=2, ensure_ascii=False, default=str), FULL_LIMIT)
+    return _clip(redact(json.dumps(args, indent=2, ensure_ascii=False, default=str)), FULL_LIMIT)
 
 
 def todo_progress(todos: list[Mapping[str, str]]) -> str:
@@ -133,8 +133,8 @@ class RunState:
                 "id": f"tool-{event.call_id}",
                 "agent": event.agent,
                 "name": event.name,
-                "args": redact(short_args(event.args)),
-                "args_full": redact(_full_args(event.args)),
+                "args": short_args(event.args),
+                "args_full": _full_args(event.args),
                 "status": "running",
                 "result": "",
                 "result_full": "",
@@ -147,7 +147,7 @@ class RunState:
             return
         content = redact(event.content)
         card["status"] = "error" if event.is_error else "done"
-        card["result"] = _clip(" ".join(content.split()), RESULT_PREVIEW)
+        card["result"] = _clip(" ".join(content.split()), RESULT_PREVIEW)  # redacted, then clipped
         card["result_full"] = _clip(content, FULL_LIMIT)
 
     def _on_SubagentStarted(self, event: ev.SubagentStarted) -> None:
@@ -246,7 +246,7 @@ def _pending(request: ev.InterruptRequest) -> dict[str, Any]:
     actions = [
         {
             "name": str(a.get("name", "")),
-            "args": redact(short_args(a.get("args") or {})),
+            "args": short_args(a.get("args") or {}),
             "description": redact(str(a.get("description") or "")),
         }
         for a in value.get("action_requests", [])

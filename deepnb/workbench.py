@@ -117,7 +117,7 @@ class Workbench:
         """Start a run on a thread and return at once. One run per thread at a time."""
         if new_thread and thread:
             raise DeepnbError("Use either -t THREAD or --new, not both.")
-        thread_id = self.new_thread() if new_thread else self.use_thread(thread or self.current_thread)
+        thread_id = new_thread_id() if new_thread else (thread or self.current_thread)
         with self._lock:
             busy = self._active.get(thread_id)
             if busy is not None:
@@ -127,7 +127,14 @@ class Workbench:
                 )
             run = Run(self, thread_id, prompt)
             self._active[thread_id] = run
-        return run.start(self.graph, self._input_for(thread_id, prompt), auto_approve=auto_approve)
+        try:
+            graph_input = self._input_for(thread_id, prompt)
+            run.start(self.graph, graph_input, auto_approve=auto_approve)
+        except BaseException:
+            self._release(run)
+            raise
+        self.use_thread(thread_id)
+        return run
 
     def run(self, prompt: str, *, background: bool = False, **options: Any) -> Run:
         """Run ``prompt``; wait for the end unless ``background``. Ctrl-C stops the run."""

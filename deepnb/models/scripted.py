@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+import yaml
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
@@ -103,7 +104,7 @@ def parse_script(data: Any, *, source: str = "<script>") -> Script:
     if not isinstance(data, Mapping) or not isinstance(data.get("agents"), Mapping):
         raise ScriptError(f"{source}: a script is a mapping with an 'agents:' mapping inside.")
     delay = data.get("delay", 0.0)
-    if not isinstance(delay, int | float) or delay < 0:
+    if isinstance(delay, bool) or not isinstance(delay, int | float) or delay < 0:
         raise ScriptError(f"{source}: 'delay' must be a number of seconds, not {delay!r}.")
     agents: dict[str, tuple[Conversation, ...]] = {}
     for agent, entry in data["agents"].items():
@@ -153,7 +154,7 @@ def _parse_turns(turns: Any, where: str) -> tuple[ScriptedTurn, ...]:
                 raise ScriptError(f"{where}, turn {index}: 'args' of {call['name']} must be a mapping.")
         parsed.append(
             ScriptedTurn(
-                text=str(turn.get("text", "")),
+                text=str(turn.get("text") or ""),
                 tool_calls=tuple(calls),
                 usage=turn.get("usage"),
                 error=turn.get("error"),
@@ -169,13 +170,8 @@ def load_script(path: str | Path) -> Script:
         raise ScriptError(f"No replay script at {str(path)!r}: check the path after 'scripted:'.")
     text = path.read_text(encoding="utf-8")
     try:
-        if path.suffix == ".json":
-            data = json.loads(text)
-        else:
-            import yaml
-
-            data = yaml.safe_load(text)
-    except (ValueError, ImportError) as exc:
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (ValueError, ImportError, yaml.YAMLError) as exc:
         raise ScriptError(f"{path}: not valid {path.suffix.lstrip('.').upper()} ({exc}).") from None
     return parse_script(data, source=str(path))
 
