@@ -125,9 +125,30 @@ class RunFinished(Event):
 
 @dataclass(frozen=True, slots=True)
 class RunPaused(Event):
-    """The run stopped at one or more interrupts and waits for decisions."""
+    """The run stopped at one or more interrupts and waits for decisions. ``previews`` maps
+    ``(interrupt id, action index)`` to what the action would do (a file's content, a diff)."""
 
     interrupts: tuple[InterruptRequest, ...]
+    previews: Mapping[tuple[str, int], Mapping[str, str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionMade(Event):
+    """A decision on one action of an interrupt: ``{"type": "approve" | "edit" | "reject" |
+    "respond", ...}``; ``auto`` when a rule made it rather than a person."""
+
+    interrupt_id: str
+    index: int
+    tool: str
+    decision: Mapping[str, Any]
+    auto: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RunResumed(Event):
+    """The run goes on after decisions on these interrupts."""
+
+    interrupt_ids: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,10 +191,16 @@ class EventTranslator:
     _seen: dict[str, int] = field(default_factory=dict)
     """How many subagents each base path has had, so parallel ones of one type get their own."""
 
-    def _new_path(self, parent: str, kind: str) -> str:
+    _by_call: dict[str, str] = field(default_factory=dict)
+    """``task`` tool call id → path, so a subagent re-run after an approval keeps its path."""
+
+    def _new_path(self, parent: str, kind: str, call_id: str) -> str:
+        if call_id in self._by_call:
+            return self._by_call[call_id]
         base = f"{parent}/{kind}"
         count = self._seen[base] = self._seen.get(base, 0) + 1
-        return base if count == 1 else f"{base}#{count}"
+        path = self._by_call[call_id] = base if count == 1 else f"{base}#{count}"
+        return path
 
     def agent_path(self, namespace: Sequence[str]) -> str:
         """The agent path of a stream namespace (``()`` is the main agent)."""
@@ -259,7 +286,7 @@ class EventTranslator:
                 if isinstance(call, Mapping) and call.get("name") == "task":
                     args = call.get("args") or {}
                     kind = str(args.get("subagent_type") or "subagent")
-                    path = self._new_path(agent, kind)
+                    path = self._new_path(agent, kind, str(call.get("id")))
                     self._paths[task_id] = path
                     yield SubagentStarted(
                         agent,

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from deepnb import events as ev
 from deepnb._loop import submit
+from deepnb.approvals import ApprovalRequest, normalize, preview, tool_schema
+from deepnb.errors import DeepnbError
 from deepnb.secrets import redact
 from deepnb.state import RunState
 
@@ -60,12 +62,18 @@ class Run:
         self.thread_id = thread_id
         self.prompt = prompt
         self.state = RunState(agent=workbench.name, thread_id=thread_id)
+        self.auto_approve = False
         self._listeners: list[Listener] = []
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._done = threading.Event()
         self._future: concurrent.futures.Future[None] | None = None
         self._task: asyncio.Task[None] | None = None
         self._stop_requested = False
+        self._translator = ev.EventTranslator(main=ev.MAIN)
+        self._chosen: dict[tuple[str, int], dict[str, Any]] = {}
+        self._ready: dict[str, dict[str, Any]] = {}
+        self._resuming = False
+        self._interrupts: dict[str, ev.InterruptRequest] = {}
 
     # -- the contract -----------------------------------------------------------------------
 
@@ -95,6 +103,37 @@ class Run:
     def done(self) -> bool:
         return self._done.is_set()
 
+    @property
+    def pending(self) -> list[ApprovalRequest]:
+        """The gated tool calls still waiting for a decision."""
+        return [
+            ApprovalRequest(
+                self,
+                request["id"],
+                action["index"],
+                action["name"],
+                self._action_args(request["id"], action["index"]),
+                action["description"],
+                tuple(action["allowed"]),
+                request["agent"],
+            )
+            for request in self.state.pending
+            for action in request["actions"]
+            if not action["decision"]
+        ]
+
+    def _action_args(self, interrupt_id: str, index: int) -> dict[str, Any]:
+        request = self._interrupts.get(interrupt_id)
+        actions = (
+            request.value.get("action_requests", []) if request and isinstance(request.value, Mapping) else []
+        )
+        return dict(actions[index].get("args") or {}) if index < len(actions) else {}
+
+    @property
+    def decisions(self) -> list[dict[str, Any]]:
+        """Every decision made on this run: when, which action, what, and whether a rule made it."""
+        return [dict(d) for d in self.state.decisions]
+
     def wait(self, timeout: float | None = None) -> Run:
         """Block until the run stops (done, interrupted, failed or cancelled); return it."""
         if not self._done.wait(timeout):
@@ -112,11 +151,74 @@ class Run:
         return self
 
     def stop(self) -> None:
-        """Cancel the run; the thread keeps every step up to the last checkpoint."""
+        """Cancel the run; the thread keeps every step up to the last checkpoint. A run waiting
+        for approval is abandoned (its thread is free again)."""
         self._stop_requested = True
+        with self._lock:
+            if self.status == "interrupted" and not self._resuming:
+                self.emit(ev.RunCancelled(ev.MAIN, "stopped while waiting for approval"))
+                self.workbench._release(self)
+                return
         task = self._task
         if task is not None and not self.done:
             task.get_loop().call_soon_threadsafe(task.cancel)
+
+    # -- decisions --------------------------------------------------------------------------
+
+    def decide(self, interrupt_id: str, index: int, decision: dict[str, Any], *, auto: bool = False) -> None:
+        """Decide one action of a pending interrupt. Once every action of that interrupt is
+        decided, the run resumes in the background (exactly once)."""
+        with self._lock:
+            if (interrupt_id, index) in self._chosen:
+                chosen = self._chosen[(interrupt_id, index)]["type"]
+                raise DeepnbError(f"That action was already decided ({chosen}); it is sent once.")
+            request = next((p for p in self.state.pending if p["id"] == interrupt_id), None)
+            if request is None or self.status not in ("interrupted", "running"):
+                raise DeepnbError(
+                    f"{self.id} is no longer waiting on that approval (it is {self.status}): "
+                    "nothing was sent. %deepagent approvals shows what is pending now."
+                )
+            action = next((a for a in request["actions"] if a["index"] == index), None)
+            if action is None:
+                raise DeepnbError(f"That interrupt has no action {index}.")
+            if action["decision"]:
+                raise DeepnbError(f"{action['name']} was already decided ({action['decision']['type']}).")
+            normalized = normalize(
+                decision,
+                tool=action["name"],
+                allowed=action["allowed"],
+                schema=tool_schema(self.workbench.graph, action["name"]),
+            )
+            self._chosen[(interrupt_id, index)] = normalized
+            self.emit(
+                ev.DecisionMade(request["agent"], interrupt_id, index, action["name"], normalized, auto)
+            )
+            if all((interrupt_id, a["index"]) in self._chosen for a in request["actions"]):
+                decisions = [self._chosen[(interrupt_id, a["index"])] for a in request["actions"]]
+                self._ready[interrupt_id] = {"decisions": decisions}
+                if self.status == "interrupted" and not self._resuming:
+                    self._resume()
+
+    def _resume(self) -> None:
+        from langgraph.types import Command
+
+        ready, self._ready = self._ready, {}
+        self._resuming = True
+        self._done.clear()
+        self.workbench._claim(self)
+        self.emit(ev.RunResumed(ev.MAIN, tuple(ready)))
+        self._future = submit(self._drive(self.workbench.graph, Command(resume=ready), first=False))
+
+    def _auto_decide(self, interrupts: tuple[ev.InterruptRequest, ...]) -> None:
+        """Approve what ``--auto-approve`` or an "always approve" rule covers."""
+        always = self.workbench.always_approved(self.thread_id)
+        for request in interrupts:
+            actions = request.value.get("action_requests", []) if isinstance(request.value, Mapping) else []
+            for index, action in enumerate(actions):
+                if (request.id, index) not in self._chosen and (
+                    self.auto_approve or action.get("name") in always
+                ):
+                    self.decide(request.id, index, {"type": "approve"}, auto=True)
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener(event)`` for each event from now on (on the engine thread)."""
@@ -134,12 +236,13 @@ class Run:
 
     def start(self, graph: Any, graph_input: Any, *, auto_approve: bool = False) -> Run:
         """Start streaming on the engine loop; returns at once."""
-        self._future = submit(self._drive(graph, graph_input, auto_approve))
+        self.auto_approve = auto_approve
+        self._future = submit(self._drive(graph, graph_input))
         return self
 
     def emit(self, event: ev.Event) -> None:
-        self.state.apply(event)
         with self._lock:
+            self.state.apply(event)
             listeners = list(self._listeners)
         for listener in listeners:
             try:
@@ -147,38 +250,52 @@ class Run:
             except Exception:
                 log.exception("deepnb: a run listener failed on %s", type(event).__name__)
 
-    async def _drive(self, graph: Any, graph_input: Any, auto_approve: bool) -> None:
+    async def _drive(self, graph: Any, graph_input: Any, *, first: bool = True) -> None:
         self._task = asyncio.current_task()
         config = {"configurable": {"thread_id": self.thread_id}, "recursion_limit": 10_000}
-        translator = ev.EventTranslator(main=ev.MAIN)
-        self.emit(ev.RunStarted(ev.MAIN, self.thread_id, self.prompt))
+        if first:
+            self.emit(ev.RunStarted(ev.MAIN, self.thread_id, self.prompt))
+        paused = False
         try:
             if self._stop_requested:
                 raise asyncio.CancelledError
             while True:
-                async for chunk in graph.astream(
-                    graph_input, config, stream_mode=list(ev.STREAM_MODES), subgraphs=True
-                ):
-                    for event in translator.translate(chunk):
-                        self.emit(event)
+                if graph_input is not _NOTHING:
+                    async for chunk in graph.astream(
+                        graph_input, config, stream_mode=list(ev.STREAM_MODES), subgraphs=True
+                    ):
+                        for event in self._translator.translate(chunk):
+                            self.emit(event)
                 snapshot = await graph.aget_state(config)
                 interrupts = tuple(
                     ev.InterruptRequest(id=str(i.id), value=i.value) for i in snapshot.interrupts
                 )
-                if interrupts and auto_approve:
-                    graph_input = _approve_all(interrupts)
-                    continue
-                break
-            if interrupts:
-                self.emit(ev.RunPaused(ev.MAIN, interrupts))
-            else:
-                self.emit(ev.RunFinished(ev.MAIN, _final_answer(snapshot.values)))
+                if not interrupts:
+                    self.emit(ev.RunFinished(ev.MAIN, _final_answer(snapshot.values)))
+                    break
+                with self._lock:  # the driver resumes what is ready; decide() only records
+                    self._resuming = True
+                    self._interrupts = {i.id: i for i in interrupts}
+                    self.emit(ev.RunPaused(ev.MAIN, interrupts, _previews(interrupts, snapshot.values)))
+                    self._auto_decide(interrupts)
+                    ready = {i.id: self._ready.pop(i.id) for i in interrupts if i.id in self._ready}
+                    if not ready:
+                        self._resuming = False
+                        paused = True
+                        break
+                    from langgraph.types import Command
+
+                    self._resuming = True
+                    self.emit(ev.RunResumed(ev.MAIN, tuple(ready)))
+                graph_input = Command(resume=ready)
         except asyncio.CancelledError:
             self.emit(ev.RunCancelled(ev.MAIN))
         except Exception as exc:  # a model or tool failure: shown on the run, never raised
             self.emit(ev.RunFailed(ev.MAIN, describe_failure(exc)))
         finally:
-            self.workbench._release(self)
+            self._resuming = False
+            if not paused:
+                self.workbench._release(self)
             self._done.set()
 
     # -- display ----------------------------------------------------------------------------
@@ -197,14 +314,21 @@ class Run:
         return snapshot_bundle(self.state)
 
 
-def _approve_all(interrupts: tuple[ev.InterruptRequest, ...]) -> Any:
-    from langgraph.types import Command
+_NOTHING = object()
 
-    def decisions(request: ev.InterruptRequest) -> dict[str, Any]:
+
+def _previews(
+    interrupts: tuple[ev.InterruptRequest, ...], values: Mapping[str, Any]
+) -> dict[tuple[str, int], dict[str, str]]:
+    files = values.get("files") or {}
+    shown = {}
+    for request in interrupts:
         actions = request.value.get("action_requests", []) if isinstance(request.value, Mapping) else []
-        return {"decisions": [{"type": "approve"} for _ in actions]}
-
-    return Command(resume={request.id: decisions(request) for request in interrupts})
+        for index, action in enumerate(actions):
+            found = preview(str(action.get("name")), action.get("args") or {}, files)
+            if found:
+                shown[(request.id, index)] = found
+    return shown
 
 
 def _final_answer(values: Mapping[str, Any]) -> str:

@@ -68,6 +68,7 @@ class RunState:
     todos: list[dict[str, str]] = field(default_factory=list)
     files_changed: list[str] = field(default_factory=list)
     pending: list[dict[str, Any]] = field(default_factory=list)
+    decisions: list[dict[str, Any]] = field(default_factory=list)
     steps: int = 0
     tool_calls: int = 0
     tokens_in: int = 0
@@ -78,6 +79,7 @@ class RunState:
     _next_id: int = field(default=0, repr=False)
     _open_text: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
     _tools: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    _interrupt_agents: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def elapsed(self) -> float:
@@ -182,14 +184,50 @@ class RunState:
         self.pending = []
         self._finish("done")
 
+    def _on_Interrupted(self, event: ev.Interrupted) -> None:
+        for request in event.interrupts:  # the deepest namespace that raised it names the agent
+            known = self._interrupt_agents.get(request.id, "")
+            if event.agent.count("/") >= known.count("/"):
+                self._interrupt_agents[request.id] = event.agent
+
     def _on_RunPaused(self, event: ev.RunPaused) -> None:
-        self.pending = [_pending(i) for i in event.interrupts]
+        decided = {
+            (p["id"], a["index"]): a["decision"] for p in self.pending for a in p["actions"] if a["decision"]
+        }
+        self.pending = [
+            _pending(i, self._interrupt_agents.get(i.id, "main"), event.previews, decided)
+            for i in event.interrupts
+        ]
         for card in self._tools.values():
             if card["status"] == "running":
                 card["status"] = "waiting"
         self.status = "interrupted"
         self.finished_at = time.time()
-        self._add({"kind": "notice", "level": "waiting", "text": "Waiting for your approval."})
+
+    def _on_DecisionMade(self, event: ev.DecisionMade) -> None:
+        entry = {
+            "at": time.strftime("%Y-%m-%d %H:%M:%S"),
+            "interrupt_id": event.interrupt_id,
+            "index": event.index,
+            "tool": event.tool,
+            "type": str(event.decision.get("type")),
+            "message": redact(str(event.decision.get("message") or "")),
+            "args": short_args(event.decision.get("edited_action", {}).get("args") or {}),
+            "auto": event.auto,
+        }
+        self.decisions.append(entry)
+        for request in self.pending:
+            for action in request["actions"]:
+                if request["id"] == event.interrupt_id and action["index"] == event.index:
+                    action["decision"] = {k: entry[k] for k in ("type", "message", "args", "auto")}
+
+    def _on_RunResumed(self, event: ev.RunResumed) -> None:
+        self.pending = [p for p in self.pending if p["id"] not in event.interrupt_ids]
+        for card in self._tools.values():
+            if card["status"] == "waiting":
+                card["status"] = "running"
+        self.status = "running"
+        self.finished_at = None
 
     def _on_RunFailed(self, event: ev.RunFailed) -> None:
         self.error = event.error
@@ -236,20 +274,51 @@ class RunState:
             "items": [self._public(item) for item in self.items],
             "todos": [dict(todo) for todo in self.todos],
             "files_changed": list(self.files_changed),
-            "pending": [dict(p) for p in self.pending],
+            "pending": [
+                {
+                    **p,
+                    "actions": [
+                        {**a, "decision": a["decision"] and dict(a["decision"])} for a in p["actions"]
+                    ],
+                }
+                for p in self.pending
+            ],
+            "decisions": [dict(d) for d in self.decisions],
             "progress": self.progress(),
         }
 
 
-def _pending(request: ev.InterruptRequest) -> dict[str, Any]:
+def _pending(
+    request: ev.InterruptRequest,
+    agent: str,
+    previews: Mapping[tuple[str, int], Mapping[str, str]],
+    decided: Mapping[tuple[str, int], Any],
+) -> dict[str, Any]:
+    """One pending interrupt as a view shows it: its actions, what each would do, and any
+    decision already made on it."""
     value = request.value if isinstance(request.value, Mapping) else {}
-    actions = [
-        {
-            "name": str(a.get("name", "")),
-            "args": short_args(a.get("args") or {}),
-            "description": redact(str(a.get("description") or "")),
-        }
-        for a in value.get("action_requests", [])
-        if isinstance(a, Mapping)
-    ]
-    return {"id": request.id, "actions": actions}
+    configs = {
+        c.get("action_name"): list(c.get("allowed_decisions") or [])
+        for c in value.get("review_configs", [])
+        if isinstance(c, Mapping)
+    }
+    actions = []
+    for index, action in enumerate(a for a in value.get("action_requests", []) if isinstance(a, Mapping)):
+        name = str(action.get("name", ""))
+        args = action.get("args") or {}
+        preview = previews.get((request.id, index))
+        actions.append(
+            {
+                "index": index,
+                "name": name,
+                "args": short_args(args),
+                "args_json": redact(json.dumps(args, indent=2, ensure_ascii=False, default=str)),
+                "description": redact(str(action.get("description") or "")),
+                "allowed": configs.get(name, ["approve", "edit", "reject", "respond"]),
+                "preview": {"kind": preview["kind"], "text": _clip(redact(preview["text"]), FULL_LIMIT)}
+                if preview
+                else None,
+                "decision": decided.get((request.id, index)),
+            }
+        )
+    return {"id": request.id, "agent": agent, "actions": actions}

@@ -49,6 +49,7 @@ class Workbench:
         self.label = label or (spec.model_label if spec else type(graph).__name__)
         self._current_thread: str | None = None
         self._active: dict[str, Run] = {}
+        self._always: dict[str, set[str]] = {}
         self._lock = threading.Lock()
 
     # -- threads ----------------------------------------------------------------------------
@@ -120,6 +121,12 @@ class Workbench:
         thread_id = new_thread_id() if new_thread else (thread or self.current_thread)
         with self._lock:
             busy = self._active.get(thread_id)
+            if busy is not None and busy.status == "interrupted":
+                raise DeepnbError(
+                    f"Thread {thread_id!r} of agent {self.name!r} is waiting for your approval ({busy.id}): "
+                    "decide on its cards (or %deepagent approvals), stop it with %deepagent stop, "
+                    "or start another thread with --new."
+                )
             if busy is not None:
                 raise DeepnbError(
                     f"Thread {thread_id!r} of agent {self.name!r} is already running ({busy.id}). "
@@ -157,6 +164,42 @@ class Workbench:
             if humans and humans[-1].content == prompt:
                 return None
         return {"messages": [{"role": "user", "content": prompt}]}
+
+    def always_approved(self, thread_id: str) -> frozenset[str]:
+        """Tools approved without asking on this thread ("always approve" on a card)."""
+        with self._lock:
+            return frozenset(self._always.get(thread_id, ()))
+
+    def always_approve(self, thread_id: str, tool: str) -> None:
+        with self._lock:
+            self._always.setdefault(thread_id, set()).add(tool)
+
+    def pending_run(self, thread_id: str | None = None) -> Run:
+        """The run waiting for approval on a thread: the one in memory, or, after a kernel
+        restart, a run rebuilt from the thread's checkpoint with its pending interrupts."""
+        thread_id = thread_id or self.current_thread
+        with self._lock:
+            run = self._active.get(thread_id)
+        if run is not None:
+            return run
+        run = Run(self, thread_id, None)
+        with self._lock:
+            if thread_id in self._active:
+                return self._active[thread_id]
+            self._active[thread_id] = run
+        from deepnb.run import _NOTHING
+
+        run.start(self.graph, _NOTHING)
+        run.wait()
+        if run.status != "interrupted":
+            raise DeepnbError(
+                f"Nothing on thread {thread_id!r} of agent {self.name!r} is waiting for approval."
+            )
+        return run
+
+    def _claim(self, run: Run) -> None:
+        with self._lock:
+            self._active[run.thread_id] = run
 
     def _release(self, run: Run) -> None:
         with self._lock:

@@ -9,12 +9,13 @@ import traitlets as t
 
 from deepnb import events as ev
 from deepnb._loop import run_sync
+from deepnb.errors import DeepnbError
 from deepnb.render import code_css
 from deepnb.run import Run
 from deepnb.views.assets import asset
 from deepnb.views.throttle import Throttle
 
-_SYNCED = ("status", "error", "items", "todos", "progress", "pending", "files_changed")
+_SYNCED = ("status", "error", "items", "todos", "progress", "pending", "decisions", "files_changed")
 
 
 class RunView(anywidget.AnyWidget):
@@ -30,7 +31,14 @@ class RunView(anywidget.AnyWidget):
     items = t.List(help="Transcript items: prompt, text, tool, notice and error.").tag(sync=True)
     todos = t.List(help="The agent's todo list: {content, status}.").tag(sync=True)
     progress = t.Dict(help="steps, tool_calls, tokens_in/out, elapsed, started_at.").tag(sync=True)
-    pending = t.List(help="Interrupts waiting for a decision.").tag(sync=True)
+    pending = t.List(
+        help="Interrupts waiting for decisions: {id, agent, actions: [{index, name, args, args_json, "
+        "description, allowed, preview, decision}]}."
+    ).tag(sync=True)
+    decisions = t.List(help="The decision log: {at, tool, type, message, args, auto}.").tag(sync=True)
+    card_errors = t.Dict(
+        help='Why a decision from a card was refused, by "interrupt id:index"; nothing was sent.'
+    ).tag(sync=True)
     files_changed = t.List(help="Paths written or deleted during the run.").tag(sync=True)
     live_controls = t.Bool(
         True, help="Whether Stop works while the cell runs (the kernel handles widget events)."
@@ -77,8 +85,34 @@ class RunView(anywidget.AnyWidget):
         run_sync(flush())
 
     def _on_front_end_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
-        if isinstance(content, dict) and content.get("type") == "stop":
+        if not isinstance(content, dict):
+            return
+        kind = content.get("type")
+        if kind == "stop":
             self.run.stop()
+        elif kind in ("decide", "approve_all", "always"):
+            self._decide(kind, content)
+
+    def _decide(self, kind: str, content: dict[str, Any]) -> None:
+        """A decision from a card. A refused one is explained on the card; nothing is sent."""
+        interrupt_id = str(content.get("interrupt_id", ""))
+        index = int(content.get("index", 0))
+        try:
+            if kind == "approve_all":
+                for request in self.run.pending:
+                    if request.interrupt_id == interrupt_id:
+                        request.approve()
+            else:
+                if kind == "always":
+                    self.run.workbench.always_approve(self.run.thread_id, str(content.get("tool", "")))
+                    decision: dict[str, Any] = {"type": "approve"}
+                else:
+                    decision = dict(content.get("decision") or {})
+                self.run.decide(interrupt_id, index, decision)
+            errors = {k: v for k, v in self.card_errors.items() if not k.startswith(f"{interrupt_id}:")}
+        except DeepnbError as exc:
+            errors = {**self.card_errors, f"{interrupt_id}:{index}": str(exc)}
+        self.card_errors = errors
 
     def stop(self) -> None:
         """What the Stop button does."""

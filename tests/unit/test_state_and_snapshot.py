@@ -206,9 +206,12 @@ def test_paused_run_lists_pending_actions() -> None:
     )
     assert state.status == "interrupted"
     assert state.items[0]["status"] == "waiting"
-    assert state.pending == [
-        {"id": "int-1", "actions": [{"name": "write_file", "args": "file_path='/a'", "description": "ok?"}]}
-    ]
+    (request,) = state.pending
+    assert (request["id"], request["agent"]) == ("int-1", "main")
+    (action,) = request["actions"]
+    assert action["name"] == "write_file" and action["args"] == "file_path='/a'"
+    assert action["description"] == "ok?" and action["decision"] is None
+    assert action["allowed"] == ["approve", "edit", "reject", "respond"]
     state.apply(ev.RunFinished(M, "fine"))
     assert state.pending == []
 

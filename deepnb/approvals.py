@@ -1,0 +1,122 @@
+"""Human-in-the-loop decisions: approval requests as Python objects, decisions checked before
+they are sent, and previews of what a gated file tool would do."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from deepnb.errors import DeepnbError
+
+if TYPE_CHECKING:
+    from deepnb.run import Run
+
+DECISIONS = ("approve", "edit", "reject", "respond")
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """One gated tool call waiting for a decision. ``approve()``, ``edit(args)``,
+    ``reject(message)`` and ``respond(message)`` decide it; the run resumes once every action
+    of its interrupt is decided."""
+
+    run: Run
+    interrupt_id: str
+    index: int
+    name: str
+    args: Mapping[str, Any]
+    description: str
+    allowed: tuple[str, ...]
+    agent: str
+
+    def approve(self) -> None:
+        self.run.decide(self.interrupt_id, self.index, {"type": "approve"})
+
+    def edit(self, args: Mapping[str, Any]) -> None:
+        """Run the tool with these arguments instead."""
+        self.run.decide(self.interrupt_id, self.index, {"type": "edit", "args": args})
+
+    def reject(self, message: str = "") -> None:
+        """Don't run the tool; the agent is told why."""
+        self.run.decide(self.interrupt_id, self.index, {"type": "reject", "message": message})
+
+    def respond(self, message: str) -> None:
+        """Don't run the tool; answer in its place with ``message``."""
+        self.run.decide(self.interrupt_id, self.index, {"type": "respond", "message": message})
+
+    def __repr__(self) -> str:
+        where = "" if self.agent == "main" else f" in {self.agent}"
+        args = json.dumps(dict(self.args), default=str)
+        args = args if len(args) <= 80 else args[:79] + "…"
+        return f"<ApprovalRequest {self.name}{where} {args} allowed={'/'.join(self.allowed)}>"
+
+
+def normalize(decision: Mapping[str, Any], *, tool: str, allowed: list[str], schema: Any = None) -> dict:
+    """Check a decision from a card or the Python API and turn it into what the
+    human-in-the-loop middleware expects. Raises ``DeepnbError`` saying what is wrong."""
+    kind = decision.get("type")
+    if kind not in DECISIONS:
+        raise DeepnbError(f"Unknown decision {kind!r}: use one of {', '.join(DECISIONS)}.")
+    if kind not in allowed:
+        raise DeepnbError(f"{tool} does not allow {kind!r} here: choose {', '.join(allowed)}.")
+    if kind == "approve":
+        return {"type": "approve"}
+    if kind in ("reject", "respond"):
+        message = str(decision.get("message") or "")
+        if kind == "respond" and not message.strip():
+            raise DeepnbError("A response needs a message: write what the tool call should return.")
+        return {"type": kind, "message": message} if message else {"type": kind}
+    args = decision.get("args")
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except ValueError as exc:
+            raise DeepnbError(f"The edited arguments are not valid JSON ({exc}); nothing was sent.") from None
+    if not isinstance(args, Mapping):
+        raise DeepnbError("Edited arguments must be an object of argument names to values; nothing was sent.")
+    if schema is not None:
+        try:
+            schema.model_validate(dict(args))
+        except Exception as exc:  # pydantic's ValidationError, worded for people
+            first = str(exc).splitlines()
+            reason = "; ".join(line.strip() for line in first[1:3]) or str(exc)
+            raise DeepnbError(f"The edited arguments don't fit {tool}: {reason}. Nothing was sent.") from None
+    return {"type": "edit", "edited_action": {"name": tool, "args": dict(args)}}
+
+
+def _file_text(files: Mapping[str, Any], path: str) -> str | None:
+    entry = files.get(path)
+    if entry is None:
+        return None
+    content = entry.get("content", "") if isinstance(entry, Mapping) else entry
+    return "\n".join(content) if isinstance(content, list) else str(content)
+
+
+def preview(name: str, args: Mapping[str, Any], files: Mapping[str, Any]) -> dict[str, str] | None:
+    """What a file tool would do: the content ``write_file`` writes, or the diff ``edit_file``
+    makes against the file as it stands in the thread's state."""
+    path = str(args.get("file_path") or args.get("path") or "")
+    if name == "write_file" and "content" in args:
+        return {"kind": "content", "text": str(args["content"])}
+    if name == "edit_file" and path:
+        before = _file_text(files, path)
+        if before is None:
+            return {"kind": "diff", "text": f"{path} is not in the thread's files; the edit will fail."}
+        old, new = str(args.get("old_string", "")), str(args.get("new_string", ""))
+        after = before.replace(old, new) if args.get("replace_all") else before.replace(old, new, 1)
+        diff = difflib.unified_diff(
+            before.splitlines(), after.splitlines(), f"{path} (now)", f"{path} (after)", lineterm=""
+        )
+        return {"kind": "diff", "text": "\n".join(diff) or "No change."}
+    return None
+
+
+def tool_schema(graph: Any, name: str) -> Any:
+    """The argument schema of the main agent's tool ``name``, or ``None`` when unknown."""
+    node = getattr(graph, "nodes", {}).get("tools")
+    tools = getattr(getattr(node, "bound", None), "tools_by_name", {}) or {}
+    tool = tools.get(name)
+    return getattr(tool, "tool_call_schema", None) if tool is not None else None
