@@ -140,14 +140,13 @@ class Run:
             raise TimeoutError(f"{self.id} still running after {timeout} s; call wait() again or stop().")
         return self
 
-    async def wait_async(self, poll: float = 0.1) -> Run:
-        """Await the end of the run from another event loop (the kernel's). The loop wakes every
-        ``poll`` seconds, so a kernel interrupt (which schedules its cancellation without waking
-        the loop) takes effect at once."""
-        if self._future is not None:
-            ended = asyncio.wrap_future(self._future)
-            while not ended.done():
-                await asyncio.wait({ended}, timeout=poll)
+    async def wait_async(self, *, settled: bool = False, poll: float = 0.1) -> Run:
+        """Await the end of the run from another event loop (the kernel's); with ``settled``,
+        also wait through approvals until the run is done, failed or cancelled. The loop wakes
+        every ``poll`` seconds, so a kernel interrupt (which schedules its cancellation without
+        waking the loop) takes effect at once."""
+        while not self.done or (settled and self.status == "interrupted"):
+            await asyncio.sleep(poll)
         return self
 
     def stop(self) -> None:
@@ -308,10 +307,13 @@ class Run:
             f"status={self.status!r} steps={self.state.steps}" + (f" {result!r}" if result else "") + ">"
         )
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, str]:
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        """Displayed, a run shows a live view (approval cards included) over a static snapshot."""
+        from deepnb.views.run_view import RunView
         from deepnb.views.snapshot import snapshot_bundle
 
-        return snapshot_bundle(self.state)
+        widget, _ = RunView(self)._repr_mimebundle_()
+        return {**snapshot_bundle(self.state), **{k: v for k, v in widget.items() if k != "text/plain"}}
 
 
 _NOTHING = object()

@@ -14,9 +14,19 @@ _BEARER = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}")
 REDACTED = "[redacted]"
 
 
-def _secret_values() -> list[str]:
-    values = [value for name, value in os.environ.items() if _SECRET_NAME.search(name) and len(value) >= 6]
-    return sorted(values, key=len, reverse=True)
+_cache: dict[tuple, tuple[str, ...]] = {}
+
+
+def _secret_values() -> tuple[str, ...]:
+    """The values of secret-looking environment variables, longest first (recomputed only when
+    the environment changes)."""
+    data = getattr(os.environ, "_data", None)  # the raw mapping: cheap to snapshot
+    key = tuple(data.items()) if isinstance(data, dict) else tuple(os.environ.items())
+    if key not in _cache:
+        _cache.clear()
+        values = {v for name, v in os.environ.items() if _SECRET_NAME.search(name) and len(v) >= 6}
+        _cache[key] = tuple(sorted(values, key=len, reverse=True))
+    return _cache[key]
 
 
 def redact(text: str) -> str:

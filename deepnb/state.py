@@ -258,7 +258,8 @@ class RunState:
         }
 
     @staticmethod
-    def _public(item: dict[str, Any]) -> dict[str, Any]:
+    def public_item(item: dict[str, Any]) -> dict[str, Any]:
+        """A copy of a transcript item as views show it (streaming text redacted)."""
         copy = dict(item)
         if copy["kind"] == "text" and copy.get("html") is None:  # still streaming
             copy["text"] = redact(copy["text"])
@@ -271,7 +272,7 @@ class RunState:
             "thread_id": self.thread_id,
             "status": self.status,
             "error": self.error or "",
-            "items": [self._public(item) for item in self.items],
+            "items": [self.public_item(item) for item in self.items],
             "todos": [dict(todo) for todo in self.todos],
             "files_changed": list(self.files_changed),
             "pending": [

@@ -197,6 +197,28 @@ class Workbench:
             )
         return run
 
+    def resume(self, thread_id: str | None = None) -> Run:
+        """Continue a thread: the run waiting for approval if there is one, else the failed or
+        stopped run, from its last checkpoint (in the background)."""
+        thread_id = thread_id or self.current_thread
+        with self._lock:
+            active = self._active.get(thread_id)
+        if active is not None:
+            return active
+        config = {"configurable": {"thread_id": thread_id}}
+        snapshot = run_sync(self.graph.aget_state(config))
+        if snapshot.interrupts:
+            return self.pending_run(thread_id)
+        if not snapshot.next:
+            raise DeepnbError(
+                f"Thread {thread_id!r} of agent {self.name!r} has nothing to resume: its last run ended. "
+                "Send a new task in a %%deepagent cell."
+            )
+        run = Run(self, thread_id, None)
+        with self._lock:
+            self._active[thread_id] = run
+        return run.start(self.graph, None)
+
     def _claim(self, run: Run) -> None:
         with self._lock:
             self._active[run.thread_id] = run

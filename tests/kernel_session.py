@@ -85,6 +85,10 @@ class KernelSession:
                 state = content["data"].get("state", {})
                 self.widgets.setdefault(content["comm_id"], {}).update(state)
                 self.comm_updates.append((time.monotonic(), content["comm_id"], state))
+            elif kind == "comm_msg" and content["data"].get("method") == "custom":
+                patch = content["data"].get("content", {})
+                if isinstance(patch, dict) and patch.get("type") == "patch":
+                    self._apply_patch(content["comm_id"], patch)
             execution = self._executions.get(msg.get("parent_header", {}).get("msg_id"))
             if execution is None:
                 return
@@ -94,6 +98,18 @@ class KernelSession:
                 execution.idle = True
                 if execution.reply is not None:
                     execution.done.set()
+
+    def _apply_patch(self, comm_id: str, patch: dict[str, Any]) -> None:
+        """Fold a run view's live patch into its state, as the front-end does."""
+        state = self.widgets.setdefault(comm_id, {})
+        state.update(patch.get("state", {}))
+        items = {item["id"]: item for item in state.get("items", [])}
+        items.update({item["id"]: item for item in patch.get("upsert", [])})
+        order = patch.get("ids") or [item["id"] for item in state.get("items", [])]
+        state["items"] = [items[i] for i in order if i in items]
+        self.comm_updates.append(
+            (time.monotonic(), comm_id, {**patch.get("state", {}), "items": state["items"]})
+        )
 
     def _read_replies(self) -> None:
         while not self._closing:

@@ -203,3 +203,17 @@ def stop(args: Any) -> Any:
         raise DeepnbError(f"Nothing is running on thread {thread!r} of agent {workbench.name!r}.")
     run.stop()
     return run
+
+
+def approvals(args: Any) -> Any:
+    """The run waiting for approval on a thread; displayed, it shows its approval cards."""
+    from deepnb import workbench as wb
+
+    return wb.get(args.agent).pending_run(args.thread)
+
+
+def resume(args: Any) -> Any:
+    """Pending approvals come back as their run; a failed or stopped run continues."""
+    from deepnb import workbench as wb
+
+    return wb.get(args.agent).resume(args.thread)

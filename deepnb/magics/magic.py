@@ -57,8 +57,8 @@ class DeepnbMagics(Magics):
     @cell_magic("deepagent")
     def cell(self, line: str, cell: str) -> None:
         """Run the cell body as a task, blocking until the run ends (unless ``--bg``)."""
-        run, view, background = self._start(line, cell, live_controls=False)
-        if background:
+        run, view, args = self._start(line, cell, live_controls=False)
+        if args.bg:
             return
         try:
             run.wait()
@@ -70,12 +70,13 @@ class DeepnbMagics(Magics):
             view.sync()
 
     async def cell_async(self, line: str, cell: str) -> None:
-        """Run the cell body as a task; the cell awaits the run, so Stop works mid-cell."""
-        run, view, background = self._start(line, cell, live_controls=_kernel_handles_events_while_awaiting())
-        if background:
+        """Run the cell body as a task; the cell awaits the run, so Stop and the approval cards
+        work mid-cell. With ``--wait`` it also waits through approvals."""
+        run, view, args = self._start(line, cell, live_controls=_kernel_handles_events_while_awaiting())
+        if args.bg:
             return
         try:
-            await run.wait_async()
+            await run.wait_async(settled=args.wait)
         except (KeyboardInterrupt, asyncio.CancelledError):
             run.stop()
             await asyncio.get_running_loop().run_in_executor(None, run.wait)
@@ -83,8 +84,13 @@ class DeepnbMagics(Magics):
         finally:
             view.sync()
 
-    def _start(self, line: str, cell: str, *, live_controls: bool) -> tuple[Any, Any, bool]:
+    def _start(self, line: str, cell: str, *, live_controls: bool) -> tuple[Any, Any, Any]:
         args = parser.parse(parser.cell, line)
+        if args.wait and not live_controls:
+            raise UsageError(
+                "--wait needs a kernel that handles widget events while a cell runs (ipykernel 7 or "
+                "later, in JupyterLab or Notebook 7). Leave it out: decide on the cards, then go on."
+            )
         try:
             prompt = cell if args.no_interpolate else interpolate(cell, self.shell.user_ns)
             if not prompt.strip():
@@ -105,7 +111,7 @@ class DeepnbMagics(Magics):
         view = show_run(run, live_controls=live_controls or args.bg)
         if args.output:
             self.shell.user_ns[args.output] = run
-        return run, view, args.bg
+        return run, view, args
 
 
 def transform_cell(lines: list[str]) -> list[str]:

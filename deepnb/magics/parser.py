@@ -30,6 +30,9 @@ def _common(func: Callable[..., Any]) -> Callable[..., Any]:
 @argument("--interrupt-on", dest="interrupt_on", metavar="TOOL,...", help="Ask before these tools run.")
 @argument("--auto-approve", dest="auto_approve", action="store_true", help="Approve every gated call.")
 @argument("--bg", action="store_true", help="Return at once; the view keeps updating.")
+@argument(
+    "--wait", action="store_true", help="Keep the cell busy at approvals until every action is decided."
+)
 @argument("-o", "--output", metavar="VAR", help="Store the run object in this variable.")
 @argument(
     "--no-interpolate",
@@ -99,6 +102,18 @@ def stop(line: str) -> None:
     """Stop the run on a thread."""
 
 
+@magic_arguments(name="deepagent approvals")
+@_common
+def approvals(line: str) -> None:
+    """Show the approvals a thread waits for."""
+
+
+@magic_arguments(name="deepagent resume")
+@_common
+def resume(line: str) -> None:
+    """Resume a thread: its pending approvals, or a failed or stopped run."""
+
+
 SUMMARIES = {
     "help": "Show this help.",
     "define": "Define (or redefine) a named agent.",
@@ -108,6 +123,8 @@ SUMMARIES = {
     "new": "Start a new thread.",
     "todos": "Show a thread's todo list.",
     "stop": "Stop the run on a thread.",
+    "approvals": "Show the approvals a thread waits for (also after a restart).",
+    "resume": "Resume a thread: pending approvals, or a failed or stopped run.",
 }
 SUBCOMMANDS: dict[str, Callable[..., Any]] = {
     "help": help_,
@@ -118,6 +135,8 @@ SUBCOMMANDS: dict[str, Callable[..., Any]] = {
     "new": new,
     "todos": todos,
     "stop": stop,
+    "approvals": approvals,
+    "resume": resume,
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import anywidget
@@ -16,10 +17,17 @@ from deepnb.views.assets import asset
 from deepnb.views.throttle import Throttle
 
 _SYNCED = ("status", "error", "items", "todos", "progress", "pending", "decisions", "files_changed")
+_LIVE = tuple(name for name in _SYNCED if name != "items")
 
 
 class RunView(anywidget.AnyWidget):
-    """Shows one run as it streams. Updates reach the front-end at most 20 times a second."""
+    """Shows one run as it streams. Updates reach the front-end at most 20 times a second.
+
+    While the run streams, each update is one ``{"type": "patch"}`` message carrying only the
+    transcript items that changed (and the other fields that changed), so its cost does not grow
+    with the transcript. When the run stops (done, failed, stopped or waiting for approval) the
+    traits are set in full, so a saved notebook keeps the whole final state.
+    """
 
     _esm = asset("run_view.js")
     _css = asset("run_view.css")
@@ -59,6 +67,10 @@ class RunView(anywidget.AnyWidget):
         )
         self.run = run
         self.flushes = 0
+        self._sent_items: dict[str, dict[str, Any]] = {i["id"]: dict(i) for i in run.state.items}
+        self._sent_ids = [i["id"] for i in run.state.items]
+        self._sent_live = {name: state[name] for name in _LIVE}
+        self._sent_live["pending_raw"] = copy.deepcopy(run.state.pending)
         self._throttle = Throttle(self._flush)
         self.on_msg(self._on_front_end_message)
         self._unsubscribe = run.subscribe(self._on_event)
@@ -69,12 +81,55 @@ class RunView(anywidget.AnyWidget):
         self._throttle.poke()
 
     def _flush(self) -> None:
-        state = self.run.state.to_json()
+        with self.run._lock:
+            state = self.run.state
+            if state.status != "running":
+                self._send_in_full(state.to_json())
+            else:
+                self._send_patch(state)
+        self.flushes += 1
+
+    def _send_in_full(self, state: dict[str, Any]) -> None:
         with self.hold_sync():
             for name in _SYNCED:
                 if getattr(self, name) != state[name]:
                     setattr(self, name, state[name])
-        self.flushes += 1
+        self._sent_items = {i["id"]: dict(i) for i in self.run.state.items}
+        self._sent_ids = [i["id"] for i in state["items"]]
+        self._sent_live = {name: state[name] for name in _LIVE}
+        self._sent_live["pending_raw"] = copy.deepcopy(self.run.state.pending)
+
+    def _send_patch(self, state: Any, *, everything: bool = False) -> None:
+        """One message with what changed since the last one (everything, for a new view)."""
+        changed = [item for item in state.items if everything or self._sent_items.get(item["id"]) != item]
+        ids = [item["id"] for item in state.items]
+        live = {
+            "status": state.status,
+            "error": state.error or "",
+            "todos": state.todos,
+            "progress": state.progress(),
+            "files_changed": state.files_changed,
+        }
+        if everything or state.pending != self._sent_live.get("pending_raw"):
+            live["pending"] = state.to_json()["pending"]
+            live["decisions"] = [dict(d) for d in state.decisions]
+        patch: dict[str, Any] = {
+            "type": "patch",
+            "state": {k: v for k, v in live.items() if everything or self._sent_live.get(k) != v},
+            "upsert": [state.public_item(item) for item in changed],
+        }
+        if everything or ids != self._sent_ids:
+            patch["ids"] = ids
+        if not (patch["state"] or patch["upsert"] or "ids" in patch):
+            return
+        self.send(patch)
+        self._sent_items.update((item["id"], dict(item)) for item in changed)
+        self._sent_ids = ids
+        self._sent_live.update(
+            {k: (list(v) if isinstance(v, list) else v) for k, v in patch["state"].items()}
+        )
+        if "pending" in patch["state"]:
+            self._sent_live["pending_raw"] = copy.deepcopy(state.pending)
 
     def sync(self) -> None:
         """Send the run's latest state now (used when a cell ends, so its output is final)."""
@@ -90,6 +145,10 @@ class RunView(anywidget.AnyWidget):
         kind = content.get("type")
         if kind == "stop":
             self.run.stop()
+        elif kind == "sync":  # a view rendered mid-run asks for the whole current state
+            with self.run._lock:
+                if self.run.state.status == "running":
+                    self._send_patch(self.run.state, everything=True)
         elif kind in ("decide", "approve_all", "always"):
             self._decide(kind, content)
 

@@ -15,7 +15,7 @@ class Throttle:
     """Call ``flush`` after a change, at most once per ``interval`` seconds, and never lose the
     last change. Everything runs on the engine loop; calls from other threads hop onto it."""
 
-    def __init__(self, flush: Callable[[], None], interval: float = 1 / MAX_MESSAGES_PER_SECOND):
+    def __init__(self, flush: Callable[[], None], interval: float = 1.1 / MAX_MESSAGES_PER_SECOND) -> None:
         self._flush = flush
         self.interval = interval
         self._last = float("-inf")
