@@ -90,10 +90,12 @@ class RunView(anywidget.AnyWidget):
         self.flushes += 1
 
     def _send_in_full(self, state: dict[str, Any]) -> None:
+        # Patches changed the front-end's copy but not these traits, so send all of them (in one
+        # message) even where a trait still equals the new value.
         with self.hold_sync():
             for name in _SYNCED:
-                if getattr(self, name) != state[name]:
-                    setattr(self, name, state[name])
+                setattr(self, name, state[name])
+            self._states_to_send.update(_SYNCED)
         self._sent_items = {i["id"]: dict(i) for i in self.run.state.items}
         self._sent_ids = [i["id"] for i in state["items"]]
         self._sent_live = {name: state[name] for name in _LIVE}

@@ -101,11 +101,25 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
     for request in state["pending"]:
         for action in request["actions"]:
             parts.append(
-                f'<div class="dnb-muted">Waiting for approval: <b>{escape(action["name"])}</b>'
-                f"({escape(action['args'])})</div>"
+                f'<div class="dnb-pending">Waiting for approval: <b>{escape(action["name"])}</b>'
+                f"({escape(action['args'])}){escape(_where(request['agent']))}</div>"
             )
+    if state.get("decisions"):
+        rows = "".join(f"<li>{escape(_decision_line(d))}</li>" for d in state["decisions"])
+        parts.append(f'<div class="dnb-decisions"><b>Decisions</b><ul>{rows}</ul></div>')
     parts.append("</div>")
     return "\n".join(p for p in parts if p)
+
+
+def _where(agent: str) -> str:
+    return "" if agent == "main" else f" — in subagent {agent.rsplit('/', 1)[-1]}"
+
+
+def _decision_line(decision: Mapping[str, Any]) -> str:
+    """``"12:01:02 write_file: edit (content='…') — auto"``."""
+    detail = decision.get("message") or decision.get("args") or ""
+    line = f"{decision['at']} {decision['tool']}: {decision['type']}"
+    return line + (f" ({detail})" if detail else "") + (" — auto" if decision.get("auto") else "")
 
 
 def snapshot_text(state: Mapping[str, Any]) -> str:
@@ -129,6 +143,14 @@ def snapshot_text(state: Mapping[str, Any]) -> str:
             lines.append(item["text"])
     if state["files_changed"]:
         lines.append("Files changed: " + ", ".join(state["files_changed"]))
+    for request in state["pending"]:
+        for action in request["actions"]:
+            lines.append(
+                f"Waiting for approval: {action['name']}({action['args']}){_where(request['agent'])}"
+            )
+    if state.get("decisions"):
+        lines.append("Decisions:")
+        lines += [f"  {_decision_line(d)}" for d in state["decisions"]]
     return "\n".join(lines)
 
 
