@@ -86,7 +86,7 @@ def test_cards_decide_main_and_parallel_subagent_approvals(kernel: KernelSession
     decide(kernel, comm_id, link["id"], {"type": "approve"})
     kernel.wait_for(lambda: kernel.widgets[comm_id]["status"] == "done", timeout=30)
     log = kernel.widgets[comm_id]["decisions"]
-    assert [d["type"] for d in log][0] == "edit" and len(log) == 4
+    assert log[0]["type"] == "edit" and len(log) == 4
     assert {d["type"] for d in log[1:3]} == {"reject", "approve"}
     check = kernel.execute(
         "assert run.status == 'done', run.status\n"
@@ -125,7 +125,10 @@ def test_always_approve_from_a_card_covers_the_thread(kernel: KernelSession) -> 
 
 def test_approvals_come_back_after_a_kernel_restart(kernel: KernelSession, tmp_path: Path) -> None:
     db = tmp_path / "threads.db"
-    setup = f"%deepagent define planner -m demo:approvals --interrupt-on write_file,edit_file --checkpointer sqlite:{db}"
+    setup = (
+        "%deepagent define planner -m demo:approvals --interrupt-on write_file,edit_file "
+        f"--checkpointer sqlite:{db}"
+    )
     assert kernel.execute(setup).ok
     first = kernel.execute("%%deepagent -a planner -o before\nPlan the launch")
     assert first.ok
