@@ -75,7 +75,75 @@ def quickstart() -> list:
     ]
 
 
-BUILDERS = {"quickstart": quickstart}
+def approvals() -> list:
+    return [
+        new_markdown_cell(
+            "# Approvals: steer the agent before it acts\n\n"
+            "With `--interrupt-on`, the agent stops before the named tools run and asks you. "
+            "Each request shows as a card: which agent asked (the main agent, or a subagent), "
+            "the arguments, and what would happen — the content a `write_file` writes, the diff "
+            "an `edit_file` makes. Only the decisions the tool allows appear: **Approve**, "
+            "**Edit** the arguments, **Reject** with a reason, or **Respond** in the tool's place.\n\n"
+            "This notebook uses `demo:approvals`, an offline replay: the agent drafts a plan, two "
+            "helpers write files in parallel (each stops inside its own subagent), and the agent "
+            "links them from the plan."
+        ),
+        new_code_cell("%load_ext deepnb"),
+        new_markdown_cell(
+            "The cell ends when the agent stops for approval (the view says *waiting for your "
+            "approval*). Click a card to decide — the run resumes in the background and the same "
+            "view goes on streaming. Add `--wait` to keep the cell busy at the cards instead, so "
+            "*Run All* pauses there like it would at `input()`."
+        ),
+        new_code_cell(
+            "%%deepagent -m demo:approvals --interrupt-on write_file,edit_file -o run\n"
+            "Plan our product launch."
+        ),
+        new_markdown_cell(
+            "Every card is also a Python object in `run.pending`, with `approve()`, "
+            "`edit(args)`, `reject(message)` and `respond(message)`. Here the plan is edited "
+            "before it is written (sign-ups move to Wednesday):"
+        ),
+        new_code_cell(CHECK + "run.status, [(p.name, p.agent) for p in run.pending]"),
+        new_code_cell(
+            CHECK + 'steps = ["# Launch plan", "1. Announce on Monday", "2. Open sign-ups on Wednesday",\n'
+            '         "3. Review feedback on Friday"]\n'
+            'run.pending[0].edit({"file_path": "/plan.md", "content": "\\n".join(steps) + "\\n"})\n'
+            "run.wait()\n"
+            'sorted((p.agent, p.args["file_path"]) for p in run.pending)'
+        ),
+        new_markdown_cell(
+            "Two subagents stopped at once, each with its own card; deciding one resumes that "
+            "subagent while the other keeps waiting. One is approved, the other rejected with a reason:"
+        ),
+        new_code_cell(
+            CHECK + 'announce, risks = sorted(run.pending, key=lambda p: p.args["file_path"])\n'
+            "announce.approve()\n"
+            'risks.reject("We track risks in the team tracker.")\n'
+            "run.wait()\n"
+            "[(p.name, p.agent) for p in run.pending]"
+        ),
+        new_code_cell(CHECK + "run.pending[0].approve()\nrun.wait()\nrun.status, sorted(run.files)"),
+        new_markdown_cell(
+            "The decision log keeps what was decided, when, and whether a rule made the decision; "
+            "it is also in the saved notebook's static snapshot."
+        ),
+        new_code_cell(CHECK + '[(d["tool"], d["type"], d["message"]) for d in run.decisions]'),
+        new_markdown_cell(
+            "`--auto-approve` approves everything in a run (each listed in the log as *auto*), and "
+            "a card's *Always approve* button does it for one tool on this thread. With a "
+            "`sqlite:` checkpointer, pending approvals survive a kernel restart: "
+            "`%deepagent approvals -t THREAD` brings the cards back."
+        ),
+        new_code_cell(
+            "%%deepagent -m demo:approvals --interrupt-on write_file,edit_file --auto-approve --new -o auto\n"
+            "Plan our product launch."
+        ),
+        new_code_cell(CHECK + 'auto.status, len(auto.decisions), all(d["auto"] for d in auto.decisions)'),
+    ]
+
+
+BUILDERS = {"quickstart": quickstart, "approvals": approvals}
 
 
 def build(name: str) -> Path:
