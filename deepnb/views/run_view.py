@@ -53,6 +53,9 @@ class RunView(anywidget.AnyWidget):
     ).tag(sync=True)
     stop_hint = t.Unicode("", help="Shown beside Stop when it cannot work mid-cell.").tag(sync=True)
     code_css = t.Unicode("", help="Styles for highlighted code.").tag(sync=True)
+    revision = t.Int(0, help="Counts full syncs; live patches before one are superseded by it.").tag(
+        sync=True
+    )
 
     def __init__(self, run: Run, *, live_controls: bool = True, **kwargs: Any) -> None:
         state = run.state.to_json()
@@ -96,6 +99,7 @@ class RunView(anywidget.AnyWidget):
             for name in _SYNCED:
                 setattr(self, name, state[name])
             self._states_to_send.update(_SYNCED)
+            self.revision += 1
         self._sent_items = {i["id"]: dict(i) for i in self.run.state.items}
         self._sent_ids = [i["id"] for i in state["items"]]
         self._sent_live = {name: state[name] for name in _LIVE}
