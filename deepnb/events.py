@@ -191,6 +191,8 @@ class EventTranslator:
     _seen: dict[str, int] = field(default_factory=dict)
     """How many subagents each base path has had, so parallel ones of one type get their own."""
 
+    _seen_turns: set[str] = field(default_factory=set)
+    """Ids of AI messages already reported: a resumed approval re-sends the message it held."""
     _by_call: dict[str, str] = field(default_factory=dict)
     """``task`` tool call id → path, so a subagent re-run after an approval keeps its path."""
 
@@ -250,6 +252,11 @@ class EventTranslator:
         for message in messages if isinstance(messages, list) else ():
             kind = getattr(message, "type", None)
             if kind == "ai":
+                message_id = getattr(message, "id", None)
+                if message_id:
+                    if message_id in self._seen_turns:
+                        continue
+                    self._seen_turns.add(message_id)
                 calls = tuple(getattr(message, "tool_calls", None) or ())
                 inp, out = _usage(message)
                 yield ModelTurn(agent, message_text(message.content), calls, inp, out)

@@ -128,6 +128,8 @@ class RunState:
         block["html"] = markdown(block["text"])
 
     def _on_ToolCallStarted(self, event: ev.ToolCallStarted) -> None:
+        if event.call_id in self._tools:  # the same call reported again: keep its one card
+            return
         self.tool_calls += 1
         self._tools[event.call_id] = self._add(
             {
@@ -231,10 +233,12 @@ class RunState:
 
     def _on_RunFailed(self, event: ev.RunFailed) -> None:
         self.error = event.error
+        self.pending = []
         self._finish("error")
         self._add({"kind": "error", "text": event.error})
 
     def _on_RunCancelled(self, event: ev.RunCancelled) -> None:
+        self.pending = []
         self._finish("cancelled")
         self._add(
             {

@@ -6,6 +6,7 @@ import threading
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from deepnb._loop import run_sync
@@ -86,6 +87,10 @@ class Workbench:
                     latest[thread_id] = ThreadInfo(thread_id, ts, step)
 
         run_sync(collect())
+        with self._lock:  # a run that has not written its first checkpoint yet
+            starting = [t for t in self._active if t not in latest]
+        now = datetime.now(UTC).isoformat()
+        latest.update({t: ThreadInfo(t, now, 0) for t in starting})
         return sorted(latest.values(), key=lambda t: t.updated_at, reverse=True)
 
     def state_values(self, thread_id: str | None = None) -> Mapping[str, Any]:

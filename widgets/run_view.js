@@ -1,4 +1,5 @@
-// deepnb run view: the live transcript of one Deep Agents run (anywidget ESM module).
+// deepnb run view: the live transcript of one Deep Agents run, with its approval cards (anywidget
+// ESM module).
 //
 // Security: every string goes into the DOM through textContent / createTextNode / setAttribute of
 // non-URL attributes. The only exception is `item.html` of finished text items, which Python has
@@ -16,8 +17,29 @@ const TOOL_MARK = { done: "✓", error: "✗", waiting: "⏸", cancelled: "■",
 const TODO_MARK = { pending: "○", in_progress: "◐", completed: "✓" };
 const KINDS = new Set(["prompt", "text", "tool", "notice", "error"]);
 
-// Expanded tool cards, per model, so a re-displayed view keeps them.
-const EXPANDED = new WeakMap();
+// What a view remembers beyond the synced state, per run: expanded tool cards, and the approval
+// cards' open forms, drafts, sends in flight and caret. Keyed by the run (thread and start time),
+// not by `model`: anywidget gives each view its own model proxy, and the view is displayed again
+// whenever its output is updated (on pause and on finish).
+const RUNS = new Map();
+
+function runState(model) {
+  const key = `${str(model.get("thread_id"))}@${str((model.get("progress") || {}).started_at)}`;
+  let st = RUNS.get(key);
+  if (!st) {
+    st = {
+      expanded: new Set(), // tool item ids
+      drafts: new Map(), // approval key → {mode, values: {field: text}}
+      sending: new Map(), // approval key → the card_errors key a refusal of that send lands on
+      local: new Map(), // approval key → an error found before sending (nothing was sent)
+      focus: null, // the form field last focused: {key, field, node, start, end}
+      logOpen: false,
+    };
+    RUNS.set(key, st);
+    if (RUNS.size > 64) RUNS.delete(RUNS.keys().next().value);
+  }
+  return st;
+}
 
 function h(tag, cls, text) {
   const node = document.createElement(tag);
@@ -198,11 +220,607 @@ function patchItem(rec, item) {
   }
 }
 
+// -- approvals --------------------------------------------------------------------------------
+//
+// One card per gated action, patched in place by "interrupt id:index" so an open form keeps its
+// text and focus while updates stream in; the run's state (runState) carries drafts, sends in
+// flight and the caret over to a re-displayed view.
+
+const DECISION_LABEL = {
+  approve: "✓ approved", edit: "✎ edited", reject: "✗ rejected", respond: "↩ responded",
+};
+const DECISION_BUTTONS = [
+  ["approve", "dnb-approve", "Approve"], ["edit", "dnb-edit", "Edit"],
+  ["reject", "dnb-reject", "Reject"], ["respond", "dnb-respond", "Respond"],
+];
+const ENDED = new Set(["done", "error", "cancelled"]);
+const isObj = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+const list = (value) => (Array.isArray(value) ? value : []);
+
+function button(cls, label, act) {
+  const node = h("button", cls, label);
+  node.type = "button";
+  node.setAttribute("data-act", act);
+  return node;
+}
+
+function keepOnly(map, keys, drop) {
+  for (const [key, value] of map) {
+    if (keys.has(key)) continue;
+    map.delete(key);
+    if (drop) drop(value);
+  }
+}
+
+// The "interrupt id:index" of the card holding `node`.
+function keyOf(node) {
+  const card = node.closest(".dnb-approval");
+  return card ? `${card.getAttribute("data-interrupt")}:${card.getAttribute("data-index")}` : "";
+}
+
+function placeAt(parent, node, prev) {
+  const want = prev ? prev.nextSibling : parent.firstChild;
+  if (want !== node) parent.insertBefore(node, want);
+}
+
+function agentName(agent) {
+  const path = str(agent) || "main";
+  return path === "main" ? "main agent" : `subagent ${path.split("/").pop()}`;
+}
+
+function decisionText(decision) {
+  const type = str(decision.type);
+  const detail = type === "edit" ? str(decision.args) : str(decision.message);
+  const text = `${DECISION_LABEL[type] || type}${detail ? `: ${detail}` : ""}`;
+  return decision.auto ? `${text} (auto)` : text;
+}
+
+function diffLineClass(line) {
+  if (line.startsWith("@@")) return "dnb-hunk";
+  if (line.startsWith("+") && !line.startsWith("+++")) return "dnb-add";
+  if (line.startsWith("-") && !line.startsWith("---")) return "dnb-del";
+  return "";
+}
+
+function previewEl(preview) {
+  if (!isObj(preview)) return null;
+  if (preview.kind === "content") return h("pre", "dnb-pre dnb-preview", preview.text);
+  if (preview.kind !== "diff") return null;
+  const pre = h("pre", "dnb-pre dnb-diff");
+  for (const line of str(preview.text).split("\n")) {
+    pre.append(h("span", diffLineClass(line), `${line}\n`)); // one span a line, as text
+  }
+  return pre;
+}
+
+// The edit form's fields: strings as raw text, anything else as JSON. Arguments that are not a
+// JSON object (should not happen) are edited whole, as one JSON field.
+function editFields(argsJson) {
+  let args = null;
+  try {
+    args = JSON.parse(str(argsJson) || "{}");
+  } catch (_) { /* edited whole below */ }
+  if (!isObj(args)) return [{ name: "", text: str(argsJson), json: true, whole: true }];
+  return Object.entries(args).map(([name, value]) => (typeof value === "string"
+    ? { name, text: value, json: false }
+    : { name, text: JSON.stringify(value, null, 2), json: true }));
+}
+
+function fieldArea(cls, field, text) {
+  const area = h("textarea", cls);
+  area.setAttribute("data-field", field);
+  area.spellcheck = false;
+  area.value = text;
+  area.rows = Math.min(10, Math.max(1, text.split("\n").length));
+  return area;
+}
+
+function labelled(text, hint, area) {
+  const label = h("label", "dnb-field");
+  const name = h("span", "dnb-field-name", text);
+  if (hint) name.append(h("span", "dnb-field-hint", ` ${hint}`));
+  label.append(name, area);
+  return label;
+}
+
+function makeForm(mode, action, values) {
+  const form = h("div", `dnb-approval-form dnb-${mode}-form`);
+  const text = (field, fallback) => (typeof values[field] === "string" ? values[field] : fallback);
+  let send;
+  if (mode === "edit") {
+    for (const f of editFields(action.args_json)) {
+      const area = fieldArea("dnb-arg", `arg:${f.name}`, text(`arg:${f.name}`, f.text));
+      area.setAttribute("data-arg", f.name);
+      if (f.json) area.setAttribute("data-json", "1");
+      if (f.whole) area.setAttribute("data-whole", "1");
+      form.append(labelled(f.whole ? "arguments" : f.name, f.json ? "(JSON)" : "", area));
+    }
+    send = button("dnb-edit-send", "Send edit", "edit-send");
+  } else if (mode === "reject") {
+    form.append(labelled("Reason", "(optional, told to the agent)",
+      fieldArea("dnb-reason", "message", text("message", ""))));
+    send = button("dnb-reject-send", "Reject", "reject-send");
+  } else {
+    form.append(labelled("Message", "(required, returned in place of the tool's result)",
+      fieldArea("dnb-message", "message", text("message", ""))));
+    send = button("dnb-respond-send", "Send response", "respond-send");
+  }
+  const row = h("div", "dnb-form-buttons");
+  row.append(send, button("dnb-form-cancel", "Cancel", "cancel"));
+  form.append(row);
+  return form;
+}
+
+// Reads the edit form: `{args}`, or `{error}` when a JSON field does not parse.
+function readEditArgs(form) {
+  const args = {};
+  for (const area of form.querySelectorAll("textarea.dnb-arg")) {
+    const name = str(area.getAttribute("data-arg"));
+    if (area.getAttribute("data-json") !== "1") {
+      args[name] = area.value;
+      continue;
+    }
+    let value;
+    try {
+      value = JSON.parse(area.value);
+    } catch (err) {
+      return { error: `${name || "The arguments"}: not valid JSON (${err.message}). Nothing was sent.` };
+    }
+    if (!area.hasAttribute("data-whole")) args[name] = value;
+    else if (isObj(value)) return { args: value };
+    else return { error: "The arguments must be a JSON object. Nothing was sent." };
+  }
+  return { args };
+}
+
+function signature(request, action) {
+  return JSON.stringify([request.agent, action.name, action.args, action.args_json, action.description,
+    action.allowed, action.preview]);
+}
+
+function makeCard(request, action, key) {
+  const el = h("div", "dnb-approval");
+  el.setAttribute("data-interrupt", str(request.id));
+  el.setAttribute("data-index", str(action.index));
+  const head = h("div", "dnb-approval-head");
+  const agent = h("span", "dnb-approval-agent", agentName(request.agent));
+  agent.title = str(request.agent) || "main";
+  head.append(h("span", "dnb-approval-tool", action.name), agent,
+    h("span", "dnb-approval-args", action.args));
+  el.append(head);
+  if (str(action.description)) el.append(h("div", "dnb-approval-desc", action.description));
+  const preview = previewEl(action.preview);
+  if (preview) el.append(preview);
+  const card = {
+    key, el, iid: str(request.id), index: num(action.index), action, sig: signature(request, action),
+    buttons: [], form: null, mode: null,
+  };
+  const bar = h("div", "dnb-approval-buttons");
+  const allowed = new Set(list(action.allowed).map(str));
+  for (const [kind, cls, label] of DECISION_BUTTONS) {
+    if (allowed.has(kind)) bar.append(button(cls, label, kind));
+  }
+  card.sendingEl = h("span", "dnb-approval-sending", "Sending…");
+  bar.append(card.sendingEl);
+  if (allowed.has("approve")) {
+    bar.append(button("dnb-always", `Always approve ${str(action.name)} in this thread`, "always"));
+  }
+  card.buttons = [...bar.querySelectorAll("button")];
+  card.errorEl = h("div", "dnb-card-error");
+  card.decisionEl = h("div", "dnb-approval-decision");
+  el.append(bar, card.errorEl, card.decisionEl);
+  return card;
+}
+
+function pendingTitle(status, undecided) {
+  if (status === "interrupted") {
+    return undecided ? `Waiting for your approval — ${plural(undecided, "action")}`
+      : "Decisions sent — resuming…";
+  }
+  if (status === "running") {
+    return "Decisions pending — the run resumes each subagent as its actions are decided";
+  }
+  return "Not decided — the run ended before these were decided";
+}
+
+function logEntry(entry) {
+  const type = str(entry.type);
+  const li = h("li", "dnb-decision");
+  li.setAttribute("data-type", type);
+  const at = str(entry.at);
+  const time = h("span", "dnb-decision-at", at.split(" ").pop());
+  time.title = at;
+  li.append(time, h("span", "dnb-decision-tool", entry.tool),
+    h("span", "dnb-decision-type", DECISION_LABEL[type] || type));
+  const detail = type === "edit" ? str(entry.args) : str(entry.message);
+  if (detail) li.append(h("span", "dnb-decision-detail", detail));
+  if (entry.auto) li.append(h("span", "dnb-decision-auto", "(auto)"));
+  return li;
+}
+
+// The approval cards (`el`) and the decision log (`log`) of one view. `read(name)` gives the
+// current value of a synced field (status, pending, card_errors, decisions).
+function approvalsView(model, st, read = (name) => model.get(name)) {
+  const cards = new Map(); // key → card
+  const groups = new Map(); // interrupt id → {el, all, cardsEl}
+  const el = h("div", "dnb-pending");
+  // JupyterLab's shortcuts (Shift+Enter runs the cell, A/B/D… in command mode) stay out of the
+  // forms and buttons: Lumino stops looking for a shortcut at this attribute.
+  el.setAttribute("data-lm-suppress-shortcuts", "true");
+  const title = h("div", "dnb-pending-title");
+  const groupsEl = h("div", "dnb-interrupts");
+  el.append(title, groupsEl);
+  const log = h("details", "dnb-decisions");
+  const logSummary = h("summary", "dnb-decisions-summary");
+  const logList = h("ol", "dnb-decision-list");
+  log.append(logSummary, logList);
+  log.open = st.logOpen;
+
+  function groupFor(iid) {
+    let group = groups.get(iid);
+    if (!group) {
+      group = { el: h("div", "dnb-interrupt"), all: button("dnb-approve-all", "", "approve-all"),
+        cardsEl: h("div", "dnb-approval-cards") };
+      group.el.setAttribute("data-interrupt", iid);
+      group.all.setAttribute("data-interrupt", iid);
+      group.el.append(group.all, group.cardsEl);
+      groups.set(iid, group);
+    }
+    return group;
+  }
+
+  function patchCard(card, errors, ended) {
+    const decision = isObj(card.action.decision) ? card.action.decision : null;
+    if (decision) {
+      st.sending.delete(card.key);
+      st.local.delete(card.key);
+      st.drafts.delete(card.key);
+      if (card.form) closeForm(card);
+    } else if (!card.form && st.drafts.has(card.key)) {
+      openForm(card, st.drafts.get(card.key).mode);
+    }
+    const sending = st.sending.has(card.key);
+    setAttr(card.el, "data-decided", decision ? "true" : "false");
+    setAttr(card.el, "data-decision", decision ? decision.type : "");
+    card.el.classList.toggle("dnb-sending", sending);
+    const locked = Boolean(decision) || sending || ended;
+    for (const b of card.buttons) b.disabled = locked;
+    if (card.form) {
+      for (const b of card.form.querySelectorAll("button")) b.disabled = sending || ended;
+    }
+    show(card.sendingEl, sending);
+    const error = st.local.get(card.key) || str(errors[card.key]);
+    setText(card.errorEl, error);
+    show(card.errorEl, error !== "");
+    setText(card.decisionEl, decision ? decisionText(decision) : "");
+    show(card.decisionEl, Boolean(decision));
+  }
+
+  // Places (and patches) the cards of one interrupt; returns how many are undecided.
+  function renderGroup(request, seen, errors, ended) {
+    const iid = str(request.id);
+    const group = groupFor(iid);
+    let prev = null;
+    let undecided = 0;
+    let idle = 0; // undecided and not in flight
+    for (const action of list(request.actions)) {
+      if (!isObj(action)) continue;
+      const key = `${iid}:${str(action.index)}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      let card = cards.get(key);
+      if (card && card.sig !== signature(request, action)) {
+        card.el.remove();
+        card = null;
+      }
+      if (!card) cards.set(key, (card = makeCard(request, action, key)));
+      card.action = action;
+      patchCard(card, errors, ended);
+      placeAt(group.cardsEl, card.el, prev);
+      prev = card.el;
+      if (!isObj(action.decision)) {
+        undecided++;
+        if (!st.sending.has(key)) idle++;
+      }
+    }
+    show(group.all, undecided > 1);
+    setText(group.all, `Approve all ${undecided}`);
+    group.all.disabled = ended || idle === 0;
+    return undecided;
+  }
+
+  function render() {
+    const status = str(read("status")) || "running";
+    const errors = isObj(read("card_errors")) ? read("card_errors") : {};
+    const ended = ENDED.has(status);
+    for (const [key, errorKey] of st.sending) if (errors[errorKey]) st.sending.delete(key);
+    const requests = list(read("pending")).filter(isObj);
+    prune(requests); // first: moving a card past a stale one would blur a field it holds
+    const seen = new Set();
+    let prev = null;
+    let undecided = 0;
+    for (const request of requests) {
+      const group = groupFor(str(request.id));
+      if (seen.has(group)) continue; // an interrupt listed twice
+      seen.add(group);
+      undecided += renderGroup(request, seen, errors, ended);
+      placeAt(groupsEl, group.el, prev);
+      prev = group.el;
+    }
+    setAttr(el, "data-status", status);
+    setText(title, pendingTitle(status, undecided));
+    show(el, cards.size > 0);
+  }
+
+  function prune(requests) {
+    const keys = new Set();
+    for (const request of requests) {
+      for (const action of list(request.actions)) {
+        if (isObj(action)) keys.add(`${str(request.id)}:${str(action.index)}`);
+      }
+    }
+    keepOnly(cards, keys, (card) => card.el.remove());
+    keepOnly(groups, new Set(requests.map((request) => str(request.id))), (group) => group.el.remove());
+    for (const map of [st.drafts, st.sending, st.local]) keepOnly(map, keys);
+  }
+
+  function renderLog() {
+    const entries = list(read("decisions")).filter(isObj);
+    show(log, entries.length > 0);
+    setText(logSummary, `Decisions (${entries.length})`);
+    logList.replaceChildren(...entries.map(logEntry));
+  }
+
+  // -- forms ------------------------------------------------------------------------------------
+
+  function openForm(card, mode, focus = false) {
+    if (card.form) card.form.remove();
+    let draft = st.drafts.get(card.key);
+    if (!draft || draft.mode !== mode) st.drafts.set(card.key, (draft = { mode, values: {} }));
+    card.form = makeForm(mode, card.action, draft.values);
+    card.mode = mode;
+    card.el.insertBefore(card.form, card.errorEl);
+    for (const b of card.buttons) {
+      if (b.getAttribute("data-act") === mode) b.setAttribute("aria-expanded", "true");
+      else b.removeAttribute("aria-expanded");
+    }
+    if (focus) card.form.querySelector("textarea")?.focus({ preventScroll: true });
+  }
+
+  function closeForm(card) {
+    if (card.form) card.form.remove();
+    card.form = null;
+    card.mode = null;
+    st.drafts.delete(card.key);
+    for (const b of card.buttons) b.removeAttribute("aria-expanded");
+  }
+
+  // -- sending ----------------------------------------------------------------------------------
+
+  function dispatch(keys, errorKey, message) {
+    if (keys.length === 0 || keys.some((key) => st.sending.has(key))) return; // sent already
+    for (const key of keys) {
+      st.sending.set(key, errorKey);
+      st.local.delete(key);
+    }
+    // Forget earlier refusals first, so one worded the same way still arrives as a change.
+    const errors = isObj(read("card_errors")) ? read("card_errors") : {};
+    const stale = [...keys, errorKey].filter((key) => key in errors);
+    if (stale.length) {
+      const next = { ...errors };
+      for (const key of stale) delete next[key];
+      model.set("card_errors", next);
+      model.save_changes();
+    }
+    model.send(message);
+    render();
+  }
+
+  function decide(card, decision) {
+    dispatch([card.key], card.key,
+      { type: "decide", interrupt_id: card.iid, index: card.index, decision });
+  }
+
+  function refuse(card, why) {
+    st.local.set(card.key, why);
+    render();
+  }
+
+  function sendForm(card, act) {
+    if (act === "edit-send") {
+      const { args, error } = readEditArgs(card.form);
+      if (error) refuse(card, error);
+      else decide(card, { type: "edit", args });
+      return;
+    }
+    const message = str(card.form.querySelector("textarea")?.value);
+    if (act === "reject-send") decide(card, { type: "reject", message });
+    else if (message.trim()) decide(card, { type: "respond", message });
+    else refuse(card, "Write a message: it is what the agent gets instead of the tool's result.");
+  }
+
+  function approveAll(iid) {
+    const keys = [...cards.values()]
+      .filter((card) => card.iid === iid && !isObj(card.action.decision) && !st.sending.has(card.key))
+      .map((card) => card.key);
+    dispatch(keys, `${iid}:0`, { type: "approve_all", interrupt_id: iid });
+  }
+
+  // Keys typed in a form stay there: JupyterLab would otherwise hold back Enter's line break
+  // (its guard for pending shortcuts). Ctrl/Cmd+Enter sends the form.
+  function onKeyDown(event) {
+    if (event.target.tagName !== "TEXTAREA") return;
+    event.stopPropagation();
+    if (event.key !== "Enter" || !(event.ctrlKey || event.metaKey)) return;
+    event.preventDefault();
+    event.target.closest(".dnb-approval-form")?.querySelector("[data-act$='-send']")?.click();
+  }
+
+  function onClick(event) {
+    const btn = event.target.closest && event.target.closest("button[data-act]");
+    if (!btn || !el.contains(btn) || btn.disabled) return;
+    const act = btn.getAttribute("data-act");
+    if (act === "approve-all") return approveAll(str(btn.getAttribute("data-interrupt")));
+    const card = cards.get(keyOf(btn));
+    if (!card) return;
+    if (act === "approve") decide(card, { type: "approve" });
+    else if (act === "always") {
+      dispatch([card.key], card.key,
+        { type: "always", interrupt_id: card.iid, index: card.index, tool: str(card.action.name) });
+    } else if (act === "cancel") {
+      closeForm(card);
+      st.local.delete(card.key);
+      render();
+    } else if (act.endsWith("-send")) sendForm(card, act);
+    else if (card.mode === act) closeForm(card);
+    else openForm(card, act, true);
+  }
+
+  // -- what was typed, and where the caret was ----------------------------------------------------
+
+  function fieldOf(target) {
+    if (!target || target.tagName !== "TEXTAREA" || !el.contains(target)) return null;
+    return { key: keyOf(target), field: str(target.getAttribute("data-field")) };
+  }
+
+  function onInput(event) {
+    const where = fieldOf(event.target);
+    const draft = where && st.drafts.get(where.key);
+    if (draft) draft.values[where.field] = event.target.value;
+    if (where) noteCaret(event);
+  }
+
+  function noteCaret(event) {
+    const where = fieldOf(event.target);
+    if (where) {
+      const { selectionStart: start, selectionEnd: end } = event.target;
+      st.focus = { ...where, node: event.target, start, end };
+    }
+  }
+
+  // Forget the field when the user leaves it; not when it leaves the page with its view.
+  function onFocusOut(event) {
+    const f = st.focus;
+    if (!f || f.node !== event.target) return;
+    if (event.relatedTarget) st.focus = null;
+    else setTimeout(() => { if (st.focus === f && f.node.isConnected) st.focus = null; }, 0);
+  }
+
+  // A re-displayed view gets the focus back, caret included, when the field that had it left the
+  // page with the old view and nothing else took it. Both views can be on the page for a moment,
+  // and a new one is rendered before it is attached: so try again for a few frames.
+  function restoreFocus(tries = 20) {
+    const f = st.focus;
+    if (!f || disposed) return;
+    if (f.node.isConnected || !el.isConnected) {
+      if (tries > 0) requestAnimationFrame(() => restoreFocus(tries - 1));
+      return;
+    }
+    const active = document.activeElement;
+    const card = cards.get(f.key);
+    const area = card && card.form &&
+      [...card.form.querySelectorAll("textarea")].find((a) => a.getAttribute("data-field") === f.field);
+    if (!area || (active && active !== document.body)) return;
+    area.focus({ preventScroll: true });
+    area.setSelectionRange(f.start, f.end);
+    st.focus = { ...f, node: area };
+  }
+
+  let disposed = false;
+  const onToggle = () => { st.logOpen = log.open; };
+  const listeners = [[el, "click", onClick], [el, "keydown", onKeyDown], [el, "input", onInput],
+    [el, "focusin", noteCaret], [el, "keyup", noteCaret], [el, "mouseup", noteCaret],
+    [el, "focusout", onFocusOut], [log, "toggle", onToggle]];
+  for (const [node, name, fn] of listeners) node.addEventListener(name, fn);
+  render();
+  renderLog();
+  restoreFocus();
+
+  function dispose() {
+    disposed = true;
+    for (const [node, name, fn] of listeners) node.removeEventListener(name, fn);
+  }
+
+  return { el, log, render, renderLog, dispose };
+}
+
+// -- live patches -------------------------------------------------------------------------------
+
+// While a run streams, the kernel sends `{type: "patch"}` messages with only what changed (the
+// transcript items that changed, the other fields that changed, and the item order when it
+// changed) instead of re-sending every trait. `liveModel` folds them over the synced traits and
+// offers the model's get/set/on/off/send, so the view reads one source. A full sync (the run
+// stopped; the `revision` trait grows) supersedes every patch.
+function liveModel(widget) {
+  const overlay = new Map(); // trait name → value from patches
+  const listeners = new Map(); // "change:name" → Set of callbacks
+  const relays = new Map(); // callback → the function registered on the widget
+  const get = (name) => (overlay.has(name) ? overlay.get(name) : widget.get(name));
+  const fire = (name) => {
+    for (const fn of listeners.get(`change:${name}`) || []) fn();
+  };
+
+  function onPatch(msg) {
+    if (!isObj(msg) || msg.type !== "patch") return;
+    for (const [name, value] of Object.entries(isObj(msg.state) ? msg.state : {})) {
+      overlay.set(name, value);
+      fire(name);
+    }
+    const upsert = list(msg.upsert).filter(isObj);
+    if (!upsert.length && !Array.isArray(msg.ids)) return;
+    const current = list(get("items")).filter(isObj);
+    const byId = new Map(current.map((item) => [item.id, item]));
+    for (const item of upsert) byId.set(item.id, item);
+    const ids = Array.isArray(msg.ids) ? msg.ids : current.map((item) => item.id);
+    overlay.set("items", ids.map((id) => byId.get(id)).filter(Boolean));
+    fire("items");
+  }
+
+  function onFullSync() {
+    const names = [...overlay.keys()];
+    overlay.clear();
+    for (const name of names) fire(name);
+  }
+
+  widget.on("msg:custom", onPatch);
+  widget.on("change:revision", onFullSync);
+
+  return {
+    get,
+    set: (name, value) => widget.set(name, value),
+    save_changes: () => widget.save_changes(),
+    send: (...args) => widget.send(...args),
+    on(event, fn) {
+      const name = event.startsWith("change:") ? event.slice(7) : null;
+      const relay = () => {
+        if (name !== null) overlay.delete(name);
+        fn();
+      };
+      if (!listeners.has(event)) listeners.set(event, new Set());
+      listeners.get(event).add(fn);
+      relays.set(fn, relay);
+      widget.on(event, relay);
+    },
+    off(event, fn) {
+      listeners.get(event)?.delete(fn);
+      const relay = relays.get(fn);
+      if (relay) widget.off(event, relay);
+      relays.delete(fn);
+    },
+    dispose() {
+      widget.off("msg:custom", onPatch);
+      widget.off("change:revision", onFullSync);
+      listeners.clear();
+    },
+  };
+}
+
 // -- the view ---------------------------------------------------------------------------------
 
-function render({ model, el }) {
-  let expanded = EXPANDED.get(model);
-  if (!expanded) EXPANDED.set(model, (expanded = new Set()));
+function render({ model: widget, el }) {
+  const model = liveModel(widget);
+  const st = runState(model);
+  const expanded = st.expanded;
   const records = new Map(); // key (item id) → record
   let stopping = false;
   let timer = null;
@@ -235,10 +853,10 @@ function render({ model, el }) {
   todosEl.append(todosHead, todoList);
 
   const transcript = h("div", "dnb-transcript");
-  const pendingEl = h("div", "dnb-pending");
+  const approvals = approvalsView(model, st);
   const filesEl = h("div", "dnb-files");
   const errorEl = h("div", "dnb-error dnb-run-error");
-  root.append(style, bar, todosEl, transcript, pendingEl, filesEl, errorEl);
+  root.append(style, bar, todosEl, transcript, approvals.el, approvals.log, filesEl, errorEl);
   el.replaceChildren(root);
 
   function renderItems() {
@@ -354,7 +972,7 @@ function render({ model, el }) {
       timer = null;
     }
     tick();
-    renderPending();
+    approvals.render();
   }
 
   function renderHeader() {
@@ -369,29 +987,6 @@ function render({ model, el }) {
     setText(hintEl, hint);
     show(hintEl, hint !== "");
     stopBtn.title = model.get("live_controls") === false && hint ? hint : "Stop the run";
-  }
-
-  function renderPending() {
-    const pending = model.get("pending") || [];
-    const visible = model.get("status") === "interrupted" && pending.length > 0;
-    show(pendingEl, visible);
-    if (!visible) {
-      pendingEl.replaceChildren();
-      return;
-    }
-    const list = h("ul", "dnb-actions");
-    for (const request of pending) {
-      for (const action of (request && request.actions) || []) {
-        const li = h("li", "dnb-action");
-        li.append(h("span", "dnb-action-name", action && action.name),
-          h("span", "dnb-action-args", action && action.args));
-        if (action && action.description) {
-          li.append(h("div", "dnb-action-desc", action.description));
-        }
-        list.append(li);
-      }
-    }
-    pendingEl.replaceChildren(h("div", "dnb-pending-title", "Waiting for your approval"), list);
   }
 
   function renderFiles() {
@@ -429,7 +1024,9 @@ function render({ model, el }) {
     "change:todos": renderTodos,
     "change:progress": renderProgress,
     "change:status": renderStatus,
-    "change:pending": renderPending,
+    "change:pending": approvals.render,
+    "change:card_errors": approvals.render,
+    "change:decisions": approvals.renderLog,
     "change:files_changed": renderFiles,
     "change:error": renderError,
     "change:agent": renderHeader,
@@ -451,12 +1048,16 @@ function render({ model, el }) {
   transcript.addEventListener("click", toggle);
   transcript.addEventListener("keydown", toggle);
   stopBtn.addEventListener("click", onStop);
+  // A view rendered while the run streams asks for what the traits don't have yet.
+  if (model.get("status") === "running") model.send({ type: "sync" });
 
   return () => {
     for (const [name, fn] of Object.entries(handlers)) model.off(name, fn);
     transcript.removeEventListener("click", toggle);
     transcript.removeEventListener("keydown", toggle);
     stopBtn.removeEventListener("click", onStop);
+    approvals.dispose();
+    model.dispose();
     if (timer !== null) clearInterval(timer);
     timer = null;
     records.clear();

@@ -132,6 +132,12 @@ def agents() -> Table:
     )
 
 
+def _run_label(run: Any) -> str:
+    if run is None:
+        return ""
+    return "waiting for approval" if run.status == "interrupted" else run.status
+
+
 def threads(args: Any) -> Table:
     from deepnb import workbench as wb
 
@@ -143,7 +149,7 @@ def threads(args: Any) -> Table:
             t.thread_id,
             t.updated_at[:19].replace("T", " "),
             t.steps,
-            "running" if workbench.active_run(t.thread_id) else "",
+            _run_label(workbench.active_run(t.thread_id)),
         )
         for t in workbench.threads()
     )

@@ -159,25 +159,43 @@ class RunView(anywidget.AnyWidget):
             self._decide(kind, content)
 
     def _decide(self, kind: str, content: dict[str, Any]) -> None:
-        """A decision from a card. A refused one is explained on the card; nothing is sent."""
+        """A decision from a card. A refused one is explained on that card; nothing is sent."""
         interrupt_id = str(content.get("interrupt_id", ""))
-        index = int(content.get("index", 0))
         try:
-            if kind == "approve_all":
-                for request in self.run.pending:
-                    if request.interrupt_id == interrupt_id:
-                        request.approve()
+            index = int(content.get("index", 0))
+        except (TypeError, ValueError):
+            index = 0
+        if kind == "approve_all":
+            targets = [(r.interrupt_id, r.index) for r in self.run.pending if r.interrupt_id == interrupt_id]
+            outcomes = [self._try(i, n, {"type": "approve"}) for i, n in targets]
+        elif kind == "always":
+            tool = str(content.get("tool", ""))
+            outcomes = [self._try(interrupt_id, index, {"type": "approve"})]
+            if outcomes[0][1] is None:  # the rule is kept only once its own decision went through
+                self.run.workbench.always_approve(self.run.thread_id, tool)
+                others = [(r.interrupt_id, r.index) for r in self.run.pending if r.name == tool]
+                outcomes += [self._try(i, n, {"type": "approve"}) for i, n in others]
+        else:
+            outcomes = [self._try(interrupt_id, index, dict(content.get("decision") or {}))]
+        errors = dict(self.card_errors)
+        for key, error in outcomes:
+            if error is None:
+                errors.pop(key, None)
             else:
-                if kind == "always":
-                    self.run.workbench.always_approve(self.run.thread_id, str(content.get("tool", "")))
-                    decision: dict[str, Any] = {"type": "approve"}
-                else:
-                    decision = dict(content.get("decision") or {})
-                self.run.decide(interrupt_id, index, decision)
-            errors = {k: v for k, v in self.card_errors.items() if not k.startswith(f"{interrupt_id}:")}
+                errors[key] = error
+        with self.hold_sync():  # sent even when a refusal repeats the last one word for word
+            self.card_errors = errors
+            self._states_to_send.add("card_errors")
+
+    def _try(self, interrupt_id: str, index: int, decision: dict[str, Any]) -> tuple[str, str | None]:
+        key = f"{interrupt_id}:{index}"
+        try:
+            self.run.decide(interrupt_id, index, decision)
         except DeepnbError as exc:
-            errors = {**self.card_errors, f"{interrupt_id}:{index}": str(exc)}
-        self.card_errors = errors
+            return key, str(exc)
+        except Exception as exc:  # shown on the card rather than lost in the kernel log
+            return key, f"Could not send the decision: {type(exc).__name__}: {exc}"
+        return key, None
 
     def stop(self) -> None:
         """What the Stop button does."""
