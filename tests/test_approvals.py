@@ -214,3 +214,24 @@ def test_resume_continues_a_stopped_run(tmp_path: Path) -> None:
     assert resumed.status == "done" and resumed.result == "Finished."
     with pytest.raises(DeepnbError, match="nothing to resume"):
         bench.resume(run.thread_id)
+
+
+def test_filesystem_permission_rules_raise_approvals(tmp_path: Path) -> None:
+    from deepagents import FilesystemPermission
+
+    script = tmp_path / "perm.yaml"
+    script.write_text(
+        "agents:\n  main:\n"
+        "    - text: 'Writing.'\n"
+        "      tool_calls: [{name: write_file, args: {file_path: /secret/key.md, content: x}}]\n"
+        "    - text: 'Done.'\n"
+    )
+    rule = FilesystemPermission(operations=["write"], paths=["/secret/**"], mode="interrupt")
+    bench = deepnb.agent(f"perm-{uuid.uuid4().hex[:6]}", f"scripted:{script}", permissions=[rule])
+    run = bench.run("Write the key file")
+    assert run.status == "interrupted"
+    (request,) = run.pending
+    assert (request.name, request.args["file_path"]) == ("write_file", "/secret/key.md")
+    request.reject("Not in /secret")
+    run.wait()
+    assert run.status == "done" and "/secret/key.md" not in run.files

@@ -75,7 +75,9 @@ def test_cards_decide_main_and_parallel_subagent_approvals(kernel: KernelSession
     assert {p["agent"] for p in subagents} == {"main/general-purpose", "main/general-purpose#2"}
     assert kernel.widgets[comm_id]["card_errors"] == {}
     for request, decision in zip(
-        subagents, [{"type": "reject", "message": "Not now"}, {"type": "approve"}], strict=True
+        subagents,
+        [{"type": "reject", "message": "Not now"}, {"type": "respond", "message": "Done by hand."}],
+        strict=True,
     ):
         decide(kernel, comm_id, request["id"], decision)
     (link,) = waiting(kernel, comm_id, 1)
@@ -87,7 +89,7 @@ def test_cards_decide_main_and_parallel_subagent_approvals(kernel: KernelSession
     kernel.wait_for(lambda: kernel.widgets[comm_id]["status"] == "done", timeout=30)
     log = kernel.widgets[comm_id]["decisions"]
     assert log[0]["type"] == "edit" and len(log) == 4
-    assert {d["type"] for d in log[1:3]} == {"reject", "approve"}
+    assert {d["type"] for d in log[1:3]} == {"reject", "respond"} and log[3]["type"] == "approve"
     check = kernel.execute(
         "assert run.status == 'done', run.status\n"
         "assert run.files['/plan.md'].startswith('# Plan'), run.files['/plan.md']\n"
