@@ -140,6 +140,16 @@ class Run:
             raise TimeoutError(f"{self.id} still running after {timeout} s; call wait() again or stop().")
         return self
 
+    def follow(self) -> Run:
+        """Wait for the end as a foreground run does: Ctrl-C (a kernel interrupt) stops the run,
+        then propagates."""
+        try:
+            return self.wait()
+        except KeyboardInterrupt:
+            self.stop()
+            self.wait()
+            raise
+
     async def wait_async(self, *, settled: bool = False, poll: float = 0.1) -> Run:
         """Await the end of the run from another event loop (the kernel's); with ``settled``,
         also wait through approvals until the run is done, failed or cancelled. The loop wakes

@@ -151,14 +151,7 @@ class Workbench:
     def run(self, prompt: str, *, background: bool = False, **options: Any) -> Run:
         """Run ``prompt``; wait for the end unless ``background``. Ctrl-C stops the run."""
         run = self.start(prompt, **options)
-        if not background:
-            try:
-                run.wait()
-            except KeyboardInterrupt:
-                run.stop()
-                run.wait()
-                raise
-        return run
+        return run if background else run.follow()
 
     def _input_for(self, thread_id: str, prompt: str) -> Any:
         """The graph input: the prompt, or ``None`` to continue a failed or stopped run of the

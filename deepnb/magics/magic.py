@@ -61,11 +61,7 @@ class DeepnbMagics(Magics):
         if args.bg:
             return
         try:
-            run.wait()
-        except KeyboardInterrupt:
-            run.stop()
-            run.wait()
-            raise
+            run.follow()
         finally:
             view.sync()
 
