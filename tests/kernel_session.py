@@ -172,6 +172,20 @@ class KernelSession:
         )
         self.client.shell_channel.send(msg)
 
+    def restart(self, timeout: float = 60) -> None:
+        """Restart the kernel, as the front-end's ⟳ does, and wait until it runs code again.
+        (Readiness is checked through the reader threads: a second reader on the same sockets
+        could take the message the other one is waiting for.)"""
+        self.manager.restart_kernel(now=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                if self.execute("pass", timeout=10).ok:
+                    return
+            except TimeoutError:
+                continue
+        raise TimeoutError(f"the kernel did not come back within {timeout} s")
+
     def interrupt(self) -> None:
         self.manager.interrupt_kernel()
 

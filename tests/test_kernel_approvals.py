@@ -136,8 +136,7 @@ def test_approvals_come_back_after_a_kernel_restart(kernel: KernelSession, tmp_p
     assert first.ok
     thread = kernel.execute("print(before.thread_id)").text().strip()
 
-    kernel.manager.restart_kernel(now=True)
-    kernel.client.wait_for_ready(timeout=60)
+    kernel.restart()
     assert kernel.execute("%load_ext deepnb").ok
     assert kernel.execute(setup).ok
     before = len(kernel.run_views())
