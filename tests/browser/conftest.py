@@ -208,7 +208,7 @@ def _stop(process: subprocess.Popen, server: JupyterServer | None) -> None:
             return
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def jupyter_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
     """A JupyterLab server (which also serves Notebook 7) rooted in a temporary folder holding a
     copy of ``notebooks/quickstart.ipynb``."""
@@ -249,9 +249,10 @@ def jupyter_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Jupyter
         _stop(process, server)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Headless Debian Chromium, driven by Playwright's sync API."""
+    """Headless Debian Chromium, driven by Playwright's sync API. Module-scoped: the sync API
+    runs an event loop on the main thread, which must be gone before tests that start their own."""
     sync_api = pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM}: run `make chromium` (or apt-get install chromium)")
