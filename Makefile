@@ -6,6 +6,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+ROOT_OK := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
 .PHONY: lab test lint bench chromium clean
 
@@ -22,7 +23,7 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	touch $@
 
 lab: $(VENV)/.installed-lab
-	$(BIN)/jupyter lab notebooks/quickstart.ipynb
+	$(BIN)/jupyter lab $(ROOT_OK) notebooks/quickstart.ipynb
 
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { \
