@@ -165,6 +165,12 @@ class KernelSession:
                 if state.get("_anywidget_id") == "deepnb.views.run_view.RunView"
             ]
 
+    def newest_view(self, count_before: int, timeout: float = 30) -> tuple[str, dict[str, Any]]:
+        """(comm id, state) of the run view opened after ``count_before`` views existed."""
+        return self.wait_for(
+            lambda: len(self.run_views()) > count_before and self.run_views()[-1], timeout=timeout
+        )
+
     def click(self, comm_id: str, content: dict[str, Any]) -> None:
         """Send what the front-end sends for ``model.send(content)`` (a button click)."""
         msg = self.client.session.msg(

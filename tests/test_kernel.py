@@ -53,15 +53,11 @@ def kernel(scripts: Path) -> Iterator[KernelSession]:
     session.close()
 
 
-def newest_view(kernel: KernelSession, count_before: int) -> tuple[str, dict]:
-    return kernel.wait_for(lambda: len(kernel.run_views()) > count_before and kernel.run_views()[-1])
-
-
 def test_demo_run_streams_into_the_view_and_leaves_a_snapshot(kernel: KernelSession) -> None:
     before = len(kernel.run_views())
     execution = kernel.execute("%%deepagent -m demo:quickstart -o run\nWrite a brief on tide pools")
     assert execution.ok, execution.text()
-    comm_id, state = newest_view(kernel, before)
+    comm_id, state = kernel.newest_view(before)
 
     assert state["status"] == "done"  # the final state is sent before the cell goes idle
     assert state["live_controls"] is True
@@ -90,7 +86,7 @@ def test_front_end_messages_are_coalesced_to_20_per_second(kernel: KernelSession
     before = len(kernel.run_views())
     execution = kernel.execute("%%deepagent -m scripted:fast.yaml --new -o fast\ncount fast")
     assert execution.ok, execution.text()
-    comm_id, state = newest_view(kernel, before)
+    comm_id, state = kernel.newest_view(before)
     assert state["status"] == "done"
     times = [t for t, cid, _ in kernel.comm_updates if cid == comm_id]
     peak = max(sum(1 for u in times if t <= u < t + 1.0) for t in times)
@@ -148,7 +144,7 @@ def test_background_run_returns_at_once_and_keeps_updating(kernel: KernelSession
     before = len(kernel.run_views())
     execution = kernel.execute("%%deepagent -m scripted:slow.yaml --new --bg -o bg\ncount slowly")
     assert execution.ok
-    comm_id, state = newest_view(kernel, before)
+    comm_id, state = kernel.newest_view(before)
     assert state["status"] == "running"  # the cell ended before the run did
 
     refused = kernel.execute("%%deepagent -m scripted:slow.yaml -o twice\ncount again")

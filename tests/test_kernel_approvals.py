@@ -23,10 +23,6 @@ def kernel(tmp_path_factory) -> Iterator[KernelSession]:
     session.close()
 
 
-def newest(kernel: KernelSession, before: int) -> tuple[str, dict]:
-    return kernel.wait_for(lambda: len(kernel.run_views()) > before and kernel.run_views()[-1])
-
-
 _SEEN: set[str] = set()
 
 
@@ -55,7 +51,7 @@ def test_cards_decide_main_and_parallel_subagent_approvals(kernel: KernelSession
     before = len(kernel.run_views())
     execution = kernel.execute(f"{DEMO} -o run\nPlan the launch")
     assert execution.ok
-    comm_id, _ = newest(kernel, before)
+    comm_id, _ = kernel.newest_view(before)
     (plan,) = waiting(kernel, comm_id, 1)
     assert plan["agent"] == "main" and plan["actions"][0]["preview"]["kind"] == "content"
 
@@ -101,7 +97,7 @@ def test_cards_decide_main_and_parallel_subagent_approvals(kernel: KernelSession
 def test_wait_keeps_the_cell_busy_until_every_action_is_decided(kernel: KernelSession) -> None:
     before = len(kernel.run_views())
     execution = kernel.submit(f"{DEMO} --wait -o waited\nPlan the launch")
-    comm_id, _ = newest(kernel, before)
+    comm_id, _ = kernel.newest_view(before)
     for expected in (1, 2, 1):
         pending = waiting(kernel, comm_id, expected)
         assert not execution.done.is_set()  # the cell is still busy at the cards
@@ -116,7 +112,7 @@ def test_wait_keeps_the_cell_busy_until_every_action_is_decided(kernel: KernelSe
 def test_always_approve_from_a_card_covers_the_thread(kernel: KernelSession) -> None:
     before = len(kernel.run_views())
     kernel.execute(f"{DEMO} -o always\nPlan the launch")
-    comm_id, _ = newest(kernel, before)
+    comm_id, _ = kernel.newest_view(before)
     (plan,) = waiting(kernel, comm_id, 1)
     kernel.click(comm_id, {"type": "always", "interrupt_id": plan["id"], "index": 0, "tool": "write_file"})
     (link,) = waiting(kernel, comm_id, 1)  # both subagents' write_file calls went through
@@ -142,7 +138,7 @@ def test_approvals_come_back_after_a_kernel_restart(kernel: KernelSession, tmp_p
     before = len(kernel.run_views())
     shown = kernel.execute(f"%deepagent approvals -a planner -t {thread}")
     assert shown.ok, shown.text()
-    comm_id, _ = newest(kernel, before)
+    comm_id, _ = kernel.newest_view(before)
     (plan,) = waiting(kernel, comm_id, 1)
     assert plan["actions"][0]["args"].startswith("file_path='/plan.md'")
     decide(kernel, comm_id, plan["id"], {"type": "approve"})
