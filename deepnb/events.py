@@ -69,27 +69,51 @@ class FilesChanged(Event):
 
 @dataclass(frozen=True, slots=True)
 class SubagentStarted(Event):
-    """A ``task`` call started a subagent; ``path`` is the new subagent's own agent path."""
+    """A ``task`` call (or a JS ``task()`` from the interpreter, ``source="js"``) started a
+    subagent; ``path`` is the new subagent's own agent path. A subagent resumed after an
+    approval starts again with the same path."""
 
     task_id: str
     call_id: str
     subagent_type: str
     description: str
     path: str
+    source: str = "task"
+    label: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class SubagentFinished(Event):
+    """A subagent's task ended: with ``error``, or stopped at ``interrupted`` approvals."""
+
     task_id: str
     path: str
     error: str | None = None
+    interrupted: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class Summarized(Event):
-    """Context summarization fired (the ``_summarization_event`` state update)."""
+    """Context summarization fired (the ``_summarization_event`` state update).
 
-    details: Mapping[str, Any]
+    ``messages`` is how many messages this firing summarized (``None`` when the previous
+    firing's cutoff is unknown); ``tokens_before`` / ``tokens_after`` are the input tokens the
+    model reported for the agent's calls just before and just after it, where known.
+    """
+
+    cutoff: int
+    summary: str
+    file_path: str | None = None
+    messages: int | None = None
+    tokens_before: int | None = None
+    tokens_after: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AsyncTasksChanged(Event):
+    """The thread's async subagent tasks (the ``async_tasks`` state key) changed."""
+
+    tasks: Mapping[str, Mapping[str, Any]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +200,14 @@ def message_text(content: Any) -> str:
     return ""
 
 
+def _summary_text(content: str) -> str:
+    """The summary itself, without the framing deepagents wraps it in for the model."""
+    start, end = content.find("<summary>"), content.rfind("</summary>")
+    if start != -1 and end > start:
+        return content[start + len("<summary>") : end].strip()
+    return content.removeprefix("Here is a summary of the conversation to date:").strip()
+
+
 def _usage(message: Any) -> tuple[int, int]:
     usage = getattr(message, "usage_metadata", None) or {}
     return int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
@@ -195,6 +227,16 @@ class EventTranslator:
     """Ids of AI messages already reported: a resumed approval re-sends the message it held."""
     _by_call: dict[str, str] = field(default_factory=dict)
     """``task`` tool call id → path, so a subagent re-run after an approval keeps its path."""
+    _call_tasks: dict[str, str] = field(default_factory=dict)
+    """Tool call id → the Pregel task running it (to find the ``eval`` a JS ``task()`` runs in)."""
+    _js_active: dict[str, list[str]] = field(default_factory=dict)
+    """Pregel task id of an ``eval`` call → paths of the JS subagents running inside it."""
+    _js_paths: dict[str, str] = field(default_factory=dict)
+    """JS dispatch id → path."""
+    _last_input: dict[str, int] = field(default_factory=dict)
+    """Agent path → input tokens of its latest model call."""
+    _cutoffs: dict[str, int] = field(default_factory=dict)
+    """Agent path → cutoff index of its latest summarization."""
 
     def _new_path(self, parent: str, kind: str, call_id: str) -> str:
         if call_id in self._by_call:
@@ -210,6 +252,9 @@ class EventTranslator:
             task_id = part.partition(":")[2]
             if task_id in self._paths:
                 return self._paths[task_id]
+            js = self._js_active.get(task_id)
+            if js and len(js) == 1:  # several JS subagents in one eval share its namespace
+                return js[0]
         return self.main
 
     def translate(self, chunk: tuple[Sequence[str], str, Any]) -> Iterator[Event]:
@@ -223,6 +268,8 @@ class EventTranslator:
         elif mode == "tasks":
             yield from self._task(agent, data)
         elif mode == "custom":
+            if isinstance(data, Mapping) and data.get("type") == "subagent":
+                yield from self._js_subagent(agent, data)
             yield Custom(agent, data)
 
     def _message(self, agent: str, data: Any) -> Iterator[Event]:
@@ -249,7 +296,11 @@ class EventTranslator:
 
     def _state_update(self, agent: str, update: Mapping[str, Any]) -> Iterator[Event]:
         messages = update.get("messages")
-        for message in messages if isinstance(messages, list) else ():
+        messages = messages if isinstance(messages, list) else []
+        summary = update.get("_summarization_event")
+        if isinstance(summary, Mapping):
+            yield self._summarized(agent, summary, messages)
+        for message in messages:
             kind = getattr(message, "type", None)
             if kind == "ai":
                 message_id = getattr(message, "id", None)
@@ -259,6 +310,8 @@ class EventTranslator:
                     self._seen_turns.add(message_id)
                 calls = tuple(getattr(message, "tool_calls", None) or ())
                 inp, out = _usage(message)
+                if inp:
+                    self._last_input[agent] = inp
                 yield ModelTurn(agent, message_text(message.content), calls, inp, out)
                 for call in calls:
                     yield ToolCallStarted(agent, str(call.get("id")), call["name"], call["args"])
@@ -280,9 +333,54 @@ class EventTranslator:
                 written=tuple(p for p, v in files.items() if v is not None),
                 deleted=tuple(p for p, v in files.items() if v is None),
             )
-        summary = update.get("_summarization_event")
-        if isinstance(summary, Mapping):
-            yield Summarized(agent, summary)
+        tasks = update.get("async_tasks")
+        if isinstance(tasks, Mapping):
+            yield AsyncTasksChanged(agent, tasks)
+
+    def _summarized(self, agent: str, event: Mapping[str, Any], messages: Sequence[Any]) -> Summarized:
+        cutoff = int(event.get("cutoff_index") or 0)
+        previous = self._cutoffs.get(agent)
+        self._cutoffs[agent] = cutoff
+        after = next((_usage(m)[0] for m in messages if getattr(m, "type", None) == "ai"), 0)
+        summary = event.get("summary_message")
+        text = _summary_text(message_text(getattr(summary, "content", summary) or ""))
+        return Summarized(
+            agent,
+            cutoff=cutoff,
+            summary=text,
+            file_path=str(event["file_path"]) if event.get("file_path") else None,
+            messages=cutoff - (previous or 0) if previous is not None or cutoff else None,
+            tokens_before=self._last_input.get(agent),
+            tokens_after=after or None,
+        )
+
+    def _js_subagent(self, agent: str, data: Mapping[str, Any]) -> Iterator[Event]:
+        """A JS ``task()`` call inside the interpreter's ``eval`` (langchain-quickjs events)."""
+        dispatch = str(data.get("id"))
+        eval_task = self._call_tasks.get(str(data.get("eval_id")), "")
+        if data.get("phase") == "start":
+            kind = str(data.get("subagent_type") or "subagent")
+            path = self._new_path(agent, kind, f"js:{dispatch}")
+            self._js_paths[dispatch] = path
+            active = self._js_active.setdefault(eval_task, [])
+            if path not in active:
+                active.append(path)
+            yield SubagentStarted(
+                agent,
+                f"js:{dispatch}",
+                f"js:{dispatch}",
+                kind,
+                str(data.get("description") or ""),
+                path,
+                source="js",
+                label=str(data.get("label") or ""),
+            )
+        elif dispatch in self._js_paths and data.get("phase") in ("complete", "error"):
+            path = self._js_paths[dispatch]
+            if path in self._js_active.get(eval_task, ()):
+                self._js_active[eval_task].remove(path)
+            error = str(data.get("error") or "failed") if data.get("phase") == "error" else None
+            yield SubagentFinished(agent, f"js:{dispatch}", path, error)
 
     def _task(self, agent: str, data: Mapping[str, Any]) -> Iterator[Event]:
         task_id = str(data.get("id"))
@@ -290,6 +388,8 @@ class EventTranslator:
             if data.get("name") != "tools" or not isinstance(data["input"], list):
                 return
             for call in data["input"]:
+                if isinstance(call, Mapping) and call.get("id"):
+                    self._call_tasks[str(call["id"])] = task_id
                 if isinstance(call, Mapping) and call.get("name") == "task":
                     args = call.get("args") or {}
                     kind = str(args.get("subagent_type") or "subagent")
@@ -305,4 +405,10 @@ class EventTranslator:
                     )
         elif task_id in self._paths:
             error = data.get("error")
-            yield SubagentFinished(agent, task_id, self._paths[task_id], str(error) if error else None)
+            yield SubagentFinished(
+                agent,
+                task_id,
+                self._paths[task_id],
+                str(error) if error else None,
+                interrupted=bool(data.get("interrupts")),
+            )

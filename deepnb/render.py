@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from pygments import highlight as _highlight
 from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name
+from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
 CODE_CLASS = "dnb-code"
@@ -29,6 +29,16 @@ def highlight(code: str, language: str = "") -> str:
     except ClassNotFound:
         return f'<pre class="{CODE_CLASS}"><code>{escape(code)}</code></pre>'
     body = _highlight(code, lexer, HtmlFormatter(nowrap=True))
+    return f'<pre class="{CODE_CLASS}"><code>{body}</code></pre>\n'
+
+
+def highlight_file(text: str, path: str) -> str:
+    """A file's text as highlighted, escaped HTML, the language guessed from its name."""
+    try:
+        lexer = get_lexer_for_filename(path.rsplit("/", 1)[-1], stripall=False)
+    except ClassNotFound:
+        return highlight(text)
+    body = _highlight(text, lexer, HtmlFormatter(nowrap=True))
     return f'<pre class="{CODE_CLASS}"><code>{body}</code></pre>\n'
 
 

@@ -7,6 +7,7 @@ import concurrent.futures
 import itertools
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,7 @@ from deepnb.approvals import ApprovalRequest, normalize, preview, tool_schema
 from deepnb.errors import DeepnbError
 from deepnb.secrets import redact
 from deepnb.state import RunState
+from deepnb.tree import SubagentNode, Summary, build_tree
 
 if TYPE_CHECKING:
     from deepnb.workbench import Workbench
@@ -98,6 +100,31 @@ class Run:
     def files(self) -> ThreadFiles:
         """The thread's files (path → text), as they stand now."""
         return ThreadFiles(self.workbench, self.thread_id)
+
+    @property
+    def tree(self) -> SubagentNode:
+        """The subagent tree: the main agent at the root, a node per ``task`` call below it."""
+        with self._lock:
+            state = self.state.to_json()
+        return build_tree(
+            state["tree"],
+            root_name=self.workbench.name,
+            root_status=state["status"],
+            now=time.time(),
+            items=state["items"],
+        )
+
+    @property
+    def summaries(self) -> list[Summary]:
+        """The context summarizations of this run, main agent and subagents, in order."""
+        with self._lock:
+            return [Summary.from_item(item) for item in self.state.summaries]
+
+    @property
+    def async_tasks(self) -> list[dict[str, Any]]:
+        """The thread's async subagent tasks as last seen (see ``refresh_async_tasks``)."""
+        with self._lock:
+            return [dict(task) for task in self.state.async_tasks]
 
     @property
     def done(self) -> bool:
@@ -276,6 +303,8 @@ class Run:
                         for event in self._translator.translate(chunk):
                             self.emit(event)
                 snapshot = await graph.aget_state(config)
+                if snapshot.values.get("async_tasks"):  # the whole list, not only this run's changes
+                    self.emit(ev.AsyncTasksChanged(ev.MAIN, snapshot.values["async_tasks"]))
                 interrupts = tuple(
                     ev.InterruptRequest(id=str(i.id), value=i.value) for i in snapshot.interrupts
                 )

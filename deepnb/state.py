@@ -16,6 +16,8 @@ from deepnb.render import markdown
 from deepnb.secrets import redact
 
 ARGS_PREVIEW = 80
+ACTIVITY = 100
+DESCRIPTION = 300
 FULL_LIMIT = 4000
 RESULT_PREVIEW = 160
 
@@ -69,6 +71,11 @@ class RunState:
     files_changed: list[str] = field(default_factory=list)
     pending: list[dict[str, Any]] = field(default_factory=list)
     decisions: list[dict[str, Any]] = field(default_factory=list)
+    nodes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The subagent tree, flat: agent path → node (``parent`` and ``children`` link them)."""
+    summaries: list[dict[str, Any]] = field(default_factory=list)
+    """The summarization items of the transcript, in order."""
+    async_tasks: list[dict[str, Any]] = field(default_factory=list)
     steps: int = 0
     tool_calls: int = 0
     tokens_in: int = 0
@@ -80,6 +87,7 @@ class RunState:
     _open_text: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
     _tools: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
     _interrupt_agents: dict[str, str] = field(default_factory=dict, repr=False)
+    _node_by_call: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
 
     @property
     def elapsed(self) -> float:
@@ -106,6 +114,7 @@ class RunState:
             self._add({"kind": "prompt", "agent": event.agent, "text": redact(event.prompt)})
 
     def _on_TextDelta(self, event: ev.TextDelta) -> None:
+        self._activity(event.agent, "writing…")
         block = self._open_text.get(event.agent)
         if block is None:
             block = self._add({"kind": "text", "agent": event.agent, "text": "", "html": None})
@@ -116,6 +125,12 @@ class RunState:
         self.steps += 1
         self.tokens_in += event.input_tokens
         self.tokens_out += event.output_tokens
+        node = self.nodes.get(event.agent)
+        if node is not None:
+            node["tokens_in"] += event.input_tokens
+            node["tokens_out"] += event.output_tokens
+            first_line = next((line for line in event.text.splitlines() if line.strip()), "")
+            node["activity"] = _clip(redact(first_line.strip()), ACTIVITY) if first_line else "thinking…"
         block = self._open_text.pop(event.agent, None)
         text = event.text or (block["text"] if block else "")
         if not text.strip():
@@ -131,6 +146,10 @@ class RunState:
         if event.call_id in self._tools:  # the same call reported again: keep its one card
             return
         self.tool_calls += 1
+        node = self.nodes.get(event.agent)
+        if node is not None:
+            node["tool_calls"] += 1
+            node["activity"] = _clip(f"{event.name}({short_args(event.args)})", ACTIVITY)
         self._tools[event.call_id] = self._add(
             {
                 "kind": "tool",
@@ -146,18 +165,105 @@ class RunState:
         )
 
     def _on_ToolCallFinished(self, event: ev.ToolCallFinished) -> None:
+        content = redact(event.content)
+        preview = _clip(" ".join(content.split()), RESULT_PREVIEW)  # redacted, then clipped
+        task = self._node_by_call.get(event.call_id)
+        if task is not None:  # the subagent's answer, as its parent received it
+            task["result"], task["result_full"] = preview, _clip(content, FULL_LIMIT)
+            if task["status"] in ("running", "waiting"):
+                self._end_node(task, "error" if event.is_error else "done")
+        node = self.nodes.get(event.agent)
+        if node is not None and node["status"] == "running":
+            node["activity"] = _clip(f"{event.name} {'failed' if event.is_error else 'returned'}", ACTIVITY)
         card = self._tools.get(event.call_id)
         if card is None:
             return
-        content = redact(event.content)
         card["status"] = "error" if event.is_error else "done"
-        card["result"] = _clip(" ".join(content.split()), RESULT_PREVIEW)  # redacted, then clipped
+        card["result"] = preview
         card["result_full"] = _clip(content, FULL_LIMIT)
+
+    # -- the subagent tree ----------------------------------------------------------------
+
+    def _activity(self, agent: str, text: str) -> None:
+        node = self.nodes.get(agent)
+        if node is not None and node["status"] == "running":
+            node["activity"] = text
+
+    def _end_node(self, node: dict[str, Any], status: str) -> None:
+        node["status"] = status
+        node["finished_at"] = time.time()
 
     def _on_SubagentStarted(self, event: ev.SubagentStarted) -> None:
         card = self._tools.get(event.call_id)
         if card is not None:
             card["subagent"] = event.path
+        node = self.nodes.get(event.path)
+        if node is None:
+            node = self.nodes[event.path] = {
+                "id": event.path,
+                "parent": event.agent,
+                "name": event.subagent_type,
+                "label": redact(event.label) or event.path.rpartition("/")[2].replace("#", " #"),
+                "description": _clip(redact(event.description), DESCRIPTION),
+                "source": event.source,
+                "call_id": event.call_id,
+                "status": "running",
+                "started_at": time.time(),
+                "finished_at": None,
+                "tool_calls": 0,
+                "tokens_in": 0,
+                "tokens_out": 0,
+                "activity": "starting",
+                "result": "",
+                "result_full": "",
+                "children": [],
+            }
+            parent = self.nodes.get(event.agent)
+            if parent is not None:
+                parent["children"].append(event.path)
+            self._node_by_call[event.call_id] = node
+        else:  # resumed after an approval, or replayed: the same node runs again
+            node["status"], node["finished_at"] = "running", None
+
+    def _on_SubagentFinished(self, event: ev.SubagentFinished) -> None:
+        node = self.nodes.get(event.path)
+        if node is None or node["status"] not in ("running", "waiting"):
+            return
+        if event.error:
+            node["result"] = node["result"] or _clip(redact(event.error), RESULT_PREVIEW)
+            self._end_node(node, "error")
+        elif event.interrupted:
+            node["status"] = "waiting"
+        elif node["source"] == "js":
+            self._end_node(node, "done")
+
+    def _on_Summarized(self, event: ev.Summarized) -> None:
+        text = _clip(redact(event.summary), FULL_LIMIT)
+        item = {
+            "kind": "summary",
+            "agent": event.agent,
+            "messages": event.messages,
+            "cutoff": event.cutoff,
+            "tokens_before": event.tokens_before,
+            "tokens_after": event.tokens_after,
+            "summary": text,
+            "summary_html": markdown(text),
+            "file_path": event.file_path,
+        }
+        block = self._open_text.get(event.agent)
+        if block is not None:  # the answer this made room for already streams: the card goes first
+            self._next_id += 1
+            item["id"] = f"i{self._next_id}"
+            self.items.insert(self.items.index(block), item)
+        else:
+            self._add(item)
+        self.summaries.append(item)
+        self._activity(event.agent, "context summarized")
+
+    def _on_AsyncTasksChanged(self, event: ev.AsyncTasksChanged) -> None:
+        from deepnb.async_tasks import merge_rows
+
+        self.async_tasks = merge_rows(self.async_tasks, event.tasks)  # each update holds the changed tasks
 
     def _on_TodosChanged(self, event: ev.TodosChanged) -> None:
         if event.agent.count("/") == 0:
@@ -179,6 +285,9 @@ class RunState:
         for card in self._tools.values():
             if card["status"] == "running":
                 card["status"] = "cancelled" if status == "cancelled" else "interrupted"
+        for node in self.nodes.values():
+            if node["status"] in ("running", "waiting"):
+                self._end_node(node, {"cancelled": "cancelled", "error": "error"}.get(status, "done"))
         self._open_text.clear()
 
     def _on_RunFinished(self, event: ev.RunFinished) -> None:
@@ -203,6 +312,12 @@ class RunState:
         for card in self._tools.values():
             if card["status"] == "running":
                 card["status"] = "waiting"
+        for request in self.pending:
+            path = request["agent"]
+            while path in self.nodes:  # the subagent that asked, and those waiting on it
+                if self.nodes[path]["status"] == "running":
+                    self.nodes[path]["status"] = "waiting"
+                path = self.nodes[path]["parent"]
         self.status = "interrupted"
         self.finished_at = time.time()
 
@@ -228,6 +343,9 @@ class RunState:
         for card in self._tools.values():
             if card["status"] == "waiting":
                 card["status"] = "running"
+        for node in self.nodes.values():
+            if node["status"] == "waiting":
+                node["status"] = "running"
         self.status = "running"
         self.finished_at = None
 
@@ -290,7 +408,14 @@ class RunState:
             ],
             "decisions": [dict(d) for d in self.decisions],
             "progress": self.progress(),
+            "tree": [self.public_node(node) for node in self.nodes.values()],
+            "async_tasks": [dict(task) for task in self.async_tasks],
         }
+
+    @staticmethod
+    def public_node(node: dict[str, Any]) -> dict[str, Any]:
+        """A copy of a tree node as views show it."""
+        return {**node, "children": list(node["children"])}
 
 
 def _pending(

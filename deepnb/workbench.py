@@ -14,6 +14,7 @@ from deepnb.checkpoint import CheckpointerSpec, make_checkpointer
 from deepnb.errors import DeepnbError
 from deepnb.run import Run, ThreadFiles
 from deepnb.spec import AgentSpec, model_label
+from deepnb.tree import SubagentNode
 
 DEFAULT_AGENT = "default"
 
@@ -50,6 +51,7 @@ class Workbench:
         self.label = label or (spec.model_label if spec else type(graph).__name__)
         self._current_thread: str | None = None
         self._active: dict[str, Run] = {}
+        self._latest: dict[str, Run] = {}
         self._always: dict[str, set[str]] = {}
         self._lock = threading.Lock()
 
@@ -108,6 +110,26 @@ class Workbench:
 
     # -- runs -------------------------------------------------------------------------------
 
+    def latest_run(self, thread_id: str | None = None) -> Run | None:
+        """The newest run this kernel started (or resumed) on the thread, whatever its status."""
+        with self._lock:
+            return self._latest.get(thread_id or self.current_thread)
+
+    def tree(self, thread_id: str | None = None) -> SubagentNode:
+        """The subagent tree of the thread's latest run; after a restart, the top-level ``task``
+        calls read back from the thread's messages."""
+        from deepnb.tree import tree_from_messages
+
+        thread = thread_id or self.current_thread
+        run = self.latest_run(thread)
+        if run is not None:
+            return run.tree
+        if thread not in {info.thread_id for info in self.threads()}:
+            raise DeepnbError(
+                f"Agent {self.name!r} has no thread {thread!r}: %deepagent threads lists its threads."
+            )
+        return tree_from_messages(self.state_values(thread).get("messages") or [], root_name=self.name)
+
     def active_run(self, thread_id: str | None = None) -> Run | None:
         with self._lock:
             return self._active.get(thread_id or self.current_thread)
@@ -138,7 +160,7 @@ class Workbench:
                     "Wait for it, stop it with %deepagent stop, or start another thread with --new."
                 )
             run = Run(self, thread_id, prompt)
-            self._active[thread_id] = run
+            self._active[thread_id] = self._latest[thread_id] = run
         try:
             graph_input = self._input_for(thread_id, prompt)
             run.start(self.graph, graph_input, auto_approve=auto_approve)
@@ -184,7 +206,7 @@ class Workbench:
         with self._lock:
             if thread_id in self._active:
                 return self._active[thread_id]
-            self._active[thread_id] = run
+            self._active[thread_id] = self._latest[thread_id] = run
         from deepnb.run import _NOTHING
 
         run.start(self.graph, _NOTHING)
@@ -214,12 +236,12 @@ class Workbench:
             )
         run = Run(self, thread_id, None)
         with self._lock:
-            self._active[thread_id] = run
+            self._active[thread_id] = self._latest[thread_id] = run
         return run.start(self.graph, None)
 
     def _claim(self, run: Run) -> None:
         with self._lock:
-            self._active[run.thread_id] = run
+            self._active[run.thread_id] = self._latest[run.thread_id] = run
 
     def _release(self, run: Run) -> None:
         with self._lock:

@@ -224,8 +224,21 @@ def test_threads_new_agents_use_define_and_todos(ip, tmp_path):
     todos, _ = run_cell(ip, "%deepagent todos")
     assert len(todos.result.items) == 3
     assert "✓ Write the brief" in repr(todos.result)
+    tree, _ = run_cell(ip, "%deepagent tree")
+    assert repr(tree.result) == "writer: no subagents ran."
     help_, _ = run_cell(ip, "%deepagent help")
     assert "%deepagent define NAME" in repr(help_.result)
+
+
+def test_tree_shows_the_latest_runs_subagents(ip):
+    run_cell(ip, "%%deepagent -m demo:research -o research --new\nA report on reefs")
+    tree, _ = run_cell(ip, "%deepagent tree")
+    assert tree.result.children == ip.user_ns["research"].tree.children
+    text = repr(tree.result)
+    assert text.startswith("Subagents (3):") and "general-purpose #3 [done]" in text
+    assert "deepnb-tree" in tree.result._repr_html_()
+    with pytest.raises(UsageError, match="has no thread 'nope': %deepagent threads lists"):
+        ip.run_line_magic("deepagent", "tree -t nope")
 
 
 def test_changing_model_rebuilds_the_agent_and_keeps_its_threads(ip, tmp_path):

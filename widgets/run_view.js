@@ -1,13 +1,14 @@
-// deepnb run view: the live transcript of one Deep Agents run, with its approval cards (anywidget
-// ESM module).
+// deepnb run view: the live transcript of one Deep Agents run, with its subagent tree,
+// summarization cards, approval cards, file peek and async tasks (anywidget ESM module).
 //
 // Security: every string goes into the DOM through textContent / createTextNode / setAttribute of
-// non-URL attributes. The only exception is `item.html` of finished text items, which Python has
-// already rendered and sanitized (deepnb.render.markdown); it alone is set with innerHTML.
+// non-URL attributes. The only exceptions are the fields whose name ends in `html` (a finished
+// text item's `html`, a summary's `summary_html`, a peeked file's `html`), which Python has already
+// rendered and escaped or sanitized (deepnb.render); they alone are set with innerHTML.
 //
-// Performance: updates arrive up to 20 times a second and `items` can hold thousands of entries,
-// so the transcript is patched in place: one record per item id, new elements only for new ids,
-// DOM writes only for fields that changed.
+// Performance: updates arrive up to 20 times a second, `items` can hold thousands of entries and
+// `tree` dozens of subagents, so both are patched in place: one record per item id and per node
+// id, new elements only for new ids, DOM writes only for fields that changed.
 
 const STATUS_LABEL = {
   running: "running", interrupted: "waiting for your approval", done: "done", error: "failed",
@@ -15,12 +16,17 @@ const STATUS_LABEL = {
 };
 const TOOL_MARK = { done: "✓", error: "✗", waiting: "⏸", cancelled: "■", interrupted: "■" };
 const TODO_MARK = { pending: "○", in_progress: "◐", completed: "✓" };
-const KINDS = new Set(["prompt", "text", "tool", "notice", "error"]);
+const KINDS = new Set(["prompt", "text", "tool", "notice", "error", "summary"]);
+const NODE_STATUS = {
+  running: "running", waiting: "waiting for approval", done: "✓ done", error: "✗ error",
+  cancelled: "■ cancelled",
+};
 
-// What a view remembers beyond the synced state, per run: expanded tool cards, and the approval
-// cards' open forms, drafts, sends in flight and caret. Keyed by the run (thread and start time),
-// not by `model`: anywidget gives each view its own model proxy, and the view is displayed again
-// whenever its output is updated (on pause and on finish).
+// What a view remembers beyond the synced state, per run: expanded tool cards, summaries and
+// subagents, the peeked file, and the approval cards' open forms, drafts, sends in flight and caret.
+// Keyed by the run (thread and start time), not by `model`: anywidget gives each view its own
+// model proxy, and the view is displayed again whenever its output is updated (on pause and on
+// finish).
 const RUNS = new Map();
 
 function runState(model) {
@@ -28,7 +34,9 @@ function runState(model) {
   let st = RUNS.get(key);
   if (!st) {
     st = {
-      expanded: new Set(), // tool item ids
+      expanded: new Set(), // tool item ids, and summary item ids whose text is open
+      nodesOpen: new Set(), // subagent node ids whose transcript is shown
+      peek: null, // the file panel: {path, loading, html, text, error}
       drafts: new Map(), // approval key → {mode, values: {field: text}}
       sending: new Map(), // approval key → the card_errors key a refusal of that send lands on
       local: new Map(), // approval key → an error found before sending (nothing was sent)
@@ -74,6 +82,20 @@ function setAttr(node, name, value) {
 
 const show = (node, visible) => { node.hidden = !visible; };
 
+// Keys pressed on `node` are its own: JupyterLab reads them at the document before the view does
+// (Enter in command mode would edit the cell instead of opening a card or pressing a button), and
+// stops looking for a shortcut at this attribute.
+function ownKeys(node) {
+  node.setAttribute("data-lm-suppress-shortcuts", "true");
+  return node;
+}
+
+function smallButton(cls, label) {
+  const node = ownKeys(h("button", cls, label));
+  node.type = "button";
+  return node;
+}
+
 // -- transcript items -------------------------------------------------------------------------
 
 function agentLabel(rec, agent) {
@@ -97,7 +119,7 @@ function makeItem(item, key, expanded) {
   el.setAttribute("data-kind", kind);
   el.setAttribute("data-id", key);
   const rec = { key, kind, el, f: {} };
-  if (kind === "text" || kind === "tool") {
+  if (kind === "text" || kind === "tool" || kind === "summary") {
     rec.label = h("span", "dnb-agent-label");
     rec.label.hidden = true;
   }
@@ -106,7 +128,7 @@ function makeItem(item, key, expanded) {
   } else if (kind === "text") {
     el.append(rec.label, (rec.body = h("div", "dnb-text-body")));
   } else if (kind === "tool") {
-    const head = h("div", "dnb-tool-head");
+    const head = ownKeys(h("div", "dnb-tool-head"));
     head.setAttribute("role", "button");
     head.setAttribute("tabindex", "0");
     rec.head = head;
@@ -115,7 +137,9 @@ function makeItem(item, key, expanded) {
     rec.args = h("span", "dnb-tool-args");
     rec.badge = h("span", "dnb-badge dnb-tool-status");
     rec.sub = h("span", "dnb-tool-subagent");
-    head.append(rec.caret, rec.label, rec.name, rec.args, rec.sub, rec.badge);
+    rec.show = smallButton("dnb-show-subagent", "show subagent");
+    rec.show.hidden = true;
+    head.append(rec.caret, rec.label, rec.name, rec.args, rec.sub, rec.show, rec.badge);
     rec.result = h("div", "dnb-tool-result");
     rec.detail = h("div", "dnb-tool-detail");
     rec.argsFull = h("pre", "dnb-pre dnb-tool-args-full");
@@ -129,6 +153,8 @@ function makeItem(item, key, expanded) {
     rec.body = el;
   } else if (kind === "error") {
     el.append(h("span", "dnb-error-title", "Error"), (rec.body = h("div", "dnb-error-text")));
+  } else if (kind === "summary") {
+    makeSummary(rec, expanded);
   } else {
     rec.body = el;
   }
@@ -163,7 +189,7 @@ function changed(rec, item, name) {
 }
 
 function patchItem(rec, item) {
-  if (rec.kind === "text" || rec.kind === "tool") agentLabel(rec, item.agent);
+  if (rec.label) agentLabel(rec, item.agent);
   if (rec.kind === "text") {
     const htmlChanged = changed(rec, item, "html");
     const prevText = rec.f.text;
@@ -205,6 +231,9 @@ function patchItem(rec, item) {
       show(rec.sub, path !== "");
       setText(rec.sub, path ? `→ ${path.split("/").pop()}` : "");
       if (path) rec.sub.title = path;
+      show(rec.show, path !== "");
+      setAttr(rec.show, "data-node", path);
+      rec.show.title = path ? `Show subagent ${path} in the Subagents panel` : "";
     }
     if (changed(rec, item, "result")) {
       show(rec.result, str(rec.f.result) !== "");
@@ -212,12 +241,138 @@ function patchItem(rec, item) {
     }
     const argsChanged = changed(rec, item, "args_full");
     if ((changed(rec, item, "result_full") || argsChanged) && rec.open) fillDetail(rec);
+  } else if (rec.kind === "summary") {
+    patchSummary(rec, item);
   } else if (rec.kind === "notice") {
     if (changed(rec, item, "level")) setAttr(rec.el, "data-level", rec.f.level);
     if (changed(rec, item, "text")) setText(rec.body, rec.f.text);
   } else if (changed(rec, item, "text")) {
     setText(rec.body, rec.f.text);
   }
+}
+
+// A summarization card: what was summarized, the summary itself (collapsed), and the offloaded
+// history file.
+function makeSummary(rec, expanded) {
+  const head = h("div", "dnb-summary-head");
+  rec.meta = {
+    messages: h("span", "dnb-summary-messages"),
+    cutoff: h("span", "dnb-summary-cutoff"),
+    tokens: h("span", "dnb-summary-tokens"),
+  };
+  const meta = h("span", "dnb-summary-meta");
+  meta.append(rec.meta.messages, rec.meta.cutoff, rec.meta.tokens);
+  head.append(h("span", "dnb-summary-icon", "⇊"), rec.label, h("span", "dnb-summary-title",
+    "Context summarized"), meta);
+  rec.details = h("details", "dnb-summary-details");
+  rec.body = h("div", "dnb-summary-text");
+  rec.details.append(ownKeys(h("summary", "dnb-summary-toggle", "Summary")), rec.body);
+  rec.details.open = expanded.has(rec.key);
+  rec.details.addEventListener("toggle", () => {
+    if (rec.details.open) expanded.add(rec.key);
+    else expanded.delete(rec.key);
+  });
+  rec.history = h("div", "dnb-summary-history");
+  rec.path = h("code", "dnb-summary-path");
+  rec.openBtn = smallButton("dnb-summary-open", "Open history file");
+  rec.history.append(rec.openBtn, rec.path);
+  rec.el.append(head, rec.details, rec.history);
+}
+
+const known = (value) => value !== null && value !== undefined && value !== "" &&
+  Number.isFinite(Number(value));
+
+function tokensText(before, after) {
+  if (known(before) && known(after)) return `tokens ${fmtInt(before)} → ${fmtInt(after)}`;
+  if (known(before)) return `tokens before ${fmtInt(before)}`;
+  if (known(after)) return `tokens after ${fmtInt(after)}`;
+  return "";
+}
+
+function patchSummary(rec, item) {
+  const { messages, cutoff, tokens } = rec.meta;
+  if (changed(rec, item, "messages")) {
+    setText(messages, known(rec.f.messages) ? `${plural(rec.f.messages, "message")} summarized` : "");
+    show(messages, known(rec.f.messages));
+  }
+  if (changed(rec, item, "cutoff")) {
+    setText(cutoff, known(rec.f.cutoff) ? `cutoff index ${fmtInt(rec.f.cutoff)}` : "");
+    show(cutoff, known(rec.f.cutoff));
+  }
+  const beforeChanged = changed(rec, item, "tokens_before");
+  if (changed(rec, item, "tokens_after") || beforeChanged) {
+    const text = tokensText(rec.f.tokens_before, rec.f.tokens_after);
+    setText(tokens, text);
+    show(tokens, text !== "");
+  }
+  const textChanged = changed(rec, item, "summary");
+  if (changed(rec, item, "summary_html") || textChanged) {
+    const html = rec.f.summary_html;
+    rec.body.classList.toggle("dnb-md", typeof html === "string" && html !== "");
+    if (typeof html === "string" && html !== "") rec.body.innerHTML = html; // escaped in Python
+    else setText(rec.body, rec.f.summary);
+  }
+  if (changed(rec, item, "file_path")) {
+    const path = str(rec.f.file_path);
+    show(rec.history, path !== "");
+    setText(rec.path, path);
+    setAttr(rec.openBtn, "data-path", path);
+    rec.openBtn.title = path ? `Show ${path}` : "";
+  }
+}
+
+// Item records by their element, for the click and key handlers of every transcript list.
+const ITEM_RECS = new WeakMap();
+
+// Gives each item a key: its id, made unique when ids repeat (they should not), or its position.
+function keyItems(items) {
+  const seen = new Set();
+  const entries = [];
+  list(items).forEach((item, i) => {
+    if (!isObj(item)) return;
+    let key = item.id === undefined || item.id === null ? `#${i}` : String(item.id);
+    if (seen.has(key)) {
+      let n = 1;
+      while (seen.has(`${key}~${n}`)) n++;
+      key = `${key}~${n}`;
+    }
+    seen.add(key);
+    entries.push({ key, item });
+  });
+  return entries;
+}
+
+// One list of transcript items shown in `container`: the main transcript, or a subagent's.
+function itemList(container, expanded) {
+  const records = new Map(); // key → record
+
+  function sync(entries) {
+    const seen = new Set();
+    let prev = null;
+    for (const { key, item } of entries) {
+      seen.add(key);
+      let rec = records.get(key);
+      if (rec && rec.kind !== str(item.kind)) {
+        rec.el.remove();
+        rec = null;
+      }
+      if (rec) patchItem(rec, item);
+      else {
+        records.set(key, (rec = makeItem(item, key, expanded)));
+        ITEM_RECS.set(rec.el, rec);
+      }
+      placeAt(container, rec.el, prev);
+      prev = rec.el;
+    }
+    keepOnly(records, seen, (rec) => rec.el.remove());
+  }
+
+  function clear() {
+    for (const rec of records.values()) rec.el.remove();
+    records.clear();
+  }
+
+  return { records, sync, clear };
 }
 
 // -- approvals --------------------------------------------------------------------------------
@@ -744,13 +899,487 @@ function approvalsView(model, st, read = (name) => model.get(name)) {
   return { el, log, render, renderLog, dispose };
 }
 
+// -- subagent tree ------------------------------------------------------------------------------
+//
+// One card per subagent node, patched in place by node id. Parallel siblings share a wrapping
+// row; a nested subagent's card sits inside its parent's card. Opening a card shows the
+// transcript items whose agent is that node, rendered like the main transcript's.
+
+// Remembers `value` under `name`; true when it differs from the last one.
+function differs(rec, name, value) {
+  if (rec.f[name] === value) return false;
+  rec.f[name] = value;
+  return true;
+}
+
+function makeNode(id, expanded) {
+  const el = h("div", "dnb-node");
+  el.setAttribute("data-node", id);
+  const head = ownKeys(h("div", "dnb-node-head"));
+  head.setAttribute("role", "button");
+  head.setAttribute("tabindex", "0");
+  const rec = { id, el, head, f: {}, open: false };
+  rec.caret = h("span", "dnb-node-caret", "▸");
+  rec.label = h("span", "dnb-node-label");
+  rec.badge = h("span", "dnb-badge dnb-node-status");
+  const top = h("div", "dnb-node-top");
+  top.append(rec.caret, rec.label, rec.badge);
+  rec.desc = h("div", "dnb-node-desc");
+  rec.duration = h("span", "dnb-node-duration");
+  rec.calls = h("span", "dnb-node-calls");
+  rec.tokens = h("span", "dnb-node-tokens");
+  const stats = h("div", "dnb-node-stats");
+  stats.append(rec.duration, rec.calls, rec.tokens);
+  rec.activity = h("div", "dnb-node-activity");
+  rec.result = h("div", "dnb-node-result");
+  head.append(top, rec.desc, stats, rec.activity, rec.result);
+  rec.body = h("div", "dnb-node-body");
+  rec.transcript = h("div", "dnb-node-transcript");
+  rec.empty = h("div", "dnb-node-empty dnb-muted", "No messages yet.");
+  rec.resultLabel = h("div", "dnb-detail-label", "Result");
+  rec.resultFull = h("pre", "dnb-pre dnb-node-result-full");
+  rec.body.append(rec.transcript, rec.empty, rec.resultLabel, rec.resultFull);
+  rec.children = h("div", "dnb-node-row dnb-node-children");
+  rec.children.hidden = true;
+  el.append(head, rec.body, rec.children);
+  rec.items = itemList(rec.transcript, expanded);
+  setNodeOpen(rec, false);
+  return rec;
+}
+
+function setNodeOpen(rec, open) {
+  rec.open = open;
+  rec.el.classList.toggle("dnb-open", open);
+  rec.head.setAttribute("aria-expanded", open ? "true" : "false");
+  rec.caret.textContent = open ? "▾" : "▸";
+  show(rec.body, open);
+  if (open) fillNodeResult(rec);
+  else rec.items.clear(); // a closed card keeps no transcript elements
+}
+
+function fillNodeResult(rec) {
+  // As with tool cards, the full result is only put into the DOM while the card is open.
+  const result = str(rec.f.result_full);
+  show(rec.resultLabel, result !== "");
+  show(rec.resultFull, result !== "");
+  setText(rec.resultFull, result);
+}
+
+function patchNode(rec, node) {
+  if (differs(rec, "label", str(node.label) || str(node.name) || rec.id.split("/").pop())) {
+    setText(rec.label, rec.f.label);
+  }
+  if (differs(rec, "title", `${rec.id}${node.source ? ` · via ${str(node.source)}` : ""}`)) {
+    rec.label.title = rec.f.title;
+  }
+  if (changed(rec, node, "status")) {
+    const status = str(rec.f.status) || "running";
+    setAttr(rec.el, "data-status", status);
+    setAttr(rec.badge, "data-status", status);
+    setText(rec.badge, NODE_STATUS[status] || status);
+  }
+  if (changed(rec, node, "description")) {
+    const text = str(rec.f.description);
+    setText(rec.desc, text);
+    rec.desc.title = text;
+    show(rec.desc, text !== "");
+  }
+  if (changed(rec, node, "tool_calls")) setText(rec.calls, plural(rec.f.tool_calls, "tool call"));
+  const inChanged = changed(rec, node, "tokens_in");
+  if (changed(rec, node, "tokens_out") || inChanged) {
+    setText(rec.tokens, `tokens ${fmtInt(rec.f.tokens_in)} in / ${fmtInt(rec.f.tokens_out)} out`);
+  }
+  const resultChanged = changed(rec, node, "result");
+  if (changed(rec, node, "activity") || resultChanged) {
+    const result = str(rec.f.result);
+    const activity = str(rec.f.activity);
+    setText(rec.result, result);
+    rec.result.title = result;
+    show(rec.result, result !== "");
+    setText(rec.activity, activity);
+    rec.activity.title = activity;
+    show(rec.activity, activity !== "" && result === ""); // the result replaces the activity
+  }
+  if (changed(rec, node, "result_full") && rec.open) fillNodeResult(rec);
+  changed(rec, node, "started_at");
+  changed(rec, node, "finished_at");
+}
+
+// How long a subagent ran, or has been running by the kernel's clock `now` (epoch seconds).
+function nodeDuration(rec, now) {
+  if (!known(rec.f.started_at)) return "";
+  const start = num(rec.f.started_at);
+  if (!known(rec.f.finished_at)) return fmtElapsed(now - start);
+  const seconds = Math.max(0, num(rec.f.finished_at) - start);
+  return seconds < 10 ? `${seconds.toFixed(1)}s` : fmtElapsed(seconds);
+}
+
+// Each node's parent id ("" for the top level): its `parent` when that node exists, else the
+// node that lists it among its `children`.
+function parentsOf(byId) {
+  const parents = new Map();
+  for (const [id, node] of byId) {
+    for (const child of list(node.children).map(str)) {
+      if (child !== id && byId.has(child) && !parents.has(child)) parents.set(child, id);
+    }
+  }
+  for (const [id, node] of byId) {
+    const parent = str(node.parent);
+    if (parent !== id && byId.has(parent)) parents.set(id, parent);
+    else if (!parents.has(id)) parents.set(id, "");
+  }
+  return parents;
+}
+
+function countsText(byId) {
+  const counts = new Map();
+  for (const node of byId.values()) {
+    const status = str(node.status) || "running";
+    counts.set(status, (counts.get(status) || 0) + 1);
+  }
+  const order = ["running", "waiting", "done", "error", "cancelled"];
+  const statuses = [...counts.keys()].sort((a, b) =>
+    (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
+  return statuses.map((status) => `${fmtInt(counts.get(status))} ${status}`).join(" · ");
+}
+
+// The "Subagents" panel. `now()` gives the kernel's clock; `fill()` renders the transcripts of
+// the open cards (it calls `syncItems`).
+function treeView(model, st, expanded, now, fill) {
+  const nodes = new Map(); // node id → record
+  const ticking = new Set(); // records of nodes that have not finished
+  const el = h("div", "dnb-tree");
+  el.setAttribute("role", "region");
+  el.setAttribute("aria-label", "Subagents");
+  el.hidden = true;
+  const head = h("div", "dnb-tree-head");
+  const counts = h("span", "dnb-tree-counts dnb-muted");
+  head.append(h("span", "dnb-tree-title", "Subagents"), counts);
+  const roots = h("div", "dnb-node-row dnb-tree-roots");
+  el.append(head, roots);
+  let flash = null;
+
+  // Patches the cards; returns true when nodes came or went (items may then change lists).
+  function render() {
+    const byId = new Map();
+    for (const node of list(model.get("tree"))) {
+      if (isObj(node) && str(node.id) !== "" && !byId.has(str(node.id))) byId.set(str(node.id), node);
+    }
+    const parents = parentsOf(byId);
+    const kids = new Map([["", []]]);
+    for (const id of byId.keys()) {
+      const parent = parents.get(id);
+      if (!kids.has(parent)) kids.set(parent, []);
+      kids.get(parent).push(id);
+    }
+    const clock = now();
+    const seen = new Set();
+    let added = false;
+    const place = (container, ids, prev = null) => {
+      for (const id of ids) {
+        if (seen.has(id)) continue;
+        seen.add(id);
+        let rec = nodes.get(id);
+        if (!rec) {
+          nodes.set(id, (rec = makeNode(id, expanded)));
+          if (st.nodesOpen.has(id)) setNodeOpen(rec, true);
+          added = true;
+        }
+        patchNode(rec, byId.get(id));
+        if (known(rec.f.finished_at)) ticking.delete(rec);
+        else ticking.add(rec);
+        setText(rec.duration, nodeDuration(rec, clock));
+        placeAt(container, rec.el, prev);
+        prev = rec.el;
+        place(rec.children, kids.get(id) || []);
+      }
+      return prev;
+    };
+    let last = place(roots, kids.get(""));
+    for (const id of byId.keys()) { // a loop of parents: shown at the top level
+      if (!seen.has(id)) last = place(roots, [id], last);
+    }
+    const removed = nodes.size > seen.size;
+    keepOnly(nodes, seen, (rec) => {
+      rec.el.remove();
+      ticking.delete(rec);
+    });
+    for (const rec of nodes.values()) {
+      const nested = rec.children.firstElementChild !== null;
+      if (differs(rec, "nested", nested)) {
+        show(rec.children, nested);
+        rec.el.classList.toggle("dnb-has-children", nested);
+      }
+    }
+    setText(counts, countsText(byId));
+    show(el, byId.size > 0);
+    return added || removed;
+  }
+
+  // Shows each open card's items; `groups` maps a node id to its {key, item} entries.
+  function syncItems(groups) {
+    for (const rec of nodes.values()) {
+      if (!rec.open) continue;
+      const entries = groups.get(rec.id) || [];
+      rec.items.sync(entries);
+      show(rec.empty, entries.length === 0);
+    }
+  }
+
+  const has = (id) => nodes.has(id);
+
+  function setOpen(rec, open) {
+    if (open) st.nodesOpen.add(rec.id);
+    else st.nodesOpen.delete(rec.id);
+    setNodeOpen(rec, open);
+    if (open) fill();
+  }
+
+  function toggle(head) {
+    const rec = nodes.get(str(head.parentNode.getAttribute("data-node")));
+    if (rec) setOpen(rec, !rec.open);
+  }
+
+  // Opens a node's card and brings it into view (the task card's "show subagent").
+  function reveal(id) {
+    const rec = nodes.get(id);
+    if (!rec) return;
+    if (!rec.open) setOpen(rec, true);
+    if (rec.el.scrollIntoView) rec.el.scrollIntoView({ block: "nearest", behavior: "smooth" });
+    rec.head.focus({ preventScroll: true });
+    for (const other of nodes.values()) other.el.classList.remove("dnb-flash");
+    rec.el.classList.add("dnb-flash");
+    clearTimeout(flash);
+    flash = setTimeout(() => rec.el.classList.remove("dnb-flash"), 1500);
+  }
+
+  function tick() {
+    if (!ticking.size) return;
+    const clock = now();
+    for (const rec of ticking) setText(rec.duration, nodeDuration(rec, clock));
+  }
+
+  function dispose() {
+    clearTimeout(flash);
+    for (const rec of nodes.values()) rec.items.clear();
+    nodes.clear();
+    ticking.clear();
+  }
+
+  return { el, render, syncItems, has, toggle, reveal, tick, dispose };
+}
+
+// -- file peek ----------------------------------------------------------------------------------
+//
+// A closable panel showing one file the kernel sent back for {"type": "open_file"}. Its `html`
+// was escaped (and highlighted or rendered) in Python; everything else is text.
+
+function peekView(model, st) {
+  const el = h("div", "dnb-filepeek");
+  el.setAttribute("role", "region");
+  const head = h("div", "dnb-filepeek-head");
+  const pathEl = h("code", "dnb-filepeek-path");
+  const closeBtn = smallButton("dnb-filepeek-close", "×");
+  closeBtn.title = "Close";
+  closeBtn.setAttribute("aria-label", "Close the file");
+  head.append(h("span", "dnb-filepeek-title", "File"), pathEl, closeBtn);
+  const body = h("div", "dnb-filepeek-body");
+  el.append(head, body);
+  let slow = null;
+
+  function render() {
+    const peek = st.peek;
+    show(el, Boolean(peek));
+    if (!peek) {
+      body.replaceChildren();
+      return;
+    }
+    const path = str(peek.path);
+    setText(pathEl, path);
+    pathEl.title = path;
+    setAttr(el, "data-path", path);
+    el.setAttribute("aria-label", `File ${path}`);
+    setAttr(el, "data-state", peek.loading ? "loading" : peek.error ? "error" : "ready");
+    body.classList.remove("dnb-md");
+    if (peek.loading) {
+      body.replaceChildren(h("div", "dnb-filepeek-loading dnb-muted", peek.slow
+        ? "Waiting for the kernel… (it answers once the running cell has finished)" : "Loading…"));
+    } else if (peek.error) {
+      body.replaceChildren(h("div", "dnb-filepeek-error", peek.error));
+    } else if (peek.html) {
+      body.classList.add("dnb-md");
+      body.innerHTML = peek.html; // escaped in Python
+    } else {
+      body.replaceChildren(h("pre", "dnb-pre dnb-filepeek-text", peek.text));
+    }
+  }
+
+  function open(path) {
+    if (!path) return;
+    st.peek = { path, loading: true, slow: false };
+    render();
+    model.send({ type: "open_file", path });
+    clearTimeout(slow);
+    slow = setTimeout(() => {
+      if (st.peek && st.peek.loading && st.peek.path === path) {
+        st.peek.slow = true;
+        render();
+      }
+    }, 5000);
+    if (el.scrollIntoView) el.scrollIntoView({ block: "nearest", behavior: "smooth" });
+  }
+
+  // The kernel's answer; dropped when the panel was closed meanwhile.
+  function receive(msg) {
+    if (!st.peek) return;
+    st.peek = {
+      path: str(msg.path), loading: false, html: typeof msg.html === "string" ? msg.html : "",
+      text: str(msg.text), error: str(msg.error),
+    };
+    render();
+  }
+
+  function close() {
+    st.peek = null;
+    render();
+  }
+
+  closeBtn.addEventListener("click", close);
+
+  function dispose() {
+    clearTimeout(slow);
+    closeBtn.removeEventListener("click", close);
+  }
+
+  return { el, render, open, receive, dispose };
+}
+
+// -- async tasks --------------------------------------------------------------------------------
+
+const pad2 = (n) => String(n).padStart(2, "0");
+
+// An ISO time (or epoch seconds) as "14:03:07" today, "2025-01-31 14:03" on other days.
+function fmtWhen(value) {
+  if (value === "" || value === null || value === undefined) return "";
+  const date = new Date(typeof value === "number" ? value * 1000 : String(value));
+  if (Number.isNaN(date.getTime())) return str(value);
+  const time = `${pad2(date.getHours())}:${pad2(date.getMinutes())}`;
+  if (date.toDateString() !== new Date().toDateString()) {
+    return `${date.getFullYear()}-${pad2(date.getMonth() + 1)}-${pad2(date.getDate())} ${time}`;
+  }
+  return `${time}:${pad2(date.getSeconds())}`;
+}
+
+const shortId = (id) => (id.length > 12 ? `${id.slice(0, 8)}…` : id);
+
+// The `async_tasks` trait as a list of tasks (the refresh's error in the `async_error` trait), or
+// as {tasks, refreshed_at, error}.
+function asyncState(value, error) {
+  if (Array.isArray(value)) return { tasks: value.filter(isObj), refreshedAt: null, error: str(error) };
+  const data = isObj(value) ? value : {};
+  return {
+    tasks: list(data.tasks).filter(isObj), refreshedAt: data.refreshed_at,
+    error: str(data.error) || str(error),
+  };
+}
+
+function timeCell(cls, value, title) {
+  const cell = h("td", cls, fmtWhen(value));
+  cell.title = title;
+  return cell;
+}
+
+function taskRow(task) {
+  const status = str(task.status);
+  const tr = h("tr", "dnb-async-task");
+  tr.setAttribute("data-task", str(task.task_id));
+  tr.setAttribute("data-status", status);
+  const badge = h("span", "dnb-badge dnb-async-status", status);
+  badge.setAttribute("data-status", status);
+  const statusCell = h("td", "dnb-async-status-cell");
+  statusCell.append(badge);
+  const thread = str(task.thread_id);
+  const threadCell = h("td", "dnb-async-thread");
+  const code = h("code", "", shortId(thread));
+  code.title = thread;
+  threadCell.append(code);
+  const agent = h("td", "dnb-async-agent", task.agent_name);
+  agent.title = str(task.task_id) ? `task ${str(task.task_id)}` : "";
+  const checked = str(task.last_checked_at);
+  tr.append(agent, statusCell, threadCell,
+    timeCell("dnb-async-created", task.created_at, str(task.created_at)),
+    timeCell("dnb-async-updated", task.last_updated_at,
+      `${str(task.last_updated_at)}${checked ? ` (checked ${checked})` : ""}`));
+  return tr;
+}
+
+// The "Async tasks" panel: the tasks this thread started on a LangGraph server.
+function asyncView(model) {
+  const el = h("div", "dnb-async");
+  el.setAttribute("role", "region");
+  el.setAttribute("aria-label", "Async tasks");
+  el.hidden = true;
+  const head = h("div", "dnb-async-head");
+  const when = h("span", "dnb-async-refreshed dnb-muted");
+  const refreshBtn = smallButton("dnb-async-refresh", "Refresh");
+  refreshBtn.title = "Ask the server for the tasks' current status";
+  head.append(h("span", "dnb-async-title", "Async tasks"), when, refreshBtn);
+  const errorEl = h("div", "dnb-async-error");
+  const table = h("table", "dnb-async-table");
+  const headRow = h("tr");
+  for (const name of ["Agent", "Status", "Thread", "Created", "Updated"]) {
+    headRow.append(h("th", "", name));
+  }
+  const thead = h("thead");
+  thead.append(headRow);
+  const tbody = h("tbody");
+  table.append(thead, tbody);
+  el.append(head, errorEl, table);
+  let refreshing = null; // a timer while a refresh is awaited
+
+  function settle() {
+    clearTimeout(refreshing);
+    refreshing = null;
+    refreshBtn.disabled = false;
+    setText(refreshBtn, "Refresh");
+  }
+
+  function render() {
+    settle();
+    const { tasks, refreshedAt, error } = asyncState(model.get("async_tasks"), model.get("async_error"));
+    show(el, tasks.length > 0 || error !== "");
+    setText(errorEl, error);
+    show(errorEl, error !== "");
+    setText(when, known(refreshedAt) ? `refreshed ${fmtWhen(num(refreshedAt))}` : "");
+    show(table, tasks.length > 0);
+    tbody.replaceChildren(...tasks.map(taskRow));
+  }
+
+  function refresh() {
+    if (refreshing !== null) return;
+    refreshBtn.disabled = true;
+    setText(refreshBtn, "Refreshing…");
+    model.send({ type: "refresh_tasks" });
+    refreshing = setTimeout(settle, 10000); // no answer (or an unchanged list): usable again
+  }
+
+  refreshBtn.addEventListener("click", refresh);
+
+  function dispose() {
+    clearTimeout(refreshing);
+    refreshBtn.removeEventListener("click", refresh);
+  }
+
+  return { el, render, dispose };
+}
+
 // -- live patches -------------------------------------------------------------------------------
 
 // While a run streams, the kernel sends `{type: "patch"}` messages with only what changed (the
-// transcript items that changed, the other fields that changed, and the item order when it
-// changed) instead of re-sending every trait. `liveModel` folds them over the synced traits and
-// offers the model's get/set/on/off/send, so the view reads one source. A full sync (the run
-// stopped; the `revision` trait grows) supersedes every patch.
+// transcript items that changed, the subagent nodes that changed, the other fields that changed,
+// and the item order when it changed) instead of re-sending every trait. `liveModel` folds them
+// over the synced traits and offers the model's get/set/on/off/send, so the view reads one source.
+// A full sync (the run stopped; the `revision` trait grows) supersedes every patch.
 function liveModel(widget) {
   const overlay = new Map(); // trait name → value from patches
   const listeners = new Map(); // "change:name" → Set of callbacks
@@ -766,6 +1395,7 @@ function liveModel(widget) {
       overlay.set(name, value);
       fire(name);
     }
+    upsertNodes(list(msg.nodes).filter((node) => isObj(node) && str(node.id) !== ""));
     const upsert = list(msg.upsert).filter(isObj);
     if (!upsert.length && !Array.isArray(msg.ids)) return;
     const current = list(get("items")).filter(isObj);
@@ -774,6 +1404,21 @@ function liveModel(widget) {
     const ids = Array.isArray(msg.ids) ? msg.ids : current.map((item) => item.id);
     overlay.set("items", ids.map((id) => byId.get(id)).filter(Boolean));
     fire("items");
+  }
+
+  // Changed nodes replace theirs by id; new ones go at the end (the tree is in start order). Done
+  // before the items, so a subagent's first items arrive to its node.
+  function upsertNodes(nodes) {
+    if (!nodes.length) return;
+    const tree = list(get("tree")).filter(isObj);
+    const at = new Map(tree.map((node, i) => [str(node.id), i]));
+    for (const node of nodes) {
+      const i = at.get(str(node.id));
+      if (i === undefined) at.set(str(node.id), tree.push(node) - 1);
+      else tree[i] = node;
+    }
+    overlay.set("tree", tree);
+    fire("tree");
   }
 
   function onFullSync() {
@@ -792,9 +1437,9 @@ function liveModel(widget) {
     send: (...args) => widget.send(...args),
     on(event, fn) {
       const name = event.startsWith("change:") ? event.slice(7) : null;
-      const relay = () => {
+      const relay = (...args) => {
         if (name !== null) overlay.delete(name);
-        fn();
+        fn(...args);
       };
       if (!listeners.has(event)) listeners.set(event, new Set());
       listeners.get(event).add(fn);
@@ -821,7 +1466,6 @@ function render({ model: widget, el }) {
   const model = liveModel(widget);
   const st = runState(model);
   const expanded = st.expanded;
-  const records = new Map(); // key (item id) → record
   let stopping = false;
   let timer = null;
   let anchor = null; // Date.now() - elapsed at the last progress update (clock-skew fallback)
@@ -853,61 +1497,76 @@ function render({ model: widget, el }) {
   todosEl.append(todosHead, todoList);
 
   const transcript = h("div", "dnb-transcript");
+  const main = itemList(transcript, expanded);
+  const tree = treeView(model, st, expanded, kernelNow, () => renderItems());
+  const peek = peekView(model, st);
+  const tasks = asyncView(model);
   const approvals = approvalsView(model, st);
   const filesEl = h("div", "dnb-files");
   const errorEl = h("div", "dnb-error dnb-run-error");
-  root.append(style, bar, todosEl, transcript, approvals.el, approvals.log, filesEl, errorEl);
+  root.append(style, bar, peek.el, todosEl, tree.el, tasks.el, transcript, approvals.el,
+    approvals.log, filesEl, errorEl);
   el.replaceChildren(root);
 
+  // The main transcript shows the main agent's items; a subagent's items go to its node in the
+  // tree (and stay here, indented, when the tree has no such node).
   function renderItems() {
-    const items = model.get("items") || [];
-    const seen = new Set();
-    let prev = null;
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i];
-      if (!item || typeof item !== "object") continue;
-      let key = item.id === undefined || item.id === null ? `#${i}` : String(item.id);
-      if (seen.has(key)) { // ids should be unique; stay correct if they are not
-        let n = 1;
-        while (seen.has(`${key}~${n}`)) n++;
-        key = `${key}~${n}`;
-      }
-      seen.add(key);
-      let rec = records.get(key);
-      if (rec && rec.kind !== str(item.kind)) {
-        rec.el.remove();
-        rec = null;
-      }
-      if (rec) patchItem(rec, item);
-      else records.set(key, (rec = makeItem(item, key, expanded)));
-      const want = prev ? prev.nextSibling : transcript.firstChild;
-      if (want !== rec.el) transcript.insertBefore(rec.el, want);
-      prev = rec.el;
+    const mainItems = [];
+    const byNode = new Map(); // node id → its {key, item} entries
+    for (const entry of keyItems(model.get("items"))) {
+      const agent = str(entry.item.agent) || "main";
+      if (agent === "main" || !tree.has(agent)) mainItems.push(entry);
+      else if (byNode.has(agent)) byNode.get(agent).push(entry);
+      else byNode.set(agent, [entry]);
     }
-    for (const [key, rec] of records) {
-      if (!seen.has(key)) {
-        rec.el.remove();
-        records.delete(key);
-      }
-    }
+    main.sync(mainItems);
+    tree.syncItems(byNode);
     renderError();
   }
 
-  function toggle(event) {
-    const head = event.target.closest && event.target.closest(".dnb-tool-head");
-    if (!head || !transcript.contains(head)) return;
-    if (event.type === "keydown") {
-      if (event.key !== "Enter" && event.key !== " ") return;
-      event.preventDefault();
-    } else {
-      const sel = window.getSelection && window.getSelection();
-      if (sel && !sel.isCollapsed && head.contains(sel.anchorNode)) return; // selecting text
+  function renderTree() {
+    if (tree.render()) renderItems(); // nodes came or went: items may move between lists
+  }
+
+  const HEADS = ".dnb-tool-head, .dnb-node-head";
+
+  function onClick(event) {
+    const target = event.target;
+    if (!target || !target.closest) return;
+    const btn = target.closest("button");
+    if (btn) {
+      const node = btn.classList.contains("dnb-show-subagent") && btn.getAttribute("data-node");
+      const path = btn.classList.contains("dnb-summary-open") && btn.getAttribute("data-path");
+      if (node) tree.reveal(node);
+      if (path) peek.open(path);
+      return; // other buttons have their own handlers
     }
-    const rec = records.get(head.parentNode.getAttribute("data-id"));
+    const head = target.closest(HEADS);
+    if (!head || !root.contains(head)) return;
+    const sel = window.getSelection && window.getSelection();
+    if (sel && !sel.isCollapsed && head.contains(sel.anchorNode)) return; // selecting text
+    toggle(head);
+  }
+
+  function onKeyDown(event) {
+    if (event.key !== "Enter" && event.key !== " ") return;
+    const head = event.target;
+    if (!head.matches || !head.matches(HEADS) || !root.contains(head)) return; // not a button in it
+    event.preventDefault();
+    toggle(head);
+  }
+
+  function toggle(head) {
+    if (head.classList.contains("dnb-node-head")) return tree.toggle(head);
+    const rec = ITEM_RECS.get(head.parentNode);
     if (!rec || rec.kind !== "tool") return;
     if (rec.open) expanded.delete(rec.key);
     else expanded.add(rec.key);
     setExpanded(rec, !rec.open);
+  }
+
+  function onMessage(msg) {
+    if (isObj(msg) && msg.type === "file") peek.receive(msg);
   }
 
   function renderTodos() {
@@ -944,7 +1603,17 @@ function render({ model: widget, el }) {
     return Math.max(fromStart, fromAnchor, elapsed);
   }
 
-  const tick = () => setText(elapsedEl, fmtElapsed(elapsedNow()));
+  // The kernel's clock (epoch seconds): the run's start plus its elapsed time, so subagent
+  // durations agree with the run's even when the browser's clock is off.
+  function kernelNow() {
+    const p = model.get("progress") || {};
+    return p.started_at ? num(p.started_at) + elapsedNow() : Date.now() / 1000;
+  }
+
+  function tick() {
+    setText(elapsedEl, fmtElapsed(elapsedNow()));
+    tree.tick();
+  }
 
   function renderProgress() {
     const p = model.get("progress") || {};
@@ -1004,7 +1673,7 @@ function render({ model: widget, el }) {
     // The run's error also arrives as an error item; only show it here when it does not.
     const error = str(model.get("error"));
     const visible = error !== "" &&
-      ![...records.values()].some((rec) => rec.kind === "error" && rec.f.text === error);
+      ![...main.records.values()].some((rec) => rec.kind === "error" && rec.f.text === error);
     show(errorEl, visible);
     setText(errorEl, visible ? `Error: ${error}` : "");
   }
@@ -1021,6 +1690,10 @@ function render({ model: widget, el }) {
 
   const handlers = {
     "change:items": renderItems,
+    "change:tree": renderTree,
+    "change:async_tasks": tasks.render,
+    "change:async_error": tasks.render,
+    "msg:custom": onMessage,
     "change:todos": renderTodos,
     "change:progress": renderProgress,
     "change:status": renderStatus,
@@ -1041,26 +1714,32 @@ function render({ model: widget, el }) {
   renderControls();
   renderProgress();
   renderTodos();
+  tree.render();
   renderItems();
+  tasks.render();
+  peek.render();
   renderFiles();
   renderStatus();
   for (const [name, fn] of Object.entries(handlers)) model.on(name, fn);
-  transcript.addEventListener("click", toggle);
-  transcript.addEventListener("keydown", toggle);
+  root.addEventListener("click", onClick);
+  root.addEventListener("keydown", onKeyDown);
   stopBtn.addEventListener("click", onStop);
   // A view rendered while the run streams asks for what the traits don't have yet.
   if (model.get("status") === "running") model.send({ type: "sync" });
 
   return () => {
     for (const [name, fn] of Object.entries(handlers)) model.off(name, fn);
-    transcript.removeEventListener("click", toggle);
-    transcript.removeEventListener("keydown", toggle);
+    root.removeEventListener("click", onClick);
+    root.removeEventListener("keydown", onKeyDown);
     stopBtn.removeEventListener("click", onStop);
     approvals.dispose();
+    tree.dispose();
+    peek.dispose();
+    tasks.dispose();
     model.dispose();
     if (timer !== null) clearInterval(timer);
     timer = null;
-    records.clear();
+    main.clear();
   };
 }
 

@@ -199,6 +199,13 @@ def todos(args: Any) -> TodoList:
     return TodoList(workbench.todos(thread), f"Todos of agent {workbench.name!r}, thread {thread}")
 
 
+def tree(args: Any) -> Any:
+    """The subagent tree of the thread's latest run (``run.tree``); displayed, a static view."""
+    from deepnb import workbench as wb
+
+    return wb.get(args.agent).tree(args.thread)
+
+
 def stop(args: Any) -> Any:
     from deepnb import workbench as wb
 

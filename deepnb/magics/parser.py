@@ -96,6 +96,12 @@ def todos(line: str) -> None:
     """Show a thread's todo list."""
 
 
+@magic_arguments(name="deepagent tree")
+@_common
+def tree(line: str) -> None:
+    """Show the subagent tree of a thread's latest run."""
+
+
 @magic_arguments(name="deepagent stop")
 @_common
 def stop(line: str) -> None:
@@ -122,6 +128,7 @@ SUMMARIES = {
     "threads": "List an agent's threads.",
     "new": "Start a new thread.",
     "todos": "Show a thread's todo list.",
+    "tree": "Show the subagent tree of a thread's latest run.",
     "stop": "Stop the run on a thread.",
     "approvals": "Show the approvals a thread waits for (also after a restart).",
     "resume": "Resume a thread: pending approvals, or a failed or stopped run.",
@@ -134,6 +141,7 @@ SUBCOMMANDS: dict[str, Callable[..., Any]] = {
     "threads": threads,
     "new": new,
     "todos": todos,
+    "tree": tree,
     "stop": stop,
     "approvals": approvals,
     "resume": resume,

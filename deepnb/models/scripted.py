@@ -18,9 +18,16 @@ A script is YAML or JSON::
 An agent's value may also be a plain list of turns. A turn may instead be ``{error: "message"}``,
 which makes the model raise, to rehearse failures.
 
-The turn to play is the number of AI messages after the latest human message, so subagents that run
-in parallel replay the same way whatever order they run in, and each new prompt on a thread starts
-its conversation's turns again.
+Two optional keys rehearse context summarization offline::
+
+    profile: {max_input_tokens: 9000}   # the model's profile: summarization fires at 85 % of it
+    summaries:                          # what each agent answers when asked to summarize
+      main: "The user asked for a report; notes are in /notes/."
+
+Each new prompt on a thread starts its conversation's turns again. After that, a reply plays the turn
+after the one the agent's latest reply played (a reply remembers its turn), so subagents that run in
+parallel replay the same way whatever order they run in, and summarization, which drops older
+messages, does not lose the place.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ import json
 import re
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -40,6 +47,7 @@ from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackMana
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from pydantic import model_validator
 
 from deepnb.errors import DeepnbError
 
@@ -76,6 +84,17 @@ class Script:
     agents: Mapping[str, tuple[Conversation, ...]]
     delay: float = 0.0
     source: str = "<script>"
+    profile: Mapping[str, Any] | None = None
+    summaries: Mapping[str, str] = field(default_factory=dict)
+
+    def summary_for(self, agent: str) -> str:
+        """What ``agent`` answers when the summarization middleware asks it for a summary."""
+        if agent not in self.summaries:
+            raise ScriptError(
+                f"{self.source}: agent {agent!r} was asked to summarize its conversation; add "
+                f"'{agent}: <summary text>' under 'summaries:'."
+            )
+        return self.summaries[agent]
 
     def conversation_for(self, agent: str, prompt: str) -> Conversation:
         """The conversation ``agent`` plays for ``prompt``."""
@@ -119,7 +138,21 @@ def parse_script(data: Any, *, source: str = "<script>") -> Script:
             agents[str(agent)] = (Conversation(turns=_parse_turns(entry, where)),)
         else:
             raise ScriptError(f"{where} must be a list of turns or of {{match, turns}} entries.")
-    return Script(agents=agents, delay=float(delay), source=source)
+    profile = data.get("profile")
+    if profile is not None and not (
+        isinstance(profile, Mapping) and isinstance(profile.get("max_input_tokens", 0), int)
+    ):
+        raise ScriptError(f"{source}: 'profile' must be a mapping like {{max_input_tokens: 9000}}.")
+    summaries = data.get("summaries") or {}
+    if not isinstance(summaries, Mapping) or not all(isinstance(v, str) for v in summaries.values()):
+        raise ScriptError(f"{source}: 'summaries' must map agent names to summary text.")
+    return Script(
+        agents=agents,
+        delay=float(delay),
+        source=source,
+        profile=dict(profile) if profile is not None else None,
+        summaries={str(k): v for k, v in summaries.items()},
+    )
 
 
 def _parse_conversation(item: Mapping[str, Any], where: str) -> Conversation:
@@ -193,13 +226,32 @@ def _graph_metadata() -> Mapping[str, Any]:
         return {}
 
 
+_PLACE = "deepnb_script"
+"""The ``response_metadata`` key where a reply keeps its place: ``{"prompt": ..., "turn": n}``."""
+
+
+def _is_summary(message: BaseMessage) -> bool:
+    return message.additional_kwargs.get("lc_source") == "summarization"
+
+
 def _position(messages: Sequence[BaseMessage]) -> tuple[str, int]:
-    """The latest human message and how many AI turns followed it."""
+    """The prompt being played and the index of the turn to play next.
+
+    A human message (other than a summary standing in for older messages) starts the prompt's
+    turns again; otherwise the turn follows the one the latest scripted reply played. Replies
+    without a remembered place count one turn each.
+    """
+    unmarked = 0
     for index in range(len(messages) - 1, -1, -1):
-        if isinstance(messages[index], HumanMessage):
-            turn = sum(isinstance(m, AIMessage) for m in messages[index + 1 :])
-            return _text_of(messages[index]), turn
-    return "", sum(isinstance(m, AIMessage) for m in messages)
+        message = messages[index]
+        if isinstance(message, AIMessage):
+            place = message.response_metadata.get(_PLACE)
+            if isinstance(place, Mapping):
+                return str(place.get("prompt", "")), int(place.get("turn", 0)) + 1 + unmarked
+            unmarked += 1
+        elif isinstance(message, HumanMessage) and not _is_summary(message):
+            return _text_of(message), unmarked
+    return "", unmarked
 
 
 class ScriptedChatModel(BaseChatModel):
@@ -222,10 +274,20 @@ class ScriptedChatModel(BaseChatModel):
         """Tools are named by the script, so binding them changes nothing."""
         return self
 
+    @model_validator(mode="after")
+    def _profile_from_script(self) -> ScriptedChatModel:
+        if self.profile is None and self.script.profile is not None:
+            self.profile = dict(self.script.profile)  # type: ignore[assignment]
+        return self
+
+    @staticmethod
+    def _metadata(run_manager: Any) -> Mapping[str, Any]:
+        return getattr(run_manager, "metadata", None) or _graph_metadata()
+
     def _agent(self, run_manager: Any) -> str:
         """The script entry to play: the subagent's name, or ``main`` for the top-level agent
         unless the script has an entry under that agent's own name."""
-        metadata = getattr(run_manager, "metadata", None) or _graph_metadata()
+        metadata = self._metadata(run_manager)
         name = metadata.get("lc_agent_name") or self.agent_name
         nested = "tools:" in str(metadata.get("langgraph_checkpoint_ns", ""))
         if name and (nested or name in self.script.agents):
@@ -239,11 +301,17 @@ class ScriptedChatModel(BaseChatModel):
                 self._loaded_mtime = mtime
             elif mtime != self._loaded_mtime:
                 self.script, self._loaded_mtime = load_script(self.path), mtime
+                if self.script.profile is not None:
+                    self.profile = dict(self.script.profile)  # type: ignore[assignment]
         return self.script
 
     def _reply(self, messages: list[BaseMessage], run_manager: Any) -> tuple[ScriptedTurn, AIMessage]:
         self._current_script()
         agent = self._agent(run_manager)
+        if self._metadata(run_manager).get("lc_source") == "summarization":
+            text = self.script.summary_for(agent)
+            usage = self._usage(messages, ScriptedTurn(text=text), [])
+            return ScriptedTurn(text=text), AIMessage(content=text, usage_metadata=usage)
         prompt, index = _position(messages)
         conversation = self.script.conversation_for(agent, prompt)
         if index >= len(conversation.turns):
@@ -265,7 +333,11 @@ class ScriptedChatModel(BaseChatModel):
             for n, call in enumerate(turn.tool_calls)
         ]
         usage = self._usage(messages, turn, calls)
-        return turn, AIMessage(content=turn.text, tool_calls=calls, usage_metadata=usage)
+        place = {_PLACE: {"prompt": prompt, "turn": index}}
+        message = AIMessage(
+            content=turn.text, tool_calls=calls, usage_metadata=usage, response_metadata=place
+        )
+        return turn, message
 
     @staticmethod
     def _usage(messages: list[BaseMessage], turn: ScriptedTurn, calls: list[dict]) -> dict:
@@ -294,6 +366,7 @@ class ScriptedChatModel(BaseChatModel):
             content="",
             tool_calls=message.tool_calls,
             usage_metadata=message.usage_metadata,
+            response_metadata=message.response_metadata,
             chunk_position="last",
         )
 

@@ -11,13 +11,25 @@ import traitlets as t
 from deepnb import events as ev
 from deepnb._loop import run_sync
 from deepnb.errors import DeepnbError
-from deepnb.render import code_css
+from deepnb.render import code_css, highlight_file, markdown
 from deepnb.run import Run
+from deepnb.secrets import redact
 from deepnb.views.assets import asset
 from deepnb.views.throttle import Throttle
 
-_SYNCED = ("status", "error", "items", "todos", "progress", "pending", "decisions", "files_changed")
-_LIVE = tuple(name for name in _SYNCED if name != "items")
+_SYNCED = (
+    "status",
+    "error",
+    "items",
+    "todos",
+    "progress",
+    "pending",
+    "decisions",
+    "files_changed",
+    "tree",
+    "async_tasks",
+)
+_LIVE = tuple(name for name in _SYNCED if name not in ("items", "tree"))
 
 
 class RunView(anywidget.AnyWidget):
@@ -48,6 +60,14 @@ class RunView(anywidget.AnyWidget):
         help='Why a decision from a card was refused, by "interrupt id:index"; nothing was sent.'
     ).tag(sync=True)
     files_changed = t.List(help="Paths written or deleted during the run.").tag(sync=True)
+    tree = t.List(
+        help="Subagent nodes in start order: {id, parent, name, label, description, source, status, "
+        "started_at, finished_at, tool_calls, tokens_in, tokens_out, activity, result, children}."
+    ).tag(sync=True)
+    async_tasks = t.List(
+        help="The thread's async subagent tasks: {task_id, agent_name, thread_id, run_id, status, ...}."
+    ).tag(sync=True)
+    async_error = t.Unicode("", help="Why the last on-demand refresh of async tasks failed.").tag(sync=True)
     live_controls = t.Bool(
         True, help="Whether Stop works while the cell runs (the kernel handles widget events)."
     ).tag(sync=True)
@@ -72,6 +92,7 @@ class RunView(anywidget.AnyWidget):
         self.flushes = 0
         self._sent_items: dict[str, dict[str, Any]] = {i["id"]: dict(i) for i in run.state.items}
         self._sent_ids = [i["id"] for i in run.state.items]
+        self._sent_nodes = {n["id"]: n for n in state["tree"]}
         self._sent_live = {name: state[name] for name in _LIVE}
         self._sent_live["pending_raw"] = copy.deepcopy(run.state.pending)
         self._throttle = Throttle(self._flush)
@@ -102,6 +123,7 @@ class RunView(anywidget.AnyWidget):
             self.revision += 1
         self._sent_items = {i["id"]: dict(i) for i in self.run.state.items}
         self._sent_ids = [i["id"] for i in state["items"]]
+        self._sent_nodes = {n["id"]: n for n in state["tree"]}
         self._sent_live = {name: state[name] for name in _LIVE}
         self._sent_live["pending_raw"] = copy.deepcopy(self.run.state.pending)
 
@@ -109,12 +131,18 @@ class RunView(anywidget.AnyWidget):
         """One message with what changed since the last one (everything, for a new view)."""
         changed = [item for item in state.items if everything or self._sent_items.get(item["id"]) != item]
         ids = [item["id"] for item in state.items]
+        nodes = [
+            state.public_node(node)
+            for node in state.nodes.values()
+            if everything or self._sent_nodes.get(node["id"]) != node
+        ]
         live = {
             "status": state.status,
             "error": state.error or "",
             "todos": state.todos,
             "progress": state.progress(),
             "files_changed": state.files_changed,
+            "async_tasks": state.async_tasks,
         }
         if everything or state.pending != self._sent_live.get("pending_raw"):
             live["pending"] = state.to_json()["pending"]
@@ -126,13 +154,16 @@ class RunView(anywidget.AnyWidget):
         }
         if everything or ids != self._sent_ids:
             patch["ids"] = ids
-        if not (patch["state"] or patch["upsert"] or "ids" in patch):
+        if nodes:
+            patch["nodes"] = nodes
+        if not (patch["state"] or patch["upsert"] or "ids" in patch or nodes):
             return
         self.send(patch)
+        self._sent_nodes.update((node["id"], node) for node in nodes)
         self._sent_items.update((item["id"], dict(item)) for item in changed)
         self._sent_ids = ids
         self._sent_live.update(
-            {k: (list(v) if isinstance(v, list) else v) for k, v in patch["state"].items()}
+            {k: copy.deepcopy(v) if isinstance(v, list) else v for k, v in patch["state"].items()}
         )
         if "pending" in patch["state"]:
             self._sent_live["pending_raw"] = copy.deepcopy(state.pending)
@@ -157,6 +188,43 @@ class RunView(anywidget.AnyWidget):
                     self._send_patch(self.run.state, everything=True)
         elif kind in ("decide", "approve_all", "always"):
             self._decide(kind, content)
+        elif kind == "open_file":
+            self.send(self._file_message(str(content.get("path", ""))))
+        elif kind == "refresh_tasks":
+            self._refresh_tasks()
+
+    def _file_message(self, path: str) -> dict[str, str]:
+        """A file of the thread, for the front-end's file panel: escaped, secrets removed."""
+        reply = {"type": "file", "path": path, "text": "", "html": "", "error": ""}
+        try:
+            text = self.run.files[path]
+        except KeyError:
+            reply["error"] = f"{path} is not in the thread's files (any more)."
+        except Exception as exc:  # shown in the panel rather than lost in the kernel log
+            reply["error"] = f"Could not read {path}: {type(exc).__name__}: {exc}"
+        else:
+            shown = redact(text)
+            reply["text"] = shown
+            reply["html"] = (
+                markdown(shown) if path.endswith((".md", ".markdown")) else highlight_file(shown, path)
+            )
+        reply["error"] = redact(reply["error"])
+        return reply
+
+    def _refresh_tasks(self) -> None:
+        """Ask the Agent Protocol server for the async tasks' current status."""
+        from deepnb.async_tasks import refresh_async_tasks
+
+        try:
+            rows = run_sync(refresh_async_tasks(self.run.workbench, self.run.thread_id))
+        except DeepnbError as exc:
+            self.async_error = str(exc)
+            return
+        except Exception as exc:  # shown on the panel rather than lost in the kernel log
+            self.async_error = redact(f"Could not refresh the async tasks: {type(exc).__name__}: {exc}")
+            return
+        self.async_error = ""
+        self.run.emit(ev.AsyncTasksChanged(ev.MAIN, {row["task_id"]: row for row in rows}))
 
     def _decide(self, kind: str, content: dict[str, Any]) -> None:
         """A decision from a card. A refused one is explained on that card; nothing is sent."""

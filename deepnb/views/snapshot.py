@@ -7,11 +7,14 @@ Every piece of agent text is escaped here; the only HTML taken as is comes from
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from deepnb.render import code_css, escape
 from deepnb.state import RunState
+
+if TYPE_CHECKING:
+    from deepnb.tree import SubagentNode
 
 STATUS_LABEL = {
     "running": "running",
@@ -33,7 +36,15 @@ _CSS = """
 .deepnb-snapshot .dnb-error{color:var(--jp-error-color1,#d32f2f);font-weight:600}
 .deepnb-snapshot ul.dnb-todos{list-style:none;padding-left:4px;margin:4px 0}
 .deepnb-snapshot li[data-status=completed]{color:var(--jp-ui-font-color2,#666)}
+.deepnb-snapshot .dnb-summary{border-left:3px solid var(--jp-brand-color1,#1976d2);padding:2px 8px;
+ margin:4px 0}
+.deepnb-tree ul{list-style:none;padding-left:16px;margin:2px 0}
+.deepnb-tree>ul{padding-left:4px}
+.deepnb-tree summary{cursor:pointer}
+.deepnb-tree [data-status=error]>details>summary .dnb-state{color:var(--jp-error-color1,#d32f2f)}
+.deepnb-tree .dnb-node-body{padding-left:14px}
 """
+TREE_MARK = {"running": "◐", "waiting": "⏸", "done": "✓", "error": "✗", "cancelled": "■"}
 
 
 def _head(state: Mapping[str, Any]) -> str:
@@ -66,9 +77,108 @@ def _item_html(item: Mapping[str, Any]) -> str:
             f"<b>{escape(item['name'])}</b>({escape(item['args'])}) "
             f'<span class="dnb-muted">[{escape(item["status"])}]</span>{result}</div>'
         )
+    if kind == "summary":
+        return _summary_html(item)
     if kind == "error":
         return f'<div class="dnb-error">Error: {escape(item["text"])}</div>'
     return f'<div class="dnb-muted">{escape(item["text"])}</div>'
+
+
+def summary_line(item: Mapping[str, Any]) -> str:
+    """``"Context summarized: 12 messages (cutoff 12), tokens 9,120 → 1,304"``."""
+    what = f"{item['messages']} messages" if item.get("messages") is not None else "older messages"
+    line = f"Context summarized: {what} (cutoff {item['cutoff']})"
+    before, after = item.get("tokens_before"), item.get("tokens_after")
+    if before is not None or after is not None:
+        line += f", tokens {_count(before)} → {_count(after)}"
+    return line + (f"; history saved to {item['file_path']}" if item.get("file_path") else "")
+
+
+def _count(value: int | None) -> str:
+    return "?" if value is None else f"{value:,}"
+
+
+def _summary_html(item: Mapping[str, Any]) -> str:
+    body = item.get("summary_html") or f"<p>{escape(item.get('summary', ''))}</p>"
+    return (
+        f'<div class="dnb-summary">{escape(_agent_label(item))}<b>{escape(summary_line(item))}</b>'
+        f"<details><summary>Summary</summary>{body}</details></div>"
+    )
+
+
+def _node_line(node: SubagentNode) -> str:
+    parts = [TREE_MARK.get(node.status, "·"), node.label or node.name, f"[{node.status}]"]
+    if node.duration is not None:
+        parts.append(f"{node.duration:.1f} s")
+    parts.append(f"{node.tool_calls} tool call{'s' if node.tool_calls != 1 else ''}")
+    if node.tokens_in or node.tokens_out:
+        parts.append(f"tokens {node.tokens_in:,} in / {node.tokens_out:,} out")
+    if node.source == "js":
+        parts.append("from JS task()")
+    return " ".join(parts[:3]) + (" · " + " · ".join(parts[3:]) if parts[3:] else "")
+
+
+def _node_html(node: SubagentNode, items: Sequence[Mapping[str, Any]]) -> str:
+    own = [_item_html(item) for item in items if item.get("agent") == node.path]
+    body = [
+        f"<div>{escape(node.description)}</div>" if node.description else "",
+        *own,
+        f'<div class="dnb-muted">Result: {escape(node.result)}</div>' if node.result else "",
+    ]
+    children = "".join(
+        f'<li data-status="{escape(c.status)}">{_node_html(c, items)}</li>' for c in node.children
+    )
+    return (
+        f'<details><summary><span class="dnb-state">{escape(_node_line(node))}</span></summary>'
+        f'<div class="dnb-node-body">{"".join(body)}</div></details>'
+        + (f"<ul>{children}</ul>" if children else "")
+    )
+
+
+def tree_html(root: SubagentNode, items: Sequence[Mapping[str, Any]] = ()) -> str:
+    """The subagent tree as static HTML: a line per node, its transcript folded under it."""
+    if not root.children:
+        return f"<p>{escape(root.label or root.name)}: no subagents ran.</p>"
+    rows = "".join(
+        f'<li data-status="{escape(child.status)}">{_node_html(child, items)}</li>' for child in root.children
+    )
+    return f'<div class="deepnb-tree"><div><b>Subagents</b> ({len(root)})</div><ul>{rows}</ul></div>'
+
+
+def tree_text(root: SubagentNode, items: Sequence[Mapping[str, Any]] = ()) -> str:
+    """The subagent tree as indented text."""
+    if not root.children:
+        return f"{root.label or root.name}: no subagents ran."
+    lines = [f"Subagents ({len(root)}):"]
+
+    def add(node: SubagentNode, depth: int) -> None:
+        pad = "  " * depth
+        lines.append(pad + _node_line(node))
+        if node.description:
+            lines.append(f"{pad}    {node.description}")
+        for item in items:
+            if item.get("agent") == node.path:
+                lines.append(f"{pad}    {_item_line(item)}")
+        if node.result:
+            lines.append(f"{pad}    → {' '.join(node.result.split())[:160]}")
+        for child in node.children:
+            add(child, depth + 1)
+
+    for child in root.children:
+        add(child, 1)
+    return "\n".join(lines)
+
+
+def _state_tree(state: Mapping[str, Any]) -> SubagentNode:
+    from deepnb.tree import build_tree
+
+    return build_tree(state.get("tree") or [], root_name=state["agent"], root_status=state["status"])
+
+
+def _main_items(state: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The main agent's transcript; subagents' items are shown under their tree node."""
+    known = {node["id"] for node in state.get("tree") or []}
+    return [item for item in state["items"] if item.get("agent", "main") not in known]
 
 
 def todos_html(todos: list[Mapping[str, str]], progress: str = "") -> str:
@@ -92,7 +202,8 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
         f'<div class="deepnb-snapshot" data-status="{escape(state["status"])}">',
         f'<div class="dnb-head">{escape(_head(state))}</div>',
         todos_html(state["todos"], state["progress"].get("todo_progress", "")),
-        *(_item_html(item) for item in state["items"]),
+        tree_html(_state_tree(state), state["items"]) if state.get("tree") else "",
+        *(_item_html(item) for item in _main_items(state)),
     ]
     if state["files_changed"]:
         parts.append(
@@ -128,19 +239,9 @@ def snapshot_text(state: Mapping[str, Any]) -> str:
     if state["todos"]:
         lines.append(f"Todos ({state['progress'].get('todo_progress', '')}):")
         lines += [f"  {TODO_MARK.get(t['status'], '○')} {t['content']}" for t in state["todos"]]
-    for item in state["items"]:
-        label = _agent_label(item)
-        if item["kind"] == "prompt":
-            lines.append(f"› {item['text']}")
-        elif item["kind"] == "text":
-            lines.append(label + item["text"])
-        elif item["kind"] == "tool":
-            result = f" → {item['result']}" if item.get("result") else ""
-            lines.append(f"  {label}{item['name']}({item['args']}) [{item['status']}]{result}")
-        elif item["kind"] == "error":
-            lines.append(f"Error: {item['text']}")
-        else:
-            lines.append(item["text"])
+    if state.get("tree"):
+        lines.append(tree_text(_state_tree(state), state["items"]))
+    lines += [_item_line(item) for item in _main_items(state)]
     if state["files_changed"]:
         lines.append("Files changed: " + ", ".join(state["files_changed"]))
     for request in state["pending"]:
@@ -152,6 +253,22 @@ def snapshot_text(state: Mapping[str, Any]) -> str:
         lines.append("Decisions:")
         lines += [f"  {_decision_line(d)}" for d in state["decisions"]]
     return "\n".join(lines)
+
+
+def _item_line(item: Mapping[str, Any]) -> str:
+    label = _agent_label(item)
+    if item["kind"] == "prompt":
+        return f"› {item['text']}"
+    if item["kind"] == "text":
+        return label + item["text"]
+    if item["kind"] == "tool":
+        result = f" → {item['result']}" if item.get("result") else ""
+        return f"  {label}{item['name']}({item['args']}) [{item['status']}]{result}"
+    if item["kind"] == "summary":
+        return label + summary_line(item)
+    if item["kind"] == "error":
+        return f"Error: {item['text']}"
+    return item["text"]
 
 
 def snapshot_bundle(state: RunState | Mapping[str, Any]) -> dict[str, str]:

@@ -341,14 +341,100 @@ def test_interrupt_inside_a_subagent_carries_its_path() -> None:
     assert event.agent == "main/helper"
 
 
-def test_summarization_update_becomes_summarized() -> None:
-    details = {"cutoff_index": 4, "file_path": "/conversation_history/session_ab.md"}
-    (event,) = ev.EventTranslator().translate(((), "updates", {"model": {"_summarization_event": details}}))
-    assert event == ev.Summarized("main", details)
+def test_summarization_update_becomes_summarized_before_the_turn_it_made_room_for() -> None:
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    translator = ev.EventTranslator()
+    framed = (
+        "You are in the middle of a conversation that has been summarized.\n\nA condensed summary "
+        "follows:\n\n<summary>\nThe user wants tide-pool notes.\n</summary>"
+    )
+    before = AIMessage("reading", id="a1", usage_metadata=_usage(1800, 5))
+    after = AIMessage("done", id="a2", usage_metadata=_usage(700, 3))
+    list(translator.translate(((), "updates", {"model": {"messages": [before]}})))
+    event = {
+        "cutoff_index": 4,
+        "summary_message": HumanMessage(framed),
+        "file_path": "/conversation_history/session_ab.md",
+    }
+    first, turn = translator.translate(
+        ((), "updates", {"model": {"messages": [after], "_summarization_event": event}})
+    )
+    assert first == ev.Summarized(
+        "main",
+        cutoff=4,
+        summary="The user wants tide-pool notes.",
+        file_path="/conversation_history/session_ab.md",
+        messages=4,
+        tokens_before=1800,
+        tokens_after=700,
+    )
+    assert isinstance(turn, ev.ModelTurn)
+    again = {
+        "cutoff_index": 9,
+        "summary_message": HumanMessage("Here is a summary of the conversation to date:\n\nMore."),
+    }
+    (second,) = translator.translate(((), "updates", {"model": {"_summarization_event": again}}))
+    assert (second.messages, second.summary, second.file_path, second.tokens_before) == (
+        5,
+        "More.",
+        None,
+        700,
+    )
+
+
+def _usage(inp: int, out: int) -> dict[str, int]:
+    return {"input_tokens": inp, "output_tokens": out, "total_tokens": inp + out}
+
+
+def test_js_task_events_become_subagent_nodes_and_own_their_namespace() -> None:
+    translator = ev.EventTranslator()
+    call = {"name": "eval", "args": {"code": "await task(...)"}, "id": "e1"}
+    list(translator.translate(((), "tasks", {"id": "T9", "name": "tools", "input": [call]})))
+    start = {
+        "type": "subagent",
+        "phase": "start",
+        "id": "d1",
+        "subagent_type": "researcher",
+        "label": "tides",
+        "description": "Find tide tables",
+        "eval_id": "e1",
+    }
+    started = [e for e in translator.translate(((), "custom", start)) if not isinstance(e, ev.Custom)]
+    assert started == [
+        ev.SubagentStarted(
+            "main",
+            "js:d1",
+            "js:d1",
+            "researcher",
+            "Find tide tables",
+            "main/researcher",
+            source="js",
+            label="tides",
+        )
+    ]
+    assert translator.agent_path(("tools:T9",)) == "main/researcher"
+    done = {
+        "type": "subagent",
+        "phase": "error",
+        "id": "d1",
+        "eval_id": "e1",
+        "error": "boom",
+        "duration_ms": 5,
+    }
+    finished = [e for e in translator.translate(((), "custom", done)) if not isinstance(e, ev.Custom)]
+    assert finished == [ev.SubagentFinished("main", "js:d1", "main/researcher", "boom")]
+    assert translator.agent_path(("tools:T9",)) == "main"
+
+
+def test_async_task_state_updates_become_async_tasks_changed() -> None:
+    tasks = {"t1": {"task_id": "t1", "agent_name": "researcher", "status": "running"}}
+    (event,) = ev.EventTranslator().translate(((), "updates", {"tools": {"async_tasks": tasks}}))
+    assert event == ev.AsyncTasksChanged("main", tasks)
 
 
 def test_custom_mode_becomes_custom() -> None:
-    data = {"type": "subagent", "phase": "start", "id": "x"}
+    data = {"type": "progress", "step": 3}
     assert list(ev.EventTranslator().translate(((), "custom", data))) == [ev.Custom("main", data)]
 
 

@@ -260,3 +260,41 @@ def test_malformed_yaml_is_a_script_error(tmp_path: Path) -> None:
     (tmp_path / "broken.yaml").write_text("agents: [unclosed\n", encoding="utf-8")
     with pytest.raises(ScriptError, match=r"broken\.yaml: not valid YAML"):
         load_script(tmp_path / "broken.yaml")
+
+
+def test_a_reply_remembers_its_place_so_summarization_does_not_lose_it() -> None:
+    model = scripted({"main": ["One.", "Two.", "Three."]})
+    first = model.invoke([HumanMessage("go")])
+    assert first.content == "One."
+    # Summarization replaced the prompt and the first reply with a summary message.
+    summary = HumanMessage("Here is a summary…", additional_kwargs={"lc_source": "summarization"})
+    assert model.invoke([summary, first, HumanMessage("ignored?")]).content == "One."  # a new prompt
+    assert model.invoke([summary, first]).content == "Two."
+    second = model.invoke([HumanMessage("go"), first])
+    assert model.invoke([summary, second]).content == "Three."
+
+
+def test_summarization_calls_play_the_agents_summary() -> None:
+    from langchain_core.runnables import RunnableConfig
+
+    script = parse_script(
+        {"summaries": {"main": "The gist."}, "profile": {"max_input_tokens": 7000}, "agents": {"main": ["x"]}}
+    )
+    model = ScriptedChatModel(script=script)
+    assert model.profile == {"max_input_tokens": 7000}
+    config = RunnableConfig(metadata={"lc_source": "summarization"})
+    assert (
+        model.invoke([HumanMessage("Summarize <messages>…</messages>")], config=config).content == "The gist."
+    )
+    bare = ScriptedChatModel(script=parse_script({"agents": {"main": ["x"]}}))
+    with pytest.raises(ScriptError, match="add 'main: <summary text>' under 'summaries:'"):
+        bare.invoke([HumanMessage("Summarize")], config=config)
+
+
+@pytest.mark.parametrize(
+    ("extra", "fragment"),
+    [({"profile": 9000}, "'profile' must be a mapping"), ({"summaries": ["x"]}, "'summaries' must map")],
+)
+def test_bad_profile_or_summaries(extra: dict, fragment: str) -> None:
+    with pytest.raises(ScriptError, match=fragment):
+        parse_script({"agents": {"main": ["x"]}, **extra})
