@@ -143,7 +143,65 @@ def approvals() -> list:
     ]
 
 
-BUILDERS = {"quickstart": quickstart, "approvals": approvals}
+def research() -> list:
+    return [
+        new_markdown_cell(
+            "# Research with subagents, and context that summarizes itself\n\n"
+            "A deep agent hands work to **subagents**: each `task` call starts one, with its own "
+            "context, tools and transcript, and several can run at once. Over a long task the agent's "
+            "context also fills up, and Deep Agents **summarizes** the older messages, saving them to "
+            "a history file first.\n\n"
+            "This notebook uses `demo:research`, an offline replay: the agent plans a report, sends "
+            "three researchers out in parallel, reads their notes back and writes the report. Its "
+            "model reports a small context window, so reading the long notes makes it summarize "
+            "mid-run."
+        ),
+        new_code_cell("%load_ext deepnb"),
+        new_markdown_cell(
+            "While the cell runs, the **Subagents** panel shows a card per researcher, side by side: "
+            "its status, how long it has run, its tool calls and tokens, and what it is doing now. "
+            "Click a card to see that subagent's own transcript; the *show subagent* button on a "
+            "`task` card jumps to it. The **Context summarized** card in the transcript says how "
+            "many messages were folded into the summary and how the context shrank; *Open history "
+            "file* shows what was saved."
+        ),
+        new_code_cell(
+            "%%deepagent -m demo:research -o run\n"
+            "Write a short report on how coral reefs recover after bleaching."
+        ),
+        new_markdown_cell(
+            "`run.tree` is the same tree as Python objects: the main agent at the root, a node per "
+            "`task` call below it (nested when a subagent delegates further), each with `name`, "
+            "`status`, `children`, `result`, `tool_calls` and token counts."
+        ),
+        new_code_cell(CHECK + "[(node.label, node.status, node.tool_calls) for node in run.tree.children]"),
+        new_code_cell(CHECK + 'print(run.tree.find("main/general-purpose#2").result)'),
+        new_markdown_cell(
+            "`run.summaries` lists each summarization: the agent it happened in, how many messages it "
+            "summarized, the model's input tokens on the calls either side of it, the summary the "
+            "agent goes on with, and where the older messages were saved."
+        ),
+        new_code_cell(
+            CHECK + "summary = run.summaries[0]\n"
+            "summary.agent, summary.messages, summary.tokens_before > summary.tokens_after"
+        ),
+        new_code_cell(CHECK + "print(summary.text)"),
+        new_markdown_cell(
+            "The history file lives in the agent's filesystem, so the agent can read it back if it "
+            "needs a detail the summary dropped:"
+        ),
+        new_code_cell(
+            CHECK + 'history = run.files[summary.file_path]\nprint("\\n".join(history.splitlines()[2:4]))'
+        ),
+        new_markdown_cell(
+            "`%deepagent tree` shows the tree of a thread's latest run; after a kernel restart it "
+            "reads the `task` calls back from the thread."
+        ),
+        new_code_cell("%deepagent tree"),
+    ]
+
+
+BUILDERS = {"quickstart": quickstart, "research": research, "approvals": approvals}
 
 
 def build(name: str) -> Path:

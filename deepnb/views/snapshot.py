@@ -62,9 +62,9 @@ def _agent_label(item: Mapping[str, Any]) -> str:
     return "" if agent == "main" else f"[{agent.rsplit('/', 1)[-1]}] "
 
 
-def _item_html(item: Mapping[str, Any]) -> str:
+def _item_html(item: Mapping[str, Any], *, labelled: bool = True) -> str:
     kind = item["kind"]
-    label = escape(_agent_label(item))
+    label = escape(_agent_label(item)) if labelled else ""
     if kind == "prompt":
         return f'<div class="dnb-prompt">› {escape(item["text"])}</div>'
     if kind == "text":
@@ -78,7 +78,7 @@ def _item_html(item: Mapping[str, Any]) -> str:
             f'<span class="dnb-muted">[{escape(item["status"])}]</span>{result}</div>'
         )
     if kind == "summary":
-        return _summary_html(item)
+        return _summary_html(item, labelled=labelled)
     if kind == "error":
         return f'<div class="dnb-error">Error: {escape(item["text"])}</div>'
     return f'<div class="dnb-muted">{escape(item["text"])}</div>'
@@ -98,10 +98,11 @@ def _count(value: int | None) -> str:
     return "?" if value is None else f"{value:,}"
 
 
-def _summary_html(item: Mapping[str, Any]) -> str:
+def _summary_html(item: Mapping[str, Any], *, labelled: bool = True) -> str:
     body = item.get("summary_html") or f"<p>{escape(item.get('summary', ''))}</p>"
+    label = escape(_agent_label(item)) if labelled else ""
     return (
-        f'<div class="dnb-summary">{escape(_agent_label(item))}<b>{escape(summary_line(item))}</b>'
+        f'<div class="dnb-summary">{label}<b>{escape(summary_line(item))}</b>'
         f"<details><summary>Summary</summary>{body}</details></div>"
     )
 
@@ -119,7 +120,7 @@ def _node_line(node: SubagentNode) -> str:
 
 
 def _node_html(node: SubagentNode, items: Sequence[Mapping[str, Any]]) -> str:
-    own = [_item_html(item) for item in items if item.get("agent") == node.path]
+    own = [_item_html(item, labelled=False) for item in items if item.get("agent") == node.path]
     body = [
         f"<div>{escape(node.description)}</div>" if node.description else "",
         *own,
@@ -158,7 +159,7 @@ def tree_text(root: SubagentNode, items: Sequence[Mapping[str, Any]] = ()) -> st
             lines.append(f"{pad}    {node.description}")
         for item in items:
             if item.get("agent") == node.path:
-                lines.append(f"{pad}    {_item_line(item)}")
+                lines.append(f"{pad}    {_item_line(item, labelled=False)}")
         if node.result:
             lines.append(f"{pad}    → {' '.join(node.result.split())[:160]}")
         for child in node.children:
@@ -255,8 +256,8 @@ def snapshot_text(state: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _item_line(item: Mapping[str, Any]) -> str:
-    label = _agent_label(item)
+def _item_line(item: Mapping[str, Any], *, labelled: bool = True) -> str:
+    label = _agent_label(item) if labelled else ""
     if item["kind"] == "prompt":
         return f"› {item['text']}"
     if item["kind"] == "text":
