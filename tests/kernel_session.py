@@ -54,6 +54,10 @@ class KernelSession:
         self.iopub: list[dict[str, Any]] = []
         self.widgets: dict[str, dict[str, Any]] = {}
         self.comm_updates: list[tuple[float, str, dict[str, Any]]] = []
+        self.custom: list[tuple[str, Any]] = []
+        self.patches: list[tuple[str, dict[str, Any]]] = []
+        """Live patches as received: (comm id, patch)."""
+        """Custom messages from views other than live patches: (comm id, content)."""
         self._executions: dict[str, Execution] = {}
         self._lock = threading.RLock()
         self._closing = False
@@ -89,6 +93,8 @@ class KernelSession:
                 patch = content["data"].get("content", {})
                 if isinstance(patch, dict) and patch.get("type") == "patch":
                     self._apply_patch(content["comm_id"], patch)
+                else:
+                    self.custom.append((content["comm_id"], patch))
             execution = self._executions.get(msg.get("parent_header", {}).get("msg_id"))
             if execution is None:
                 return
@@ -101,12 +107,16 @@ class KernelSession:
 
     def _apply_patch(self, comm_id: str, patch: dict[str, Any]) -> None:
         """Fold a run view's live patch into its state, as the front-end does."""
+        self.patches.append((comm_id, patch))
         state = self.widgets.setdefault(comm_id, {})
         state.update(patch.get("state", {}))
         items = {item["id"]: item for item in state.get("items", [])}
         items.update({item["id"]: item for item in patch.get("upsert", [])})
         order = patch.get("ids") or [item["id"] for item in state.get("items", [])]
         state["items"] = [items[i] for i in order if i in items]
+        nodes = {node["id"]: node for node in state.get("tree", [])}
+        nodes.update({node["id"]: node for node in patch.get("nodes", [])})
+        state["tree"] = list(nodes.values())
         self.comm_updates.append(
             (time.monotonic(), comm_id, {**patch.get("state", {}), "items": state["items"]})
         )
