@@ -8,7 +8,7 @@ import itertools
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from deepnb import events as ev
@@ -20,38 +20,12 @@ from deepnb.state import RunState
 from deepnb.tree import SubagentNode, Summary, build_tree
 
 if TYPE_CHECKING:
+    from deepnb.files import Files
     from deepnb.workbench import Workbench
 
 log = logging.getLogger(__name__)
 Listener = Callable[[ev.Event], None]
 _ids = itertools.count(1)
-
-
-class ThreadFiles(Mapping[str, str]):
-    """A read-only mapping of path → text over a thread's files, read when accessed."""
-
-    def __init__(self, workbench: Workbench, thread_id: str) -> None:
-        self._workbench = workbench
-        self._thread_id = thread_id
-
-    def _data(self) -> Mapping[str, Any]:
-        return self._workbench.state_values(self._thread_id).get("files") or {}
-
-    def __getitem__(self, path: str) -> str:
-        entry = self._data()[path]
-        content = entry.get("content", "") if isinstance(entry, Mapping) else entry
-        return "\n".join(content) if isinstance(content, list) else str(content)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(sorted(self._data()))
-
-    def __len__(self) -> int:
-        return len(self._data())
-
-    def __repr__(self) -> str:
-        paths = list(self)
-        shown = ", ".join(paths[:8]) + (f", … ({len(paths)} files)" if len(paths) > 8 else "")
-        return f"<files of thread {self._thread_id!r}: {shown or 'none'}>"
 
 
 class Run:
@@ -97,9 +71,11 @@ class Run:
         return [dict(t) for t in self.state.todos]
 
     @property
-    def files(self) -> ThreadFiles:
-        """The thread's files (path → text), as they stand now."""
-        return ThreadFiles(self.workbench, self.thread_id)
+    def files(self) -> Files:
+        """The thread's files (path → text, with ls, glob, grep, write, edit, …), as they stand now."""
+        from deepnb.files import Files
+
+        return Files(self.workbench, self.thread_id)
 
     @property
     def tree(self) -> SubagentNode:

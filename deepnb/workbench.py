@@ -12,7 +12,8 @@ from typing import Any
 from deepnb._loop import run_sync
 from deepnb.checkpoint import CheckpointerSpec, make_checkpointer
 from deepnb.errors import DeepnbError
-from deepnb.run import Run, ThreadFiles
+from deepnb.files import Files
+from deepnb.run import Run
 from deepnb.spec import AgentSpec, model_label
 from deepnb.tree import SubagentNode
 
@@ -101,9 +102,9 @@ class Workbench:
         snapshot = run_sync(self.graph.aget_state(config))
         return snapshot.values or {}
 
-    def files(self, thread_id: str | None = None) -> ThreadFiles:
-        """The thread's files as a read-only mapping of path → text."""
-        return ThreadFiles(self, thread_id or self.current_thread)
+    def files(self, thread_id: str | None = None) -> Files:
+        """The thread's files: a mapping of path → text with ls, glob, grep, write, edit, …"""
+        return Files(self, thread_id or self.current_thread)
 
     def todos(self, thread_id: str | None = None) -> list[dict[str, str]]:
         return [dict(t) for t in self.state_values(thread_id).get("todos") or []]

@@ -241,6 +241,23 @@ def test_tree_shows_the_latest_runs_subagents(ip):
         ip.run_line_magic("deepagent", "tree -t nope")
 
 
+def test_files_lists_a_folder_and_shows_a_file(ip):
+    run_cell(ip, "%%deepagent -m demo:quickstart -o brief --new\nA brief")
+    listing, _ = run_cell(ip, "%deepagent files")
+    assert [e.path for e in listing.result.entries] == ["/notes/"]
+    assert repr(listing.result).startswith("/ (1 entries):")
+    shown, _ = run_cell(ip, "%deepagent files /notes/stresses.md")
+    assert shown.result.rendered.kind == "markdown"
+    assert "<h1>Tide-pool stresses</h1>" in shown.result._repr_html_()
+    assert repr(shown.result) == ip.user_ns["brief"].files["/notes/stresses.md"]
+    with pytest.raises(
+        UsageError, match=r"Nothing at /nope in this thread's files: %deepagent files / lists"
+    ):
+        ip.run_line_magic("deepagent", "files /nope")
+    with pytest.raises(UsageError, match="climbs out"):
+        ip.run_line_magic("deepagent", "files /../etc/passwd")
+
+
 def test_changing_model_rebuilds_the_agent_and_keeps_its_threads(ip, tmp_path):
     run_cell(ip, "%%deepagent -m demo:quickstart -o first\nA brief")
     script = write_script(tmp_path, "agents:\n  main:\n    - text: 'Scripted answer.'\n")

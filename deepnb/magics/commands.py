@@ -199,6 +199,14 @@ def todos(args: Any) -> TodoList:
     return TodoList(workbench.todos(thread), f"Todos of agent {workbench.name!r}, thread {thread}")
 
 
+def files(args: Any) -> Any:
+    """A folder's listing or a file rendered; ``files = %deepagent files`` also gives the data."""
+    from deepnb import workbench as wb
+    from deepnb.files.display import show
+
+    return show(wb.get(args.agent).files(args.thread), args.path)
+
+
 def tree(args: Any) -> Any:
     """The subagent tree of the thread's latest run (``run.tree``); displayed, a static view."""
     from deepnb import workbench as wb

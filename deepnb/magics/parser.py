@@ -96,6 +96,13 @@ def todos(line: str) -> None:
     """Show a thread's todo list."""
 
 
+@magic_arguments(name="deepagent files")
+@_common
+@argument("path", nargs="?", default="/", help="A folder to list or a file to show (default: /).")
+def files(line: str) -> None:
+    """Show a thread's files: a folder's listing, or a file rendered."""
+
+
 @magic_arguments(name="deepagent tree")
 @_common
 def tree(line: str) -> None:
@@ -129,6 +136,7 @@ SUMMARIES = {
     "new": "Start a new thread.",
     "todos": "Show a thread's todo list.",
     "tree": "Show the subagent tree of a thread's latest run.",
+    "files": "List a thread's files, or show one: %deepagent files [PATH].",
     "stop": "Stop the run on a thread.",
     "approvals": "Show the approvals a thread waits for (also after a restart).",
     "resume": "Resume a thread: pending approvals, or a failed or stopped run.",
@@ -142,6 +150,7 @@ SUBCOMMANDS: dict[str, Callable[..., Any]] = {
     "new": new,
     "todos": todos,
     "tree": tree,
+    "files": files,
     "stop": stop,
     "approvals": approvals,
     "resume": resume,

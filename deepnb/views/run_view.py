@@ -11,7 +11,7 @@ import traitlets as t
 from deepnb import events as ev
 from deepnb._loop import run_sync
 from deepnb.errors import DeepnbError
-from deepnb.render import code_css, highlight_file, markdown
+from deepnb.render import code_css
 from deepnb.run import Run
 from deepnb.secrets import redact
 from deepnb.views.assets import asset
@@ -195,20 +195,17 @@ class RunView(anywidget.AnyWidget):
 
     def _file_message(self, path: str) -> dict[str, str]:
         """A file of the thread, for the front-end's file panel: escaped, secrets removed."""
+        from deepnb.files.render import render_file
+
         reply = {"type": "file", "path": path, "text": "", "html": "", "error": ""}
         try:
-            text = self.run.files[path]
+            rendered = render_file(path, self.run.files.read_bytes(path))
         except KeyError:
             reply["error"] = f"{path} is not in the thread's files (any more)."
         except Exception as exc:  # shown in the panel rather than lost in the kernel log
-            reply["error"] = f"Could not read {path}: {type(exc).__name__}: {exc}"
+            reply["error"] = redact(f"Could not read {path}: {exc}")
         else:
-            shown = redact(text)
-            reply["text"] = shown
-            reply["html"] = (
-                markdown(shown) if path.endswith((".md", ".markdown")) else highlight_file(shown, path)
-            )
-        reply["error"] = redact(reply["error"])
+            reply["text"], reply["html"] = rendered.text, rendered.html
         return reply
 
     def _refresh_tasks(self) -> None:

@@ -272,6 +272,34 @@ def _item_line(item: Mapping[str, Any], *, labelled: bool = True) -> str:
     return item["text"]
 
 
+def files_html(entries: Sequence[Any], total: int, *, title: str) -> str:
+    """A bounded file listing as static HTML: the first entries and how many more there are."""
+    rows = "".join(
+        f"<tr><td>{escape(e.path)}</td><td>{escape(_size(e.size))}</td>"
+        f"<td>{escape(e.modified_at or '')}</td></tr>"
+        for e in entries
+    )
+    more = (
+        f'<div class="dnb-muted">… and {total - len(entries):,} more: use .ls(path), .glob(pattern) '
+        "or .grep(text)</div>"
+        if total > len(entries)
+        else ""
+    )
+    return (
+        f'<div class="deepnb-snapshot"><div><b>{escape(title)}</b> · {total:,} files</div>'
+        f'<table class="deepnb-table"><thead><tr><th>Path</th><th>Size</th><th>Modified</th></tr></thead>'
+        f"<tbody>{rows}</tbody></table>{more}</div>"
+    )
+
+
+def _size(size: int | None) -> str:
+    if size is None:
+        return ""
+    if size < 1024:
+        return f"{size} B"
+    return f"{size / 1024:.1f} kB" if size < 1024 * 1024 else f"{size / 1024 / 1024:.1f} MB"
+
+
 def snapshot_bundle(state: RunState | Mapping[str, Any]) -> dict[str, str]:
     """``text/html`` and ``text/plain`` of a run's state."""
     data = state.to_json() if isinstance(state, RunState) else state

@@ -1,0 +1,7 @@
+"""An agent thread's filesystem as notebook state: :class:`Files` over every deepagents backend."""
+
+from deepnb.files.files import Files
+from deepnb.files.paths import UnsafePathError
+from deepnb.files.sources import Entry, Match
+
+__all__ = ["Entry", "Files", "Match", "UnsafePathError"]

@@ -1,0 +1,69 @@
+"""What ``%deepagent files [PATH]`` shows: a folder's listing, or a file rendered."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from deepnb.files.files import REPR_LIMIT, Files
+from deepnb.files.render import RenderedFile, render_file
+from deepnb.files.sources import Entry
+from deepnb.render import code_css, escape
+
+
+@dataclass(frozen=True)
+class FolderListing:
+    """A folder of a thread's filesystem; ``entries`` holds the data."""
+
+    path: str
+    entries: tuple[Entry, ...]
+
+    def __repr__(self) -> str:
+        from deepnb.views.snapshot import _size
+
+        if not self.entries:
+            return f"{self.path}: empty."
+        lines = [f"{self.path} ({len(self.entries)} entries):"]
+        for entry in self.entries[:REPR_LIMIT]:
+            mount = f"  [{entry.mount} is mounted]" if entry.mount else ""
+            lines.append(f"  {entry.name}  {_size(entry.size)}{mount}")
+        if len(self.entries) > REPR_LIMIT:
+            lines.append(f"  … and {len(self.entries) - REPR_LIMIT} more")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        from deepnb.views.snapshot import files_html
+
+        return files_html(self.entries[:REPR_LIMIT], len(self.entries), title=self.path)
+
+
+@dataclass(frozen=True)
+class FileDisplay:
+    """One file, rendered: Markdown, highlighted code, a CSV table, an image, or a binary named."""
+
+    rendered: RenderedFile
+
+    def __repr__(self) -> str:
+        if self.rendered.kind in ("image", "binary"):
+            return f"{self.rendered.path}: {self.rendered.kind} file, {self.rendered.size:,} bytes."
+        return self.rendered.text
+
+    def _repr_html_(self) -> str:
+        return (
+            f'<div class="deepnb-snapshot deepnb-file"><style>{code_css(".deepnb-file")}</style>'
+            f"<div><b>{escape(self.rendered.path)}</b></div>{self.rendered.html}</div>"
+        )
+
+
+def show(files: Files, path: str = "/") -> FolderListing | FileDisplay:
+    """A folder's listing, or a file rendered, whichever ``path`` names."""
+    from deepnb.files.paths import clean_path
+
+    cleaned = clean_path(path)
+    if cleaned != "/" and not path.endswith("/") and cleaned in files:
+        return FileDisplay(render_file(cleaned, files.read_bytes(cleaned)))
+    entries = files.ls(cleaned)
+    if not entries and cleaned != "/" and cleaned not in files:
+        from deepnb.errors import DeepnbError
+
+        raise DeepnbError(f"Nothing at {cleaned} in this thread's files: %deepagent files / lists them.")
+    return FolderListing(clean_path(cleaned, directory=True), tuple(entries))

@@ -1,0 +1,229 @@
+"""``Files``: an agent thread's filesystem as notebook state you can browse, search, edit and pull."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from deepnb._loop import run_sync
+from deepnb.errors import DeepnbError
+from deepnb.files.paths import clean_path, is_under
+from deepnb.files.sources import Entry, FileMissing, Match, source_for
+
+if TYPE_CHECKING:
+    from deepnb.workbench import Workbench
+
+REPR_LIMIT = 40
+"""How many entries a file listing shows before it summarizes the rest."""
+
+
+class Files(Mapping[str, str]):
+    """A thread's files: a mapping of path → text, read when accessed, over whatever backend the
+    agent uses (its state, a folder on disk, a LangGraph store, or routes of a composite).
+
+    Writes (``write``, ``edit``, ``delete``) follow the agent's ``permissions`` rules, and a change
+    to a memory file or a skill takes effect on the thread's next turn.
+    """
+
+    def __init__(self, workbench: Workbench, thread_id: str) -> None:
+        self.workbench = workbench
+        self.thread_id = thread_id
+        options = workbench.spec.options if workbench.spec is not None else {}
+        self._source = source_for(options.get("backend"), workbench.graph, thread_id)
+        self._rules = list(options.get("permissions") or ())
+        self._memory = [clean_path(p) for p in options.get("memory") or ()]
+        self._skills = [clean_path(p, directory=True) for p in options.get("skills") or ()]
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def _entries(self) -> dict[str, Entry]:
+        entries = run_sync(self._source.entries())
+        return {p: e for p, e in entries.items() if self._allowed("read", p)}
+
+    def __getitem__(self, path: str) -> str:
+        data = self.read_bytes(path)
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise DeepnbError(
+                f"{path} is a binary file ({len(data):,} bytes): use .read_bytes(path)."
+            ) from None
+
+    def read_bytes(self, path: str) -> bytes:
+        """The file's raw content."""
+        path = clean_path(path)
+        self._require("read", path)
+        try:
+            return run_sync(self._source.read_bytes(path))
+        except FileMissing:
+            raise KeyError(path) from None
+
+    def read(self, path: str, offset: int = 0, limit: int | None = None) -> str:
+        """Lines ``offset`` to ``offset + limit`` of a text file (all of them without ``limit``)."""
+        lines = self[path].splitlines(keepends=True)
+        return "".join(lines[offset : None if limit is None else offset + limit])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._entries()))
+
+    def __len__(self) -> int:
+        return len(self._entries())
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and path in self._entries()
+
+    def ls(self, path: str = "/") -> list[Entry]:
+        """What a folder holds: its files and folders (mount points of other backends included)."""
+        folder = clean_path(path, directory=True)
+        return [e for e in run_sync(self._source.listing(folder)) if self._allowed("read", e.path)]
+
+    def glob(self, pattern: str, path: str = "/") -> list[str]:
+        """Paths of files matching ``pattern`` (``**`` crosses folders, ``{a,b}`` alternates)."""
+        folder = clean_path(path, directory=True)
+        if not pattern.startswith("/"):
+            pattern = folder + pattern
+        found = run_sync(self._source.glob(pattern, folder))
+        return sorted(e.path for e in found if self._allowed("read", e.path))
+
+    def grep(self, text: str, path: str = "/", glob: str | None = None) -> list[Match]:
+        """Lines containing ``text`` (a literal string), in files under ``path`` (matching ``glob``)."""
+        if not text:
+            raise DeepnbError("grep needs some text to look for.")
+        folder = clean_path(path, directory=True)
+        found = run_sync(self._source.grep(text, folder, glob))
+        return [m for m in found if self._allowed("read", m.path)]
+
+    def to_dict(self) -> dict[str, str]:
+        """Every text file as ``{path: text}`` (binary files are left out; see ``read_bytes``)."""
+        result = {}
+        for path in self:
+            try:
+                result[path] = self[path]
+            except DeepnbError:
+                continue
+        return result
+
+    def pull(self, local_dir: str | Path) -> list[Path]:
+        """Copy every file into ``local_dir`` (created if needed); returns the files written."""
+        root = Path(local_dir).expanduser().resolve()
+        written = []
+        for path in self:
+            target = (root / path.lstrip("/")).resolve()
+            if not target.is_relative_to(root):  # clean_path already refuses this; belt and braces
+                raise DeepnbError(f"{path} would land outside {root}.")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(self.read_bytes(path))
+            written.append(target)
+        return written
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def write(self, path: str, content: str | bytes) -> None:
+        """Create or overwrite a file."""
+        path = clean_path(path)
+        if path.endswith("/"):
+            raise DeepnbError(f"{path} is a folder: name a file to write.")
+        self._require("write", path)
+        data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
+        run_sync(self._source.write_bytes(path, data))
+        self._changed(path)
+
+    def edit(self, path: str, old: str, new: str, *, replace_all: bool = False) -> int:
+        """Replace ``old`` with ``new`` in a text file; returns how many places changed. ``old``
+        must appear exactly once unless ``replace_all``."""
+        path = clean_path(path)
+        self._require("write", path)
+        text = self[path]
+        count = text.count(old) if old else 0
+        if count == 0:
+            raise DeepnbError(f"{path} does not contain the text to replace.")
+        if count > 1 and not replace_all:
+            raise DeepnbError(
+                f"{path} contains that text {count} times: pass replace_all=True or more context."
+            )
+        self.write(path, text.replace(old, new) if replace_all else text.replace(old, new, 1))
+        return count if replace_all else 1
+
+    def delete(self, path: str) -> None:
+        """Delete a file."""
+        path = clean_path(path)
+        self._require("write", path)
+        try:
+            run_sync(self._source.delete(path))
+        except FileMissing:
+            raise KeyError(path) from None
+        self._changed(path)
+
+    # -- rules ------------------------------------------------------------------------------
+
+    def _rule_for(self, operation: str, path: str) -> Any | None:
+        from deepnb.files.sources import _glob_match
+
+        for rule in self._rules:
+            if operation in rule.operations and any(_glob_match(path, p) for p in rule.paths):
+                return rule
+        return None
+
+    def _allowed(self, operation: str, path: str) -> bool:
+        rule = self._rule_for(operation, path)
+        return rule is None or rule.mode != "deny"
+
+    def writable(self, path: str) -> bool:
+        """Whether the agent's permission rules let the notebook change ``path``."""
+        return self._allowed("write", clean_path(path))
+
+    def _require(self, operation: str, path: str) -> None:
+        rule = self._rule_for(operation, path)
+        if rule is not None and rule.mode == "deny":
+            verb = "Reading" if operation == "read" else "Changing"
+            raise PermissionError(
+                f"{verb} {path} is denied by the agent's permission rule "
+                f"(operations={list(rule.operations)}, paths={list(rule.paths)}, mode='deny')."
+            )
+
+    def _changed(self, path: str) -> None:
+        """A memory file or a skill changed: have the thread load it again on its next turn."""
+        update: dict[str, Any] = {}
+        if path in self._memory:
+            contents = {}
+            for source in self._memory:
+                try:
+                    contents[source] = self[source]
+                except KeyError:
+                    continue
+            update["memory_contents"] = contents
+        if any(is_under(path, folder) for folder in self._skills):
+            update["skills_metadata"] = None
+        if update:
+            config = {"configurable": {"thread_id": self.thread_id}}
+            run_sync(self.workbench.graph.aupdate_state(config, update))
+
+    # -- display ----------------------------------------------------------------------------
+
+    @property
+    def mounts(self) -> dict[str, str]:
+        """Route prefix → the backend mounted there (empty for a single backend)."""
+        routes = getattr(self._source, "routes", ())
+        return {prefix: source.label for prefix, source in routes}
+
+    def _summary(self) -> tuple[list[Entry], int]:
+        entries = list(self._entries().values())
+        return entries[:REPR_LIMIT], len(entries)
+
+    def __repr__(self) -> str:
+        from deepnb.views.snapshot import _size
+
+        shown, total = self._summary()
+        plural = "s" if total != 1 else ""
+        head = f"Files of thread {self.thread_id!r} ({self._source.label}): {total} file{plural}"
+        lines = [head] + [f"  {e.path}  {_size(e.size)}" for e in shown]
+        if total > len(shown):
+            lines.append(f"  … and {total - len(shown)} more: use .ls(path), .glob(pattern) or .grep(text)")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        from deepnb.views.snapshot import files_html
+
+        shown, total = self._summary()
+        return files_html(shown, total, title=f"Files of thread {self.thread_id} ({self._source.label})")
