@@ -112,7 +112,8 @@ class KernelSession:
         state.update(patch.get("state", {}))
         items = {item["id"]: item for item in state.get("items", [])}
         items.update({item["id"]: item for item in patch.get("upsert", [])})
-        order = patch.get("ids") or [item["id"] for item in state.get("items", [])]
+        known = [item["id"] for item in state.get("items", [])]
+        order = patch.get("ids") or known + patch.get("append_ids", [])
         state["items"] = [items[i] for i in order if i in items]
         nodes = {node["id"]: node for node in state.get("tree", [])}
         nodes.update({node["id"]: node for node in patch.get("nodes", [])})

@@ -1397,11 +1397,13 @@ function liveModel(widget) {
     }
     upsertNodes(list(msg.nodes).filter((node) => isObj(node) && str(node.id) !== ""));
     const upsert = list(msg.upsert).filter(isObj);
-    if (!upsert.length && !Array.isArray(msg.ids)) return;
+    const appended = list(msg.append_ids);
+    if (!upsert.length && !Array.isArray(msg.ids) && !appended.length) return;
     const current = list(get("items")).filter(isObj);
     const byId = new Map(current.map((item) => [item.id, item]));
     for (const item of upsert) byId.set(item.id, item);
-    const ids = Array.isArray(msg.ids) ? msg.ids : current.map((item) => item.id);
+    // `ids` is the whole order; `append_ids` names only the items added at the end.
+    const ids = Array.isArray(msg.ids) ? msg.ids : current.map((item) => item.id).concat(appended);
     overlay.set("items", ids.map((id) => byId.get(id)).filter(Boolean));
     fire("items");
   }

@@ -95,6 +95,7 @@ class RunView(anywidget.AnyWidget):
         self._sent_nodes = {n["id"]: n for n in state["tree"]}
         self._sent_live = {name: state[name] for name in _LIVE}
         self._sent_live["pending_raw"] = copy.deepcopy(run.state.pending)
+        self._full_version: int | None = None
         self._throttle = Throttle(self._flush)
         self.on_msg(self._on_front_end_message)
         self._unsubscribe = run.subscribe(self._on_event)
@@ -108,8 +109,12 @@ class RunView(anywidget.AnyWidget):
         with self.run._lock:
             state = self.run.state
             if state.status != "running":
+                if state.version == self._full_version:  # already sent in full, nothing new
+                    return
+                self._full_version = state.version
                 self._send_in_full(state.to_json())
             else:
+                self._full_version = None
                 self._send_patch(state)
         self.flushes += 1
 
@@ -152,11 +157,17 @@ class RunView(anywidget.AnyWidget):
             "state": {k: v for k, v in live.items() if everything or self._sent_live.get(k) != v},
             "upsert": [state.public_item(item) for item in changed],
         }
-        if everything or ids != self._sent_ids:
+        if everything:
             patch["ids"] = ids
+        elif ids != self._sent_ids:  # new items at the end are named, the rest is known
+            known = len(self._sent_ids)
+            if ids[:known] == self._sent_ids:
+                patch["append_ids"] = ids[known:]
+            else:
+                patch["ids"] = ids
         if nodes:
             patch["nodes"] = nodes
-        if not (patch["state"] or patch["upsert"] or "ids" in patch or nodes):
+        if not (patch["state"] or patch["upsert"] or "ids" in patch or "append_ids" in patch or nodes):
             return
         self.send(patch)
         self._sent_nodes.update((node["id"], node) for node in nodes)
