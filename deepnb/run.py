@@ -21,6 +21,7 @@ from deepnb.tree import SubagentNode, Summary, build_tree
 
 if TYPE_CHECKING:
     from deepnb.files import Files
+    from deepnb.files.changes import FileChange
     from deepnb.workbench import Workbench
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,8 @@ class Run:
         self._ready: dict[str, dict[str, Any]] = {}
         self._resuming = False
         self._interrupts: dict[str, ev.InterruptRequest] = {}
+        self.checkpoint_before: str | None = None
+        """The thread's checkpoint when the run started (``None`` for a new thread)."""
 
     # -- the contract -----------------------------------------------------------------------
 
@@ -76,6 +79,19 @@ class Run:
         from deepnb.files import Files
 
         return Files(self.workbench, self.thread_id)
+
+    def changes(self) -> list[FileChange]:
+        """What this run did to the thread's files: each path it wrote, edited or deleted, with a
+        unified diff against the file as it was before the run (where the backend keeps history:
+        files in the thread's state do; a folder on disk or a store does not)."""
+        from deepnb.files import Files
+        from deepnb.files.changes import compare
+
+        after = self.files
+        before = Files(self.workbench, self.thread_id, checkpoint_id=self.checkpoint_before)
+        with self._lock:
+            paths = list(self.state.files_changed)
+        return [compare(path, before, after, known=self.checkpoint_before is not None) for path in paths]
 
     @property
     def tree(self) -> SubagentNode:
@@ -266,6 +282,8 @@ class Run:
         self._task = asyncio.current_task()
         config = {"configurable": {"thread_id": self.thread_id}, "recursion_limit": 10_000}
         if first:
+            before = await graph.aget_state(config)
+            self.checkpoint_before = (before.config or {}).get("configurable", {}).get("checkpoint_id")
             self.emit(ev.RunStarted(ev.MAIN, self.thread_id, self.prompt))
         paused = False
         try:

@@ -16,6 +16,8 @@ from deepnb.render import markdown
 from deepnb.secrets import redact
 
 ARGS_PREVIEW = 80
+FILE_TOOLS = frozenset({"write_file", "edit_file", "delete"})
+"""Built-in tools that change a file (named by their ``file_path`` argument)."""
 ACTIVITY = 100
 DESCRIPTION = 300
 FULL_LIMIT = 4000
@@ -88,6 +90,8 @@ class RunState:
     _tools: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
     _interrupt_agents: dict[str, str] = field(default_factory=dict, repr=False)
     _node_by_call: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    _file_calls: dict[str, str] = field(default_factory=dict, repr=False)
+    """Call id of a file-changing tool call → the path it changes (for backends outside state)."""
 
     @property
     def elapsed(self) -> float:
@@ -146,6 +150,8 @@ class RunState:
         if event.call_id in self._tools:  # the same call reported again: keep its one card
             return
         self.tool_calls += 1
+        if event.name in FILE_TOOLS and isinstance(event.args.get("file_path"), str):
+            self._file_calls[event.call_id] = event.args["file_path"]
         node = self.nodes.get(event.agent)
         if node is not None:
             node["tool_calls"] += 1
@@ -167,6 +173,9 @@ class RunState:
     def _on_ToolCallFinished(self, event: ev.ToolCallFinished) -> None:
         content = redact(event.content)
         preview = _clip(" ".join(content.split()), RESULT_PREVIEW)  # redacted, then clipped
+        path = self._file_calls.pop(event.call_id, None)
+        if path is not None and not event.is_error and path not in self.files_changed:
+            self.files_changed.append(path)
         task = self._node_by_call.get(event.call_id)
         if task is not None:  # the subagent's answer, as its parent received it
             task["result"], task["result_full"] = preview, _clip(content, FULL_LIMIT)

@@ -48,6 +48,25 @@ def writer(**options: Any):
                     "Written.",
                 ],
             },
+            {
+                "match": "fix",
+                "turns": [
+                    {
+                        "tool_calls": [
+                            {
+                                "name": "edit_file",
+                                "args": {
+                                    "file_path": "/notes/tides.md",
+                                    "old_string": "06:12",
+                                    "new_string": "06:20",
+                                },
+                            },
+                            {"name": "delete", "args": {"file_path": "/notes/old.md"}},
+                        ]
+                    },
+                    "Fixed.",
+                ],
+            },
             {"turns": ["ok"]},
         ]
     }
@@ -254,3 +273,31 @@ def test_secrets_in_a_file_are_redacted_in_the_viewer(monkeypatch: pytest.Monkey
     monkeypatch.setenv("OPENAI_API_KEY", "sk-sentinel-value-1234567890")
     shown = render_file("/.env", b"OPENAI_API_KEY=sk-sentinel-value-1234567890\n")
     assert "sk-sentinel-value-1234567890" not in shown.html + shown.text
+
+
+def test_changes_in_a_run_are_diffs_against_the_checkpoint_before_it() -> None:
+    wb, _ = writer()
+    first = wb.run("write the notes")
+    (added,) = first.changes()
+    assert (added.path, added.kind) == ("/notes/tides.md", "added")
+    assert (
+        added.diff.startswith("--- /dev/null\n+++ b/notes/tides.md") and "+High tide at 06:12." in added.diff
+    )
+
+    first.files.write("/notes/old.md", "stale\n")  # a notebook edit between runs is not the run's
+    second = wb.run("fix the time", thread=first.thread_id)
+    changes = {c.path: c for c in second.changes()}
+    assert set(changes) == {"/notes/tides.md", "/notes/old.md"}
+    assert changes["/notes/tides.md"].kind == "modified"
+    assert "-High tide at 06:12.\n+High tide at 06:20." in changes["/notes/tides.md"].diff
+    assert changes["/notes/old.md"].kind == "deleted" and "-stale" in changes["/notes/old.md"].diff
+
+
+def test_changes_on_a_backend_without_history_are_named(tmp_path: Path) -> None:
+    from deepagents.backends import FilesystemBackend
+
+    wb, _ = writer(backend=FilesystemBackend(root_dir=str(tmp_path), virtual_mode=True))
+    (change,) = wb.run("write the notes").changes()
+    assert (change.path, change.kind, change.diff) == ("/notes/tides.md", "written", "")
+    with pytest.raises(DeepnbError, match="past checkpoint"):
+        Files(wb, wb.current_thread, checkpoint_id="x").write("/a.md", "x")

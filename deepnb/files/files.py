@@ -26,11 +26,13 @@ class Files(Mapping[str, str]):
     to a memory file or a skill takes effect on the thread's next turn.
     """
 
-    def __init__(self, workbench: Workbench, thread_id: str) -> None:
+    def __init__(self, workbench: Workbench, thread_id: str, *, checkpoint_id: str | None = None) -> None:
         self.workbench = workbench
         self.thread_id = thread_id
+        self.checkpoint_id = checkpoint_id
+        """Set for the files as they were at a past checkpoint (read-only; state-held files only)."""
         options = workbench.spec.options if workbench.spec is not None else {}
-        self._source = source_for(options.get("backend"), workbench.graph, thread_id)
+        self._source = source_for(options.get("backend"), workbench.graph, thread_id, checkpoint_id)
         self._rules = list(options.get("permissions") or ())
         self._memory = [clean_path(p) for p in options.get("memory") or ()]
         self._skills = [clean_path(p, directory=True) for p in options.get("skills") or ()]
@@ -173,7 +175,16 @@ class Files(Mapping[str, str]):
         """Whether the agent's permission rules let the notebook change ``path``."""
         return self._allowed("write", clean_path(path))
 
+    def has_history(self, path: str) -> bool:
+        """Whether ``path`` lives in the thread's checkpoints (so its past versions can be read)."""
+        from deepnb.files.sources import StateSource
+
+        source = self._source.source_of(path) if hasattr(self._source, "source_of") else self._source
+        return isinstance(source, StateSource)
+
     def _require(self, operation: str, path: str) -> None:
+        if operation == "write" and self.checkpoint_id is not None:
+            raise DeepnbError(f"These are the files of a past checkpoint: change {path} through run.files.")
         rule = self._rule_for(operation, path)
         if rule is not None and rule.mode == "deny":
             verb = "Reading" if operation == "read" else "Changing"

@@ -95,9 +95,11 @@ class StateSource:
 
     label = "state"
 
-    def __init__(self, graph: Any, thread_id: str) -> None:
+    def __init__(self, graph: Any, thread_id: str, checkpoint_id: str | None = None) -> None:
         self.graph = graph
         self.config = {"configurable": {"thread_id": thread_id}}
+        if checkpoint_id is not None:  # a past checkpoint: read-only
+            self.config["configurable"]["checkpoint_id"] = checkpoint_id
 
     async def _files(self) -> Mapping[str, Mapping[str, Any]]:
         snapshot = await self.graph.aget_state(self.config)
@@ -227,6 +229,10 @@ class Mounts:
         self.routes = sorted(routes, key=lambda route: -len(route[0]))
         self.label = "composite"
 
+    def source_of(self, path: str) -> Any:
+        """The source that holds ``path``."""
+        return self.route(path)[0]
+
     def route(self, path: str) -> tuple[Any, str, str]:
         """The source serving ``path``, the path it sees, and the prefix to add back."""
         for prefix, source in self.routes:
@@ -294,18 +300,19 @@ class Mounts:
         return sorted(found, key=lambda m: (m.path, m.line))
 
 
-def source_for(backend: Any, graph: Any, thread_id: str) -> Any:
-    """The source for an agent's ``backend`` option (``None`` means the thread's state)."""
+def source_for(backend: Any, graph: Any, thread_id: str, checkpoint_id: str | None = None) -> Any:
+    """The source for an agent's ``backend`` option (``None`` means the thread's state).
+    With ``checkpoint_id``, state-held files are read as they were at that checkpoint."""
     from deepagents.backends import CompositeBackend, StateBackend, StoreBackend
 
     if backend is None or isinstance(backend, StateBackend):
-        return StateSource(graph, thread_id)
+        return StateSource(graph, thread_id, checkpoint_id)
     if isinstance(backend, CompositeBackend):
         routes = [
-            (clean_path(prefix, directory=True), source_for(b, graph, thread_id))
+            (clean_path(prefix, directory=True), source_for(b, graph, thread_id, checkpoint_id))
             for prefix, b in backend.routes.items()
         ]
-        return Mounts(source_for(backend.default, graph, thread_id), routes)
+        return Mounts(source_for(backend.default, graph, thread_id, checkpoint_id), routes)
     if isinstance(backend, StoreBackend) and backend._store is None:
         store = getattr(graph, "store", None)
         if store is None:
