@@ -9,13 +9,15 @@ from collections.abc import Callable
 from deepnb._loop import engine_loop, in_engine_thread
 
 MAX_MESSAGES_PER_SECOND = 20
+MARGIN = 1.2
+"""Flush a little less often than the limit allows: messages bunch up on their way to the browser."""
 
 
 class Throttle:
     """Call ``flush`` after a change, at most once per ``interval`` seconds, and never lose the
     last change. Everything runs on the engine loop; calls from other threads hop onto it."""
 
-    def __init__(self, flush: Callable[[], None], interval: float = 1.1 / MAX_MESSAGES_PER_SECOND) -> None:
+    def __init__(self, flush: Callable[[], None], interval: float = MARGIN / MAX_MESSAGES_PER_SECOND) -> None:
         self._flush = flush
         self.interval = interval
         self._last = float("-inf")
