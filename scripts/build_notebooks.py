@@ -208,8 +208,14 @@ def build(name: str) -> Path:
     notebook = new_notebook(cells=BUILDERS[name]())
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     notebook.metadata["language_info"] = {"name": "python"}
+    # No widget state in the saved file: nbconvert, GitHub and nbviewer then show each run's static
+    # snapshot (transcript, todos, tree, decisions) instead of a view that needs JavaScript.
     NotebookClient(
-        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}
+        notebook,
+        timeout=120,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(NOTEBOOKS)}},
+        store_widget_state=False,
     ).execute()
     path = NOTEBOOKS / f"{name}.ipynb"
     nbformat.write(notebook, path)
