@@ -6,7 +6,6 @@ import re
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -141,12 +140,10 @@ def test_background_run_returns_at_once_and_one_run_per_thread(ip, tmp_path):
             - text: "done"
         """,
     )
-    started = time.monotonic()
     result, _ = run_cell(ip, f"%%deepagent -m scripted:{script} --bg -o bg\ncount")
     assert result.error_in_exec is None
-    assert time.monotonic() - started < 2
     run = ip.user_ns["bg"]
-    assert run.status == "running"
+    assert run.status == "running"  # the cell returned while the run streams (≥ 0.65 s of tokens)
 
     again, _ = run_cell(ip, "%%deepagent -o second\ncount again")
     assert "already running" in usage_error(again)

@@ -1,13 +1,21 @@
-"""What ``%deepagent files [PATH]`` shows: a folder's listing, or a file rendered."""
+"""What ``%deepagent files [PATH]`` shows: the file browser at a folder, or a file rendered.
+
+:class:`FolderListing` is the browser's static fallback (``text/plain`` and bounded ``text/html``).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from deepnb.files.files import REPR_LIMIT, Files
 from deepnb.files.render import RenderedFile, render_file
 from deepnb.files.sources import Entry
 from deepnb.render import code_css, escape
+
+if TYPE_CHECKING:
+    from deepnb.run import Run
+    from deepnb.views.files_view import FilesView
 
 
 @dataclass(frozen=True)
@@ -54,16 +62,18 @@ class FileDisplay:
         )
 
 
-def show(files: Files, path: str = "/") -> FolderListing | FileDisplay:
-    """A folder's listing, or a file rendered, whichever ``path`` names."""
+def show(files: Files, path: str = "/", *, run: Run | None = None) -> FilesView | FileDisplay:
+    """A file rendered, or the file browser opened at a folder, whichever ``path`` names. The
+    browser follows ``run`` (by default the thread's latest run) for its "Changed in this run" tab
+    and its live refreshes."""
     from deepnb.files.paths import clean_path
+    from deepnb.views.files_view import FilesView
 
     cleaned = clean_path(path)
     if cleaned != "/" and not path.endswith("/") and cleaned in files:
         return FileDisplay(render_file(cleaned, files.read_bytes(cleaned)))
-    entries = files.ls(cleaned)
-    if not entries and cleaned != "/" and cleaned not in files:
+    if cleaned != "/" and not files.ls(cleaned) and cleaned not in files:
         from deepnb.errors import DeepnbError
 
         raise DeepnbError(f"Nothing at {cleaned} in this thread's files: %deepagent files / lists them.")
-    return FolderListing(clean_path(cleaned, directory=True), tuple(entries))
+    return FilesView(files, path=cleaned, run=run)

@@ -66,14 +66,18 @@ class Files(Mapping[str, str]):
         lines = self[path].splitlines(keepends=True)
         return "".join(lines[offset : None if limit is None else offset + limit])
 
+    def _paths(self) -> list[str]:
+        paths = run_sync(self._source.paths())
+        return [p for p in paths if self._allowed("read", p)] if self._rules else paths
+
     def __iter__(self) -> Iterator[str]:
-        return iter(sorted(self._entries()))
+        return iter(self._paths())
 
     def __len__(self) -> int:
-        return len(self._entries())
+        return len(self._paths())
 
     def __contains__(self, path: object) -> bool:
-        return isinstance(path, str) and path in self._entries()
+        return isinstance(path, str) and path in set(self._paths())
 
     def ls(self, path: str = "/") -> list[Entry]:
         """What a folder holds: its files and folders (mount points of other backends included)."""
@@ -219,8 +223,8 @@ class Files(Mapping[str, str]):
         return {prefix: source.label for prefix, source in routes}
 
     def _summary(self) -> tuple[list[Entry], int]:
-        entries = list(self._entries().values())
-        return entries[:REPR_LIMIT], len(entries)
+        paths = self._paths()
+        return run_sync(self._source.describe(paths[:REPR_LIMIT])), len(paths)
 
     def __repr__(self) -> str:
         from deepnb.views.snapshot import _size

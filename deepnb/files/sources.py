@@ -64,6 +64,17 @@ def _decode(data: Mapping[str, Any]) -> bytes:
     return str(content).encode("utf-8")
 
 
+def _state_entry(path: str, data: Mapping[str, Any]) -> Entry:
+    content = data.get("content", "")
+    if data.get("encoding") == "base64":
+        size = len(content) * 3 // 4 - str(content).count("=")
+    elif isinstance(content, str):
+        size = len(content.encode("utf-8"))
+    else:
+        size = len(_decode(data))
+    return Entry(path, size=size, modified_at=data.get("modified_at"))
+
+
 def _file_data(data: bytes, previous: Mapping[str, Any] | None) -> dict[str, Any]:
     from deepagents.backends.utils import create_file_data
 
@@ -73,21 +84,6 @@ def _file_data(data: bytes, previous: Mapping[str, Any] | None) -> dict[str, Any
         content, encoding = base64.b64encode(data).decode("ascii"), "base64"
     created = previous.get("created_at") if previous else None
     return create_file_data(content, created_at=created, encoding=encoding)
-
-
-def _children(paths: Mapping[str, Entry], folder: str) -> list[Entry]:
-    """The entries directly inside ``folder`` among every file's entry."""
-    found: dict[str, Entry] = {}
-    for path, entry in paths.items():
-        if not path.startswith(folder) or path == folder:
-            continue
-        rest = path[len(folder) :]
-        head, slash, _ = rest.partition("/")
-        if slash:
-            found.setdefault(folder + head + "/", Entry(folder + head + "/", is_dir=True))
-        else:
-            found[path] = entry
-    return sorted(found.values(), key=lambda e: (not e.is_dir, e.path))
 
 
 class StateSource:
@@ -107,14 +103,28 @@ class StateSource:
 
     async def entries(self) -> dict[str, Entry]:
         files = await self._files()
-        return {
-            path: Entry(path, size=len(_decode(data)), modified_at=data.get("modified_at"))
-            for path, data in files.items()
-            if isinstance(data, Mapping)
-        }
+        return {path: _state_entry(path, data) for path, data in files.items() if isinstance(data, Mapping)}
+
+    async def paths(self) -> list[str]:
+        return sorted(path for path, data in (await self._files()).items() if isinstance(data, Mapping))
+
+    async def describe(self, paths: list[str]) -> list[Entry]:
+        files = await self._files()
+        return [_state_entry(p, files[p]) for p in paths if isinstance(files.get(p), Mapping)]
 
     async def listing(self, folder: str) -> list[Entry]:
-        return _children(await self.entries(), folder)
+        # Only the folder's own files are measured: a listing stays cheap in a large filesystem.
+        files = await self._files()
+        found: dict[str, Entry] = {}
+        for path, data in files.items():
+            if not path.startswith(folder) or path == folder or not isinstance(data, Mapping):
+                continue
+            head, slash, _ = path[len(folder) :].partition("/")
+            if not slash:
+                found[path] = _state_entry(path, data)
+            elif folder + head + "/" not in found:
+                found[folder + head + "/"] = Entry(folder + head + "/", is_dir=True)
+        return sorted(found.values(), key=lambda e: (not e.is_dir, e.path))
 
     async def read_bytes(self, path: str) -> bytes:
         data = (await self._files()).get(path)
@@ -185,6 +195,13 @@ class BackendSource:
     async def entries(self) -> dict[str, Entry]:
         result = self._check(await self.backend.aglob("**", "/"), "list its files")
         return {e.path: e for e in (self._entry(i) for i in result.matches or ()) if not e.is_dir}
+
+    async def paths(self) -> list[str]:
+        return sorted(await self.entries())
+
+    async def describe(self, paths: list[str]) -> list[Entry]:
+        entries = await self.entries()
+        return [entries[p] for p in paths if p in entries]
 
     async def read_bytes(self, path: str) -> bytes:
         (response,) = await self.backend.adownload_files([path])
@@ -269,6 +286,19 @@ class Mounts:
                 for p, e in (await source.entries()).items()
             )
         return dict(sorted(found.items()))
+
+    async def paths(self) -> list[str]:
+        found = [p for p in await self.default.paths() if not any(p.startswith(r) for r, _ in self.routes)]
+        for prefix, source in self.routes:
+            found += [prefix.rstrip("/") + p for p in await source.paths()]
+        return sorted(found)
+
+    async def describe(self, paths: list[str]) -> list[Entry]:
+        found = []
+        for path in paths:
+            source, inner, prefix = self.route(path)
+            found += [self._outer(e, prefix) for e in await source.describe([inner])]
+        return found
 
     async def read_bytes(self, path: str) -> bytes:
         source, inner, _ = self.route(path)
