@@ -22,6 +22,7 @@ from deepnb.tree import SubagentNode, Summary, build_tree
 if TYPE_CHECKING:
     from deepnb.files import Files
     from deepnb.files.changes import FileChange
+    from deepnb.interpreter import Interpreter
     from deepnb.workbench import Workbench
 
 log = logging.getLogger(__name__)
@@ -79,6 +80,13 @@ class Run:
         from deepnb.files import Files
 
         return Files(self.workbench, self.thread_id)
+
+    @property
+    def interpreter(self) -> Interpreter:
+        """The thread's interpreter state (REPL globals as Python values), read on the host."""
+        from deepnb.interpreter import Interpreter
+
+        return Interpreter(self.workbench, self.thread_id)
 
     def changes(self) -> list[FileChange]:
         """What this run did to the thread's files: each path it wrote, edited or deleted, with a

@@ -26,6 +26,7 @@ AGENT_OPTIONS = frozenset(
         "store",
         "debug",
         "cache",
+        "interpreter",  # deepnb's: True or {options} adds langchain-quickjs' CodeInterpreterMiddleware
     }
 )
 
@@ -72,6 +73,11 @@ class AgentSpec:
 
         options = dict(self.options)
         middleware = list(options.pop("middleware", None) or ())
+        interpreter = options.pop("interpreter", None)
+        if interpreter:
+            from deepnb.interpreter import interpreter_middleware
+
+            middleware.append(interpreter_middleware(interpreter))
         if self.todos:
             from langchain.agents.middleware import TodoListMiddleware
 

@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deepnb import events as ev
-from deepnb.render import markdown
+from deepnb.render import highlight, markdown
 from deepnb.secrets import redact
 
 ARGS_PREVIEW = 80
+EVAL_TOOL = "eval"
+"""The interpreter's tool: its cards show the code, what it printed and what it returned."""
 FILE_TOOLS = frozenset({"write_file", "edit_file", "delete"})
 """Built-in tools that change a file (named by their ``file_path`` argument)."""
 ACTIVITY = 100
@@ -156,7 +158,7 @@ class RunState:
         if node is not None:
             node["tool_calls"] += 1
             node["activity"] = _clip(f"{event.name}({short_args(event.args)})", ACTIVITY)
-        self._tools[event.call_id] = self._add(
+        card = self._tools[event.call_id] = self._add(
             {
                 "kind": "tool",
                 "id": f"tool-{event.call_id}",
@@ -169,6 +171,10 @@ class RunState:
                 "result_full": "",
             }
         )
+        code = event.args.get("code") if event.name == EVAL_TOOL else None
+        if isinstance(code, str):
+            shown = _clip(redact(code), FULL_LIMIT)
+            card["eval"] = {"code": shown, "code_html": highlight(shown, "javascript")}
 
     def _on_ToolCallFinished(self, event: ev.ToolCallFinished) -> None:
         content = redact(event.content)
@@ -190,6 +196,19 @@ class RunState:
         card["status"] = "error" if event.is_error else "done"
         card["result"] = preview
         card["result_full"] = _clip(content, FULL_LIMIT)
+        if "eval" in card:
+            from deepnb.interpreter import parse_eval
+
+            outcome = parse_eval(content)
+            card["eval"] = {
+                **card["eval"],
+                "stdout": _clip(outcome.stdout, FULL_LIMIT),
+                "result": _clip(outcome.result, FULL_LIMIT),
+                "error": _clip(outcome.error, FULL_LIMIT),
+                "error_type": outcome.error_type,
+            }
+            if outcome.error:
+                card["status"] = "error"
 
     # -- the subagent tree ----------------------------------------------------------------
 

@@ -141,13 +141,15 @@ function makeItem(item, key, expanded) {
     rec.show.hidden = true;
     head.append(rec.caret, rec.label, rec.name, rec.args, rec.sub, rec.show, rec.badge);
     rec.result = h("div", "dnb-tool-result");
+    rec.evalEl = h("div", "dnb-eval");
+    rec.evalEl.hidden = true;
     rec.detail = h("div", "dnb-tool-detail");
     rec.argsFull = h("pre", "dnb-pre dnb-tool-args-full");
     rec.resultFull = h("pre", "dnb-pre dnb-tool-result-full");
     rec.resultLabel = h("div", "dnb-detail-label", "Result");
     rec.detail.append(h("div", "dnb-detail-label", "Arguments"), rec.argsFull, rec.resultLabel,
       rec.resultFull);
-    el.append(head, rec.result, rec.detail);
+    el.append(head, rec.evalEl, rec.result, rec.detail);
     setExpanded(rec, expanded.has(key));
   } else if (kind === "notice") {
     rec.body = el;
@@ -235,8 +237,10 @@ function patchItem(rec, item) {
       setAttr(rec.show, "data-node", path);
       rec.show.title = path ? `Show subagent ${path} in the Subagents panel` : "";
     }
-    if (changed(rec, item, "result")) {
-      show(rec.result, str(rec.f.result) !== "");
+    const evalChanged = changed(rec, item, "eval");
+    if (evalChanged) patchEval(rec, isObj(rec.f.eval) ? rec.f.eval : null);
+    if (changed(rec, item, "result") || evalChanged) {
+      show(rec.result, str(rec.f.result) !== "" && !isObj(rec.f.eval)); // an eval card shows its parts
       setText(rec.result, rec.f.result);
     }
     const argsChanged = changed(rec, item, "args_full");
@@ -249,6 +253,25 @@ function patchItem(rec, item) {
   } else if (changed(rec, item, "text")) {
     setText(rec.body, rec.f.text);
   }
+}
+
+// An interpreter `eval` card: the code (highlighted in Python), what it printed, and its result or
+// error, each as text.
+function patchEval(rec, run) {
+  show(rec.evalEl, run !== null);
+  if (!run) return;
+  rec.el.classList.add("dnb-eval-card");
+  const code = h("div", "dnb-eval-code");
+  code.innerHTML = str(run.code_html); // highlighted and escaped by Pygments in Python
+  const parts = [code];
+  if (str(run.stdout)) parts.push(h("div", "dnb-detail-label", "Console"), h("pre", "dnb-pre dnb-eval-stdout", run.stdout));
+  if (str(run.error)) {
+    const err = h("pre", "dnb-pre dnb-eval-error", `${str(run.error_type) || "Error"}: ${str(run.error)}`);
+    parts.push(h("div", "dnb-detail-label", "Error"), err);
+  } else if (str(run.result)) {
+    parts.push(h("div", "dnb-detail-label", "Result"), h("pre", "dnb-pre dnb-eval-result", run.result));
+  }
+  rec.evalEl.replaceChildren(...parts);
 }
 
 // A summarization card: what was summarized, the summary itself (collapsed), and the offloaded

@@ -49,38 +49,49 @@ class Message:
         return self.text
 
 
+def interpreter_option(interpreter: bool, ptc: str | None) -> Any:
+    """``--interpreter`` / ``--ptc read_file,glob`` as the ``interpreter`` agent option."""
+    if ptc:
+        names = [name.strip() for name in ptc.split(",") if name.strip()]
+        if not names:
+            raise DeepnbError("--ptc needs tool names, e.g. --ptc read_file,glob.")
+        return {"ptc": names}
+    return True if interpreter else None
+
+
 def workbench_for(
-    name: str | None, model: str | None, interrupt_on: str | None, namespace: dict[str, Any]
+    name: str | None, model: str | None, options: dict[str, Any], namespace: dict[str, Any]
 ) -> Any:
-    """The workbench a cell runs on: defined on first use, rebuilt when ``-m`` or
-    ``--interrupt-on`` change it (its threads are kept)."""
+    """The workbench a cell runs on: defined on first use, rebuilt when ``-m`` or an option
+    (``--interrupt-on``, ``--interpreter``) changes it (its threads are kept). ``options`` holds
+    the cell's agent options, ``None`` where the cell doesn't set one."""
     from deepnb import workbench as wb
     from deepnb.checkpoint import make_checkpointer
     from deepnb.models import resolve_model
-    from deepnb.spec import AgentSpec, parse_interrupt_on
+    from deepnb.spec import AgentSpec
 
     name = name or wb.current_name()
-    interrupts = parse_interrupt_on(interrupt_on)
+    changes = {key: value for key, value in options.items() if value is not None}
     existing = wb.registered().get(name)
     if existing is None:
         if model is None and not os.environ.get("DEEPNB_MODEL") and name != wb.DEFAULT_AGENT:
             wb.get(name)  # raises: no such agent, with how to define it
         chat = resolve_model(model, namespace)
-        options = {"interrupt_on": interrupts} if interrupts else {}
-        spec = AgentSpec(chat, model or os.environ["DEEPNB_MODEL"], options)
+        spec = AgentSpec(chat, model or os.environ["DEEPNB_MODEL"], changes)
         return wb._install(name, spec, make_checkpointer("memory"), None)
-    if model is None and interrupts is None:
+    if model is None and not changes:
         return existing
     if existing.spec is None:
         raise DeepnbError(
-            f"Agent {name!r} was attached as a compiled graph: change its model or interrupt_on in "
+            f"Agent {name!r} was attached as a compiled graph: change its model or options in "
             "Python and attach it again."
         )
     spec = existing.spec
     if model is not None and model != spec.model_label:
         spec = AgentSpec(resolve_model(model, namespace), model, spec.options, spec.todos)
-    if interrupts is not None and interrupts != spec.options.get("interrupt_on"):
-        spec = spec.with_options(interrupt_on=interrupts)
+    different = {k: v for k, v in changes.items() if spec.options.get(k) != v}
+    if different:
+        spec = spec.with_options(**different)
     return existing if spec is existing.spec else wb.rebuild(existing, spec)
 
 
@@ -91,6 +102,9 @@ def define(args: Any, namespace: dict[str, Any]) -> Message:
     options: dict[str, Any] = {}
     if args.interrupt_on:
         options["interrupt_on"] = parse_interrupt_on(args.interrupt_on)
+    interpreter = interpreter_option(args.interpreter, args.ptc)
+    if interpreter is not None:
+        options["interpreter"] = interpreter
     if args.system_prompt:
         options["system_prompt"] = args.system_prompt
     model = args.model
@@ -205,6 +219,24 @@ def files(args: Any) -> Any:
     from deepnb.files.display import show
 
     return show(wb.get(args.agent).files(args.thread), args.path)
+
+
+def repl(args: Any) -> Any:
+    """The thread's interpreter globals (``run.interpreter``); displayed, a table."""
+    from deepnb import workbench as wb
+    from deepnb.interpreter import Interpreter
+
+    workbench = wb.get(args.agent)
+    return Interpreter(workbench, args.thread or workbench.current_thread)
+
+
+def js(args: Any) -> Any:
+    """The value of some JavaScript evaluated against a copy of the thread's interpreter state."""
+    from deepnb import workbench as wb
+    from deepnb.interpreter import Interpreter
+
+    workbench = wb.get(args.agent)
+    return Interpreter(workbench, args.thread or workbench.current_thread).eval(" ".join(args.code))
 
 
 def tree(args: Any) -> Any:

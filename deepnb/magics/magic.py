@@ -93,7 +93,13 @@ class DeepnbMagics(Magics):
                 raise DeepnbError(
                     "The cell body is the task: write what the agent should do below %%deepagent."
                 )
-            workbench = commands.workbench_for(args.agent, args.model, args.interrupt_on, self.shell.user_ns)
+            from deepnb.spec import parse_interrupt_on
+
+            options = {
+                "interrupt_on": parse_interrupt_on(args.interrupt_on),
+                "interpreter": commands.interpreter_option(args.interpreter, args.ptc),
+            }
+            workbench = commands.workbench_for(args.agent, args.model, options, self.shell.user_ns)
             run = workbench.start(
                 prompt.strip(),
                 thread=args.thread,

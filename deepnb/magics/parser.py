@@ -29,6 +29,8 @@ def _common(func: Callable[..., Any]) -> Callable[..., Any]:
 @argument("--new", action="store_true", help="Start a new thread.")
 @argument("--interrupt-on", dest="interrupt_on", metavar="TOOL,...", help="Ask before these tools run.")
 @argument("--auto-approve", dest="auto_approve", action="store_true", help="Approve every gated call.")
+@argument("--interpreter", action="store_true", help="Give the agent the QuickJS interpreter (eval).")
+@argument("--ptc", metavar="TOOL,...", help="Tools the interpreter's code may call (implies --interpreter).")
 @argument("--bg", action="store_true", help="Return at once; the view keeps updating.")
 @argument(
     "--wait", action="store_true", help="Keep the cell busy at approvals until every action is decided."
@@ -63,6 +65,8 @@ def help_(line: str) -> None:
     help="memory (default) or sqlite:PATH to keep threads across restarts.",
 )
 @argument("--system-prompt", dest="system_prompt", help="Extra instructions for the agent.")
+@argument("--interpreter", action="store_true", help="Give the agent the QuickJS interpreter (eval).")
+@argument("--ptc", metavar="TOOL,...", help="Tools the interpreter's code may call (implies --interpreter).")
 def define(line: str) -> None:
     """Define (or redefine) a named agent."""
 
@@ -103,6 +107,19 @@ def files(line: str) -> None:
     """Show a thread's files: a folder's listing, or a file rendered."""
 
 
+@magic_arguments(name="deepagent repl")
+@_common
+def repl(line: str) -> None:
+    """Show the interpreter's globals for a thread, as Python values."""
+
+
+@magic_arguments(name="deepagent js")
+@_common
+@argument("code", nargs="+", help="JavaScript to evaluate against a copy of the thread's REPL state.")
+def js(line: str) -> None:
+    """Evaluate JavaScript against a copy of a thread's interpreter state (the thread is unchanged)."""
+
+
 @magic_arguments(name="deepagent tree")
 @_common
 def tree(line: str) -> None:
@@ -137,6 +154,8 @@ SUMMARIES = {
     "todos": "Show a thread's todo list.",
     "tree": "Show the subagent tree of a thread's latest run.",
     "files": "List a thread's files, or show one: %deepagent files [PATH].",
+    "repl": "Show the interpreter's globals for a thread.",
+    "js": "Evaluate JavaScript against a copy of a thread's interpreter state.",
     "stop": "Stop the run on a thread.",
     "approvals": "Show the approvals a thread waits for (also after a restart).",
     "resume": "Resume a thread: pending approvals, or a failed or stopped run.",
@@ -151,6 +170,8 @@ SUBCOMMANDS: dict[str, Callable[..., Any]] = {
     "todos": todos,
     "tree": tree,
     "files": files,
+    "repl": repl,
+    "js": js,
     "stop": stop,
     "approvals": approvals,
     "resume": resume,

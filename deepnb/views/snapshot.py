@@ -70,6 +70,8 @@ def _item_html(item: Mapping[str, Any], *, labelled: bool = True) -> str:
     if kind == "text":
         body = item.get("html") or f"<p>{escape(item['text'])}</p>"
         return f'<div class="dnb-text">{label and f"<span class=dnb-muted>{label}</span>"}{body}</div>'
+    if kind == "tool" and item.get("eval"):
+        return _eval_html(item, label)
     if kind == "tool":
         result = f' <span class="dnb-muted">→ {escape(item["result"])}</span>' if item.get("result") else ""
         return (
@@ -82,6 +84,25 @@ def _item_html(item: Mapping[str, Any], *, labelled: bool = True) -> str:
     if kind == "error":
         return f'<div class="dnb-error">Error: {escape(item["text"])}</div>'
     return f'<div class="dnb-muted">{escape(item["text"])}</div>'
+
+
+def _eval_html(item: Mapping[str, Any], label: str) -> str:
+    """An interpreter ``eval`` card: the code, what it printed, and its result or error."""
+    run = item["eval"]
+    parts = [
+        f'<div class="dnb-tool dnb-eval" data-status="{escape(item["status"])}">{label}'
+        f'<b>eval</b> <span class="dnb-muted">[{escape(item["status"])}]</span>',
+        run.get("code_html") or f"<pre>{escape(run.get('code', ''))}</pre>",
+    ]
+    if run.get("stdout"):
+        parts.append(f'<div class="dnb-muted">console</div><pre>{escape(run["stdout"])}</pre>')
+    if run.get("error"):
+        parts.append(
+            f'<div class="dnb-error">{escape(run.get("error_type") or "Error")}: {escape(run["error"])}</div>'
+        )
+    elif run.get("result"):
+        parts.append(f'<div class="dnb-muted">result</div><pre>{escape(run["result"])}</pre>')
+    return "".join(parts) + "</div>"
 
 
 def summary_line(item: Mapping[str, Any]) -> str:
@@ -262,6 +283,18 @@ def _item_line(item: Mapping[str, Any], *, labelled: bool = True) -> str:
         return f"› {item['text']}"
     if item["kind"] == "text":
         return label + item["text"]
+    if item["kind"] == "tool" and item.get("eval"):
+        run = item["eval"]
+        lines = [f"  {label}eval [{item['status']}]"] + [
+            f"    | {line}" for line in run.get("code", "").splitlines()
+        ]
+        if run.get("stdout"):
+            lines += [f"    > {line}" for line in run["stdout"].splitlines()]
+        if run.get("error"):
+            lines.append(f"    ! {run.get('error_type') or 'Error'}: {run['error'].splitlines()[0]}")
+        elif run.get("result"):
+            lines.append(f"    = {run['result']}")
+        return "\n".join(lines)
     if item["kind"] == "tool":
         result = f" → {item['result']}" if item.get("result") else ""
         return f"  {label}{item['name']}({item['args']}) [{item['status']}]{result}"
