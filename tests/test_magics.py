@@ -255,6 +255,25 @@ def test_files_lists_a_folder_and_shows_a_file(ip):
         ip.run_line_magic("deepagent", "files /../etc/passwd")
 
 
+def test_interpreter_options_repl_and_js(ip):
+    pytest.importorskip("langchain_quickjs")
+    run_cell(ip, "%%deepagent -a js -m demo:interpreter --ptc write_file -o tides\nWidest tidal range?")
+    assert ip.user_ns["tides"].status == "done"
+    assert deepnb_workbench("js").spec.options["interpreter"] == {"ptc": ["write_file"]}
+    repl, _ = run_cell(ip, "%deepagent repl -a js")
+    assert set(repl.result.globals()) == {"readings", "widest"}
+    value, _ = run_cell(ip, "%deepagent js -a js widest.station")
+    assert value.result == "Half Moon Bay"
+    with pytest.raises(UsageError, match="--ptc needs tool names"):
+        ip.run_cell_magic("deepagent", "-a js --ptc ,", "x")
+
+
+def deepnb_workbench(name: str):
+    from deepnb import workbench
+
+    return workbench.get(name)
+
+
 def test_changing_model_rebuilds_the_agent_and_keeps_its_threads(ip, tmp_path):
     run_cell(ip, "%%deepagent -m demo:quickstart -o first\nA brief")
     script = write_script(tmp_path, "agents:\n  main:\n    - text: 'Scripted answer.'\n")

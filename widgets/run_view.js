@@ -231,7 +231,7 @@ function patchItem(rec, item) {
     if (changed(rec, item, "subagent")) {
       const path = str(rec.f.subagent);
       show(rec.sub, path !== "");
-      setText(rec.sub, path ? `→ ${path.split("/").pop()}` : "");
+      setText(rec.sub, path ? `→ ${nodeLabel(path)}` : "");
       if (path) rec.sub.title = path;
       show(rec.show, path !== "");
       setAttr(rec.show, "data-node", path);
@@ -441,9 +441,14 @@ function placeAt(parent, node, prev) {
   if (want !== node) parent.insertBefore(node, want);
 }
 
+// "main/general-purpose#2" → "general-purpose #2", as the Subagents panel labels it.
+function nodeLabel(path) {
+  return str(path).split("/").pop().replace("#", " #");
+}
+
 function agentName(agent) {
   const path = str(agent) || "main";
-  return path === "main" ? "main agent" : `subagent ${path.split("/").pop()}`;
+  return path === "main" ? "main agent" : `subagent ${nodeLabel(path)}`;
 }
 
 function decisionText(decision) {

@@ -24,7 +24,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 QUICKSTART = REPO / "notebooks" / "quickstart.ipynb"
+RESEARCH = REPO / "notebooks" / "research.ipynb"
 ARTIFACTS = REPO / "test-artifacts" / "browser"
 CHROMIUM = os.environ.get("DEEPNB_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -131,6 +132,24 @@ class JupyterServer:
     def copy_quickstart(self, name: str) -> str:
         """A fresh copy of the quickstart notebook in the server's root; returns its name."""
         shutil.copyfile(QUICKSTART, self.root / name)
+        return name
+
+    def copy_notebook(self, source: Path, name: str, extra_cells: Sequence[str] = ()) -> str:
+        """A fresh copy of notebook ``source`` in the server's root, with code cells holding
+        ``extra_cells`` added at its end (outputs kept: the tests clear them); returns its name."""
+        notebook = json.loads(source.read_text())
+        for index, cell_source in enumerate(extra_cells):
+            notebook["cells"].append(
+                {
+                    "cell_type": "code",
+                    "id": f"extra-{index}",
+                    "metadata": {},
+                    "execution_count": None,
+                    "outputs": [],
+                    "source": cell_source,
+                }
+            )
+        (self.root / name).write_text(json.dumps(notebook, indent=1))
         return name
 
     def shutdown_kernels(self) -> None:
