@@ -21,7 +21,11 @@ def test_wheel_ships_widgets_and_demos(tmp_path: Path) -> None:
     for asset in (
         "deepnb/_widgets/run_view.js",
         "deepnb/_widgets/run_view.css",
+        "deepnb/_widgets/files_view.js",
+        "deepnb/_widgets/files_view.css",
         "deepnb/demos/quickstart.yaml",
+        "deepnb/demos/research.yaml",
+        "deepnb/demos/interpreter.yaml",
     ):
         assert asset in names, f"{asset} missing from {wheel.name}"
 

@@ -156,9 +156,17 @@ def save_notebook(page: Any) -> None:
 
 def saved_output(server: Any, name: str, cell: int, timeout: float = 15) -> dict[str, Any]:
     """The data of the first output of code cell ``cell`` once the front-end has saved it."""
+    import urllib.error
+
     deadline = time.monotonic() + timeout
     while True:
-        content = server.api("GET", f"/api/contents/{name}?content=1")["content"]
+        try:
+            content = server.api("GET", f"/api/contents/{name}?content=1")["content"]
+        except urllib.error.HTTPError as exc:  # read while the server was writing it: try again
+            if exc.code not in (400, 500) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+            continue
         outputs = content["cells"][cell]["outputs"]
         if outputs:
             return outputs[0]["data"]
