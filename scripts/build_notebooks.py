@@ -201,7 +201,125 @@ def research() -> list:
     ]
 
 
-BUILDERS = {"quickstart": quickstart, "research": research, "approvals": approvals}
+def files() -> list:
+    return [
+        new_markdown_cell(
+            "# The agent's files: browse, search, edit, pull into Python\n\n"
+            "A deep agent keeps its plan, notes and drafts in a filesystem. deepnb makes it notebook "
+            "state: `run.files` is a mapping of path → text over whatever backend the agent uses (its "
+            "thread's state by default, a folder on disk, a LangGraph store, or routes of a composite), "
+            "and `%deepagent files` opens a browser over it. This notebook runs offline on "
+            "`demo:quickstart`."
+        ),
+        new_code_cell("%load_ext deepnb"),
+        new_code_cell("%%deepagent -m demo:quickstart -o run\nWrite me a short brief on life in tide pools."),
+        new_markdown_cell(
+            "`%deepagent files` shows the thread's files: click a folder to open it, a file to view it "
+            "(Markdown rendered, code highlighted, CSV as a table, images inline), **Edit** to change "
+            "it, **Download** to save it, and the search box for `glob` patterns or text (`grep`). "
+            "*Changed in this run* lists what the run did, as diffs. Saved without a kernel, the "
+            "output keeps a short listing."
+        ),
+        new_code_cell("%deepagent files"),
+        new_markdown_cell("The same from Python:"),
+        new_code_cell(CHECK + 'files = run.files\nsorted(files), [e.path for e in files.ls("/")]'),
+        new_code_cell(CHECK + '[(m.path, m.line, m.text) for m in files.grep("Barnacles")]'),
+        new_code_cell(CHECK + "[(c.path, c.kind) for c in run.changes()]"),
+        new_markdown_cell(
+            "Edits from the notebook are checkpoints of the thread, so the agent sees them on its next "
+            "turn. `pull` copies everything into a local folder."
+        ),
+        new_code_cell(
+            CHECK + 'files.edit("/notes/stresses.md", "Waves: strong, repeated force", "Waves: strong, '
+            'repeated force (storms double it)")\n'
+            'print(files.read("/notes/stresses.md", limit=2))'
+        ),
+        new_code_cell(CHECK + "import tempfile\n[p.name for p in files.pull(tempfile.mkdtemp())]"),
+        new_markdown_cell(
+            "## Other backends, memory and permissions\n\n"
+            "Here the agent's filesystem is a composite: the thread's state, with a LangGraph store "
+            "mounted at `/memories/` (it outlives threads). Its `AGENTS.md` memory is loaded once per "
+            "thread; editing it from the notebook reloads it for the next turn. And a permission rule "
+            "makes `/notes/` read-only, for the notebook too."
+        ),
+        new_code_cell(
+            "import deepnb\n"
+            "from deepagents import FilesystemPermission\n"
+            "from deepagents.backends import CompositeBackend, StateBackend, StoreBackend\n"
+            "from langgraph.store.memory import InMemoryStore\n\n"
+            "store = InMemoryStore()\n"
+            "backend = CompositeBackend(\n"
+            "    default=StateBackend(),\n"
+            '    routes={"/memories/": StoreBackend(namespace=lambda _rt: ("memories",), store=store)},\n'
+            ")\n"
+            "keeper = deepnb.agent(\n"
+            '    "keeper", "demo:quickstart", backend=backend, memory=["/memories/AGENTS.md"],\n'
+            "    permissions=[\n"
+            '        FilesystemPermission(operations=["write"], paths=["/notes/**"], mode="deny"),\n'
+            "    ],\n"
+            ")\n"
+            'mine = keeper.files()\nmine.write("/memories/AGENTS.md", "Keep briefs under 200 words.")\n'
+            '[(e.path, e.mount) for e in mine.ls("/")]'
+        ),
+        new_code_cell(
+            CHECK + "try:\n"
+            '    mine.write("/notes/draft.md", "x")\n'
+            "except PermissionError as refused:\n"
+            "    print(refused)"
+        ),
+        new_code_cell(
+            CHECK + 'keeper.run("Write me a short brief on life in tide pools.")\n'
+            'keeper.state_values(keeper.current_thread)["memory_contents"]'
+        ),
+        new_code_cell(
+            CHECK + 'mine.edit("/memories/AGENTS.md", "200 words", "150 words")\n'
+            'keeper.state_values(keeper.current_thread)["memory_contents"]'
+        ),
+    ]
+
+
+def interpreter() -> list:
+    return [
+        new_markdown_cell(
+            "# The interpreter: code instead of context\n\n"
+            "With `--interpreter`, the agent gets an `eval` tool backed by a QuickJS sandbox "
+            "([langchain-quickjs](https://pypi.org/project/langchain-quickjs/)). It can keep working "
+            "data in JavaScript variables instead of its context, and with `--ptc TOOLS` its code can "
+            "call those tools directly. Each `eval` shows as a card: the code, what it printed, and "
+            "its result or error. This notebook uses `demo:interpreter`, offline."
+        ),
+        new_code_cell("%load_ext deepnb"),
+        new_code_cell(
+            "%%deepagent -m demo:interpreter --ptc write_file -o run\n"
+            "Which of our three stations has the widest tidal range?"
+        ),
+        new_markdown_cell(
+            "The second `eval` failed (`range` wasn't computed yet) and the agent fixed it in the "
+            "third, which also saved a file by calling `write_file` from its code:"
+        ),
+        new_code_cell(
+            CHECK + 'cards = [item["eval"] for item in run.state.items if item.get("eval")]\n'
+            '[(c["result"] or c["error_type"]) for c in cards]'
+        ),
+        new_code_cell(CHECK + 'print(run.files["/tides/ranges.json"])'),
+        new_markdown_cell(
+            "The interpreter's state outlives the turn: deepnb reads the thread's saved REPL snapshot "
+            "into a fresh runtime, so its globals come back as Python values. `%deepagent repl` shows "
+            "them; `%deepagent js CODE` evaluates against a copy — the thread is not changed."
+        ),
+        new_code_cell(CHECK + "run.interpreter.globals()"),
+        new_code_cell("%deepagent repl"),
+        new_code_cell(CHECK + "%deepagent js readings.filter((r) => r.range > 1.85).map((r) => r.station)"),
+    ]
+
+
+BUILDERS = {
+    "quickstart": quickstart,
+    "research": research,
+    "approvals": approvals,
+    "files": files,
+    "interpreter": interpreter,
+}
 
 
 def build(name: str) -> Path:

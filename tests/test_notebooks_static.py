@@ -19,6 +19,8 @@ EXPECTED = {
     "quickstart": ["Todos", "Write the brief", "write_file", "Life in a tide pool"],
     "research": ["Subagents</b> (3)", "general-purpose #3 [done]", "Context summarized: 12 messages"],
     "approvals": ["Decisions", "write_file: edit", "edit_file", "We track risks in the team tracker."],
+    "files": ["/notes/stresses.md", "Tide-pool stresses", "/notes/draft.md is denied by the agent"],
+    "interpreter": ['class="dnb-tool dnb-eval"', "TypeError: cannot read property", "Half Moon Bay: 2.05 m"],
 }
 
 pytestmark = pytest.mark.kernel

@@ -198,9 +198,15 @@ class Files(Mapping[str, str]):
             )
 
     def _changed(self, path: str) -> None:
-        """A memory file or a skill changed: have the thread load it again on its next turn."""
+        """A memory file or a skill changed: have the thread load it again on its next turn.
+        (A thread that has not loaded them yet will read them fresh anyway.)"""
+        is_memory = path in self._memory
+        is_skill = any(is_under(path, folder) for folder in self._skills)
+        if not (is_memory or is_skill):
+            return
+        loaded = self.workbench.state_values(self.thread_id)
         update: dict[str, Any] = {}
-        if path in self._memory:
+        if is_memory and "memory_contents" in loaded:
             contents = {}
             for source in self._memory:
                 try:
@@ -208,7 +214,7 @@ class Files(Mapping[str, str]):
                 except KeyError:
                     continue
             update["memory_contents"] = contents
-        if any(is_under(path, folder) for folder in self._skills):
+        if is_skill and loaded.get("skills_metadata") is not None:
             update["skills_metadata"] = None
         if update:
             config = {"configurable": {"thread_id": self.thread_id}}
