@@ -39,6 +39,7 @@ test: $(VENV)/.installed-test chromium lint
 bench: $(VENV)/.installed-test
 	$(BIN)/python bench/overhead.py
 	$(BIN)/python bench/subagents.py
+	$(BIN)/python bench/files.py
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache
