@@ -313,12 +313,101 @@ def interpreter() -> list:
     ]
 
 
+def models() -> list:
+    failing = {"tags": ["raises-exception"]}  # without a key, these cells say what to do
+    return [
+        new_markdown_cell(
+            "# Bring your own model\n\n"
+            "The other notebooks replay scripts offline. `-m` takes any `provider:model` that "
+            "LangChain's `init_chat_model` accepts, with the key read from the environment: "
+            "`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `GOOGLE_API_KEY`, … Set it in the shell that starts "
+            "Jupyter, or in the notebook without echoing it:\n\n"
+            "```python\nimport getpass, os\n"
+            'os.environ["OPENAI_API_KEY"] = getpass.getpass("OpenAI key: ")\n```\n\n'
+            "(Avoid `%env NAME=value`: it prints the value into the notebook.) deepnb never shows a "
+            "key: the values of `*_KEY` / `*_TOKEN` variables and key-shaped strings are replaced by "
+            "`[redacted]` in everything it displays or saves."
+        ),
+        new_code_cell("%load_ext deepnb"),
+        new_code_cell(
+            "import os\n\n"
+            'keys = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY")\n'
+            "{name: bool(os.environ.get(name)) for name in keys}"
+        ),
+        new_markdown_cell(
+            "With a key, the next cells run a real model (the run view is the same as with the demos). "
+            "Without one — or without the provider's package — deepnb answers with one line saying "
+            "what to install or set, and nothing else changes."
+        ),
+        new_code_cell(
+            "%%deepagent -a gpt -m openai:gpt-5.5 -o real\nIn two sentences: why do tide pools matter?",
+            metadata=failing,
+        ),
+        new_code_cell(
+            "%%deepagent -a claude -m anthropic:claude-sonnet-4-6 -o real\n"
+            "In two sentences: why do tide pools matter?",
+            metadata=failing,
+        ),
+        new_markdown_cell(
+            "## A model object\n\n"
+            "`-m NAME` also takes the name of a variable holding any LangChain chat model — a local "
+            'one, one with custom settings (`init_chat_model("openai:gpt-5.5", temperature=0)`), or '
+            "a scripted one like this, which answers offline:"
+        ),
+        new_code_cell(
+            "from deepnb.models.scripted import ScriptedChatModel, parse_script\n\n"
+            "my_model = ScriptedChatModel(\n"
+            '    script=parse_script({"agents": {"main": ["A model object from the notebook answered."]}})\n'
+            ")"
+        ),
+        new_code_cell("%%deepagent -a mine -m my_model -o mine\nWho is answering?"),
+        new_code_cell(CHECK + "mine.result"),
+        new_markdown_cell(
+            "## Replay scripts\n\n"
+            "`scripted:PATH` replays a YAML script: per agent, the turns to play (text and tool calls), "
+            "so a notebook can be shared and re-run without a key. `DEEPNB_MODEL` sets the model a "
+            "cell uses when it has no `-m`."
+        ),
+        new_code_cell(
+            "import tempfile\n"
+            "from pathlib import Path\n\n"
+            'script = Path(tempfile.mkdtemp()) / "my_script.yaml"\n'
+            'script.write_text("""\n'
+            "agents:\n"
+            "  main:\n"
+            "    - text: Writing it down.\n"
+            "      tool_calls:\n"
+            "        - name: write_file\n"
+            "          args: {file_path: /answer.md, content: Tide pools are nurseries.}\n"
+            "    - text: Saved in /answer.md.\n"
+            '""")\n'
+            'os.environ["DEEPNB_MODEL"] = f"scripted:{script}"  # the model of cells without -m'
+        ),
+        new_code_cell("%%deepagent -a replay -o replayed\nWhy do tide pools matter?"),
+        new_code_cell(CHECK + 'replayed.result, replayed.files["/answer.md"]'),
+        new_markdown_cell(
+            "## Secrets stay out\n\n"
+            "Here a (fake) key is in the environment, and the model repeats it; the view, the saved "
+            "output and the run object's text show `[redacted]` instead."
+        ),
+        new_code_cell(
+            'os.environ["DEMO_SERVICE_API_KEY"] = "demo-secret-value-0042"\n'
+            "leaky = ScriptedChatModel(\n"
+            '    script=parse_script({"agents": {"main": ["The key is demo-secret-value-0042, keep it."]}})\n'
+            ")"
+        ),
+        new_code_cell("%%deepagent -a leaky -m leaky -o leaked\nWhat is the key?"),
+        new_code_cell(CHECK + 'leaked.state.items[-1]["text"]'),
+    ]
+
+
 BUILDERS = {
     "quickstart": quickstart,
     "research": research,
     "approvals": approvals,
     "files": files,
     "interpreter": interpreter,
+    "models": models,
 }
 
 

@@ -21,7 +21,15 @@ EXPECTED = {
     "approvals": ["Decisions", "write_file: edit", "edit_file", "We track risks in the team tracker."],
     "files": ["/notes/stresses.md", "Tide-pool stresses", "/notes/draft.md is denied by the agent"],
     "interpreter": ['class="dnb-tool dnb-eval"', "TypeError: cannot read property", "Half Moon Bay: 2.05 m"],
+    "models": [
+        "A model object from the notebook answered.",
+        "The key is [redacted], keep it.",
+        "Connection error.",
+    ],
 }
+# With the sentinel keys set, real providers are tried: point them at a closed local port, so the
+# runs fail at once (as error cards, which must not hold the key either).
+UNREACHABLE = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}
 
 pytestmark = pytest.mark.kernel
 
@@ -32,8 +40,9 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     import os
 
     folder = tmp_path_factory.mktemp("executed")
-    saved = {name: os.environ.get(name) for name in KEYS}
+    saved = {name: os.environ.get(name) for name in (*KEYS, *UNREACHABLE)}
     os.environ.update(dict.fromkeys(KEYS, SENTINEL))
+    os.environ.update(UNREACHABLE)
     try:
         paths = {}
         for name in EXPECTED:
