@@ -1,4 +1,5 @@
-"""Checkpointers from a short spec: ``"memory"``, ``"sqlite:PATH"``, or a saver object."""
+"""Checkpointers from a short spec: ``"memory"``, ``"sqlite:PATH"``, ``"postgres:DSN"``, or a saver
+object."""
 
 from __future__ import annotations
 
@@ -21,14 +22,11 @@ def make_checkpointer(spec: CheckpointerSpec) -> Any:
         kind, _, target = spec.partition(":")
         if kind == "sqlite" and target:
             return run_sync(_sqlite_saver(Path(target).expanduser()))
-        if kind == "postgres":
-            raise DeepnbError(
-                "Postgres threads are not available yet: use checkpointer='sqlite:PATH' "
-                "to keep threads across restarts."
-            )
+        if kind == "postgres" and target:
+            return run_sync(_postgres_saver(target))
         raise DeepnbError(
-            f"Unknown checkpointer {spec!r}: use 'memory', 'sqlite:PATH' (e.g. sqlite:threads.db) "
-            "or pass a LangGraph checkpointer object."
+            f"Unknown checkpointer {spec!r}: use 'memory', 'sqlite:PATH' (e.g. sqlite:threads.db), "
+            "'postgres:DSN' (e.g. postgres:postgresql://user@host/db) or a LangGraph checkpointer object."
         )
     if not hasattr(spec, "aget_tuple"):
         raise DeepnbError(
@@ -51,5 +49,27 @@ async def _sqlite_saver(path: Path) -> Any:
     # every checkpoint as it is written.
     connection._thread.daemon = True
     saver = AsyncSqliteSaver(await connection)
+    await saver.setup()
+    return saver
+
+
+async def _postgres_saver(dsn: str) -> Any:
+    """A saver on a shared PostgreSQL database, so a team's notebooks see the same threads."""
+    try:
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+        from psycopg import AsyncConnection
+        from psycopg.rows import dict_row
+    except ImportError:
+        raise DeepnbError("Postgres threads need two packages: pip install 'deepnb[postgres]'") from None
+    try:
+        connection = await AsyncConnection.connect(
+            dsn, autocommit=True, prepare_threshold=0, row_factory=dict_row
+        )
+    except Exception as exc:  # the DSN may hold a password: say what failed, not the DSN
+        raise DeepnbError(
+            f"Cannot reach the Postgres database ({type(exc).__name__}): check the DSN after "
+            "'postgres:' and that the server is running."
+        ) from None
+    saver = AsyncPostgresSaver(connection)
     await saver.setup()
     return saver

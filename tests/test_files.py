@@ -146,16 +146,20 @@ def test_filesystem_backend_is_a_real_folder_and_refuses_escapes(tmp_path: Path)
     assert not (tmp_path / "x").exists()
 
 
-@pytest.mark.parametrize("kind", ["memory", "sqlite"])
-def test_store_backend_in_memory_and_sqlite(kind: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", ["memory", "sqlite", "postgres"])
+def test_store_backend_in_memory_sqlite_and_postgres(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     from deepagents.backends import StoreBackend
 
     if kind == "memory":
         from langgraph.store.memory import InMemoryStore
 
         store = InMemoryStore()
-    else:  # runs are async, so an async store, opened on the engine's loop
+    elif kind == "sqlite":  # runs are async, so an async store, opened on the engine's loop
         store = run_sync(_sqlite_store(tmp_path / "store.db"))
+    else:
+        store = run_sync(_postgres_store(request.getfixturevalue("postgres_uri")))
     backend = StoreBackend(namespace=lambda _rt: ("notes",), store=store)
     wb, _ = writer(backend=backend)
     run = wb.run("write the notes")
@@ -163,6 +167,19 @@ def test_store_backend_in_memory_and_sqlite(kind: str, tmp_path: Path) -> None:
     run.files.write("/notes/extra.md", "more\n")
     assert run_sync(store.aget(("notes",), "/notes/extra.md")) is not None  # in the store itself
     assert sorted(run.files) == ["/notes/extra.md", "/notes/tides.md"]
+
+
+async def _postgres_store(uri: str) -> Any:
+    from langgraph.store.postgres.aio import AsyncPostgresStore
+    from psycopg import AsyncConnection
+    from psycopg.rows import dict_row
+
+    connection = await AsyncConnection.connect(
+        uri, autocommit=True, prepare_threshold=0, row_factory=dict_row
+    )
+    store = AsyncPostgresStore(connection)
+    await store.setup()
+    return store
 
 
 async def _sqlite_store(path: Path) -> Any:

@@ -1,0 +1,17 @@
+"""Fixtures shared across deepnb's test modules."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def postgres_uri(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A throwaway PostgreSQL server for the session (pgserver's bundled binaries, no system
+    install), as a connection URI."""
+    pgserver = pytest.importorskip("pgserver", reason="the test extra installs pgserver")
+    server = pgserver.get_server(tmp_path_factory.mktemp("postgres"), cleanup_mode="stop")
+    yield server.get_uri()
+    server.cleanup()

@@ -1,0 +1,31 @@
+"""Threads in PostgreSQL (``checkpointer="postgres:DSN"``): shared by every workbench on the same
+database, so they survive a kernel restart and can be shared by a team."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+import deepnb
+from deepnb.errors import DeepnbError
+
+
+def test_a_thread_in_postgres_is_seen_by_a_new_workbench(postgres_uri: str) -> None:
+    name = f"pg-{uuid.uuid4().hex[:6]}"
+    first = deepnb.agent(name, "demo:quickstart", checkpointer=f"postgres:{postgres_uri}")
+    run = first.run("Write me a short brief on life in tide pools.")
+    assert run.status == "done", run.error
+
+    again = deepnb.agent(name, "demo:quickstart", checkpointer=f"postgres:{postgres_uri}")  # a new kernel
+    assert run.thread_id in [info.thread_id for info in again.threads()]
+    assert again.files(run.thread_id)["/notes/stresses.md"] == run.files["/notes/stresses.md"]
+    assert [t["status"] for t in again.todos(run.thread_id)] == ["completed"] * 3
+
+
+def test_an_unreachable_database_is_one_clear_line_without_the_dsn() -> None:
+    dsn = "postgresql://deepnb:hunter2-password@127.0.0.1:9/nowhere"
+    with pytest.raises(DeepnbError) as raised:
+        deepnb.agent(f"pg-{uuid.uuid4().hex[:6]}", "demo:quickstart", checkpointer=f"postgres:{dsn}")
+    message = str(raised.value)
+    assert message.startswith("Cannot reach the Postgres database (") and "hunter2" not in message
