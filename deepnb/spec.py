@@ -54,6 +54,9 @@ class AgentSpec:
     options: Mapping[str, Any] = field(default_factory=dict)
     todos: bool = True
     """Add ``TodoListMiddleware`` (deepagents 0.7 no longer adds ``write_todos`` itself)."""
+    declared: AgentSpec | None = field(default=None, compare=False, repr=False)
+    """For a spec extensions were applied to (a workbench's ``spec``): the spec as written,
+    before their tools, middleware and routes were added. Rebuilds start from it."""
 
     def __post_init__(self) -> None:
         unknown = set(self.options) - AGENT_OPTIONS
@@ -64,8 +67,10 @@ class AgentSpec:
             )
 
     def with_options(self, **changes: Any) -> AgentSpec:
-        options = {**self.options, **{k: v for k, v in changes.items() if v is not None}}
-        return replace(self, options=options)
+        """The declared spec with ``changes`` (``None`` values ignored)."""
+        base = self.declared or self
+        options = {**base.options, **{k: v for k, v in changes.items() if v is not None}}
+        return replace(base, options=options)
 
     def build(self, *, name: str, checkpointer: Any) -> Any:
         """Compile the agent with ``checkpointer``."""

@@ -44,11 +44,17 @@ class Workbench:
         *,
         spec: AgentSpec | None = None,
         label: str = "",
+        origin: str | None = None,
     ) -> None:
         self.name = name
         self.graph = graph
         self.checkpointer = checkpointer
         self.spec = spec
+        """What was built: the declared spec (``spec.declared``) plus what extensions added."""
+        self.origin = origin
+        """The config file that defines this agent (``deepnb.toml``, ``pyproject.toml``), if any."""
+        self.extensions: Any = None
+        """The extension registrations the agent was built with (``deepnb.extensions.hosting.Applied``)."""
         self.label = label or (spec.model_label if spec else type(graph).__name__)
         self._current_thread: str | None = None
         self._active: dict[str, Run] = {}
@@ -57,6 +63,11 @@ class Workbench:
         self._lock = threading.Lock()
 
     # -- threads ----------------------------------------------------------------------------
+
+    @property
+    def declared_spec(self) -> AgentSpec | None:
+        """The spec as written, before extensions added to it (``None`` for an attached graph)."""
+        return None if self.spec is None else (self.spec.declared or self.spec)
 
     @property
     def current_thread(self) -> str:
@@ -265,16 +276,30 @@ def register(workbench: Workbench) -> Workbench:
 
 
 def get(name: str | None = None) -> Workbench:
-    """The workbench registered as ``name`` (the current one by default)."""
+    """The workbench registered as ``name`` (the current one by default), built from the
+    project's ``deepnb.toml`` on first use if it is defined there."""
     name = name or _current[0]
-    try:
-        return _registry[name]
-    except KeyError:
-        known = ", ".join(sorted(_registry)) or "none yet"
+    found = lookup(name)
+    if found is None:
+        from deepnb.config import agent_names
+
+        known = ", ".join(sorted({*_registry, *agent_names()})) or "none yet"
         raise DeepnbError(
             f"No agent named {name!r} (defined: {known}). Define it with %deepagent define {name} "
-            "-m MODEL, or pass -m MODEL to a %%deepagent cell."
-        ) from None
+            f"-m MODEL, add [agents.{name}] to deepnb.toml, or pass -m MODEL to a %%deepagent cell."
+        )
+    return found
+
+
+def lookup(name: str) -> Workbench | None:
+    """The workbench registered as ``name``; else the one ``deepnb.toml`` defines, built now;
+    else ``None``."""
+    found = _registry.get(name)
+    if found is None:
+        from deepnb.config import load_agent
+
+        found = load_agent(name)
+    return found
 
 
 def registered() -> dict[str, Workbench]:
@@ -326,9 +351,35 @@ def rebuild(workbench: Workbench, spec: AgentSpec) -> Workbench:
     return _install(workbench.name, spec, workbench.checkpointer, workbench)
 
 
-def _install(name: str, spec: AgentSpec, saver: Any, previous: Workbench | None) -> Workbench:
-    graph = spec.build(name=name, checkpointer=saver)
-    workbench = Workbench(name, graph, saver, spec=spec)
+def reload(name: str | None = None) -> list[Workbench]:
+    """Rebuild one agent, or every agent built from a spec, with the extensions registered now
+    (an agent from ``deepnb.toml`` is read from it again); threads are kept."""
+    from deepnb.config import load_agent
+
+    targets = [get(name)] if name else [w for w in _registry.values() if w.spec is not None]
+    if name and targets[0].spec is None:
+        raise DeepnbError(f"Agent {name!r} was attached as a compiled graph: attach it again to change it.")
+    rebuilt = []
+    for workbench in targets:
+        if workbench.origin:
+            rebuilt.append(load_agent(workbench.name, previous=workbench))
+        else:
+            spec = workbench.declared_spec
+            assert spec is not None
+            rebuilt.append(_install(workbench.name, spec, workbench.checkpointer, workbench))
+    return rebuilt
+
+
+def _install(
+    name: str, spec: AgentSpec, saver: Any, previous: Workbench | None, *, origin: str | None = None
+) -> Workbench:
+    """Build ``spec`` with the registered extensions and register it as ``name``."""
+    from deepnb.extensions.hosting import apply
+
+    effective, applied = apply(spec)
+    graph = effective.build(name=name, checkpointer=saver)
+    workbench = Workbench(name, graph, saver, spec=effective, origin=origin)
+    workbench.extensions = applied
     if previous is not None and previous.checkpointer is saver:
         workbench._current_thread = previous._current_thread
         workbench._active = previous._active

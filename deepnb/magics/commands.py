@@ -72,7 +72,7 @@ def workbench_for(
 
     name = name or wb.current_name()
     changes = {key: value for key, value in options.items() if value is not None}
-    existing = wb.registered().get(name)
+    existing = wb.lookup(name)  # registered, or defined in deepnb.toml
     if existing is None:
         if model is None and not os.environ.get("DEEPNB_MODEL") and name != wb.DEFAULT_AGENT:
             wb.get(name)  # raises: no such agent, with how to define it
@@ -86,13 +86,13 @@ def workbench_for(
             f"Agent {name!r} was attached as a compiled graph: change its model or options in "
             "Python and attach it again."
         )
-    spec = existing.spec
+    spec = existing.declared_spec
     if model is not None and model != spec.model_label:
         spec = AgentSpec(resolve_model(model, namespace), model, spec.options, spec.todos)
     different = {k: v for k, v in changes.items() if spec.options.get(k) != v}
     if different:
         spec = spec.with_options(**different)
-    return existing if spec is existing.spec else wb.rebuild(existing, spec)
+    return existing if spec is existing.declared_spec else wb.rebuild(existing, spec)
 
 
 def define(args: Any, namespace: dict[str, Any]) -> Message:
@@ -110,7 +110,10 @@ def define(args: Any, namespace: dict[str, Any]) -> Message:
     model = args.model
     if model is not None and model.isidentifier() and model in namespace:
         model = namespace[model]
-    workbench = wb.agent(args.name, model, checkpointer=args.checkpointer, **options)
+    if args.from_var:
+        workbench = _define_from(args, model, options, namespace)
+    else:
+        workbench = wb.agent(args.name, model, checkpointer=args.checkpointer or "memory", **options)
     hint = (
         ""
         if wb.current_name() == args.name
@@ -120,6 +123,20 @@ def define(args: Any, namespace: dict[str, Any]) -> Message:
         )
     )
     return Message(f"Defined agent {args.name!r} (model {workbench.label}).{hint}")
+
+
+def _define_from(args: Any, model: Any, options: dict[str, Any], namespace: dict[str, Any]) -> Any:
+    from deepnb.config import define_from
+
+    if args.from_var not in namespace:
+        raise DeepnbError(
+            f"No variable {args.from_var!r}: assign a dict of agent options to it first, e.g. "
+            f"{args.from_var} = {{'model': 'demo:quickstart', 'tools': [...]}}."
+        )
+    overrides = {"model": model, "checkpointer": args.checkpointer, **options}
+    return define_from(
+        args.name, namespace[args.from_var], variable=args.from_var, namespace=namespace, overrides=overrides
+    )
 
 
 def use(args: Any) -> Message:
@@ -133,15 +150,22 @@ def use(args: Any) -> Message:
 
 def agents() -> Table:
     from deepnb import workbench as wb
+    from deepnb.config import find_config
 
     current = wb.current_name()
-    rows = tuple(
-        ("*" if name == current else "", name, w.label, w._current_thread or "-")
-        for name, w in sorted(wb.registered().items())
-    )
+    built = wb.registered()
+    rows = [
+        ("*" if name == current else "", name, w.label, w._current_thread or "-", w.origin or "")
+        for name, w in built.items()
+    ]
+    config = find_config()
+    for name, table in (config.agents if config else {}).items():
+        if name not in built:
+            model = table.get("model", "$DEEPNB_MODEL") if isinstance(table, dict) else "?"
+            rows.append(("*" if name == current else "", name, str(model), "(not built)", config.shown))
     return Table(
-        ("", "agent", "model", "thread"),
-        rows,
+        ("", "agent", "model", "thread", "defined in"),
+        tuple(sorted(rows, key=lambda row: row[1])),
         empty="No agents yet: run a %%deepagent cell with -m MODEL, or %deepagent define NAME -m MODEL.",
     )
 
@@ -270,3 +294,62 @@ def resume(args: Any) -> Any:
     from deepnb import workbench as wb
 
     return wb.get(args.agent).resume(args.thread)
+
+
+def extension(args: Any) -> Message:
+    """Load the extension(s) at a path; say what each registered, or why it failed."""
+    from deepnb import extensions
+
+    lines = []
+    for source, error in extensions.load(args.path):
+        if error:
+            lines.append(f"Extension {source.label} failed, nothing of it is registered: {error}")
+        else:
+            lines.append(f"Loaded extension {source.label}{_registered(source.key)}.")
+    return Message("\n".join(lines + _reload_hint()) or f"No extensions in {args.path}.")
+
+
+def _registered(key: str) -> str:
+    from deepnb.extensions.registry import REGISTRY
+
+    kinds = [f"{r.kind} {r.name}" for r in REGISTRY.registrations if r.source.key == key]
+    return f": {', '.join(kinds)}" if kinds else " (it registered nothing)"
+
+
+def _reload_hint() -> list[str]:
+    from deepnb.extensions import listing
+
+    stale = listing().reload_needed
+    if not stale:
+        return []
+    return [f"Run %deepagent reload to give {', '.join(stale)} the new middleware and routes."]
+
+
+def extensions(args: Any) -> Any:
+    from deepnb import extensions as ext
+
+    return ext.listing()
+
+
+def trust(args: Any) -> Message:
+    from deepnb import extensions
+
+    root, results = extensions.trust(args.path)
+    lines = [f"Trusted {root}: its .deepnb/extensions/ run from now on."]
+    for source, error in results:
+        lines.append(
+            f"Extension {source.label} failed, nothing of it is registered: {error}"
+            if error
+            else f"Loaded extension {source.label}{_registered(source.key)}."
+        )
+    return Message("\n".join(lines + _reload_hint()))
+
+
+def reload(args: Any) -> Message:
+    from deepnb import workbench as wb
+
+    rebuilt = wb.reload(args.agent)
+    if not rebuilt:
+        return Message("No agents to rebuild: define one with %deepagent define NAME -m MODEL.")
+    names = ", ".join(w.name for w in rebuilt)
+    return Message(f"Rebuilt {names} with the current extensions (threads kept).")

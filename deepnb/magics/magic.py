@@ -133,6 +133,11 @@ def load(ipython: Any) -> None:
 
 
 def unload(ipython: Any) -> None:
+    """Remove the magics; run the extensions' shutdown callbacks (once; errors are printed)."""
+    import sys
+
+    if "deepnb.extensions" in sys.modules:
+        sys.modules["deepnb.extensions"].shutdown()
     if transform_cell in ipython.input_transformers_cleanup:
         ipython.input_transformers_cleanup.remove(transform_cell)
     magics = ipython.magics_manager.magics

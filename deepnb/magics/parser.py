@@ -61,12 +61,17 @@ def help_(line: str) -> None:
 @argument("--interrupt-on", dest="interrupt_on", metavar="TOOL,...", help="Ask before these tools run.")
 @argument(
     "--checkpointer",
-    default="memory",
     help="memory (default) or sqlite:PATH to keep threads across restarts.",
 )
 @argument("--system-prompt", dest="system_prompt", help="Extra instructions for the agent.")
 @argument("--interpreter", action="store_true", help="Give the agent the QuickJS interpreter (eval).")
 @argument("--ptc", metavar="TOOL,...", help="Tools the interpreter's code may call (implies --interpreter).")
+@argument(
+    "--from",
+    dest="from_var",
+    metavar="VAR",
+    help="A variable holding a dict of agent options (the keys of a deepnb.toml agent).",
+)
 def define(line: str) -> None:
     """Define (or redefine) a named agent."""
 
@@ -144,6 +149,29 @@ def resume(line: str) -> None:
     """Resume a thread: its pending approvals, or a failed or stopped run."""
 
 
+@magic_arguments(name="deepagent extension")
+@argument("path", help="An extension file, a package folder, or a folder of extensions.")
+def extension(line: str) -> None:
+    """Load (or load again) the extension(s) at PATH."""
+
+
+@magic_arguments(name="deepagent extensions")
+def extensions(line: str) -> None:
+    """List extension registrations, their sources, failures, and agents needing a reload."""
+
+
+@magic_arguments(name="deepagent trust")
+@argument("path", nargs="?", help="The project folder (default: the current project).")
+def trust(line: str) -> None:
+    """Trust a project: its .deepnb/extensions/ may run."""
+
+
+@magic_arguments(name="deepagent reload")
+@argument("-a", "--agent", help="Only this agent (default: every agent built from a spec).")
+def reload(line: str) -> None:
+    """Rebuild agents with the extensions registered now (and deepnb.toml read again)."""
+
+
 SUMMARIES = {
     "help": "Show this help.",
     "define": "Define (or redefine) a named agent.",
@@ -159,6 +187,10 @@ SUMMARIES = {
     "stop": "Stop the run on a thread.",
     "approvals": "Show the approvals a thread waits for (also after a restart).",
     "resume": "Resume a thread: pending approvals, or a failed or stopped run.",
+    "extension": "Load the extension(s) at PATH (a file or a folder).",
+    "extensions": "List extension registrations, sources, failures; says if a reload is needed.",
+    "trust": "Trust the project, so its .deepnb/extensions/ run.",
+    "reload": "Rebuild agents with the current extensions and deepnb.toml (threads kept).",
 }
 SUBCOMMANDS: dict[str, Callable[..., Any]] = {
     "help": help_,
@@ -175,6 +207,10 @@ SUBCOMMANDS: dict[str, Callable[..., Any]] = {
     "stop": stop,
     "approvals": approvals,
     "resume": resume,
+    "extension": extension,
+    "extensions": extensions,
+    "trust": trust,
+    "reload": reload,
 }
 
 

@@ -1,0 +1,578 @@
+"""Declarative agents: ``[agents.NAME]`` tables in the project's ``deepnb.toml`` (or
+``[tool.deepnb.agents.NAME]`` in its ``pyproject.toml``), or a Python dict given to
+``%deepagent define NAME --from VAR``. Every mistake names the file (or variable) and the key.
+
+The project is the nearest folder, from the working directory up to (not past) your home, that
+holds ``deepnb.toml``, ``pyproject.toml`` or ``.git``; without one, the working directory. Its
+``deepnb.toml`` wins over its ``pyproject.toml``. Relative paths in the file (``scripted:``
+models, ``disk`` backends, ``sqlite:`` checkpointers) are relative to the file's folder, and
+``module:attr`` references import from it too. An agent is built the first time it is used.
+
+    [agents.researcher]
+    model = "openai:gpt-5.5"
+    system_prompt = "You research carefully."
+    tools = ["mytools:search"]
+    memory = ["/AGENTS.md"]
+    skills = ["/skills/"]
+    interrupt_on = { write_file = true }
+    permissions = [{ operations = ["write"], paths = ["/secrets/**"], mode = "deny" }]
+    backend = { type = "composite", default = "state", routes = { "/memories/" = "store" } }
+    checkpointer = "sqlite:threads.db"
+
+    [[agents.researcher.subagents]]
+    name = "critic"
+    description = "Reviews a draft."
+    prompt = "Point out weak claims."
+    tools = ["mytools:search"]
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from deepnb.errors import DeepnbError
+
+if TYPE_CHECKING:
+    from deepnb.workbench import Workbench
+
+HOME_ENV = "DEEPNB_HOME"
+MARKERS = ("deepnb.toml", "pyproject.toml", ".git")
+AGENT_KEYS = frozenset(
+    {
+        "model",
+        "system_prompt",
+        "tools",
+        "middleware",
+        "subagents",
+        "backend",
+        "memory",
+        "skills",
+        "permissions",
+        "interrupt_on",
+        "interpreter",
+        "checkpointer",
+        "todos",
+    }
+)
+SUBAGENT_KEYS = frozenset(
+    {
+        "name",
+        "description",
+        "system_prompt",
+        "prompt",
+        "model",
+        "tools",
+        "middleware",
+        "interrupt_on",
+        "permissions",
+        "skills",
+    }
+)
+ASYNC_SUBAGENT_KEYS = frozenset({"name", "description", "graph_id", "url", "headers"})
+BACKEND_KEYS = {
+    "state": {"type"},
+    "disk": {"type", "root_dir", "virtual_mode"},
+    "store": {"type", "namespace"},
+    "composite": {"type", "default", "routes", "artifacts_root"},
+}
+DECISIONS = ("approve", "edit", "reject", "respond")
+
+
+def deepnb_home() -> Path:
+    """deepnb's folder for the user: ``$DEEPNB_HOME``, else ``~/.deepnb``."""
+    return Path(os.environ.get(HOME_ENV) or "~/.deepnb").expanduser()
+
+
+def project_root(start: Path | None = None) -> Path:
+    """The project the kernel works in (see the module's docstring)."""
+    start = (start or Path.cwd()).resolve()
+    home = Path.home().resolve()
+    for folder in (start, *start.parents):
+        if folder == home and folder != start:
+            break
+        if any((folder / marker).exists() for marker in MARKERS):
+            return folder
+    return start
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+# -- where a value sits, for messages -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Key:
+    """A value's place: the file (or variable) and the dotted key, e.g. ``agents.x.tools[1]``."""
+
+    where: str
+    path: str = ""
+
+    def __truediv__(self, part: str) -> Key:
+        return Key(self.where, f"{self.path}.{part}" if self.path else part)
+
+    def __getitem__(self, index: int | str) -> Key:
+        return Key(self.where, f"{self.path}[{index!r}]")
+
+    def error(self, message: str) -> DeepnbError:
+        return DeepnbError(
+            f"{self.where}: {self.path}: {message}" if self.path else f"{self.where}: {message}"
+        )
+
+
+def _kind(value: Any) -> str:
+    names = {str: "a string", bool: "true/false", int: "a number", float: "a number", list: "a list"}
+    return names.get(type(value), "a table" if isinstance(value, Mapping) else type(value).__name__)
+
+
+@dataclass
+class _Context:
+    base_dir: Path
+    namespace: Mapping[str, Any] = field(default_factory=dict)
+    needs_store: bool = False
+
+
+def _table(value: Any, key: Key, allowed: frozenset[str] | set[str] | None = None) -> Mapping[str, Any]:
+    """``value`` if it is a table whose keys are all ``allowed`` (any, for ``None``)."""
+    if not isinstance(value, Mapping):
+        raise key.error(f"expected a table, got {_kind(value)}")
+    for name in value:
+        if allowed is not None and name not in allowed:
+            raise (key / str(name)).error(f"unknown key: use one of {', '.join(sorted(allowed))}")
+    return value
+
+
+def _string(value: Any, key: Key) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise key.error(f"expected a non-empty string, got {_kind(value)}")
+    return value
+
+
+def _list(value: Any, key: Key) -> list[Any]:
+    if not isinstance(value, list | tuple):
+        raise key.error(f"expected a list, got {_kind(value)}")
+    return list(value)
+
+
+def _paths(value: Any, key: Key) -> list[str]:
+    paths = [_string(item, key[i]) for i, item in enumerate(_list(value, key))]
+    for i, path in enumerate(paths):
+        if not path.startswith("/"):
+            raise key[i].error(f"{path!r} — use a path in the agent's filesystem, starting with /")
+    return paths
+
+
+# -- references: "module:attr" --------------------------------------------------------------------
+
+
+def _reference(value: Any, key: Key, ctx: _Context) -> Any:
+    """``"module:attr"`` (``attr`` may be dotted) imported; any other object as it is."""
+    if not isinstance(value, str):
+        return value
+    module_name, sep, attr = value.partition(":")
+    if not sep or not module_name or not attr:
+        raise key.error(f"{value!r} — write module:attribute, e.g. 'mytools:search'")
+    import importlib
+
+    folder = str(ctx.base_dir)
+    if folder not in sys.path:
+        sys.path.append(folder)
+    try:
+        target = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name == module_name:
+            raise key.error(f"{value!r} — no module named {module_name!r}") from None
+        raise key.error(f"{value!r} — importing {module_name} failed: {exc}") from None
+    except Exception as exc:
+        raise key.error(f"{value!r} — importing {module_name} failed: {type(exc).__name__}: {exc}") from None
+    for part in attr.split("."):
+        if not hasattr(target, part):
+            raise key.error(f"{value!r} — module {module_name} has no attribute {attr!r}")
+        target = getattr(target, part)
+    return target
+
+
+def _tools(value: Any, key: Key, ctx: _Context) -> list[Any]:
+    from langchain_core.tools import BaseTool
+
+    tools: list[Any] = []
+    for i, item in enumerate(_list(value, key)):
+        found = _reference(item, key[i], ctx)
+        for tool in found if isinstance(found, list | tuple) else [found]:
+            if not (isinstance(tool, BaseTool | Mapping) or callable(tool)):
+                raise key[i].error(f"{item!r} is {_kind(tool)}, not a tool (a BaseTool or a function)")
+            tools.append(tool)
+    return tools
+
+
+def _middleware(value: Any, key: Key, ctx: _Context) -> list[Any]:
+    from langchain.agents.middleware.types import AgentMiddleware
+
+    found = []
+    for i, item in enumerate(_list(value, key)):
+        middleware = _reference(item, key[i], ctx)
+        if isinstance(middleware, type) and issubclass(middleware, AgentMiddleware):
+            try:
+                middleware = middleware()
+            except Exception as exc:
+                raise key[i].error(f"{item!r} — could not construct it: {exc}") from None
+        if not isinstance(middleware, AgentMiddleware):
+            raise key[i].error(f"{item!r} is {_kind(middleware)}, not an AgentMiddleware")
+        found.append(middleware)
+    return found
+
+
+# -- options ---------------------------------------------------------------------------------------
+
+
+def _model(value: Any, key: Key, ctx: _Context) -> tuple[Any, str]:
+    from deepnb.models import resolve_model
+    from deepnb.spec import model_label
+
+    label = model_label(value)
+    if isinstance(value, str) and value.startswith("scripted:"):
+        path = Path(value.removeprefix("scripted:")).expanduser()
+        value = f"scripted:{path if path.is_absolute() else ctx.base_dir / path}"
+    try:
+        return resolve_model(value, dict(ctx.namespace)), label
+    except DeepnbError as exc:
+        raise key.error(str(exc)) from None
+
+
+def _interrupt_on(value: Any, key: Key) -> dict[str, Any]:
+    from deepnb.spec import parse_interrupt_on
+
+    if isinstance(value, str | list | tuple):
+        try:
+            return parse_interrupt_on(value) or {}
+        except DeepnbError as exc:
+            raise key.error(str(exc)) from None
+    rules: dict[str, Any] = {}
+    for tool, rule in _table(value, key).items():
+        if isinstance(rule, bool):
+            rules[tool] = rule
+            continue
+        if not isinstance(rule, Mapping):
+            raise (key / tool).error(f"expected true, false or a table, got {_kind(rule)}")
+        rule = dict(_table(rule, key / tool, {"allowed_decisions", "description"}))
+        decisions = [_string(d, key / tool / "allowed_decisions") for d in rule.get("allowed_decisions", [])]
+        for d in decisions:
+            if d not in DECISIONS:
+                raise (key / tool / "allowed_decisions").error(f"{d!r} — use {', '.join(DECISIONS)}")
+        rules[tool] = rule
+    return rules
+
+
+def _permissions(value: Any, key: Key) -> list[Any]:
+    from deepagents import FilesystemPermission
+
+    rules = []
+    for i, item in enumerate(_list(value, key)):
+        if isinstance(item, FilesystemPermission):
+            rules.append(item)
+            continue
+        table = _table(item, key[i], {"operations", "paths", "mode"})
+        operations = [
+            _string(o, key[i] / "operations") for o in _list(table.get("operations"), key[i] / "operations")
+        ]
+        for o in operations:
+            if o not in ("read", "write"):
+                raise (key[i] / "operations").error(f"{o!r} — use read or write")
+        mode = table.get("mode", "allow")
+        if mode not in ("allow", "deny", "interrupt"):
+            raise (key[i] / "mode").error(f"{mode!r} — use allow, deny or interrupt")
+        try:
+            rules.append(FilesystemPermission(operations=operations, paths=table.get("paths", []), mode=mode))
+        except (TypeError, ValueError) as exc:
+            raise (key[i] / "paths").error(str(exc)) from None
+    return rules
+
+
+def _backend(value: Any, key: Key, ctx: _Context) -> Any:
+    """``"state"``, ``"disk"``, ``"store"``, a ``{type = ...}`` table (``composite`` with
+    ``default`` and ``routes``), ``"module:attr"``, or a backend object."""
+    from deepagents.backends import CompositeBackend, FilesystemBackend, StateBackend, StoreBackend
+
+    if isinstance(value, str) and ":" in value:
+        return _reference(value, key, ctx)
+    if isinstance(value, str):
+        value = {"type": value}
+    if not isinstance(value, Mapping):
+        return value  # a backend object, from Python
+    kind = value.get("type")
+    if not isinstance(kind, str) or kind not in BACKEND_KEYS:
+        raise (key / "type" if "type" in value else key).error(
+            f"{kind!r} — use one of {', '.join(BACKEND_KEYS)}, or 'module:attr'"
+        )
+    table = _table(value, key, BACKEND_KEYS[kind])
+    if kind == "state":
+        return StateBackend()
+    if kind == "disk":
+        root = Path(_string(table.get("root_dir", "."), key / "root_dir")).expanduser()
+        root = root if root.is_absolute() else ctx.base_dir / root
+        if not root.is_dir():
+            raise (key / "root_dir").error(f"{str(root)!r} is not a folder")
+        return FilesystemBackend(root_dir=root, virtual_mode=bool(table.get("virtual_mode", True)))
+    if kind == "store":
+        parts = tuple(
+            _string(p, key / "namespace")
+            for p in _list(table.get("namespace", ["filesystem"]), key / "namespace")
+        )
+        ctx.needs_store = True
+        return StoreBackend(namespace=lambda _runtime: parts)
+    routes = {}
+    for prefix, backend in _table(table.get("routes", {}), key / "routes").items():
+        if not (prefix.startswith("/") and prefix.endswith("/") and len(prefix) > 1):
+            raise (key / "routes")[prefix].error(
+                "a route is an absolute path with slashes at both ends, e.g. '/memories/'"
+            )
+        routes[prefix] = _backend(backend, (key / "routes")[prefix], ctx)
+    root = _string(table.get("artifacts_root", "/"), key / "artifacts_root")
+    return CompositeBackend(
+        _backend(table.get("default", "state"), key / "default", ctx), routes, artifacts_root=root
+    )
+
+
+def _subagent(value: Any, key: Key, ctx: _Context) -> Any:
+    if isinstance(value, str):
+        return _reference(value, key, ctx)
+    if isinstance(value, Mapping) and "graph_id" in value:  # an async subagent on a LangGraph server
+        table = _table(value, key, ASYNC_SUBAGENT_KEYS)
+    else:
+        table = _table(value, key, SUBAGENT_KEYS)
+    for required in ("name", "description"):
+        if required not in table:
+            raise (key / required).error("missing: a subagent needs a name and a description")
+    if "prompt" in table and "system_prompt" in table:
+        raise (key / "prompt").error("give either prompt or system_prompt, not both")
+    spec: dict[str, Any] = {
+        "name": _string(table["name"], key / "name"),
+        "description": _string(table["description"], key / "description"),
+    }
+    if "graph_id" in table:
+        return {**table, **spec, "graph_id": _string(table["graph_id"], key / "graph_id")}
+    prompt = table.get("system_prompt", table.get("prompt"))
+    if prompt is not None:
+        spec["system_prompt"] = _string(prompt, key / ("prompt" if "prompt" in table else "system_prompt"))
+    if "model" in table:
+        spec["model"] = _model(table["model"], key / "model", ctx)[0]
+    if "tools" in table:
+        spec["tools"] = _tools(table["tools"], key / "tools", ctx)
+    if "middleware" in table:
+        spec["middleware"] = _middleware(table["middleware"], key / "middleware", ctx)
+    if "interrupt_on" in table:
+        spec["interrupt_on"] = _interrupt_on(table["interrupt_on"], key / "interrupt_on")
+    if "permissions" in table:
+        spec["permissions"] = _permissions(table["permissions"], key / "permissions")
+    if "skills" in table:
+        spec["skills"] = _paths(table["skills"], key / "skills")
+    return spec
+
+
+@dataclass(frozen=True)
+class Definition:
+    """An agent as a config defines it: what ``deepnb.agent`` takes."""
+
+    model: Any
+    label: str
+    options: dict[str, Any]
+    checkpointer: Any = "memory"
+    todos: bool = True
+
+
+def parse_agent(
+    value: Any, key: Key, *, base_dir: Path, namespace: Mapping[str, Any] | None = None
+) -> Definition:
+    """Check and resolve one agent's table (or dict); a mistake raises naming its key."""
+    ctx = _Context(base_dir, namespace or {})
+    table = _table(value, key, AGENT_KEYS)
+    if "model" in table:
+        model, label = _model(table["model"], key / "model", ctx)
+    elif os.environ.get("DEEPNB_MODEL"):
+        model, label = _model(os.environ["DEEPNB_MODEL"], key / "model", ctx)
+    else:
+        raise (key / "model").error(
+            'missing: set model = "provider:model" (or the DEEPNB_MODEL environment variable)'
+        )
+    options: dict[str, Any] = {}
+    if "system_prompt" in table:
+        options["system_prompt"] = _string(table["system_prompt"], key / "system_prompt")
+    if "tools" in table:
+        options["tools"] = _tools(table["tools"], key / "tools", ctx)
+    if "middleware" in table:
+        options["middleware"] = _middleware(table["middleware"], key / "middleware", ctx)
+    if "subagents" in table:
+        subagents = _list(table["subagents"], key / "subagents")
+        options["subagents"] = [_subagent(s, (key / "subagents")[i], ctx) for i, s in enumerate(subagents)]
+    if "backend" in table:
+        options["backend"] = _backend(table["backend"], key / "backend", ctx)
+    for name in ("memory", "skills"):
+        if name in table:
+            options[name] = _paths(table[name], key / name)
+    if "permissions" in table:
+        options["permissions"] = _permissions(table["permissions"], key / "permissions")
+    if "interrupt_on" in table:
+        options["interrupt_on"] = _interrupt_on(table["interrupt_on"], key / "interrupt_on")
+    if table.get("interpreter"):
+        options["interpreter"] = _interpreter(table["interpreter"], key / "interpreter")
+    if ctx.needs_store:
+        from langgraph.store.memory import InMemoryStore
+
+        options["store"] = InMemoryStore()
+    todos = table.get("todos", True)
+    if not isinstance(todos, bool):
+        raise (key / "todos").error(f"expected true or false, got {_kind(todos)}")
+    return Definition(
+        model, label, options, _checkpointer(table.get("checkpointer", "memory"), key, ctx), todos
+    )
+
+
+def _interpreter(value: Any, key: Key) -> Any:
+    from deepnb.interpreter import interpreter_middleware
+
+    if not (value is True or isinstance(value, Mapping)):
+        raise key.error(f"expected true or a table of interpreter options, got {_kind(value)}")
+    try:
+        interpreter_middleware(value)  # checks the options now, so the message can name the key
+    except DeepnbError as exc:
+        raise key.error(str(exc)) from None
+    return value if value is True else dict(value)
+
+
+def _checkpointer(value: Any, key: Key, ctx: _Context) -> Any:
+    from deepnb.checkpoint import make_checkpointer
+
+    if isinstance(value, str) and value.startswith("sqlite:"):
+        path = Path(value.removeprefix("sqlite:")).expanduser()
+        value = f"sqlite:{path if path.is_absolute() else ctx.base_dir / path}"
+    if isinstance(value, str) and value not in ("memory",) and not value.startswith("sqlite:"):
+        raise (key / "checkpointer").error(f"{value!r} — use 'memory' or 'sqlite:PATH'")
+    if not isinstance(value, str):
+        try:
+            make_checkpointer(value)
+        except DeepnbError as exc:
+            raise (key / "checkpointer").error(str(exc)) from None
+    return value
+
+
+# -- the project's file ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConfigFile:
+    """A project's agent definitions: the file, the key they sit under, and the tables."""
+
+    path: Path
+    prefix: str
+    agents: Mapping[str, Any]
+
+    @property
+    def shown(self) -> str:
+        return _shown(self.path)
+
+
+def _read(path: Path) -> dict[str, Any]:
+    import tomllib
+
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise DeepnbError(f"{_shown(path)}: not valid TOML ({exc}): fix the file.") from None
+    except OSError as exc:
+        raise DeepnbError(f"{_shown(path)}: cannot read it ({exc}).") from None
+
+
+def find_config(root: Path | None = None) -> ConfigFile | None:
+    """The project's ``deepnb.toml``, or its ``pyproject.toml`` if that has ``[tool.deepnb]``."""
+    root = root or project_root()
+    path = root / "deepnb.toml"
+    if path.is_file():
+        section: Any = _read(path)
+        prefix = ""
+    else:
+        path = root / "pyproject.toml"
+        if not path.is_file():
+            return None
+        section = _read(path).get("tool", {}).get("deepnb")
+        if section is None:
+            return None
+        prefix = "tool.deepnb"
+    key = Key(_shown(path), prefix)
+    section = _table(section, key, {"agents"})
+    agents = _table(section.get("agents", {}), key / "agents")
+    return ConfigFile(path, f"{prefix}.agents" if prefix else "agents", agents)
+
+
+def agent_names() -> list[str]:
+    """The agents the project's config defines."""
+    config = find_config()
+    return sorted(config.agents) if config else []
+
+
+def load_agent(name: str, *, previous: Workbench | None = None) -> Workbench | None:
+    """Build the agent ``name`` from the project's config and register it (``None`` if the
+    config does not define it). With ``previous``, rebuild that one, keeping its threads."""
+    config = find_config()
+    if config is None or name not in config.agents:
+        if previous is not None:
+            raise DeepnbError(
+                f"{previous.origin} no longer defines agent {name!r}: add it back, or define it in Python."
+            )
+        return None
+    definition = parse_agent(
+        config.agents[name], Key(config.shown, f"{config.prefix}.{name}"), base_dir=config.path.parent
+    )
+    return _install(
+        name,
+        definition,
+        origin=config.shown,
+        previous=previous,
+        key=Key(config.shown, f"{config.prefix}.{name}"),
+    )
+
+
+def define_from(
+    name: str,
+    value: Any,
+    *,
+    variable: str,
+    namespace: Mapping[str, Any],
+    overrides: Mapping[str, Any] | None = None,
+) -> Workbench:
+    """``%deepagent define NAME --from VAR``: build ``NAME`` from the dict in ``VAR`` (same keys
+    as a ``deepnb.toml`` agent table; values may also be objects: tools, a chat model, a
+    backend). ``overrides`` are the line's options, which win over the dict's."""
+    if not isinstance(value, Mapping):
+        raise DeepnbError(
+            f"{variable} holds {_kind(value)}: --from needs a dict of agent options (model, tools, …)."
+        )
+    table = {**value, **{k: v for k, v in (overrides or {}).items() if v is not None}}
+    definition = parse_agent(table, Key(variable), base_dir=Path.cwd(), namespace=namespace)
+    from deepnb import workbench as wb
+
+    return _install(name, definition, origin=None, previous=wb.registered().get(name), key=Key(variable))
+
+
+def _install(
+    name: str, definition: Definition, *, origin: str | None, previous: Workbench | None, key: Key
+) -> Workbench:
+    from deepnb import workbench as wb
+    from deepnb.checkpoint import make_checkpointer
+    from deepnb.spec import AgentSpec
+
+    spec = AgentSpec(definition.model, definition.label, definition.options, definition.todos)
+    keep = previous is not None and (definition.checkpointer == "memory" or origin is not None)
+    try:
+        saver = previous.checkpointer if keep and previous else make_checkpointer(definition.checkpointer)
+    except DeepnbError as exc:
+        raise (key / "checkpointer").error(str(exc)) from None
+    return wb._install(name, spec, saver, previous, origin=origin)

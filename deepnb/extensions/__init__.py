@@ -1,0 +1,199 @@
+"""Extensions: Python files exposing ``async def extension(d)`` that give every agent deepnb
+builds more tools, middleware and backend routes, with shutdown callbacks — the same shape as
+Deep Agents Code's, so one written for it loads unchanged.
+
+Sources, in load order: ``~/.deepnb/extensions/`` (``$DEEPNB_HOME/extensions``), the
+``deepnb.extensions`` entry points, the project's ``.deepnb/extensions/`` once you ran
+``%deepagent trust``, and paths named with ``%deepagent extension PATH``. The automatic ones load
+when the first agent is built (``DEEPNB_EXTENSIONS=0`` turns them off).
+"""
+
+from __future__ import annotations
+
+import atexit
+import inspect
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from deepnb.extensions.api import ExtensionAPI, ExtensionError, ExtensionMode
+from deepnb.extensions.registry import REGISTRY, Registration, Source
+
+__all__ = [
+    "ExtensionAPI",
+    "ExtensionError",
+    "ExtensionMode",
+    "ensure_loaded",
+    "listing",
+    "load",
+    "shutdown",
+    "trust",
+]
+
+
+_at_exit: list[Any] = []
+
+
+def _has_ui() -> bool:
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return getattr(shell, "kernel", None) is not None
+
+
+async def _setup(factory: Any, api: ExtensionAPI) -> None:
+    """Run ``extension(d)`` (async or not) on the engine loop. An exit it attempts becomes an
+    error here: let through, it would stop the loop every run streams on."""
+    try:
+        result = factory(api)
+        if inspect.isawaitable(result):
+            await result
+    except (SystemExit, KeyboardInterrupt) as exc:
+        raise ExtensionError(
+            f"Extension {api._source.label} attempted to exit ({type(exc).__name__}: {exc})."
+        ) from None
+
+
+def _load_one(source: Source) -> bool:
+    """Import and set up one extension, all or nothing; a failure is recorded, not raised."""
+    from deepnb._loop import run_sync
+    from deepnb.extensions import discovery
+
+    for line in _unload(source.key):
+        print(f"deepnb: {line}", file=sys.stderr)
+    api = ExtensionAPI(source, cwd=Path.cwd(), has_ui=_has_ui())
+    try:
+        with discovery.deepagents_code_names():
+            factory = discovery.import_factory(source)
+            run_sync(_setup(factory, api))
+    except (Exception, SystemExit, KeyboardInterrupt) as exc:
+        api._deactivate()
+        with REGISTRY.lock:
+            REGISTRY.failures[source.key] = discovery.failure(source, exc)
+            REGISTRY.ignored = [(k, n) for k, n in REGISTRY.ignored if k != source.key]
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return False
+    with REGISTRY.lock:
+        api._commit()
+        REGISTRY.loaded[source.key] = api
+    return True
+
+
+def _unload(key: str) -> list[str]:
+    """Drop a loaded source (to load it again): its shutdown hooks run first."""
+    dropped = REGISTRY.drop(key)
+    return _run_hooks([r for r in dropped if r.kind == "shutdown"])
+
+
+def _automatic_sources() -> list[Source]:
+    from deepnb.config import project_root
+    from deepnb.extensions import discovery
+
+    sources = discovery.scan(discovery.user_dir(), "user")
+    sources += discovery.entry_points()
+    folder = discovery.project_dir(project_root())
+    found = discovery.scan(folder, "project")
+    if found and discovery.is_trusted(project_root()):
+        sources += found
+    elif found:
+        with REGISTRY.lock:
+            if folder not in REGISTRY.untrusted:
+                REGISTRY.untrusted.append(folder)
+    unique: dict[str, Source] = {}
+    for source in sources:
+        unique.setdefault(source.key, source)
+    return list(unique.values())
+
+
+def ensure_loaded() -> None:
+    """Load the automatic sources once per kernel (or after ``shutdown()``)."""
+    with REGISTRY.lock:
+        if REGISTRY.discovered:
+            return
+        REGISTRY.discovered = True
+    if not _at_exit:
+        _at_exit.append(atexit.register(shutdown))
+    if os.environ.get("DEEPNB_EXTENSIONS", "").strip().lower() in ("0", "false", "no", "off"):
+        return
+    for source in _automatic_sources():
+        if source.key not in REGISTRY.loaded:
+            _load_one(source)
+
+
+def load(path: str | Path) -> list[tuple[Source, str | None]]:
+    """Load the extension(s) at ``path`` — a file, a package folder or a folder of them — again
+    if already loaded; each comes back with ``None`` or its error."""
+    from deepnb.extensions import discovery
+
+    ensure_loaded()
+    results = []
+    for source in discovery.explicit(path):
+        ok = _load_one(source)
+        results.append((source, None if ok else REGISTRY.failures[source.key].error))
+    return results
+
+
+def trust(path: str | Path | None = None) -> tuple[Path, list[tuple[Source, str | None]]]:
+    """Trust a project (the current one by default) and load its ``.deepnb/extensions/``."""
+    from deepnb.config import project_root
+    from deepnb.extensions import discovery
+
+    root = discovery.trust(Path(path).expanduser() if path else project_root())
+    ensure_loaded()
+    folder = discovery.project_dir(root)
+    with REGISTRY.lock:
+        REGISTRY.untrusted = [f for f in REGISTRY.untrusted if f.resolve() != folder.resolve()]
+    results = []
+    for source in discovery.scan(folder, "project"):
+        if source.key not in REGISTRY.loaded:
+            ok = _load_one(source)
+            results.append((source, None if ok else REGISTRY.failures[source.key].error))
+    return root, results
+
+
+def listing() -> Any:
+    """What is registered, from where, what failed, and which agents need ``%deepagent reload``."""
+    from deepnb.extensions.report import Listing
+
+    ensure_loaded()
+    return Listing.collect()
+
+
+def _run_hooks(hooks: list[Registration]) -> list[str]:
+    """Call shutdown hooks, last registered first; errors come back as lines, never raised."""
+    from deepnb import _loop
+
+    errors = []
+    for hook in reversed(hooks):
+        try:
+            result = hook.unit()
+            if inspect.isawaitable(result):
+                engine = _loop._thread is not None and _loop._thread.is_alive()
+                if engine and not _loop.in_engine_thread():
+                    _loop.run_sync(_awaited(result), timeout=30)
+                else:
+                    import asyncio
+
+                    asyncio.run(_awaited(result))
+        except (Exception, SystemExit) as exc:
+            errors.append(f"shutdown callback of {hook.source.label} failed: {type(exc).__name__}: {exc}")
+    return errors
+
+
+async def _awaited(result: Any) -> Any:
+    return await result
+
+
+def shutdown() -> list[str]:
+    """Run every shutdown callback once and forget all extensions (``%unload_ext deepnb`` and
+    kernel exit). Errors are printed to stderr and returned, not raised."""
+    with REGISTRY.lock:
+        hooks = REGISTRY.of_kind("shutdown")
+        for api in REGISTRY.loaded.values():
+            api._deactivate()
+        REGISTRY.reset()
+    errors = _run_hooks(hooks)
+    for line in errors:
+        print(f"deepnb: {line}", file=sys.stderr)
+    return errors

@@ -1,0 +1,189 @@
+"""The registrar ``extension(d)`` receives: Deep Agents Code's ``ExtensionAPI``, in a notebook.
+
+Same methods, same meanings: ``register_tool``, ``register_middleware``,
+``register_backend_route(prefix, backend)``, ``on_shutdown(callback)``, and read-only ``cwd``,
+``mode``, ``has_ui``, ``path``. ``mode`` is ``"notebook"``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from deepnb.errors import DeepnbError
+
+if TYPE_CHECKING:
+    from deepnb.extensions.registry import Registration, Source
+
+ROUTE_PREFIX = re.compile(r"^/(?:[a-z0-9][a-z0-9_-]*/)+$")
+"""Deep Agents Code's rule: lowercase absolute path segments, a slash at both ends."""
+
+
+class ExtensionError(DeepnbError):
+    """An extension did something deepnb cannot accept; the message says what."""
+
+
+class ExtensionMode(StrEnum):
+    """Where an extension runs. deepnb is always ``notebook``; the other two are Deep Agents
+    Code's, so extensions that compare against them keep working."""
+
+    NOTEBOOK = "notebook"
+    INTERACTIVE = "interactive"
+    HEADLESS = "headless"
+
+
+def reserved_routes(artifacts_root: str = "/") -> dict[str, str]:
+    """Paths deepagents writes to itself under a backend's ``artifacts_root`` (history and
+    artifacts), each with what lives there. Extension routes may not overlap them."""
+    root = artifacts_root.rstrip("/")
+    reserved = {
+        f"{root}/conversation_history/": "where summarization keeps the conversation history",
+        f"{root}/large_tool_results/": "where deepagents offloads large tool results (artifacts)",
+        f"{root}/blobs/": "where deepagents offloads binary content (artifacts)",
+    }
+    if root:
+        reserved[f"{root}/"] = "the agent's artifacts root"
+    return reserved
+
+
+def overlaps(a: str, b: str) -> bool:
+    """Whether two route prefixes (both ending in ``/``) share any path."""
+    return a.startswith(b) or b.startswith(a)
+
+
+def check_prefix(prefix: object) -> str:
+    """``prefix`` if it is a well-formed route outside deepagents' own paths, else raise."""
+    if not isinstance(prefix, str) or ROUTE_PREFIX.fullmatch(prefix) is None:
+        hint = ""
+        if isinstance(prefix, str) and prefix.strip("/"):
+            hint = f" such as {'/' + prefix.strip('/').lower() + '/'!r}"
+        raise ExtensionError(
+            f"Invalid backend route prefix {prefix!r}: use a lowercase absolute path with slashes at "
+            f"both ends{hint or ', such as /scratch/'} (letters, digits, - and _)."
+        )
+    for reserved, what in reserved_routes().items():
+        if overlaps(prefix, reserved):
+            raise ExtensionError(
+                f"Backend route {prefix!r} overlaps {reserved!r}, {what}: choose another prefix."
+            )
+    return prefix
+
+
+class ExtensionAPI:
+    """What one extension's ``extension(d)`` receives: registration methods and read-only
+    context. Registrations made while ``extension(d)`` runs are installed together when it
+    returns, or not at all if it raises; later ones are installed as they are made."""
+
+    def __init__(self, source: Source, *, cwd: Path, has_ui: bool) -> None:
+        self._source = source
+        self._cwd = cwd
+        self._has_ui = has_ui
+        self._staged: list[Registration] | None = []
+        self._active = True
+
+    # -- read-only context -------------------------------------------------------------------
+
+    @property
+    def cwd(self) -> Path:
+        """The kernel's working directory when the extension loaded."""
+        return self._cwd
+
+    @property
+    def mode(self) -> ExtensionMode:
+        """Always ``"notebook"``."""
+        return ExtensionMode.NOTEBOOK
+
+    @property
+    def has_ui(self) -> bool:
+        """Whether a Jupyter front-end shows this kernel's output (False in plain Python)."""
+        return self._has_ui
+
+    @property
+    def path(self) -> Path:
+        """The extension's entry file."""
+        return self._source.path
+
+    # -- registration ------------------------------------------------------------------------
+
+    def register_tool(self, tool: Any) -> None:
+        """Give agents a tool: a LangChain ``BaseTool`` or a plain function (its signature and
+        docstring become the schema). Agents see it on their next model call."""
+        from langchain_core.tools import BaseTool
+        from langchain_core.tools import tool as as_tool
+
+        self._ensure_active()
+        if not isinstance(tool, BaseTool):
+            try:
+                tool = as_tool(tool)
+            except Exception as exc:
+                name = getattr(tool, "__name__", repr(tool))
+                raise ExtensionError(f"Could not turn {name} into a tool: {exc}") from exc
+        self._add("tool", tool.name, tool)
+
+    def register_middleware(self, middleware: Any) -> None:
+        """Add a LangChain ``AgentMiddleware`` (an instance, or a class built with no arguments)
+        to agents built from now on; ``%deepagent reload`` rebuilds the others."""
+        from langchain.agents.middleware.types import AgentMiddleware
+
+        self._ensure_active()
+        try:
+            instance = middleware() if isinstance(middleware, type) else middleware
+        except Exception as exc:
+            raise ExtensionError(f"Could not construct middleware {middleware!r}: {exc}") from exc
+        if not isinstance(instance, AgentMiddleware):
+            raise ExtensionError(
+                f"Registered middleware must be an AgentMiddleware, got {type(instance).__name__}."
+            )
+        self._add("middleware", getattr(instance, "name", type(instance).__name__), instance)
+
+    def register_backend_route(self, prefix: str, backend: Any) -> None:
+        """Mount ``backend`` at ``prefix`` (e.g. ``/scratch/``) in agents' filesystems, through a
+        ``CompositeBackend`` around each agent's own backend."""
+        from deepagents.backends.protocol import BackendProtocol
+
+        self._ensure_active()
+        check_prefix(prefix)
+        if not isinstance(backend, BackendProtocol):
+            raise ExtensionError(
+                f"Backend route {prefix!r} got {type(backend).__name__}, which is not a deepagents "
+                "BackendProtocol (e.g. FilesystemBackend, StoreBackend, StateBackend)."
+            )
+        self._add("route", prefix, backend)
+
+    def on_shutdown(self, hook: Callable[[], Any]) -> None:
+        """Call ``hook`` (sync or async, no arguments) once when deepnb unloads or the kernel
+        exits."""
+        self._ensure_active()
+        if not callable(hook):
+            raise ExtensionError("Shutdown hook is not callable.")
+        self._add("shutdown", getattr(hook, "__name__", type(hook).__name__), hook)
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _ensure_active(self) -> None:
+        if not self._active:
+            raise ExtensionError(
+                f"Extension {self._source.label} is no longer loaded: its registrations are closed."
+            )
+
+    def _add(self, kind: str, name: str, unit: Any) -> None:
+        from deepnb.extensions.registry import REGISTRY
+
+        REGISTRY.add(kind, name, unit, self._source, staged=self._staged)
+
+    def _commit(self) -> None:
+        """The factory returned: install what it registered; later calls install at once."""
+        from deepnb.extensions.registry import REGISTRY
+
+        staged, self._staged = self._staged or [], None
+        REGISTRY.commit(staged)
+
+    def _deactivate(self) -> None:
+        self._staged = None
+        self._active = False
+
+    def __repr__(self) -> str:
+        return f"<ExtensionAPI {self._source.label} mode='notebook'>"

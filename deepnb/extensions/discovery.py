@@ -1,0 +1,190 @@
+"""Where extensions come from: a path you name, the ``deepnb.extensions`` entry points,
+``~/.deepnb/extensions/``, and a trusted project's ``.deepnb/extensions/``; and importing one."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+import os
+import sys
+import types
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from deepnb.config import deepnb_home
+from deepnb.errors import DeepnbError
+from deepnb.extensions.api import ExtensionAPI, ExtensionError, ExtensionMode
+from deepnb.extensions.registry import Failure, Source
+
+ENTRY_POINT_GROUP = "deepnb.extensions"
+ENTRY_FILES = ("__init__.py", "extension.py")
+"""A folder holding one of these is one (package) extension."""
+
+
+def user_dir() -> Path:
+    return deepnb_home() / "extensions"
+
+
+def project_dir(root: Path) -> Path:
+    return root / ".deepnb" / "extensions"
+
+
+# -- finding sources --------------------------------------------------------------------------
+
+
+def _entry(entry: Path, origin: str) -> Source | None:
+    if entry.is_file() and entry.suffix == ".py":
+        return Source(entry.resolve(), origin)
+    for name in ENTRY_FILES:
+        if (entry / name).is_file():
+            return Source((entry / name).resolve(), origin, package=True)
+    return None
+
+
+def scan(directory: Path, origin: str) -> list[Source]:
+    """A folder's extensions, shallowly: each ``*.py`` file, and each subfolder holding
+    ``__init__.py`` or ``extension.py`` (Deep Agents Code's rule)."""
+    try:
+        entries = sorted(directory.iterdir())
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as exc:
+        raise DeepnbError(f"Cannot read extension folder {directory}: {exc}") from None
+    return [s for s in (_entry(e, origin) for e in entries if not e.name.startswith((".", "_"))) if s]
+
+
+def explicit(path: str | Path) -> list[Source]:
+    """The extensions at a path you named: a ``.py`` file, a package folder (with
+    ``__init__.py`` or ``extension.py``), or a folder of extensions."""
+    target = Path(path).expanduser()
+    if target.is_file() and target.suffix == ".py":
+        return [Source(target.resolve(), "notebook")]
+    if target.is_dir():
+        package = _entry(target, "notebook")
+        return [package] if package else scan(target, "notebook")
+    raise DeepnbError(f"No extension at {str(path)!r}: give a .py file or a folder of extensions.")
+
+
+def entry_points() -> list[Source]:
+    """Installed packages' ``deepnb.extensions`` entry points (``name = "module"`` or
+    ``"module:factory"``), by name."""
+    found = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
+    sources = []
+    for entry in sorted(found, key=lambda e: (e.name, e.value)):
+        module = entry.value.partition(":")[0].strip()
+        spec = importlib.util.find_spec(module) if module else None
+        origin = Path(spec.origin) if spec is not None and spec.origin else Path(module or entry.name)
+        package = spec is not None and spec.submodule_search_locations is not None
+        sources.append(Source(origin, "entry point", package, f"{entry.name} = {entry.value}"))
+    return sources
+
+
+# -- trust --------------------------------------------------------------------------------------
+
+
+def _trust_file() -> Path:
+    return deepnb_home() / "trusted.json"
+
+
+def _trusted() -> dict[str, Any]:
+    try:
+        data = json.loads(_trust_file().read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise DeepnbError(f"Cannot read {_trust_file()} ({exc}): fix or delete it.") from None
+    projects = data.get("projects") if isinstance(data, dict) else None
+    return projects if isinstance(projects, dict) else {}
+
+
+def is_trusted(root: Path) -> bool:
+    return str(root.resolve()) in _trusted()
+
+
+def trust(root: Path) -> Path:
+    """Record ``root`` as a project whose ``.deepnb/extensions/`` may run."""
+    root = root.resolve()
+    projects = {**_trusted(), str(root): {"trusted_at": datetime.now(UTC).isoformat()}}
+    path = _trust_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(f".{os.getpid()}.tmp")
+    temporary.write_text(json.dumps({"projects": projects}, indent=2) + "\n", encoding="utf-8")
+    temporary.replace(path)
+    return root
+
+
+# -- importing ----------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def deepagents_code_names() -> Iterator[None]:
+    """Let ``from deepagents_code.extensions import ExtensionAPI`` work while an extension
+    written for Deep Agents Code loads, when that package is not installed."""
+    if "deepagents_code" in sys.modules or importlib.util.find_spec("deepagents_code") is not None:
+        yield
+        return
+    package = types.ModuleType("deepagents_code")
+    package.__path__ = []
+    module = types.ModuleType("deepagents_code.extensions")
+    module.ExtensionAPI = ExtensionAPI
+    module.ExtensionMode = ExtensionMode
+    module.ExtensionError = ExtensionError
+    module.__all__ = ["ExtensionAPI", "ExtensionMode"]
+    package.extensions = module
+    sys.modules.update({"deepagents_code": package, "deepagents_code.extensions": module})
+    try:
+        yield
+    finally:
+        for name in ("deepagents_code.extensions", "deepagents_code"):
+            if sys.modules.get(name) in (package, module):
+                del sys.modules[name]
+
+
+def _module_name(path: Path) -> str:
+    return f"deepnb_extension_{hashlib.sha256(str(path).encode()).hexdigest()[:16]}"
+
+
+def import_factory(source: Source) -> Callable[[ExtensionAPI], Any]:
+    """Import a source and return its ``extension`` function (or raise ``ExtensionError``)."""
+    if source.entry_point:
+        value = source.entry_point.split("=", 1)[1].strip()
+        try:
+            target = importlib.metadata.EntryPoint(source.label, value, ENTRY_POINT_GROUP).load()
+        except Exception as exc:
+            raise ExtensionError(
+                f"Failed to import entry point {value}: {type(exc).__name__}: {exc}"
+            ) from exc
+        factory = getattr(target, "extension", None) if isinstance(target, types.ModuleType) else target
+        if not callable(factory):
+            raise ExtensionError(f"Entry point {value} has no callable 'extension' function.")
+        return factory
+    name = _module_name(source.path)
+    spec = importlib.util.spec_from_file_location(
+        name,
+        source.path,
+        submodule_search_locations=[str(source.path.parent)] if source.package else None,
+    )
+    if spec is None or spec.loader is None:
+        raise ExtensionError(f"Cannot import {source.path}.")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except (Exception, SystemExit) as exc:
+        sys.modules.pop(name, None)
+        raise ExtensionError(f"Failed to import {source.path}: {type(exc).__name__}: {exc}") from exc
+    factory = getattr(module, "extension", None)
+    if not callable(factory):
+        sys.modules.pop(name, None)
+        raise ExtensionError(f"{source.path} does not define an 'extension(d)' function.")
+    return factory
+
+
+def failure(source: Source, exc: BaseException) -> Failure:
+    message = str(exc) if isinstance(exc, ExtensionError) else f"{type(exc).__name__}: {exc}"
+    return Failure(source, message)

@@ -1,0 +1,147 @@
+"""Putting registrations into the agents deepnb builds: tools and middleware appended, routes
+mounted through a ``CompositeBackend``, and a middleware that hands the model the extension tools
+registered *now*, so a tool loaded after an agent was built reaches it on its next model call."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from langchain.agents.middleware.types import AgentMiddleware
+
+from deepnb.extensions.api import overlaps, reserved_routes
+from deepnb.extensions.registry import REGISTRY, Registration
+
+if TYPE_CHECKING:
+    from deepnb.spec import AgentSpec
+
+RUNTIME_MIDDLEWARE = "deepnb_extension_tools"
+
+
+@dataclass(frozen=True)
+class Applied:
+    """What an agent took in when it was built."""
+
+    ids: frozenset[int]
+    """The middleware and route registrations there were (mounted or skipped)."""
+    skipped: tuple[str, ...] = ()
+    """Routes not mounted on this agent, and why."""
+
+
+def _name(tool: Any) -> str | None:
+    if isinstance(tool, dict):
+        function = tool.get("function")
+        name = function.get("name") if isinstance(function, dict) else tool.get("name")
+    else:
+        name = getattr(tool, "name", None) or getattr(tool, "__name__", None)
+    return name if isinstance(name, str) else None
+
+
+class ExtensionToolsMiddleware(AgentMiddleware):
+    """Offer the model the extension tools registered at this moment, and run them."""
+
+    name = RUNTIME_MIDDLEWARE
+
+    def __init__(self, built: frozenset[str]) -> None:
+        super().__init__()
+        self._built = built
+        """Names of the extension tools the agent was built with (replaced by their current
+        registration, dropped once unregistered)."""
+
+    def _tools(self, existing: list[Any]) -> list[Any]:
+        current = {r.name: r.unit for r in REGISTRY.of_kind("tool")}
+        tools = []
+        for tool in existing:
+            name = _name(tool)
+            if name in self._built:
+                if name in current:
+                    tools.append(current.pop(name))
+            else:
+                tools.append(tool)
+                current.pop(name, None)  # the agent's own tool of that name wins
+        return tools + list(current.values())
+
+    def _tool_request(self, request: Any) -> Any:
+        name = request.tool_call["name"]
+        if request.tool is not None and name not in self._built:
+            return request
+        registered = next((r.unit for r in REGISTRY.of_kind("tool") if r.name == name), None)
+        return request if registered is None else request.override(tool=registered)
+
+    def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        return handler(request.override(tools=self._tools(list(request.tools))))
+
+    async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        return await handler(request.override(tools=self._tools(list(request.tools))))
+
+    def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        return handler(self._tool_request(request))
+
+    async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        return await handler(self._tool_request(request))
+
+
+def _mount(backend: Any, routes: list[Registration]) -> tuple[Any, list[str]]:
+    """The agent's backend with the extension routes mounted, and the routes left out."""
+    from deepagents.backends import CompositeBackend, StateBackend
+    from deepagents.backends.protocol import BackendProtocol
+
+    if not routes:
+        return backend, []
+    if backend is None:
+        default, own, root = StateBackend(), {}, "/"
+    elif isinstance(backend, CompositeBackend):
+        default, own, root = backend.default, dict(backend.routes), backend.artifacts_root
+    elif not isinstance(backend, BackendProtocol):
+        return backend, [
+            f"route {r.name} of {r.source.label} not mounted: the agent's backend is a factory"
+            for r in routes
+        ]
+    else:
+        default, own, root = backend, {}, "/"
+    taken = {**reserved_routes(root), **dict.fromkeys(own, "a route of the agent's own backend")}
+    mounted, skipped = {}, []
+    for route in routes:
+        clash = next((p for p in taken if overlaps(route.name, p)), None)
+        if clash is None:
+            mounted[route.name] = route.unit
+        else:
+            skipped.append(
+                f"route {route.name} of {route.source.label} not mounted: it overlaps {clash}, {taken[clash]}"
+            )
+    if not mounted:
+        return backend, skipped
+    return CompositeBackend(default, {**mounted, **own}, artifacts_root=root), skipped
+
+
+def apply(spec: AgentSpec) -> tuple[AgentSpec, Applied]:
+    """``spec`` with the registered tools, middleware and routes added (its ``declared`` is
+    ``spec``), and what the agent takes in."""
+    from deepnb.extensions import ensure_loaded
+
+    spec = spec.declared or spec
+    ensure_loaded()
+    with REGISTRY.lock:
+        tools = REGISTRY.of_kind("tool")
+        middleware = REGISTRY.of_kind("middleware")
+        routes = REGISTRY.of_kind("route")
+    options = dict(spec.options)
+
+    own_tools = list(options.get("tools") or ())
+    names = {_name(t) for t in own_tools}
+    added = [r for r in tools if r.name not in names]
+    if added:
+        options["tools"] = own_tools + [r.unit for r in added]
+
+    own_middleware = list(options.get("middleware") or ())
+    names = {getattr(m, "name", type(m).__name__) for m in own_middleware}
+    own_middleware += [r.unit for r in middleware if r.name not in names]
+    own_middleware.append(ExtensionToolsMiddleware(frozenset(r.name for r in added)))
+    options["middleware"] = own_middleware
+
+    backend, skipped = _mount(options.get("backend"), routes)
+    if backend is not options.get("backend"):
+        options["backend"] = backend
+    effective = replace(spec, options=options, declared=spec)
+    return effective, Applied(frozenset(r.id for r in [*middleware, *routes]), tuple(skipped))

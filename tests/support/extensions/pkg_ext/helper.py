@@ -1,0 +1,3 @@
+def greet(name: str) -> str:
+    """Greet someone by name."""
+    return f"Hello, {name}."
