@@ -401,6 +401,88 @@ def models() -> list:
     ]
 
 
+EXTENSION = """\
+from pathlib import Path
+
+from deepagents.backends import FilesystemBackend
+
+HIGH_TIDES = {"Monterey": 1.62, "Santa Cruz": 1.71, "Half Moon Bay": 1.80}
+
+
+async def extension(d):
+    def tide_height(station: str) -> str:
+        \"\"\"Today's high tide at a station, in metres.\"\"\"
+        return f"{station}: high tide {HIGH_TIDES[station]:.2f} m"
+
+    d.register_tool(tide_height)
+    scratch = Path(__file__).parent / "scratch"  # beside this file
+    scratch.mkdir(exist_ok=True)
+    d.register_backend_route("/scratch/", FilesystemBackend(root_dir=scratch, virtual_mode=True))
+    d.on_shutdown(lambda: print("tide_tools: closed"))
+"""
+
+
+def extensions() -> list:
+    return [
+        new_markdown_cell(
+            "# Extensions: share tools, middleware and storage across notebooks\n\n"
+            "An extension is a Python file with `async def extension(d)` — the same shape as Deep "
+            "Agents Code's, so one written for it loads here unchanged. Through `d` it registers tools "
+            "(`d.register_tool`), middleware (`d.register_middleware`), storage mounted into the "
+            "agent's filesystem (`d.register_backend_route(prefix, backend)`), and clean-up "
+            "(`d.on_shutdown`). This notebook writes one, loads it, and runs `demo:extensions` "
+            "(offline), which uses what it registered."
+        ),
+        new_code_cell("%load_ext deepnb"),
+        new_code_cell(
+            "import tempfile\nfrom pathlib import Path\n\n"
+            "workdir = Path(tempfile.mkdtemp())\n"
+            'extension_file = workdir / "tide_tools.py"\n'
+            f"extension_file.write_text({EXTENSION!r});"
+        ),
+        new_markdown_cell(
+            "`%deepagent extension PATH` loads a file (or a folder of them). Loading is all or "
+            "nothing: an extension that fails registers nothing and is listed with its error. "
+            "Extensions also load from the `deepnb.extensions` entry points, `~/.deepnb/extensions/`, "
+            "and a project's `.deepnb/extensions/` once you `%deepagent trust` it."
+        ),
+        new_code_cell("%deepagent extension {extension_file}"),
+        new_code_cell("%deepagent extensions"),
+        new_markdown_cell("An agent built now gets the tool and sees the folder mounted at `/scratch/`:"),
+        new_code_cell(
+            "%%deepagent -a tides -m demo:extensions -o run\nWhich station has the higher tide today?"
+        ),
+        new_code_cell(
+            CHECK + '[item["result"] for item in run.state.items if item.get("name") == "tide_height"]'
+        ),
+        new_code_cell(CHECK + '[(e.path, e.mount) for e in run.files.ls("/")]'),
+        new_code_cell(CHECK + 'print((workdir / "scratch" / "tides.md").read_text())'),
+        new_markdown_cell(
+            "## Declared agents\n\n"
+            "A team can declare agents once — in `deepnb.toml` (or `[tool.deepnb]` in "
+            "`pyproject.toml`) next to the notebooks, or from a Python dict — instead of copying "
+            "Python between notebooks. A mistake names the key and where it is."
+        ),
+        new_code_cell(
+            "careful = {\n"
+            '    "model": "demo:approvals",\n'
+            '    "interrupt_on": {"write_file": True, "edit_file": True},\n'
+            '    "system_prompt": "Plan launches carefully.",\n'
+            "}"
+        ),
+        new_code_cell(CHECK + "%deepagent define careful --from careful"),
+        new_code_cell(
+            CHECK + 'broken = {"model": "demo:approvals", "tools": ["nowhere:tool"]}\n'
+            "try:\n"
+            '    get_ipython().run_line_magic("deepagent", "define broken --from broken")\n'
+            "except Exception as error:\n"
+            "    print(error)"
+        ),
+        new_markdown_cell("Shutdown callbacks run once, when the extension is unloaded or the kernel exits:"),
+        new_code_cell("%unload_ext deepnb"),
+    ]
+
+
 BUILDERS = {
     "quickstart": quickstart,
     "research": research,
@@ -408,6 +490,7 @@ BUILDERS = {
     "files": files,
     "interpreter": interpreter,
     "models": models,
+    "extensions": extensions,
 }
 
 

@@ -21,6 +21,7 @@ EXPECTED = {
     "approvals": ["Decisions", "write_file: edit", "edit_file", "We track risks in the team tracker."],
     "files": ["/notes/stresses.md", "Tide-pool stresses", "/notes/draft.md is denied by the agent"],
     "interpreter": ['class="dnb-tool dnb-eval"', "TypeError: cannot read property", "Half Moon Bay: 2.05 m"],
+    "extensions": ["Monterey: high tide 1.62 m", "Half Moon Bay: high tide 1.80 m", "tide_tools: closed"],
     "models": [
         "A model object from the notebook answered.",
         "The key is [redacted], keep it.",
