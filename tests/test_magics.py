@@ -99,7 +99,7 @@ def test_prompt_interpolates_kernel_variables(ip):
         ("%%deepagent --nope\nhi", "Valid options: --model"),
         ("%%deepagent -m demo:quickstart\n   ", "The cell body is the task"),
         ("%%deepagent -m gpt4\nhi", "provider:model"),
-        ("%%deepagent -m demo:nothing\nhi", "choose one of approvals, interpreter, quickstart, research"),
+        ("%%deepagent -m demo:nothing\nhi", "Unknown demo 'nothing': choose one of approvals, extensions,"),
         ("%%deepagent -a nobody\nhi", "%deepagent define nobody"),
         ("%%deepagent -m demo:quickstart\nuse {undefined_name}", "--no-interpolate"),
         ("%%deepagent -m demo:quickstart -t abc --new\nhi", "not both"),
