@@ -6,10 +6,12 @@ widget click is the ``comm_msg`` a front-end sends.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -212,3 +214,14 @@ class KernelSession:
             self.client.stop_channels()
         finally:
             self.manager.shutdown_kernel(now=True)
+
+
+@contextlib.contextmanager
+def deepnb_kernel(cwd: str) -> Iterator[KernelSession]:
+    """A kernel started in ``cwd`` with ``%load_ext deepnb`` done, shut down on exit."""
+    session = KernelSession(cwd=cwd)
+    try:
+        assert session.execute("%load_ext deepnb").ok
+        yield session
+    finally:
+        session.close()

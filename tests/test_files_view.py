@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.kernel_session import KernelSession
+from tests.kernel_session import KernelSession, deepnb_kernel
 
 pytestmark = pytest.mark.kernel
 
@@ -46,12 +46,10 @@ agents:
 
 @pytest.fixture(scope="module")
 def kernel(tmp_path_factory) -> Iterator[KernelSession]:
-    session = KernelSession(cwd=str(tmp_path_factory.mktemp("files-view")))
-    assert session.execute("%load_ext deepnb").ok
-    run = session.execute(QUICKSTART)
-    assert run.ok, run.text()
-    yield session
-    session.close()
+    with deepnb_kernel(str(tmp_path_factory.mktemp("files-view"))) as session:
+        run = session.execute(QUICKSTART)
+        assert run.ok, run.text()
+        yield session
 
 
 def files_views(kernel: KernelSession) -> list[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.kernel_session import KernelSession
+from tests.kernel_session import KernelSession, deepnb_kernel
 
 pytestmark = pytest.mark.kernel
 
@@ -47,10 +47,8 @@ def scripts(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def kernel(scripts: Path) -> Iterator[KernelSession]:
-    session = KernelSession(cwd=str(scripts))
-    assert session.execute("%load_ext deepnb").ok
-    yield session
-    session.close()
+    with deepnb_kernel(str(scripts)) as session:
+        yield session
 
 
 def test_demo_run_streams_into_the_view_and_leaves_a_snapshot(kernel: KernelSession) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.kernel_session import KernelSession
+from tests.kernel_session import KernelSession, deepnb_kernel
 
 pytestmark = pytest.mark.kernel
 
@@ -17,10 +17,8 @@ DEMO = "%%deepagent -m demo:approvals --interrupt-on write_file,edit_file --new"
 
 @pytest.fixture(scope="module")
 def kernel(tmp_path_factory) -> Iterator[KernelSession]:
-    session = KernelSession(cwd=str(tmp_path_factory.mktemp("approvals")))
-    assert session.execute("%load_ext deepnb").ok
-    yield session
-    session.close()
+    with deepnb_kernel(str(tmp_path_factory.mktemp("approvals"))) as session:
+        yield session
 
 
 _SEEN: set[str] = set()

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.kernel_session import KernelSession
+from tests.kernel_session import KernelSession, deepnb_kernel
 
 pytestmark = pytest.mark.kernel
 
@@ -16,10 +16,8 @@ RESEARCH = "%%deepagent -m demo:research --new -o run\nWrite a short report on h
 
 @pytest.fixture(scope="module")
 def kernel(tmp_path_factory) -> Iterator[KernelSession]:
-    session = KernelSession(cwd=str(tmp_path_factory.mktemp("tree")))
-    assert session.execute("%load_ext deepnb").ok
-    yield session
-    session.close()
+    with deepnb_kernel(str(tmp_path_factory.mktemp("tree"))) as session:
+        yield session
 
 
 def test_the_tree_streams_node_by_node_and_ends_in_full(kernel: KernelSession) -> None:

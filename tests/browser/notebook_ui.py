@@ -1,7 +1,7 @@
 """Driving JupyterLab (and Notebook 7) the way a person does, for the browser tests: open a notebook,
 run cells from the menus, find a cell by its source and the run view in its output.
 
-The same steps as the helpers in ``test_quickstart_browser.py``, shared by the newer modules.
+Shared by every browser test module.
 """
 
 from __future__ import annotations

@@ -8,107 +8,29 @@ and that untrusted text stays text.
 from __future__ import annotations
 
 import json
-import re
 import time
-import uuid
 from typing import Any
 
 import pytest
 import yaml
 
-sync_api = pytest.importorskip("playwright.sync_api")
-expect = sync_api.expect
-expect.set_options(timeout=10_000)  # a loaded CI machine can be slow to repaint
+from tests.browser.notebook_ui import (
+    RUN_TIMEOUT,
+    code_cell,
+    expect,
+    menu,
+    open_notebook,
+    run_all,
+    saved_output,
+    tool_card,
+    wait_for_notebook_run,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
-
-RUN_TIMEOUT = 60_000  # ms: a whole notebook, kernel start and first deepagents import included
-OPEN_TIMEOUT = 60_000  # ms: the front-end's first load
-
-# -- driving the UI --------------------------------------------------------------------------
-
-
-def dismiss_dialogs(page: Any) -> None:
-    """Accept whatever modal dialog is open (e.g. "Select Kernel": its default is the kernel)."""
-    for _ in range(5):
-        dialog = page.locator(".jp-Dialog")
-        if not dialog.count():
-            return
-        accept = dialog.locator(".jp-Dialog-button.jp-mod-accept")
-        if accept.count():
-            accept.first.click()
-        else:
-            page.keyboard.press("Escape")
-        expect(dialog).to_have_count(0, timeout=5_000)
-
-
-def open_notebook(page: Any, server: Any, name: str, *, lab: bool = True) -> None:
-    """Open notebook ``name`` (JupyterLab, or Notebook 7 if not ``lab``); wait until all its cells
-    are there and its kernel is idle, accepting any dialog on the way (e.g. "Select Kernel")."""
-    cells = len(json.loads((server.root / name).read_text())["cells"])
-    page.goto(server.lab_url(name, f"test-{uuid.uuid4().hex[:12]}") if lab else server.notebook7_url(name))
-    expect(page.locator(".jp-Notebook .jp-Cell")).to_have_count(cells, timeout=OPEN_TIMEOUT)
-    # The indicator says "idle" before a session exists: also wait for the kernel's name.
-    idle = page.locator(".jp-Notebook-ExecutionIndicator", has_text="Kernel status: Idle")
-    kernel = page.locator(".jp-Toolbar-kernelName", has_text="Python 3")
-    deadline = time.monotonic() + OPEN_TIMEOUT / 1000
-    while not (idle.count() and kernel.count()):
-        assert time.monotonic() < deadline, "the notebook's kernel did not become idle"
-        dismiss_dialogs(page)
-        page.wait_for_timeout(200)
-    dismiss_dialogs(page)
-    if lab:  # fold the file browser away, for roomier screenshots
-        tab = page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current")
-        if tab.count():
-            tab.first.click()
-
-
-def menu(page: Any, top: str, item: str) -> None:
-    """Click ``top`` in the menu bar, then ``item`` in its menu."""
-    page.locator(".lm-MenuBar-item", has_text=re.compile(rf"^{re.escape(top)}$")).click()
-    entry = page.locator(
-        ".lm-Menu .lm-Menu-item",
-        has=page.locator(".lm-Menu-itemLabel", has_text=re.compile(rf"^{re.escape(item)}$")),
-    )
-    entry.click()
-    expect(page.locator(".lm-Menu")).to_have_count(0)
-
-
-def code_cells(page: Any) -> Any:
-    return page.locator(".jp-Notebook .jp-CodeCell")
-
-
-def code_cell(page: Any, source: str) -> Any:
-    """The code cell whose source contains ``source``."""
-    return code_cells(page).filter(has=page.locator(".jp-InputArea .cm-content", has_text=source))
-
-
-def run_all(page: Any) -> None:
-    """Clear every output (and execution count), then Run → Run All Cells."""
-    menu(page, "Edit", "Clear Outputs of All Cells")
-    expect(page.locator(".jp-Notebook .jp-OutputArea-output")).to_have_count(0)
-    menu(page, "Run", "Run All Cells")
-
-
-def wait_for_notebook_run(page: Any, timeout: float = RUN_TIMEOUT) -> None:
-    """Wait until every code cell has run: each prompt shows a number, none shows ``*``."""
-    page.wait_for_function(
-        """() => {
-            const prompts = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')];
-            return prompts.length > 0 && prompts.every((p) => /\\[\\d+\\]/.test(p.textContent));
-        }""",
-        timeout=timeout,
-    )
 
 
 def prompt_of(cell: Any) -> Any:
     return cell.locator(".jp-InputPrompt").first
-
-
-def tool_card(view: Any, name: str) -> Any:
-    return view.locator(".dnb-item.dnb-tool").filter(
-        has=view.page.locator(".dnb-tool-name", has_text=re.compile(rf"^{re.escape(name)}$"))
-    )
 
 
 # -- JupyterLab: the quickstart notebook --------------------------------------------------------
@@ -334,15 +256,3 @@ def test_untrusted_text_shows_as_text(page: Any, jupyter_server: Any) -> None:
     assert "&lt;img src=x" in snapshot and "&lt;script&gt;" in snapshot, snapshot
     assert "<img" not in snapshot and "<script" not in snapshot, snapshot
     assert 'href="javascript' not in snapshot, snapshot
-
-
-def saved_output(server: Any, name: str, cell: int, timeout: float = 15) -> dict[str, Any]:
-    """The data of the first output of code cell ``cell`` once the front-end has saved it."""
-    deadline = time.monotonic() + timeout
-    while True:
-        content = server.api("GET", f"/api/contents/{name}?content=1")["content"]
-        outputs = content["cells"][cell]["outputs"]
-        if outputs:
-            return outputs[0]["data"]
-        assert time.monotonic() < deadline, f"{name} was not saved with its outputs"
-        time.sleep(0.2)
