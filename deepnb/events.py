@@ -185,6 +185,18 @@ class RunCancelled(Event):
     reason: str = "stopped"
 
 
+def subagent_path(parent: str, kind: str, count: int) -> str:
+    """The agent path of the ``count``-th subagent of type ``kind`` started by ``parent``:
+    ``main/general-purpose``, then ``main/general-purpose#2``, …"""
+    base = f"{parent}/{kind}"
+    return base if count == 1 else f"{base}#{count}"
+
+
+def subagent_label(path: str) -> str:
+    """How views name a subagent: ``main/general-purpose#2`` → ``general-purpose #2``."""
+    return path.rpartition("/")[2].replace("#", " #")
+
+
 def message_text(content: Any) -> str:
     """The plain text of a message ``content`` (a string or a list of content blocks)."""
     if isinstance(content, str):
@@ -243,7 +255,7 @@ class EventTranslator:
             return self._by_call[call_id]
         base = f"{parent}/{kind}"
         count = self._seen[base] = self._seen.get(base, 0) + 1
-        path = self._by_call[call_id] = base if count == 1 else f"{base}#{count}"
+        path = self._by_call[call_id] = subagent_path(parent, kind, count)
         return path
 
     def agent_path(self, namespace: Sequence[str]) -> str:

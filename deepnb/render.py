@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 from functools import lru_cache
+from typing import Any
 
 from pygments import highlight as _highlight
 from pygments.formatters import HtmlFormatter
@@ -22,14 +23,18 @@ def escape(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
+def _code_block(code: str, lexer: Any) -> str:
+    body = _highlight(code, lexer, HtmlFormatter(nowrap=True))
+    return f'<pre class="{CODE_CLASS}"><code>{body}</code></pre>\n'
+
+
 def highlight(code: str, language: str = "") -> str:
     """``code`` as highlighted, escaped HTML (plain escaped text for an unknown language)."""
     try:
         lexer = get_lexer_by_name(language or "text", stripall=False)
     except ClassNotFound:
         return f'<pre class="{CODE_CLASS}"><code>{escape(code)}</code></pre>'
-    body = _highlight(code, lexer, HtmlFormatter(nowrap=True))
-    return f'<pre class="{CODE_CLASS}"><code>{body}</code></pre>\n'
+    return _code_block(code, lexer)
 
 
 def highlight_file(text: str, path: str) -> str:
@@ -38,8 +43,7 @@ def highlight_file(text: str, path: str) -> str:
         lexer = get_lexer_for_filename(path.rsplit("/", 1)[-1], stripall=False)
     except ClassNotFound:
         return highlight(text)
-    body = _highlight(text, lexer, HtmlFormatter(nowrap=True))
-    return f'<pre class="{CODE_CLASS}"><code>{body}</code></pre>\n'
+    return _code_block(text, lexer)
 
 
 @lru_cache(maxsize=1)

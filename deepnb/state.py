@@ -231,7 +231,7 @@ class RunState:
                 "id": event.path,
                 "parent": event.agent,
                 "name": event.subagent_type,
-                "label": redact(event.label) or event.path.rpartition("/")[2].replace("#", " #"),
+                "label": redact(event.label) or ev.subagent_label(event.path),
                 "description": _clip(redact(event.description), DESCRIPTION),
                 "source": event.source,
                 "call_id": event.call_id,

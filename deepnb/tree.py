@@ -140,7 +140,7 @@ def tree_from_messages(messages: Sequence[Any], *, root_name: str) -> SubagentNo
     """The top level of a thread's tree read back from its messages: each ``task`` call of the
     main agent, with the answer it got. Used when no run of this kernel has the live tree (after
     a restart); nested subagents and token counts are not in the thread's own messages."""
-    from deepnb.events import message_text
+    from deepnb.events import message_text, subagent_label, subagent_path
     from deepnb.secrets import redact
 
     answers = {
@@ -157,7 +157,7 @@ def tree_from_messages(messages: Sequence[Any], *, root_name: str) -> SubagentNo
             args = call.get("args") or {}
             kind = str(args.get("subagent_type") or "subagent")
             count = seen[kind] = seen.get(kind, 0) + 1
-            path = f"main/{kind}" if count == 1 else f"main/{kind}#{count}"
+            path = subagent_path("main", kind, count)
             answer = answers.get(str(call.get("id")))
             status = "cancelled" if answer is None else "error" if answer.status == "error" else "done"
             children.append(
@@ -166,7 +166,7 @@ def tree_from_messages(messages: Sequence[Any], *, root_name: str) -> SubagentNo
                     name=kind,
                     status=status,
                     description=redact(str(args.get("description") or "")),
-                    label=path.rpartition("/")[2].replace("#", " #"),
+                    label=subagent_label(path),
                     result=redact(message_text(answer.content)) if answer is not None else "",
                 )
             )
