@@ -32,6 +32,23 @@ PROVIDERS: dict[str, tuple[str, str | None, str | None]] = {
     "huggingface": ("langchain-huggingface", None, "HUGGINGFACEHUB_API_TOKEN"),
     "perplexity": ("langchain-perplexity", None, "PPLX_API_KEY"),
 }
+# Environment outside PROVIDERS that sends runs or traces to a service.
+_ONLINE_ENV = (
+    "HF_TOKEN",
+    "LANGSMITH_API_KEY",
+    "LANGCHAIN_API_KEY",
+    "LANGSMITH_TRACING",
+    "LANGCHAIN_TRACING_V2",
+)
+
+
+def online_environment() -> frozenset[str]:
+    """Names of environment variables that pick a real model or unlock a provider or tracing
+    service. Unset them all and every ``demo:`` run stays offline."""
+    keys = (key for *_, key in PROVIDERS.values() if key)
+    return frozenset((MODEL_ENV, *keys, *_ONLINE_ENV))
+
+
 NO_MODEL = (
     "No model set: pass -m provider:model (e.g. -m openai:gpt-5.5), set the DEEPNB_MODEL "
     "environment variable, or try the offline demo with -m demo:quickstart."

@@ -47,12 +47,16 @@ _CSS = """
 TREE_MARK = {"running": "◐", "waiting": "⏸", "done": "✓", "error": "✗", "cancelled": "■"}
 
 
+def _plural(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def _head(state: Mapping[str, Any]) -> str:
     p = state["progress"]
     return (
         f"deepnb · agent {state['agent']} · thread {state['thread_id']} · "
-        f"{STATUS_LABEL.get(state['status'], state['status'])} · {p['steps']} steps · "
-        f"{p['tool_calls']} tool calls · {p['elapsed']:.1f} s · "
+        f"{STATUS_LABEL.get(state['status'], state['status'])} · {_plural(p['steps'], 'step')} · "
+        f"{_plural(p['tool_calls'], 'tool call')} · {p['elapsed']:.1f} s · "
         f"tokens {p['tokens_in']:,} in / {p['tokens_out']:,} out"
     )
 
@@ -132,7 +136,7 @@ def _node_line(node: SubagentNode) -> str:
     parts = [TREE_MARK.get(node.status, "·"), node.label or node.name, f"[{node.status}]"]
     if node.duration is not None:
         parts.append(f"{node.duration:.1f} s")
-    parts.append(f"{node.tool_calls} tool call{'s' if node.tool_calls != 1 else ''}")
+    parts.append(_plural(node.tool_calls, "tool call"))
     if node.tokens_in or node.tokens_out:
         parts.append(f"tokens {node.tokens_in:,} in / {node.tokens_out:,} out")
     if node.source == "js":
