@@ -15,3 +15,11 @@ def postgres_uri(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     server = pgserver.get_server(tmp_path_factory.mktemp("postgres"), cleanup_mode="stop")
     yield server.get_uri()
     server.cleanup()
+
+
+@pytest.fixture(scope="session")
+def binder_run(tmp_path_factory: pytest.TempPathFactory):
+    """The Binder environment, built once, with every demo notebook executed in it."""
+    from tests.binder_env import build_and_execute
+
+    return build_and_execute(tmp_path_factory.mktemp("binder"))

@@ -162,8 +162,9 @@ def saved_output(server: Any, name: str, cell: int, timeout: float = 15) -> dict
     while True:
         try:
             content = server.api("GET", f"/api/contents/{name}?content=1")["content"]
-        except urllib.error.HTTPError as exc:  # read while the server was writing it: try again
-            if exc.code not in (400, 500) or time.monotonic() > deadline:
+        except urllib.error.HTTPError as exc:
+            # Read while the server was replacing the file (404) or writing it (400, 500): again.
+            if exc.code not in (400, 404, 500) or time.monotonic() > deadline:
                 raise
             time.sleep(0.2)
             continue
