@@ -165,6 +165,33 @@ def test_save_writes_through_files_and_announces_the_change(kernel: KernelSessio
     assert NOTES in kernel.wait_for(lambda: changed_since(kernel, view, seen))
 
 
+def test_writes_from_code_and_other_views_refresh_every_open_view(kernel: KernelSession, view: str) -> None:
+    other, _ = open_view(kernel)  # a second view of the same thread
+    seen = len(kernel.custom)
+    wrote = kernel.execute('run.files.write("/notes/from_code.md", "# From a cell\\n")')
+    assert wrote.ok, wrote.text()
+    for comm_id in (view, other):
+        assert "/notes/from_code.md" in kernel.wait_for(lambda c=comm_id: changed_since(kernel, c, seen))
+    listing = ask(kernel, view, {"type": "ls", "path": "/notes/"})
+    assert "/notes/from_code.md" in [e["path"] for e in listing["entries"]]
+
+    seen = len(kernel.custom)
+    saved = ask(kernel, other, {"type": "save", "path": "/notes/from_code.md", "text": "# Saved\n"})
+    assert saved["error"] == ""
+    assert "/notes/from_code.md" in kernel.wait_for(lambda: changed_since(kernel, view, seen))
+
+    seen = len(kernel.custom)
+    assert kernel.execute('run.files.delete("/notes/from_code.md")').ok
+    assert "/notes/from_code.md" in kernel.wait_for(lambda: changed_since(kernel, view, seen))
+    # A closed view hears nothing more.
+    assert kernel.execute(f"from ipywidgets import Widget; Widget.widgets[{other!r}].close()").ok
+    seen = len(kernel.custom)
+    assert kernel.execute('run.files.write("/notes/after_close.md", "x")').ok
+    assert "/notes/after_close.md" in kernel.wait_for(lambda: changed_since(kernel, view, seen))
+    assert not changed_since(kernel, other, seen)
+    assert kernel.execute('run.files.delete("/notes/after_close.md")').ok
+
+
 def test_unsafe_and_missing_paths_get_one_clear_message(kernel: KernelSession, view: str) -> None:
     before = kernel_value(kernel, "sorted(run.files)")
     saved = ask(kernel, view, {"type": "save", "path": "/../x", "text": "escape"})

@@ -14,7 +14,7 @@ const STATUS_LABEL = {
   running: "running", interrupted: "waiting for your approval", done: "done", error: "failed",
   cancelled: "stopped",
 };
-const TOOL_MARK = { done: "✓", error: "✗", waiting: "⏸", cancelled: "■", interrupted: "■" };
+const TOOL_MARK = { done: "✓", error: "✗", waiting: "‖", cancelled: "■", interrupted: "■" };
 const TODO_MARK = { pending: "○", in_progress: "◐", completed: "✓" };
 const KINDS = new Set(["prompt", "text", "tool", "notice", "error", "summary"]);
 const NODE_STATUS = {

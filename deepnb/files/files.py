@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from deepnb._loop import run_sync
 from deepnb.errors import DeepnbError
+from deepnb.files import watch
 from deepnb.files.paths import clean_path, is_under
 from deepnb.files.sources import Entry, FileMissing, Match, source_for
 
@@ -134,6 +135,7 @@ class Files(Mapping[str, str]):
         data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
         run_sync(self._source.write_bytes(path, data))
         self._changed(path)
+        watch.announce(self.workbench.name, self.thread_id, [path])
 
     def edit(self, path: str, old: str, new: str, *, replace_all: bool = False) -> int:
         """Replace ``old`` with ``new`` in a text file; returns how many places changed. ``old``
@@ -160,6 +162,7 @@ class Files(Mapping[str, str]):
         except FileMissing:
             raise KeyError(path) from None
         self._changed(path)
+        watch.announce(self.workbench.name, self.thread_id, [path])
 
     # -- rules ------------------------------------------------------------------------------
 

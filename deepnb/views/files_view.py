@@ -16,7 +16,7 @@ front-end → kernel                                      kernel → front-end
 ``{type: "download", path}``                            ``{type: "blob", path, name, mime, size, base64}``
 ``{type: "changes"}``                                   ``{type: "changes", run_id, status, changes:
                                                         [{path, kind, diff, clipped}]}``
-(nothing: sent while a run writes, and after a save)    ``{type: "changed", paths}``
+(nothing: sent when a run or code writes files)         ``{type: "changed", paths}``
 ======================================================  =================================================
 
 Every reply echoes the request's ``seq`` and carries ``error``: ``""``, or one sentence saying what
@@ -42,6 +42,7 @@ import traitlets as t
 from deepnb import events as ev
 from deepnb._loop import engine_loop
 from deepnb.errors import DeepnbError
+from deepnb.files import watch
 from deepnb.files.files import REPR_LIMIT, Files
 from deepnb.files.paths import clean_path
 from deepnb.files.render import TEXT_LIMIT, render_file
@@ -172,6 +173,8 @@ class FilesView(anywidget.AnyWidget):
         self._throttle = Throttle(self._flush)
         self._seen_latest = self._newest_run()
         self._follow(run or self._seen_latest, announce=False)
+        # Writes from code (run.files.write, another view's Save) refresh this view too.
+        self._stop_listening = watch.listen(files.workbench.name, files.thread_id, self._changed)
         self.on_msg(self._on_front_end_message)
         self._watch_handle: Any = None
         engine_loop().call_soon_threadsafe(_watch, weakref.ref(self))
@@ -402,8 +405,7 @@ class FilesView(anywidget.AnyWidget):
                 if secret:
                     raise DeepnbError(secret)
             self.files.write(path, text)
-            reply["file"] = self._handle_open({"path": path})
-            self._changed([path])
+            reply["file"] = self._handle_open({"path": path})  # written: listeners were told
         return reply
 
     def _handle_download(self, content: dict[str, Any]) -> dict[str, Any]:
@@ -513,6 +515,7 @@ class FilesView(anywidget.AnyWidget):
         if handle is not None:
             engine_loop().call_soon_threadsafe(handle.cancel)
         self._follow(None, announce=False)
+        self._stop_listening()
         super().close()
 
 

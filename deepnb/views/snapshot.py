@@ -44,7 +44,7 @@ _CSS = """
 .deepnb-tree [data-status=error]>details>summary .dnb-state{color:var(--jp-error-color1,#d32f2f)}
 .deepnb-tree .dnb-node-body{padding-left:14px}
 """
-TREE_MARK = {"running": "◐", "waiting": "⏸", "done": "✓", "error": "✗", "cancelled": "■"}
+TREE_MARK = {"running": "◐", "waiting": "‖", "done": "✓", "error": "✗", "cancelled": "■"}
 
 
 def _plural(n: int, noun: str) -> str:
