@@ -344,6 +344,18 @@ def test_untrusted_project_extensions_do_not_run_until_trusted(tmp_path: Path) -
     assert (tmp_path / "side-effect.txt").exists() and kinds() == [("tool", "project_tool")]
     assert REGISTRY.registrations[0].source.origin == "project"
 
+    # Taking the trust back unloads them now and keeps them from loading in later sessions.
+    root, was_trusted, unloaded, errors = extensions.revoke_trust()
+    assert (root, was_trusted, unloaded, errors) == (tmp_path.resolve(), True, ["side_effect"], [])
+    assert kinds() == []
+    assert extensions.listing().untrusted == (tmp_path / ".deepnb" / "extensions",)
+    assert str(tmp_path.resolve()) not in (tmp_path / "home" / "trusted.json").read_text()
+    extensions.shutdown()
+    (tmp_path / "side-effect.txt").unlink()
+    extensions.ensure_loaded()
+    assert not (tmp_path / "side-effect.txt").exists() and kinds() == []
+    assert extensions.revoke_trust()[1] is False  # not trusted any more: nothing to take back
+
 
 def test_the_user_folder_loads_when_the_first_agent_is_built(tmp_path: Path) -> None:
     write(
@@ -462,6 +474,13 @@ def test_magics_load_list_trust_and_reload(ip: Any, tmp_path: Path) -> None:
     trusted = ip.run_line_magic("deepagent", "trust")
     assert repr(trusted).startswith(f"Trusted {tmp_path.resolve()}: its .deepnb/extensions/ run from now on.")
     assert "Loaded extension proj: shutdown print." in repr(trusted)
+    revoked = ip.run_line_magic("deepagent", "trust --revoke")
+    assert repr(revoked).splitlines()[:2] == [
+        f"{tmp_path.resolve()} is no longer trusted: its .deepnb/extensions/ will not run.",
+        "Unloaded proj; their tools leave the next model call.",
+    ]
+    again = ip.run_line_magic("deepagent", "trust --revoke")
+    assert repr(again) == f"{tmp_path.resolve()} was not trusted: nothing changed."
     assert "%deepagent extension PATH" in repr(ip.run_line_magic("deepagent", "help"))
 
 

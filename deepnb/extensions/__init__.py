@@ -152,6 +152,30 @@ def trust(path: str | Path | None = None) -> tuple[Path, list[tuple[Source, str 
     return root, results
 
 
+def revoke_trust(path: str | Path | None = None) -> tuple[Path, bool, list[str], list[str]]:
+    """Stop trusting a project (the current one by default): its ``.deepnb/extensions/`` no
+    longer load, and those loaded now are unloaded (their shutdown callbacks run). Returns the
+    project, whether it was trusted, the labels of the extensions unloaded, and any errors of
+    their shutdown callbacks."""
+    from deepnb.config import project_root
+    from deepnb.extensions import discovery
+
+    root = (Path(path).expanduser() if path else project_root()).resolve()
+    was_trusted = discovery.revoke(root)
+    folder = discovery.project_dir(root)
+    found = discovery.scan(folder, "project")
+    unloaded, errors = [], []
+    for source in found:
+        if source.key in REGISTRY.loaded:
+            errors += _unload(source.key)
+            unloaded.append(source.label)
+    if found:
+        with REGISTRY.lock:
+            if folder not in REGISTRY.untrusted:
+                REGISTRY.untrusted.append(folder)
+    return root, was_trusted, unloaded, errors
+
+
 def listing() -> Any:
     """What is registered, from where, what failed, and which agents need ``%deepagent reload``."""
     from deepnb.extensions.report import Listing

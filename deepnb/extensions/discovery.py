@@ -109,13 +109,25 @@ def is_trusted(root: Path) -> bool:
 def trust(root: Path) -> Path:
     """Record ``root`` as a project whose ``.deepnb/extensions/`` may run."""
     root = root.resolve()
-    projects = {**_trusted(), str(root): {"trusted_at": datetime.now(UTC).isoformat()}}
+    _write_trusted({**_trusted(), str(root): {"trusted_at": datetime.now(UTC).isoformat()}})
+    return root
+
+
+def revoke(root: Path) -> bool:
+    """Forget ``root``'s trust; whether it was trusted."""
+    projects = _trusted()
+    if projects.pop(str(root.resolve()), None) is None:
+        return False
+    _write_trusted(projects)
+    return True
+
+
+def _write_trusted(projects: dict[str, Any]) -> None:
     path = _trust_file()
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_suffix(f".{os.getpid()}.tmp")
     temporary.write_text(json.dumps({"projects": projects}, indent=2) + "\n", encoding="utf-8")
     temporary.replace(path)
-    return root
 
 
 # -- importing ----------------------------------------------------------------------------------

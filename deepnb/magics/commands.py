@@ -334,6 +334,8 @@ def extensions(args: Any) -> Any:
 def trust(args: Any) -> Message:
     from deepnb import extensions
 
+    if args.revoke:
+        return _revoke_trust(args.path)
     root, results = extensions.trust(args.path)
     lines = [f"Trusted {root}: its .deepnb/extensions/ run from now on."]
     for source, error in results:
@@ -343,6 +345,23 @@ def trust(args: Any) -> Message:
             else f"Loaded extension {source.label}{_registered(source.key)}."
         )
     return Message("\n".join(lines + _reload_hint()))
+
+
+def _revoke_trust(path: str | None) -> Message:
+    from deepnb import extensions
+
+    root, was_trusted, unloaded, errors = extensions.revoke_trust(path)
+    if not was_trusted:
+        return Message(f"{root} was not trusted: nothing changed.")
+    lines = [f"{root} is no longer trusted: its .deepnb/extensions/ will not run."]
+    if unloaded:
+        lines.append(f"Unloaded {', '.join(unloaded)}; their tools leave the next model call.")
+    lines += [f"deepnb: {error}" for error in errors]
+    stale = extensions.listing().reload_needed if unloaded else ()
+    if stale:
+        names = ", ".join(stale)
+        lines.append(f"Run %deepagent reload to rebuild {names} without their middleware and routes.")
+    return Message("\n".join(lines))
 
 
 def reload(args: Any) -> Message:
