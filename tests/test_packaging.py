@@ -23,6 +23,7 @@ def test_wheel_ships_widgets_and_demos(tmp_path: Path) -> None:
         "deepnb/_widgets/run_view.css",
         "deepnb/_widgets/files_view.js",
         "deepnb/_widgets/files_view.css",
+        "deepnb/_widgets/theme.css",
         "deepnb/demos/quickstart.yaml",
         "deepnb/demos/research.yaml",
         "deepnb/demos/interpreter.yaml",

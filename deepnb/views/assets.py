@@ -18,3 +18,8 @@ def asset(name: str) -> Path:
         f"deepnb's front-end file {name!r} is missing from {_PACKAGED} and {_SOURCE}: "
         "reinstall deepnb (pip install --force-reinstall deepnb)."
     )
+
+
+def stylesheet(name: str) -> str:
+    """A view's CSS: the shared ``theme.css`` (colours, frame), then the view's own ``name``."""
+    return "\n".join(asset(n).read_text(encoding="utf-8") for n in ("theme.css", name))

@@ -49,7 +49,7 @@ from deepnb.files.render import TEXT_LIMIT, render_file
 from deepnb.files.sources import Entry
 from deepnb.render import code_css
 from deepnb.secrets import redact
-from deepnb.views.assets import asset
+from deepnb.views.assets import asset, stylesheet
 from deepnb.views.throttle import Throttle
 
 if TYPE_CHECKING:
@@ -128,7 +128,7 @@ class FilesView(anywidget.AnyWidget):
     """
 
     _esm = asset("files_view.js")
-    _css = asset("files_view.css")
+    _css = stylesheet("files_view.css")
 
     agent = t.Unicode("", help="The agent's name.").tag(sync=True)
     thread_id = t.Unicode("", help="The thread whose files these are.").tag(sync=True)

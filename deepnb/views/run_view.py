@@ -14,7 +14,7 @@ from deepnb.errors import DeepnbError
 from deepnb.render import code_css
 from deepnb.run import Run
 from deepnb.secrets import redact
-from deepnb.views.assets import asset
+from deepnb.views.assets import asset, stylesheet
 from deepnb.views.throttle import Throttle
 
 _SYNCED = (
@@ -42,7 +42,7 @@ class RunView(anywidget.AnyWidget):
     """
 
     _esm = asset("run_view.js")
-    _css = asset("run_view.css")
+    _css = stylesheet("run_view.css")
 
     agent = t.Unicode("", help="The agent's name.").tag(sync=True)
     thread_id = t.Unicode("", help="The thread the run writes to.").tag(sync=True)
