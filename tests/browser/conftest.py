@@ -33,6 +33,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 QUICKSTART = REPO / "notebooks" / "quickstart.ipynb"
 RESEARCH = REPO / "notebooks" / "research.ipynb"
+APPROVALS = REPO / "notebooks" / "approvals.ipynb"
 ARTIFACTS = REPO / "test-artifacts" / "browser"
 CHROMIUM = os.environ.get("DEEPNB_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.browser.conftest import APPROVALS
 from tests.browser.notebook_ui import (
     RUN_TIMEOUT,
     code_cell,
@@ -25,10 +26,12 @@ from tests.browser.notebook_ui import (
     node_items,
     open_notebook,
     output_text,
+    run_all,
     scroll_to,
     select_cell,
     tool_card,
     wait_for_cell,
+    wait_for_notebook_run,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
@@ -207,3 +210,31 @@ def test_approval_cards_decide_a_run(page: Any, jupyter_server: Any, artifact: A
     no_pwned(page)
     assert not errors, "\n\n".join(errors)
     scroll_to(view)
+
+
+def test_the_approvals_notebook_runs_all(page: Any, jupyter_server: Any, artifact: Any) -> None:
+    """notebooks/approvals.ipynb as shipped, Run All: its cells decide from Python (edit, approve,
+    reject), and the live cards of the first run show each decision as it is made."""
+    errors = collect_page_errors(page)
+    name = jupyter_server.copy_notebook(APPROVALS, "approvals-demo.ipynb")
+    open_notebook(page, jupyter_server, name)
+    run_all(page)
+    view = code_cell(page, "-o run\n").locator(".deepnb-run")
+    expect(view).to_have_attribute("data-status", "done", timeout=RUN_TIMEOUT)
+    wait_for_notebook_run(page)
+
+    expect(undecided(view)).to_have_count(0)
+    expect(view.locator(".dnb-decisions-summary")).to_have_text("Decisions (4)")
+    types = view.locator(".dnb-decision-list .dnb-decision")
+    logged = [types.nth(i).get_attribute("data-type") for i in range(4)]
+    assert logged == ["edit", "approve", "reject", "approve"], logged
+    expect(view.locator('.dnb-tree .dnb-node[data-status="done"]')).to_have_count(2)
+    decisions = code_cell(page, "for d in run.decisions]")
+    assert REASON in output_text(decisions)
+    # The second run approved everything itself: its view ends done with four automatic decisions.
+    auto = code_cell(page, "--auto-approve").locator(".deepnb-run")
+    expect(auto).to_have_attribute("data-status", "done")
+    expect(auto.locator(".dnb-decisions-summary")).to_have_text("Decisions (4)")
+    assert not errors, "\n\n".join(errors)
+    scroll_to(view)
+    page.screenshot(path=str(artifact("run-all.png")))
