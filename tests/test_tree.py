@@ -194,6 +194,8 @@ def test_view_patches_carry_only_the_nodes_that_changed(monkeypatch: pytest.Monk
     sent: list[dict] = []
     view = RunView(run)
     monkeypatch.setattr(view, "send", sent.append)
+    # Patches go out only when the test sends them, not when the view's throttle fires on its own.
+    monkeypatch.setattr(view._throttle, "poke", lambda: None)
     run.emit(ev.RunStarted("main", "t-patch", "go"))
     for n in range(3):
         run.emit(ev.SubagentStarted("main", f"T{n}", f"c{n}", "general-purpose", f"job {n}", f"main/gp#{n}"))
