@@ -87,6 +87,43 @@ def normalize(decision: Mapping[str, Any], *, tool: str, allowed: list[str], sch
     return {"type": "edit", "edited_action": {"name": tool, "args": dict(args)}}
 
 
+def restore_hidden(edited: Any, original: Mapping[str, Any]) -> Any:
+    """Edited arguments from a card, whose JSON showed secrets as ``[redacted]``: every string
+    the user left as the card showed it gets its original value back, so an edit elsewhere does
+    not send the placeholder. A string holding a hidden secret that the user changed is refused
+    (the secret would be lost). ``edited`` may be JSON text; text that isn't JSON is returned
+    as it is, for :func:`normalize` to explain."""
+    if isinstance(edited, str):
+        try:
+            edited = json.loads(edited)
+        except ValueError:
+            return edited
+    return _restore(edited, original, "")
+
+
+def _restore(edited: Any, original: Any, where: str) -> Any:
+    from deepnb.secrets import REDACTED, redact
+
+    if isinstance(edited, str):
+        if isinstance(original, str) and edited == redact(original):
+            return original
+        if REDACTED in edited:
+            raise DeepnbError(
+                f"{where or 'The arguments'} held a secret the card hides, and the edit changed it: "
+                "edit this call from Python with run.pending[i].edit({...}). Nothing was sent."
+            )
+        return edited
+    if isinstance(edited, Mapping):
+        source = original if isinstance(original, Mapping) else {}
+        return {k: _restore(v, source.get(k), f"{where}.{k}" if where else str(k)) for k, v in edited.items()}
+    if isinstance(edited, list):
+        source = original if isinstance(original, list) else []
+        return [
+            _restore(v, source[i] if i < len(source) else None, f"{where}[{i}]") for i, v in enumerate(edited)
+        ]
+    return edited
+
+
 def _file_text(files: Mapping[str, Any], path: str) -> str | None:
     entry = files.get(path)
     if entry is None:

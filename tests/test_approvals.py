@@ -3,6 +3,7 @@ parallel ones, each decision type, exactly-once, rules, and resuming from SQLite
 
 from __future__ import annotations
 
+import json
 import threading
 import uuid
 from pathlib import Path
@@ -235,3 +236,43 @@ def test_filesystem_permission_rules_raise_approvals(tmp_path: Path) -> None:
     request.reject("Not in /secret")
     run.wait()
     assert run.status == "done" and "/secret/key.md" not in run.files
+
+
+def test_a_card_edit_keeps_secrets_the_card_hid(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A card shows arguments with secrets as [redacted]; an edit elsewhere sends the real value,
+    and changing the hidden part itself is refused with nothing sent."""
+    from deepnb.views.run_view import RunView
+
+    secret = "sk-test-0123456789abcdefghij"
+    monkeypatch.setenv("DEMO_SERVICE_TOKEN", secret)
+    script = tmp_path / "secret.yaml"
+    script.write_text(
+        "agents:\n  main:\n"
+        "    - text: Saving the config.\n"
+        "      tool_calls:\n"
+        f"        - {{name: write_file, args: {{file_path: /config.md, content: 'service key {secret}'}}}}\n"
+        "    - text: Saved.\n"
+    )
+    bench = deepnb.agent(
+        f"secret-{uuid.uuid4().hex[:6]}", f"scripted:{script}", interrupt_on={"write_file": True}
+    )
+    run = bench.run("Save the config")
+    (request,) = run.pending
+    view = RunView(run)
+    shown = json.loads(view.pending[0]["actions"][0]["args_json"])
+    assert shown == {"file_path": "/config.md", "content": "service key [redacted]"}
+
+    def edit(args: dict) -> str:
+        decision = {"type": "edit", "args": json.dumps(args)}
+        message = {"type": "decide", "interrupt_id": request.interrupt_id, "index": 0, "decision": decision}
+        view._on_front_end_message(view, message, [])
+        return view.card_errors.get(f"{request.interrupt_id}:0", "")
+
+    error = edit({**shown, "content": "service key [redacted], rotated"})
+    assert error.startswith("content held a secret the card hides, and the edit changed it")
+    assert run.status == "interrupted" and run.decisions == []
+
+    assert edit({**shown, "file_path": "/settings.md"}) == ""
+    run.wait()
+    assert run.status == "done"
+    assert run.files["/settings.md"] == f"service key {secret}"  # the real value, not the placeholder

@@ -10,6 +10,7 @@ import traitlets as t
 
 from deepnb import events as ev
 from deepnb._loop import run_sync
+from deepnb.approvals import restore_hidden
 from deepnb.errors import DeepnbError
 from deepnb.render import code_css
 from deepnb.run import Run
@@ -252,7 +253,7 @@ class RunView(anywidget.AnyWidget):
                 others = [(r.interrupt_id, r.index) for r in self.run.pending if r.name == tool]
                 outcomes += [self._try(i, n, {"type": "approve"}) for i, n in others]
         else:
-            outcomes = [self._try(interrupt_id, index, dict(content.get("decision") or {}))]
+            outcomes = [self._try(interrupt_id, index, dict(content.get("decision") or {}), from_card=True)]
         errors = dict(self.card_errors)
         for key, error in outcomes:
             if error is None:
@@ -263,9 +264,21 @@ class RunView(anywidget.AnyWidget):
             self.card_errors = errors
             self._states_to_send.add("card_errors")
 
-    def _try(self, interrupt_id: str, index: int, decision: dict[str, Any]) -> tuple[str, str | None]:
+    def _restore_hidden(self, interrupt_id: str, index: int, args: Any) -> Any:
+        """The card showed the arguments with secrets hidden: put back the ones left untouched."""
+        request = next(
+            (r for r in self.run.pending if (r.interrupt_id, r.index) == (interrupt_id, index)), None
+        )
+        return args if request is None else restore_hidden(args, request.args)
+
+    def _try(
+        self, interrupt_id: str, index: int, decision: dict[str, Any], *, from_card: bool = False
+    ) -> tuple[str, str | None]:
         key = f"{interrupt_id}:{index}"
         try:
+            if from_card and decision.get("type") == "edit":
+                args = self._restore_hidden(interrupt_id, index, decision.get("args"))
+                decision = {**decision, "args": args}
             self.run.decide(interrupt_id, index, decision)
         except DeepnbError as exc:
             return key, str(exc)
