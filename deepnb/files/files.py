@@ -167,6 +167,8 @@ class Files(Mapping[str, str]):
     # -- rules ------------------------------------------------------------------------------
 
     def _rule_for(self, operation: str, path: str) -> Any | None:
+        if not self._rules:
+            return None
         from deepnb.files.sources import _glob_match
 
         for rule in self._rules:

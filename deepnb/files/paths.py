@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import posixpath
+import re
 
 from deepnb.errors import DeepnbError
+
+_UNSAFE_CHARACTERS = re.compile(r"[\x00-\x1f\\]")
+"""Control characters (NUL included) and backslashes."""
 
 
 class UnsafePathError(DeepnbError, ValueError):
@@ -21,7 +25,7 @@ def clean_path(path: str, *, directory: bool = False) -> str:
         raise UnsafePathError(f"{path!r} is not a path: use an absolute path like '/notes/plan.md'.")
     if not path.startswith("/"):
         raise UnsafePathError(f"{path!r} is relative: paths in the agent's filesystem start with '/'.")
-    if any(ord(c) < 32 for c in path) or "\\" in path or path.startswith("//"):
+    if _UNSAFE_CHARACTERS.search(path) or path.startswith("//"):
         raise UnsafePathError(f"{path!r} has characters a path in the agent's filesystem cannot have.")
     parts = path.split("/")
     if ".." in parts or any(part.startswith("~") for part in parts):
