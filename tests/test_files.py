@@ -138,6 +138,8 @@ def test_filesystem_backend_is_a_real_folder_and_refuses_escapes(tmp_path: Path)
         "/C:/x",
         "/a\\b",
         "/a\x00b",
+        "/a\nb",
+        "/a\x1fb",
     ):
         with pytest.raises(UnsafePathError):
             files.read_bytes(bad)
