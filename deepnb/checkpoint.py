@@ -3,6 +3,10 @@ object."""
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import threading
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +14,12 @@ from deepnb._loop import run_sync
 from deepnb.errors import DeepnbError
 
 CheckpointerSpec = str | Any | None
+
+_lock = threading.Lock()
+_opened: dict[tuple[str, str], Any] = {}
+"""Savers whose database connection deepnb opened, by database (``("sqlite", resolved path)``
+or ``("postgres", dsn)``): one connection per database per kernel, so a cell run again gets the
+same saver (and the runs made before keep theirs) instead of leaving a connection behind."""
 
 
 def make_checkpointer(spec: CheckpointerSpec) -> Any:
@@ -21,9 +31,10 @@ def make_checkpointer(spec: CheckpointerSpec) -> Any:
     if isinstance(spec, str):
         kind, _, target = spec.partition(":")
         if kind == "sqlite" and target:
-            return run_sync(_sqlite_saver(Path(target).expanduser()))
+            path = Path(target).expanduser()
+            return _opened_once(("sqlite", str(path.resolve())), lambda: _sqlite_saver(path))
         if kind == "postgres" and target:
-            return run_sync(_postgres_saver(target))
+            return _opened_once(("postgres", target), lambda: _postgres_saver(target))
         raise DeepnbError(
             f"Unknown checkpointer {spec!r}: use 'memory', 'sqlite:PATH' (e.g. sqlite:threads.db), "
             "'postgres:DSN' (e.g. postgres:postgresql://user@host/db) or a LangGraph checkpointer object."
@@ -34,6 +45,43 @@ def make_checkpointer(spec: CheckpointerSpec) -> Any:
             "or a BaseCheckpointSaver."
         )
     return spec
+
+
+def _opened_once(key: tuple[str, str], open_saver: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
+    with _lock:
+        saver = _opened.get(key)
+        if saver is None:
+            saver = _opened[key] = run_sync(open_saver())
+        return saver
+
+
+def close(saver: Any) -> bool:
+    """Close the database connection deepnb opened for ``saver``; ``False`` (and nothing done)
+    for a saver deepnb did not open, which belongs to whoever made it."""
+    with _lock:
+        key = next((k for k, v in _opened.items() if v is saver), None)
+        if key is None:
+            return False
+        del _opened[key]
+    run_sync(_close(saver.conn), timeout=5)
+    return True
+
+
+async def _close(connection: Any) -> None:
+    await connection.close()
+
+
+@atexit.register
+def _close_all() -> None:
+    """At exit, close what is still open (SQLite has committed every checkpoint already)."""
+    from deepnb import _loop
+
+    if _loop._thread is None or not _loop._thread.is_alive():
+        return
+    for saver in list(_opened.values()):
+        # exiting: a connection that will not close is dropped with the process
+        with contextlib.suppress(Exception):
+            close(saver)
 
 
 async def _sqlite_saver(path: Path) -> Any:

@@ -275,6 +275,19 @@ def register(workbench: Workbench) -> Workbench:
     return workbench
 
 
+def forget_all() -> None:
+    """Unregister every agent and close the database connections deepnb opened for them (a
+    clean slate, e.g. between tests; threads stay in their databases). Runs already made keep
+    working only on in-memory threads."""
+    from deepnb import checkpoint
+
+    retired = list(_registry.values())
+    _registry.clear()
+    _current[0] = DEFAULT_AGENT
+    for saver in {id(w.checkpointer): w.checkpointer for w in retired}.values():
+        checkpoint.close(saver)
+
+
 def get(name: str | None = None) -> Workbench:
     """The workbench registered as ``name`` (the current one by default), built from the
     project's ``deepnb.toml`` on first use if it is defined there."""

@@ -84,10 +84,9 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     extensions.shutdown()
-    workbench._registry.clear()
-    workbench._current[0] = workbench.DEFAULT_AGENT
+    workbench.forget_all()
     yield tmp_path
-    workbench._registry.clear()
+    workbench.forget_all()
     extensions.shutdown()
 
 

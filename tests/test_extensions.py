@@ -52,10 +52,10 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     (tmp_path / ".git").mkdir()
     monkeypatch.chdir(tmp_path)
     extensions.shutdown()
-    workbench._registry.clear()
+    workbench.forget_all()
     yield
     extensions.shutdown()
-    workbench._registry.clear()
+    workbench.forget_all()
 
 
 def write(path: Path, text: str) -> Path:

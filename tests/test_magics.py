@@ -26,14 +26,13 @@ def ip():
     start_ipython()
     shell = get_ipython()
     shell.run_line_magic("load_ext", "deepnb")
-    workbench._registry.clear()
-    workbench._current[0] = workbench.DEFAULT_AGENT
+    workbench.forget_all()
     yield shell
     for bench in workbench.registered().values():
         for run in list(bench._active.values()):
             run.stop()
             run.wait(10)
-    workbench._registry.clear()
+    workbench.forget_all()
 
 
 def run_cell(ip, source: str):

@@ -8,6 +8,7 @@ import uuid
 import pytest
 
 import deepnb
+from deepnb import checkpoint
 from deepnb.errors import DeepnbError
 
 
@@ -17,9 +18,13 @@ def test_a_thread_in_postgres_is_seen_by_a_new_workbench(postgres_uri: str) -> N
     run = first.run("Write me a short brief on life in tide pools.")
     assert run.status == "done", run.error
 
-    again = deepnb.agent(name, "demo:quickstart", checkpointer=f"postgres:{postgres_uri}")  # a new kernel
+    notes = run.files["/notes/stresses.md"]
+
+    assert checkpoint.close(first.checkpointer)  # as in a new kernel: a connection of its own
+    again = deepnb.agent(name, "demo:quickstart", checkpointer=f"postgres:{postgres_uri}")
+    assert again.checkpointer is not first.checkpointer
     assert run.thread_id in [info.thread_id for info in again.threads()]
-    assert again.files(run.thread_id)["/notes/stresses.md"] == run.files["/notes/stresses.md"]
+    assert again.files(run.thread_id)["/notes/stresses.md"] == notes
     assert [t["status"] for t in again.todos(run.thread_id)] == ["completed"] * 3
 
 

@@ -252,7 +252,10 @@ def test_sqlite_threads_survive_a_restart(tmp_path: Path) -> None:
     assert (alpha.status, beta.status) == ("done", "done")
     assert db.stat().st_size > 0
 
-    # A new workbench on the same file, as after a kernel restart.
+    # A new workbench on the same file, as after a kernel restart (the connection closed first).
+    from deepnb import checkpoint
+
+    assert checkpoint.close(before.checkpointer)
     after = deepnb.agent(name=unique("sqlite"), model=scripted(PER_PROMPT), checkpointer=f"sqlite:{db}")
     assert after.checkpointer is not before.checkpointer
     assert [t.thread_id for t in after.threads()] == [beta.thread_id, alpha.thread_id]
@@ -265,6 +268,27 @@ def test_sqlite_threads_survive_a_restart(tmp_path: Path) -> None:
     more = finish(after.start("follow up"))
     assert more.thread_id == beta.thread_id
     assert humans(after, beta.thread_id) == ["beta", "follow up"]
+
+
+def test_one_connection_per_database_however_often_the_cell_runs(tmp_path: Path) -> None:
+    from deepnb import checkpoint
+
+    name = unique("reopen")
+    first = deepnb.agent(name, scripted(PER_PROMPT), checkpointer=f"sqlite:{tmp_path / 'a.db'}")
+    alpha = finish(first.start("alpha"))
+    # The same cell run again (the path spelled differently): the same saver, no new connection,
+    # and the run made before still reads its thread.
+    again = deepnb.agent(name, scripted(PER_PROMPT), checkpointer=f"sqlite:{tmp_path}/./a.db")
+    assert again.checkpointer is first.checkpointer
+    assert dict(alpha.files) == {"/alpha.md": "A"}
+    other = deepnb.agent(unique("other"), scripted(PER_PROMPT), checkpointer=f"sqlite:{tmp_path / 'b.db'}")
+    assert other.checkpointer is not first.checkpointer
+
+    connection = first.checkpointer.conn
+    assert checkpoint.close(first.checkpointer) is True
+    assert connection._connection is None  # closed, not left for the garbage collector
+    assert checkpoint.close(first.checkpointer) is False  # once
+    assert checkpoint.close(other.checkpointer) is True
 
 
 def test_sqlite_in_a_missing_folder(tmp_path: Path) -> None:
