@@ -22,6 +22,22 @@ or ``("postgres", dsn)``): one connection per database per kernel, so a cell run
 same saver (and the runs made before keep theirs) instead of leaving a connection behind."""
 
 
+SPEC_KINDS = ("sqlite", "postgres")
+SPEC_HELP = (
+    "use 'memory', 'sqlite:PATH' (e.g. sqlite:threads.db), 'postgres:DSN' "
+    "(e.g. postgres:postgresql://user@host/db) or a LangGraph checkpointer object"
+)
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """``"sqlite:PATH"`` → ``("sqlite", "PATH")`` (likewise ``postgres:DSN``), without opening
+    anything; a spec deepnb does not know is one ``DeepnbError``."""
+    kind, _, target = spec.partition(":")
+    if kind not in SPEC_KINDS or not target:
+        raise DeepnbError(f"Unknown checkpointer {spec!r}: {SPEC_HELP}.")
+    return kind, target
+
+
 def make_checkpointer(spec: CheckpointerSpec) -> Any:
     """A LangGraph checkpointer for ``spec``; ``None`` and ``"memory"`` keep threads in memory."""
     if spec is None or spec == "memory":
@@ -29,16 +45,11 @@ def make_checkpointer(spec: CheckpointerSpec) -> Any:
 
         return InMemorySaver()
     if isinstance(spec, str):
-        kind, _, target = spec.partition(":")
-        if kind == "sqlite" and target:
+        kind, target = parse_spec(spec)
+        if kind == "sqlite":
             path = Path(target).expanduser()
             return _opened_once(("sqlite", str(path.resolve())), lambda: _sqlite_saver(path))
-        if kind == "postgres" and target:
-            return _opened_once(("postgres", target), lambda: _postgres_saver(target))
-        raise DeepnbError(
-            f"Unknown checkpointer {spec!r}: use 'memory', 'sqlite:PATH' (e.g. sqlite:threads.db), "
-            "'postgres:DSN' (e.g. postgres:postgresql://user@host/db) or a LangGraph checkpointer object."
-        )
+        return _opened_once(("postgres", target), lambda: _postgres_saver(target))
     if not hasattr(spec, "aget_tuple"):
         raise DeepnbError(
             f"{type(spec).__name__} is not a LangGraph checkpointer: pass 'memory', 'sqlite:PATH' "

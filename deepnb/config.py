@@ -449,13 +449,16 @@ def _interpreter(value: Any, key: Key) -> Any:
 
 
 def _checkpointer(value: Any, key: Key, ctx: _Context) -> Any:
-    from deepnb.checkpoint import make_checkpointer
+    from deepnb.checkpoint import SPEC_HELP, make_checkpointer, parse_spec
 
-    if isinstance(value, str) and value.startswith("sqlite:"):
-        path = Path(value.removeprefix("sqlite:")).expanduser()
-        value = f"sqlite:{path if path.is_absolute() else ctx.base_dir / path}"
-    if isinstance(value, str) and value not in ("memory",) and not value.startswith("sqlite:"):
-        raise (key / "checkpointer").error(f"{value!r} — use 'memory' or 'sqlite:PATH'")
+    if isinstance(value, str) and value != "memory":
+        try:
+            kind, target = parse_spec(value)
+        except DeepnbError:
+            raise (key / "checkpointer").error(f"{value!r} — {SPEC_HELP}") from None
+        if kind == "sqlite":  # relative to the file that names it
+            path = Path(target).expanduser()
+            value = f"sqlite:{path if path.is_absolute() else ctx.base_dir / path}"
     if not isinstance(value, str):
         try:
             make_checkpointer(value)

@@ -4,6 +4,7 @@ database, so they survive a kernel restart and can be shared by a team."""
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -34,3 +35,23 @@ def test_an_unreachable_database_is_one_clear_line_without_the_dsn() -> None:
         deepnb.agent(f"pg-{uuid.uuid4().hex[:6]}", "demo:quickstart", checkpointer=f"postgres:{dsn}")
     message = str(raised.value)
     assert message.startswith("Cannot reach the Postgres database (") and "hunter2" not in message
+
+
+def test_deepnb_toml_may_keep_an_agents_threads_in_postgres(
+    postgres_uri: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from deepnb import workbench
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "deepnb.toml").write_text(
+        f"[agents.shared]\nmodel = 'demo:quickstart'\ncheckpointer = 'postgres:{postgres_uri}'\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    workbench.forget_all()
+    try:
+        shared = deepnb.get("shared")
+        run = shared.run("Write me a short brief on life in tide pools.")
+        assert run.status == "done", run.error
+        assert run.thread_id in [info.thread_id for info in shared.threads()]
+    finally:
+        workbench.forget_all()
