@@ -31,6 +31,7 @@ import deepnb
 from deepnb._loop import run_sync
 from deepnb.async_tasks import FIELDS, merge_rows, refresh_async_tasks, remote_agents, task_rows
 from deepnb.errors import DeepnbError
+from deepnb.models.resolve import online_environment
 from deepnb.models.scripted import ScriptedChatModel, parse_script
 
 SERVER_FOLDER = Path(__file__).parent / "support" / "agent_server"
@@ -38,17 +39,8 @@ START_TIMEOUT = 90.0
 TASK_TIMEOUT = 60.0
 PROMPT = "Find out when the launch is."
 
-# Variables that would send traces or API keys out, or route 127.0.0.1 through a proxy.
-_FOREIGN_ENV = (
-    "LANGSMITH_TRACING",
-    "LANGSMITH_TRACING_V2",
-    "LANGCHAIN_TRACING",
-    "LANGCHAIN_TRACING_V2",
-    "LANGSMITH_API_KEY",
-    "LANGCHAIN_API_KEY",
-    "LANGGRAPH_API_KEY",
-    "DEEPNB_MODEL",
-)
+# Variables that would send traces or API keys out, or pick a model.
+_FOREIGN_ENV = online_environment()
 
 
 # -- the server ------------------------------------------------------------------------------

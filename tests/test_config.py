@@ -13,6 +13,7 @@ from IPython.core.error import UsageError
 import deepnb
 from deepnb import config, extensions, workbench
 from deepnb.errors import DeepnbError
+from deepnb.models.resolve import online_environment
 
 WAIT = 30.0
 
@@ -74,7 +75,7 @@ todos = false
 
 @pytest.fixture(autouse=True)
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name in ("DEEPNB_MODEL", "LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2"):
+    for name in online_environment():
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("DEEPNB_HOME", str(tmp_path / "home"))
     (tmp_path / ".git").mkdir()

@@ -15,6 +15,7 @@ from IPython.core.error import UsageError
 import deepnb
 from deepnb import extensions, workbench
 from deepnb.extensions.registry import REGISTRY
+from deepnb.models.resolve import online_environment
 from deepnb.models.scripted import ScriptedChatModel, parse_script
 from tests.unit.conftest import unique
 
@@ -46,7 +47,7 @@ SHOUTS = [
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     """Each test in its own project (the temporary folder) and deepnb home, no extensions."""
-    for name in ("DEEPNB_MODEL", "DEEPNB_EXTENSIONS", "LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2"):
+    for name in (*online_environment(), "DEEPNB_EXTENSIONS"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("DEEPNB_HOME", str(tmp_path / "home"))
     (tmp_path / ".git").mkdir()

@@ -10,6 +10,7 @@ import pytest
 
 import deepnb
 from deepnb.errors import DeepnbError
+from deepnb.models.resolve import online_environment
 from deepnb.run import Run
 from deepnb.workbench import registered
 from tests.support.openai_server import (
@@ -24,29 +25,22 @@ SENTINEL = "sk-test-SENTINEL-0123456789"
 MODEL = "openai:gpt-test"
 
 # Variables that would send the client elsewhere, trace to LangSmith or change its defaults.
-_FOREIGN_ENV = (
+_FOREIGN_ENV = online_environment() | {
     "OPENAI_API_BASE",
     "OPENAI_ORG_ID",
     "OPENAI_ORGANIZATION",
     "OPENAI_PROJECT_ID",
     "OPENAI_PROXY",
     "OPENAI_WEBHOOK_SECRET",
-    "DEEPNB_MODEL",
     "LANGSMITH_GATEWAY",
     "LANGSMITH_GATEWAY_API_KEY",
-    "LANGSMITH_API_KEY",
-    "LANGSMITH_TRACING",
-    "LANGSMITH_TRACING_V2",
-    "LANGCHAIN_API_KEY",
-    "LANGCHAIN_TRACING",
-    "LANGCHAIN_TRACING_V2",
     "HTTP_PROXY",
     "HTTPS_PROXY",
     "ALL_PROXY",
     "http_proxy",
     "https_proxy",
     "all_proxy",
-)
+}
 
 TODOS = [
     {"content": "Outline the release notes", "status": "in_progress"},

@@ -9,23 +9,14 @@ from typing import Any
 
 import pytest
 
+from deepnb.models.resolve import online_environment
 from deepnb.models.scripted import ScriptedChatModel, parse_script
-
-# Variables that would make a run trace to LangSmith or pick a model from the environment.
-_FOREIGN_ENV = (
-    "DEEPNB_MODEL",
-    "LANGSMITH_TRACING",
-    "LANGSMITH_TRACING_V2",
-    "LANGCHAIN_TRACING",
-    "LANGCHAIN_TRACING_V2",
-    "LANGSMITH_API_KEY",
-    "LANGCHAIN_API_KEY",
-)
 
 
 @pytest.fixture(autouse=True)
 def _offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in _FOREIGN_ENV:
+    """No model choice, key or tracing switch from the environment reaches a test."""
+    for name in online_environment():
         monkeypatch.delenv(name, raising=False)
 
 
