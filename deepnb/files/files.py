@@ -135,7 +135,6 @@ class Files(Mapping[str, str]):
         data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
         run_sync(self._source.write_bytes(path, data))
         self._changed(path)
-        watch.announce(self.workbench.name, self.thread_id, [path])
 
     def edit(self, path: str, old: str, new: str, *, replace_all: bool = False) -> int:
         """Replace ``old`` with ``new`` in a text file; returns how many places changed. ``old``
@@ -162,7 +161,6 @@ class Files(Mapping[str, str]):
         except FileMissing:
             raise KeyError(path) from None
         self._changed(path)
-        watch.announce(self.workbench.name, self.thread_id, [path])
 
     # -- rules ------------------------------------------------------------------------------
 
@@ -203,8 +201,10 @@ class Files(Mapping[str, str]):
             )
 
     def _changed(self, path: str) -> None:
-        """A memory file or a skill changed: have the thread load it again on its next turn.
-        (A thread that has not loaded them yet will read them fresh anyway.)"""
+        """``path`` was written or deleted: tell the open file views, and if it is a memory file or
+        a skill, have the thread load it again on its next turn. (A thread that has not loaded
+        them yet will read them fresh anyway.)"""
+        watch.announce(self.workbench.name, self.thread_id, [path])
         is_memory = path in self._memory
         is_skill = any(is_under(path, folder) for folder in self._skills)
         if not (is_memory or is_skill):
