@@ -97,13 +97,18 @@ def _automatic_sources() -> list[Source]:
     if found and discovery.is_trusted(project_root()):
         sources += found
     elif found:
-        with REGISTRY.lock:
-            if folder not in REGISTRY.untrusted:
-                REGISTRY.untrusted.append(folder)
+        _list_untrusted(folder)
     unique: dict[str, Source] = {}
     for source in sources:
         unique.setdefault(source.key, source)
     return list(unique.values())
+
+
+def _list_untrusted(folder: Path) -> None:
+    """Show ``folder``'s extensions in the listing as not trusted (never imported)."""
+    with REGISTRY.lock:
+        if folder not in REGISTRY.untrusted:
+            REGISTRY.untrusted.append(folder)
 
 
 def ensure_loaded() -> None:
@@ -170,9 +175,7 @@ def revoke_trust(path: str | Path | None = None) -> tuple[Path, bool, list[str],
             errors += _unload(source.key)
             unloaded.append(source.label)
     if found:
-        with REGISTRY.lock:
-            if folder not in REGISTRY.untrusted:
-                REGISTRY.untrusted.append(folder)
+        _list_untrusted(folder)
     return root, was_trusted, unloaded, errors
 
 
