@@ -18,8 +18,12 @@ ROOT = Path(__file__).resolve().parent.parent
 SANITIZE = ROOT / "tests" / "support" / "nbval_sanitize.cfg"
 
 
+PATTERNS = get_sanitize_patterns(SANITIZE.read_text(encoding="utf-8"))
+
+
 def sanitize(text: str) -> str:
-    for pattern, replacement in get_sanitize_patterns(SANITIZE.read_text(encoding="utf-8")):
+    """``text`` as nbval sees it after the sanitizers."""
+    for pattern, replacement in PATTERNS:
         text = re.sub(pattern, replacement, text)
     return text
 

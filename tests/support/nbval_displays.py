@@ -32,7 +32,7 @@ def apply_display_updates() -> None:
     def get_kernel_message(self: Any, timeout: float | None = None, stream: str = "iopub") -> dict:
         if stream != "iopub":
             return original(self, timeout=timeout, stream=stream)
-        updater = self.__dict__.setdefault(_PATCHED, DisplayUpdates())
+        updater = self.__dict__.setdefault("_deepnb_updater", DisplayUpdates())
         while not updater.ready:
             updater.feed(original(self, timeout=timeout, stream=stream))
         return updater.ready.popleft()
