@@ -163,12 +163,17 @@ def test_store_backend_in_memory_sqlite_and_postgres(
     else:
         store = run_sync(_postgres_store(request.getfixturevalue("postgres_uri")))
     backend = StoreBackend(namespace=lambda _rt: ("notes",), store=store)
-    wb, _ = writer(backend=backend)
-    run = wb.run("write the notes")
-    assert run.files["/notes/tides.md"] == NOTE
-    run.files.write("/notes/extra.md", "more\n")
-    assert run_sync(store.aget(("notes",), "/notes/extra.md")) is not None  # in the store itself
-    assert sorted(run.files) == ["/notes/extra.md", "/notes/tides.md"]
+    try:
+        wb, _ = writer(backend=backend)
+        run = wb.run("write the notes")
+        assert run.files["/notes/tides.md"] == NOTE
+        run.files.write("/notes/extra.md", "more\n")
+        assert run_sync(store.aget(("notes",), "/notes/extra.md")) is not None  # in the store itself
+        assert sorted(run.files) == ["/notes/extra.md", "/notes/tides.md"]
+    finally:  # closed here, on its own loop, not by the garbage collector in a later test
+        connection = getattr(store, "conn", None)
+        if connection is not None:
+            run_sync(_close(connection))
 
 
 async def _postgres_store(uri: str) -> Any:
@@ -182,6 +187,10 @@ async def _postgres_store(uri: str) -> Any:
     store = AsyncPostgresStore(connection)
     await store.setup()
     return store
+
+
+async def _close(connection: Any) -> None:
+    await connection.close()
 
 
 async def _sqlite_store(path: Path) -> Any:
