@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from deepnb.errors import DeepnbError
+from deepnb.gating import check as check_gating
 
 # create_deep_agent's keyword arguments that a spec passes through unchanged.
 AGENT_OPTIONS = frozenset(
@@ -73,7 +74,8 @@ class AgentSpec:
         return replace(base, options=options)
 
     def build(self, *, name: str, checkpointer: Any) -> Any:
-        """Compile the agent with ``checkpointer``."""
+        """Compile the agent with ``checkpointer``; an agent whose interpreter code could run a
+        tool its approval rules gate is refused (:mod:`deepnb.gating`)."""
         from deepagents import create_deep_agent
 
         options = dict(self.options)
@@ -88,6 +90,7 @@ class AgentSpec:
 
             if not any(isinstance(m, TodoListMiddleware) for m in middleware):
                 middleware.insert(0, TodoListMiddleware())
+        check_gating(options, middleware)
         return create_deep_agent(
             model=self.model,
             middleware=middleware,
