@@ -187,7 +187,7 @@ def _subagent_reach(options: Mapping[str, Any], middleware: Sequence[Any]) -> It
         for s in options.get("subagents") or ()
         if isinstance(s, Mapping) and "graph_id" not in s
     ]
-    for target in names if GENERAL_PURPOSE in names else [GENERAL_PURPOSE, *names]:
+    for target in names if GENERAL_PURPOSE in names else [*names, GENERAL_PURPOSE]:
         yield Reach(MAIN, target, "*")
 
 
