@@ -88,11 +88,11 @@ def _hitl_names(middleware: Sequence[Any]) -> list[str]:
     ]
 
 
-def _agent_gates(
-    agent: str, interrupt_on: Any, permissions: Any, middleware: Sequence[Any]
-) -> list[Gate]:
+def _agent_gates(agent: str, interrupt_on: Any, permissions: Any, middleware: Sequence[Any]) -> list[Gate]:
     found = [Gate(agent, tool, "interrupt_on") for tool in _interrupt_on_names(interrupt_on)]
-    found += [Gate(agent, tool, "a FilesystemPermission interrupt rule") for tool in _permission_names(permissions)]
+    found += [
+        Gate(agent, tool, "a FilesystemPermission interrupt rule") for tool in _permission_names(permissions)
+    ]
     found += [Gate(agent, tool, "a HumanInTheLoopMiddleware") for tool in _hitl_names(middleware)]
     return found
 
@@ -225,7 +225,7 @@ def conflicts(options: Mapping[str, Any], middleware: Sequence[Any]) -> list[str
     for path in PATHS:
         for reach in path.find(options, middleware):
             for gate in rules:
-                if gate.agent != reach.target or reach.tool not in ("*", gate.tool) and gate.tool != "*":
+                if gate.agent != reach.target or (reach.tool not in ("*", gate.tool) and gate.tool != "*"):
                     continue
                 tool = reach.tool if gate.tool == "*" and reach.tool != "*" else gate.tool
                 tool = "its tools" if tool == "*" else tool
@@ -235,9 +235,7 @@ def conflicts(options: Mapping[str, Any], middleware: Sequence[Any]) -> list[str
                     "tool": tool,
                     "source": gate.source,
                 }
-                lines.append(
-                    f"{path.says.format(**fields)}: {path.why} — {path.fix.format(**fields)}."
-                )
+                lines.append(f"{path.says.format(**fields)}: {path.why} — {path.fix.format(**fields)}.")
     return list(dict.fromkeys(lines))
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import deepnb
-from deepnb import extensions, gating, workbench
+from deepnb import extensions, workbench
 from deepnb.errors import DeepnbError
 from tests.unit.conftest import unique
 
@@ -89,6 +89,8 @@ NOT_A_RULE_FOR = {
 
 
 def test_every_code_path_has_a_setup_here() -> None:
+    from deepnb import gating
+
     assert {path.name for path in gating.PATHS} == set(PATH_SETUPS)
 
 
@@ -124,7 +126,9 @@ def test_an_extension_s_approval_middleware_counts(tmp_path: Path, monkeypatch: 
     try:
         [(_, error)] = extensions.load(source)
         assert error is None
-        with pytest.raises(DeepnbError, match="ptc lets code call write_file, which a HumanInTheLoopMiddleware"):
+        with pytest.raises(
+            DeepnbError, match="ptc lets code call write_file, which a HumanInTheLoopMiddleware"
+        ):
             deepnb.agent(unique("ext"), "demo:interpreter", interpreter={"ptc": ["write_file"]})
     finally:
         extensions.shutdown()
@@ -133,7 +137,10 @@ def test_an_extension_s_approval_middleware_counts(tmp_path: Path, monkeypatch: 
 def test_the_issue_s_example_says_what_to_change() -> None:
     with pytest.raises(DeepnbError) as refused:
         deepnb.agent(
-            unique("issue"), "demo:interpreter", interrupt_on={"write_file": True}, interpreter={"ptc": ["write_file"]}
+            unique("issue"),
+            "demo:interpreter",
+            interrupt_on={"write_file": True},
+            interpreter={"ptc": ["write_file"]},
         )
     assert str(refused.value).startswith(
         "Cannot build this agent: interpreter ptc lets code call write_file, which interrupt_on gates: "
@@ -141,7 +148,9 @@ def test_the_issue_s_example_says_what_to_change() -> None:
     )
 
 
-def test_the_magic_and_deepnb_toml_reach_the_same_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_magic_and_deepnb_toml_reach_the_same_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from IPython import get_ipython
     from IPython.core.error import UsageError
     from IPython.testing.globalipapp import start_ipython
