@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from deepnb.run import Run
 
 DECISIONS = ("approve", "edit", "reject", "respond")
+CARD_MESSAGES = ("decide", "always", "approve_all")
+"""The messages an approval card sends (their fields are typed by ``deepnb.views.messages``)."""
+_DECISION_FIELDS = {"type": (str,), "message": (str,), "args": (dict, str)}
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,46 @@ def normalize(decision: Mapping[str, Any], *, tool: str, allowed: list[str], sch
             reason = "; ".join(line.strip() for line in first[1:3]) or str(exc)
             raise DeepnbError(f"The edited arguments don't fit {tool}: {reason}. Nothing was sent.") from None
     return {"type": "edit", "edited_action": {"name": tool, "args": dict(args)}}
+
+
+def check_card(kind: str, content: Mapping[str, Any], pending: Sequence[Mapping[str, Any]]) -> list[int]:
+    """Check a card's message against the interrupt it answers; return the indexes of the
+    actions it decides. The interrupt must be pending; ``index`` must be an int naming one of
+    its actions; ``tool`` must be that action's tool; ``decision`` must be a decision that
+    action allows. Anything else raises ``DeepnbError`` and nothing is decided."""
+    interrupt_id = content.get("interrupt_id")
+    request = next((p for p in pending if p.get("id") == interrupt_id), None)
+    if not isinstance(interrupt_id, str) or request is None:
+        raise DeepnbError(f"No approval {interrupt_id!r} is waiting (any more): nothing was sent.")
+    actions = {a["index"]: a for a in request.get("actions", ())}
+    if kind == "approve_all":
+        return [index for index, action in actions.items() if not action.get("decision")]
+    index = content.get("index")
+    if isinstance(index, bool) or not isinstance(index, int) or index not in actions:
+        raise DeepnbError(f"Approval {interrupt_id} has no action {index!r}: nothing was sent.")
+    action = actions[index]
+    if kind == "always":
+        if content.get("tool") != action["name"]:
+            raise DeepnbError(
+                f"This card asks about {action['name']}, not {content.get('tool')!r}: nothing was sent."
+            )
+        if "approve" not in action["allowed"]:
+            raise DeepnbError(f"{action['name']} does not allow 'approve' here: nothing was sent.")
+        return [index]
+    decision = content.get("decision")
+    if not isinstance(decision, Mapping):
+        raise DeepnbError("A decision from a card needs a decision object: nothing was sent.")
+    chosen = decision.get("type")
+    for name, value in decision.items():
+        types = _DECISION_FIELDS.get(name)
+        if types is None or not isinstance(value, types) or (name == "args" and chosen != "edit"):
+            raise DeepnbError(f"A {chosen!r} decision takes no {name!r} like that: nothing was sent.")
+    allowed = ", ".join(action["allowed"])
+    if chosen not in DECISIONS:
+        raise DeepnbError(f"Unknown decision {chosen!r}: use one of {', '.join(DECISIONS)}.")
+    if chosen not in action["allowed"]:
+        raise DeepnbError(f"{action['name']} does not allow {chosen!r} here: choose {allowed}.")
+    return [index]
 
 
 def restore_hidden(edited: Any, original: Mapping[str, Any]) -> Any:

@@ -50,6 +50,8 @@ from deepnb.files.sources import Entry
 from deepnb.render import code_css
 from deepnb.secrets import redact
 from deepnb.views.assets import asset, stylesheet
+from deepnb.views.messages import FILES_MESSAGES, MessageRefused
+from deepnb.views.messages import check as check_message
 from deepnb.views.throttle import Throttle
 
 if TYPE_CHECKING:
@@ -105,6 +107,17 @@ def _answering(reply: dict[str, Any], action: str) -> Iterator[None]:
         yield
     except Exception as exc:  # shown in the view rather than lost in the kernel log
         reply["error"] = _explain(exc, str(reply.get("path", "")), action)
+
+
+_REPLY_TYPES = {
+    "ls": "listing",
+    "open": "file",
+    "search": "results",
+    "save": "saved",
+    "download": "blob",
+    "changes": "changes",
+}
+"""The reply each request gets, a refusal included (the front-end matches it by ``seq``)."""
 
 
 def _text_arg(content: dict[str, Any], name: str, default: str = "") -> str:
@@ -294,12 +307,17 @@ class FilesView(anywidget.AnyWidget):
 
     def request(self, content: dict[str, Any]) -> dict[str, Any] | None:
         """The reply to a front-end request (``{"type": "ls", "path": "/"}``, …) without sending
-        it: what a click does, for code and tests. ``None`` for an unknown request."""
-        handler = self._HANDLERS.get(str(content.get("type")))
-        if handler is None:
-            return None
-        reply = handler(self, content)
-        seq = content.get("seq")
+        it: what a click does, for code and tests. A request of a kind the view does not know, or
+        with a field it does not take or of the wrong type (a path that is not a string…), is
+        refused: nothing is done, and the reply's ``error`` says why."""
+        seq = content.get("seq") if isinstance(content, dict) else None
+        try:
+            kind = check_message(content, FILES_MESSAGES)
+        except MessageRefused as exc:  # nothing done: the reply says why
+            kind = content.get("type") if isinstance(content, dict) else None
+            reply_type = _REPLY_TYPES.get(kind, "refused") if isinstance(kind, str) else "refused"
+            return {"type": reply_type, "error": str(exc), "seq": seq if isinstance(seq, str | int) else None}
+        reply = self._HANDLERS[kind](self, content)
         reply["seq"] = seq if isinstance(seq, str | int) else None
         return reply
 

@@ -10,12 +10,14 @@ import traitlets as t
 
 from deepnb import events as ev
 from deepnb._loop import run_sync
-from deepnb.approvals import restore_hidden
+from deepnb.approvals import CARD_MESSAGES, check_card, restore_hidden
 from deepnb.errors import DeepnbError
 from deepnb.render import code_css
 from deepnb.run import Run
 from deepnb.secrets import redact
 from deepnb.views.assets import asset, stylesheet
+from deepnb.views.messages import RUN_MESSAGES
+from deepnb.views.messages import check as check_message
 from deepnb.views.throttle import Throttle
 
 _SYNCED = (
@@ -58,7 +60,8 @@ class RunView(anywidget.AnyWidget):
     ).tag(sync=True)
     decisions = t.List(help="The decision log: {at, tool, type, message, args, auto}.").tag(sync=True)
     card_errors = t.Dict(
-        help='Why a decision from a card was refused, by "interrupt id:index"; nothing was sent.'
+        help='Why a decision from a card was refused, by "interrupt id:index" (a front-end message '
+        'that answers no card: by "message"); nothing was sent.'
     ).tag(sync=True)
     files_changed = t.List(help="Paths written or deleted during the run.").tag(sync=True)
     tree = t.List(
@@ -189,21 +192,34 @@ class RunView(anywidget.AnyWidget):
         run_sync(flush())
 
     def _on_front_end_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
-        if not isinstance(content, dict):
+        """Act on a message from the front-end once it is one the view accepts, every field
+        checked (and, for a card, checked against the card it answers); a refused one is
+        recorded in ``card_errors`` and nothing else happens."""
+        try:
+            kind = check_message(content, RUN_MESSAGES)
+            targets = check_card(kind, content, self._pending()) if kind in CARD_MESSAGES else []
+        except DeepnbError as exc:
+            self._refuse(_card_key(content), str(exc))
             return
-        kind = content.get("type")
         if kind == "stop":
             self.run.stop()
         elif kind == "sync":  # a view rendered mid-run asks for the whole current state
             with self.run._lock:
                 if self.run.state.status == "running":
                     self._send_patch(self.run.state, everything=True)
-        elif kind in ("decide", "approve_all", "always"):
-            self._decide(kind, content)
+        elif kind in CARD_MESSAGES:
+            self._decide(kind, content, targets)
         elif kind == "open_file":
-            self.send(self._file_message(str(content.get("path", ""))))
+            self.send(self._file_message(content.get("path", "")))
         elif kind == "refresh_tasks":
             self._refresh_tasks()
+
+    def _pending(self) -> list[dict[str, Any]]:
+        with self.run._lock:
+            return copy.deepcopy(self.run.state.pending)
+
+    def _refuse(self, key: str, error: str) -> None:
+        self._record([(key, error)])
 
     def _file_message(self, path: str) -> dict[str, str]:
         """A file of the thread, for the front-end's file panel: escaped, secrets removed."""
@@ -235,25 +251,26 @@ class RunView(anywidget.AnyWidget):
         self.async_error = ""
         self.run.emit(ev.AsyncTasksChanged(ev.MAIN, {row["task_id"]: row for row in rows}))
 
-    def _decide(self, kind: str, content: dict[str, Any]) -> None:
-        """A decision from a card. A refused one is explained on that card; nothing is sent."""
-        interrupt_id = str(content.get("interrupt_id", ""))
-        try:
-            index = int(content.get("index", 0))
-        except (TypeError, ValueError):
-            index = 0
+    def _decide(self, kind: str, content: dict[str, Any], targets: list[int]) -> None:
+        """A decision from a card, checked against it. A refused one is explained on that
+        card; nothing is sent."""
+        interrupt_id = content["interrupt_id"]
         if kind == "approve_all":
-            targets = [(r.interrupt_id, r.index) for r in self.run.pending if r.interrupt_id == interrupt_id]
-            outcomes = [self._try(i, n, {"type": "approve"}) for i, n in targets]
+            outcomes = [self._try(interrupt_id, n, {"type": "approve"}) for n in targets]
         elif kind == "always":
-            tool = str(content.get("tool", ""))
+            (index,) = targets
+            tool = content["tool"]
             outcomes = [self._try(interrupt_id, index, {"type": "approve"})]
             if outcomes[0][1] is None:  # the rule is kept only once its own decision went through
                 self.run.workbench.always_approve(self.run.thread_id, tool)
                 others = [(r.interrupt_id, r.index) for r in self.run.pending if r.name == tool]
                 outcomes += [self._try(i, n, {"type": "approve"}) for i, n in others]
         else:
-            outcomes = [self._try(interrupt_id, index, dict(content.get("decision") or {}), from_card=True)]
+            (index,) = targets
+            outcomes = [self._try(interrupt_id, index, dict(content["decision"]), from_card=True)]
+        self._record(outcomes)
+
+    def _record(self, outcomes: list[tuple[str, str | None]]) -> None:
         errors = dict(self.card_errors)
         for key, error in outcomes:
             if error is None:
@@ -293,3 +310,12 @@ class RunView(anywidget.AnyWidget):
     def close(self) -> None:
         self._unsubscribe()
         super().close()
+
+
+def _card_key(content: Any) -> str:
+    """Where a refusal of ``content`` is shown: the card it names ("interrupt id:index", as the
+    front-end keys it), else ``"message"``."""
+    if not isinstance(content, dict) or content.get("type") not in CARD_MESSAGES:
+        return "message"
+    index = 0 if content.get("type") == "approve_all" else content.get("index")
+    return f"{content.get('interrupt_id')}:{index}"

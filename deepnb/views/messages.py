@@ -1,0 +1,76 @@
+"""Messages from a view's front-end, checked before anything acts on them.
+
+A front-end is not trusted: anything in the page can send a widget message. Each view declares
+the message kinds it accepts and the fields each may carry (:data:`RUN_MESSAGES`,
+:data:`FILES_MESSAGES`); :func:`check` refuses an unknown kind, an unknown field or a field of
+the wrong type, in one line. What a field must *name* (a pending interrupt, one of its actions,
+that action's tool) is checked against the card it answers by :func:`deepnb.approvals.check_card`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from deepnb.errors import DeepnbError
+
+
+class MessageRefused(DeepnbError):
+    """A front-end message deepnb does not act on; nothing was done or sent."""
+
+
+Kinds = Mapping[str, Mapping[str, tuple[type, ...]]]
+"""Message kind → field → the types its value may have (``type`` itself is implied)."""
+
+INT = (int,)
+TEXT = (str,)
+
+RUN_MESSAGES: Kinds = {
+    "stop": {},
+    "sync": {},
+    "refresh_tasks": {},
+    "open_file": {"path": TEXT},
+    "decide": {"interrupt_id": TEXT, "index": INT, "decision": (dict,)},
+    "always": {"interrupt_id": TEXT, "index": INT, "tool": TEXT},
+    "approve_all": {"interrupt_id": TEXT},
+}
+"""What the run view's front-end sends: Stop, a resync, a file to show, the async tasks'
+refresh, and the approval cards' decisions."""
+
+SEQ = (str, int)
+FILES_MESSAGES: Kinds = {
+    "ls": {"path": TEXT, "offset": INT, "limit": INT, "seq": SEQ},
+    "open": {"path": TEXT, "seq": SEQ},
+    "search": {"mode": TEXT, "query": TEXT, "path": TEXT, "seq": SEQ},
+    "save": {"path": TEXT, "text": TEXT, "seq": SEQ},
+    "download": {"path": TEXT, "seq": SEQ},
+    "changes": {"seq": SEQ},
+}
+"""What the file view's front-end sends (each with the ``seq`` its reply carries back)."""
+
+
+def _typed(value: Any, types: tuple[type, ...]) -> bool:
+    if isinstance(value, bool) and bool not in types:  # True is an int to Python, not to a card
+        return False
+    return isinstance(value, types)
+
+
+def check(content: Any, kinds: Kinds) -> str:
+    """The message's kind, once every field is one ``kinds`` allows for it, of its type."""
+    if not isinstance(content, Mapping):
+        raise MessageRefused(f"Refused a front-end message that is not an object ({type(content).__name__}).")
+    kind = content.get("type")
+    if not isinstance(kind, str) or kind not in kinds:
+        raise MessageRefused(f"Refused a front-end message of unknown type {kind!r}.")
+    fields = kinds[kind]
+    for name, value in content.items():
+        if name == "type":
+            continue
+        if name not in fields:
+            raise MessageRefused(f"Refused a {kind!r} message: it has no field {name!r}.")
+        if not _typed(value, fields[name]):
+            expected = " or ".join(t.__name__ for t in fields[name])
+            raise MessageRefused(
+                f"Refused a {kind!r} message: {name} must be {expected}, not {type(value).__name__}."
+            )
+    return kind
