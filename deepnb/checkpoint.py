@@ -66,6 +66,15 @@ def _opened_once(key: tuple[str, str], open_saver: Callable[[], Coroutine[Any, A
         return saver
 
 
+def database_key(saver: Any) -> tuple[str, str]:
+    """Which database ``saver`` keeps threads in: ``("sqlite", resolved path)`` or
+    ``("postgres", dsn)`` for a saver deepnb opened, else the saver object itself (an
+    in-memory saver, or one the user made, is its own database)."""
+    with _lock:
+        key = next((k for k, v in _opened.items() if v is saver), None)
+    return key if key is not None else ("saver", str(id(saver)))
+
+
 def close(saver: Any) -> bool:
     """Close the database connection deepnb opened for ``saver``; ``False`` (and nothing done)
     for a saver deepnb did not open, which belongs to whoever made it."""

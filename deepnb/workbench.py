@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from deepnb import claims
 from deepnb._loop import run_sync
-from deepnb.checkpoint import CheckpointerSpec, make_checkpointer
+from deepnb.checkpoint import CheckpointerSpec, database_key, make_checkpointer
 from deepnb.errors import DeepnbError
 from deepnb.files import Files
 from deepnb.run import Run
@@ -57,12 +58,19 @@ class Workbench:
         """The extension registrations the agent was built with (``deepnb.extensions.hosting.Applied``)."""
         self.label = label or (spec.model_label if spec else type(graph).__name__)
         self._current_thread: str | None = None
-        self._active: dict[str, Run] = {}
+        self.database = database_key(checkpointer)
+        """Which database holds the threads: runs on one thread of it are one at a time, whatever
+        agent starts them (:mod:`deepnb.claims`)."""
         self._latest: dict[str, Run] = {}
         self._always: dict[str, set[str]] = {}
         self._lock = threading.Lock()
 
     # -- threads ----------------------------------------------------------------------------
+
+    @property
+    def _active(self) -> dict[str, Run]:
+        """The runs holding threads of this workbench's database now, by thread id."""
+        return claims.held(self.database)
 
     @property
     def declared_spec(self) -> AgentSpec | None:
@@ -101,8 +109,7 @@ class Workbench:
                     latest[thread_id] = ThreadInfo(thread_id, ts, step)
 
         run_sync(collect())
-        with self._lock:  # a run that has not written its first checkpoint yet
-            starting = [t for t in self._active if t not in latest]
+        starting = [t for t in self._active if t not in latest]  # no first checkpoint yet
         now = datetime.now(UTC).isoformat()
         latest.update({t: ThreadInfo(t, now, 0) for t in starting})
         return sorted(latest.values(), key=lambda t: t.updated_at, reverse=True)
@@ -143,8 +150,8 @@ class Workbench:
         return tree_from_messages(self.state_values(thread).get("messages") or [], root_name=self.name)
 
     def active_run(self, thread_id: str | None = None) -> Run | None:
-        with self._lock:
-            return self._active.get(thread_id or self.current_thread)
+        """The run holding the thread now, started by this agent or another on its database."""
+        return claims.holder(self.database, thread_id or self.current_thread)
 
     def start(
         self,
@@ -158,21 +165,22 @@ class Workbench:
         if new_thread and thread:
             raise DeepnbError("Use either -t THREAD or --new, not both.")
         thread_id = new_thread_id() if new_thread else (thread or self.current_thread)
-        with self._lock:
-            busy = self._active.get(thread_id)
-            if busy is not None and busy.status == "interrupted":
+        run = Run(self, thread_id, prompt)
+        busy = claims.claim(self.database, run)
+        if busy is not run:
+            holder = busy.workbench.name
+            if busy.status == "interrupted":
                 raise DeepnbError(
-                    f"Thread {thread_id!r} of agent {self.name!r} is waiting for your approval ({busy.id}): "
+                    f"Thread {thread_id!r} of agent {holder!r} is waiting for your approval ({busy.id}): "
                     "decide on its cards (or %deepagent approvals), stop it with %deepagent stop, "
                     "or start another thread with --new."
                 )
-            if busy is not None:
-                raise DeepnbError(
-                    f"Thread {thread_id!r} of agent {self.name!r} is already running ({busy.id}). "
-                    "Wait for it, stop it with %deepagent stop, or start another thread with --new."
-                )
-            run = Run(self, thread_id, prompt)
-            self._active[thread_id] = self._latest[thread_id] = run
+            raise DeepnbError(
+                f"Thread {thread_id!r} of agent {holder!r} is already running ({busy.id}). "
+                "Wait for it, stop it with %deepagent stop, or start another thread with --new."
+            )
+        with self._lock:
+            self._latest[thread_id] = run
         try:
             graph_input = self._input_for(thread_id, prompt)
             run.start(self.graph, graph_input, auto_approve=auto_approve)
@@ -210,15 +218,12 @@ class Workbench:
         """The run waiting for approval on a thread: the one in memory, or, after a kernel
         restart, a run rebuilt from the thread's checkpoint with its pending interrupts."""
         thread_id = thread_id or self.current_thread
-        with self._lock:
-            run = self._active.get(thread_id)
-        if run is not None:
-            return run
         run = Run(self, thread_id, None)
+        held = claims.claim(self.database, run)
+        if held is not run:
+            return held
         with self._lock:
-            if thread_id in self._active:
-                return self._active[thread_id]
-            self._active[thread_id] = self._latest[thread_id] = run
+            self._latest[thread_id] = run
         from deepnb.run import _NOTHING
 
         run.start(self.graph, _NOTHING)
@@ -233,8 +238,7 @@ class Workbench:
         """Continue a thread: the run waiting for approval if there is one, else the failed or
         stopped run, from its last checkpoint (in the background)."""
         thread_id = thread_id or self.current_thread
-        with self._lock:
-            active = self._active.get(thread_id)
+        active = claims.holder(self.database, thread_id)
         if active is not None:
             return active
         config = {"configurable": {"thread_id": thread_id}}
@@ -247,18 +251,21 @@ class Workbench:
                 "Send a new task in a %%deepagent cell."
             )
         run = Run(self, thread_id, None)
+        held = claims.claim(self.database, run)
+        if held is not run:
+            return held
         with self._lock:
-            self._active[thread_id] = self._latest[thread_id] = run
+            self._latest[thread_id] = run
         return run.start(self.graph, None)
 
     def _claim(self, run: Run) -> None:
+        """``run`` holds its thread again (it resumes after approval)."""
+        claims.claim(self.database, run, force=True)
         with self._lock:
-            self._active[run.thread_id] = self._latest[run.thread_id] = run
+            self._latest[run.thread_id] = run
 
     def _release(self, run: Run) -> None:
-        with self._lock:
-            if self._active.get(run.thread_id) is run:
-                del self._active[run.thread_id]
+        claims.release(self.database, run)
 
     def __repr__(self) -> str:
         return f"<Workbench {self.name!r} model={self.label!r} thread={self._current_thread!r}>"
@@ -395,7 +402,6 @@ def _install(
     workbench.extensions = applied
     if previous is not None and previous.checkpointer is saver:
         workbench._current_thread = previous._current_thread
-        workbench._active = previous._active
         workbench._lock = previous._lock
     return register(workbench)
 

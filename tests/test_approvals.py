@@ -178,7 +178,9 @@ def test_pending_approvals_survive_a_restart_with_sqlite(tmp_path: Path) -> None
     run.wait()
     thread = run.thread_id
 
-    # A new workbench on the same file stands for the kernel after a restart.
+    # A new workbench on the same file stands for the kernel after a restart, which no longer
+    # has the run in memory (the thread keeps its interrupts): one run per thread per database.
+    run.stop()
     after = deepnb.agent(f"{name}-restarted", "demo:approvals", interrupt_on=GATED, checkpointer=db)
     assert after.current_thread == thread
     restored = after.pending_run(thread)

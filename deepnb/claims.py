@@ -1,0 +1,57 @@
+"""One run per thread, per database: the kernel's registry of which run holds which thread.
+
+A thread lives in a checkpointer's database, not in an agent: two agents (or an agent rebuilt)
+on one database see the same threads, so two runs on one thread at once would write over each
+other's history. Every start, resume and approval claims the thread here, under one lock, keyed
+by the database (:func:`deepnb.checkpoint.database_key`) and the thread id.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Hashable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from deepnb.run import Run
+
+Key = tuple[Hashable, str]
+
+_lock = threading.RLock()
+_held: dict[Key, Run] = {}
+
+
+def lock() -> threading.RLock:
+    """The registry's lock, for a caller that checks and claims in one step."""
+    return _lock
+
+
+def holder(database: Hashable, thread_id: str) -> Run | None:
+    """The run holding the thread now (running, or waiting for approval), if any."""
+    with _lock:
+        return _held.get((database, thread_id))
+
+
+def claim(database: Hashable, run: Run, *, force: bool = False) -> Run:
+    """Claim ``run``'s thread for it; return the run that holds the thread afterwards (another
+    one that held it already, unless ``force``)."""
+    with _lock:
+        key = (database, run.thread_id)
+        current = _held.get(key)
+        if current is None or force:
+            _held[key] = current = run
+        return current
+
+
+def release(database: Hashable, run: Run) -> None:
+    """Free ``run``'s thread (nothing happens if another run holds it)."""
+    with _lock:
+        key = (database, run.thread_id)
+        if _held.get(key) is run:
+            del _held[key]
+
+
+def held(database: Hashable) -> dict[str, Run]:
+    """The threads of ``database`` that runs hold now, by thread id."""
+    with _lock:
+        return {thread: run for (db, thread), run in _held.items() if db == database}
