@@ -159,7 +159,13 @@ def _ptc_names(interpreter: Any) -> list[str]:
         return []
     if isinstance(entries, str | bytes) or not isinstance(entries, Iterable):
         raise DeepnbError("interpreter ptc takes a list of tool names, e.g. ptc=['read_file', 'glob'].")
-    return [e if isinstance(e, str) else str(getattr(e, "name", e)) for e in entries]
+    names = [e if isinstance(e, str) else str(getattr(e, "name", e)) for e in entries]
+    if "task" in names:
+        raise DeepnbError(
+            "interpreter ptc cannot take 'task': code starts subagents with task() "
+            "(interpreter subagents=True); remove 'task' from ptc."
+        )
+    return names
 
 
 def _ptc_reach(options: Mapping[str, Any], middleware: Sequence[Any]) -> Iterable[Reach]:

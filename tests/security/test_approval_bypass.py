@@ -6,7 +6,9 @@ magic and ``deepnb.toml`` alike. An ungated PTC tool still works."""
 
 from __future__ import annotations
 
+import re
 import textwrap
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -178,6 +180,31 @@ def test_the_magic_and_deepnb_toml_reach_the_same_check(
     with pytest.raises(DeepnbError, match="ptc lets code call write_file, which interrupt_on gates"):
         deepnb.get("filer")
     workbench.forget_all()
+
+
+@pytest.mark.parametrize(
+    ("ptc", "says"),
+    [
+        (True, "interpreter ptc takes a list of tool names"),
+        ("*", "interpreter ptc takes a list of tool names"),
+        (["task"], "interpreter ptc cannot take 'task'"),
+    ],
+)
+def test_ptc_forms_the_interpreter_does_not_take_are_refused_at_build(ptc: Any, says: str) -> None:
+    """Not a list of tool names (an "all tools" form) or ``task``: refused when built, not at the
+    first model call."""
+    from deepnb import gating
+
+    with pytest.raises(DeepnbError, match=re.escape(says)):
+        gating.check({}, [_interpreter(ptc)])
+
+
+def _interpreter(ptc: Any) -> Any:
+    from langchain_quickjs import CodeInterpreterMiddleware
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return CodeInterpreterMiddleware(ptc=ptc)
 
 
 def test_an_ungated_ptc_tool_still_runs_from_code() -> None:
