@@ -75,18 +75,33 @@ def _forked_middleware(agent: str, tool: str) -> dict[str, Any]:
     return {"middleware": [hitl(tool)], "subagents": [{**SUB, "mode": "fork"}]}
 
 
+def _compiled(agent: str, tool: str) -> dict[str, Any]:
+    from langchain.agents import create_agent
+
+    from tests.unit.conftest import scripted
+
+    def file_it(note: str) -> str:
+        """File a note."""
+        return note
+
+    graph = create_agent(scripted({"main": ["Filed."]}), tools=[file_it], middleware=[hitl("file_it")])
+    return {"subagents": [{"name": agent, "description": "Files things.", "runnable": graph}]}
+
+
 RULES: dict[str, Rule] = {
     "interrupt_on": _own_interrupt_on,
     "inherited interrupt_on": _inherited_interrupt_on,
     "FilesystemPermission interrupt": _permission,
     "HumanInTheLoopMiddleware": _middleware,
     "forked subagent's inherited middleware": _forked_middleware,
+    "compiled subagent's own middleware": _compiled,
 }
 NOT_A_RULE_FOR = {
     # filesystem permissions gate filesystem tools only, and only a forked subagent takes the
     # main agent's middleware
     ("FilesystemPermission interrupt", "task"),
     ("forked subagent's inherited middleware", "main"),
+    ("compiled subagent's own middleware", "main"),
 }
 
 
@@ -106,7 +121,7 @@ def test_code_reaching_a_gated_tool_is_refused_at_build(path: str, rule: str) ->
     with pytest.raises(DeepnbError) as refused:
         deepnb.agent(unique("gated"), "demo:interpreter", interpreter=interpreter, **options)
     message = str(refused.value)
-    assert "\n" not in message and tool in message
+    assert "\n" not in message and (tool in message or rule.startswith("compiled"))
     says = {"ptc": "interpreter ptc lets code", "task": "interpreter task() lets code call the task tool"}
     assert says.get(path, f"interpreter task() lets code start subagent '{agent}'") in message
 
