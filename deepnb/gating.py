@@ -57,6 +57,8 @@ class CodePath:
     why: str
     fix: str
     find: Callable[[Mapping[str, Any], Sequence[Any]], Iterable[Reach]]
+    fix_any: str = ""
+    """What to change when the rule gates every tool (a compiled subagent's own middleware)."""
 
 
 # -- what asks for approval -----------------------------------------------------------------------
@@ -218,6 +220,7 @@ PATHS: tuple[CodePath, ...] = (
         "an approval inside code would run the whole code again on resume",
         "set interpreter subagents=False, or remove {tool} from {source}",
         _subagent_reach,
+        "set interpreter subagents=False",
     ),
 )
 """Every way interpreter code runs a tool without the approval middleware of the agent whose
@@ -241,7 +244,8 @@ def conflicts(options: Mapping[str, Any], middleware: Sequence[Any]) -> list[str
                     "tool": tool,
                     "source": gate.source,
                 }
-                lines.append(f"{path.says.format(**fields)}: {path.why} — {path.fix.format(**fields)}.")
+                fix = path.fix_any if gate.tool == "*" and path.fix_any else path.fix
+                lines.append(f"{path.says.format(**fields)}: {path.why} — {fix.format(**fields)}.")
     return list(dict.fromkeys(lines))
 
 
