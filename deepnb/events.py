@@ -178,6 +178,8 @@ class RunResumed(Event):
 @dataclass(frozen=True, slots=True)
 class RunFailed(Event):
     error: str
+    calls: tuple[str, ...] = ()
+    """The tool calls whose execution raised the failure (their cards show it)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -114,6 +114,11 @@ class RunState:
         self.items.append(item)
         return item
 
+    def tool_name(self, call_id: str) -> str:
+        """The name of the tool a call went to (``"?"`` for a call never seen)."""
+        card = self._tools.get(call_id)
+        return str(card["name"]) if card is not None else "?"
+
     def _on_RunStarted(self, event: ev.RunStarted) -> None:
         self.prompt = event.prompt
         if event.prompt:
@@ -380,6 +385,12 @@ class RunState:
     def _on_RunFailed(self, event: ev.RunFailed) -> None:
         self.error = event.error
         self.pending = []
+        for call_id in event.calls:  # the calls that raised: failed, not merely interrupted
+            card = self._tools.get(call_id)
+            if card is not None and card["status"] == "running":
+                card["status"], card["result"] = "error", _clip(event.error, RESULT_PREVIEW)
+                card["result_full"] = _clip(event.error, FULL_LIMIT)
+            self._file_calls.pop(call_id, None)
         self._finish("error")
         self._add({"kind": "error", "text": event.error})
 

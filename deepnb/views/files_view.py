@@ -40,8 +40,9 @@ import anywidget
 import traitlets as t
 
 from deepnb import events as ev
-from deepnb._loop import engine_loop
+from deepnb._loop import call_later, call_soon, engine_loop
 from deepnb.errors import DeepnbError
+from deepnb.failures import contained
 from deepnb.files import watch
 from deepnb.files.files import REPR_LIMIT, Files
 from deepnb.files.paths import clean_path
@@ -177,7 +178,7 @@ class FilesView(anywidget.AnyWidget):
         self._stop_listening = watch.listen(files.workbench.name, files.thread_id, self._changed)
         self.on_msg(self._on_front_end_message)
         self._watch_handle: Any = None
-        engine_loop().call_soon_threadsafe(_watch, weakref.ref(self))
+        call_soon(_watch, weakref.ref(self), what="the file browser's watch")
 
     # -- what a notebook shows without widgets -------------------------------------------------
 
@@ -524,8 +525,6 @@ def _watch(ref: weakref.ref[FilesView]) -> None:
     view = ref()
     if view is None or view._closed:
         return
-    try:
-        view._check_for_new_run()
-    except Exception:  # looking again next time is all a view can do; never flood the log
-        log.debug("deepnb: the file browser could not look for a new run", exc_info=True)
-    view._watch_handle = engine_loop().call_later(WATCH_INTERVAL, _watch, ref)
+    # Looking again next time is all a view can do; never flood the log.
+    contained(view._check_for_new_run, what="the file browser's look for a new run", quiet=True)
+    view._watch_handle = call_later(WATCH_INTERVAL, _watch, ref, what="the file browser's watch")
