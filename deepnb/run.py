@@ -290,14 +290,17 @@ class Run:
             contained(listener, event, what=f"a run listener on {type(event).__name__}")
 
     async def _drive(self, graph: Any, graph_input: Any, *, first: bool = True) -> None:
+        from deepnb.files.hold import settled
+
         self._task = asyncio.current_task()
         config = {"configurable": {"thread_id": self.thread_id}, "recursion_limit": 10_000}
-        if first:
-            before = await graph.aget_state(config)
-            self.checkpoint_before = (before.config or {}).get("configurable", {}).get("checkpoint_id")
-            self.emit(ev.RunStarted(ev.MAIN, self.thread_id, self.prompt))
         paused = False
-        try:
+        try:  # everything, the first read of the thread included, ends in a final status
+            await settled(self.workbench, self.thread_id)  # a notebook write on its way lands first
+            if first:
+                before = await graph.aget_state(config)
+                self.checkpoint_before = (before.config or {}).get("configurable", {}).get("checkpoint_id")
+                self.emit(ev.RunStarted(ev.MAIN, self.thread_id, self.prompt))
             if self._stop_requested:
                 raise asyncio.CancelledError
             while True:

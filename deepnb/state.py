@@ -185,8 +185,8 @@ class RunState:
         content = redact(event.content)
         preview = _clip(" ".join(content.split()), RESULT_PREVIEW)  # redacted, then clipped
         path = self._file_calls.pop(event.call_id, None)
-        if path is not None and not event.is_error and path not in self.files_changed:
-            self.files_changed.append(path)
+        if path is not None and event.executed and not event.is_error and path not in self.files_changed:
+            self.files_changed.append(path)  # the tool ran and said it succeeded: the change persisted
         task = self._node_by_call.get(event.call_id)
         if task is not None:  # the subagent's answer, as its parent received it
             task["result"], task["result_full"] = preview, _clip(content, FULL_LIMIT)
