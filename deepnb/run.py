@@ -42,7 +42,7 @@ class Run:
         self.workbench = workbench
         self.thread_id = thread_id
         self.prompt = prompt
-        self.state = RunState(agent=workbench.name, thread_id=thread_id)
+        self.state = RunState(agent=workbench.name, thread_id=thread_id, in_state=self._in_state)
         self.auto_approve = False
         self._listeners: list[Listener] = []
         self._lock = threading.RLock()
@@ -91,6 +91,17 @@ class Run:
         from deepnb.interpreter import Interpreter
 
         return Interpreter(self.workbench, self.thread_id)
+
+    def _in_state(self, path: str) -> bool:
+        """Whether ``path`` lives in the thread's checkpoint state (for "Files changed")."""
+        from deepnb.files import Files
+
+        if self.workbench.spec is None:  # an attached graph: its backend is unknown
+            return False
+        try:
+            return Files(self.workbench, self.thread_id).has_history(path)
+        except DeepnbError:  # a backend deepnb cannot browse: count the file tools' successes
+            return False
 
     def changes(self) -> list[FileChange]:
         """What this run did to the thread's files: each path it wrote, edited or deleted, with a

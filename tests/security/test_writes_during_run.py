@@ -241,3 +241,32 @@ def test_a_write_answered_at_an_approval_is_not_listed(tmp_path: Path, decision:
     assert path not in run.files
     assert run.state.files_changed == []
     assert run.changes() == []
+
+
+@pytest.mark.parametrize("subagent_ends", ["answers", "fails"])
+def test_a_subagents_write_is_listed_once_it_reaches_the_thread(subagent_ends: str) -> None:
+    last = {"text": "written"} if subagent_ends == "answers" else {"error": "the subagent's model broke"}
+    model = ScriptedChatModel(
+        script=parse_script(
+            {
+                "agents": {
+                    "main": [
+                        {
+                            "tool_calls": [
+                                {
+                                    "name": "task",
+                                    "args": {"description": "write", "subagent_type": "general-purpose"},
+                                }
+                            ]
+                        },
+                        "done",
+                    ],
+                    "general-purpose": [{"tool_calls": [_write("/sub.md", "S")]}, last],
+                }
+            }
+        )
+    )
+    run = deepnb.agent(name="writes-subagent", model=model).start("go", new_thread=True).wait(WAIT)
+    persisted = "/sub.md" in run.files
+    assert persisted is (subagent_ends == "answers")
+    assert run.state.files_changed == (["/sub.md"] if persisted else [])
