@@ -25,7 +25,9 @@ class Files(Mapping[str, str]):
     agent uses (its state, a folder on disk, a LangGraph store, or routes of a composite).
 
     Writes (``write``, ``edit``, ``delete``) follow the agent's ``permissions`` rules, and a change
-    to a memory file or a skill takes effect on the thread's next turn.
+    to a memory file or a skill takes effect on the thread's next turn. While a run holds the
+    thread, a change that would reach the thread's state (a file held there, a memory file or a
+    skill) is refused with a ``DeepnbError``: the run's next step would overwrite it.
     """
 
     def __init__(self, workbench: Workbench, thread_id: str, *, checkpoint_id: str | None = None) -> None:

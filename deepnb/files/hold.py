@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from deepnb._loop import engine_loop, submit
+from deepnb._loop import engine_loop, in_engine_thread, submit
 from deepnb.errors import DeepnbError
 
 if TYPE_CHECKING:
@@ -92,6 +92,8 @@ def _drop(key: _Key) -> None:
 def state_change(workbench: Workbench, thread_id: str, path: str) -> Iterator[None]:
     """Around a notebook change to the thread's state: refuse it (``DeepnbError``) while a run
     holds the thread, and keep a run from starting on the thread until it is done."""
+    if in_engine_thread():
+        raise RuntimeError("Change a thread's files from the notebook, not from the engine loop")
     key = (id(workbench.checkpointer), thread_id)
     future = submit(_acquire(key, workbench.checkpointer))
     try:

@@ -270,3 +270,21 @@ def test_a_subagents_write_is_listed_once_it_reaches_the_thread(subagent_ends: s
     persisted = "/sub.md" in run.files
     assert persisted is (subagent_ends == "answers")
     assert run.state.files_changed == (["/sub.md"] if persisted else [])
+
+
+def test_a_run_that_starts_while_a_write_is_on_its_way_keeps_it(writer_bench: Workbench) -> None:
+    """The write was let in before the run claimed the thread: the run waits for it to land."""
+    from deepnb._loop import run_sync
+    from deepnb.files import hold
+
+    thread = writer_bench.new_thread()
+    files = writer_bench.files(thread)
+    with hold.state_change(writer_bench, thread, "/early.md"):  # what Files.write holds
+        run = writer_bench.start("write your files", thread=thread)
+        threading.Event().wait(0.3)  # a run that did not wait would have read the thread by now
+        run_sync(files._source.write_bytes("/early.md", b"early"))
+        written = run_sync(writer_bench.graph.aget_state({"configurable": {"thread_id": thread}}))
+    run.wait(WAIT)
+    assert run.status == "done", run.error
+    assert run.checkpoint_before == written.config["configurable"]["checkpoint_id"]  # it started after
+    assert run.files["/early.md"] == "early"
