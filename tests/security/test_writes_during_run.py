@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -41,11 +42,17 @@ def _slow_writer(steps: int = 4) -> ScriptedChatModel:
     return _model([*turns, {"text": "All written."}], delay=0.02)
 
 
+def _until(predicate: Any) -> None:
+    deadline = time.monotonic() + WAIT
+    while not predicate():
+        assert time.monotonic() < deadline, "not in time"
+        time.sleep(0.01)
+
+
 def _streaming(workbench: Workbench) -> Run:
     run = workbench.start("write your files", new_thread=True)
-    deadline = threading.Event()
-    while not run.state.items or run.status != "running":  # streaming, not just claimed
-        assert not deadline.wait(0.01) and not run.done
+    _until(lambda: run.done or (run.state.items and run.status == "running"))  # streaming
+    assert not run.done
     return run
 
 
@@ -106,8 +113,7 @@ def test_deletes_during_a_run_are_refused_too(writer_bench: Workbench) -> None:
     thread = writer_bench.new_thread()
     writer_bench.files(thread).write("/keep.md", "kept")
     run = writer_bench.start("write your files", thread=thread)
-    while not run.state.items:
-        threading.Event().wait(0.01)
+    _until(lambda: run.done or run.state.items)
     with pytest.raises(DeepnbError, match="is using thread"):
         run.files.delete("/keep.md")
     with pytest.raises(DeepnbError, match="is using thread"):
@@ -119,15 +125,15 @@ def test_deletes_during_a_run_are_refused_too(writer_bench: Workbench) -> None:
 def test_file_browser_save_during_a_run(writer_bench: Workbench) -> None:
     run = _streaming(writer_bench)
     view = FilesView(run.files)
+    sent: list[dict[str, Any]] = []
+    view.send = lambda content, buffers=None: sent.append(content)  # type: ignore[method-assign]
     try:
 
         def save(path: str, text: str) -> str:
             return view.request({"type": "save", "path": path, "text": text})["error"]
 
         landed, refused = _write_concurrently(run, save)
-        while "/agent/0.md" not in run.state.files_changed:
-            assert not run.done
-            threading.Event().wait(0.01)
+        _until(lambda: run.done or "/agent/0.md" in run.state.files_changed)
         opened = view.request({"type": "open", "path": "/agent/0.md"})
         listing = view.request({"type": "ls", "path": "/agent/"})
         assert not run.done
@@ -137,7 +143,8 @@ def test_file_browser_save_during_a_run(writer_bench: Workbench) -> None:
         assert opened["error"] == "" and not opened["editable"] and not opened["writable"]
         assert "is using thread" in opened["readonly"]
         assert listing["entries"] and not any(e["writable"] for e in listing["entries"])
-        # Once it ended, they are editable again.
+        # Once it ended, the view told the front-end to look again, and they are editable again.
+        _until(lambda: any(m.get("type") == "changed" and "/" in m["paths"] for m in list(sent)))
         reopened = view.request({"type": "open", "path": "/agent/0.md"})
         assert reopened["editable"] and reopened["readonly"] == ""
         assert all(e["writable"] for e in view.request({"type": "ls", "path": "/agent/"})["entries"])
