@@ -51,6 +51,7 @@ class Run:
         self._task: asyncio.Task[None] | None = None
         self._stop_requested = False
         self._stop_reason = "stopped"
+        self._routes: Files | None = None
         self._translator = ev.EventTranslator(main=ev.MAIN)
         self._chosen: dict[tuple[str, int], dict[str, Any]] = {}
         self._ready: dict[str, dict[str, Any]] = {}
@@ -99,7 +100,9 @@ class Run:
         if self.workbench.spec is None:  # an attached graph: its backend is unknown
             return False
         try:
-            return Files(self.workbench, self.thread_id).has_history(path)
+            if self._routes is None:
+                self._routes = Files(self.workbench, self.thread_id)
+            return self._routes.has_history(path)
         except DeepnbError:  # a backend deepnb cannot browse: count the file tools' successes
             return False
 
