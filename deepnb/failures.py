@@ -25,7 +25,7 @@ log = logging.getLogger("deepnb")
 
 HELD_LIMIT = 16
 """Items of a frame's list looked at for a held exception."""
-MESSAGE_LIMIT = 200
+MESSAGE_LIMIT = 400
 """Characters of an exception's message an error card keeps (cut at a word, marked with …)."""
 
 
