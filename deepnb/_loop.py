@@ -2,21 +2,45 @@
 
 Runs live here rather than on the kernel's loop so a background run keeps streaming while other
 cells execute, and so a stop can cancel a run's coroutine wherever it is waiting.
+
+Nothing the code on this loop raises stops it: coroutines go through :func:`submit`, which hands
+the caller an :class:`~deepnb.failures.EngineAbort` in place of ``SystemExit`` & co.; callbacks
+go through :func:`call_soon` / :func:`call_later`, which log what they raise; and the loop itself
+starts again if a task's ``SystemExit`` or ``KeyboardInterrupt`` escapes asyncio's task step.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
+from functools import partial
 from typing import Any, TypeVar
 
+from deepnb.failures import EngineAbort, contained, is_abort
+
 T = TypeVar("T")
+log = logging.getLogger("deepnb")
 
 _lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
 _thread: threading.Thread | None = None
+
+
+def _serve(loop: asyncio.AbstractEventLoop, ready: threading.Event) -> None:
+    """Run ``loop`` until it is stopped; an exit-like exception that escapes a task (asyncio
+    re-raises ``SystemExit`` and ``KeyboardInterrupt`` out of ``run_forever``) is logged and the
+    loop goes on with the callbacks it still holds."""
+    asyncio.set_event_loop(loop)
+    loop.call_soon(ready.set)
+    while True:
+        try:
+            loop.run_forever()
+            return
+        except BaseException as exc:  # the task that raised it is done; its awaiter sees it
+            log.debug("deepnb: %s escaped a task on the engine loop", type(exc).__name__, exc_info=True)
 
 
 def engine_loop() -> asyncio.AbstractEventLoop:
@@ -26,13 +50,7 @@ def engine_loop() -> asyncio.AbstractEventLoop:
         if _loop is None or _thread is None or not _thread.is_alive():
             loop = asyncio.new_event_loop()
             ready = threading.Event()
-
-            def serve() -> None:
-                asyncio.set_event_loop(loop)
-                loop.call_soon(ready.set)
-                loop.run_forever()
-
-            _thread = threading.Thread(target=serve, name="deepnb-engine", daemon=True)
+            _thread = threading.Thread(target=_serve, args=(loop, ready), name="deepnb-engine", daemon=True)
             _thread.start()
             ready.wait()
             _loop = loop
@@ -44,9 +62,20 @@ def in_engine_thread() -> bool:
     return _thread is not None and threading.current_thread() is _thread
 
 
+async def _guarded(coro: Coroutine[Any, Any, T]) -> T:
+    try:
+        return await coro
+    except BaseException as exc:
+        if is_abort(exc):
+            raise EngineAbort(exc) from exc
+        raise
+
+
 def submit(coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
-    """Schedule ``coro`` on the engine loop."""
-    return asyncio.run_coroutine_threadsafe(coro, engine_loop())
+    """Schedule ``coro`` on the engine loop. Should it raise ``SystemExit``,
+    ``KeyboardInterrupt`` or another exception that is not an ``Exception`` (cancellation
+    aside), the future holds an :class:`~deepnb.failures.EngineAbort` instead."""
+    return asyncio.run_coroutine_threadsafe(_guarded(coro), engine_loop())
 
 
 def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
@@ -55,3 +84,15 @@ def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
         coro.close()
         raise RuntimeError("run_sync() would deadlock on the engine thread; await instead")
     return submit(coro).result(timeout)
+
+
+def call_soon(callback: Callable[..., Any], *args: Any, what: str) -> asyncio.Handle:
+    """Call ``callback(*args)`` on the engine loop soon (from any thread); what it raises is
+    logged, never raised into the loop. ``what`` names it in the log."""
+    return engine_loop().call_soon_threadsafe(partial(contained, callback, *args, what=what))
+
+
+def call_later(delay: float, callback: Callable[..., Any], *args: Any, what: str) -> asyncio.TimerHandle:
+    """Call ``callback(*args)`` on the engine loop in ``delay`` seconds (from the engine thread);
+    what it raises is logged, never raised into the loop."""
+    return engine_loop().call_later(delay, partial(contained, callback, *args, what=what))

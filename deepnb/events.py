@@ -54,6 +54,9 @@ class ToolCallFinished(Event):
     name: str
     content: str
     is_error: bool = False
+    executed: bool = True
+    """Whether the tool ran: ``False`` for a result given in its place (an approval answered
+    with reject or respond, a call patched as cancelled)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +181,8 @@ class RunResumed(Event):
 @dataclass(frozen=True, slots=True)
 class RunFailed(Event):
     error: str
+    calls: tuple[str, ...] = ()
+    """The tool calls whose execution raised the failure (their cards show it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,9 +309,9 @@ class EventTranslator:
                 continue
             for part in update if isinstance(update, list) else [update]:
                 if isinstance(part, Mapping):
-                    yield from self._state_update(agent, part)
+                    yield from self._state_update(agent, part, node=str(node))
 
-    def _state_update(self, agent: str, update: Mapping[str, Any]) -> Iterator[Event]:
+    def _state_update(self, agent: str, update: Mapping[str, Any], *, node: str = "") -> Iterator[Event]:
         messages = update.get("messages")
         messages = messages if isinstance(messages, list) else []
         summary = update.get("_summarization_event")
@@ -334,6 +339,7 @@ class EventTranslator:
                     str(getattr(message, "name", "") or ""),
                     message_text(message.content),
                     getattr(message, "status", "success") == "error",
+                    executed=_executed(node, message),
                 )
         todos = update.get("todos")
         if isinstance(todos, list):
@@ -424,3 +430,11 @@ class EventTranslator:
                 str(error) if error else None,
                 interrupted=bool(data.get("interrupts")),
             )
+
+
+def _executed(node: str, message: Any) -> bool:
+    """Whether a tool message is the tool's own result. A middleware hook's node
+    (``HumanInTheLoopMiddleware.after_model``, named ``Middleware.hook``) or the harness's mark
+    (``lc_source``, set on an approval's reject or respond) means it was given in the tool's place."""
+    kwargs = getattr(message, "additional_kwargs", None) or {}
+    return "." not in node and not kwargs.get("lc_source")

@@ -15,6 +15,7 @@ from deepnb import events as ev
 from deepnb._loop import submit
 from deepnb.approvals import ApprovalRequest, normalize, preview, tool_schema
 from deepnb.errors import DeepnbError
+from deepnb.failures import abort_in, contained, describe_abort, describe_exception, failed_tool_calls
 from deepnb.secrets import redact
 from deepnb.state import RunState
 from deepnb.tree import SubagentNode, Summary, build_tree
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 Listener = Callable[[ev.Event], None]
 _ids = itertools.count(1)
+KERNEL_INTERRUPT = "interrupted by the kernel"
+"""How a run stopped by the kernel's interrupt (Ctrl-C, the ■ button) says why it stopped."""
 
 
 class Run:
@@ -39,7 +42,7 @@ class Run:
         self.workbench = workbench
         self.thread_id = thread_id
         self.prompt = prompt
-        self.state = RunState(agent=workbench.name, thread_id=thread_id)
+        self.state = RunState(agent=workbench.name, thread_id=thread_id, in_state=self._in_state)
         self.auto_approve = False
         self._listeners: list[Listener] = []
         self._lock = threading.RLock()
@@ -47,6 +50,8 @@ class Run:
         self._future: concurrent.futures.Future[None] | None = None
         self._task: asyncio.Task[None] | None = None
         self._stop_requested = False
+        self._stop_reason = "stopped"
+        self._routes: Files | None = None
         self._translator = ev.EventTranslator(main=ev.MAIN)
         self._chosen: dict[tuple[str, int], dict[str, Any]] = {}
         self._ready: dict[str, dict[str, Any]] = {}
@@ -87,6 +92,19 @@ class Run:
         from deepnb.interpreter import Interpreter
 
         return Interpreter(self.workbench, self.thread_id)
+
+    def _in_state(self, path: str) -> bool:
+        """Whether ``path`` lives in the thread's checkpoint state (for "Files changed")."""
+        from deepnb.files import Files
+
+        if self.workbench.spec is None:  # an attached graph: its backend is unknown
+            return False
+        try:
+            if self._routes is None:
+                self._routes = Files(self.workbench, self.thread_id)
+            return self._routes.has_history(path)
+        except DeepnbError:  # a backend deepnb cannot browse: count the file tools' successes
+            return False
 
     def changes(self) -> list[FileChange]:
         """What this run did to the thread's files: each path it wrote, edited or deleted, with a
@@ -173,7 +191,7 @@ class Run:
         try:
             return self.wait()
         except KeyboardInterrupt:
-            self.stop()
+            self.stop(reason=KERNEL_INTERRUPT)
             self.wait()
             raise
 
@@ -186,13 +204,15 @@ class Run:
             await asyncio.sleep(poll)
         return self
 
-    def stop(self) -> None:
+    def stop(self, *, reason: str = "stopped") -> None:
         """Cancel the run; the thread keeps every step up to the last checkpoint. A run waiting
-        for approval is abandoned (its thread is free again)."""
+        for approval is abandoned (its thread is free again). ``reason`` completes "Run …" on
+        its notice (``"interrupted by the kernel"``)."""
         self._stop_requested = True
+        self._stop_reason = reason
         with self._lock:
             if self.status == "interrupted" and not self._resuming:
-                self.emit(ev.RunCancelled(ev.MAIN, "stopped while waiting for approval"))
+                self.emit(ev.RunCancelled(ev.MAIN, f"{reason} while waiting for approval"))
                 self.workbench._release(self)
                 return
         task = self._task
@@ -280,21 +300,21 @@ class Run:
         with self._lock:
             self.state.apply(event)
             listeners = list(self._listeners)
-        for listener in listeners:
-            try:
-                listener(event)
-            except Exception:
-                log.exception("deepnb: a run listener failed on %s", type(event).__name__)
+        for listener in listeners:  # a listener's failure, whatever it raises, is not the run's
+            contained(listener, event, what=f"a run listener on {type(event).__name__}")
 
     async def _drive(self, graph: Any, graph_input: Any, *, first: bool = True) -> None:
+        from deepnb.files.hold import settled
+
         self._task = asyncio.current_task()
         config = {"configurable": {"thread_id": self.thread_id}, "recursion_limit": 10_000}
-        if first:
-            before = await graph.aget_state(config)
-            self.checkpoint_before = (before.config or {}).get("configurable", {}).get("checkpoint_id")
-            self.emit(ev.RunStarted(ev.MAIN, self.thread_id, self.prompt))
         paused = False
-        try:
+        try:  # everything, the first read of the thread included, ends in a final status
+            await settled(self.workbench, self.thread_id)  # a notebook write on its way lands first
+            if first:
+                before = await graph.aget_state(config)
+                self.checkpoint_before = (before.config or {}).get("configurable", {}).get("checkpoint_id")
+                self.emit(ev.RunStarted(ev.MAIN, self.thread_id, self.prompt))
             if self._stop_requested:
                 raise asyncio.CancelledError
             while True:
@@ -329,9 +349,12 @@ class Run:
                     self.emit(ev.RunResumed(ev.MAIN, tuple(ready)))
                 graph_input = Command(resume=ready)
         except asyncio.CancelledError:
-            self.emit(ev.RunCancelled(ev.MAIN))
-        except Exception as exc:  # a model or tool failure: shown on the run, never raised
-            self.emit(ev.RunFailed(ev.MAIN, describe_failure(exc)))
+            self.emit(ev.RunCancelled(ev.MAIN, self._stop_reason))
+        except BaseException as exc:  # a model or tool failure, or code that exits: shown, never raised
+            calls = failed_tool_calls(exc)
+            with self._lock:
+                tools = tuple(dict.fromkeys(self.state.tool_name(c) for c in calls))
+            self.emit(ev.RunFailed(ev.MAIN, describe_failure(exc, tools=tools), calls))
         finally:
             self._resuming = False
             if not paused:
@@ -381,8 +404,11 @@ def _final_answer(values: Mapping[str, Any]) -> str:
     return ""
 
 
-def describe_failure(exc: BaseException) -> str:
-    """One line for an error card: the exception's type and message, secrets removed."""
-    message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
-    return redact(text)[:500] + " — re-run the cell to retry from the last checkpoint."
+def describe_failure(exc: BaseException, *, tools: tuple[str, ...] = ()) -> str:
+    """One line for an error card: the exception's type and message, secrets removed. Code that
+    exits (``SystemExit``, ``KeyboardInterrupt``, …) is named with where it was raised; ``tools``
+    are the tools whose calls raised."""
+    abort = abort_in(exc)
+    if abort is not None:
+        return redact(describe_abort(abort, tools=tools))
+    return redact(describe_exception(exc)) + " — re-run the cell to retry from the last checkpoint."

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,6 +92,9 @@ class RunState:
     _tools: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
     _interrupt_agents: dict[str, str] = field(default_factory=dict, repr=False)
     _node_by_call: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    in_state: Callable[[str], bool] | None = field(default=None, repr=False)
+    """Whether a path is held in the thread's checkpoint state, where a change persists once the
+    main agent's state takes it (``None``: unknown, so a file tool's success counts)."""
     _file_calls: dict[str, str] = field(default_factory=dict, repr=False)
     """Call id of a file-changing tool call → the path it changes (for backends outside state)."""
 
@@ -113,6 +116,11 @@ class RunState:
         item.setdefault("id", f"i{self._next_id}")
         self.items.append(item)
         return item
+
+    def tool_name(self, call_id: str) -> str:
+        """The name of the tool a call went to (``"?"`` for a call never seen)."""
+        card = self._tools.get(call_id)
+        return str(card["name"]) if card is not None else "?"
 
     def _on_RunStarted(self, event: ev.RunStarted) -> None:
         self.prompt = event.prompt
@@ -180,7 +188,9 @@ class RunState:
         content = redact(event.content)
         preview = _clip(" ".join(content.split()), RESULT_PREVIEW)  # redacted, then clipped
         path = self._file_calls.pop(event.call_id, None)
-        if path is not None and not event.is_error and path not in self.files_changed:
+        held = path is not None and self.in_state is not None and self.in_state(path)  # see FilesChanged
+        ran = path is not None and event.executed and not event.is_error  # and said it succeeded
+        if ran and not held and path not in self.files_changed:
             self.files_changed.append(path)
         task = self._node_by_call.get(event.call_id)
         if task is not None:  # the subagent's answer, as its parent received it
@@ -301,6 +311,8 @@ class RunState:
             ]
 
     def _on_FilesChanged(self, event: ev.FilesChanged) -> None:
+        if event.agent != ev.MAIN:  # a subagent's files reach the thread when its task returns
+            return
         for path in (*event.written, *event.deleted):
             if path not in self.files_changed:
                 self.files_changed.append(path)
@@ -380,6 +392,12 @@ class RunState:
     def _on_RunFailed(self, event: ev.RunFailed) -> None:
         self.error = event.error
         self.pending = []
+        for call_id in event.calls:  # the calls that raised: failed, not merely interrupted
+            card = self._tools.get(call_id)
+            if card is not None and card["status"] == "running":
+                card["status"], card["result"] = "error", _clip(event.error, RESULT_PREVIEW)
+                card["result_full"] = _clip(event.error, FULL_LIMIT)
+            self._file_calls.pop(call_id, None)
         self._finish("error")
         self._add({"kind": "error", "text": event.error})
 

@@ -190,6 +190,7 @@ def listing() -> Any:
 def _run_hooks(hooks: list[Registration]) -> list[str]:
     """Call shutdown hooks, last registered first; errors come back as lines, never raised."""
     from deepnb import _loop
+    from deepnb.failures import EngineAbort
 
     errors = []
     for hook in reversed(hooks):
@@ -203,7 +204,9 @@ def _run_hooks(hooks: list[Registration]) -> list[str]:
                     import asyncio
 
                     asyncio.run(_awaited(result))
-        except (Exception, SystemExit) as exc:
+        except BaseException as exc:  # SystemExit & co. included: every other hook still runs
+            if isinstance(exc, EngineAbort):  # an async hook's exit, as run_sync hands it back
+                exc = exc.original
             errors.append(f"shutdown callback of {hook.source.label} failed: {type(exc).__name__}: {exc}")
     return errors
 

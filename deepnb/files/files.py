@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deepnb._loop import run_sync
 from deepnb.errors import DeepnbError
-from deepnb.files import watch
+from deepnb.files import hold, watch
 from deepnb.files.paths import clean_path, is_under
 from deepnb.files.sources import Entry, FileMissing, Match, source_for
 
@@ -24,7 +25,9 @@ class Files(Mapping[str, str]):
     agent uses (its state, a folder on disk, a LangGraph store, or routes of a composite).
 
     Writes (``write``, ``edit``, ``delete``) follow the agent's ``permissions`` rules, and a change
-    to a memory file or a skill takes effect on the thread's next turn.
+    to a memory file or a skill takes effect on the thread's next turn. While a run holds the
+    thread, a change that would reach the thread's state (a file held there, a memory file or a
+    skill) is refused with a ``DeepnbError``: the run's next step would overwrite it.
     """
 
     def __init__(self, workbench: Workbench, thread_id: str, *, checkpoint_id: str | None = None) -> None:
@@ -133,8 +136,9 @@ class Files(Mapping[str, str]):
             raise DeepnbError(f"{path} is a folder: name a file to write.")
         self._require("write", path)
         data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
-        run_sync(self._source.write_bytes(path, data))
-        self._changed(path)
+        with self._changing(path):
+            run_sync(self._source.write_bytes(path, data))
+            self._changed(path)
 
     def edit(self, path: str, old: str, new: str, *, replace_all: bool = False) -> int:
         """Replace ``old`` with ``new`` in a text file; returns how many places changed. ``old``
@@ -156,11 +160,12 @@ class Files(Mapping[str, str]):
         """Delete a file."""
         path = clean_path(path)
         self._require("write", path)
-        try:
-            run_sync(self._source.delete(path))
-        except FileMissing:
-            raise KeyError(path) from None
-        self._changed(path)
+        with self._changing(path):
+            try:
+                run_sync(self._source.delete(path))
+            except FileMissing:
+                raise KeyError(path) from None
+            self._changed(path)
 
     # -- rules ------------------------------------------------------------------------------
 
@@ -199,6 +204,29 @@ class Files(Mapping[str, str]):
                 f"{verb} {path} is denied by the agent's permission rule "
                 f"(operations={list(rule.operations)}, paths={list(rule.paths)}, mode='deny')."
             )
+
+    def _reaches_state(self, path: str) -> bool:
+        """Whether changing ``path`` changes the thread's checkpoint state: a file held there, or
+        a memory file or skill (the thread reloads those through its state)."""
+        return (
+            self.has_history(path)
+            or path in self._memory
+            or any(is_under(path, folder) for folder in self._skills)
+        )
+
+    def busy(self, path: str) -> str:
+        """Why changing ``path`` is refused right now — a run holds the thread and the change
+        would reach its state — or ``""``."""
+        return hold.busy(self.workbench, self.thread_id, path) if self._reaches_state(path) else ""
+
+    @contextmanager
+    def _changing(self, path: str) -> Iterator[None]:
+        """Around a write or delete: refused while a run holds the thread, if it reaches state."""
+        if not self._reaches_state(path):
+            yield
+            return
+        with hold.state_change(self.workbench, self.thread_id, path):
+            yield
 
     def _changed(self, path: str) -> None:
         """``path`` was written or deleted: tell the open file views, and if it is a memory file or

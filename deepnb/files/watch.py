@@ -6,12 +6,11 @@ A run's own writes reach a view through the run's events; a write from a noteboo
 
 from __future__ import annotations
 
-import logging
 import threading
 import weakref
 from collections.abc import Callable, Sequence
 
-log = logging.getLogger("deepnb")
+from deepnb.failures import contained
 
 _lock = threading.Lock()
 _listeners: dict[tuple[str, str], list[weakref.WeakMethod]] = {}
@@ -43,8 +42,5 @@ def announce(agent: str, thread_id: str, paths: Sequence[str]) -> None:
         refs = _listeners.get((agent, thread_id), [])
         methods = [m for m in (ref() for ref in refs) if m is not None]
         refs[:] = [ref for ref in refs if ref() is not None]
-    for method in methods:
-        try:
-            method(list(paths))
-        except Exception:  # a listener's failure must not fail the write that already happened
-            log.debug("deepnb: a file listener failed", exc_info=True)
+    for method in methods:  # a listener's failure must not fail the write that already happened
+        contained(method, list(paths), what="a file listener", quiet=True)

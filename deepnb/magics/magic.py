@@ -74,9 +74,13 @@ class DeepnbMagics(Magics):
         try:
             await run.wait_async(settled=args.wait)
         except (KeyboardInterrupt, asyncio.CancelledError):
-            run.stop()
-            await asyncio.get_running_loop().run_in_executor(None, run.wait)
-            raise
+            # The kernel's interrupt: an async cell sees it as its task cancelled. Either way the
+            # user pressed ■ (or Ctrl-C), so the run stops and the cell says KeyboardInterrupt.
+            from deepnb.run import KERNEL_INTERRUPT
+
+            run.stop(reason=KERNEL_INTERRUPT)
+            await _settle(run)
+            raise KeyboardInterrupt(f"{run.id} {KERNEL_INTERRUPT}") from None
         finally:
             view.sync()
 
@@ -114,6 +118,18 @@ class DeepnbMagics(Magics):
         if args.output:
             self.shell.user_ns[args.output] = run
         return run, view, args
+
+
+async def _settle(run: Any) -> None:
+    """Wait for a stopped run to end, in a worker thread, through a second interrupt too."""
+    waiting = asyncio.get_running_loop().run_in_executor(None, run.wait)
+    while True:
+        try:
+            await asyncio.shield(waiting)
+            return
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            if waiting.done():
+                return
 
 
 def transform_cell(lines: list[str]) -> list[str]:

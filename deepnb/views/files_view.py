@@ -40,8 +40,9 @@ import anywidget
 import traitlets as t
 
 from deepnb import events as ev
-from deepnb._loop import engine_loop
+from deepnb._loop import call_later, call_soon, engine_loop
 from deepnb.errors import DeepnbError
+from deepnb.failures import contained
 from deepnb.files import watch
 from deepnb.files.files import REPR_LIMIT, Files
 from deepnb.files.paths import clean_path
@@ -86,7 +87,7 @@ def _entry_json(files: Files, entry: Entry) -> dict[str, Any]:
         "size": entry.size,
         "modified_at": entry.modified_at,
         "mount": entry.mount,
-        "writable": entry.is_dir or files.writable(entry.path),
+        "writable": entry.is_dir or (files.writable(entry.path) and not files.busy(entry.path)),
     }
 
 
@@ -190,7 +191,7 @@ class FilesView(anywidget.AnyWidget):
         self._stop_listening = watch.listen(files.workbench.name, files.thread_id, self._changed)
         self.on_msg(self._on_front_end_message)
         self._watch_handle: Any = None
-        engine_loop().call_soon_threadsafe(_watch, weakref.ref(self))
+        call_soon(_watch, weakref.ref(self), what="the file browser's watch")
 
     # -- what a notebook shows without widgets -------------------------------------------------
 
@@ -240,10 +241,10 @@ class FilesView(anywidget.AnyWidget):
         with self.hold_sync():
             self.run_id = run.id
             self.has_changes = callable(getattr(run, "changes", None))
-        if announce:  # what it wrote before the view noticed it
+        if announce:  # what it wrote before the view noticed it, and that it holds the thread now
             with run._lock:
                 written = list(run.state.files_changed)
-            self._changed(written)
+            self._changed([*written, "/"])
 
     def _newest_run(self) -> Run | None:
         """The thread's running run, else its latest one. Asked of the agent registered under
@@ -265,7 +266,9 @@ class FilesView(anywidget.AnyWidget):
 
     def _on_event(self, event: ev.Event) -> None:
         paths: Sequence[str] = ()
-        if isinstance(event, ev.FilesChanged):  # the state backend
+        if isinstance(event, ev.RunStarted | ev.RunFinished | ev.RunFailed | ev.RunCancelled):
+            paths = ("/",)  # the run took or left the thread: files held in its state lock or unlock
+        elif isinstance(event, ev.FilesChanged):  # the state backend
             paths = event.written + event.deleted
         elif isinstance(event, ev.ToolCallStarted):  # other backends: the file tools' own calls
             path = event.args.get("file_path") if event.name in FILE_TOOLS else None
@@ -275,7 +278,7 @@ class FilesView(anywidget.AnyWidget):
         elif isinstance(event, ev.ToolCallFinished):
             with self._lock:
                 path = self._file_calls.pop(event.call_id, None)
-            if path is not None and not event.is_error:
+            if path is not None and event.executed and not event.is_error:
                 paths = (path,)
         if paths:
             self._changed(paths)
@@ -359,7 +362,7 @@ class FilesView(anywidget.AnyWidget):
             rendered = render_file(path, data)
             reply.update(kind=rendered.kind, html=rendered.html, size=rendered.size)
             reply["modified_at"] = next((e.modified_at for e in self._siblings(path) if e.path == path), None)
-            reply["writable"] = self.files.writable(path)
+            reply["writable"] = self.files.writable(path) and not self.files.busy(path)
             if rendered.kind not in TEXT_KINDS:
                 reply["readonly"] = f"{path} is not a text file: only text files can be edited here."
             elif len(rendered.text) > TEXT_LIMIT:
@@ -369,7 +372,9 @@ class FilesView(anywidget.AnyWidget):
                 )
             else:
                 reply["text"] = rendered.text
-                reply["readonly"] = self._why_not_writable(path) or self._holds_secret(path, data)
+                reply["readonly"] = (
+                    self._why_not_writable(path) or self.files.busy(path) or self._holds_secret(path, data)
+                )
                 reply["editable"] = not reply["readonly"]
         return reply
 
@@ -542,8 +547,6 @@ def _watch(ref: weakref.ref[FilesView]) -> None:
     view = ref()
     if view is None or view._closed:
         return
-    try:
-        view._check_for_new_run()
-    except Exception:  # looking again next time is all a view can do; never flood the log
-        log.debug("deepnb: the file browser could not look for a new run", exc_info=True)
-    view._watch_handle = engine_loop().call_later(WATCH_INTERVAL, _watch, ref)
+    # Looking again next time is all a view can do; never flood the log.
+    contained(view._check_for_new_run, what="the file browser's look for a new run", quiet=True)
+    view._watch_handle = call_later(WATCH_INTERVAL, _watch, ref, what="the file browser's watch")

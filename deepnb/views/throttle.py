@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 
 from deepnb._loop import engine_loop, in_engine_thread
+from deepnb.failures import contained
 
 MAX_MESSAGES_PER_SECOND = 20
 MARGIN = 1.2
@@ -45,4 +46,4 @@ class Throttle:
     def _fire(self) -> None:
         self._timer = None
         self._last = time.monotonic()
-        self._flush()
+        contained(self._flush, what="a view's update")  # a view's bug never stops the engine
