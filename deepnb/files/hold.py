@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from deepnb import claims
 from deepnb._loop import engine_loop, in_engine_thread, submit
 from deepnb.errors import DeepnbError
 
@@ -23,27 +24,17 @@ if TYPE_CHECKING:
     from deepnb.run import Run
     from deepnb.workbench import Workbench
 
-_Key = tuple[int, str]
+_Key = tuple[Any, str]
 _locks: dict[_Key, tuple[asyncio.Lock, list[int], Any]] = {}
-"""(checkpointer id, thread) → its lock, how many use it, and the checkpointer (so the id stays
-its own). Touched on the engine loop only."""
+"""(database, thread) → its lock, how many use it, and the checkpointer (so an in-memory saver's
+key stays its own). Touched on the engine loop only."""
 
 
 def holder(workbench: Workbench, thread_id: str) -> Run | None:
     """The run holding ``thread_id`` in ``workbench``'s database (streaming or waiting for an
-    approval), from this workbench or any other registered one sharing its checkpointer."""
-    from deepnb.workbench import registered
-
-    benches = [workbench] + [
-        bench
-        for bench in registered().values()
-        if bench is not workbench and bench.checkpointer is workbench.checkpointer
-    ]
-    for bench in benches:
-        run = bench.active_run(thread_id)
-        if run is not None and (not run.done or run.status == "interrupted"):
-            return run
-    return None
+    approval), whichever agent started it."""
+    run = claims.holder(workbench.database, thread_id)
+    return run if run is not None and (not run.done or run.status == "interrupted") else None
 
 
 def refusal(run: Run, path: str) -> str:
@@ -94,7 +85,7 @@ def state_change(workbench: Workbench, thread_id: str, path: str) -> Iterator[No
     holds the thread, and keep a run from starting on the thread until it is done."""
     if in_engine_thread():
         raise RuntimeError("Change a thread's files from the notebook, not from the engine loop")
-    key = (id(workbench.checkpointer), thread_id)
+    key = (workbench.database, thread_id)
     future = submit(_acquire(key, workbench.checkpointer))
     try:
         future.result()
@@ -117,7 +108,7 @@ def state_change(workbench: Workbench, thread_id: str, path: str) -> Iterator[No
 async def settled(workbench: Workbench, thread_id: str) -> None:
     """Wait until no notebook change to the thread's state is on its way (a run calls this
     before it reads the thread's state)."""
-    key = (id(workbench.checkpointer), thread_id)
+    key = (workbench.database, thread_id)
     if key in _locks:
         await _acquire(key, workbench.checkpointer)
         _release(key)
