@@ -277,21 +277,18 @@ def _standard_library(module: Any) -> bool:
 
 
 def _not_a_tool(tool: Any) -> str | None:
-    """Why ``tool`` can't be one (``None`` if it can): a tool is a Python function (or a
-    callable object of a class defined in Python), not a class, a built-in or C function, or a
-    function of the standard library (``os:popen``, ``subprocess:call``)."""
+    """Why ``tool`` can't be one (``None`` if it can): a tool is a function defined in Python,
+    not a class, a built-in or C function, an object, or a standard-library function
+    (``os:popen``, ``subprocess:call``)."""
     if isinstance(tool, type):
         return "a class"
     if isinstance(tool, types.MethodType):
         tool = tool.__func__
     if isinstance(tool, types.FunctionType):
         return "a standard-library function" if _standard_library(tool.__module__) else None
-    if not callable(tool):
-        return _kind(tool)
-    call = getattr(type(tool), "__call__", None)  # noqa: B004 — the class's, not the instance's
-    if not isinstance(call, types.FunctionType):
-        return "a built-in function"
-    return "a standard-library object" if _standard_library(type(tool).__module__) else None
+    if isinstance(tool, types.BuiltinFunctionType | types.BuiltinMethodType) or not hasattr(tool, "__dict__"):
+        return "a built-in function" if callable(tool) else _kind(tool)
+    return f"a {type(tool).__name__} object"
 
 
 def _middleware(value: Any, key: Key, ctx: _Context) -> list[Any]:
@@ -446,9 +443,8 @@ def _subagent(value: Any, key: Key, ctx: _Context) -> Any:
         return found
     if isinstance(value, Mapping) and "graph_id" in value:  # an async subagent on a LangGraph server
         table = _table(value, key, ASYNC_SUBAGENT_KEYS)
-        if "url" in table or "headers" in table:
-            where = table.get("url") or "a server of the project's choosing"
-            ctx.allows(f"send tasks to {where}")
+        if "url" in table:  # a server elsewhere (without one, the agent's own deployment)
+            ctx.allows(f"send tasks to {table['url']}")
     else:
         table = _table(value, key, SUBAGENT_KEYS)
     for required in ("name", "description"):
