@@ -9,9 +9,9 @@ import from it too. An agent is built the first time a cell runs it (or ``deepnb
 
 Trust: an agent whose table imports code (``module:attr``: tools, middleware, backends,
 subagents) or reaches outside the project's folder (a path out of it, ``~``, ``..``, a disk
-backend without ``virtual_mode``, a Postgres database, a remote subagent) is built only once you
-ran ``%deepagent trust`` for the project; until then nothing is imported and one line says what
-waits for trust. A dict of your own (``define NAME --from VAR``) needs no trust.
+backend with ``virtual_mode = false``, a Postgres database, a subagent with a ``url``) is built
+only once you ran ``%deepagent trust`` for the project; until then nothing is imported and one
+line says what waits for trust. A dict of your own (``define NAME --from VAR``) needs no trust.
 
     [agents.researcher]
     model = "openai:gpt-5.5"
