@@ -2,11 +2,16 @@
 ``[tool.deepnb.agents.NAME]`` in its ``pyproject.toml``), or a Python dict given to
 ``%deepagent define NAME --from VAR``. Every mistake names the file (or variable) and the key.
 
-The project is the nearest folder, from the working directory up to (not past) your home, that
-holds ``deepnb.toml``, ``pyproject.toml`` or ``.git``; without one, the working directory. Its
-``deepnb.toml`` wins over its ``pyproject.toml``. Relative paths in the file (``scripted:``
-models, ``disk`` backends, ``sqlite:`` checkpointers) are relative to the file's folder, and
-``module:attr`` references import from it too. An agent is built the first time it is used.
+The project is found as ``deepnb.project`` says; its ``deepnb.toml`` wins over its
+``pyproject.toml``. Relative paths in the file (``scripted:`` models, ``disk`` backends,
+``sqlite:`` checkpointers) are relative to the file's folder, and ``module:attr`` references
+import from it too. An agent is built the first time a cell runs it (or ``deepnb.get`` asks).
+
+Trust: an agent whose table imports code (``module:attr``: tools, middleware, backends,
+subagents) or reaches outside the project's folder (a path out of it, ``~``, ``..``, a disk
+backend with ``virtual_mode = false``, a Postgres database, a subagent with a ``url``) is built
+only once you ran ``%deepagent trust`` for the project; until then nothing is imported and one
+line says what waits for trust. A dict of your own (``define NAME --from VAR``) needs no trust.
 
     [agents.researcher]
     model = "openai:gpt-5.5"
@@ -30,18 +35,34 @@ from __future__ import annotations
 
 import os
 import sys
+import types
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deepnb.errors import DeepnbError
+from deepnb.project import HOME_ENV, MARKERS, deepnb_home, inside, project_root
+
+__all__ = [  # project_root, deepnb_home, HOME_ENV and MARKERS live in deepnb.project
+    "HOME_ENV",
+    "MARKERS",
+    "ConfigFile",
+    "Definition",
+    "Key",
+    "UntrustedConfig",
+    "agent_names",
+    "deepnb_home",
+    "define_from",
+    "find_config",
+    "load_agent",
+    "parse_agent",
+    "project_root",
+]
 
 if TYPE_CHECKING:
     from deepnb.workbench import Workbench
 
-HOME_ENV = "DEEPNB_HOME"
-MARKERS = ("deepnb.toml", "pyproject.toml", ".git")
 AGENT_KEYS = frozenset(
     {
         "model",
@@ -83,23 +104,6 @@ BACKEND_KEYS = {
 DECISIONS = ("approve", "edit", "reject", "respond")
 
 
-def deepnb_home() -> Path:
-    """deepnb's folder for the user: ``$DEEPNB_HOME``, else ``~/.deepnb``."""
-    return Path(os.environ.get(HOME_ENV) or "~/.deepnb").expanduser()
-
-
-def project_root(start: Path | None = None) -> Path:
-    """The project the kernel works in (see the module's docstring)."""
-    start = (start or Path.cwd()).resolve()
-    home = Path.home().resolve()
-    for folder in (start, *start.parents):
-        if folder == home and folder != start:
-            break
-        if any((folder / marker).exists() for marker in MARKERS):
-            return folder
-    return start
-
-
 def _shown(path: Path) -> str:
     try:
         return str(path.relative_to(Path.cwd().resolve()))
@@ -134,11 +138,50 @@ def _kind(value: Any) -> str:
     return names.get(type(value), "a table" if isinstance(value, Mapping) else type(value).__name__)
 
 
+DEFERRED: Any = object()
+"""What an untrusted reference or outside path stands for while its table is checked."""
+
+
 @dataclass
 class _Context:
     base_dir: Path
     namespace: Mapping[str, Any] = field(default_factory=dict)
     needs_store: bool = False
+    trusted: bool = True
+    needs: list[str] = field(default_factory=list)
+    """What waits for trust: ``"import mod:attr"``, ``"use PATH as its folder"``, …"""
+
+    def allows(self, what: str) -> bool:
+        """Whether ``what`` (code or a reach outside the project) may happen now; if not, it
+        is recorded for the one-line message."""
+        if not self.trusted and what not in self.needs:
+            self.needs.append(what)
+        return self.trusted
+
+    def host_path(self, text: str) -> tuple[Path, bool]:
+        """A path on this machine as the file wrote it (relative to the file's folder), and
+        whether it stays inside the project: no ``~``, no ``..``, not out of it by a symlink."""
+        raw = Path(text)
+        path = raw.expanduser()
+        path = path if path.is_absolute() else self.base_dir / path
+        within = not text.startswith("~") and ".." not in raw.parts and inside(path, self.base_dir)
+        return path, within
+
+
+class UntrustedConfig(DeepnbError):
+    """A project's agent imports code or reaches outside the project, and the project is not
+    trusted: nothing was imported."""
+
+    def __init__(self, where: str, agent: str, needs: list[str], root: Path) -> None:
+        imports = [n.removeprefix("import ") for n in needs if n.startswith("import ")]
+        rest = [n for n in needs if not n.startswith("import ")]
+        what = " and ".join(([f"import {', '.join(imports)}"] if imports else []) + rest)
+        super().__init__(
+            f"{where}: agent {agent!r} needs trust to {what} — run %deepagent trust {root} "
+            "if you trust this project."
+        )
+        self.needs = list(needs)
+        self.root = root
 
 
 def _table(value: Any, key: Key, allowed: frozenset[str] | set[str] | None = None) -> Mapping[str, Any]:
@@ -168,6 +211,8 @@ def _paths(value: Any, key: Key) -> list[str]:
     for i, path in enumerate(paths):
         if not path.startswith("/"):
             raise key[i].error(f"{path!r} — use a path in the agent's filesystem, starting with /")
+        if ".." in path.split("/"):
+            raise key[i].error(f"{path!r} — a path may not climb out with '..': name the file itself")
     return paths
 
 
@@ -181,6 +226,8 @@ def _reference(value: Any, key: Key, ctx: _Context) -> Any:
     module_name, sep, attr = value.partition(":")
     if not sep or not module_name or not attr:
         raise key.error(f"{value!r} — write module:attribute, e.g. 'mytools:search'")
+    if not ctx.allows(f"import {value}"):
+        return DEFERRED
     import importlib
 
     folder = str(ctx.base_dir)
@@ -207,11 +254,41 @@ def _tools(value: Any, key: Key, ctx: _Context) -> list[Any]:
     tools: list[Any] = []
     for i, item in enumerate(_list(value, key)):
         found = _reference(item, key[i], ctx)
+        if found is DEFERRED:
+            continue
         for tool in found if isinstance(found, list | tuple) else [found]:
-            if not (isinstance(tool, BaseTool | Mapping) or callable(tool)):
-                raise key[i].error(f"{item!r} is {_kind(tool)}, not a tool (a BaseTool or a function)")
+            if not isinstance(tool, BaseTool | Mapping):
+                problem = _not_a_tool(tool)
+                if problem:
+                    raise key[i].error(
+                        f"{_label(item, tool)} is {problem}, not a tool: give a BaseTool (@tool) or a "
+                        "function of your own, defined in Python"
+                    )
             tools.append(tool)
     return tools
+
+
+def _label(item: Any, tool: Any) -> str:
+    return repr(item) if isinstance(item, str) else repr(getattr(tool, "__name__", type(tool).__name__))
+
+
+def _standard_library(module: Any) -> bool:
+    return str(module or "").partition(".")[0] in sys.stdlib_module_names
+
+
+def _not_a_tool(tool: Any) -> str | None:
+    """Why ``tool`` can't be one (``None`` if it can): a tool is a function defined in Python,
+    not a class, a built-in or C function, an object, or a standard-library function
+    (``os:popen``, ``subprocess:call``)."""
+    if isinstance(tool, type):
+        return "a class"
+    if isinstance(tool, types.MethodType):
+        tool = tool.__func__
+    if isinstance(tool, types.FunctionType):
+        return "a standard-library function" if _standard_library(tool.__module__) else None
+    if isinstance(tool, types.BuiltinFunctionType | types.BuiltinMethodType) or not hasattr(tool, "__dict__"):
+        return "a built-in function" if callable(tool) else _kind(tool)
+    return f"a {type(tool).__name__} object"
 
 
 def _middleware(value: Any, key: Key, ctx: _Context) -> list[Any]:
@@ -220,6 +297,8 @@ def _middleware(value: Any, key: Key, ctx: _Context) -> list[Any]:
     found = []
     for i, item in enumerate(_list(value, key)):
         middleware = _reference(item, key[i], ctx)
+        if middleware is DEFERRED:
+            continue
         if isinstance(middleware, type) and issubclass(middleware, AgentMiddleware):
             try:
                 middleware = middleware()
@@ -240,8 +319,10 @@ def _model(value: Any, key: Key, ctx: _Context) -> tuple[Any, str]:
 
     label = model_label(value)
     if isinstance(value, str) and value.startswith("scripted:"):
-        path = Path(value.removeprefix("scripted:")).expanduser()
-        value = f"scripted:{path if path.is_absolute() else ctx.base_dir / path}"
+        path, within = ctx.host_path(value.removeprefix("scripted:"))
+        if not within and not ctx.allows(f"read the script {path}"):
+            return DEFERRED, label
+        value = f"scripted:{path}"
     try:
         return resolve_model(value, dict(ctx.namespace)), label
     except DeepnbError as exc:
@@ -301,9 +382,13 @@ def _backend(value: Any, key: Key, ctx: _Context) -> Any:
     """``"state"``, ``"disk"``, ``"store"``, a ``{type = ...}`` table (``composite`` with
     ``default`` and ``routes``), ``"module:attr"``, or a backend object."""
     from deepagents.backends import CompositeBackend, FilesystemBackend, StateBackend, StoreBackend
+    from deepagents.backends.protocol import BackendProtocol
 
     if isinstance(value, str) and ":" in value:
-        return _reference(value, key, ctx)
+        found = _reference(value, key, ctx)
+        if found is not DEFERRED and not isinstance(found, BackendProtocol):
+            raise key.error(f"{value!r} is {_kind(found)}, not a backend (a deepagents BackendProtocol)")
+        return found
     if isinstance(value, str):
         value = {"type": value}
     if not isinstance(value, Mapping):
@@ -317,11 +402,18 @@ def _backend(value: Any, key: Key, ctx: _Context) -> Any:
     if kind == "state":
         return StateBackend()
     if kind == "disk":
-        root = Path(_string(table.get("root_dir", "."), key / "root_dir")).expanduser()
-        root = root if root.is_absolute() else ctx.base_dir / root
+        root, within = ctx.host_path(_string(table.get("root_dir", "."), key / "root_dir"))
+        virtual = table.get("virtual_mode", True)
+        if not isinstance(virtual, bool):
+            raise (key / "virtual_mode").error(f"expected true or false, got {_kind(virtual)}")
+        allowed = within or ctx.allows(f"use {root} as its folder")
+        if not virtual:  # paths are then used as they are, anywhere on the machine
+            allowed = ctx.allows("reach any path on this machine (virtual_mode = false)") and allowed
+        if not allowed:
+            return DEFERRED
         if not root.is_dir():
             raise (key / "root_dir").error(f"{str(root)!r} is not a folder")
-        return FilesystemBackend(root_dir=root, virtual_mode=bool(table.get("virtual_mode", True)))
+        return FilesystemBackend(root_dir=root, virtual_mode=virtual)
     if kind == "store":
         parts = tuple(
             _string(p, key / "namespace")
@@ -337,16 +429,22 @@ def _backend(value: Any, key: Key, ctx: _Context) -> Any:
             )
         routes[prefix] = _backend(backend, (key / "routes")[prefix], ctx)
     root = _string(table.get("artifacts_root", "/"), key / "artifacts_root")
-    return CompositeBackend(
-        _backend(table.get("default", "state"), key / "default", ctx), routes, artifacts_root=root
-    )
+    default = _backend(table.get("default", "state"), key / "default", ctx)
+    if default is DEFERRED or DEFERRED in routes.values():
+        return DEFERRED
+    return CompositeBackend(default, routes, artifacts_root=root)
 
 
 def _subagent(value: Any, key: Key, ctx: _Context) -> Any:
     if isinstance(value, str):
-        return _reference(value, key, ctx)
+        found = _reference(value, key, ctx)
+        if found is not DEFERRED and not isinstance(found, Mapping):
+            raise key.error(f"{value!r} is {_kind(found)}, not a subagent (a dict with name and description)")
+        return found
     if isinstance(value, Mapping) and "graph_id" in value:  # an async subagent on a LangGraph server
         table = _table(value, key, ASYNC_SUBAGENT_KEYS)
+        if "url" in table:  # a server elsewhere (without one, the agent's own deployment)
+            ctx.allows(f"send tasks to {table['url']}")
     else:
         table = _table(value, key, SUBAGENT_KEYS)
     for required in ("name", "description"):
@@ -390,10 +488,17 @@ class Definition:
 
 
 def parse_agent(
-    value: Any, key: Key, *, base_dir: Path, namespace: Mapping[str, Any] | None = None
+    value: Any,
+    key: Key,
+    *,
+    base_dir: Path,
+    namespace: Mapping[str, Any] | None = None,
+    trusted: bool = True,
 ) -> Definition:
-    """Check and resolve one agent's table (or dict); a mistake raises naming its key."""
-    ctx = _Context(base_dir, namespace or {})
+    """Check and resolve one agent's table (or dict); a mistake raises naming its key. Not
+    ``trusted`` (a project's file before ``%deepagent trust``), a table that imports code or
+    reaches outside ``base_dir`` raises ``UntrustedConfig`` and nothing is imported."""
+    ctx = _Context(base_dir, namespace or {}, trusted=trusted)
     table = _table(value, key, AGENT_KEYS)
     if "model" in table:
         model, label = _model(table["model"], key / "model", ctx)
@@ -431,9 +536,10 @@ def parse_agent(
     todos = table.get("todos", True)
     if not isinstance(todos, bool):
         raise (key / "todos").error(f"expected true or false, got {_kind(todos)}")
-    return Definition(
-        model, label, options, _checkpointer(table.get("checkpointer", "memory"), key, ctx), todos
-    )
+    checkpointer = _checkpointer(table.get("checkpointer", "memory"), key, ctx)
+    if ctx.needs:
+        raise UntrustedConfig(key.where, key.path.rpartition(".")[2], ctx.needs, base_dir)
+    return Definition(model, label, options, checkpointer, todos)
 
 
 def _interpreter(value: Any, key: Key) -> Any:
@@ -441,6 +547,16 @@ def _interpreter(value: Any, key: Key) -> Any:
 
     if not (value is True or isinstance(value, Mapping)):
         raise key.error(f"expected true or a table of interpreter options, got {_kind(value)}")
+    if isinstance(value, Mapping) and "ptc" in value:
+        ptc = value["ptc"]
+        names = [n.strip() for n in ptc.split(",") if n.strip()] if isinstance(ptc, str) else ptc
+        names = _list(names, key / "ptc")
+        for i, name in enumerate(names):
+            _string(name, (key / "ptc")[i])
+            if name == "task":
+                raise (key / "ptc")[i].error(
+                    "'task' — the interpreter's code cannot call task: subagents are the task() global"
+                )
     try:
         interpreter_middleware(value)  # checks the options now, so the message can name the key
     except DeepnbError as exc:
@@ -457,8 +573,16 @@ def _checkpointer(value: Any, key: Key, ctx: _Context) -> Any:
         except DeepnbError:
             raise (key / "checkpointer").error(f"{value!r} — {SPEC_HELP}") from None
         if kind == "sqlite":  # relative to the file that names it
-            path = Path(target).expanduser()
-            value = f"sqlite:{path if path.is_absolute() else ctx.base_dir / path}"
+            path, within = ctx.host_path(target)
+            if path.is_dir():
+                raise (key / "checkpointer").error(
+                    f"{value!r} is a folder: name a database file in it, e.g. sqlite:threads.db"
+                )
+            if not within and not ctx.allows(f"keep threads in {path}"):
+                return value
+            value = f"sqlite:{path}"
+        elif not ctx.allows("keep threads in a Postgres database"):
+            return value
     if not isinstance(value, str):
         try:
             make_checkpointer(value)
@@ -487,7 +611,7 @@ def _read(path: Path) -> dict[str, Any]:
     import tomllib
 
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM is no mistake
     except tomllib.TOMLDecodeError as exc:
         raise DeepnbError(f"{_shown(path)}: not valid TOML ({exc}): fix the file.") from None
     except OSError as exc:
@@ -531,8 +655,14 @@ def load_agent(name: str, *, previous: Workbench | None = None) -> Workbench | N
                 f"{previous.origin} no longer defines agent {name!r}: add it back, or define it in Python."
             )
         return None
+    from deepnb.trust import is_trusted
+
+    root = config.path.parent
     definition = parse_agent(
-        config.agents[name], Key(config.shown, f"{config.prefix}.{name}"), base_dir=config.path.parent
+        config.agents[name],
+        Key(config.shown, f"{config.prefix}.{name}"),
+        base_dir=root,
+        trusted=is_trusted(root),
     )
     return _install(
         name,

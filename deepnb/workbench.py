@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NoReturn
 
 from deepnb import claims
 from deepnb._loop import run_sync
@@ -295,25 +295,38 @@ def forget_all() -> None:
         checkpoint.close(saver)
 
 
-def get(name: str | None = None) -> Workbench:
-    """The workbench registered as ``name`` (the current one by default), built from the
-    project's ``deepnb.toml`` on first use if it is defined there."""
+def get(name: str | None = None, *, build: bool = True) -> Workbench:
+    """The workbench registered as ``name`` (the current one by default). One the project's
+    ``deepnb.toml`` defines is built on first use; with ``build=False`` (what only looks, such
+    as ``%deepagent threads``) it is not, and an unbuilt one raises saying how to build it."""
     name = name or _current[0]
-    found = lookup(name)
+    found = lookup(name) if build else _registry.get(name)
     if found is None:
-        from deepnb.config import agent_names
-
-        known = ", ".join(sorted({*_registry, *agent_names()})) or "none yet"
-        raise DeepnbError(
-            f"No agent named {name!r} (defined: {known}). Define it with %deepagent define {name} "
-            f"-m MODEL, add [agents.{name}] to deepnb.toml, or pass -m MODEL to a %%deepagent cell."
-        )
+        _raise_unknown(name)
     return found
 
 
+def _raise_unknown(name: str) -> NoReturn:
+    """Say that ``name`` is not built yet (``deepnb.toml`` defines it) or is no agent at all."""
+    from deepnb.config import agent_names, find_config
+
+    defined = agent_names()
+    if name in defined:
+        config = find_config()
+        raise DeepnbError(
+            f"Agent {name!r} is defined in {config.shown if config else 'deepnb.toml'} but not built yet: "
+            f"run a %%deepagent cell with -a {name} (or %deepagent resume -a {name}) to build it."
+        )
+    known = ", ".join(sorted({*_registry, *defined})) or "none yet"
+    raise DeepnbError(
+        f"No agent named {name!r} (defined: {known}). Define it with %deepagent define {name} "
+        f"-m MODEL, add [agents.{name}] to deepnb.toml, or pass -m MODEL to a %%deepagent cell."
+    )
+
+
 def lookup(name: str) -> Workbench | None:
-    """The workbench registered as ``name``; else the one ``deepnb.toml`` defines, built now;
-    else ``None``."""
+    """The workbench registered as ``name``; else the one ``deepnb.toml`` defines, built now
+    (if the project is trusted where the agent needs it); else ``None``."""
     found = _registry.get(name)
     if found is None:
         from deepnb.config import load_agent
@@ -330,8 +343,15 @@ def current_name() -> str:
     return _current[0]
 
 
-def use(name: str) -> Workbench:
-    workbench = get(name)
+def use(name: str) -> Workbench | None:
+    """Make ``name`` the current agent. One ``deepnb.toml`` defines is not built here (``None``
+    then): the next cell that runs it builds it."""
+    workbench = _registry.get(name)
+    if workbench is None:
+        from deepnb.config import agent_names
+
+        if name not in agent_names():
+            _raise_unknown(name)
     _current[0] = name
     return workbench
 

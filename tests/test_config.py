@@ -11,7 +11,7 @@ import pytest
 from IPython.core.error import UsageError
 
 import deepnb
-from deepnb import config, extensions, workbench
+from deepnb import config, extensions, trust, workbench
 from deepnb.errors import DeepnbError
 from deepnb.models.resolve import online_environment
 
@@ -84,6 +84,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "cfg_tools.py").write_text(TOOLS)
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
+    trust.trust(tmp_path)  # the files here import cfg_tools: trusted, as its author's own project
     extensions.shutdown()
     workbench.forget_all()
     yield tmp_path

@@ -40,13 +40,15 @@ def test_an_unreachable_database_is_one_clear_line_without_the_dsn() -> None:
 def test_deepnb_toml_may_keep_an_agents_threads_in_postgres(
     postgres_uri: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from deepnb import workbench
+    from deepnb import trust, workbench
 
     (tmp_path / ".git").mkdir()
     (tmp_path / "deepnb.toml").write_text(
         f"[agents.shared]\nmodel = 'demo:quickstart'\ncheckpointer = 'postgres:{postgres_uri}'\n"
     )
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DEEPNB_HOME", str(tmp_path / "home"))
+    trust.trust(tmp_path)  # a Postgres database is outside the project: it waits for trust
     workbench.forget_all()
     try:
         shared = deepnb.get("shared")

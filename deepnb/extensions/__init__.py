@@ -87,8 +87,8 @@ def _unload(key: str) -> list[str]:
 
 
 def _automatic_sources() -> list[Source]:
-    from deepnb.config import project_root
     from deepnb.extensions import discovery
+    from deepnb.project import project_root
 
     sources = discovery.scan(discovery.user_dir(), "user")
     sources += discovery.entry_points()
@@ -141,8 +141,8 @@ def load(path: str | Path) -> list[tuple[Source, str | None]]:
 
 def trust(path: str | Path | None = None) -> tuple[Path, list[tuple[Source, str | None]]]:
     """Trust a project (the current one by default) and load its ``.deepnb/extensions/``."""
-    from deepnb.config import project_root
     from deepnb.extensions import discovery
+    from deepnb.project import project_root
 
     root = discovery.trust(Path(path).expanduser() if path else project_root())
     ensure_loaded()
@@ -162,8 +162,8 @@ def revoke_trust(path: str | Path | None = None) -> tuple[Path, bool, list[str],
     longer load, and those loaded now are unloaded (their shutdown callbacks run). Returns the
     project, whether it was trusted, the labels of the extensions unloaded, and any errors of
     their shutdown callbacks."""
-    from deepnb.config import project_root
     from deepnb.extensions import discovery
+    from deepnb.project import project_root
 
     root = (Path(path).expanduser() if path else project_root()).resolve()
     was_trusted = discovery.revoke(root)

@@ -7,19 +7,19 @@ import contextlib
 import hashlib
 import importlib.metadata
 import importlib.util
-import json
-import os
 import sys
 import types
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from deepnb.config import deepnb_home
 from deepnb.errors import DeepnbError
 from deepnb.extensions.api import ExtensionAPI, ExtensionError, ExtensionMode
 from deepnb.extensions.registry import Failure, Source
+from deepnb.project import deepnb_home
+from deepnb.trust import is_trusted as is_trusted  # the trust record lives in deepnb.trust
+from deepnb.trust import revoke as revoke
+from deepnb.trust import trust as trust
 
 ENTRY_POINT_GROUP = "deepnb.extensions"
 ENTRY_FILES = ("__init__.py", "extension.py")
@@ -82,52 +82,6 @@ def entry_points() -> list[Source]:
         package = spec is not None and spec.submodule_search_locations is not None
         sources.append(Source(origin, "entry point", package, f"{entry.name} = {entry.value}"))
     return sources
-
-
-# -- trust --------------------------------------------------------------------------------------
-
-
-def _trust_file() -> Path:
-    return deepnb_home() / "trusted.json"
-
-
-def _trusted() -> dict[str, Any]:
-    try:
-        data = json.loads(_trust_file().read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError) as exc:
-        raise DeepnbError(f"Cannot read {_trust_file()} ({exc}): fix or delete it.") from None
-    projects = data.get("projects") if isinstance(data, dict) else None
-    return projects if isinstance(projects, dict) else {}
-
-
-def is_trusted(root: Path) -> bool:
-    return str(root.resolve()) in _trusted()
-
-
-def trust(root: Path) -> Path:
-    """Record ``root`` as a project whose ``.deepnb/extensions/`` may run."""
-    root = root.resolve()
-    _write_trusted({**_trusted(), str(root): {"trusted_at": datetime.now(UTC).isoformat()}})
-    return root
-
-
-def revoke(root: Path) -> bool:
-    """Forget ``root``'s trust; whether it was trusted."""
-    projects = _trusted()
-    if projects.pop(str(root.resolve()), None) is None:
-        return False
-    _write_trusted(projects)
-    return True
-
-
-def _write_trusted(projects: dict[str, Any]) -> None:
-    path = _trust_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(f".{os.getpid()}.tmp")
-    temporary.write_text(json.dumps({"projects": projects}, indent=2) + "\n", encoding="utf-8")
-    temporary.replace(path)
 
 
 # -- importing ----------------------------------------------------------------------------------

@@ -72,7 +72,7 @@ def workbench_for(
 
     name = name or wb.current_name()
     changes = {key: value for key, value in options.items() if value is not None}
-    existing = wb.lookup(name)  # registered, or defined in deepnb.toml
+    existing = _registered_or_config(name, skip_untrusted=model is not None)
     if existing is None:
         if model is None and not os.environ.get("DEEPNB_MODEL") and name != wb.DEFAULT_AGENT:
             wb.get(name)  # raises: no such agent, with how to define it
@@ -93,6 +93,24 @@ def workbench_for(
     if different:
         spec = spec.with_options(**different)
     return existing if spec is existing.declared_spec else wb.rebuild(existing, spec)
+
+
+def _registered_or_config(name: str, *, skip_untrusted: bool) -> Any:
+    """The workbench ``name``: registered, or built now from ``deepnb.toml``. With
+    ``skip_untrusted`` (the cell names its model), a definition that waits for trust is left
+    out, said in one line, and the cell builds its agent from its own options."""
+    import sys
+
+    from deepnb import workbench as wb
+    from deepnb.config import UntrustedConfig
+
+    try:
+        return wb.lookup(name)
+    except UntrustedConfig as exc:
+        if not skip_untrusted:
+            raise
+        print(f"deepnb: {exc} Running -m's model without it.", file=sys.stderr)
+        return None
 
 
 def define(args: Any, namespace: dict[str, Any]) -> Message:
@@ -143,6 +161,10 @@ def use(args: Any) -> Message:
     from deepnb import workbench as wb
 
     workbench = wb.use(args.name)
+    if workbench is None:
+        return Message(
+            f"Using agent {args.name!r}: it is defined in deepnb.toml and built when a cell runs it."
+        )
     return Message(
         f"Using agent {workbench.name!r} (model {workbench.label}), thread {workbench.current_thread}."
     )
@@ -179,7 +201,7 @@ def _run_label(run: Any) -> str:
 def threads(args: Any) -> Table:
     from deepnb import workbench as wb
 
-    workbench = wb.get(args.agent)
+    workbench = wb.get(args.agent, build=False)
     current = workbench._current_thread
     rows = tuple(
         (
@@ -201,7 +223,7 @@ def threads(args: Any) -> Table:
 def new(args: Any) -> Message:
     from deepnb import workbench as wb
 
-    workbench = wb.get(args.agent)
+    workbench = wb.get(args.agent, build=False)
     return Message(f"New thread {workbench.new_thread()} on agent {workbench.name!r}.")
 
 
@@ -232,7 +254,7 @@ class TodoList:
 def todos(args: Any) -> TodoList:
     from deepnb import workbench as wb
 
-    workbench = wb.get(args.agent)
+    workbench = wb.get(args.agent, build=False)
     thread = args.thread or workbench.current_thread
     return TodoList(workbench.todos(thread), f"Todos of agent {workbench.name!r}, thread {thread}")
 
@@ -242,7 +264,7 @@ def files(args: Any) -> Any:
     from deepnb import workbench as wb
     from deepnb.files.display import show
 
-    return show(wb.get(args.agent).files(args.thread), args.path)
+    return show(wb.get(args.agent, build=False).files(args.thread), args.path)
 
 
 def repl(args: Any) -> Any:
@@ -250,7 +272,7 @@ def repl(args: Any) -> Any:
     from deepnb import workbench as wb
     from deepnb.interpreter import Interpreter
 
-    workbench = wb.get(args.agent)
+    workbench = wb.get(args.agent, build=False)
     return Interpreter(workbench, args.thread or workbench.current_thread)
 
 
@@ -259,7 +281,7 @@ def js(args: Any) -> Any:
     from deepnb import workbench as wb
     from deepnb.interpreter import Interpreter
 
-    workbench = wb.get(args.agent)
+    workbench = wb.get(args.agent, build=False)
     return Interpreter(workbench, args.thread or workbench.current_thread).eval(" ".join(args.code))
 
 
@@ -267,13 +289,13 @@ def tree(args: Any) -> Any:
     """The subagent tree of the thread's latest run (``run.tree``); displayed, a static view."""
     from deepnb import workbench as wb
 
-    return wb.get(args.agent).tree(args.thread)
+    return wb.get(args.agent, build=False).tree(args.thread)
 
 
 def stop(args: Any) -> Any:
     from deepnb import workbench as wb
 
-    workbench = wb.get(args.agent)
+    workbench = wb.get(args.agent, build=False)
     thread = args.thread or workbench.current_thread
     run = workbench.active_run(thread)
     if run is None:
@@ -286,7 +308,7 @@ def approvals(args: Any) -> Any:
     """The run waiting for approval on a thread; displayed, it shows its approval cards."""
     from deepnb import workbench as wb
 
-    return wb.get(args.agent).pending_run(args.thread)
+    return wb.get(args.agent, build=False).pending_run(args.thread)
 
 
 def resume(args: Any) -> Any:
@@ -336,8 +358,19 @@ def trust(args: Any) -> Message:
 
     if args.revoke:
         return _revoke_trust(args.path)
+    from deepnb.config import find_config
+
     root, results = extensions.trust(args.path)
     lines = [f"Trusted {root}: its .deepnb/extensions/ run from now on."]
+    try:
+        config = find_config(root)
+    except DeepnbError:  # a broken file says so when an agent is built from it
+        config = None
+    if config is not None and config.agents:
+        lines.append(
+            f"Its {config.path.name} agents may import code and reach outside it: "
+            "a cell with -a NAME builds one."
+        )
     for source, error in results:
         lines.append(
             f"Extension {source.label} failed, nothing of it is registered: {error}"

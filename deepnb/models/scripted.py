@@ -157,6 +157,8 @@ def parse_script(data: Any, *, source: str = "<script>") -> Script:
 
 def _parse_conversation(item: Mapping[str, Any], where: str) -> Conversation:
     match = item.get("match")
+    if match is not None and not isinstance(match, str):
+        raise ScriptError(f"{where}: 'match' must be a regex, a string.")
     try:
         pattern = re.compile(match) if match is not None else None
     except re.error as exc:
@@ -180,6 +182,18 @@ def _parse_turns(turns: Any, where: str) -> tuple[ScriptedTurn, ...]:
                 "use text, tool_calls, usage or error."
             )
         calls = turn.get("tool_calls") or ()
+        if not isinstance(calls, Sequence) or isinstance(calls, str):
+            raise ScriptError(f"{where}, turn {index}: 'tool_calls' must be a list of {{name, args}}.")
+        usage = turn.get("usage")
+        if usage is not None and not (
+            isinstance(usage, Mapping)
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in usage.values())
+        ):
+            raise ScriptError(
+                f"{where}, turn {index}: 'usage' must map input_tokens and output_tokens to numbers."
+            )
+        if turn.get("error") is not None and not isinstance(turn["error"], str):
+            raise ScriptError(f"{where}, turn {index}: 'error' must be the error's message, a string.")
         for call in calls:
             if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
                 raise ScriptError(f"{where}, turn {index}: each tool call needs a 'name'.")
@@ -189,7 +203,7 @@ def _parse_turns(turns: Any, where: str) -> tuple[ScriptedTurn, ...]:
             ScriptedTurn(
                 text=str(turn.get("text") or ""),
                 tool_calls=tuple(calls),
-                usage=turn.get("usage"),
+                usage=usage,
                 error=turn.get("error"),
             )
         )
