@@ -14,6 +14,7 @@ and the notebook matches the same ones, so both sides agree and match dotfiles.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -41,12 +42,31 @@ def _alternatives(part: str, *, last: bool, dots: int) -> list[str]:
         return [part, "." + part]
     if part.startswith("?"):
         return [part, "." + part[1:]]
+    if part.startswith("[") and "]" in part[2:]:
+        end = part.index("]", 2)
+        if _class_matches_dot(part[1:end]):
+            return [part, "." + part[end + 1 :]]
     return [part]
 
 
+def _class_matches_dot(members: str) -> bool:
+    """Whether a ``[...]`` character class (its inside) matches ``.``."""
+    negated = members[:1] in ("!", "^")
+    members = members[1:] if negated else members
+    found, i = False, 0
+    while i < len(members):
+        if i + 2 < len(members) and members[i + 1] == "-":
+            found = found or members[i] <= "." <= members[i + 2]
+            i += 3
+        else:
+            found = found or members[i] == "."
+            i += 1
+    return found != negated
+
+
 def dot_patterns(pattern: str) -> list[str]:
-    """``pattern`` followed by alternatives that match what it would match if ``*``, ``?`` and
-    ``**`` also matched names starting with a dot (as with wcmatch's ``DOTGLOB``), up to
+    """``pattern`` followed by alternatives that match what it would match if ``*``, ``?``,
+    ``[...]`` and ``**`` also matched names starting with a dot (as with wcmatch's ``DOTGLOB``), up to
     :data:`DOT_PARTS` dot-named parts per ``**``. Braces are expanded first."""
     import bracex
 
@@ -79,11 +99,18 @@ def agent_rules(rules: Iterable[Any] | None) -> list[Any] | None:
     return [replace(rule, paths=[p for path in rule.paths for p in dot_patterns(path)]) for rule in rules]
 
 
-def _match(path: str, pattern: str) -> bool:
-    import wcmatch.glob as wcglob
+@functools.cache
+def _flags() -> int:
+    """The wcmatch flags deepagents' permission checks use."""
     from deepagents.middleware.filesystem import _FS_WCMATCH_FLAGS
 
-    return wcglob.globmatch(path, pattern, flags=_FS_WCMATCH_FLAGS)
+    return _FS_WCMATCH_FLAGS
+
+
+def _match(path: str, pattern: str) -> bool:
+    import wcmatch.glob as wcglob
+
+    return wcglob.globmatch(path, pattern, flags=_flags())
 
 
 class Rules:

@@ -114,7 +114,20 @@ def test_a_rule_names_the_pattern_as_declared(root: Path) -> None:
     )
 
 
-PATTERNS = ["/s/**", "/s/*", "/s/**/x", "/**/.env", "/s/*.pem", "/s/?x", "/s/*/k/**", "/{s,t}/**/*", "/s/a"]
+PATTERNS = [
+    "/s/**",
+    "/s/*",
+    "/s/**/x",
+    "/**/.env",
+    "/s/*.pem",
+    "/s/?x",
+    "/s/[.a]*",
+    "/s/[!k]*",
+    "/s/[+-/]env",
+    "/s/*/k/**",
+    "/{s,t}/**/*",
+    "/s/a",
+]
 SEGMENTS = ["a", ".b", "x", ".env", "k", ".x.pem", "y.pem"]
 
 
