@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
+from dataclasses import is_dataclass, replace
 from typing import Any
 
 from deepnb.files.paths import UnsafePathError
@@ -31,7 +31,12 @@ _PATTERN_LIMIT = 64
 
 
 def _alternatives(part: str, *, last: bool, dots: int) -> list[str]:
-    """What one component of a pattern becomes so that it also matches dot-named entries."""
+    """What one component of a pattern becomes so that it also matches dot-named entries
+    (never ``.`` or ``..``, which no path has)."""
+    return [p for p in _spellings(part, last=last, dots=dots) if p not in (".", "..")]
+
+
+def _spellings(part: str, *, last: bool, dots: int) -> list[str]:
     if part == "**":
         found = ["**"]
         for count in range(1, dots + 1):
@@ -96,7 +101,11 @@ def agent_rules(rules: Iterable[Any] | None) -> list[Any] | None:
     passes to ``create_deep_agent`` and what the notebook matches. ``None`` stays ``None``."""
     if rules is None:
         return None
-    return [replace(rule, paths=[p for path in rule.paths for p in dot_patterns(path)]) for rule in rules]
+    return [_dotted(rule) if is_dataclass(rule) else rule for rule in rules]
+
+
+def _dotted(rule: Any) -> Any:
+    return replace(rule, paths=[p for path in rule.paths for p in dot_patterns(path)])
 
 
 @functools.cache

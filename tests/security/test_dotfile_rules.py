@@ -152,3 +152,14 @@ def test_dot_patterns_match_what_dotglob_matches(pattern: str) -> None:
         assert sum(p.startswith(".") for p in path.split("/")) <= DOT_PARTS
         wanted = wcglob.globmatch(path, pattern, flags=flags | wcglob.DOTGLOB)
         assert any(wcglob.globmatch(path, p, flags=flags) for p in expanded) == wanted, (pattern, path)
+
+
+def test_spelled_out_rules_are_valid_rules() -> None:
+    from deepagents import FilesystemPermission
+
+    from deepnb.files.rules import agent_rules
+
+    declared = [FilesystemPermission(operations=["read"], paths=[*PATTERNS, "/s/?.", "/s/[.]."], mode="deny")]
+    (rule,) = agent_rules(declared) or []
+    assert set(PATTERNS) <= set(rule.paths) and rule.mode == "deny"
+    assert not any(".." in p.split("/") for p in rule.paths)
