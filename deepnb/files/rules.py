@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Callable, Iterable, Sequence
+import math
+from collections.abc import Callable, Iterable
 from dataclasses import is_dataclass, replace
 from typing import Any
 
@@ -80,20 +81,13 @@ def dot_patterns(pattern: str) -> list[str]:
         parts = expanded.split("/")
         for dots in range(DOT_PARTS, -1, -1):
             choices = [_alternatives(p, last=i == len(parts) - 1, dots=dots) for i, p in enumerate(parts)]
-            if _product_size(choices) <= _PATTERN_LIMIT or dots == 0:
+            if math.prod(len(c) for c in choices) <= _PATTERN_LIMIT or dots == 0:
                 break
         for combination in itertools.product(*choices):
             candidate = "/".join(combination)
             if candidate not in found:
                 found.append(candidate)
     return found
-
-
-def _product_size(choices: Sequence[Sequence[str]]) -> int:
-    size = 1
-    for options in choices:
-        size *= len(options)
-    return size
 
 
 def agent_rules(rules: Iterable[Any] | None) -> list[Any] | None:
