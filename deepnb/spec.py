@@ -85,6 +85,7 @@ class AgentSpec:
             from deepnb.interpreter import interpreter_middleware
 
             middleware.append(interpreter_middleware(interpreter))
+        _match_dotfiles(options, middleware)
         if self.todos:
             from langchain.agents.middleware import TodoListMiddleware
 
@@ -98,6 +99,27 @@ class AgentSpec:
             name=name,
             **options,
         )
+
+
+def _match_dotfiles(options: dict[str, Any], middleware: list[Any]) -> None:
+    """Give every permission rule (the agent's, its subagents', a ``FilesystemMiddleware``'s)
+    patterns that match dotfiles too, the way the notebook side matches them (see
+    :mod:`deepnb.files.rules`): without them ``/secrets/**`` would not cover ``/secrets/.env``."""
+    from deepnb.files.rules import agent_rules
+
+    if options.get("permissions"):
+        options["permissions"] = agent_rules(options["permissions"])
+    if options.get("subagents"):
+        options["subagents"] = [
+            {**s, "permissions": agent_rules(s["permissions"])}
+            if isinstance(s, Mapping) and s.get("permissions")
+            else s
+            for s in options["subagents"]
+        ]
+    for i, m in enumerate(middleware):
+        rules = getattr(m, "_permissions", None)
+        if rules and callable(getattr(m, "_with_permissions", None)):
+            middleware[i] = m._with_permissions(agent_rules(rules))
 
 
 def model_label(model: Any) -> str:

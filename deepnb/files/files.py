@@ -11,6 +11,7 @@ from deepnb._loop import run_sync
 from deepnb.errors import DeepnbError
 from deepnb.files import hold, watch
 from deepnb.files.paths import clean_path, is_under
+from deepnb.files.rules import Rules
 from deepnb.files.sources import Entry, FileMissing, Match, source_for
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ class Files(Mapping[str, str]):
         """Set for the files as they were at a past checkpoint (read-only; state-held files only)."""
         options = workbench.spec.options if workbench.spec is not None else {}
         self._source = source_for(options.get("backend"), workbench.graph, thread_id, checkpoint_id)
-        self._rules = list(options.get("permissions") or ())
+        self._rules = Rules(options.get("permissions"), options.get("backend"))
         self._memory = [clean_path(p) for p in options.get("memory") or ()]
         self._skills = [clean_path(p, directory=True) for p in options.get("skills") or ()]
 
@@ -45,7 +46,8 @@ class Files(Mapping[str, str]):
 
     def _entries(self) -> dict[str, Entry]:
         entries = run_sync(self._source.entries())
-        return {p: e for p, e in entries.items() if self._allowed("read", p)}
+        allowed = self._rules.filter("read")
+        return {p: e for p, e in entries.items() if allowed(p)}
 
     def __getitem__(self, path: str) -> str:
         data = self.read_bytes(path)
@@ -72,7 +74,8 @@ class Files(Mapping[str, str]):
 
     def _paths(self) -> list[str]:
         paths = run_sync(self._source.paths())
-        return [p for p in paths if self._allowed("read", p)] if self._rules else paths
+        allowed = self._rules.filter("read")
+        return [p for p in paths if allowed(p)] if self._rules else paths
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._paths())
@@ -86,7 +89,8 @@ class Files(Mapping[str, str]):
     def ls(self, path: str = "/") -> list[Entry]:
         """What a folder holds: its files and folders (mount points of other backends included)."""
         folder = clean_path(path, directory=True)
-        return [e for e in run_sync(self._source.listing(folder)) if self._allowed("read", e.path)]
+        allowed = self._rules.filter("read")
+        return [e for e in run_sync(self._source.listing(folder)) if allowed(e.path)]
 
     def glob(self, pattern: str, path: str = "/") -> list[str]:
         """Paths of files matching ``pattern`` (``**`` crosses folders, ``{a,b}`` alternates)."""
@@ -94,7 +98,8 @@ class Files(Mapping[str, str]):
         if not pattern.startswith("/"):
             pattern = folder + pattern
         found = run_sync(self._source.glob(pattern, folder))
-        return sorted(e.path for e in found if self._allowed("read", e.path))
+        allowed = self._rules.filter("read")
+        return sorted(e.path for e in found if allowed(e.path))
 
     def grep(self, text: str, path: str = "/", glob: str | None = None) -> list[Match]:
         """Lines containing ``text`` (a literal string), in files under ``path`` (matching ``glob``)."""
@@ -102,7 +107,8 @@ class Files(Mapping[str, str]):
             raise DeepnbError("grep needs some text to look for.")
         folder = clean_path(path, directory=True)
         found = run_sync(self._source.grep(text, folder, glob))
-        return [m for m in found if self._allowed("read", m.path)]
+        allowed = self._rules.filter("read")
+        return [m for m in found if allowed(m.path)]
 
     def to_dict(self) -> dict[str, str]:
         """Every text file as ``{path: text}`` (binary files are left out; see ``read_bytes``)."""
@@ -169,19 +175,8 @@ class Files(Mapping[str, str]):
 
     # -- rules ------------------------------------------------------------------------------
 
-    def _rule_for(self, operation: str, path: str) -> Any | None:
-        if not self._rules:
-            return None
-        from deepnb.files.sources import _glob_match
-
-        for rule in self._rules:
-            if operation in rule.operations and any(_glob_match(path, p) for p in rule.paths):
-                return rule
-        return None
-
     def _allowed(self, operation: str, path: str) -> bool:
-        rule = self._rule_for(operation, path)
-        return rule is None or rule.mode != "deny"
+        return self._rules.allowed(operation, path)
 
     def writable(self, path: str) -> bool:
         """Whether the agent's permission rules let the notebook change ``path``."""
@@ -195,15 +190,11 @@ class Files(Mapping[str, str]):
         return isinstance(source, StateSource)
 
     def _require(self, operation: str, path: str) -> None:
+        """Refuse ``operation`` on ``path`` when the agent's rules deny it (for the path or for the
+        path it resolves to), or when it leads outside the agent's folder."""
         if operation == "write" and self.checkpoint_id is not None:
             raise DeepnbError(f"These are the files of a past checkpoint: change {path} through run.files.")
-        rule = self._rule_for(operation, path)
-        if rule is not None and rule.mode == "deny":
-            verb = "Reading" if operation == "read" else "Changing"
-            raise PermissionError(
-                f"{verb} {path} is denied by the agent's permission rule "
-                f"(operations={list(rule.operations)}, paths={list(rule.paths)}, mode='deny')."
-            )
+        self._rules.require(operation, path)
 
     def _reaches_state(self, path: str) -> bool:
         """Whether changing ``path`` changes the thread's checkpoint state: a file held there, or

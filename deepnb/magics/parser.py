@@ -1,16 +1,20 @@
 """Arguments of ``%%deepagent`` and of each ``%deepagent`` subcommand, declared once.
 
-Parsing errors raise IPython's ``UsageError``: one line, no traceback.
+A line is split the way a shell splits it (``shlex``): ``-t 'my thread'`` gives the thread id
+``my thread``, and ``%deepagent files '/a b.md'`` the path ``/a b.md``. Parsing errors raise
+IPython's ``UsageError``: one line, no traceback.
 """
 
 from __future__ import annotations
 
+import keyword
+import os
 import shlex
 from collections.abc import Callable
 from typing import Any
 
 from IPython.core.error import UsageError
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, magic_arguments
 
 
 def _common(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -220,32 +224,133 @@ def _options(func: Callable[..., Any]) -> str:
     return ", ".join(flags) or "none"
 
 
+CONFLICTS: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "%%deepagent": (
+        ("bg", "wait", "--bg returns at once, --wait keeps the cell busy until every approval is decided"),
+        ("thread", "new", "-t runs on that thread, --new starts a new one"),
+    ),
+}
+"""Options that contradict each other, per command: (dest, dest, why). (``--auto-approve`` with
+``--interrupt-on`` is not one: the gated calls are approved and logged as *auto*.)"""
+
+VARIABLES: dict[str, tuple[str, ...]] = {"%%deepagent": ("output",)}
+"""Options whose value names a kernel variable deepnb assigns, per command."""
+
+
+def _lexer(text: str) -> shlex.shlex:
+    lexer = shlex.shlex(text, posix=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    if os.name == "nt":  # Windows paths use backslashes: no escapes there
+        lexer.escape = ""
+    return lexer
+
+
+def _unclosed(command: str, line: str) -> UsageError:
+    return UsageError(
+        f"{command}: a quote is not closed in {line.strip()!r}: close it, or escape it with a backslash."
+    )
+
+
+def split(line: str, command: str) -> list[str]:
+    """``line`` split into words the way a shell splits them (quotes group and are removed; on
+    POSIX a backslash escapes the next character). An unclosed quote raises ``UsageError``."""
+    try:
+        return list(_lexer(line))
+    except ValueError:
+        raise _unclosed(command, line) from None
+
+
+def _flag(func: Callable[..., Any], dest: str) -> str:
+    for action in func.parser._actions:
+        if action.dest == dest:
+            return action.option_strings[0] if action.option_strings else dest.upper()
+    return dest
+
+
+def _split_code(line: str, command: str) -> list[str]:
+    """The words of ``%deepagent js``: its leading options split like any line, then the rest of
+    the line kept exactly as written (JavaScript's own quotes stay); ``--`` ends the options."""
+    words: list[str] = []
+    rest = line.strip()
+    while rest.startswith("-"):
+        flag, *tail = rest.split(None, 1)
+        rest = tail[0] if tail else ""
+        if flag == "--":
+            break
+        words.append(flag)
+        if flag in ("-a", "--agent", "-t", "--thread") and rest:
+            lexer = _lexer(rest)
+            try:
+                words.append(lexer.get_token() or "")
+            except ValueError:
+                raise _unclosed(command, line) from None
+            rest = rest[lexer.instream.tell() :].strip()
+    return [*words, "--", rest] if rest else words
+
+
+def _check(func: Callable[..., Any], args: Any) -> None:
+    """Refuse empty values, contradicting options, and variable names deepnb must not assign."""
+    command = func.argcmd_name
+    for dest, value in vars(args).items():
+        if isinstance(value, str) and not value.strip():
+            raise UsageError(f"{command}: {_flag(func, dest)} needs a value, not an empty string.")
+    for first, second, why in CONFLICTS.get(command, ()):
+        if getattr(args, first) and getattr(args, second):
+            raise UsageError(
+                f"{command}: use either {_flag(func, first)} or {_flag(func, second)}, not both ({why})."
+            )
+    for dest in VARIABLES.get(command, ()):
+        name = getattr(args, dest)
+        if name is not None:
+            check_variable_name(name, f"{command} {_flag(func, dest)}")
+
+
+def _ipython_names() -> frozenset[str]:
+    """Names IPython keeps in the kernel's namespace (``In``, ``Out``, ``get_ipython``, …)."""
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    return frozenset(getattr(shell, "user_ns_hidden", ()) or ())
+
+
+def check_variable_name(name: str, option: str) -> None:
+    """Refuse ``name`` as a variable for deepnb to assign unless it is a plain Python identifier:
+    not a keyword, not a ``__dunder__`` name, not a name IPython itself keeps."""
+    dunder = name.startswith("__") and name.endswith("__")
+    if not name.isidentifier() or keyword.iskeyword(name) or dunder or name in _ipython_names():
+        raise UsageError(
+            f"{option} {name!r} is not a variable name deepnb will assign: use letters, digits and _ "
+            "(not starting with a digit), not a Python keyword, a __dunder__ name, or a name IPython "
+            "keeps (In, Out, get_ipython, ...)."
+        )
+
+
 def parse(func: Callable[..., Any], line: str) -> Any:
     """Parse ``line`` for ``func``'s declared arguments; errors raise ``UsageError`` naming the
     valid options."""
+    command = func.argcmd_name
+    words = _split_code(line, command) if func is js else split(line, command)
     try:
-        return parse_argstring(func, line)
-    except ValueError as exc:  # shlex: unbalanced quotes
-        raise UsageError(f"Cannot read the options ({exc}): check the quotes.") from None
+        args = func.parser.parse_args(words)
     except UsageError as exc:
-        raise UsageError(f"{func.argcmd_name}: {exc}. Valid options: {_options(func)}.") from None
+        raise UsageError(f"{command}: {exc}. Valid options: {_options(func)}.") from None
+    _check(func, args)
+    return args
 
 
 def split_subcommand(line: str) -> tuple[str, str]:
     """``"threads -a x"`` → ``("threads", "-a x")``; unknown subcommands raise ``UsageError``."""
-    try:
-        words = shlex.split(line)
-    except ValueError as exc:
-        raise UsageError(f"Cannot read the options ({exc}): check the quotes.") from None
+    words = split(line, "%deepagent")
     if not words:
         raise UsageError(f"%deepagent needs a subcommand: {', '.join(SUBCOMMANDS)}. Try %deepagent help.")
-    name, _, rest = line.strip().partition(" ")
+    name, *rest = line.split(None, 1)
     if name not in SUBCOMMANDS:
         raise UsageError(
             f"Unknown subcommand {name!r}: use one of {', '.join(SUBCOMMANDS)} "
             "(a task goes in a %%deepagent cell)."
         )
-    return name, rest
+    return name, rest[0] if rest else ""
 
 
 def usage() -> str:

@@ -1,0 +1,129 @@
+"""Magic arguments are read the way a shell reads them, everywhere: quotes group and are removed, an
+unclosed quote is one line; ``-o`` assigns only plain variable names; contradicting options are
+refused with one line. Every option of every command comes from the declarations, so a new option
+is covered too."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from IPython import get_ipython
+from IPython.core.error import UsageError
+from IPython.testing.globalipapp import start_ipython
+from IPython.utils.capture import capture_output
+
+from deepnb import workbench
+from deepnb.magics import parser
+
+
+@pytest.fixture
+def ip() -> Iterator[Any]:
+    start_ipython()
+    shell = get_ipython()
+    shell.run_line_magic("load_ext", "deepnb")
+    workbench.forget_all()
+    yield shell
+    workbench.forget_all()
+
+
+def _usage_error(shell: Any, source: str) -> str:
+    with capture_output():
+        result = shell.run_cell(source)
+    assert isinstance(result.error_in_exec, UsageError), (source, result.error_in_exec)
+    message = str(result.error_in_exec)
+    assert "\n" not in message, message
+    return message
+
+
+COMMANDS: dict[str, Callable[..., Any]] = {"%%deepagent": parser.cell, **parser.SUBCOMMANDS}
+REQUIRED = {"define": "x", "use": "x", "extension": "x"}
+"""A value for each command's required positional argument, so the rest can be tried alone."""
+CODE = {"js": "1 + 1"}
+"""What follows the options of a command whose last argument is code."""
+QUOTED = {"output": ("'my_var'", "my_var")}
+"""Options whose value must take a particular form: (as typed, as parsed)."""
+
+
+def _value_options() -> list[tuple[str, str, str]]:
+    """(command, option or positional, dest) for every argument that takes a value."""
+    found = []
+    for command, func in COMMANDS.items():
+        for action in func.parser._actions:
+            if action.nargs == 0 or action.dest == "help" or (func is parser.js and action.dest == "code"):
+                continue
+            found.append((command, action.option_strings[0] if action.option_strings else "", action.dest))
+    return found
+
+
+@pytest.mark.parametrize(("command", "flag", "dest"), _value_options())
+@pytest.mark.parametrize(
+    ("typed", "parsed"), [("'a b'", "a b"), ('"a b"', "a b"), ("a\\ b", "a b"), ("'it''s'", "its")]
+)
+def test_every_value_is_read_shell_style(command: str, flag: str, dest: str, typed: str, parsed: str) -> None:
+    func = COMMANDS[command]
+    typed, parsed = QUOTED.get(dest, (typed, parsed))
+    required = REQUIRED.get(command, "") if flag else ""
+    args = parser.parse(func, f"{required} {flag} {typed} {CODE.get(command, '')}".strip())
+    value = getattr(args, dest)
+    assert (value[0] if isinstance(value, list) else value) == parsed
+
+
+@pytest.mark.parametrize(("command", "flag", "dest"), _value_options())
+def test_an_unclosed_quote_or_an_empty_value_is_one_line(command: str, flag: str, dest: str) -> None:
+    func = COMMANDS[command]
+    required = REQUIRED.get(command, "") if flag else ""
+    with pytest.raises(UsageError, match="a quote is not closed") as unclosed:
+        parser.parse(func, f"{required} {flag} 'a b".strip())
+    with pytest.raises(UsageError, match="needs a value, not an empty string") as empty:
+        parser.parse(func, f"{required} {flag} '' {CODE.get(command, '')}".strip())
+    assert "\n" not in str(unclosed.value) + str(empty.value)
+
+
+def test_js_code_keeps_its_own_quotes_after_the_options() -> None:
+    args = parser.parse(parser.js, "-a 'my agent' -t \"my thread\" 'a b'.split(\" \").length")
+    assert (args.agent, args.thread, args.code) == ("my agent", "my thread", ["'a b'.split(\" \").length"])
+    assert parser.parse(parser.js, "-- -1 + 2").code == ["-1 + 2"]
+    assert parser.parse(parser.js, "it's").code == ["it's"]
+
+
+CONFLICTS = [
+    ("--bg --wait", "use either --bg or --wait, not both"),
+    ("-t abc --new", "use either -t or --new, not both"),
+    ("--new --thread abc", "use either -t or --new, not both"),
+]
+
+
+@pytest.mark.parametrize(("options", "expected"), CONFLICTS)
+def test_contradicting_options_are_refused_before_anything_runs(ip: Any, options: str, expected: str) -> None:
+    message = _usage_error(ip, f"%%deepagent -m demo:quickstart {options} -o conflicted\nA brief")
+    assert expected in message
+    assert "conflicted" not in ip.user_ns and not workbench.registered()
+
+
+BAD_NAMES = ["__builtins__", "__name__", "class", "None", "1x", "a-b", "a.b", "get_ipython", "In", "Out"]
+
+
+@pytest.mark.parametrize("name", BAD_NAMES)
+def test_o_assigns_only_plain_variable_names(ip: Any, name: str) -> None:
+    before = ip.user_ns.get(name, "absent")
+    message = _usage_error(ip, f"%%deepagent -m demo:quickstart -o {name}\nA brief")
+    assert f"-o {name!r} is not a variable name deepnb will assign: use letters, digits and _" in message
+    assert ip.user_ns.get(name, "absent") is before and not workbench.registered()
+    assert ip.user_ns["__builtins__"] is builtins or ip.user_ns["__builtins__"] is builtins.__dict__
+
+
+def test_quoted_thread_ids_and_paths_reach_the_engine_without_quotes(ip: Any) -> None:
+    ip.user_ns["topic"] = "tide pools"
+    with capture_output():
+        ip.run_cell("%%deepagent -m demo:quickstart -t 'my thread' -o quoted\nA brief on {topic}")
+    run = ip.user_ns["quoted"]
+    assert run.thread_id == "my thread" and run.status == "done"
+    assert "tide pools" in str(workbench.get().state_values("my thread")["messages"][0].content)
+    message = _usage_error(ip, "%deepagent files -t 'my thread' '/a b.md'")
+    assert "Nothing at /a b.md in this thread's files" in message
+    assert _usage_error(ip, "%deepagent files '/a b.md") == (
+        '%deepagent: a quote is not closed in "files \'/a b.md": close it, or escape it with a backslash.'
+    )
