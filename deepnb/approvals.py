@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from deepnb.errors import DeepnbError
+from deepnb.secrets import redacted_display
 
 if TYPE_CHECKING:
     from deepnb.run import Run
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
 DECISIONS = ("approve", "edit", "reject", "respond")
 
 
+@redacted_display
 @dataclass(frozen=True)
 class ApprovalRequest:
     """One gated tool call waiting for a decision. ``approve()``, ``edit(args)``,

@@ -15,7 +15,7 @@ from deepnb import events as ev
 from deepnb._loop import submit
 from deepnb.approvals import ApprovalRequest, normalize, preview, tool_schema
 from deepnb.errors import DeepnbError
-from deepnb.secrets import redact
+from deepnb.secrets import redact, redact_data, redacted_display
 from deepnb.state import RunState
 from deepnb.tree import SubagentNode, Summary, build_tree
 
@@ -30,6 +30,7 @@ Listener = Callable[[ev.Event], None]
 _ids = itertools.count(1)
 
 
+@redacted_display
 class Run:
     """A run of an agent on a thread. ``status`` is ``"running"``, ``"interrupted"``, ``"done"``,
     ``"error"`` or ``"cancelled"``; ``wait()`` blocks until it is no longer running."""
@@ -39,7 +40,7 @@ class Run:
         self.workbench = workbench
         self.thread_id = thread_id
         self.prompt = prompt
-        self.state = RunState(agent=workbench.name, thread_id=thread_id)
+        self.state = RunState(agent=redact(workbench.name), thread_id=redact(thread_id))  # shown as is
         self.auto_approve = False
         self._listeners: list[Listener] = []
         self._lock = threading.RLock()
@@ -277,6 +278,9 @@ class Run:
         return self
 
     def emit(self, event: ev.Event) -> None:
+        """Fold ``event`` into the state and pass it to the listeners, secrets redacted first:
+        everything downstream (state, views, snapshots, magics) sees only the redacted event."""
+        event = redact_data(event)
         with self._lock:
             self.state.apply(event)
             listeners = list(self._listeners)
