@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from deepnb.errors import DeepnbError
-from deepnb.secrets import redacted_display
+from deepnb.safe_display import safe_display
 
 if TYPE_CHECKING:
     from deepnb.run import Run
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 DECISIONS = ("approve", "edit", "reject", "respond")
 
 
-@redacted_display
+@safe_display
 @dataclass(frozen=True)
 class ApprovalRequest:
     """One gated tool call waiting for a decision. ``approve()``, ``edit(args)``,

@@ -15,7 +15,8 @@ from deepnb import events as ev
 from deepnb._loop import submit
 from deepnb.approvals import ApprovalRequest, normalize, preview, tool_schema
 from deepnb.errors import DeepnbError
-from deepnb.secrets import redact, redact_data, redacted_display
+from deepnb.safe_display import safe_display
+from deepnb.secrets import redact, redact_data
 from deepnb.state import RunState
 from deepnb.tree import SubagentNode, Summary, build_tree
 
@@ -30,7 +31,7 @@ Listener = Callable[[ev.Event], None]
 _ids = itertools.count(1)
 
 
-@redacted_display
+@safe_display
 class Run:
     """A run of an agent on a thread. ``status`` is ``"running"``, ``"interrupted"``, ``"done"``,
     ``"error"`` or ``"cancelled"``; ``wait()`` blocks until it is no longer running."""

@@ -1,8 +1,8 @@
 """Keep secrets out of anything deepnb shows or saves.
 
 :func:`redact` cleans one string, :func:`redact_data` cleans strings anywhere inside events,
-mappings, sequences and dataclasses (``Run.emit`` passes every event through it), and
-:func:`redacted_display` makes a class's reprs and rich displays go through :func:`redact`.
+mappings, sequences and dataclasses (``Run.emit`` passes every event through it; the reprs and rich
+displays of deepnb's objects go through it too, see :mod:`deepnb.safe_display`).
 
 A secret is the value of an environment variable whose name looks secret (``*_API_KEY``,
 ``*TOKEN*``, ``*PASSWORD*``…), found as it is and in the forms it takes once escaped for JSON
@@ -19,7 +19,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import quote, quote_plus
 
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)", re.IGNORECASE)
@@ -33,16 +33,6 @@ _BEARER = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}")
 REDACTED = "[redacted]"
 MIN_SECRET = 6
 """Shorter values of secret-named variables are not secrets worth hiding (they'd blank words)."""
-_DISPLAY_METHODS = (
-    "__repr__",
-    "__str__",
-    "_repr_html_",
-    "_repr_markdown_",
-    "_repr_latex_",
-    "_repr_json_",
-    "_repr_mimebundle_",
-)
-"""What IPython (and ``repr``/``str``) call to show an object."""
 
 _environ: dict[Any, Any] = {}
 _forms: tuple[str, ...] = ()
@@ -96,15 +86,20 @@ def redact_data(value: Any) -> Any:
     """``value`` with :func:`redact` applied to every string inside it: mapping keys and values,
     list and tuple items, dataclass fields (so an event comes back as an event of its kind).
     Other objects are returned as they are; so is anything that holds no secret (no copy)."""
+    return map_strings(value, redact)
+
+
+def map_strings(value: Any, change: Callable[[str], str]) -> Any:
+    """``value`` with ``change`` applied to every string inside it (see :func:`redact_data`)."""
     if isinstance(value, str):
-        return redact(value)
+        return change(value)
     if isinstance(value, Mapping):
-        pairs = [(redact_data(k), redact_data(v)) for k, v in value.items()]
+        pairs = [(map_strings(k, change), map_strings(v, change)) for k, v in value.items()]
         if all(k is a and v is b for (k, v), (a, b) in zip(pairs, value.items(), strict=True)):
             return value
         return dict(pairs)
     if isinstance(value, (list, tuple)):
-        items = [redact_data(item) for item in value]
+        items = [map_strings(item, change) for item in value]
         if all(a is b for a, b in zip(items, value, strict=True)):
             return value
         if isinstance(value, list):
@@ -114,30 +109,8 @@ def redact_data(value: Any) -> Any:
         changes = {}
         for name in _field_names(type(value)):
             old = getattr(value, name)
-            new = redact_data(old)
+            new = map_strings(old, change)
             if new is not old:
                 changes[name] = new
         return dataclasses.replace(value, **changes) if changes else value
     return value
-
-
-T = TypeVar("T", bound=type)
-
-
-def _redacting(method: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(method)
-    def shown(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return redact_data(method(self, *args, **kwargs))
-
-    shown.__deepnb_redacted__ = True  # type: ignore[attr-defined]
-    return shown
-
-
-def redacted_display(cls: T) -> T:
-    """Class decorator: the class's own ``__repr__``, ``__str__`` and ``_repr_*_`` methods
-    return what they did with secrets redacted (put it above ``@dataclass``)."""
-    for name in _DISPLAY_METHODS:
-        method = cls.__dict__.get(name)
-        if callable(method) and not getattr(method, "__deepnb_redacted__", False):
-            setattr(cls, name, _redacting(method))
-    return cls

@@ -14,7 +14,7 @@ from deepnb.checkpoint import CheckpointerSpec, make_checkpointer
 from deepnb.errors import DeepnbError
 from deepnb.files import Files
 from deepnb.run import Run
-from deepnb.secrets import redacted_display
+from deepnb.safe_display import safe_display
 from deepnb.spec import AgentSpec, model_label
 from deepnb.tree import SubagentNode
 
@@ -34,7 +34,7 @@ class ThreadInfo:
     steps: int
 
 
-@redacted_display
+@safe_display
 class Workbench:
     """An agent with a checkpointer and threads. ``run()`` sends it a prompt."""
 

@@ -11,7 +11,7 @@ from deepnb.errors import DeepnbError
 from deepnb.files import watch
 from deepnb.files.paths import clean_path, is_under
 from deepnb.files.sources import Entry, FileMissing, Match, source_for
-from deepnb.secrets import redacted_display
+from deepnb.safe_display import safe_display
 
 if TYPE_CHECKING:
     from deepnb.workbench import Workbench
@@ -20,7 +20,7 @@ REPR_LIMIT = 40
 """How many entries a file listing shows before it summarizes the rest."""
 
 
-@redacted_display
+@safe_display
 class Files(Mapping[str, str]):
     """A thread's files: a mapping of path → text, read when accessed, over whatever backend the
     agent uses (its state, a folder on disk, a LangGraph store, or routes of a composite).

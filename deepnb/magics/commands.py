@@ -9,10 +9,10 @@ from typing import Any
 
 from deepnb.errors import DeepnbError
 from deepnb.render import escape
-from deepnb.secrets import redacted_display
+from deepnb.safe_display import safe_display
 
 
-@redacted_display
+@safe_display
 @dataclass(frozen=True)
 class Table:
     """A small table that shows as text and as escaped HTML; ``rows`` holds the data."""
@@ -41,7 +41,7 @@ class Table:
         return f'<table class="deepnb-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
-@redacted_display
+@safe_display
 @dataclass(frozen=True)
 class Message:
     """A one-line result that shows as itself."""
@@ -208,7 +208,7 @@ def new(args: Any) -> Message:
     return Message(f"New thread {workbench.new_thread()} on agent {workbench.name!r}.")
 
 
-@redacted_display
+@safe_display
 class TodoList:
     """A thread's todo list, shown as text or HTML; ``items`` holds the data."""
 

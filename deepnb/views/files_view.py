@@ -48,7 +48,8 @@ from deepnb.files.paths import clean_path
 from deepnb.files.render import TEXT_LIMIT, render_file
 from deepnb.files.sources import Entry
 from deepnb.render import code_css
-from deepnb.secrets import redact, redacted_display
+from deepnb.safe_display import safe_display
+from deepnb.secrets import redact
 from deepnb.views.assets import asset, stylesheet
 from deepnb.views.throttle import Throttle
 
@@ -120,7 +121,7 @@ def _int_arg(content: dict[str, Any], name: str, default: int, low: int, high: i
     return max(low, min(high, value))
 
 
-@redacted_display
+@safe_display
 class FilesView(anywidget.AnyWidget):
     """A thread's files, browsable: ``FilesView(run.files)`` or ``%deepagent files [FOLDER]``.
 

@@ -292,7 +292,7 @@ def test_a_run_and_the_magics_show_no_secret(secret: str) -> None:
 
 def test_every_display_method_in_deepnb_is_redacted() -> None:
     """A class of deepnb with a hand-written ``__repr__``, ``__str__`` or ``_repr_*_`` is wrapped
-    by ``redacted_display`` (so a new class can't forget it)."""
+    by ``safe_display`` (so a new class can't forget it)."""
     import importlib
     import pkgutil
 
@@ -308,6 +308,6 @@ def test_every_display_method_in_deepnb_is_redacted() -> None:
                 method = cls.__dict__.get(name)
                 code = getattr(method, "__code__", None)
                 written = code is not None and code.co_filename.startswith(package)  # not generated
-                if written and not getattr(method, "__deepnb_redacted__", False):
+                if written and not getattr(method, "__deepnb_safe_display__", False):
                     missing.append(f"{module.__name__}.{cls.__name__}.{name}")
     assert missing == []
