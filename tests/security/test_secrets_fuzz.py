@@ -311,3 +311,13 @@ def test_every_display_method_in_deepnb_is_redacted() -> None:
                 if written and not getattr(method, "__deepnb_safe_display__", False):
                     missing.append(f"{module.__name__}.{cls.__name__}.{name}")
     assert missing == []
+
+
+def test_error_messages_show_no_secret(secret: str) -> None:
+    """A deepnb error often quotes what it was given: shown (one line in a magic's output, a
+    card's refusal), the secret is not in it."""
+    from deepnb.errors import DeepnbError
+    from deepnb.models.scripted import ScriptError
+
+    for error in (DeepnbError(f"No thread {secret!r}"), ScriptError(f"bad model {json.dumps(secret)}")):
+        assert_hidden(secret, type(error).__name__, str(error))
