@@ -55,10 +55,11 @@ def secret_forms() -> tuple[str, ...]:
     data = getattr(os.environ, "_data", None)  # the raw mapping: cheap to compare
     current = data if isinstance(data, dict) else dict(os.environ)
     if current != _environ:
+        snapshot = dict(current)  # taken first: a change from now on is seen by the next call
         values = {v for name, v in os.environ.items() if _SECRET_NAME.search(name) and len(v) >= MIN_SECRET}
         forms = set().union(*(_escaped_forms(v) for v in values)) if values else set()
         _forms = tuple(sorted(forms, key=len, reverse=True))
-        _environ = dict(current)
+        _environ = snapshot
     return _forms
 
 
