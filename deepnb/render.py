@@ -64,9 +64,9 @@ def highlight_file(text: str, path: str) -> str:
 def blocked_image(src: str, alt: str) -> str:
     """The placeholder of an image that is not loaded: its URL as text. A remote URL is also
     kept in ``data-src``, for the live view's "load image" button."""
-    loadable = f' data-src="{escape(src)}"' if _LOADABLE.match(src) else ""
-    what = "image" if _LOADABLE.match(src) else "image (not shown here)"
-    label = f"{what}{': ' + alt if alt else ''}"
+    remote = bool(_LOADABLE.match(src))
+    label = ("image" if remote else "image (not shown here)") + (f": {alt}" if alt else "")
+    loadable = f' data-src="{escape(src)}"' if remote else ""
     return (
         f'<span class="{BLOCKED_IMAGE_CLASS}"{loadable} data-alt="{escape(alt)}">'
         f'<span class="dnb-image-label">[{escape(label)}]</span> <code>{escape(src)}</code></span>'
