@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from deepnb.errors import DeepnbError
+from deepnb.safe_display import safe_display
 
 if TYPE_CHECKING:
     from deepnb.run import Run
@@ -20,6 +21,7 @@ CARD_MESSAGES = ("decide", "always", "approve_all")
 _DECISION_FIELDS = {"type": (str,), "message": (str,), "args": (dict, str)}
 
 
+@safe_display
 @dataclass(frozen=True)
 class ApprovalRequest:
     """One gated tool call waiting for a decision. ``approve()``, ``edit(args)``,

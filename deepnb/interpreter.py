@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from deepnb.errors import DeepnbError
 from deepnb.render import escape
+from deepnb.safe_display import safe_display
 
 if TYPE_CHECKING:
     from deepnb.workbench import Workbench
@@ -87,6 +88,7 @@ def parse_eval(text: str) -> EvalOutcome:
     return EvalOutcome(parts.get("stdout", ""), parts.get("result", ""), parts.get("error", ""), error_type)
 
 
+@safe_display
 class Interpreter:
     """A thread's REPL state, read on the host: the snapshot the interpreter saved after its last
     turn, restored into a fresh QuickJS runtime. Reading it never changes the thread."""
@@ -159,6 +161,7 @@ class Interpreter:
         )
 
 
+@safe_display
 @dataclass(frozen=True)
 class JSValue:
     """A JS value that has no Python counterpart (a function, a class instance with methods…)."""

@@ -1,12 +1,19 @@
 """Agent text to safe HTML: Markdown with raw HTML off, code highlighted by Pygments.
 
 Every piece of model, tool or file text goes through :func:`escape` or :func:`markdown` before it
-reaches HTML, in live views and static snapshots alike.
+reaches HTML, in live views and static snapshots alike. Bidi control characters come out as
+visible escapes (:mod:`deepnb.bidi`).
+
+Untrusted text makes no requests: a Markdown image loads only from a ``data:image/`` URI; any
+other image (remote, protocol-relative, relative, any other scheme; inline or reference-style)
+becomes a placeholder naming its URL as text, which the live view can turn into the image on a
+click (``data-src``, remote URLs only). Links open in a new tab with ``rel="noopener noreferrer"``.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -15,16 +22,24 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
+from deepnb.bidi import reveal_controls
+from deepnb.safe_display import shown_text
+
 CODE_CLASS = "dnb-code"
+BLOCKED_IMAGE_CLASS = "dnb-image-blocked"
+_SHOWN_IMAGE = re.compile(r"data:image/", re.IGNORECASE)
+"""The only images rendered as images: inline data, which loads nothing."""
+_LOADABLE = re.compile(r"(https?:)?//", re.IGNORECASE)
+"""Images the live view offers to load on a click (a relative path would hit the notebook server)."""
 
 
 def escape(text: object) -> str:
-    """HTML-escape ``text`` (quotes included)."""
-    return html.escape(str(text), quote=True)
+    """HTML-escape ``text`` (quotes included); bidi controls become visible escapes."""
+    return html.escape(reveal_controls(str(text)), quote=True)
 
 
 def _code_block(code: str, lexer: Any) -> str:
-    body = _highlight(code, lexer, HtmlFormatter(nowrap=True))
+    body = reveal_controls(_highlight(code, lexer, HtmlFormatter(nowrap=True)))
     return f'<pre class="{CODE_CLASS}"><code>{body}</code></pre>\n'
 
 
@@ -46,6 +61,34 @@ def highlight_file(text: str, path: str) -> str:
     return _code_block(text, lexer)
 
 
+def blocked_image(src: str, alt: str) -> str:
+    """The placeholder of an image that is not loaded: its URL as text. A remote URL is also
+    kept in ``data-src``, for the live view's "load image" button."""
+    remote = bool(_LOADABLE.match(src))
+    label = ("image" if remote else "image (not shown here)") + (f": {alt}" if alt else "")
+    loadable = f' data-src="{escape(src)}"' if remote else ""
+    return (
+        f'<span class="{BLOCKED_IMAGE_CLASS}"{loadable} data-alt="{escape(alt)}">'
+        f'<span class="dnb-image-label">[{escape(label)}]</span> <code>{escape(src)}</code></span>'
+    )
+
+
+def _image(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -> str:
+    token = tokens[idx]
+    src = str(token.attrGet("src") or "")
+    alt = renderer.renderInlineAsText(token.children or [], options, env)
+    if _SHOWN_IMAGE.match(src):
+        return f'<img src="{escape(src)}" alt="{escape(alt)}">'
+    return blocked_image(src, alt)
+
+
+def _link_open(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -> str:
+    token = tokens[idx]
+    token.attrSet("target", "_blank")
+    token.attrSet("rel", "noopener noreferrer")
+    return renderer.renderToken(tokens, idx, options, env)
+
+
 @lru_cache(maxsize=1)
 def _parser():
     from markdown_it import MarkdownIt
@@ -53,15 +96,17 @@ def _parser():
     def fence(code: str, language: str, _attrs: str) -> str:
         return highlight(code, language.strip().split(" ")[0] if language else "")
 
-    return MarkdownIt("commonmark", {"html": False, "linkify": False, "highlight": fence}).enable(
-        ["table", "strikethrough"]
-    )
+    parser = MarkdownIt("commonmark", {"html": False, "linkify": False, "highlight": fence})
+    parser.enable(["table", "strikethrough"])
+    parser.add_render_rule("image", _image)
+    parser.add_render_rule("link_open", _link_open)
+    return parser
 
 
 def markdown(text: str) -> str:
-    """Render Markdown to HTML with raw HTML escaped and unsafe links dropped."""
-    rendered = _parser().render(text)
-    return rendered.replace("<a href=", '<a target="_blank" rel="noopener noreferrer" href=')
+    """Render Markdown to HTML with raw HTML escaped, unsafe links dropped, remote images turned
+    into placeholders, secrets redacted and bidi controls shown."""
+    return shown_text(_parser().render(text))
 
 
 @lru_cache(maxsize=1)

@@ -16,7 +16,8 @@ from deepnb._loop import submit
 from deepnb.approvals import ApprovalRequest, normalize, preview, tool_schema
 from deepnb.errors import DeepnbError
 from deepnb.failures import abort_in, contained, describe_abort, describe_exception, failed_tool_calls
-from deepnb.secrets import redact
+from deepnb.safe_display import safe_display
+from deepnb.secrets import redact, redact_data
 from deepnb.state import RunState
 from deepnb.tree import SubagentNode, Summary, build_tree
 
@@ -33,6 +34,7 @@ KERNEL_INTERRUPT = "interrupted by the kernel"
 """How a run stopped by the kernel's interrupt (Ctrl-C, the ■ button) says why it stopped."""
 
 
+@safe_display
 class Run:
     """A run of an agent on a thread. ``status`` is ``"running"``, ``"interrupted"``, ``"done"``,
     ``"error"`` or ``"cancelled"``; ``wait()`` blocks until it is no longer running."""
@@ -42,7 +44,9 @@ class Run:
         self.workbench = workbench
         self.thread_id = thread_id
         self.prompt = prompt
-        self.state = RunState(agent=workbench.name, thread_id=thread_id, in_state=self._in_state)
+        self.state = RunState(  # shown as is: redacted here
+            agent=redact(workbench.name), thread_id=redact(thread_id), in_state=self._in_state
+        )
         self.auto_approve = False
         self._listeners: list[Listener] = []
         self._lock = threading.RLock()
@@ -297,6 +301,9 @@ class Run:
         return self
 
     def emit(self, event: ev.Event) -> None:
+        """Fold ``event`` into the state and pass it to the listeners, secrets redacted first:
+        everything downstream (state, views, snapshots, magics) sees only the redacted event."""
+        event = redact_data(event)
         with self._lock:
             self.state.apply(event)
             listeners = list(self._listeners)

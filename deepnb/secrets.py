@@ -1,39 +1,117 @@
-"""Keep secrets out of anything deepnb shows or saves."""
+"""Keep secrets out of anything deepnb shows or saves.
+
+:func:`redact` cleans one string, :func:`redact_data` cleans strings anywhere inside events,
+mappings, sequences and dataclasses (``Run.emit`` passes every event through it; the reprs and rich
+displays of deepnb's objects go through it too, see :mod:`deepnb.safe_display`).
+
+A secret is the value of an environment variable whose name looks secret (``*_API_KEY``,
+``*TOKEN*``, ``*PASSWORD*``…), found as it is and in the forms it takes once escaped for JSON
+(``\\"``, ``\\\\``, ``\\u00f6``), Python reprs, HTML and URLs; plus anything shaped like a
+well-known key, and bearer tokens.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import html
+import json
 import os
 import re
+from collections.abc import Callable, Mapping
+from typing import Any
+from urllib.parse import quote, quote_plus
 
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)", re.IGNORECASE)
 _KEY_SHAPES = re.compile(
     r"\b(sk-[A-Za-z0-9_\-]{12,}|sk-ant-[A-Za-z0-9_\-]{12,}|AIza[0-9A-Za-z_\-]{20,}"
     r"|ghp_[A-Za-z0-9]{20,}|xox[abp]-[A-Za-z0-9\-]{10,}|lsv2_[A-Za-z0-9_]{20,})"
 )
+_KEY_PREFIXES = ("sk-", "AIza", "ghp_", "xox", "lsv2_")
+"""Every key shape starts with one of these: a text without any skips the regular expression."""
 _BEARER = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}")
 REDACTED = "[redacted]"
+MIN_SECRET = 6
+"""Shorter values of secret-named variables are not secrets worth hiding (they'd blank words)."""
+
+_environ: dict[Any, Any] = {}
+_forms: tuple[str, ...] = ()
 
 
-_cache: dict[tuple, tuple[str, ...]] = {}
+def _escaped_forms(value: str) -> set[str]:
+    """``value`` as it appears once escaped: in JSON (ASCII-only or not), a Python repr, HTML
+    (also HTML of JSON) and a URL (``%xx`` either case, ``+`` for spaces)."""
+    forms = {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1], repr(value)[1:-1]}
+    forms |= {html.escape(form, quote=quote_html) for form in list(forms) for quote_html in (True, False)}
+    for url in (quote(value, safe=""), quote(value), quote_plus(value)):
+        forms |= {url, re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), url)}
+    return forms
 
 
-def _secret_values() -> tuple[str, ...]:
-    """The values of secret-looking environment variables, longest first (recomputed only when
-    the environment changes)."""
-    data = getattr(os.environ, "_data", None)  # the raw mapping: cheap to snapshot
-    key = tuple(data.items()) if isinstance(data, dict) else tuple(os.environ.items())
-    if key not in _cache:
-        _cache.clear()
-        values = {v for name, v in os.environ.items() if _SECRET_NAME.search(name) and len(v) >= 6}
-        _cache[key] = tuple(sorted(values, key=len, reverse=True))
-    return _cache[key]
+def secret_forms() -> tuple[str, ...]:
+    """Every form of every secret-looking environment value, longest first. Recomputed only
+    when the environment changes (checked by one dict comparison per call)."""
+    global _environ, _forms
+    data = getattr(os.environ, "_data", None)  # the raw mapping: cheap to compare
+    current = data if isinstance(data, dict) else dict(os.environ)
+    if current != _environ:
+        snapshot = dict(current)  # taken first: a change from now on is seen by the next call
+        values = {v for name, v in os.environ.items() if _SECRET_NAME.search(name) and len(v) >= MIN_SECRET}
+        forms = set().union(*(_escaped_forms(v) for v in values)) if values else set()
+        _forms = tuple(sorted(forms, key=len, reverse=True))
+        _environ = snapshot
+    return _forms
 
 
 def redact(text: str) -> str:
-    """``text`` with the values of secret-looking environment variables and key-shaped tokens
-    replaced by ``[redacted]``."""
-    for value in _secret_values():
-        if value in text:
-            text = text.replace(value, REDACTED)
-    text = _KEY_SHAPES.sub(REDACTED, text)
-    return _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
+    """``text`` with the values of secret-looking environment variables (in any of their escaped
+    forms), key-shaped tokens and bearer tokens replaced by ``[redacted]``."""
+    if len(text) < MIN_SECRET:
+        return text
+    for form in secret_forms():
+        if form in text:
+            text = text.replace(form, REDACTED)
+    if any(prefix in text for prefix in _KEY_PREFIXES):
+        text = _KEY_SHAPES.sub(REDACTED, text)
+    if "bearer" in text.lower():
+        text = _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
+    return text
+
+
+@functools.cache
+def _field_names(kind: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(kind) if f.init)
+
+
+def redact_data(value: Any) -> Any:
+    """``value`` with :func:`redact` applied to every string inside it: mapping keys and values,
+    list and tuple items, dataclass fields (so an event comes back as an event of its kind).
+    Other objects are returned as they are; so is anything that holds no secret (no copy)."""
+    return map_strings(value, redact)
+
+
+def map_strings(value: Any, change: Callable[[str], str]) -> Any:
+    """``value`` with ``change`` applied to every string inside it (see :func:`redact_data`)."""
+    if isinstance(value, str):
+        return change(value)
+    if isinstance(value, Mapping):
+        pairs = [(map_strings(k, change), map_strings(v, change)) for k, v in value.items()]
+        if all(k is a and v is b for (k, v), (a, b) in zip(pairs, value.items(), strict=True)):
+            return value
+        return dict(pairs)
+    if isinstance(value, (list, tuple)):
+        items = [map_strings(item, change) for item in value]
+        if all(a is b for a, b in zip(items, value, strict=True)):
+            return value
+        if isinstance(value, list):
+            return items
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {}
+        for name in _field_names(type(value)):
+            old = getattr(value, name)
+            new = map_strings(old, change)
+            if new is not old:
+                changes[name] = new
+        return dataclasses.replace(value, **changes) if changes else value
+    return value

@@ -10,7 +10,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from deepnb.safe_display import safe_display
 
+
+@safe_display
 @dataclass(frozen=True)
 class SubagentNode:
     """One agent of a run: the main agent at the root, one node per ``task`` call below it.

@@ -15,6 +15,7 @@ from deepnb.checkpoint import CheckpointerSpec, database_key, make_checkpointer
 from deepnb.errors import DeepnbError
 from deepnb.files import Files
 from deepnb.run import Run
+from deepnb.safe_display import safe_display
 from deepnb.spec import AgentSpec, model_label
 from deepnb.tree import SubagentNode
 
@@ -34,6 +35,7 @@ class ThreadInfo:
     steps: int
 
 
+@safe_display
 class Workbench:
     """An agent with a checkpointer and threads. ``run()`` sends it a prompt."""
 

@@ -23,12 +23,46 @@ const REFRESH_DELAY = 150; // ms: `changed` messages close together make one ref
 function h(tag, cls, text) {
   const node = document.createElement(tag);
   if (cls) node.className = cls;
-  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (text !== undefined && text !== null) node.textContent = shownText(text);
   return node;
 }
 
+// Untrusted content makes no requests (deepnb.render): Python turns an image from a URL into a
+// placeholder naming it; a remote one gets a "load image" button here, and only its click sets an
+// <img> src. Bidi control characters (an RTL override can make "txt.exe" read "exe.txt") are shown
+// as escapes, \u202e, in every text this view writes.
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const LOADABLE_IMAGE = /^(https?:)?\/\//i;
+const shownText = (value) =>
+  (value === undefined || value === null ? "" : String(value)).replace(
+    BIDI_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
+function armImages(container) {
+  for (const holder of container.querySelectorAll(".dnb-image-blocked[data-src]")) {
+    if (holder.querySelector(".dnb-image-load")) continue;
+    const load = document.createElement("button");
+    load.type = "button";
+    load.className = "dnb-image-load";
+    load.textContent = "load image";
+    load.title = "Loading it sends a request to that address";
+    load.addEventListener("click", (event) => {
+      event.preventDefault();
+      event.stopPropagation();
+      const src = holder.getAttribute("data-src") || "";
+      if (!LOADABLE_IMAGE.test(src)) return;
+      const img = document.createElement("img");
+      img.className = "dnb-image-loaded";
+      img.alt = holder.getAttribute("data-alt") || "";
+      img.referrerPolicy = "no-referrer";
+      img.src = src; // the one place an image URL from content is loaded: after this click
+      holder.replaceWith(img);
+    });
+    holder.append(" ", load);
+  }
+}
+
 function setText(node, text) {
-  const value = str(text);
+  const value = shownText(text);
   if (node.textContent !== value) node.textContent = value;
 }
 
@@ -602,6 +636,7 @@ function viewerView(request, onSaved, onSelect) {
     content.classList.toggle("dnb-md", file.kind === "markdown");
     content.setAttribute("data-kind", str(file.kind));
     content.innerHTML = str(file.html); // rendered and escaped in Python (render_file)
+    armImages(content);
   }
 
   function dirty() {

@@ -52,8 +52,42 @@ function runState(model) {
 function h(tag, cls, text) {
   const node = document.createElement(tag);
   if (cls) node.className = cls;
-  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (text !== undefined && text !== null) node.textContent = shownText(text);
   return node;
+}
+
+// Untrusted content makes no requests (deepnb.render): Python turns an image from a URL into a
+// placeholder naming it; a remote one gets a "load image" button here, and only its click sets an
+// <img> src. Bidi control characters (an RTL override can make "txt.exe" read "exe.txt") are shown
+// as escapes, \u202e, in every text this view writes.
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const LOADABLE_IMAGE = /^(https?:)?\/\//i;
+const shownText = (value) =>
+  (value === undefined || value === null ? "" : String(value)).replace(
+    BIDI_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
+function armImages(container) {
+  for (const holder of container.querySelectorAll(".dnb-image-blocked[data-src]")) {
+    if (holder.querySelector(".dnb-image-load")) continue;
+    const load = document.createElement("button");
+    load.type = "button";
+    load.className = "dnb-image-load";
+    load.textContent = "load image";
+    load.title = "Loading it sends a request to that address";
+    load.addEventListener("click", (event) => {
+      event.preventDefault();
+      event.stopPropagation();
+      const src = holder.getAttribute("data-src") || "";
+      if (!LOADABLE_IMAGE.test(src)) return;
+      const img = document.createElement("img");
+      img.className = "dnb-image-loaded";
+      img.alt = holder.getAttribute("data-alt") || "";
+      img.referrerPolicy = "no-referrer";
+      img.src = src; // the one place an image URL from content is loaded: after this click
+      holder.replaceWith(img);
+    });
+    holder.append(" ", load);
+  }
 }
 
 const str = (value) => (value === undefined || value === null ? "" : String(value));
@@ -71,7 +105,7 @@ function fmtElapsed(seconds) {
 const plural = (n, word) => `${fmtInt(n)} ${word}${num(n) === 1 ? "" : "s"}`;
 
 function setText(node, text) {
-  const value = str(text);
+  const value = shownText(text);
   if (node.textContent !== value) node.textContent = value;
 }
 
@@ -203,6 +237,7 @@ function patchItem(rec, item) {
         rec.body.classList.remove("dnb-streaming");
         rec.body.classList.add("dnb-md");
         rec.body.innerHTML = html; // Sanitized in Python; the only innerHTML in this view.
+        armImages(rec.body);
       }
     } else if (htmlChanged || textChanged) {
       const text = str(rec.f.text);
@@ -210,12 +245,12 @@ function patchItem(rec, item) {
         rec.body.classList.remove("dnb-md");
         rec.body.classList.add("dnb-streaming");
         rec.body.textContent = "";
-        rec.stream = document.createTextNode(text);
+        rec.stream = document.createTextNode(shownText(text));
         rec.body.appendChild(rec.stream);
       } else if (typeof prevText === "string" && text.startsWith(prevText)) {
-        rec.stream.appendData(text.slice(prevText.length));
+        rec.stream.appendData(shownText(text.slice(prevText.length)));
       } else {
-        rec.stream.data = text;
+        rec.stream.data = shownText(text);
       }
     }
   } else if (rec.kind === "tool") {
@@ -332,8 +367,10 @@ function patchSummary(rec, item) {
   if (changed(rec, item, "summary_html") || textChanged) {
     const html = rec.f.summary_html;
     rec.body.classList.toggle("dnb-md", typeof html === "string" && html !== "");
-    if (typeof html === "string" && html !== "") rec.body.innerHTML = html; // escaped in Python
-    else setText(rec.body, rec.f.summary);
+    if (typeof html === "string" && html !== "") {
+      rec.body.innerHTML = html; // escaped in Python
+      armImages(rec.body);
+    } else setText(rec.body, rec.f.summary);
   }
   if (changed(rec, item, "file_path")) {
     const path = str(rec.f.file_path);
@@ -1237,6 +1274,7 @@ function peekView(model, st) {
     } else if (peek.html) {
       body.classList.add("dnb-md");
       body.innerHTML = peek.html; // escaped in Python
+      armImages(body);
     } else {
       body.replaceChildren(h("pre", "dnb-pre dnb-filepeek-text", peek.text));
     }

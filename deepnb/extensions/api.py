@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deepnb.errors import DeepnbError
+from deepnb.safe_display import safe_display
 
 if TYPE_CHECKING:
     from deepnb.extensions.registry import Registration, Source
@@ -26,6 +27,7 @@ class ExtensionError(DeepnbError):
     """An extension did something deepnb cannot accept; the message says what."""
 
 
+@safe_display
 class ExtensionMode(StrEnum):
     """Where an extension runs. deepnb is always ``notebook``; the other two are Deep Agents
     Code's, so extensions that compare against them keep working."""
@@ -72,6 +74,7 @@ def check_prefix(prefix: object) -> str:
     return prefix
 
 
+@safe_display
 class ExtensionAPI:
     """What one extension's ``extension(d)`` receives: registration methods and read-only
     context. Registrations made while ``extension(d)`` runs are installed together when it

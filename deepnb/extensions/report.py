@@ -7,10 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from deepnb.extensions.registry import REGISTRY
+from deepnb.safe_display import safe_display
 
 KIND_LABELS = {"tool": "tool", "middleware": "middleware", "route": "route", "shutdown": "on_shutdown"}
 
 
+@safe_display
 @dataclass(frozen=True)
 class Listing:
     """The extensions' state; each field holds plain data, and it shows as text or HTML."""

@@ -7,11 +7,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from deepnb.errors import DeepnbError
+from deepnb.safe_display import safe_display
 
 if TYPE_CHECKING:
     from deepnb.files.files import Files
 
 
+@safe_display
 @dataclass(frozen=True)
 class FileChange:
     """``kind`` is ``added``, ``modified``, ``deleted`` or ``written`` (changed, but the backend

@@ -12,12 +12,14 @@ from deepnb.files.files import REPR_LIMIT, Files
 from deepnb.files.render import RenderedFile, render_file
 from deepnb.files.sources import Entry
 from deepnb.render import code_css, escape
+from deepnb.safe_display import safe_display
 
 if TYPE_CHECKING:
     from deepnb.run import Run
     from deepnb.views.files_view import FilesView
 
 
+@safe_display
 @dataclass(frozen=True)
 class FolderListing:
     """A folder of a thread's filesystem; ``entries`` holds the data."""
@@ -44,6 +46,7 @@ class FolderListing:
         return files_html(self.entries[:REPR_LIMIT], len(self.entries), title=self.path)
 
 
+@safe_display
 @dataclass(frozen=True)
 class FileDisplay:
     """One file, rendered: Markdown, highlighted code, a CSV table, an image, or a binary named."""

@@ -13,6 +13,7 @@ from deepnb.files import hold, watch
 from deepnb.files.paths import clean_path, is_under
 from deepnb.files.rules import Rules
 from deepnb.files.sources import Entry, FileMissing, Match, source_for
+from deepnb.safe_display import safe_display
 
 if TYPE_CHECKING:
     from deepnb.workbench import Workbench
@@ -21,6 +22,7 @@ REPR_LIMIT = 40
 """How many entries a file listing shows before it summarizes the rest."""
 
 
+@safe_display
 class Files(Mapping[str, str]):
     """A thread's files: a mapping of path → text, read when accessed, over whatever backend the
     agent uses (its state, a folder on disk, a LangGraph store, or routes of a composite).

@@ -9,8 +9,10 @@ from typing import Any
 
 from deepnb.errors import DeepnbError
 from deepnb.render import escape
+from deepnb.safe_display import safe_display
 
 
+@safe_display
 @dataclass(frozen=True)
 class Table:
     """A small table that shows as text and as escaped HTML; ``rows`` holds the data."""
@@ -39,6 +41,7 @@ class Table:
         return f'<table class="deepnb-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
+@safe_display
 @dataclass(frozen=True)
 class Message:
     """A one-line result that shows as itself."""
@@ -227,6 +230,7 @@ def new(args: Any) -> Message:
     return Message(f"New thread {workbench.new_thread()} on agent {workbench.name!r}.")
 
 
+@safe_display
 class TodoList:
     """A thread's todo list, shown as text or HTML; ``items`` holds the data."""
 

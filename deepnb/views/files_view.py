@@ -49,6 +49,7 @@ from deepnb.files.paths import clean_path
 from deepnb.files.render import TEXT_LIMIT, render_file
 from deepnb.files.sources import Entry
 from deepnb.render import code_css
+from deepnb.safe_display import safe_display
 from deepnb.secrets import redact
 from deepnb.views.assets import asset, stylesheet
 from deepnb.views.messages import FILES_MESSAGES, MessageRefused
@@ -134,6 +135,7 @@ def _int_arg(content: dict[str, Any], name: str, default: int, low: int, high: i
     return max(low, min(high, value))
 
 
+@safe_display
 class FilesView(anywidget.AnyWidget):
     """A thread's files, browsable: ``FilesView(run.files)`` or ``%deepagent files [FOLDER]``.
 

@@ -85,8 +85,8 @@ class RunView(anywidget.AnyWidget):
         state = run.state.to_json()
         super().__init__(
             **{name: state[name] for name in _SYNCED},
-            agent=run.workbench.name,
-            thread_id=run.thread_id,
+            agent=redact(run.workbench.name),
+            thread_id=redact(run.thread_id),
             live_controls=live_controls,
             stop_hint="" if live_controls else "Stop needs the kernel's interrupt (■) here.",
             code_css=code_css(".deepnb"),

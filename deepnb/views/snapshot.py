@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from deepnb.render import code_css, escape
+from deepnb.safe_display import shown_text
 from deepnb.state import RunState
 
 if TYPE_CHECKING:
@@ -338,6 +339,7 @@ def _size(size: int | None) -> str:
 
 
 def snapshot_bundle(state: RunState | Mapping[str, Any]) -> dict[str, str]:
-    """``text/html`` and ``text/plain`` of a run's state."""
+    """``text/html`` and ``text/plain`` of a run's state, secrets redacted (the agent's name and
+    the thread id come from the notebook, not from events) and bidi controls shown."""
     data = state.to_json() if isinstance(state, RunState) else state
-    return {"text/html": snapshot_html(data), "text/plain": snapshot_text(data)}
+    return {"text/html": shown_text(snapshot_html(data)), "text/plain": shown_text(snapshot_text(data))}

@@ -1,0 +1,58 @@
+"""What deepnb's objects show is safe to show: secrets redacted, bidi controls made visible.
+
+:func:`safe_display` wraps a class's own ``__repr__``, ``__str__`` and ``_repr_*_`` methods, so
+``repr(run)``, ``repr(run.pending)``, every ``%deepagent`` output and every rich display goes
+through one function, :func:`shown`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from deepnb.bidi import reveal_controls
+from deepnb.secrets import map_strings, redact
+
+DISPLAY_METHODS = (
+    "__repr__",
+    "__str__",
+    "_repr_html_",
+    "_repr_markdown_",
+    "_repr_latex_",
+    "_repr_json_",
+    "_repr_mimebundle_",
+)
+"""What ``repr``/``str`` and IPython call to show an object."""
+MARK = "__deepnb_safe_display__"
+
+T = TypeVar("T", bound=type)
+
+
+def shown_text(text: str) -> str:
+    """One string as deepnb shows it: secrets redacted, bidi controls escaped."""
+    return reveal_controls(redact(text))
+
+
+def shown(value: Any) -> Any:
+    """:func:`shown_text` applied to every string in ``value`` (a string, a mime bundle…)."""
+    return map_strings(value, shown_text)
+
+
+def _wrapped(method: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def display(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return shown(method(self, *args, **kwargs))
+
+    setattr(display, MARK, True)
+    return display
+
+
+def safe_display(cls: T) -> T:
+    """Class decorator: the class's own display methods return what they did, made safe by
+    :func:`shown` (put it above ``@dataclass``, whose ``__repr__`` it then wraps too)."""
+    for name in DISPLAY_METHODS:
+        method = cls.__dict__.get(name)
+        if callable(method) and not getattr(method, MARK, False):
+            setattr(cls, name, _wrapped(method))
+    return cls
