@@ -82,6 +82,53 @@ print(_b_json.dumps({{"kept": _m_after - _m_before, "peak": _m_peak - _m_before,
 """
 
 
+# The experiment: the synchronous stream() in a worker thread, chunks handed to the engine loop,
+# Stop acting at the next chunk. ``--sync-thread`` times deepnb with it too, in the same pairs.
+SYNC_THREAD = """
+import asyncio as _s_asyncio
+import threading as _s_threading
+
+import deepnb.streaming as _s_streaming
+from deepnb import events as _s_ev
+
+_s_astream = _s_streaming.chunks
+
+
+async def _s_threaded(graph, graph_input, config):
+    loop = _s_asyncio.get_running_loop()
+    queue = _s_asyncio.Queue()
+    stop = _s_threading.Event()
+
+    def work():
+        try:
+            stream = graph.stream(graph_input, config, stream_mode=list(_s_ev.STREAM_MODES), subgraphs=True)
+            try:
+                for chunk in stream:
+                    loop.call_soon_threadsafe(queue.put_nowait, (True, chunk))
+                    if stop.is_set():
+                        break
+            finally:
+                stream.close()
+        except BaseException as exc:
+            loop.call_soon_threadsafe(queue.put_nowait, (False, exc))
+        loop.call_soon_threadsafe(queue.put_nowait, None)
+
+    worker = _s_threading.Thread(target=work, name="deepnb-stream", daemon=True)
+    worker.start()
+    try:
+        while (entry := await queue.get()) is not None:
+            ok, value = entry
+            if not ok:
+                raise value
+            yield value
+    finally:
+        stop.set()
+        await loop.run_in_executor(None, worker.join)
+"""
+USE_THREAD = "_s_streaming.chunks = _s_threaded"
+USE_ASTREAM = "_s_streaming.chunks = _s_astream"
+
+
 def _kib(n: float) -> str:
     return f"{n / 1024:,.1f} KB"
 
@@ -99,9 +146,17 @@ def view_messages(session: KernelSession, comm_id: str) -> list[dict]:
     ]
 
 
-def message_size(msg: dict) -> int:
-    """A comm message's payload as the kernel serialized it (JSON, UTF-8)."""
-    return len(json.dumps(msg["content"].get("data", {}), ensure_ascii=False).encode())
+ASSETS = ("_esm", "_css")
+"""The view's front-end code and styles: in every view's opening, the same whatever the run."""
+
+
+def message_size(msg: dict, *, assets: bool = False) -> int:
+    """A comm message's payload as the kernel serialized it (JSON, UTF-8); without the view's
+    code and styles unless ``assets``."""
+    data = msg["content"].get("data", {})
+    if not assets and isinstance(data.get("state"), dict):
+        data = {**data, "state": {k: v for k, v in data["state"].items() if k not in ASSETS}}
+    return len(json.dumps(data, ensure_ascii=False).encode())
 
 
 def saved_output(execution_outputs: list[dict]) -> dict:
@@ -184,6 +239,11 @@ def main(argv: list[str] | None = None) -> int:
     options.add_argument("--steps", type=int, default=STEPS, help=f"model turns (default {STEPS})")
     options.add_argument("--repeats", type=int, default=REPEATS, help="timed pairs (default 2)")
     options.add_argument("--no-memory", action="store_true", help="skip the traced memory runs")
+    options.add_argument(
+        "--sync-thread",
+        action="store_true",
+        help="also time deepnb driving the synchronous stream() in a worker thread",
+    )
     args = options.parse_args(argv)
 
     began = time.monotonic()
@@ -202,6 +262,10 @@ def main(argv: list[str] | None = None) -> int:
             bench.baseline("warm-b", prompt=WARMUP_PROMPT)
             bench.deepnb(path, prompt=WARMUP_PROMPT)
             base_walls, walls, largest, bundles = [], [], [], []
+            biggest_all: list[dict] = []
+            threaded: list[float] = []
+            if args.sync_thread:
+                bench.cell(SYNC_THREAD)
             for n in range(args.repeats):
                 print(f"· pair {n + 1}/{args.repeats}: bare stream()…", end="", flush=True)
                 base_walls.append(run_baseline(bench, f"base-{n}"))
@@ -209,9 +273,18 @@ def main(argv: list[str] | None = None) -> int:
                 wall, messages, bundle = run_deepnb(bench, path)
                 walls.append(wall)
                 largest.append(max(messages, key=message_size))
+                biggest_all = messages
                 bundles.append(bundle)
-                print(f" {wall:.1f} s, {len(messages)} view messages", flush=True)
+                print(f" {wall:.1f} s, {len(messages)} view messages", end="", flush=True)
                 forget(bench)
+                if args.sync_thread:
+                    bench.cell(USE_THREAD)
+                    print("; deepnb, stream() in a thread…", end="", flush=True)
+                    threaded.append(run_deepnb(bench, path)[0])
+                    bench.cell(USE_ASTREAM)
+                    print(f" {threaded[-1]:.1f} s", end="", flush=True)
+                    forget(bench)
+                print(flush=True)
             memory = None
             if not args.no_memory:
                 print("· traced memory: bare stream(), then deepnb…", flush=True)
@@ -230,6 +303,8 @@ def main(argv: list[str] | None = None) -> int:
     what = biggest["msg_type"] + (
         f" {biggest['content']['data'].get('method')}" if biggest["msg_type"] == "comm_msg" else ""
     )
+    opening = next(m for m in biggest_all if m["msg_type"] == "comm_open") if biggest_all else None
+    code = message_size(opening, assets=True) - message_size(opening) if opening else 0
     saved = max(bundle_size(b) for b in bundles)
     per = saved * PER_STEPS / args.steps if args.steps > PER_STEPS else saved
     parts = ", ".join(f"{k.split('/')[-1]} {_kib(bundle_size({k: v}))}" for k, v in bundles[-1].items())
@@ -238,6 +313,7 @@ def main(argv: list[str] | None = None) -> int:
         ("largest view message", _kib(top), _kib(MESSAGE_GOAL), f"{top / MESSAGE_GOAL:.3f}", "≤ 1.00",
          verdict(top / MESSAGE_GOAL, 1.0)),
         (f"  (it was a {what})", "", "", "", "(info)", ""),
+        ("  view code + styles in its opening", _kib(code), "", "", "(info)", ""),
         (f"saved output per {PER_STEPS} steps", _kib(per), _kib(NOTEBOOK_GOAL),
          f"{per / NOTEBOOK_GOAL:.3f}", "≤ 1.00", verdict(per / NOTEBOOK_GOAL, 1.0)),
         (f"  whole bundle, {args.steps:,} steps", _kib(saved), "", "", "(info)", ""),
@@ -256,6 +332,11 @@ def main(argv: list[str] | None = None) -> int:
         ("wall time (cell) vs bare stream()", f"{med(walls):.2f} s", f"{med(base_walls):.2f} s",
          f"{wall:.3f}", f"≤ {WALL_GOAL:.2f}", verdict(wall, WALL_GOAL))
     )  # fmt: skip
+    if threaded:
+        rows.append(
+            ("  experiment: stream() in a thread", f"{med(threaded):.2f} s", f"{med(base_walls):.2f} s",
+             f"{med(threaded) / med(base_walls):.3f}", "(info)", "")
+        )  # fmt: skip
     print()
     print_table(rows)
     verdicts = [row[5] for row in rows if row[5]]

@@ -26,10 +26,10 @@ ITEM_LIMIT = 40 * 1024
 """Bytes of one transcript item as the view gets it."""
 
 TRAIT_BUDGETS = {
-    "items": 24 * 1024,
-    "tree": 10 * 1024,
+    "items": 36 * 1024,
+    "tree": 8 * 1024,
     "todos": 4 * 1024,
-    "decisions": 4 * 1024,
+    "decisions": 3 * 1024,
     "files_changed": 2 * 1024,
     "async_tasks": 2 * 1024,
 }

@@ -154,13 +154,12 @@ def test_a_long_runs_snapshot_is_folded_and_keeps_what_matters(long_run: dict[st
 
 def test_a_short_runs_snapshot_is_unchanged(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The demo runs are far below the fold: the snapshot is the one rendered with no folding."""
-    from deepnb.views import collapse, snapshot
+    from deepnb.views import snapshot
 
     wb = deepnb.agent(f"short-{uuid.uuid4().hex[:6]}", "demo:research")
     run = wb.run("Research how deep agents plan.")
     assert run.status == "done" and len(run.state.items) > 5
     bundle = snapshot.snapshot_bundle(run.state)
-    monkeypatch.setattr(collapse, "COLLAPSE_AFTER", 10**9)
     monkeypatch.setattr(snapshot, "hidden_ids", lambda items, **_: frozenset())
     monkeypatch.setattr(snapshot, "clip_item", dict)
     assert snapshot.snapshot_bundle(run.state) == bundle
