@@ -40,6 +40,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python bench/overhead.py
 	$(BIN)/python bench/subagents.py
 	$(BIN)/python bench/files.py
+	$(BIN)/python bench/longrun.py
 
 # The newest versions pyproject.toml allows, frozen into constraints.txt (a throwaway virtualenv).
 constraints:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from deepnb import events as ev
+from deepnb import streaming
 from deepnb._loop import submit
 from deepnb.approvals import ApprovalRequest, normalize, preview, tool_schema
 from deepnb.errors import DeepnbError
@@ -326,9 +327,7 @@ class Run:
                 raise asyncio.CancelledError
             while True:
                 if graph_input is not _NOTHING:
-                    async for chunk in graph.astream(
-                        graph_input, config, stream_mode=list(ev.STREAM_MODES), subgraphs=True
-                    ):
+                    async for chunk in streaming.chunks(graph, graph_input, config):
                         for event in self._translator.translate(chunk):
                             self.emit(event)
                 snapshot = await graph.aget_state(config)

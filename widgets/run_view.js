@@ -187,6 +187,10 @@ function makeItem(item, key, expanded) {
     setExpanded(rec, expanded.has(key));
   } else if (kind === "notice") {
     rec.body = el;
+    if (item.expand === true) { // a folded stretch of a long transcript: the kernel sends it all
+      el.append((rec.body = h("span", "dnb-notice-text")), " ",
+        smallButton("dnb-expand", "show all"));
+    }
   } else if (kind === "error") {
     el.append(h("span", "dnb-error-title", "Error"), (rec.body = h("div", "dnb-error-text")));
   } else if (kind === "summary") {
@@ -1607,6 +1611,11 @@ function render({ model: widget, el }) {
       const path = btn.classList.contains("dnb-summary-open") && btn.getAttribute("data-path");
       if (node) tree.reveal(node);
       if (path) peek.open(path);
+      if (btn.classList.contains("dnb-expand")) {
+        btn.disabled = true;
+        btn.textContent = "loading…";
+        model.send({ type: "expand" });
+      }
       return; // other buttons have their own handlers
     }
     const head = target.closest(HEADS);

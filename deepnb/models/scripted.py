@@ -409,7 +409,8 @@ class ScriptedChatModel(BaseChatModel):
         _, message = self._reply(messages, run_manager)
         for chunk in self._chunks(message):
             if chunk.content:
-                await asyncio.sleep(self.script.delay)
+                if self.script.delay:  # as _stream: no trip through the event loop per token at 0
+                    await asyncio.sleep(self.script.delay)
                 if run_manager:
                     await run_manager.on_llm_new_token(chunk.content)
             yield ChatGenerationChunk(message=chunk)

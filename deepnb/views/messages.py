@@ -28,14 +28,15 @@ TEXT = (str,)
 RUN_MESSAGES: Kinds = {
     "stop": {},
     "sync": {},
+    "expand": {},
     "refresh_tasks": {},
     "open_file": {"path": TEXT},
     "decide": {"interrupt_id": TEXT, "index": INT, "decision": (dict,)},
     "always": {"interrupt_id": TEXT, "index": INT, "tool": TEXT},
     "approve_all": {"interrupt_id": TEXT},
 }
-"""What the run view's front-end sends: Stop, a resync, a file to show, the async tasks'
-refresh, and the approval cards' decisions."""
+"""What the run view's front-end sends: Stop, a resync, the whole of a folded transcript, a file
+to show, the async tasks' refresh, and the approval cards' decisions."""
 
 SEQ = (str, int)
 FILES_MESSAGES: Kinds = {

@@ -15,7 +15,10 @@ from deepnb.errors import DeepnbError
 from deepnb.render import code_css
 from deepnb.run import Run
 from deepnb.secrets import redact
+from deepnb.state import RunState
 from deepnb.views.assets import asset, stylesheet
+from deepnb.views.bounds import MESSAGE_LIMIT, TRAIT_BUDGETS, bounded_lists, clip_item, size, split_patch
+from deepnb.views.collapse import fold, hidden_ids
 from deepnb.views.messages import RUN_MESSAGES
 from deepnb.views.messages import check as check_message
 from deepnb.views.throttle import Throttle
@@ -41,7 +44,12 @@ class RunView(anywidget.AnyWidget):
     While the run streams, each update is one ``{"type": "patch"}`` message carrying only the
     transcript items that changed (and the other fields that changed), so its cost does not grow
     with the transcript. When the run stops (done, failed, stopped or waiting for approval) the
-    traits are set in full, so a saved notebook keeps the whole final state.
+    traits are set in full, so a saved notebook keeps the final state.
+
+    No message is larger than :data:`~deepnb.views.bounds.MESSAGE_LIMIT`: traits hold a bounded
+    form of the state (a long transcript folded to its latest items, see
+    :mod:`deepnb.views.collapse`, whose notice asks for the rest with ``{"type": "expand"}``),
+    and a large patch goes out in parts.
     """
 
     _esm = asset("run_view.js")
@@ -83,8 +91,10 @@ class RunView(anywidget.AnyWidget):
 
     def __init__(self, run: Run, *, live_controls: bool = True, **kwargs: Any) -> None:
         state = run.state.to_json()
+        self._folded = hidden_ids(run.state.items, budget=TRAIT_BUDGETS["items"])
+        traits, _ = self._bounded_traits(run.state, state)
         super().__init__(
-            **{name: state[name] for name in _SYNCED},
+            **traits,
             agent=redact(run.workbench.name),
             thread_id=redact(run.thread_id),
             live_controls=live_controls,
@@ -94,11 +104,7 @@ class RunView(anywidget.AnyWidget):
         )
         self.run = run
         self.flushes = 0
-        self._sent_items: dict[str, dict[str, Any]] = {i["id"]: dict(i) for i in run.state.items}
-        self._sent_ids = [i["id"] for i in run.state.items]
-        self._sent_nodes = {n["id"]: n for n in state["tree"]}
-        self._sent_live = {name: state[name] for name in _LIVE}
-        self._sent_live["pending_raw"] = copy.deepcopy(run.state.pending)
+        self._note_sent(run.state, state)
         self._full_version: int | None = None
         self._throttle = Throttle(self._flush)
         self.on_msg(self._on_front_end_message)
@@ -122,24 +128,80 @@ class RunView(anywidget.AnyWidget):
                 self._send_patch(state)
         self.flushes += 1
 
-    def _send_in_full(self, state: dict[str, Any]) -> None:
-        # Patches changed the front-end's copy but not these traits, so send all of them (in one
-        # message) even where a trait still equals the new value.
-        with self.hold_sync():
-            for name in _SYNCED:
-                setattr(self, name, state[name])
-            self._states_to_send.update(_SYNCED)
-            self.revision += 1
-        self._sent_items = {i["id"]: dict(i) for i in self.run.state.items}
-        self._sent_ids = [i["id"] for i in state["items"]]
+    def _bounded_traits(
+        self, run_state: Any, state: dict[str, Any]
+    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The synced traits' values, each within its budget, and the tree nodes left for a patch."""
+        traits = {name: state[name] for name in _SYNCED}
+        traits.update({k: v for k, v in bounded_lists(state).items() if k in _SYNCED})
+        traits["items"] = [self._public(item) for item in self._shown(run_state.items)]
+        nodes, spent = [clip_item(node) for node in state["tree"]], 0
+        for count, node in enumerate(nodes):  # the tree in start order, as much as fits
+            spent += size(node)
+            if spent > TRAIT_BUDGETS["tree"]:
+                traits["tree"] = nodes[:count]
+                return traits, nodes[count:]
+        traits["tree"] = nodes
+        return traits, []
+
+    def _shown(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The transcript as the view shows it: folded items behind notices that expand it."""
+        if not self._folded:
+            return items
+        return [
+            {**item, "expand": True} if item.get("level") == "collapsed" and "hidden" in item else item
+            for item in fold(items, self._folded)
+        ]
+
+    @staticmethod
+    def _public(item: dict[str, Any]) -> dict[str, Any]:
+        return clip_item(RunState.public_item(item))
+
+    def _note_sent(self, run_state: Any, state: dict[str, Any]) -> None:
+        """Remember what the front-end has now, so the next patch carries only what changed."""
+        shown = self._shown(run_state.items)
+        self._sent_items = {i["id"]: dict(i) for i in shown}
+        self._sent_ids = [i["id"] for i in shown]
         self._sent_nodes = {n["id"]: n for n in state["tree"]}
         self._sent_live = {name: state[name] for name in _LIVE}
-        self._sent_live["pending_raw"] = copy.deepcopy(self.run.state.pending)
+        self._sent_live["pending_raw"] = copy.deepcopy(run_state.pending)
+
+    def _send_in_full(self, state: dict[str, Any]) -> None:
+        # Patches changed the front-end's copy but not these traits, so send all of them even
+        # where a trait still equals the new value: in as few messages as fit, the revision last.
+        run_state = self.run.state
+        self._folded = hidden_ids(run_state.items, budget=TRAIT_BUDGETS["items"])
+        traits, rest = self._bounded_traits(run_state, state)
+        self._holding_sync = True
+        try:
+            for name, value in traits.items():
+                setattr(self, name, value)
+            self.revision += 1
+        finally:
+            self._holding_sync = False
+            self._states_to_send.clear()
+        groups: list[list[str]] = [[]]
+        spent = 0
+        for name in (*_SYNCED, "revision"):
+            cost = size(getattr(self, name))
+            if groups[-1] and spent + cost > MESSAGE_LIMIT - 4096:
+                groups.append([])
+                spent = 0
+            groups[-1].append(name)
+            spent += cost
+        for group in groups:
+            self.send_state(group)
+        self._note_sent(run_state, state)
+        if rest:  # tree nodes past the trait's budget
+            for part in split_patch({"type": "patch", "state": {}, "upsert": [], "nodes": rest}, dict):
+                self.send(part)
 
     def _send_patch(self, state: Any, *, everything: bool = False) -> None:
-        """One message with what changed since the last one (everything, for a new view)."""
-        changed = [item for item in state.items if everything or self._sent_items.get(item["id"]) != item]
-        ids = [item["id"] for item in state.items]
+        """What changed since the last patch (everything, for a new view), in one message or,
+        when that would be too large, in several."""
+        shown = self._shown(state.items)
+        changed = [item for item in shown if everything or self._sent_items.get(item["id"]) != item]
+        ids = [item["id"] for item in shown]
         nodes = [
             state.public_node(node)
             for node in state.nodes.values()
@@ -156,10 +218,11 @@ class RunView(anywidget.AnyWidget):
         if everything or state.pending != self._sent_live.get("pending_raw"):
             live["pending"] = state.to_json()["pending"]
             live["decisions"] = [dict(d) for d in state.decisions]
+        live = bounded_lists(live)
         patch: dict[str, Any] = {
             "type": "patch",
             "state": {k: v for k, v in live.items() if everything or self._sent_live.get(k) != v},
-            "upsert": [state.public_item(item) for item in changed],
+            "upsert": [self._public(item) for item in changed],
         }
         if everything:
             patch["ids"] = ids
@@ -173,7 +236,12 @@ class RunView(anywidget.AnyWidget):
             patch["nodes"] = nodes
         if not (patch["state"] or patch["upsert"] or "ids" in patch or "append_ids" in patch or nodes):
             return
-        self.send(patch)
+        if size(patch) <= MESSAGE_LIMIT:  # the usual case
+            self.send(patch)
+        else:
+            by_id = {item["id"]: item for item in shown}
+            for part in split_patch(patch, lambda i: self._public(by_id[i])):
+                self.send(part)
         self._sent_nodes.update((node["id"], node) for node in nodes)
         self._sent_items.update((item["id"], dict(item)) for item in changed)
         self._sent_ids = ids
@@ -206,7 +274,12 @@ class RunView(anywidget.AnyWidget):
         elif kind == "sync":  # a view rendered mid-run asks for the whole current state
             with self.run._lock:
                 if self.run.state.status == "running":
+                    self._folded = hidden_ids(self.run.state.items, budget=TRAIT_BUDGETS["items"])
                     self._send_patch(self.run.state, everything=True)
+        elif kind == "expand":  # the folded notice asks for the whole transcript
+            with self.run._lock:
+                self._folded = frozenset()
+                self._send_patch(self.run.state, everything=True)
         elif kind in CARD_MESSAGES:
             self._decide(kind, content, targets)
         elif kind == "open_file":
@@ -234,7 +307,7 @@ class RunView(anywidget.AnyWidget):
             reply["error"] = redact(f"Could not read {path}: {exc}")
         else:
             reply["text"], reply["html"] = rendered.text, rendered.html
-        return reply
+        return _bounded_file(reply, rendered if not reply["error"] else None)
 
     def _refresh_tasks(self) -> None:
         """Ask the Agent Protocol server for the async tasks' current status."""
@@ -319,3 +392,28 @@ def _card_key(content: Any) -> str:
         return "message"
     index = 0 if content.get("type") == "approve_all" else content.get("index")
     return f"{content.get('interrupt_id')}:{index}"
+
+
+PEEK_LIMIT = 16_000
+"""Characters of a file the run view's peek panel shows; the file browser shows the rest."""
+
+
+def _bounded_file(reply: dict[str, str], rendered: Any) -> dict[str, str]:
+    """A file reply that fits in one message: a large file's beginning, and where to read it all."""
+    if rendered is None or size(reply) <= MESSAGE_LIMIT - 1024:
+        return reply
+    from deepnb.files.render import render_file
+    from deepnb.render import escape
+
+    path = reply["path"]
+    note = (
+        f"{path} is {rendered.size:,} bytes; this shows its beginning. "
+        f"%deepagent files {path} or run.files[{path!r}] has all of it."
+    )
+    if rendered.kind in ("image", "binary") or not rendered.text:
+        return {**reply, "text": "", "html": f'<p class="dnb-muted">{escape(note)}</p>'}
+    head = rendered.text[:PEEK_LIMIT]
+    html = render_file(path, head.encode()).html
+    if len(html) > 3 * PEEK_LIMIT:  # markup-heavy: show it plain
+        html = f"<pre>{escape(head)}</pre>"
+    return {**reply, "text": head, "html": f'{html}<p class="dnb-muted">{escape(note)}</p>'}

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 from deepnb.render import code_css, escape
 from deepnb.safe_display import shown_text
 from deepnb.state import RunState
+from deepnb.views.bounds import clip_item
+from deepnb.views.collapse import fold, hidden_ids
 
 if TYPE_CHECKING:
     from deepnb.tree import SubagentNode
@@ -202,10 +204,31 @@ def _state_tree(state: Mapping[str, Any]) -> SubagentNode:
     return build_tree(state.get("tree") or [], root_name=state["agent"], root_status=state["status"])
 
 
-def _main_items(state: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The main agent's transcript; subagents' items are shown under their tree node."""
+AUTO_DECISIONS_KEPT = 20
+"""A snapshot lists every decision a person made, and only the latest automatic ones past this."""
+
+
+def _folded(state: Mapping[str, Any]) -> dict[str, Any]:
+    """The state a snapshot shows: a long transcript folded (see :mod:`deepnb.views.collapse`),
+    huge items clipped, and a long run of automatic approvals cut to the latest."""
+    hidden = hidden_ids(state["items"])
+    items = [clip_item(item) for item in state["items"] if item["id"] not in hidden]
+    shown = {**state, "items": items, "hidden": hidden}
+    decisions = state.get("decisions") or []
+    auto = [n for n, d in enumerate(decisions) if d.get("auto")]
+    if len(auto) > 5 * AUTO_DECISIONS_KEPT:
+        dropped = set(auto[:-AUTO_DECISIONS_KEPT])
+        shown["decisions"] = [d for n, d in enumerate(decisions) if n not in dropped]
+        shown["decisions_folded"] = len(dropped)
+    return shown
+
+
+def _transcript(state: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The main transcript of a folded state, each run of folded items as one line."""
     known = {node["id"] for node in state.get("tree") or []}
-    return [item for item in state["items"] if item.get("agent", "main") not in known]
+    main = [item for item in state["all_items"] if item.get("agent", "main") not in known]
+    clipped = {item["id"]: item for item in state["items"]}
+    return [clipped.get(item["id"], item) for item in fold(main, state["hidden"])]
 
 
 def todos_html(todos: list[Mapping[str, str]], progress: str = "") -> str:
@@ -224,13 +247,14 @@ def todos_html(todos: list[Mapping[str, str]], progress: str = "") -> str:
 
 def snapshot_html(state: Mapping[str, Any]) -> str:
     """A self-contained HTML rendering of a run's state (``RunState.to_json()``)."""
+    state = {**_folded(state), "all_items": state["items"]}
     parts = [
         f"<style>{_CSS}{code_css('.deepnb-snapshot')}</style>",
         f'<div class="deepnb-snapshot" data-status="{escape(state["status"])}">',
         f'<div class="dnb-head">{escape(_head(state))}</div>',
         todos_html(state["todos"], state["progress"].get("todo_progress", "")),
         tree_html(_state_tree(state), state["items"]) if state.get("tree") else "",
-        *(_item_html(item) for item in _main_items(state)),
+        *(_item_html(item) for item in _transcript(state)),
     ]
     if state["files_changed"]:
         parts.append(
@@ -244,6 +268,8 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
             )
     if state.get("decisions"):
         rows = "".join(f"<li>{escape(_decision_line(d))}</li>" for d in state["decisions"])
+        if state.get("decisions_folded"):
+            rows = f"<li>{escape(_folded_decisions(state))}</li>" + rows
         parts.append(f'<div class="dnb-decisions"><b>Decisions</b><ul>{rows}</ul></div>')
     parts.append("</div>")
     return "\n".join(p for p in parts if p)
@@ -262,13 +288,14 @@ def _decision_line(decision: Mapping[str, Any]) -> str:
 
 def snapshot_text(state: Mapping[str, Any]) -> str:
     """A plain-text rendering of a run's state."""
+    state = {**_folded(state), "all_items": state["items"]}
     lines = [_head(state)]
     if state["todos"]:
         lines.append(f"Todos ({state['progress'].get('todo_progress', '')}):")
         lines += [f"  {TODO_MARK.get(t['status'], '○')} {t['content']}" for t in state["todos"]]
     if state.get("tree"):
         lines.append(tree_text(_state_tree(state), state["items"]))
-    lines += [_item_line(item) for item in _main_items(state)]
+    lines += [_item_line(item) for item in _transcript(state)]
     if state["files_changed"]:
         lines.append("Files changed: " + ", ".join(state["files_changed"]))
     for request in state["pending"]:
@@ -278,8 +305,14 @@ def snapshot_text(state: Mapping[str, Any]) -> str:
             )
     if state.get("decisions"):
         lines.append("Decisions:")
+        if state.get("decisions_folded"):
+            lines.append(f"  {_folded_decisions(state)}")
         lines += [f"  {_decision_line(d)}" for d in state["decisions"]]
     return "\n".join(lines)
+
+
+def _folded_decisions(state: Mapping[str, Any]) -> str:
+    return f"… {state['decisions_folded']:,} earlier automatic approvals (run.decisions lists them all)"
 
 
 def _item_line(item: Mapping[str, Any], *, labelled: bool = True) -> str:

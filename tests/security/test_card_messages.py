@@ -49,6 +49,7 @@ def view(bench: Workbench) -> Any:
 VALID: dict[str, dict[str, Any]] = {
     "stop": {"type": "stop"},
     "sync": {"type": "sync"},
+    "expand": {"type": "expand"},
     "refresh_tasks": {"type": "refresh_tasks"},
     "open_file": {"type": "open_file", "path": "/a.md"},
     "decide": {"type": "decide", "interrupt_id": IID, "index": 0, "decision": {"type": "approve"}},
