@@ -96,7 +96,8 @@ def check_card(kind: str, content: Mapping[str, Any], pending: Sequence[Mapping[
     """Check a card's message against the interrupt it answers; return the indexes of the
     actions it decides. The interrupt must be pending; ``index`` must be an int naming one of
     its actions; ``tool`` must be that action's tool; ``decision`` must be a decision that
-    action allows. Anything else raises ``DeepnbError`` and nothing is decided."""
+    action allows, and not an edit of a card whose arguments were shortened for display
+    (``clipped``). Anything else raises ``DeepnbError`` and nothing is decided."""
     interrupt_id = content.get("interrupt_id")
     request = next((p for p in pending if p.get("id") == interrupt_id), None)
     if not isinstance(interrupt_id, str) or request is None:
@@ -129,6 +130,11 @@ def check_card(kind: str, content: Mapping[str, Any], pending: Sequence[Mapping[
         raise DeepnbError(f"Unknown decision {chosen!r}: use one of {', '.join(DECISIONS)}.")
     if chosen not in action["allowed"]:
         raise DeepnbError(f"{action['name']} does not allow {chosen!r} here: choose {allowed}.")
+    if chosen == "edit" and action.get("clipped"):
+        raise DeepnbError(
+            f"This {action['name']} card shows its arguments shortened, so it cannot edit them: "
+            "use run.pending[i].edit({...}) from Python. Nothing was sent."
+        )
     return [index]
 
 

@@ -453,6 +453,10 @@ const DECISION_BUTTONS = [
   ["reject", "dnb-reject", "Reject"], ["respond", "dnb-respond", "Respond"],
 ];
 const ENDED = new Set(["done", "error", "cancelled"]);
+// A card whose arguments were too long for a message shows them shortened: its Edit form could
+// not hold them, so editing happens from Python, where the engine keeps the real ones.
+const CLIPPED_NOTE =
+  "Arguments shortened for display; edit them from Python: run.pending[i].edit({...})";
 const isObj = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
 const list = (value) => (Array.isArray(value) ? value : []);
 
@@ -599,7 +603,7 @@ function readEditArgs(form) {
 
 function signature(request, action) {
   return JSON.stringify([request.agent, action.name, action.args, action.args_json, action.description,
-    action.allowed, action.preview]);
+    action.allowed, action.preview, Boolean(action.clipped)]);
 }
 
 function makeCard(request, action, key) {
@@ -615,6 +619,7 @@ function makeCard(request, action, key) {
   if (str(action.description)) el.append(h("div", "dnb-approval-desc", action.description));
   const preview = previewEl(action.preview);
   if (preview) el.append(preview);
+  if (action.clipped) el.append(h("div", "dnb-approval-clipped", CLIPPED_NOTE));
   const card = {
     key, el, iid: str(request.id), index: num(action.index), action, sig: signature(request, action),
     buttons: [], form: null, mode: null,
@@ -630,6 +635,11 @@ function makeCard(request, action, key) {
     bar.append(button("dnb-always", `Always approve ${str(action.name)} in this thread`, "always"));
   }
   card.buttons = [...bar.querySelectorAll("button")];
+  const edit = bar.querySelector("[data-act='edit']");
+  if (edit && action.clipped) {
+    edit.title = CLIPPED_NOTE;
+    edit.setAttribute("aria-description", CLIPPED_NOTE);
+  }
   card.errorEl = h("div", "dnb-card-error");
   card.decisionEl = h("div", "dnb-approval-decision");
   el.append(bar, card.errorEl, card.decisionEl);
@@ -700,6 +710,9 @@ function approvalsView(model, st, read = (name) => model.get(name)) {
       st.local.delete(card.key);
       st.drafts.delete(card.key);
       if (card.form) closeForm(card);
+    } else if (card.action.clipped && st.drafts.get(card.key)?.mode === "edit") {
+      if (card.form) closeForm(card); // the arguments were shortened since: edit from Python
+      else st.drafts.delete(card.key);
     } else if (!card.form && st.drafts.has(card.key)) {
       openForm(card, st.drafts.get(card.key).mode);
     }
@@ -708,7 +721,9 @@ function approvalsView(model, st, read = (name) => model.get(name)) {
     setAttr(card.el, "data-decision", decision ? decision.type : "");
     card.el.classList.toggle("dnb-sending", sending);
     const locked = Boolean(decision) || sending || ended;
-    for (const b of card.buttons) b.disabled = locked;
+    for (const b of card.buttons) {
+      b.disabled = locked || (card.action.clipped && b.getAttribute("data-act") === "edit");
+    }
     if (card.form) {
       for (const b of card.form.querySelectorAll("button")) b.disabled = sending || ended;
     }

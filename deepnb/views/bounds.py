@@ -32,6 +32,7 @@ TRAIT_BUDGETS = {
     "decisions": 3 * 1024,
     "files_changed": 2 * 1024,
     "async_tasks": 2 * 1024,
+    "pending": 16 * 1024,
 }
 """Bytes each list trait may hold; together with the small traits they fit in one message."""
 
@@ -128,7 +129,64 @@ def bounded_lists(state: Mapping[str, Any]) -> dict[str, Any]:
     for name, marker in markers.items():
         if name in out and isinstance(out[name], list):
             out[name] = tail(out[name], TRAIT_BUDGETS[name], marker)
+    if isinstance(out.get("pending"), list):
+        out["pending"] = bounded_pending(out["pending"])
     return out
+
+
+CARD_CLIPPED = "arguments shortened for display; edit them from Python: run.pending[i].edit({...})"
+"""What a card whose arguments were shortened says (its Edit form could not hold them)."""
+
+
+def bounded_pending(pending: Sequence[Mapping[str, Any]], budget: int | None = None) -> list[dict[str, Any]]:
+    """Approval cards within ``budget`` bytes together: small cards whole, the others sharing
+    what is left, their description, preview and arguments' JSON clipped. A card whose
+    arguments were clipped is marked ``clipped`` (the engine keeps the real ones)."""
+    budget = TRAIT_BUDGETS["pending"] if budget is None else budget
+    requests = [{**p, "actions": [dict(a) for a in p.get("actions", ())]} for p in pending]
+    if size(requests) <= budget:
+        return requests
+    actions = [a for p in requests for a in p["actions"]]
+    left = budget - size([{**p, "actions": []} for p in requests]) - 2 * len(actions)
+    for count, action in enumerate(sorted(actions, key=size)):  # water-filling: the small first
+        share = max(left // (len(actions) - count), 0)
+        clipped = _clip_card(action, share)
+        if clipped is not action:
+            action.clear()
+            action.update(clipped)
+        left -= size(action)
+    return requests
+
+
+def _clip_card(action: dict[str, Any], budget: int) -> dict[str, Any]:
+    if size(action) <= budget:
+        return action
+    out = dict(action)
+    quarter = budget // 4
+    out["description"] = clip_bytes(str(out.get("description") or ""), quarter)
+    if isinstance(out.get("preview"), Mapping):
+        out["preview"] = {**out["preview"], "text": clip_bytes(str(out["preview"].get("text", "")), quarter)}
+    if isinstance(out.get("decision"), Mapping) and isinstance(out["decision"].get("message"), str):
+        out["decision"] = {**out["decision"], "message": clip_bytes(out["decision"]["message"], quarter)}
+    if size(out) > budget:
+        room = budget - size({**out, "args_json": "", "clipped": True})
+        out["args_json"] = clip_bytes(str(out.get("args_json", "")), room, note=CARD_CLIPPED)
+        out["clipped"] = True
+    return out
+
+
+def clip_bytes(text: str, budget: int, *, note: str = "shortened for display") -> str:
+    """``text`` cut so that it takes at most ``budget`` bytes in a message (at least the note
+    saying how much was left out)."""
+    if size(text) <= budget:
+        return text
+    keep = min(len(text), max(budget, 0))
+    while True:
+        out = text[:keep] + f"\n… {len(text) - keep:,} more characters: {note}."
+        over = size(out)
+        if over <= budget or keep == 0:
+            return out
+        keep = max(min(keep - 1, keep * budget // over - 8), 0)
 
 
 def split_patch(

@@ -17,7 +17,15 @@ from deepnb.run import Run
 from deepnb.secrets import redact
 from deepnb.state import RunState
 from deepnb.views.assets import asset, stylesheet
-from deepnb.views.bounds import MESSAGE_LIMIT, TRAIT_BUDGETS, bounded_lists, clip_item, size, split_patch
+from deepnb.views.bounds import (
+    MESSAGE_LIMIT,
+    TRAIT_BUDGETS,
+    bounded_lists,
+    bounded_pending,
+    clip_item,
+    size,
+    split_patch,
+)
 from deepnb.views.collapse import fold, hidden_ids
 from deepnb.views.messages import RUN_MESSAGES
 from deepnb.views.messages import check as check_message
@@ -64,7 +72,8 @@ class RunView(anywidget.AnyWidget):
     progress = t.Dict(help="steps, tool_calls, tokens_in/out, elapsed, started_at.").tag(sync=True)
     pending = t.List(
         help="Interrupts waiting for decisions: {id, agent, actions: [{index, name, args, args_json, "
-        "description, allowed, preview, decision}]}."
+        "description, allowed, preview, decision, clipped}]}; within its budget, a card's long texts "
+        "are shortened and ``clipped`` says its arguments were."
     ).tag(sync=True)
     decisions = t.List(help="The decision log: {at, tool, type, message, args, auto}.").tag(sync=True)
     card_errors = t.Dict(
@@ -93,6 +102,7 @@ class RunView(anywidget.AnyWidget):
         state = run.state.to_json()
         self._folded = hidden_ids(run.state.items, budget=TRAIT_BUDGETS["items"])
         traits, _ = self._bounded_traits(run.state, state)
+        pending = traits.pop("pending")  # sent after the opening, which it would make too large
         super().__init__(
             **traits,
             agent=redact(run.workbench.name),
@@ -102,6 +112,7 @@ class RunView(anywidget.AnyWidget):
             code_css=code_css(".deepnb"),
             **kwargs,
         )
+        self.pending = pending
         self.run = run
         self.flushes = 0
         self._note_sent(run.state, state)
@@ -288,8 +299,9 @@ class RunView(anywidget.AnyWidget):
             self._refresh_tasks()
 
     def _pending(self) -> list[dict[str, Any]]:
+        """The approval cards as the front-end has them (``clipped`` where shortened)."""
         with self.run._lock:
-            return copy.deepcopy(self.run.state.pending)
+            return bounded_pending(copy.deepcopy(self.run.state.pending))
 
     def _refuse(self, key: str, error: str) -> None:
         self._record([(key, error)])
