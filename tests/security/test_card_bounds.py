@@ -15,6 +15,7 @@ import pytest
 
 import deepnb
 from deepnb.views.bounds import MESSAGE_LIMIT
+from tests.support.view_messages import message_size, run_data
 from tests.unit.conftest import scripted, unique
 
 CONTENT = "".join(f"line {n:06d}: the agent writes a long report, part by part.\n" for n in range(3500))
@@ -29,18 +30,6 @@ TURNS = [
     },
     "Done.",
 ]
-
-
-def _size(data: Any) -> int:
-    return len(json.dumps(data, ensure_ascii=False).encode())
-
-
-def _run_data(data: dict[str, Any]) -> dict[str, Any]:
-    """A message without the view's code and styles, which its opening carries."""
-    state = data.get("state")
-    if not isinstance(state, dict):
-        return data
-    return {**data, "state": {k: v for k, v in state.items() if k not in ("_esm", "_css")}}
 
 
 @pytest.fixture
@@ -74,7 +63,7 @@ def _cards(view: Any) -> list[dict[str, Any]]:
 def test_no_message_carries_the_whole_arguments(gated: dict[str, Any]) -> None:
     sent = gated["sent"]
     assert len(sent) > 2
-    largest = max(_size(_run_data(data)) for data in sent)
+    largest = max(message_size(run_data(data)) for data in sent)
     assert largest <= MESSAGE_LIMIT, f"largest message {largest:,} bytes"
     big, small = _cards(gated["view"])
     assert big["clipped"] is True and "run.pending[i].edit({...})" in big["args_json"]

@@ -16,6 +16,7 @@ import pytest
 
 import deepnb
 from deepnb.models.resolve import online_environment
+from tests.support.view_messages import message_size, run_data
 
 LIMIT = 64 * 1024
 STEPS = 300
@@ -93,28 +94,14 @@ def long_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any
         view.close()
 
 
-ASSETS = ("_esm", "_css")
-"""The view's front-end code and styles, the same for every view (not the run's data)."""
-
-
-def _size(data: Any) -> int:
-    return len(json.dumps(data, ensure_ascii=False).encode())
-
-
-def _run_data(data: dict[str, Any]) -> dict[str, Any]:
-    """A message without the view's code and styles, which its opening carries."""
-    state = data.get("state")
-    if not isinstance(state, dict):
-        return data
-    return {**data, "state": {k: v for k, v in state.items() if k not in ASSETS}}
-
-
 def test_no_message_of_a_long_run_is_over_64_kb(long_run: dict[str, Any]) -> None:
     run, sent = long_run["run"], long_run["sent"]
     assert run.status == "done" and run.result == FINAL
     kinds = {msg_type for msg_type, _ in sent}
     assert {"comm_open", "comm_msg"} <= kinds and len(sent) > 10
-    sizes = sorted(((_size(_run_data(data)), kind, str(data)[:120]) for kind, data in sent), reverse=True)
+    sizes = sorted(
+        ((message_size(run_data(data)), kind, str(data)[:120]) for kind, data in sent), reverse=True
+    )
     assert sizes[0][0] <= LIMIT, f"largest message {sizes[0][0]:,} bytes: {sizes[0][1]} {sizes[0][2]}"
 
 
@@ -140,7 +127,7 @@ def test_the_whole_transcript_is_a_click_away_in_parts(long_run: dict[str, Any])
 
 def test_a_long_runs_snapshot_is_folded_and_keeps_what_matters(long_run: dict[str, Any]) -> None:
     bundle = long_run["bundle"]
-    assert _size(bundle) <= 160 * 1024, f"snapshot of {STEPS} steps is {_size(bundle):,} bytes"
+    assert message_size(bundle) <= 160 * 1024, f"snapshot of {STEPS} steps is {message_size(bundle):,} bytes"
     for mime in ("text/html", "text/plain"):
         text = bundle[mime]
         assert FINAL in text  # the final answer
