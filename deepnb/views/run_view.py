@@ -105,8 +105,8 @@ class RunView(anywidget.AnyWidget):
         pending = traits.pop("pending")  # sent after the opening, which it would make too large
         super().__init__(
             **traits,
-            agent=redact(run.workbench.name),
-            thread_id=redact(run.thread_id),
+            agent=run.state.agent,  # redacted when the run began
+            thread_id=run.state.thread_id,
             live_controls=live_controls,
             stop_hint="" if live_controls else "Stop needs the kernel's interrupt (■) here.",
             code_css=code_css(".deepnb"),
