@@ -57,6 +57,11 @@ def engine_loop() -> asyncio.AbstractEventLoop:
         return _loop
 
 
+def engine_running() -> bool:
+    """Whether the engine loop's thread has started and is still alive."""
+    return _thread is not None and _thread.is_alive()
+
+
 def in_engine_thread() -> bool:
     """Whether the caller runs on the engine loop's thread."""
     return _thread is not None and threading.current_thread() is _thread

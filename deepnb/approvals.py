@@ -7,13 +7,12 @@ import difflib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from deepnb.errors import DeepnbError
+from deepnb.handles import Decider
 from deepnb.safe_display import safe_display
-
-if TYPE_CHECKING:
-    from deepnb.run import Run
+from deepnb.secrets import REDACTED, redact
 
 DECISIONS = ("approve", "edit", "reject", "respond")
 CARD_MESSAGES = ("decide", "always", "approve_all")
@@ -28,7 +27,7 @@ class ApprovalRequest:
     ``reject(message)`` and ``respond(message)`` decide it; the run resumes once every action
     of its interrupt is decided."""
 
-    run: Run
+    run: Decider
     interrupt_id: str
     index: int
     name: str
@@ -153,8 +152,6 @@ def restore_hidden(edited: Any, original: Mapping[str, Any]) -> Any:
 
 
 def _restore(edited: Any, original: Any, where: str) -> Any:
-    from deepnb.secrets import REDACTED, redact
-
     if isinstance(edited, str):
         if isinstance(original, str) and edited == redact(original):
             return original

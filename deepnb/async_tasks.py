@@ -14,12 +14,10 @@ import asyncio
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from deepnb.errors import DeepnbError
-
-if TYPE_CHECKING:
-    from deepnb.workbench import Workbench
+from deepnb.handles import AgentHandle
 
 __all__ = ["FIELDS", "RemoteAgent", "merge_rows", "refresh_async_tasks", "remote_agents", "task_rows"]
 
@@ -88,7 +86,7 @@ class RemoteAgent:
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
 
 
-def remote_agents(workbench: Workbench) -> dict[str, RemoteAgent]:
+def remote_agents(workbench: AgentHandle) -> dict[str, RemoteAgent]:
     """The async subagents of a workbench built from a spec, by name, with the URL and headers
     their tools use. Empty for an attached graph (its specs are not known) and for specs without
     ``url`` (those run in-process on an Agent Server, which a notebook cannot reach)."""
@@ -107,7 +105,7 @@ def remote_agents(workbench: Workbench) -> dict[str, RemoteAgent]:
 
 
 async def refresh_async_tasks(
-    workbench: Workbench, thread_id: str, *, timeout: float = 10.0
+    workbench: AgentHandle, thread_id: str, *, timeout: float = 10.0
 ) -> list[dict[str, str]]:
     """The thread's async tasks (as :func:`task_rows`) with their live status from their servers.
 
@@ -160,9 +158,10 @@ def _client(server: RemoteAgent, row: Mapping[str, str], timeout: float) -> Any:
     """An SDK client for ``server``: ``get_client``'s headers and API key (as the agent's tools
     send them), but one connection retry rather than five, so a server that is down fails in
     milliseconds, not after 7.5 s of back-off."""
-    import httpx
-    from langgraph_sdk import get_client
-    from langgraph_sdk.client import LangGraphClient
+    # lazy: only for async subagents; the SDK and httpx are heavy to import
+    import httpx  # noqa: PLC0415
+    from langgraph_sdk import get_client  # noqa: PLC0415
+    from langgraph_sdk.client import LangGraphClient  # noqa: PLC0415
 
     try:
         configured = get_client(url=server.url, headers=dict(server.headers)).http.client
@@ -202,8 +201,9 @@ async def _observe(client: Any, row: Mapping[str, str]) -> tuple[str, str]:
 
 def _failure(exc: Exception, server: RemoteAgent, row: Mapping[str, str], timeout: float) -> DeepnbError:
     """One sentence that says which server failed and what to check."""
-    import httpx
-    from langgraph_sdk.errors import APIStatusError
+    # lazy: only for async subagents; the SDK and httpx are heavy to import
+    import httpx  # noqa: PLC0415
+    from langgraph_sdk.errors import APIStatusError  # noqa: PLC0415
 
     server_at = f"The Agent Protocol server at {server.url} (async subagent {server.name!r})"
     if isinstance(exc, httpx.TimeoutException):

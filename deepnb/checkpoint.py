@@ -10,7 +10,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from deepnb._loop import run_sync
+from deepnb._loop import engine_running, run_sync
 from deepnb.errors import DeepnbError
 
 CheckpointerSpec = str | Any | None
@@ -41,7 +41,7 @@ def parse_spec(spec: str) -> tuple[str, str]:
 def make_checkpointer(spec: CheckpointerSpec) -> Any:
     """A LangGraph checkpointer for ``spec``; ``None`` and ``"memory"`` keep threads in memory."""
     if spec is None or spec == "memory":
-        from langgraph.checkpoint.memory import InMemorySaver
+        from langgraph.checkpoint.memory import InMemorySaver  # noqa: PLC0415  # lazy: langgraph is heavy
 
         return InMemorySaver()
     if isinstance(spec, str):
@@ -94,9 +94,7 @@ async def _close(connection: Any) -> None:
 @atexit.register
 def _close_all() -> None:
     """At exit, close what is still open (SQLite has committed every checkpoint already)."""
-    from deepnb import _loop
-
-    if _loop._thread is None or not _loop._thread.is_alive():
+    if not engine_running():
         return
     for saver in list(_opened.values()):
         # exiting: a connection that will not close is dropped with the process
@@ -105,8 +103,9 @@ def _close_all() -> None:
 
 
 async def _sqlite_saver(path: Path) -> Any:
-    import aiosqlite
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+    # lazy: only for sqlite: threads; langgraph is heavy to import
+    import aiosqlite  # noqa: PLC0415
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver  # noqa: PLC0415
 
     if not path.parent.exists():
         raise DeepnbError(
@@ -124,9 +123,10 @@ async def _sqlite_saver(path: Path) -> Any:
 async def _postgres_saver(dsn: str) -> Any:
     """A saver on a shared PostgreSQL database, so a team's notebooks see the same threads."""
     try:
-        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-        from psycopg import AsyncConnection
-        from psycopg.rows import dict_row
+        # lazy: the optional postgres extra, only for postgres: threads
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver  # noqa: PLC0415
+        from psycopg import AsyncConnection  # noqa: PLC0415
+        from psycopg.rows import dict_row  # noqa: PLC0415
     except ImportError:
         raise DeepnbError("Postgres threads need two packages: pip install 'deepnb[postgres]'") from None
     try:

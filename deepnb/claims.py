@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Hashable
-from typing import TYPE_CHECKING
+from typing import Any
 
-if TYPE_CHECKING:
-    from deepnb.run import Run
+from deepnb.handles import RunHandle
 
 Key = tuple[Hashable, str]
 
 _lock = threading.RLock()
-_held: dict[Key, Run] = {}
+_held: dict[Key, Any] = {}
+"""The runs (:class:`deepnb.run.Run`) holding threads now."""
 
 
 def lock() -> threading.RLock:
@@ -26,13 +26,13 @@ def lock() -> threading.RLock:
     return _lock
 
 
-def holder(database: Hashable, thread_id: str) -> Run | None:
+def holder(database: Hashable, thread_id: str) -> Any:
     """The run holding the thread now (running, or waiting for approval), if any."""
     with _lock:
         return _held.get((database, thread_id))
 
 
-def claim(database: Hashable, run: Run, *, force: bool = False) -> Run:
+def claim(database: Hashable, run: RunHandle, *, force: bool = False) -> Any:
     """Claim ``run``'s thread for it; return the run that holds the thread afterwards (another
     one that held it already, unless ``force``)."""
     with _lock:
@@ -43,7 +43,7 @@ def claim(database: Hashable, run: Run, *, force: bool = False) -> Run:
         return current
 
 
-def release(database: Hashable, run: Run) -> None:
+def release(database: Hashable, run: RunHandle) -> None:
     """Free ``run``'s thread (nothing happens if another run holds it)."""
     with _lock:
         key = (database, run.thread_id)
@@ -51,7 +51,7 @@ def release(database: Hashable, run: Run) -> None:
             del _held[key]
 
 
-def held(database: Hashable) -> dict[str, Run]:
+def held(database: Hashable) -> dict[str, Any]:
     """The threads of ``database`` that runs hold now, by thread id."""
     with _lock:
         return {thread: run for (db, thread), run in _held.items() if db == database}

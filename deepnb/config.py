@@ -1,6 +1,8 @@
 """Declarative agents: ``[agents.NAME]`` tables in the project's ``deepnb.toml`` (or
 ``[tool.deepnb.agents.NAME]`` in its ``pyproject.toml``), or a Python dict given to
-``%deepagent define NAME --from VAR``. Every mistake names the file (or variable) and the key.
+``%deepagent define NAME --from VAR``, parsed into a :class:`Definition` (what to build; building
+and registering it is :mod:`deepnb.building`'s job). Every mistake names the file (or variable)
+and the key.
 
 The project is found as ``deepnb.project`` says; its ``deepnb.toml`` wins over its
 ``pyproject.toml``. Relative paths in the file (``scripted:`` models, ``disk`` backends,
@@ -33,16 +35,21 @@ line says what waits for trust. A dict of your own (``define NAME --from VAR``) 
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
+import tomllib
 import types
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from deepnb.checkpoint import SPEC_HELP, make_checkpointer, parse_spec
 from deepnb.errors import DeepnbError
+from deepnb.interpreter import interpreter_middleware
 from deepnb.project import HOME_ENV, MARKERS, deepnb_home, inside, project_root
+from deepnb.spec import model_label, parse_interrupt_on
 
 __all__ = [  # project_root, deepnb_home, HOME_ENV and MARKERS live in deepnb.project
     "HOME_ENV",
@@ -53,15 +60,11 @@ __all__ = [  # project_root, deepnb_home, HOME_ENV and MARKERS live in deepnb.pr
     "UntrustedConfig",
     "agent_names",
     "deepnb_home",
-    "define_from",
+    "describe_kind",
     "find_config",
-    "load_agent",
     "parse_agent",
     "project_root",
 ]
-
-if TYPE_CHECKING:
-    from deepnb.workbench import Workbench
 
 AGENT_KEYS = frozenset(
     {
@@ -133,7 +136,8 @@ class Key:
         )
 
 
-def _kind(value: Any) -> str:
+def describe_kind(value: Any) -> str:
+    """What ``value`` is, for a message: "a string", "a list", "a table", …"""
     names = {str: "a string", bool: "true/false", int: "a number", float: "a number", list: "a list"}
     return names.get(type(value), "a table" if isinstance(value, Mapping) else type(value).__name__)
 
@@ -187,7 +191,7 @@ class UntrustedConfig(DeepnbError):
 def _table(value: Any, key: Key, allowed: frozenset[str] | set[str] | None = None) -> Mapping[str, Any]:
     """``value`` if it is a table whose keys are all ``allowed`` (any, for ``None``)."""
     if not isinstance(value, Mapping):
-        raise key.error(f"expected a table, got {_kind(value)}")
+        raise key.error(f"expected a table, got {describe_kind(value)}")
     for name in value:
         if allowed is not None and name not in allowed:
             raise (key / str(name)).error(f"unknown key: use one of {', '.join(sorted(allowed))}")
@@ -196,13 +200,13 @@ def _table(value: Any, key: Key, allowed: frozenset[str] | set[str] | None = Non
 
 def _string(value: Any, key: Key) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise key.error(f"expected a non-empty string, got {_kind(value)}")
+        raise key.error(f"expected a non-empty string, got {describe_kind(value)}")
     return value
 
 
 def _list(value: Any, key: Key) -> list[Any]:
     if not isinstance(value, list | tuple):
-        raise key.error(f"expected a list, got {_kind(value)}")
+        raise key.error(f"expected a list, got {describe_kind(value)}")
     return list(value)
 
 
@@ -228,8 +232,6 @@ def _reference(value: Any, key: Key, ctx: _Context) -> Any:
         raise key.error(f"{value!r} — write module:attribute, e.g. 'mytools:search'")
     if not ctx.allows(f"import {value}"):
         return DEFERRED
-    import importlib
-
     folder = str(ctx.base_dir)
     if folder not in sys.path:
         sys.path.append(folder)
@@ -249,7 +251,7 @@ def _reference(value: Any, key: Key, ctx: _Context) -> Any:
 
 
 def _tools(value: Any, key: Key, ctx: _Context) -> list[Any]:
-    from langchain_core.tools import BaseTool
+    from langchain_core.tools import BaseTool  # noqa: PLC0415  # lazy: langchain_core is heavy
 
     tools: list[Any] = []
     for i, item in enumerate(_list(value, key)):
@@ -287,12 +289,12 @@ def _not_a_tool(tool: Any) -> str | None:
     if isinstance(tool, types.FunctionType):
         return "a standard-library function" if _standard_library(tool.__module__) else None
     if isinstance(tool, types.BuiltinFunctionType | types.BuiltinMethodType) or not hasattr(tool, "__dict__"):
-        return "a built-in function" if callable(tool) else _kind(tool)
+        return "a built-in function" if callable(tool) else describe_kind(tool)
     return f"a {type(tool).__name__} object"
 
 
 def _middleware(value: Any, key: Key, ctx: _Context) -> list[Any]:
-    from langchain.agents.middleware.types import AgentMiddleware
+    from langchain.agents.middleware.types import AgentMiddleware  # noqa: PLC0415  # lazy: heavy
 
     found = []
     for i, item in enumerate(_list(value, key)):
@@ -305,7 +307,7 @@ def _middleware(value: Any, key: Key, ctx: _Context) -> list[Any]:
             except Exception as exc:
                 raise key[i].error(f"{item!r} — could not construct it: {exc}") from None
         if not isinstance(middleware, AgentMiddleware):
-            raise key[i].error(f"{item!r} is {_kind(middleware)}, not an AgentMiddleware")
+            raise key[i].error(f"{item!r} is {describe_kind(middleware)}, not an AgentMiddleware")
         found.append(middleware)
     return found
 
@@ -314,8 +316,7 @@ def _middleware(value: Any, key: Key, ctx: _Context) -> list[Any]:
 
 
 def _model(value: Any, key: Key, ctx: _Context) -> tuple[Any, str]:
-    from deepnb.models import resolve_model
-    from deepnb.spec import model_label
+    from deepnb.models import resolve_model  # noqa: PLC0415  # lazy: it imports langchain_core
 
     label = model_label(value)
     if isinstance(value, str) and value.startswith("scripted:"):
@@ -330,8 +331,6 @@ def _model(value: Any, key: Key, ctx: _Context) -> tuple[Any, str]:
 
 
 def _interrupt_on(value: Any, key: Key) -> dict[str, Any]:
-    from deepnb.spec import parse_interrupt_on
-
     if isinstance(value, str | list | tuple):
         try:
             return parse_interrupt_on(value) or {}
@@ -343,7 +342,7 @@ def _interrupt_on(value: Any, key: Key) -> dict[str, Any]:
             rules[tool] = rule
             continue
         if not isinstance(rule, Mapping):
-            raise (key / tool).error(f"expected true, false or a table, got {_kind(rule)}")
+            raise (key / tool).error(f"expected true, false or a table, got {describe_kind(rule)}")
         rule = dict(_table(rule, key / tool, {"allowed_decisions", "description"}))
         decisions = [_string(d, key / tool / "allowed_decisions") for d in rule.get("allowed_decisions", [])]
         for d in decisions:
@@ -354,7 +353,7 @@ def _interrupt_on(value: Any, key: Key) -> dict[str, Any]:
 
 
 def _permissions(value: Any, key: Key) -> list[Any]:
-    from deepagents import FilesystemPermission
+    from deepagents import FilesystemPermission  # noqa: PLC0415  # lazy: deepagents is heavy
 
     rules = []
     for i, item in enumerate(_list(value, key)):
@@ -381,13 +380,21 @@ def _permissions(value: Any, key: Key) -> list[Any]:
 def _backend(value: Any, key: Key, ctx: _Context) -> Any:
     """``"state"``, ``"disk"``, ``"store"``, a ``{type = ...}`` table (``composite`` with
     ``default`` and ``routes``), ``"module:attr"``, or a backend object."""
-    from deepagents.backends import CompositeBackend, FilesystemBackend, StateBackend, StoreBackend
-    from deepagents.backends.protocol import BackendProtocol
+    # lazy: deepagents is heavy to import
+    from deepagents.backends import (  # noqa: PLC0415
+        CompositeBackend,
+        FilesystemBackend,
+        StateBackend,
+        StoreBackend,
+    )
+    from deepagents.backends.protocol import BackendProtocol  # noqa: PLC0415
 
     if isinstance(value, str) and ":" in value:
         found = _reference(value, key, ctx)
         if found is not DEFERRED and not isinstance(found, BackendProtocol):
-            raise key.error(f"{value!r} is {_kind(found)}, not a backend (a deepagents BackendProtocol)")
+            raise key.error(
+                f"{value!r} is {describe_kind(found)}, not a backend (a deepagents BackendProtocol)"
+            )
         return found
     if isinstance(value, str):
         value = {"type": value}
@@ -405,7 +412,7 @@ def _backend(value: Any, key: Key, ctx: _Context) -> Any:
         root, within = ctx.host_path(_string(table.get("root_dir", "."), key / "root_dir"))
         virtual = table.get("virtual_mode", True)
         if not isinstance(virtual, bool):
-            raise (key / "virtual_mode").error(f"expected true or false, got {_kind(virtual)}")
+            raise (key / "virtual_mode").error(f"expected true or false, got {describe_kind(virtual)}")
         allowed = within or ctx.allows(f"use {root} as its folder")
         if not virtual:  # paths are then used as they are, anywhere on the machine
             allowed = ctx.allows("reach any path on this machine (virtual_mode = false)") and allowed
@@ -439,7 +446,9 @@ def _subagent(value: Any, key: Key, ctx: _Context) -> Any:
     if isinstance(value, str):
         found = _reference(value, key, ctx)
         if found is not DEFERRED and not isinstance(found, Mapping):
-            raise key.error(f"{value!r} is {_kind(found)}, not a subagent (a dict with name and description)")
+            raise key.error(
+                f"{value!r} is {describe_kind(found)}, not a subagent (a dict with name and description)"
+            )
         return found
     if isinstance(value, Mapping) and "graph_id" in value:  # an async subagent on a LangGraph server
         table = _table(value, key, ASYNC_SUBAGENT_KEYS)
@@ -530,12 +539,12 @@ def parse_agent(
     if table.get("interpreter"):
         options["interpreter"] = _interpreter(table["interpreter"], key / "interpreter")
     if ctx.needs_store:
-        from langgraph.store.memory import InMemoryStore
+        from langgraph.store.memory import InMemoryStore  # noqa: PLC0415  # lazy: langgraph is heavy
 
         options["store"] = InMemoryStore()
     todos = table.get("todos", True)
     if not isinstance(todos, bool):
-        raise (key / "todos").error(f"expected true or false, got {_kind(todos)}")
+        raise (key / "todos").error(f"expected true or false, got {describe_kind(todos)}")
     checkpointer = _checkpointer(table.get("checkpointer", "memory"), key, ctx)
     if ctx.needs:
         raise UntrustedConfig(key.where, key.path.rpartition(".")[2], ctx.needs, base_dir)
@@ -543,10 +552,8 @@ def parse_agent(
 
 
 def _interpreter(value: Any, key: Key) -> Any:
-    from deepnb.interpreter import interpreter_middleware
-
     if not (value is True or isinstance(value, Mapping)):
-        raise key.error(f"expected true or a table of interpreter options, got {_kind(value)}")
+        raise key.error(f"expected true or a table of interpreter options, got {describe_kind(value)}")
     if isinstance(value, Mapping) and "ptc" in value:
         ptc = value["ptc"]
         names = [n.strip() for n in ptc.split(",") if n.strip()] if isinstance(ptc, str) else ptc
@@ -565,8 +572,6 @@ def _interpreter(value: Any, key: Key) -> Any:
 
 
 def _checkpointer(value: Any, key: Key, ctx: _Context) -> Any:
-    from deepnb.checkpoint import SPEC_HELP, make_checkpointer, parse_spec
-
     if isinstance(value, str) and value != "memory":
         try:
             kind, target = parse_spec(value)
@@ -608,8 +613,6 @@ class ConfigFile:
 
 
 def _read(path: Path) -> dict[str, Any]:
-    import tomllib
-
     try:
         return tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM is no mistake
     except tomllib.TOMLDecodeError as exc:
@@ -643,69 +646,3 @@ def agent_names() -> list[str]:
     """The agents the project's config defines."""
     config = find_config()
     return sorted(config.agents) if config else []
-
-
-def load_agent(name: str, *, previous: Workbench | None = None) -> Workbench | None:
-    """Build the agent ``name`` from the project's config and register it (``None`` if the
-    config does not define it). With ``previous``, rebuild that one, keeping its threads."""
-    config = find_config()
-    if config is None or name not in config.agents:
-        if previous is not None:
-            raise DeepnbError(
-                f"{previous.origin} no longer defines agent {name!r}: add it back, or define it in Python."
-            )
-        return None
-    from deepnb.trust import is_trusted
-
-    root = config.path.parent
-    definition = parse_agent(
-        config.agents[name],
-        Key(config.shown, f"{config.prefix}.{name}"),
-        base_dir=root,
-        trusted=is_trusted(root),
-    )
-    return _install(
-        name,
-        definition,
-        origin=config.shown,
-        previous=previous,
-        key=Key(config.shown, f"{config.prefix}.{name}"),
-    )
-
-
-def define_from(
-    name: str,
-    value: Any,
-    *,
-    variable: str,
-    namespace: Mapping[str, Any],
-    overrides: Mapping[str, Any] | None = None,
-) -> Workbench:
-    """``%deepagent define NAME --from VAR``: build ``NAME`` from the dict in ``VAR`` (same keys
-    as a ``deepnb.toml`` agent table; values may also be objects: tools, a chat model, a
-    backend). ``overrides`` are the line's options, which win over the dict's."""
-    if not isinstance(value, Mapping):
-        raise DeepnbError(
-            f"{variable} holds {_kind(value)}: --from needs a dict of agent options (model, tools, …)."
-        )
-    table = {**value, **{k: v for k, v in (overrides or {}).items() if v is not None}}
-    definition = parse_agent(table, Key(variable), base_dir=Path.cwd(), namespace=namespace)
-    from deepnb import workbench as wb
-
-    return _install(name, definition, origin=None, previous=wb.registered().get(name), key=Key(variable))
-
-
-def _install(
-    name: str, definition: Definition, *, origin: str | None, previous: Workbench | None, key: Key
-) -> Workbench:
-    from deepnb import workbench as wb
-    from deepnb.checkpoint import make_checkpointer
-    from deepnb.spec import AgentSpec
-
-    spec = AgentSpec(definition.model, definition.label, definition.options, definition.todos)
-    keep = previous is not None and (definition.checkpointer == "memory" or origin is not None)
-    try:
-        saver = previous.checkpointer if keep and previous else make_checkpointer(definition.checkpointer)
-    except DeepnbError as exc:
-        raise (key / "checkpointer").error(str(exc)) from None
-    return wb._install(name, spec, saver, previous, origin=origin)

@@ -73,14 +73,15 @@ def _permission_names(rules: Sequence[Any] | None) -> list[str]:
     """Filesystem tools that ``FilesystemPermission(mode="interrupt")`` rules can gate."""
     if not rules or not any(getattr(r, "mode", None) == "interrupt" for r in rules):
         return []
-    from deepagents.middleware._fs_interrupt import _build_interrupt_on_from_permissions
+    # lazy: deepagents is heavy to import (and this helper has no public name there)
+    from deepagents.middleware._fs_interrupt import _build_interrupt_on_from_permissions  # noqa: PLC0415
 
     return list(_build_interrupt_on_from_permissions(list(rules)))
 
 
 def _hitl_names(middleware: Sequence[Any]) -> list[str]:
     """Tools a ``HumanInTheLoopMiddleware`` in the list gates (an extension's, or the user's own)."""
-    from langchain.agents.middleware import HumanInTheLoopMiddleware
+    from langchain.agents.middleware import HumanInTheLoopMiddleware  # noqa: PLC0415  # lazy: heavy
 
     return [
         str(tool)

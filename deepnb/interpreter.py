@@ -6,16 +6,15 @@ from __future__ import annotations
 import html
 import inspect
 import re
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from deepnb.errors import DeepnbError
+from deepnb.handles import AgentHandle
 from deepnb.render import escape
 from deepnb.safe_display import safe_display
-
-if TYPE_CHECKING:
-    from deepnb.workbench import Workbench
 
 INSTALL = "pip install 'deepnb[interpreter]'"
 SNAPSHOT_KEY = "_quickjs_snapshot_payload"
@@ -29,7 +28,7 @@ shared machines such as Binder are slow, and an eval that awaits tools counts th
 
 def _middleware_class() -> Any:
     try:
-        from langchain_quickjs import CodeInterpreterMiddleware
+        from langchain_quickjs import CodeInterpreterMiddleware  # noqa: PLC0415  # lazy: optional extra
     except ImportError:
         raise DeepnbError(f"The interpreter needs langchain-quickjs: {INSTALL}") from None
     return CodeInterpreterMiddleware
@@ -51,8 +50,6 @@ def interpreter_middleware(value: bool | Mapping[str, Any]) -> Any:
         raise DeepnbError(f"Unknown interpreter option(s) {', '.join(unknown)}: use {', '.join(known)}.")
     if isinstance(options.get("ptc"), str):
         options["ptc"] = [name.strip() for name in options["ptc"].split(",") if name.strip()]
-    import warnings
-
     with warnings.catch_warnings():  # the middleware is marked beta; deepnb says so in its docs
         warnings.simplefilter("ignore")
         try:
@@ -93,7 +90,7 @@ class Interpreter:
     """A thread's REPL state, read on the host: the snapshot the interpreter saved after its last
     turn, restored into a fresh QuickJS runtime. Reading it never changes the thread."""
 
-    def __init__(self, workbench: Workbench, thread_id: str) -> None:
+    def __init__(self, workbench: AgentHandle, thread_id: str) -> None:
         self.workbench = workbench
         self.thread_id = thread_id
 
@@ -108,7 +105,7 @@ class Interpreter:
 
     def _context(self) -> tuple[Any, Any, set[str]]:
         try:
-            from quickjs_rs import Runtime, Snapshot
+            from quickjs_rs import Runtime, Snapshot  # noqa: PLC0415  # lazy: optional extra
         except ImportError:
             raise DeepnbError(f"Inspecting the interpreter needs quickjs-rs: {INSTALL}") from None
         runtime = Runtime(memory_limit=256 * 1024 * 1024)

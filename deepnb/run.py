@@ -9,7 +9,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from deepnb import events as ev
 from deepnb import streaming
@@ -17,22 +17,35 @@ from deepnb._loop import submit
 from deepnb.approvals import ApprovalRequest, normalize, preview, tool_schema
 from deepnb.errors import DeepnbError
 from deepnb.failures import abort_in, contained, describe_abort, describe_exception, failed_tool_calls
+from deepnb.files.changes import FileChange, compare
+from deepnb.files.files import Files
+from deepnb.files.hold import settled
+from deepnb.handles import AgentHandle
+from deepnb.interpreter import Interpreter
 from deepnb.safe_display import safe_display
 from deepnb.secrets import redact, redact_data
 from deepnb.state import RunState
 from deepnb.tree import SubagentNode, Summary, build_tree
-
-if TYPE_CHECKING:
-    from deepnb.files import Files
-    from deepnb.files.changes import FileChange
-    from deepnb.interpreter import Interpreter
-    from deepnb.workbench import Workbench
 
 log = logging.getLogger(__name__)
 Listener = Callable[[ev.Event], None]
 _ids = itertools.count(1)
 KERNEL_INTERRUPT = "interrupted by the kernel"
 """How a run stopped by the kernel's interrupt (Ctrl-C, the ■ button) says why it stopped."""
+PENDING_ONLY: Any = object()
+"""The input of a run that streams nothing: it reads the thread's checkpoint and shows what waits
+for approval there (a run rebuilt after a kernel restart)."""
+
+
+class RunHost(AgentHandle, Protocol):
+    """What a run needs of the agent that starts it (:class:`deepnb.workbench.Workbench`): the
+    agent itself, the thread claims, and the tools approved without asking."""
+
+    def claim_thread(self, run: Run) -> None: ...
+
+    def release_thread(self, run: Run) -> None: ...
+
+    def always_approved(self, thread_id: str) -> frozenset[str]: ...
 
 
 @safe_display
@@ -40,7 +53,7 @@ class Run:
     """A run of an agent on a thread. ``status`` is ``"running"``, ``"interrupted"``, ``"done"``,
     ``"error"`` or ``"cancelled"``; ``wait()`` blocks until it is no longer running."""
 
-    def __init__(self, workbench: Workbench, thread_id: str, prompt: str | None) -> None:
+    def __init__(self, workbench: RunHost, thread_id: str, prompt: str | None) -> None:
         self.id = f"run-{next(_ids)}"
         self.workbench = workbench
         self.thread_id = thread_id
@@ -87,21 +100,15 @@ class Run:
     @property
     def files(self) -> Files:
         """The thread's files (path → text, with ls, glob, grep, write, edit, …), as they stand now."""
-        from deepnb.files import Files
-
         return Files(self.workbench, self.thread_id)
 
     @property
     def interpreter(self) -> Interpreter:
         """The thread's interpreter state (REPL globals as Python values), read on the host."""
-        from deepnb.interpreter import Interpreter
-
         return Interpreter(self.workbench, self.thread_id)
 
     def _in_state(self, path: str) -> bool:
         """Whether ``path`` lives in the thread's checkpoint state (for "Files changed")."""
-        from deepnb.files import Files
-
         if self.workbench.spec is None:  # an attached graph: its backend is unknown
             return False
         try:
@@ -115,9 +122,6 @@ class Run:
         """What this run did to the thread's files: each path it wrote, edited or deleted, with a
         unified diff against the file as it was before the run (where the backend keeps history:
         files in the thread's state do; a folder on disk or a store does not)."""
-        from deepnb.files import Files
-        from deepnb.files.changes import compare
-
         after = self.files
         before = Files(self.workbench, self.thread_id, checkpoint_id=self.checkpoint_before)
         with self._lock:
@@ -218,7 +222,7 @@ class Run:
         with self._lock:
             if self.status == "interrupted" and not self._resuming:
                 self.emit(ev.RunCancelled(ev.MAIN, f"{reason} while waiting for approval"))
-                self.workbench._release(self)
+                self.workbench.release_thread(self)
                 return
         task = self._task
         if task is not None and not self.done:
@@ -261,12 +265,12 @@ class Run:
                     self._resume()
 
     def _resume(self) -> None:
-        from langgraph.types import Command
+        from langgraph.types import Command  # noqa: PLC0415  # lazy: langgraph is heavy to import
 
         ready, self._ready = self._ready, {}
         self._resuming = True
         self._done.clear()
-        self.workbench._claim(self)
+        self.workbench.claim_thread(self)
         self.emit(ev.RunResumed(ev.MAIN, tuple(ready)))
         self._future = submit(self._drive(self.workbench.graph, Command(resume=ready), first=False))
 
@@ -312,8 +316,6 @@ class Run:
             contained(listener, event, what=f"a run listener on {type(event).__name__}")
 
     async def _drive(self, graph: Any, graph_input: Any, *, first: bool = True) -> None:
-        from deepnb.files.hold import settled
-
         self._task = asyncio.current_task()
         config = {"configurable": {"thread_id": self.thread_id}, "recursion_limit": 10_000}
         paused = False
@@ -326,7 +328,7 @@ class Run:
             if self._stop_requested:
                 raise asyncio.CancelledError
             while True:
-                if graph_input is not _NOTHING:
+                if graph_input is not PENDING_ONLY:
                     async for chunk in streaming.chunks(graph, graph_input, config):
                         for event in self._translator.translate(chunk):
                             self.emit(event)
@@ -349,7 +351,7 @@ class Run:
                         self._resuming = False
                         paused = True
                         break
-                    from langgraph.types import Command
+                    from langgraph.types import Command  # noqa: PLC0415  # lazy: langgraph is heavy to import
 
                     self._resuming = True
                     self.emit(ev.RunResumed(ev.MAIN, tuple(ready)))
@@ -364,7 +366,7 @@ class Run:
         finally:
             self._resuming = False
             if not paused:
-                self.workbench._release(self)
+                self.workbench.release_thread(self)
             self._done.set()
 
     # -- display ----------------------------------------------------------------------------
@@ -384,9 +386,6 @@ class Run:
 
         widget, _ = RunView(self)._repr_mimebundle_()
         return {**snapshot_bundle(self.state), **{k: v for k, v in widget.items() if k != "text/plain"}}
-
-
-_NOTHING = object()
 
 
 def _previews(

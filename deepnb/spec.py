@@ -7,7 +7,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from deepnb.errors import DeepnbError
+from deepnb.files.rules import agent_rules
 from deepnb.gating import check as check_gating
+from deepnb.interpreter import interpreter_middleware
 
 # create_deep_agent's keyword arguments that a spec passes through unchanged.
 AGENT_OPTIONS = frozenset(
@@ -76,18 +78,16 @@ class AgentSpec:
     def build(self, *, name: str, checkpointer: Any) -> Any:
         """Compile the agent with ``checkpointer``; an agent whose interpreter code could run a
         tool its approval rules gate is refused (:mod:`deepnb.gating`)."""
-        from deepagents import create_deep_agent
+        from deepagents import create_deep_agent  # noqa: PLC0415  # lazy: deepagents is heavy to import
 
         options = dict(self.options)
         middleware = list(options.pop("middleware", None) or ())
         interpreter = options.pop("interpreter", None)
         if interpreter:
-            from deepnb.interpreter import interpreter_middleware
-
             middleware.append(interpreter_middleware(interpreter))
         _match_dotfiles(options, middleware)
         if self.todos:
-            from langchain.agents.middleware import TodoListMiddleware
+            from langchain.agents.middleware import TodoListMiddleware  # noqa: PLC0415  # lazy: heavy
 
             if not any(isinstance(m, TodoListMiddleware) for m in middleware):
                 middleware.insert(0, TodoListMiddleware())
@@ -105,8 +105,6 @@ def _match_dotfiles(options: dict[str, Any], middleware: list[Any]) -> None:
     """Give every permission rule (the agent's, its subagents', a ``FilesystemMiddleware``'s)
     patterns that match dotfiles too, the way the notebook side matches them (see
     :mod:`deepnb.files.rules`): without them ``/secrets/**`` would not cover ``/secrets/.env``."""
-    from deepnb.files.rules import agent_rules
-
     if options.get("permissions"):
         options["permissions"] = agent_rules(options["permissions"])
     if options.get("subagents"):

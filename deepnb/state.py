@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deepnb import events as ev
+from deepnb.async_tasks import merge_rows
+from deepnb.interpreter import parse_eval
 from deepnb.render import highlight, markdown
 from deepnb.secrets import redact
 
@@ -207,8 +209,6 @@ class RunState:
         card["result"] = preview
         card["result_full"] = _clip(content, FULL_LIMIT)
         if "eval" in card:
-            from deepnb.interpreter import parse_eval
-
             outcome = parse_eval(content)
             card["eval"] = {
                 **card["eval"],
@@ -299,8 +299,6 @@ class RunState:
         self._activity(event.agent, "context summarized")
 
     def _on_AsyncTasksChanged(self, event: ev.AsyncTasksChanged) -> None:
-        from deepnb.async_tasks import merge_rows
-
         self.async_tasks = merge_rows(self.async_tasks, event.tasks)  # each update holds the changed tasks
 
     def _on_TodosChanged(self, event: ev.TodosChanged) -> None:

@@ -10,7 +10,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from deepnb.events import message_text, subagent_label, subagent_path
 from deepnb.safe_display import safe_display
+from deepnb.secrets import redact
 
 
 @safe_display
@@ -143,9 +145,6 @@ def tree_from_messages(messages: Sequence[Any], *, root_name: str) -> SubagentNo
     """The top level of a thread's tree read back from its messages: each ``task`` call of the
     main agent, with the answer it got. Used when no run of this kernel has the live tree (after
     a restart); nested subagents and token counts are not in the thread's own messages."""
-    from deepnb.events import message_text, subagent_label, subagent_path
-    from deepnb.secrets import redact
-
     answers = {
         str(m.tool_call_id): m for m in messages if getattr(m, "type", None) == "tool" and m.name == "task"
     }

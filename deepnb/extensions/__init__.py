@@ -10,6 +10,7 @@ when the first agent is built (``DEEPNB_EXTENSIONS=0`` turns them off).
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import inspect
 import os
@@ -17,8 +18,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from deepnb._loop import engine_running, in_engine_thread, run_sync
+from deepnb.extensions import discovery
 from deepnb.extensions.api import ExtensionAPI, ExtensionError, ExtensionMode
 from deepnb.extensions.registry import REGISTRY, Registration, Source
+from deepnb.extensions.report import Listing
+from deepnb.failures import EngineAbort
+from deepnb.project import project_root
 
 __all__ = [
     "ExtensionAPI",
@@ -50,14 +56,12 @@ async def _setup(factory: Any, api: ExtensionAPI) -> None:
             await result
     except (SystemExit, KeyboardInterrupt) as exc:
         raise ExtensionError(
-            f"Extension {api._source.label} attempted to exit ({type(exc).__name__}: {exc})."
+            f"Extension {api.source.label} attempted to exit ({type(exc).__name__}: {exc})."
         ) from None
 
 
 def _load_one(source: Source) -> bool:
     """Import and set up one extension, all or nothing; a failure is recorded, not raised."""
-    from deepnb._loop import run_sync
-    from deepnb.extensions import discovery
 
     for line in _unload(source.key):
         print(f"deepnb: {line}", file=sys.stderr)
@@ -67,7 +71,7 @@ def _load_one(source: Source) -> bool:
             factory = discovery.import_factory(source)
             run_sync(_setup(factory, api))
     except (Exception, SystemExit, KeyboardInterrupt) as exc:
-        api._deactivate()
+        api.deactivate()
         with REGISTRY.lock:
             REGISTRY.failures[source.key] = discovery.failure(source, exc)
             REGISTRY.ignored = [(k, n) for k, n in REGISTRY.ignored if k != source.key]
@@ -75,7 +79,7 @@ def _load_one(source: Source) -> bool:
             raise
         return False
     with REGISTRY.lock:
-        api._commit()
+        api.commit()
         REGISTRY.loaded[source.key] = api
     return True
 
@@ -87,8 +91,6 @@ def _unload(key: str) -> list[str]:
 
 
 def _automatic_sources() -> list[Source]:
-    from deepnb.extensions import discovery
-    from deepnb.project import project_root
 
     sources = discovery.scan(discovery.user_dir(), "user")
     sources += discovery.entry_points()
@@ -129,7 +131,6 @@ def ensure_loaded() -> None:
 def load(path: str | Path) -> list[tuple[Source, str | None]]:
     """Load the extension(s) at ``path`` — a file, a package folder or a folder of them — again
     if already loaded; each comes back with ``None`` or its error."""
-    from deepnb.extensions import discovery
 
     ensure_loaded()
     results = []
@@ -141,8 +142,6 @@ def load(path: str | Path) -> list[tuple[Source, str | None]]:
 
 def trust(path: str | Path | None = None) -> tuple[Path, list[tuple[Source, str | None]]]:
     """Trust a project (the current one by default) and load its ``.deepnb/extensions/``."""
-    from deepnb.extensions import discovery
-    from deepnb.project import project_root
 
     root = discovery.trust(Path(path).expanduser() if path else project_root())
     ensure_loaded()
@@ -162,8 +161,6 @@ def revoke_trust(path: str | Path | None = None) -> tuple[Path, bool, list[str],
     longer load, and those loaded now are unloaded (their shutdown callbacks run). Returns the
     project, whether it was trusted, the labels of the extensions unloaded, and any errors of
     their shutdown callbacks."""
-    from deepnb.extensions import discovery
-    from deepnb.project import project_root
 
     root = (Path(path).expanduser() if path else project_root()).resolve()
     was_trusted = discovery.revoke(root)
@@ -181,7 +178,6 @@ def revoke_trust(path: str | Path | None = None) -> tuple[Path, bool, list[str],
 
 def listing() -> Any:
     """What is registered, from where, what failed, and which agents need ``%deepagent reload``."""
-    from deepnb.extensions.report import Listing
 
     ensure_loaded()
     return Listing.collect()
@@ -189,20 +185,15 @@ def listing() -> Any:
 
 def _run_hooks(hooks: list[Registration]) -> list[str]:
     """Call shutdown hooks, last registered first; errors come back as lines, never raised."""
-    from deepnb import _loop
-    from deepnb.failures import EngineAbort
 
     errors = []
     for hook in reversed(hooks):
         try:
             result = hook.unit()
             if inspect.isawaitable(result):
-                engine = _loop._thread is not None and _loop._thread.is_alive()
-                if engine and not _loop.in_engine_thread():
-                    _loop.run_sync(_awaited(result), timeout=30)
+                if engine_running() and not in_engine_thread():
+                    run_sync(_awaited(result), timeout=30)
                 else:
-                    import asyncio
-
                     asyncio.run(_awaited(result))
         except BaseException as exc:  # SystemExit & co. included: every other hook still runs
             if isinstance(exc, EngineAbort):  # an async hook's exit, as run_sync hands it back
@@ -221,7 +212,7 @@ def shutdown() -> list[str]:
     with REGISTRY.lock:
         hooks = REGISTRY.of_kind("shutdown")
         for api in REGISTRY.loaded.values():
-            api._deactivate()
+            api.deactivate()
         REGISTRY.reset()
     errors = _run_hooks(hooks)
     for line in errors:

@@ -7,24 +7,23 @@ Same methods, same meanings: ``register_tool``, ``register_middleware``,
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from deepnb.errors import DeepnbError
+from deepnb.extensions.registry import REGISTRY, Registration, Source
+from deepnb.extensions.rules import ExtensionError, check_prefix, overlaps, reserved_routes
 from deepnb.safe_display import safe_display
 
-if TYPE_CHECKING:
-    from deepnb.extensions.registry import Registration, Source
-
-ROUTE_PREFIX = re.compile(r"^/(?:[a-z0-9][a-z0-9_-]*/)+$")
-"""Deep Agents Code's rule: lowercase absolute path segments, a slash at both ends."""
-
-
-class ExtensionError(DeepnbError):
-    """An extension did something deepnb cannot accept; the message says what."""
+__all__ = [  # ExtensionError and the route rules live in deepnb.extensions.rules
+    "ExtensionAPI",
+    "ExtensionError",
+    "ExtensionMode",
+    "check_prefix",
+    "overlaps",
+    "reserved_routes",
+]
 
 
 @safe_display
@@ -35,43 +34,6 @@ class ExtensionMode(StrEnum):
     NOTEBOOK = "notebook"
     INTERACTIVE = "interactive"
     HEADLESS = "headless"
-
-
-def reserved_routes(artifacts_root: str = "/") -> dict[str, str]:
-    """Paths deepagents writes to itself under a backend's ``artifacts_root`` (history and
-    artifacts), each with what lives there. Extension routes may not overlap them."""
-    root = artifacts_root.rstrip("/")
-    reserved = {
-        f"{root}/conversation_history/": "where summarization keeps the conversation history",
-        f"{root}/large_tool_results/": "where deepagents offloads large tool results (artifacts)",
-        f"{root}/blobs/": "where deepagents offloads binary content (artifacts)",
-    }
-    if root:
-        reserved[f"{root}/"] = "the agent's artifacts root"
-    return reserved
-
-
-def overlaps(a: str, b: str) -> bool:
-    """Whether two route prefixes (both ending in ``/``) share any path."""
-    return a.startswith(b) or b.startswith(a)
-
-
-def check_prefix(prefix: object) -> str:
-    """``prefix`` if it is a well-formed route outside deepagents' own paths, else raise."""
-    if not isinstance(prefix, str) or ROUTE_PREFIX.fullmatch(prefix) is None:
-        hint = ""
-        if isinstance(prefix, str) and prefix.strip("/"):
-            hint = f" such as {'/' + prefix.strip('/').lower() + '/'!r}"
-        raise ExtensionError(
-            f"Invalid backend route prefix {prefix!r}: use a lowercase absolute path with slashes at "
-            f"both ends{hint or ', such as /scratch/'} (letters, digits, - and _)."
-        )
-    for reserved, what in reserved_routes().items():
-        if overlaps(prefix, reserved):
-            raise ExtensionError(
-                f"Backend route {prefix!r} overlaps {reserved!r}, {what}: choose another prefix."
-            )
-    return prefix
 
 
 @safe_display
@@ -114,8 +76,9 @@ class ExtensionAPI:
     def register_tool(self, tool: Any) -> None:
         """Give agents a tool: a LangChain ``BaseTool`` or a plain function (its signature and
         docstring become the schema). Agents see it on their next model call."""
-        from langchain_core.tools import BaseTool
-        from langchain_core.tools import tool as as_tool
+        # lazy: langchain_core is heavy to import
+        from langchain_core.tools import BaseTool  # noqa: PLC0415
+        from langchain_core.tools import tool as as_tool  # noqa: PLC0415
 
         self._ensure_active()
         if not isinstance(tool, BaseTool):
@@ -129,7 +92,7 @@ class ExtensionAPI:
     def register_middleware(self, middleware: Any) -> None:
         """Add a LangChain ``AgentMiddleware`` (an instance, or a class built with no arguments)
         to agents built from now on; ``%deepagent reload`` rebuilds the others."""
-        from langchain.agents.middleware.types import AgentMiddleware
+        from langchain.agents.middleware.types import AgentMiddleware  # noqa: PLC0415  # lazy: heavy
 
         self._ensure_active()
         try:
@@ -145,7 +108,7 @@ class ExtensionAPI:
     def register_backend_route(self, prefix: str, backend: Any) -> None:
         """Mount ``backend`` at ``prefix`` (e.g. ``/scratch/``) in agents' filesystems, through a
         ``CompositeBackend`` around each agent's own backend."""
-        from deepagents.backends.protocol import BackendProtocol
+        from deepagents.backends.protocol import BackendProtocol  # noqa: PLC0415  # lazy: heavy
 
         self._ensure_active()
         check_prefix(prefix)
@@ -173,18 +136,22 @@ class ExtensionAPI:
             )
 
     def _add(self, kind: str, name: str, unit: Any) -> None:
-        from deepnb.extensions.registry import REGISTRY
-
         REGISTRY.add(kind, name, unit, self._source, staged=self._staged)
 
-    def _commit(self) -> None:
-        """The factory returned: install what it registered; later calls install at once."""
-        from deepnb.extensions.registry import REGISTRY
+    # -- deepnb's side (not part of Deep Agents Code's API) ------------------------------------
 
+    @property
+    def source(self) -> Source:
+        """Where this extension comes from."""
+        return self._source
+
+    def commit(self) -> None:
+        """The factory returned: install what it registered; later calls install at once."""
         staged, self._staged = self._staged or [], None
         REGISTRY.commit(staged)
 
-    def _deactivate(self) -> None:
+    def deactivate(self) -> None:
+        """The extension is unloaded (or failed): its registrations are closed."""
         self._staged = None
         self._active = False
 

@@ -6,15 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langchain.agents.middleware.types import AgentMiddleware
 
-from deepnb.extensions.api import overlaps, reserved_routes
+from deepnb.extensions import ensure_loaded
 from deepnb.extensions.registry import REGISTRY, Registration
-
-if TYPE_CHECKING:
-    from deepnb.spec import AgentSpec
+from deepnb.extensions.rules import overlaps, reserved_routes
+from deepnb.spec import AgentSpec
 
 RUNTIME_MIDDLEWARE = "deepnb_extension_tools"
 
@@ -84,8 +83,9 @@ class ExtensionToolsMiddleware(AgentMiddleware):
 
 def _mount(backend: Any, routes: list[Registration]) -> tuple[Any, list[str]]:
     """The agent's backend with the extension routes mounted, and the routes left out."""
-    from deepagents.backends import CompositeBackend, StateBackend
-    from deepagents.backends.protocol import BackendProtocol
+    # lazy: deepagents is heavy to import
+    from deepagents.backends import CompositeBackend, StateBackend  # noqa: PLC0415
+    from deepagents.backends.protocol import BackendProtocol  # noqa: PLC0415
 
     if not routes:
         return backend, []
@@ -118,8 +118,6 @@ def _mount(backend: Any, routes: list[Registration]) -> tuple[Any, list[str]]:
 def apply(spec: AgentSpec) -> tuple[AgentSpec, Applied]:
     """``spec`` with the registered tools, middleware and routes added (its ``declared`` is
     ``spec``), and what the agent takes in."""
-    from deepnb.extensions import ensure_loaded
-
     spec = spec.declared or spec
     ensure_loaded()
     with REGISTRY.lock:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deepnb.extensions.api import ExtensionError, overlaps
+from deepnb.extensions.rules import ExtensionError, overlaps
 
 GRAPH_BOUND = ("middleware", "route")
 """Kinds an agent takes in when it is built; tools reach agents at each model call."""
@@ -119,7 +119,7 @@ class Registry:
             self.registrations = [r for r in self.registrations if r.source.key != key]
             api = self.loaded.pop(key, None)
             if api is not None:
-                api._deactivate()
+                api.deactivate()
             self.failures.pop(key, None)
             self.ignored = [(k, note) for k, note in self.ignored if k != key]
             return mine

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from deepnb import agents
 from deepnb.extensions.registry import REGISTRY
 from deepnb.safe_display import safe_display
 
@@ -29,8 +30,6 @@ class Listing:
 
     @classmethod
     def collect(cls) -> Listing:
-        from deepnb import workbench as wb
-
         with REGISTRY.lock:
             registrations = tuple(
                 (KIND_LABELS[r.kind], r.name, r.source.label, f"{r.source.origin}: {r.source.key}")
@@ -41,7 +40,7 @@ class Listing:
             notes = [note for _, note in REGISTRY.ignored]
             current = REGISTRY.graph_bound_ids()
         stale = []
-        for name, bench in sorted(wb.registered().items()):
+        for name, bench in sorted(agents.registered().items()):
             applied = bench.extensions
             if applied is None:
                 continue

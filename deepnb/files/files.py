@@ -5,18 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from deepnb._loop import run_sync
 from deepnb.errors import DeepnbError
 from deepnb.files import hold, watch
 from deepnb.files.paths import clean_path, is_under
 from deepnb.files.rules import Rules
-from deepnb.files.sources import Entry, FileMissing, Match, source_for
+from deepnb.files.sources import Entry, FileMissing, Match, StateSource, source_for
+from deepnb.handles import AgentHandle
 from deepnb.safe_display import safe_display
-
-if TYPE_CHECKING:
-    from deepnb.workbench import Workbench
 
 REPR_LIMIT = 40
 """How many entries a file listing shows before it summarizes the rest."""
@@ -33,7 +31,7 @@ class Files(Mapping[str, str]):
     skill) is refused with a ``DeepnbError``: the run's next step would overwrite it.
     """
 
-    def __init__(self, workbench: Workbench, thread_id: str, *, checkpoint_id: str | None = None) -> None:
+    def __init__(self, workbench: AgentHandle, thread_id: str, *, checkpoint_id: str | None = None) -> None:
         self.workbench = workbench
         self.thread_id = thread_id
         self.checkpoint_id = checkpoint_id
@@ -186,8 +184,6 @@ class Files(Mapping[str, str]):
 
     def has_history(self, path: str) -> bool:
         """Whether ``path`` lives in the thread's checkpoints (so its past versions can be read)."""
-        from deepnb.files.sources import StateSource
-
         source = self._source.source_of(path) if hasattr(self._source, "source_of") else self._source
         return isinstance(source, StateSource)
 

@@ -14,15 +14,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from deepnb import claims
 from deepnb._loop import engine_loop, in_engine_thread, submit
 from deepnb.errors import DeepnbError
-
-if TYPE_CHECKING:
-    from deepnb.run import Run
-    from deepnb.workbench import Workbench
+from deepnb.handles import AgentHandle, RunHandle
 
 _Key = tuple[Any, str]
 _locks: dict[_Key, tuple[asyncio.Lock, list[int], Any]] = {}
@@ -30,14 +27,14 @@ _locks: dict[_Key, tuple[asyncio.Lock, list[int], Any]] = {}
 key stays its own). Touched on the engine loop only."""
 
 
-def holder(workbench: Workbench, thread_id: str) -> Run | None:
+def holder(workbench: AgentHandle, thread_id: str) -> RunHandle | None:
     """The run holding ``thread_id`` in ``workbench``'s database (streaming or waiting for an
     approval), whichever agent started it."""
     run = claims.holder(workbench.database, thread_id)
     return run if run is not None and (not run.done or run.status == "interrupted") else None
 
 
-def refusal(run: Run, path: str) -> str:
+def refusal(run: RunHandle, path: str) -> str:
     """Why a change to ``path`` from the notebook is refused while ``run`` holds its thread."""
     if run.status == "interrupted":
         return (
@@ -50,7 +47,7 @@ def refusal(run: Run, path: str) -> str:
     )
 
 
-def busy(workbench: Workbench, thread_id: str, path: str) -> str:
+def busy(workbench: AgentHandle, thread_id: str, path: str) -> str:
     """The refusal a change to ``path`` (one that reaches the thread's state) would get now, or ``""``."""
     run = holder(workbench, thread_id)
     return refusal(run, path) if run is not None else ""
@@ -80,7 +77,7 @@ def _drop(key: _Key) -> None:
 
 
 @contextmanager
-def state_change(workbench: Workbench, thread_id: str, path: str) -> Iterator[None]:
+def state_change(workbench: AgentHandle, thread_id: str, path: str) -> Iterator[None]:
     """Around a notebook change to the thread's state: refuse it (``DeepnbError``) while a run
     holds the thread, and keep a run from starting on the thread until it is done."""
     if in_engine_thread():
@@ -105,7 +102,7 @@ def state_change(workbench: Workbench, thread_id: str, path: str) -> Iterator[No
         engine_loop().call_soon_threadsafe(_release, key)
 
 
-async def settled(workbench: Workbench, thread_id: str) -> None:
+async def settled(workbench: AgentHandle, thread_id: str) -> None:
     """Wait until no notebook change to the thread's state is on its way (a run calls this
     before it reads the thread's state)."""
     key = (workbench.database, thread_id)

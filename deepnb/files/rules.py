@@ -21,6 +21,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import is_dataclass, replace
 from typing import Any
 
+import bracex
+import wcmatch.glob as wcglob
+
 from deepnb.files.paths import UnsafePathError
 
 DOT_PARTS = 4
@@ -74,8 +77,6 @@ def dot_patterns(pattern: str) -> list[str]:
     """``pattern`` followed by alternatives that match what it would match if ``*``, ``?``,
     ``[...]`` and ``**`` also matched names starting with a dot (as with wcmatch's ``DOTGLOB``), up to
     :data:`DOT_PARTS` dot-named parts per ``**``. Braces are expanded first."""
-    import bracex
-
     found: list[str] = [pattern]
     for expanded in bracex.expand(pattern, limit=1000):
         parts = expanded.split("/")
@@ -105,14 +106,12 @@ def _dotted(rule: Any) -> Any:
 @functools.cache
 def _flags() -> int:
     """The wcmatch flags deepagents' permission checks use."""
-    from deepagents.middleware.filesystem import _FS_WCMATCH_FLAGS
+    from deepagents.middleware.filesystem import _FS_WCMATCH_FLAGS  # noqa: PLC0415  # lazy: heavy
 
     return _FS_WCMATCH_FLAGS
 
 
 def _match(path: str, pattern: str) -> bool:
-    import wcmatch.glob as wcglob
-
     return wcglob.globmatch(path, pattern, flags=_flags())
 
 
@@ -132,7 +131,7 @@ class Rules:
         the agent's tools resolve it; a path that leads outside the backend's root is refused."""
         if self.backend is None:
             return path
-        from deepagents.middleware.filesystem import _resolve_real_path
+        from deepagents.middleware.filesystem import _resolve_real_path  # noqa: PLC0415  # lazy: heavy
 
         try:
             return _resolve_real_path(self.backend, path)

@@ -15,14 +15,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import wcmatch.glob as wcglob
+
 from deepnb.errors import DeepnbError
 from deepnb.files.paths import UnsafePathError, clean_path, parent
 
 
-def _glob_match(path: str, pattern: str) -> bool:
+def glob_match(path: str, pattern: str) -> bool:
     """Whether ``path`` matches ``pattern`` the way deepagents matches (``**``, ``{a,b}``)."""
-    import wcmatch.glob as wcglob
-
     return wcglob.globmatch(path, pattern, flags=wcglob.BRACE | wcglob.GLOBSTAR)
 
 
@@ -76,7 +76,7 @@ def _state_entry(path: str, data: Mapping[str, Any]) -> Entry:
 
 
 def _file_data(data: bytes, previous: Mapping[str, Any] | None) -> dict[str, Any]:
-    from deepagents.backends.utils import create_file_data
+    from deepagents.backends.utils import create_file_data  # noqa: PLC0415  # lazy: heavy
 
     try:
         content, encoding = data.decode("utf-8"), "utf-8"
@@ -145,7 +145,7 @@ class StateSource:
         return [
             e
             for p, e in sorted((await self.entries()).items())
-            if p.startswith(folder) and _glob_match(p, pattern)
+            if p.startswith(folder) and glob_match(p, pattern)
         ]
 
     async def grep(self, literal: str, folder: str, glob: str | None) -> list[Match]:
@@ -157,7 +157,7 @@ class StateSource:
                 or data.get("encoding") == "base64"
             ):
                 continue
-            if glob and not _glob_match(path.rsplit("/", 1)[-1], glob) and not _glob_match(path, glob):
+            if glob and not glob_match(path.rsplit("/", 1)[-1], glob) and not glob_match(path, glob):
                 continue
             for number, line in enumerate(_decode(data).decode("utf-8", "replace").splitlines(), 1):
                 if literal in line:
@@ -314,7 +314,7 @@ class Mounts:
 
     async def glob(self, pattern: str, folder: str) -> list[Entry]:
         return [
-            e for p, e in (await self.entries()).items() if p.startswith(folder) and _glob_match(p, pattern)
+            e for p, e in (await self.entries()).items() if p.startswith(folder) and glob_match(p, pattern)
         ]
 
     async def grep(self, literal: str, folder: str, glob: str | None) -> list[Match]:
@@ -333,7 +333,7 @@ class Mounts:
 def source_for(backend: Any, graph: Any, thread_id: str, checkpoint_id: str | None = None) -> Any:
     """The source for an agent's ``backend`` option (``None`` means the thread's state).
     With ``checkpoint_id``, state-held files are read as they were at that checkpoint."""
-    from deepagents.backends import CompositeBackend, StateBackend, StoreBackend
+    from deepagents.backends import CompositeBackend, StateBackend, StoreBackend  # noqa: PLC0415  # lazy
 
     if backend is None or isinstance(backend, StateBackend):
         return StateSource(graph, thread_id, checkpoint_id)

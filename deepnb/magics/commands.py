@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from deepnb import building
+from deepnb import extensions as ext
+from deepnb import workbench as wb
+from deepnb.checkpoint import make_checkpointer
+from deepnb.config import UntrustedConfig, find_config
 from deepnb.errors import DeepnbError
+from deepnb.extensions.registry import REGISTRY
+from deepnb.files.display import show as show_files
+from deepnb.interpreter import Interpreter
 from deepnb.render import escape
 from deepnb.safe_display import safe_display
+from deepnb.spec import AgentSpec, parse_interrupt_on
 
 
 @safe_display
@@ -68,10 +78,7 @@ def workbench_for(
     """The workbench a cell runs on: defined on first use, rebuilt when ``-m`` or an option
     (``--interrupt-on``, ``--interpreter``) changes it (its threads are kept). ``options`` holds
     the cell's agent options, ``None`` where the cell doesn't set one."""
-    from deepnb import workbench as wb
-    from deepnb.checkpoint import make_checkpointer
-    from deepnb.models import resolve_model
-    from deepnb.spec import AgentSpec
+    from deepnb.models import resolve_model  # noqa: PLC0415  # lazy: it imports langchain_core
 
     name = name or wb.current_name()
     changes = {key: value for key, value in options.items() if value is not None}
@@ -81,7 +88,7 @@ def workbench_for(
             wb.get(name)  # raises: no such agent, with how to define it
         chat = resolve_model(model, namespace)
         spec = AgentSpec(chat, model or os.environ["DEEPNB_MODEL"], changes)
-        return wb._install(name, spec, make_checkpointer("memory"), None)
+        return wb.install(name, spec, make_checkpointer("memory"), None)
     if model is None and not changes:
         return existing
     if existing.spec is None:
@@ -102,10 +109,6 @@ def _registered_or_config(name: str, *, skip_untrusted: bool) -> Any:
     """The workbench ``name``: registered, or built now from ``deepnb.toml``. With
     ``skip_untrusted`` (the cell names its model), a definition that waits for trust is left
     out, said in one line, and the cell builds its agent from its own options."""
-    import sys
-
-    from deepnb import workbench as wb
-    from deepnb.config import UntrustedConfig
 
     try:
         return wb.lookup(name)
@@ -117,8 +120,6 @@ def _registered_or_config(name: str, *, skip_untrusted: bool) -> Any:
 
 
 def define(args: Any, namespace: dict[str, Any]) -> Message:
-    from deepnb import workbench as wb
-    from deepnb.spec import parse_interrupt_on
 
     options: dict[str, Any] = {}
     if args.interrupt_on:
@@ -147,7 +148,6 @@ def define(args: Any, namespace: dict[str, Any]) -> Message:
 
 
 def _define_from(args: Any, model: Any, options: dict[str, Any], namespace: dict[str, Any]) -> Any:
-    from deepnb.config import define_from
 
     if args.from_var not in namespace:
         raise DeepnbError(
@@ -155,13 +155,12 @@ def _define_from(args: Any, model: Any, options: dict[str, Any], namespace: dict
             f"{args.from_var} = {{'model': 'demo:quickstart', 'tools': [...]}}."
         )
     overrides = {"model": model, "checkpointer": args.checkpointer, **options}
-    return define_from(
+    return building.define_from(
         args.name, namespace[args.from_var], variable=args.from_var, namespace=namespace, overrides=overrides
     )
 
 
 def use(args: Any) -> Message:
-    from deepnb import workbench as wb
 
     workbench = wb.use(args.name)
     if workbench is None:
@@ -174,13 +173,11 @@ def use(args: Any) -> Message:
 
 
 def agents() -> Table:
-    from deepnb import workbench as wb
-    from deepnb.config import find_config
 
     current = wb.current_name()
     built = wb.registered()
     rows = [
-        ("*" if name == current else "", name, w.label, w._current_thread or "-", w.origin or "")
+        ("*" if name == current else "", name, w.label, w.selected_thread or "-", w.origin or "")
         for name, w in built.items()
     ]
     config = find_config()
@@ -202,10 +199,9 @@ def _run_label(run: Any) -> str:
 
 
 def threads(args: Any) -> Table:
-    from deepnb import workbench as wb
 
     workbench = wb.get(args.agent, build=False)
-    current = workbench._current_thread
+    current = workbench.selected_thread
     rows = tuple(
         (
             "*" if t.thread_id == current else "",
@@ -224,7 +220,6 @@ def threads(args: Any) -> Table:
 
 
 def new(args: Any) -> Message:
-    from deepnb import workbench as wb
 
     workbench = wb.get(args.agent, build=False)
     return Message(f"New thread {workbench.new_thread()} on agent {workbench.name!r}.")
@@ -256,7 +251,6 @@ class TodoList:
 
 
 def todos(args: Any) -> TodoList:
-    from deepnb import workbench as wb
 
     workbench = wb.get(args.agent, build=False)
     thread = args.thread or workbench.current_thread
@@ -265,16 +259,12 @@ def todos(args: Any) -> TodoList:
 
 def files(args: Any) -> Any:
     """A folder's listing or a file rendered; ``files = %deepagent files`` also gives the data."""
-    from deepnb import workbench as wb
-    from deepnb.files.display import show
 
-    return show(wb.get(args.agent, build=False).files(args.thread), args.path)
+    return show_files(wb.get(args.agent, build=False).files(args.thread), args.path)
 
 
 def repl(args: Any) -> Any:
     """The thread's interpreter globals (``run.interpreter``); displayed, a table."""
-    from deepnb import workbench as wb
-    from deepnb.interpreter import Interpreter
 
     workbench = wb.get(args.agent, build=False)
     return Interpreter(workbench, args.thread or workbench.current_thread)
@@ -282,8 +272,6 @@ def repl(args: Any) -> Any:
 
 def js(args: Any) -> Any:
     """The value of some JavaScript evaluated against a copy of the thread's interpreter state."""
-    from deepnb import workbench as wb
-    from deepnb.interpreter import Interpreter
 
     workbench = wb.get(args.agent, build=False)
     return Interpreter(workbench, args.thread or workbench.current_thread).eval(" ".join(args.code))
@@ -291,43 +279,32 @@ def js(args: Any) -> Any:
 
 def tree(args: Any) -> Any:
     """The subagent tree of the thread's latest run (``run.tree``); displayed, a static view."""
-    from deepnb import workbench as wb
 
     return wb.get(args.agent, build=False).tree(args.thread)
 
 
 def stop(args: Any) -> Any:
-    from deepnb import workbench as wb
 
-    workbench = wb.get(args.agent, build=False)
-    thread = args.thread or workbench.current_thread
-    run = workbench.active_run(thread)
-    if run is None:
-        raise DeepnbError(f"Nothing is running on thread {thread!r} of agent {workbench.name!r}.")
-    run.stop()
-    return run
+    return wb.get(args.agent, build=False).stop(args.thread)
 
 
 def approvals(args: Any) -> Any:
     """The run waiting for approval on a thread; displayed, it shows its approval cards."""
-    from deepnb import workbench as wb
 
     return wb.get(args.agent, build=False).pending_run(args.thread)
 
 
 def resume(args: Any) -> Any:
     """Pending approvals come back as their run; a failed or stopped run continues."""
-    from deepnb import workbench as wb
 
     return wb.get(args.agent).resume(args.thread)
 
 
 def extension(args: Any) -> Message:
     """Load the extension(s) at a path; say what each registered, or why it failed."""
-    from deepnb import extensions
 
     lines = []
-    for source, error in extensions.load(args.path):
+    for source, error in ext.load(args.path):
         if error:
             lines.append(f"Extension {source.label} failed, nothing of it is registered: {error}")
         else:
@@ -336,35 +313,30 @@ def extension(args: Any) -> Message:
 
 
 def _registered(key: str) -> str:
-    from deepnb.extensions.registry import REGISTRY
 
     kinds = [f"{r.kind} {r.name}" for r in REGISTRY.registrations if r.source.key == key]
     return f": {', '.join(kinds)}" if kinds else " (it registered nothing)"
 
 
 def _reload_hint() -> list[str]:
-    from deepnb.extensions import listing
 
-    stale = listing().reload_needed
+    stale = ext.listing().reload_needed
     if not stale:
         return []
     return [f"Run %deepagent reload to give {', '.join(stale)} the new middleware and routes."]
 
 
 def extensions(args: Any) -> Any:
-    from deepnb import extensions as ext
 
     return ext.listing()
 
 
 def trust(args: Any) -> Message:
-    from deepnb import extensions
 
     if args.revoke:
         return _revoke_trust(args.path)
-    from deepnb.config import find_config
 
-    root, results = extensions.trust(args.path)
+    root, results = ext.trust(args.path)
     lines = [f"Trusted {root}: its .deepnb/extensions/ run from now on."]
     try:
         config = find_config(root)
@@ -385,16 +357,15 @@ def trust(args: Any) -> Message:
 
 
 def _revoke_trust(path: str | None) -> Message:
-    from deepnb import extensions
 
-    root, was_trusted, unloaded, errors = extensions.revoke_trust(path)
+    root, was_trusted, unloaded, errors = ext.revoke_trust(path)
     if not was_trusted:
         return Message(f"{root} was not trusted: nothing changed.")
     lines = [f"{root} is no longer trusted: its .deepnb/extensions/ will not run."]
     if unloaded:
         lines.append(f"Unloaded {', '.join(unloaded)}; their tools leave the next model call.")
     lines += [f"deepnb: {error}" for error in errors]
-    stale = extensions.listing().reload_needed if unloaded else ()
+    stale = ext.listing().reload_needed if unloaded else ()
     if stale:
         names = ", ".join(stale)
         lines.append(f"Run %deepagent reload to rebuild {names} without their middleware and routes.")
@@ -402,7 +373,6 @@ def _revoke_trust(path: str | None) -> Message:
 
 
 def reload(args: Any) -> Message:
-    from deepnb import workbench as wb
 
     rebuilt = wb.reload(args.agent)
     if not rebuilt:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import sys
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -16,7 +17,10 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
 from deepnb.errors import DeepnbError
 from deepnb.magics import commands, parser
+from deepnb.magics.display import show_run
 from deepnb.magics.interpolate import interpolate
+from deepnb.run import KERNEL_INTERRUPT
+from deepnb.spec import parse_interrupt_on
 
 _CELL_HEAD = re.compile(r"^%%deepagent(?:[ \t]|$)")
 
@@ -24,7 +28,7 @@ _CELL_HEAD = re.compile(r"^%%deepagent(?:[ \t]|$)")
 def _kernel_handles_events_while_awaiting() -> bool:
     """ipykernel 7 dispatches comm messages while an async cell awaits."""
     try:
-        import ipykernel
+        import ipykernel  # noqa: PLC0415  # lazy: only where a kernel runs; a terminal IPython lacks it
     except ImportError:
         return False
     return int(ipykernel.__version__.split(".")[0]) >= 7
@@ -76,8 +80,6 @@ class DeepnbMagics(Magics):
         except (KeyboardInterrupt, asyncio.CancelledError):
             # The kernel's interrupt: an async cell sees it as its task cancelled. Either way the
             # user pressed ■ (or Ctrl-C), so the run stops and the cell says KeyboardInterrupt.
-            from deepnb.run import KERNEL_INTERRUPT
-
             run.stop(reason=KERNEL_INTERRUPT)
             await _settle(run)
             raise KeyboardInterrupt(f"{run.id} {KERNEL_INTERRUPT}") from None
@@ -97,8 +99,6 @@ class DeepnbMagics(Magics):
                 raise DeepnbError(
                     "The cell body is the task: write what the agent should do below %%deepagent."
                 )
-            from deepnb.spec import parse_interrupt_on
-
             options = {
                 "interrupt_on": parse_interrupt_on(args.interrupt_on),
                 "interpreter": commands.interpreter_option(args.interpreter, args.ptc),
@@ -112,8 +112,6 @@ class DeepnbMagics(Magics):
             )
         except DeepnbError as exc:
             raise UsageError(str(exc)) from None
-        from deepnb.magics.display import show_run
-
         view = show_run(run, live_controls=live_controls or args.bg)
         if args.output:
             self.shell.user_ns[args.output] = run
@@ -150,8 +148,6 @@ def load(ipython: Any) -> None:
 
 def unload(ipython: Any) -> None:
     """Remove the magics; run the extensions' shutdown callbacks (once; errors are printed)."""
-    import sys
-
     if "deepnb.extensions" in sys.modules:
         sys.modules["deepnb.extensions"].shutdown()
     if transform_cell in ipython.input_transformers_cleanup:

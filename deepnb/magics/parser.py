@@ -13,6 +13,7 @@ import shlex
 from collections.abc import Callable
 from typing import Any
 
+from IPython import get_ipython
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument, magic_arguments
 
@@ -308,8 +309,6 @@ def _check(func: Callable[..., Any], args: Any) -> None:
 
 def _ipython_names() -> frozenset[str]:
     """Names IPython keeps in the kernel's namespace (``In``, ``Out``, ``get_ipython``, …)."""
-    from IPython import get_ipython
-
     shell = get_ipython()
     return frozenset(getattr(shell, "user_ns_hidden", ()) or ())
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from deepnb.errors import DeepnbError
+from deepnb.models.scripted import ScriptedChatModel, load_script
 
 MODEL_ENV = "DEEPNB_MODEL"
 
@@ -65,8 +66,6 @@ def demo_names() -> list[str]:
 
 
 def _demo(name: str) -> Any:
-    from deepnb.models.scripted import ScriptedChatModel, load_script
-
     if name not in demo_names():
         raise DeepnbError(f"Unknown demo {name!r}: choose one of {', '.join(demo_names())}.")
     path = resources.files("deepnb") / "demos" / f"{name}.yaml"
@@ -75,8 +74,6 @@ def _demo(name: str) -> Any:
 
 
 def _scripted(path: str) -> Any:
-    from deepnb.models.scripted import ScriptedChatModel, load_script
-
     return ScriptedChatModel(script=load_script(path), path=str(Path(path).expanduser()))
 
 
@@ -91,7 +88,7 @@ def _provider(spec: str) -> Any:
             f"{spec} needs an API key: set the {key_env} environment variable "
             f"(e.g. os.environ['{key_env}'] = ... in a cell, never in a saved output)."
         )
-    from langchain.chat_models import init_chat_model
+    from langchain.chat_models import init_chat_model  # noqa: PLC0415  # lazy: langchain is heavy
 
     # Runs always stream: ask OpenAI-style endpoints for usage in the stream, which
     # langchain-openai leaves off for custom base URLs.

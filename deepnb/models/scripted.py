@@ -232,7 +232,7 @@ def _text_of(message: BaseMessage) -> str:
 
 def _graph_metadata() -> Mapping[str, Any]:
     """The metadata of the graph step calling the model (streamed calls get no run manager)."""
-    from langgraph.config import get_config
+    from langgraph.config import get_config  # noqa: PLC0415  # lazy: langgraph is heavy to import
 
     try:
         return get_config().get("metadata") or {}

@@ -13,7 +13,7 @@ import pytest
 from IPython.core.error import UsageError
 
 import deepnb
-from deepnb import config, extensions, project, trust, workbench
+from deepnb import building, config, extensions, project, trust, workbench
 from deepnb.errors import DeepnbError
 from deepnb.magics import parser
 
@@ -347,7 +347,7 @@ def test_the_same_rule_holds_for_a_dict_of_your_own(proj: Project) -> None:
     import os
 
     with pytest.raises(DeepnbError, match=r"^spec: tools\[0\]: 'system' is a built-in function, not a tool"):
-        config.define_from(
+        building.define_from(
             "x", {"model": "demo:quickstart", "tools": [os.system]}, variable="spec", namespace={}
         )
 

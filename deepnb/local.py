@@ -1,0 +1,334 @@
+"""The local workbench: an agent compiled in this kernel, its checkpointer and its threads (the
+:class:`deepnb.session.Session` that runs agents in the kernel)."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, cast
+
+from deepnb import claims
+from deepnb._loop import run_sync
+from deepnb.checkpoint import database_key
+from deepnb.errors import DeepnbError
+from deepnb.files.files import Files
+from deepnb.run import PENDING_ONLY, Run
+from deepnb.safe_display import safe_display
+from deepnb.spec import AgentSpec
+from deepnb.tree import SubagentNode, tree_from_messages
+
+
+def new_thread_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A step of a thread's history: its checkpoint id, step number, when it was saved, and
+    which nodes were to run next (empty once the run ended)."""
+
+    checkpoint_id: str
+    step: int
+    created_at: str
+    next: tuple[str, ...]
+
+    @classmethod
+    def of(cls, snapshot: Any) -> Checkpoint:
+        """A LangGraph ``StateSnapshot`` as a history step."""
+        configurable = (snapshot.config or {}).get("configurable", {})
+        return cls(
+            checkpoint_id=str(configurable.get("checkpoint_id", "")),
+            step=int((snapshot.metadata or {}).get("step", 0)),
+            created_at=str(snapshot.created_at or ""),
+            next=tuple(snapshot.next or ()),
+        )
+
+
+@dataclass(frozen=True)
+class ThreadInfo:
+    """A thread of a workbench: its id, when it last changed, and how many steps it holds."""
+
+    thread_id: str
+    updated_at: str
+    steps: int
+
+
+@safe_display
+class Workbench:
+    """An agent with a checkpointer and threads. ``run()`` sends it a prompt."""
+
+    def __init__(
+        self,
+        name: str,
+        graph: Any,
+        checkpointer: Any,
+        *,
+        spec: AgentSpec | None = None,
+        label: str = "",
+        origin: str | None = None,
+    ) -> None:
+        self.name = name
+        self.graph = graph
+        self.checkpointer = checkpointer
+        self.spec = spec
+        """What was built: the declared spec (``spec.declared``) plus what extensions added."""
+        self.origin = origin
+        """The config file that defines this agent (``deepnb.toml``, ``pyproject.toml``), if any."""
+        self.extensions: Any = None
+        """The extension registrations the agent was built with (``deepnb.extensions.hosting.Applied``)."""
+        self.label = label or (spec.model_label if spec else type(graph).__name__)
+        self._current_thread: str | None = None
+        self.database = database_key(checkpointer)
+        """Which database holds the threads: runs on one thread of it are one at a time, whatever
+        agent starts them (:mod:`deepnb.claims`)."""
+        self._latest: dict[str, Run] = {}
+        self._always: dict[str, set[str]] = {}
+        self._lock = threading.Lock()
+
+    # -- threads ----------------------------------------------------------------------------
+
+    @property
+    def _active(self) -> dict[str, Run]:
+        """The runs holding threads of this workbench's database now, by thread id."""
+        return cast(dict[str, Run], claims.held(self.database))
+
+    @property
+    def declared_spec(self) -> AgentSpec | None:
+        """The spec as written, before extensions added to it (``None`` for an attached graph)."""
+        return None if self.spec is None else (self.spec.declared or self.spec)
+
+    @property
+    def current_thread(self) -> str:
+        """The thread runs go to by default: the most recent one, or a new one."""
+        if self._current_thread is None:
+            existing = self.threads()
+            self._current_thread = existing[0].thread_id if existing else new_thread_id()
+        return self._current_thread
+
+    @property
+    def selected_thread(self) -> str | None:
+        """The thread runs go to by default, if one is chosen yet (``current_thread`` chooses)."""
+        return self._current_thread
+
+    def use_thread(self, thread_id: str) -> str:
+        self._current_thread = thread_id
+        return thread_id
+
+    def new_thread(self) -> str:
+        """Start a fresh thread and make it the current one."""
+        return self.use_thread(new_thread_id())
+
+    def threads(self) -> list[ThreadInfo]:
+        """This workbench's threads, the most recently updated first."""
+        latest: dict[str, ThreadInfo] = {}
+
+        async def collect() -> None:
+            async for item in self.checkpointer.alist(None):
+                configurable = item.config.get("configurable", {})
+                if configurable.get("checkpoint_ns"):
+                    continue
+                thread_id = str(configurable.get("thread_id"))
+                ts = str(item.checkpoint.get("ts", ""))
+                if thread_id not in latest or ts > latest[thread_id].updated_at:
+                    step = int((item.metadata or {}).get("step", 0))
+                    latest[thread_id] = ThreadInfo(thread_id, ts, step)
+
+        run_sync(collect())
+        starting = [t for t in self._active if t not in latest]  # no first checkpoint yet
+        now = datetime.now(UTC).isoformat()
+        latest.update({t: ThreadInfo(t, now, 0) for t in starting})
+        return sorted(latest.values(), key=lambda t: t.updated_at, reverse=True)
+
+    def state_values(self, thread_id: str | None = None) -> Mapping[str, Any]:
+        """The thread's current state values (``messages``, ``todos``, ``files``, …)."""
+        config = {"configurable": {"thread_id": thread_id or self.current_thread}}
+        snapshot = run_sync(self.graph.aget_state(config))
+        return snapshot.values or {}
+
+    def files(self, thread_id: str | None = None) -> Files:
+        """The thread's files: a mapping of path → text with ls, glob, grep, write, edit, …"""
+        return Files(self, thread_id or self.current_thread)
+
+    def todos(self, thread_id: str | None = None) -> list[dict[str, str]]:
+        return [dict(t) for t in self.state_values(thread_id).get("todos") or []]
+
+    # -- runs -------------------------------------------------------------------------------
+
+    def latest_run(self, thread_id: str | None = None) -> Run | None:
+        """The newest run this kernel started (or resumed) on the thread, whatever its status."""
+        with self._lock:
+            return self._latest.get(thread_id or self.current_thread)
+
+    def tree(self, thread_id: str | None = None) -> SubagentNode:
+        """The subagent tree of the thread's latest run; after a restart, the top-level ``task``
+        calls read back from the thread's messages."""
+        thread = thread_id or self.current_thread
+        run = self.latest_run(thread)
+        if run is not None:
+            return run.tree
+        if thread not in {info.thread_id for info in self.threads()}:
+            raise DeepnbError(
+                f"Agent {self.name!r} has no thread {thread!r}: %deepagent threads lists its threads."
+            )
+        return tree_from_messages(self.state_values(thread).get("messages") or [], root_name=self.name)
+
+    def active_run(self, thread_id: str | None = None) -> Run | None:
+        """The run holding the thread now, started by this agent or another on its database."""
+        return cast(Run | None, claims.holder(self.database, thread_id or self.current_thread))
+
+    def start(
+        self,
+        prompt: str,
+        *,
+        thread: str | None = None,
+        new_thread: bool = False,
+        auto_approve: bool = False,
+    ) -> Run:
+        """Start a run on a thread and return at once. One run per thread at a time."""
+        if new_thread and thread:
+            raise DeepnbError("Use either -t THREAD or --new, not both.")
+        thread_id = new_thread_id() if new_thread else (thread or self.current_thread)
+        run = Run(self, thread_id, prompt)
+        busy = claims.claim(self.database, run)
+        if busy is not run:
+            holder = busy.workbench.name
+            if busy.status == "interrupted":
+                raise DeepnbError(
+                    f"Thread {thread_id!r} of agent {holder!r} is waiting for your approval ({busy.id}): "
+                    "decide on its cards (or %deepagent approvals), stop it with %deepagent stop, "
+                    "or start another thread with --new."
+                )
+            raise DeepnbError(
+                f"Thread {thread_id!r} of agent {holder!r} is already running ({busy.id}). "
+                "Wait for it, stop it with %deepagent stop, or start another thread with --new."
+            )
+        with self._lock:
+            self._latest[thread_id] = run
+        try:
+            graph_input = self._input_for(thread_id, prompt)
+            run.start(self.graph, graph_input, auto_approve=auto_approve)
+        except BaseException:
+            self.release_thread(run)
+            raise
+        self.use_thread(thread_id)
+        return run
+
+    def run(self, prompt: str, *, background: bool = False, **options: Any) -> Run:
+        """Run ``prompt``; wait for the end unless ``background``. Ctrl-C stops the run."""
+        run = self.start(prompt, **options)
+        return run if background else run.follow()
+
+    def _input_for(self, thread_id: str, prompt: str) -> Any:
+        """The graph input: the prompt, or ``None`` to continue a failed or stopped run of the
+        same prompt from its last checkpoint."""
+        snapshot = run_sync(self.graph.aget_state({"configurable": {"thread_id": thread_id}}))
+        if snapshot.next and not snapshot.interrupts:
+            humans = [m for m in snapshot.values.get("messages", []) if getattr(m, "type", "") == "human"]
+            if humans and humans[-1].content == prompt:
+                return None
+        return {"messages": [{"role": "user", "content": prompt}]}
+
+    def always_approved(self, thread_id: str) -> frozenset[str]:
+        """Tools approved without asking on this thread ("always approve" on a card)."""
+        with self._lock:
+            return frozenset(self._always.get(thread_id, ()))
+
+    def always_approve(self, thread_id: str, tool: str) -> None:
+        with self._lock:
+            self._always.setdefault(thread_id, set()).add(tool)
+
+    def pending_run(self, thread_id: str | None = None) -> Run:
+        """The run waiting for approval on a thread: the one in memory, or, after a kernel
+        restart, a run rebuilt from the thread's checkpoint with its pending interrupts."""
+        thread_id = thread_id or self.current_thread
+        run = Run(self, thread_id, None)
+        held = claims.claim(self.database, run)
+        if held is not run:
+            return held
+        with self._lock:
+            self._latest[thread_id] = run
+        run.start(self.graph, PENDING_ONLY)
+        run.wait()
+        if run.status != "interrupted":
+            raise DeepnbError(
+                f"Nothing on thread {thread_id!r} of agent {self.name!r} is waiting for approval."
+            )
+        return run
+
+    def resume(self, thread_id: str | None = None, *, decisions: list[dict[str, Any]] | None = None) -> Run:
+        """Continue a thread: the run waiting for approval if there is one, else the failed or
+        stopped run, from its last checkpoint (in the background). ``decisions`` (one per pending
+        request, in ``run.pending`` order: ``{"type": "approve"}``, ``{"type": "reject",
+        "message": ...}``, …) decide the waiting run's requests."""
+        run = self._continue(thread_id or self.current_thread)
+        if decisions is not None:
+            pending = run.pending
+            if run.status != "interrupted" or len(decisions) != len(pending):
+                raise DeepnbError(
+                    f"{run.id} waits for {len(pending)} decision(s), not {len(decisions)}: give one per "
+                    "request of run.pending, in order."
+                )
+            for request, decision in zip(pending, decisions, strict=True):
+                run.decide(request.interrupt_id, request.index, decision)
+        return run
+
+    def stop(self, thread_id: str | None = None) -> Run:
+        """Stop the run holding a thread (running, or waiting for approval) and return it."""
+        thread = thread_id or self.current_thread
+        run = self.active_run(thread)
+        if run is None:
+            raise DeepnbError(f"Nothing is running on thread {thread!r} of agent {self.name!r}.")
+        run.stop()
+        return run
+
+    def history(self, thread_id: str | None = None) -> list[Checkpoint]:
+        """The thread's checkpoints, the newest first."""
+        config = {"configurable": {"thread_id": thread_id or self.current_thread}}
+
+        async def collect() -> list[Checkpoint]:
+            return [Checkpoint.of(snapshot) async for snapshot in self.graph.aget_state_history(config)]
+
+        return run_sync(collect())
+
+    def _continue(self, thread_id: str) -> Run:
+        active = claims.holder(self.database, thread_id)
+        if active is not None:
+            return active
+        config = {"configurable": {"thread_id": thread_id}}
+        snapshot = run_sync(self.graph.aget_state(config))
+        if snapshot.interrupts:
+            return self.pending_run(thread_id)
+        if not snapshot.next:
+            raise DeepnbError(
+                f"Thread {thread_id!r} of agent {self.name!r} has nothing to resume: its last run ended. "
+                "Send a new task in a %%deepagent cell."
+            )
+        run = Run(self, thread_id, None)
+        held = claims.claim(self.database, run)
+        if held is not run:
+            return held
+        with self._lock:
+            self._latest[thread_id] = run
+        return run.start(self.graph, None)
+
+    def claim_thread(self, run: Run) -> None:
+        """``run`` holds its thread again (it resumes after approval)."""
+        claims.claim(self.database, run, force=True)
+        with self._lock:
+            self._latest[run.thread_id] = run
+
+    def release_thread(self, run: Run) -> None:
+        """``run`` no longer holds its thread (it ended, or was abandoned at an approval)."""
+        claims.release(self.database, run)
+
+    def carry_over(self, previous: Workbench) -> None:
+        """Go on where ``previous`` (the agent this one rebuilds, on the same checkpointer) was:
+        its current thread, and its lock."""
+        self._current_thread = previous._current_thread
+        self._lock = previous._lock
+
+    def __repr__(self) -> str:
+        return f"<Workbench {self.name!r} model={self.label!r} thread={self._current_thread!r}>"
