@@ -32,6 +32,7 @@ chromium:
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 
 test: $(VENV)/.installed-test chromium lint
 	$(BIN)/python -m pytest

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from deepnb.errors import DeepnbError
+from deepnb.files.files import Files
 from deepnb.safe_display import safe_display
-
-if TYPE_CHECKING:
-    from deepnb.files.files import Files
 
 
 @safe_display

@@ -19,6 +19,7 @@ from deepnb.files.display import show as show_files
 from deepnb.interpreter import Interpreter
 from deepnb.render import escape
 from deepnb.safe_display import safe_display
+from deepnb.session import Session
 from deepnb.spec import AgentSpec, parse_interrupt_on
 
 
@@ -74,7 +75,7 @@ def interpreter_option(interpreter: bool, ptc: str | None) -> Any:
 
 def workbench_for(
     name: str | None, model: str | None, options: dict[str, Any], namespace: dict[str, Any]
-) -> Any:
+) -> Session:
     """The workbench a cell runs on: defined on first use, rebuilt when ``-m`` or an option
     (``--interrupt-on``, ``--interpreter``) changes it (its threads are kept). ``options`` holds
     the cell's agent options, ``None`` where the cell doesn't set one."""
@@ -120,7 +121,6 @@ def _registered_or_config(name: str, *, skip_untrusted: bool) -> Any:
 
 
 def define(args: Any, namespace: dict[str, Any]) -> Message:
-
     options: dict[str, Any] = {}
     if args.interrupt_on:
         options["interrupt_on"] = parse_interrupt_on(args.interrupt_on)
@@ -148,7 +148,6 @@ def define(args: Any, namespace: dict[str, Any]) -> Message:
 
 
 def _define_from(args: Any, model: Any, options: dict[str, Any], namespace: dict[str, Any]) -> Any:
-
     if args.from_var not in namespace:
         raise DeepnbError(
             f"No variable {args.from_var!r}: assign a dict of agent options to it first, e.g. "
@@ -161,8 +160,7 @@ def _define_from(args: Any, model: Any, options: dict[str, Any], namespace: dict
 
 
 def use(args: Any) -> Message:
-
-    workbench = wb.use(args.name)
+    workbench: Session | None = wb.use(args.name)
     if workbench is None:
         return Message(
             f"Using agent {args.name!r}: it is defined in deepnb.toml and built when a cell runs it."
@@ -173,7 +171,6 @@ def use(args: Any) -> Message:
 
 
 def agents() -> Table:
-
     current = wb.current_name()
     built = wb.registered()
     rows = [
@@ -199,8 +196,7 @@ def _run_label(run: Any) -> str:
 
 
 def threads(args: Any) -> Table:
-
-    workbench = wb.get(args.agent, build=False)
+    workbench: Session = wb.get(args.agent, build=False)
     current = workbench.selected_thread
     rows = tuple(
         (
@@ -220,8 +216,7 @@ def threads(args: Any) -> Table:
 
 
 def new(args: Any) -> Message:
-
-    workbench = wb.get(args.agent, build=False)
+    workbench: Session = wb.get(args.agent, build=False)
     return Message(f"New thread {workbench.new_thread()} on agent {workbench.name!r}.")
 
 
@@ -251,58 +246,49 @@ class TodoList:
 
 
 def todos(args: Any) -> TodoList:
-
-    workbench = wb.get(args.agent, build=False)
+    workbench: Session = wb.get(args.agent, build=False)
     thread = args.thread or workbench.current_thread
     return TodoList(workbench.todos(thread), f"Todos of agent {workbench.name!r}, thread {thread}")
 
 
 def files(args: Any) -> Any:
     """A folder's listing or a file rendered; ``files = %deepagent files`` also gives the data."""
-
     return show_files(wb.get(args.agent, build=False).files(args.thread), args.path)
 
 
 def repl(args: Any) -> Any:
     """The thread's interpreter globals (``run.interpreter``); displayed, a table."""
-
     workbench = wb.get(args.agent, build=False)
     return Interpreter(workbench, args.thread or workbench.current_thread)
 
 
 def js(args: Any) -> Any:
     """The value of some JavaScript evaluated against a copy of the thread's interpreter state."""
-
     workbench = wb.get(args.agent, build=False)
     return Interpreter(workbench, args.thread or workbench.current_thread).eval(" ".join(args.code))
 
 
 def tree(args: Any) -> Any:
     """The subagent tree of the thread's latest run (``run.tree``); displayed, a static view."""
-
     return wb.get(args.agent, build=False).tree(args.thread)
 
 
 def stop(args: Any) -> Any:
-
     return wb.get(args.agent, build=False).stop(args.thread)
 
 
 def approvals(args: Any) -> Any:
     """The run waiting for approval on a thread; displayed, it shows its approval cards."""
-
     return wb.get(args.agent, build=False).pending_run(args.thread)
 
 
 def resume(args: Any) -> Any:
     """Pending approvals come back as their run; a failed or stopped run continues."""
-
     return wb.get(args.agent).resume(args.thread)
 
 
 def extension(args: Any) -> Message:
     """Load the extension(s) at a path; say what each registered, or why it failed."""
-
     lines = []
     for source, error in ext.load(args.path):
         if error:
@@ -313,13 +299,11 @@ def extension(args: Any) -> Message:
 
 
 def _registered(key: str) -> str:
-
     kinds = [f"{r.kind} {r.name}" for r in REGISTRY.registrations if r.source.key == key]
     return f": {', '.join(kinds)}" if kinds else " (it registered nothing)"
 
 
 def _reload_hint() -> list[str]:
-
     stale = ext.listing().reload_needed
     if not stale:
         return []
@@ -327,12 +311,10 @@ def _reload_hint() -> list[str]:
 
 
 def extensions(args: Any) -> Any:
-
     return ext.listing()
 
 
 def trust(args: Any) -> Message:
-
     if args.revoke:
         return _revoke_trust(args.path)
 
@@ -357,7 +339,6 @@ def trust(args: Any) -> Message:
 
 
 def _revoke_trust(path: str | None) -> Message:
-
     root, was_trusted, unloaded, errors = ext.revoke_trust(path)
     if not was_trusted:
         return Message(f"{root} was not trusted: nothing changed.")
@@ -373,7 +354,6 @@ def _revoke_trust(path: str | None) -> Message:
 
 
 def reload(args: Any) -> Message:
-
     rebuilt = wb.reload(args.agent)
     if not rebuilt:
         return Message("No agents to rebuild: define one with %deepagent define NAME -m MODEL.")

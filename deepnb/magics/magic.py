@@ -20,6 +20,7 @@ from deepnb.magics import commands, parser
 from deepnb.magics.display import show_run
 from deepnb.magics.interpolate import interpolate
 from deepnb.run import KERNEL_INTERRUPT
+from deepnb.session import Session
 from deepnb.spec import parse_interrupt_on
 
 _CELL_HEAD = re.compile(r"^%%deepagent(?:[ \t]|$)")
@@ -103,7 +104,7 @@ class DeepnbMagics(Magics):
                 "interrupt_on": parse_interrupt_on(args.interrupt_on),
                 "interpreter": commands.interpreter_option(args.interpreter, args.ptc),
             }
-            workbench = commands.workbench_for(args.agent, args.model, options, self.shell.user_ns)
+            workbench: Session = commands.workbench_for(args.agent, args.model, options, self.shell.user_ns)
             run = workbench.start(
                 prompt.strip(),
                 thread=args.thread,

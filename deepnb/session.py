@@ -1,0 +1,109 @@
+"""The session protocol: what the magics, the views and batches ask of an agent, whatever runs it.
+
+:class:`deepnb.workbench.Workbench` (an agent compiled in this kernel) implements it today; a
+remote workbench (an agent on a LangGraph server, over the Agent Protocol) implements it next.
+Code that only needs a session is typed with :class:`Session`, never with ``Workbench``, so both
+kinds work wherever one does. ``tests/unit/test_session_protocol.py`` checks that the local
+workbench's methods keep these signatures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
+
+from deepnb.files.files import Files
+from deepnb.local import Checkpoint, ThreadInfo
+from deepnb.run import Run
+from deepnb.tree import SubagentNode
+
+__all__ = ["Checkpoint", "Session", "ThreadInfo"]
+
+
+@runtime_checkable
+class Session(Protocol):
+    """An agent with threads: it starts runs, resumes and stops them, and reads its threads."""
+
+    @property
+    def name(self) -> str:
+        """The name the agent is registered under (``-a NAME``)."""
+        ...
+
+    @property
+    def label(self) -> str:
+        """What the agent is, in a few words (its model, or its graph's class)."""
+        ...
+
+    @property
+    def current_thread(self) -> str:
+        """The thread runs go to by default."""
+        ...
+
+    @property
+    def selected_thread(self) -> str | None:
+        """The current thread if one is chosen yet (reading it never chooses one)."""
+        ...
+
+    def new_thread(self) -> str:
+        """Start a fresh thread and make it the current one."""
+        ...
+
+    def threads(self) -> list[ThreadInfo]:
+        """The agent's threads, the most recently updated first."""
+        ...
+
+    def start(
+        self,
+        prompt: str,
+        *,
+        thread: str | None = None,
+        new_thread: bool = False,
+        auto_approve: bool = False,
+    ) -> Run:
+        """Start a run on a thread and return at once; one run per thread at a time."""
+        ...
+
+    def run(self, prompt: str, *, background: bool = False, **options: Any) -> Run:
+        """Run ``prompt``; wait for the end unless ``background``."""
+        ...
+
+    def resume(self, thread_id: str | None = None, *, decisions: list[dict[str, Any]] | None = None) -> Run:
+        """Continue a thread: the run waiting for approval (decided with ``decisions``, one per
+        pending request, if given), else the failed or stopped run."""
+        ...
+
+    def stop(self, thread_id: str | None = None) -> Run:
+        """Stop the run holding a thread and return it."""
+        ...
+
+    def pending_run(self, thread_id: str | None = None) -> Run:
+        """The run waiting for approval on a thread."""
+        ...
+
+    def active_run(self, thread_id: str | None = None) -> Run | None:
+        """The run holding a thread now, if any."""
+        ...
+
+    def latest_run(self, thread_id: str | None = None) -> Run | None:
+        """The newest run this kernel started (or resumed) on a thread."""
+        ...
+
+    def state_values(self, thread_id: str | None = None) -> Mapping[str, Any]:
+        """A thread's current state values (``messages``, ``todos``, ``files``, …)."""
+        ...
+
+    def todos(self, thread_id: str | None = None) -> list[dict[str, str]]:
+        """A thread's todo list."""
+        ...
+
+    def tree(self, thread_id: str | None = None) -> SubagentNode:
+        """The subagent tree of a thread's latest run."""
+        ...
+
+    def history(self, thread_id: str | None = None) -> list[Checkpoint]:
+        """A thread's checkpoints, the newest first."""
+        ...
+
+    def files(self, thread_id: str | None = None) -> Files:
+        """A thread's files: a mapping of path → text with ls, glob, grep, write, edit, …"""
+        ...

@@ -1,0 +1,85 @@
+"""The session protocol: the local workbench implements it, with the protocol's exact signatures
+(so the two cannot drift apart), and its session methods do what the protocol says."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+import deepnb
+from deepnb.errors import DeepnbError
+from deepnb.session import Session
+from deepnb.workbench import Workbench
+from tests.unit.conftest import unique
+
+WAIT = 30.0
+MEMBERS = sorted(name for name in vars(Session) if not name.startswith("_"))
+
+
+def test_the_protocol_names_what_magics_and_views_ask_of_a_session() -> None:
+    expected = {"name", "label", "start", "resume", "stop", "state_values", "history", "threads", "files"}
+    assert expected <= set(MEMBERS)
+
+
+def test_a_local_workbench_is_a_session() -> None:
+    workbench = deepnb.agent(name=unique("session"), model="demo:quickstart")
+    assert isinstance(workbench, Session)
+    for name in MEMBERS:
+        assert hasattr(workbench, name), name
+
+
+def test_something_without_the_session_methods_is_not_a_session() -> None:
+    class Partial:
+        name = "partial"
+        label = "nothing"
+
+        def start(self, prompt: str) -> None: ...
+
+    assert not isinstance(Partial(), Session)
+
+
+@pytest.mark.parametrize("name", MEMBERS)
+def test_the_workbench_keeps_the_protocols_signatures(name: str) -> None:
+    declared = vars(Session)[name]
+    implemented = inspect.getattr_static(Workbench, name, None)
+    if isinstance(declared, property):
+        if implemented is None:  # an attribute set in __init__ (name, label)
+            assert name in inspect.signature(Workbench.__init__).parameters, name
+            return
+        assert isinstance(implemented, property), f"Workbench.{name} should be a property"
+        declared, implemented = declared.fget, implemented.fget
+    assert implemented is not None, f"Workbench has no {name}"
+    assert inspect.signature(implemented) == inspect.signature(declared), name
+
+
+def test_history_lists_the_threads_checkpoints_newest_first() -> None:
+    workbench = deepnb.agent(name=unique("history"), model="demo:quickstart")
+    run = workbench.start("Write a brief about tide pools").wait(WAIT)
+    assert run.status == "done", run.error
+    steps = workbench.history(run.thread_id)
+    assert len(steps) > 1
+    assert [s.step for s in steps] == sorted((s.step for s in steps), reverse=True)
+    assert steps[0].next == ()  # the run ended
+    assert len({s.checkpoint_id for s in steps}) == len(steps)
+    assert workbench.history("no-such-thread") == []
+
+
+def test_stop_without_a_run_says_so() -> None:
+    workbench = deepnb.agent(name=unique("stop"), model="demo:quickstart")
+    with pytest.raises(DeepnbError, match="Nothing is running on thread 'idle'"):
+        workbench.stop("idle")
+
+
+def test_resume_with_decisions_decides_the_waiting_requests() -> None:
+    gated = {"write_file": True, "edit_file": True}
+    workbench = deepnb.agent(unique("decide"), "demo:approvals", interrupt_on=gated)
+    run = workbench.run("Plan the launch")
+    assert run.status == "interrupted"
+    with pytest.raises(DeepnbError, match=r"waits for 1 decision\(s\), not 2"):
+        workbench.resume(run.thread_id, decisions=[{"type": "approve"}, {"type": "approve"}])
+    assert run.status == "interrupted" and len(run.pending) == 1  # nothing was sent
+    resumed = workbench.resume(run.thread_id, decisions=[{"type": "approve"}])
+    assert resumed is run
+    run.wait(WAIT)
+    assert {p.args["file_path"] for p in run.pending} == {"/announce.md", "/risks.md"}
