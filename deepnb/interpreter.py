@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from deepnb.errors import DeepnbError
-from deepnb.render import escape
+from deepnb.markup import escape
 from deepnb.safe_display import safe_display
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deepnb import events as ev
-from deepnb.render import highlight, markdown
+from deepnb.markup import highlight, markdown
 from deepnb.secrets import redact
 
 ARGS_PREVIEW = 80

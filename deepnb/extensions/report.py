@@ -79,7 +79,7 @@ class Listing:
         return "\n".join(lines + self._summary())
 
     def _repr_html_(self) -> str:
-        from deepnb.render import escape
+        from deepnb.markup import escape
 
         parts = ['<div class="deepnb-extensions">']
         if self.registrations:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from deepnb.files.files import REPR_LIMIT, Files
 from deepnb.files.render import RenderedFile, render_file
 from deepnb.files.sources import Entry
-from deepnb.render import code_css, escape
+from deepnb.markup import code_css, escape
 from deepnb.safe_display import safe_display
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ import csv
 import io
 from dataclasses import dataclass
 
-from deepnb.render import escape, highlight_file, markdown
+from deepnb.markup import escape, highlight_file, markdown
 from deepnb.secrets import redact
 
 IMAGE_TYPES = {

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from deepnb.errors import DeepnbError
-from deepnb.render import escape
+from deepnb.markup import escape
 from deepnb.safe_display import safe_display
 
 

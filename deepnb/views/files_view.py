@@ -48,7 +48,7 @@ from deepnb.files.files import REPR_LIMIT, Files
 from deepnb.files.paths import clean_path
 from deepnb.files.render import TEXT_LIMIT, render_file
 from deepnb.files.sources import Entry
-from deepnb.render import code_css
+from deepnb.markup import code_css
 from deepnb.safe_display import safe_display
 from deepnb.secrets import redact
 from deepnb.views.assets import asset, stylesheet

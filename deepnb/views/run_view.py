@@ -12,7 +12,7 @@ from deepnb import events as ev
 from deepnb._loop import run_sync
 from deepnb.approvals import CARD_MESSAGES, check_card, restore_hidden
 from deepnb.errors import DeepnbError
-from deepnb.render import code_css
+from deepnb.markup import code_css
 from deepnb.run import Run
 from deepnb.secrets import redact
 from deepnb.state import RunState
@@ -415,7 +415,7 @@ def _bounded_file(reply: dict[str, str], rendered: Any) -> dict[str, str]:
     if rendered is None or size(reply) <= MESSAGE_LIMIT - 1024:
         return reply
     from deepnb.files.render import render_file
-    from deepnb.render import escape
+    from deepnb.markup import escape
 
     path = reply["path"]
     note = (

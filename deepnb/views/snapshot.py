@@ -2,7 +2,7 @@
 (GitHub, nbviewer, nbconvert, a saved notebook opened without a kernel).
 
 Every piece of agent text is escaped here; the only HTML taken as is comes from
-:func:`deepnb.render.markdown`, which escapes raw HTML itself.
+:func:`deepnb.markup.markdown`, which escapes raw HTML itself.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from deepnb.render import code_css, escape
+from deepnb.markup import code_css, escape
 from deepnb.safe_display import shown_text
 from deepnb.state import RunState
 from deepnb.views.bounds import clip_item

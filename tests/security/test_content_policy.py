@@ -14,7 +14,7 @@ from deepnb.files.display import FileDisplay, FolderListing
 from deepnb.files.render import render_file
 from deepnb.files.sources import Entry
 from deepnb.magics.commands import Table, TodoList
-from deepnb.render import escape, markdown
+from deepnb.markup import escape, markdown
 from deepnb.state import RunState
 from deepnb.views.snapshot import snapshot_bundle
 
