@@ -58,12 +58,12 @@ class SubagentNode:
         return sum(1 for _ in self.walk()) - 1
 
     def __repr__(self) -> str:
-        from deepnb.views.snapshot import tree_text
+        from deepnb.views.subagent_tree import tree_text
 
         return tree_text(self)
 
     def _repr_html_(self) -> str:
-        from deepnb.views.snapshot import tree_html
+        from deepnb.views.subagent_tree import tree_html
 
         return tree_html(self)
 

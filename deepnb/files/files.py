@@ -259,7 +259,7 @@ class Files(Mapping[str, str]):
         return run_sync(self._source.describe(paths[:REPR_LIMIT])), len(paths)
 
     def __repr__(self) -> str:
-        from deepnb.views.snapshot import _size
+        from deepnb.views.listings import size_label as _size
 
         shown, total = self._summary()
         plural = "s" if total != 1 else ""
@@ -270,7 +270,7 @@ class Files(Mapping[str, str]):
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        from deepnb.views.snapshot import files_html
+        from deepnb.views.listings import files_html
 
         shown, total = self._summary()
         return files_html(shown, total, title=f"Files of thread {self.thread_id} ({self._source.label})")
