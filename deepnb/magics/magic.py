@@ -112,7 +112,7 @@ class DeepnbMagics(Magics):
             )
         except DeepnbError as exc:
             raise UsageError(str(exc)) from None
-        from deepnb.magics.display import show_run
+        from deepnb.views.output import show_run
 
         view = show_run(run, live_controls=live_controls or args.bg)
         if args.output:

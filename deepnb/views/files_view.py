@@ -55,6 +55,7 @@ from deepnb.views.file_preview import TEXT_LIMIT, FileDisplay, render_file
 from deepnb.views.listings import FolderListing, files_html
 from deepnb.views.messages import FILES_MESSAGES, MessageRefused
 from deepnb.views.messages import check as check_message
+from deepnb.views.output import with_static
 from deepnb.views.throttle import Throttle
 
 if TYPE_CHECKING:
@@ -214,7 +215,7 @@ class FilesView(anywidget.AnyWidget):
             "text/plain": repr(self),
             "text/html": files_html(self.entries[:REPR_LIMIT], len(self.entries), title=title),
         }
-        return {**data, **static}, metadata
+        return with_static(data, static), metadata
 
     # -- the run it follows ----------------------------------------------------------------------
 
