@@ -27,6 +27,8 @@ class Renderer:
 
 
 _RENDERERS: dict[type, Renderer] = {}
+_installed = False
+"""Whether the display package registered its renderers yet."""
 
 
 def register(cls: type, renderer: Renderer) -> None:
@@ -36,11 +38,13 @@ def register(cls: type, renderer: Renderer) -> None:
 
 def renderer_for(cls: type) -> Renderer:
     """The renderer registered for ``cls`` or its nearest base class."""
-    if not _RENDERERS:
+    global _installed
+    if not _installed:
         # lazy: the display package imports the engine, never the reverse; it loads on first display
         from deepnb.views import renderers
 
         renderers.install()
+        _installed = True
     for klass in cls.__mro__:
         if klass in _RENDERERS:
             return _RENDERERS[klass]

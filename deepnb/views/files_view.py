@@ -55,7 +55,7 @@ from deepnb.views.file_preview import TEXT_LIMIT, FileDisplay, render_file
 from deepnb.views.listings import FolderListing, files_html
 from deepnb.views.messages import FILES_MESSAGES, MessageRefused
 from deepnb.views.messages import check as check_message
-from deepnb.views.output import with_static
+from deepnb.views.output import widget_bundle, with_static
 from deepnb.views.throttle import Throttle
 
 if TYPE_CHECKING:
@@ -208,8 +208,7 @@ class FilesView(anywidget.AnyWidget):
     def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
         """The live view, over a bounded static listing (``text/html`` and ``text/plain``) for
         places where widgets don't run."""
-        bundle = super()._repr_mimebundle_(**kwargs)
-        data, metadata = bundle if isinstance(bundle, tuple) else (bundle or {}, {})
+        data, metadata = widget_bundle(self, **kwargs)
         title = f"{self.path} · files of thread {self.thread_id} ({self.backend})"
         static = {
             "text/plain": repr(self),

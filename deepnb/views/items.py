@@ -50,7 +50,7 @@ def _text_html(item: Item, label: str) -> str:
 
 
 def _text_text(item: Item, label: str) -> str:
-    return label + item["text"]
+    return f"{label}{item['text']}"
 
 
 # -- tool: a tool call's card (an interpreter ``eval`` has its own, below) -------------------------
@@ -154,7 +154,7 @@ def _notice_html(item: Item, _label: str) -> str:
 
 
 def _notice_text(item: Item, _label: str) -> str:
-    return item["text"]
+    return str(item["text"])
 
 
 KINDS: dict[str, tuple[Render, Render]] = {

@@ -131,8 +131,8 @@ def todos_html(todos: Sequence[Mapping[str, str]], progress: str = "") -> str:
 class TodoList:
     """A thread's todo list (``%deepagent todos``), shown as text or HTML; ``items`` holds the data."""
 
-    def __init__(self, items: Sequence[dict[str, str]], title: str) -> None:
-        self.items = list(items)
+    def __init__(self, items: Sequence[Mapping[str, str]], title: str) -> None:
+        self.items: list[Mapping[str, str]] = list(items)
         self.title = title
 
     def __repr__(self) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import anywidget
 from IPython.display import display
 
 from deepnb import events as ev
@@ -23,9 +24,15 @@ def with_static(widget: Mapping[str, Any], static: Mapping[str, str]) -> dict[st
     return {**static, **{mime: data for mime, data in widget.items() if mime not in static}}
 
 
+def widget_bundle(widget: anywidget.AnyWidget, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The widget's own mime bundle and metadata (the live view alone)."""
+    bundle = anywidget.AnyWidget._repr_mimebundle_(widget, **kwargs)
+    return bundle if isinstance(bundle, tuple) else (bundle or {}, {})
+
+
 def run_bundle(run: Run, *, live_controls: bool = True) -> dict[str, Any]:
     """A run displayed: its live view (approval cards included) over a snapshot of its state now."""
-    widget, _ = RunView(run, live_controls=live_controls)._repr_mimebundle_()
+    widget, _ = widget_bundle(RunView(run, live_controls=live_controls))
     return with_static(widget, snapshot_bundle(run.state))
 
 
@@ -33,7 +40,7 @@ def show_run(run: Run, *, live_controls: bool = True) -> Any:
     """Display ``run``'s live view. When the run stops, the same output also gets ``text/html``
     and ``text/plain`` snapshots of the final state, for places where widgets don't run."""
     view = RunView(run, live_controls=live_controls)
-    widget_data, _ = view._repr_mimebundle_()
+    widget_data, _ = widget_bundle(view)
 
     def bundle() -> dict[str, Any]:
         return with_static(widget_data, snapshot_bundle(run.state))

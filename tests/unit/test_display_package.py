@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import deepnb
+from deepnb import displayable
 from deepnb.displayable import Displayable, Renderer, register, renderer_for
 from deepnb.markup import escape
 from deepnb.secrets import REDACTED
@@ -78,6 +79,17 @@ def test_a_displayable_shows_through_its_renderer_made_safe(monkeypatch: pytest.
     assert repr(thing) == f"thing key {REDACTED} \\u202e"
     assert thing._repr_html_() == f"<b>key {REDACTED} \\u202e</b>"
     assert thing._repr_mimebundle_() is None  # IPython then asks __repr__ and _repr_html_
+
+
+def test_the_display_package_registers_its_renderers_whoever_registered_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from deepnb.tree import SubagentNode
+
+    monkeypatch.setattr(displayable, "_RENDERERS", {})
+    monkeypatch.setattr(displayable, "_installed", False)
+    register(_Thing, Renderer(text=lambda t: "thing"))
+    assert repr(SubagentNode(path="main", name="lead", status="done")) == "lead: no subagents ran."
 
 
 def test_a_type_without_a_renderer_says_where_to_add_one() -> None:
