@@ -165,11 +165,10 @@ class FilesView(anywidget.AnyWidget):
     def __init__(self, files: Files, *, path: str = "/", run: Run | None = None, **kwargs: Any) -> None:
         folder = clean_path(path, directory=True)
         entries = files.ls(folder)
-        source = getattr(files, "_source", None)
         super().__init__(
             agent=files.workbench.name,
             thread_id=files.thread_id,
-            backend=str(getattr(source, "label", "")),
+            backend=files.backend,
             path=folder,
             root_entries=[_entry_json(files, e) for e in entries[:FIRST_PAGE]],
             root_total=len(entries),
