@@ -2,7 +2,7 @@
 
 An RTL override (U+202E) makes ``report\u202etxt.exe`` read as ``reportexe.txt``: a file, tool or
 agent name could pass for another. deepnb shows each such character as its escape (``\\u202e``)
-wherever it renders text: HTML (:func:`deepnb.render.escape`, Markdown, code), ``text/plain``
+wherever it renders text: HTML (:func:`deepnb.markup.escape`, Markdown, code), ``text/plain``
 and the widgets' text. Letters of right-to-left scripts are untouched.
 """
 

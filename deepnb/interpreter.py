@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from deepnb.displayable import Displayable
 from deepnb.errors import DeepnbError
 from deepnb.handles import AgentHandle
-from deepnb.render import escape
 from deepnb.safe_display import safe_display
 
 INSTALL = "pip install 'deepnb[interpreter]'"
@@ -85,10 +85,10 @@ def parse_eval(text: str) -> EvalOutcome:
     return EvalOutcome(parts.get("stdout", ""), parts.get("result", ""), parts.get("error", ""), error_type)
 
 
-@safe_display
-class Interpreter:
+class Interpreter(Displayable):
     """A thread's REPL state, read on the host: the snapshot the interpreter saved after its last
-    turn, restored into a fresh QuickJS runtime. Reading it never changes the thread."""
+    turn, restored into a fresh QuickJS runtime. Reading it never changes the thread. Displayed,
+    a table of its globals."""
 
     def __init__(self, workbench: AgentHandle, thread_id: str) -> None:
         self.workbench = workbench
@@ -134,29 +134,6 @@ class Interpreter:
         except Exception as exc:  # a JS error, a timeout, a value that doesn't convert
             raise DeepnbError(f"{type(exc).__name__}: {exc}") from None
 
-    def __repr__(self) -> str:
-        values = self.globals()
-        if not values:
-            return f"Interpreter of thread {self.thread_id!r}: no globals."
-        lines = [f"Interpreter of thread {self.thread_id!r}:"]
-        lines += [f"  {name} = {_short(value)}" for name, value in values.items()]
-        return "\n".join(lines)
-
-    def _repr_html_(self) -> str:
-        values = self.globals()
-        rows = "".join(
-            f"<tr><td><code>{escape(name)}</code></td><td>{escape(type(value).__name__)}</td>"
-            f"<td><code>{escape(_short(value))}</code></td></tr>"
-            for name, value in values.items()
-        )
-        title = f"Interpreter globals of thread {self.thread_id}"
-        if not rows:
-            return f'<div class="deepnb-snapshot">{escape(title)}: none.</div>'
-        return (
-            f'<div class="deepnb-snapshot"><div><b>{escape(title)}</b></div><table class="deepnb-table">'
-            f"<thead><tr><th>Name</th><th>Type</th><th>Value</th></tr></thead><tbody>{rows}</tbody></table></div>"
-        )
-
 
 @safe_display
 @dataclass(frozen=True)
@@ -180,8 +157,3 @@ def _value(context: Any, name: str) -> Any:
         except Exception:
             return JSValue("<unreadable>")
         return JSValue(f"<{kind}: {text.splitlines()[0] if text else ''}>")
-
-
-def _short(value: Any, limit: int = 120) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"

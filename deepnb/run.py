@@ -15,6 +15,7 @@ from deepnb import events as ev
 from deepnb import streaming
 from deepnb._loop import submit
 from deepnb.approvals import ApprovalRequest, normalize, preview, tool_schema
+from deepnb.displayable import Displayable
 from deepnb.errors import DeepnbError
 from deepnb.failures import abort_in, contained, describe_abort, describe_exception, failed_tool_calls
 from deepnb.files.changes import FileChange, compare
@@ -49,9 +50,10 @@ class RunHost(AgentHandle, Protocol):
 
 
 @safe_display
-class Run:
+class Run(Displayable):
     """A run of an agent on a thread. ``status`` is ``"running"``, ``"interrupted"``, ``"done"``,
-    ``"error"`` or ``"cancelled"``; ``wait()`` blocks until it is no longer running."""
+    ``"error"`` or ``"cancelled"``; ``wait()`` blocks until it is no longer running. Displayed, a
+    run shows a live view (approval cards included) over a static snapshot."""
 
     def __init__(self, workbench: RunHost, thread_id: str, prompt: str | None) -> None:
         self.id = f"run-{next(_ids)}"
@@ -378,14 +380,6 @@ class Run:
             f"<Run {self.id} agent={self.workbench.name!r} thread={self.thread_id!r} "
             f"status={self.status!r} steps={self.state.steps}" + (f" {result!r}" if result else "") + ">"
         )
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        """Displayed, a run shows a live view (approval cards included) over a static snapshot."""
-        from deepnb.views.run_view import RunView
-        from deepnb.views.snapshot import snapshot_bundle
-
-        widget, _ = RunView(self)._repr_mimebundle_()
-        return {**snapshot_bundle(self.state), **{k: v for k, v in widget.items() if k != "text/plain"}}
 
 
 def _previews(

@@ -14,7 +14,7 @@ from typing import Any
 from deepnb import events as ev
 from deepnb.async_tasks import merge_rows
 from deepnb.interpreter import parse_eval
-from deepnb.render import highlight, markdown
+from deepnb.markup import highlight, markdown
 from deepnb.secrets import redact
 
 ARGS_PREVIEW = 80

@@ -10,15 +10,15 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from deepnb.displayable import Displayable
 from deepnb.events import message_text, subagent_label, subagent_path
-from deepnb.safe_display import safe_display
 from deepnb.secrets import redact
 
 
-@safe_display
-@dataclass(frozen=True)
-class SubagentNode:
+@dataclass(frozen=True, repr=False)
+class SubagentNode(Displayable):
     """One agent of a run: the main agent at the root, one node per ``task`` call below it.
+    Shown as an indented tree (``repr``) or static HTML.
 
     ``status`` is ``"running"``, ``"waiting"`` (for an approval), ``"done"``, ``"error"`` or
     ``"cancelled"``; ``result`` is what the subagent answered (clipped); ``tool_calls`` and
@@ -58,16 +58,6 @@ class SubagentNode:
     def __len__(self) -> int:
         """How many subagents run below this node (all levels)."""
         return sum(1 for _ in self.walk()) - 1
-
-    def __repr__(self) -> str:
-        from deepnb.views.snapshot import tree_text
-
-        return tree_text(self)
-
-    def _repr_html_(self) -> str:
-        from deepnb.views.snapshot import tree_html
-
-        return tree_html(self)
 
 
 def build_tree(

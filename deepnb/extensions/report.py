@@ -7,15 +7,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from deepnb import agents
+from deepnb.displayable import Displayable
 from deepnb.extensions.registry import REGISTRY
-from deepnb.safe_display import safe_display
 
 KIND_LABELS = {"tool": "tool", "middleware": "middleware", "route": "route", "shutdown": "on_shutdown"}
 
 
-@safe_display
-@dataclass(frozen=True)
-class Listing:
+@dataclass(frozen=True, repr=False)
+class Listing(Displayable):
     """The extensions' state; each field holds plain data, and it shows as text or HTML."""
 
     registrations: tuple[tuple[str, str, str, str], ...]
@@ -48,54 +47,3 @@ class Listing:
             if applied.ids != current:
                 stale.append(name)
         return cls(registrations, failures, untrusted, tuple(notes), tuple(stale))
-
-    def _summary(self) -> list[str]:
-        lines = []
-        for folder in self.untrusted:
-            lines.append(f"Not trusted: {folder} — not run. Run %deepagent trust to allow it.")
-        if self.reload_needed:
-            lines.append(
-                f"Reload needed for {', '.join(self.reload_needed)}: run %deepagent reload to "
-                "give them the new middleware and routes (tools take effect on the next model call)."
-            )
-        return lines
-
-    def __repr__(self) -> str:
-        lines = []
-        if self.registrations:
-            widths = [max(len(row[i]) for row in self.registrations) for i in range(3)]
-            lines.append(f"Extension registrations ({len(self.registrations)}):")
-            lines += [
-                "  " + "  ".join(c.ljust(w) for c, w in zip(row[:3], widths, strict=True)) + f"  ({row[3]})"
-                for row in self.registrations
-            ]
-        else:
-            lines.append("No extension registrations.")
-        if self.failures:
-            lines.append(f"Failed ({len(self.failures)}, nothing of them registered):")
-            lines += [f"  {where}: {error}" for where, error in self.failures]
-        lines += [f"  note: {note}" for note in self.notes]
-        return "\n".join(lines + self._summary())
-
-    def _repr_html_(self) -> str:
-        from deepnb.render import escape
-
-        parts = ['<div class="deepnb-extensions">']
-        if self.registrations:
-            head = "".join(f"<th>{c}</th>" for c in ("kind", "name", "extension", "source"))
-            body = "".join(
-                "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in self.registrations
-            )
-            parts.append(
-                f'<table class="deepnb-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
-            )
-        else:
-            parts.append("<p>No extension registrations.</p>")
-        if self.failures:
-            items = "".join(
-                f"<li><code>{escape(where)}</code>: {escape(error)}</li>" for where, error in self.failures
-            )
-            parts.append(f"<p>Failed (nothing of them registered):</p><ul>{items}</ul>")
-        parts += [f"<p>Note: {escape(note)}</p>" for note in self.notes]
-        parts += [f"<p>{escape(line)}</p>" for line in self._summary()]
-        return "".join(parts) + "</div>"

@@ -8,20 +8,19 @@ from pathlib import Path
 from typing import Any
 
 from deepnb._loop import run_sync
+from deepnb.displayable import Displayable
 from deepnb.errors import DeepnbError
 from deepnb.files import hold, watch
 from deepnb.files.paths import clean_path, is_under
 from deepnb.files.rules import Rules
 from deepnb.files.sources import Entry, FileMissing, Match, StateSource, source_for
 from deepnb.handles import AgentHandle
-from deepnb.safe_display import safe_display
 
 REPR_LIMIT = 40
 """How many entries a file listing shows before it summarizes the rest."""
 
 
-@safe_display
-class Files(Mapping[str, str]):
+class Files(Displayable, Mapping[str, str]):
     """A thread's files: a mapping of path → text, read when accessed, over whatever backend the
     agent uses (its state, a folder on disk, a LangGraph store, or routes of a composite).
 
@@ -250,23 +249,13 @@ class Files(Mapping[str, str]):
         routes = getattr(self._source, "routes", ())
         return {prefix: source.label for prefix, source in routes}
 
-    def _summary(self) -> tuple[list[Entry], int]:
+    @property
+    def backend(self) -> str:
+        """Where the files live: ``"state"``, a folder, a store, or routes of a composite."""
+        return str(self._source.label)
+
+    def summary(self, limit: int = REPR_LIMIT) -> tuple[list[Entry], int]:
+        """The first ``limit`` files, described (size, modification time), and how many there are:
+        what the thread's files show as when displayed."""
         paths = self._paths()
-        return run_sync(self._source.describe(paths[:REPR_LIMIT])), len(paths)
-
-    def __repr__(self) -> str:
-        from deepnb.views.snapshot import _size
-
-        shown, total = self._summary()
-        plural = "s" if total != 1 else ""
-        head = f"Files of thread {self.thread_id!r} ({self._source.label}): {total} file{plural}"
-        lines = [head] + [f"  {e.path}  {_size(e.size)}" for e in shown]
-        if total > len(shown):
-            lines.append(f"  … and {total - len(shown)} more: use .ls(path), .glob(pattern) or .grep(text)")
-        return "\n".join(lines)
-
-    def _repr_html_(self) -> str:
-        from deepnb.views.snapshot import files_html
-
-        shown, total = self._summary()
-        return files_html(shown, total, title=f"Files of thread {self.thread_id} ({self._source.label})")
+        return run_sync(self._source.describe(paths[:limit])), len(paths)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,41 +14,11 @@ from deepnb.checkpoint import make_checkpointer
 from deepnb.config import UntrustedConfig, find_config
 from deepnb.errors import DeepnbError
 from deepnb.extensions.registry import REGISTRY
-from deepnb.files.display import show as show_files
 from deepnb.interpreter import Interpreter
-from deepnb.render import escape
 from deepnb.safe_display import safe_display
 from deepnb.session import Session
 from deepnb.spec import AgentSpec, parse_interrupt_on
-
-
-@safe_display
-@dataclass(frozen=True)
-class Table:
-    """A small table that shows as text and as escaped HTML; ``rows`` holds the data."""
-
-    columns: tuple[str, ...]
-    rows: tuple[tuple[Any, ...], ...]
-    empty: str = "Nothing yet."
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def __repr__(self) -> str:
-        if not self.rows:
-            return self.empty
-        cells = [self.columns, *[tuple(str(c) for c in row) for row in self.rows]]
-        widths = [max(len(str(row[i])) for row in cells) for i in range(len(self.columns))]
-        return "\n".join(
-            "  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
-        )
-
-    def _repr_html_(self) -> str:
-        if not self.rows:
-            return f"<p>{escape(self.empty)}</p>"
-        head = "".join(f"<th>{escape(c)}</th>" for c in self.columns)
-        body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in self.rows)
-        return f'<table class="deepnb-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+from deepnb.views.listings import Table, TodoList
 
 
 @safe_display
@@ -220,31 +189,6 @@ def new(args: Any) -> Message:
     return Message(f"New thread {workbench.new_thread()} on agent {workbench.name!r}.")
 
 
-@safe_display
-class TodoList:
-    """A thread's todo list, shown as text or HTML; ``items`` holds the data."""
-
-    def __init__(self, items: Sequence[dict[str, str]], title: str) -> None:
-        self.items = list(items)
-        self.title = title
-
-    def __repr__(self) -> str:
-        from deepnb.views.snapshot import TODO_MARK
-
-        if not self.items:
-            return f"{self.title}: no todos."
-        return "\n".join(
-            [f"{self.title}:"] + [f"  {TODO_MARK.get(t['status'], '○')} {t['content']}" for t in self.items]
-        )
-
-    def _repr_html_(self) -> str:
-        from deepnb.state import todo_progress
-        from deepnb.views.snapshot import todos_html
-
-        body = todos_html(self.items, todo_progress(self.items)) or "<p>No todos.</p>"
-        return f'<div class="deepnb-snapshot"><div>{escape(self.title)}</div>{body}</div>'
-
-
 def todos(args: Any) -> TodoList:
     workbench: Session = wb.get(args.agent, build=False)
     thread = args.thread or workbench.current_thread
@@ -253,6 +197,9 @@ def todos(args: Any) -> TodoList:
 
 def files(args: Any) -> Any:
     """A folder's listing or a file rendered; ``files = %deepagent files`` also gives the data."""
+    # lazy: the file browser loads anywidget, which %load_ext deepnb does not need
+    from deepnb.views.files_view import show_files  # noqa: PLC0415
+
     return show_files(wb.get(args.agent, build=False).files(args.thread), args.path)
 
 

@@ -17,7 +17,6 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
 from deepnb.errors import DeepnbError
 from deepnb.magics import commands, parser
-from deepnb.magics.display import show_run
 from deepnb.magics.interpolate import interpolate
 from deepnb.run import KERNEL_INTERRUPT
 from deepnb.session import Session
@@ -113,6 +112,9 @@ class DeepnbMagics(Magics):
             )
         except DeepnbError as exc:
             raise UsageError(str(exc)) from None
+        # lazy: the run view loads anywidget, which %load_ext deepnb does not need
+        from deepnb.views.output import show_run  # noqa: PLC0415
+
         view = show_run(run, live_controls=live_controls or args.bg)
         if args.output:
             self.shell.user_ns[args.output] = run

@@ -22,7 +22,7 @@ front-end → kernel                                      kernel → front-end
 Every reply echoes the request's ``seq`` and carries ``error``: ``""``, or one sentence saying what
 went wrong and what to do (a denied write names the permission rule). An entry is ``{path, name,
 is_dir, size, modified_at, mount, writable}``. ``html`` is escaped by
-:func:`deepnb.files.render.render_file`; every other string is text for the front-end to escape.
+:func:`deepnb.views.file_preview.render_file`; every other string is text for the front-end to escape.
 """
 
 from __future__ import annotations
@@ -40,20 +40,23 @@ import anywidget
 import traitlets as t
 
 from deepnb import events as ev
+from deepnb import workbench as wb
 from deepnb._loop import call_later, call_soon, engine_loop
 from deepnb.errors import DeepnbError
 from deepnb.failures import contained
 from deepnb.files import watch
 from deepnb.files.files import REPR_LIMIT, Files
-from deepnb.files.paths import clean_path
-from deepnb.files.render import TEXT_LIMIT, render_file
+from deepnb.files.paths import clean_path, parent
 from deepnb.files.sources import Entry
-from deepnb.render import code_css
+from deepnb.markup import code_css
 from deepnb.safe_display import safe_display
 from deepnb.secrets import redact
 from deepnb.views.assets import asset, stylesheet
+from deepnb.views.file_preview import TEXT_LIMIT, FileDisplay, render_file
+from deepnb.views.listings import FolderListing, files_html
 from deepnb.views.messages import FILES_MESSAGES, MessageRefused
 from deepnb.views.messages import check as check_message
+from deepnb.views.output import widget_bundle, with_static
 from deepnb.views.throttle import Throttle
 
 if TYPE_CHECKING:
@@ -163,11 +166,10 @@ class FilesView(anywidget.AnyWidget):
     def __init__(self, files: Files, *, path: str = "/", run: Run | None = None, **kwargs: Any) -> None:
         folder = clean_path(path, directory=True)
         entries = files.ls(folder)
-        source = getattr(files, "_source", None)
         super().__init__(
             agent=files.workbench.name,
             thread_id=files.thread_id,
-            backend=str(getattr(source, "label", "")),
+            backend=files.backend,
             path=folder,
             root_entries=[_entry_json(files, e) for e in entries[:FIRST_PAGE]],
             root_total=len(entries),
@@ -175,8 +177,6 @@ class FilesView(anywidget.AnyWidget):
             code_css=code_css(".deepnb-files"),
             **kwargs,
         )
-        from deepnb.files.display import FolderListing
-
         self.files = files
         self.listing = FolderListing(folder, tuple(entries))
         self.flushes = 0
@@ -208,16 +208,13 @@ class FilesView(anywidget.AnyWidget):
     def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
         """The live view, over a bounded static listing (``text/html`` and ``text/plain``) for
         places where widgets don't run."""
-        from deepnb.views.snapshot import files_html
-
-        bundle = super()._repr_mimebundle_(**kwargs)
-        data, metadata = bundle if isinstance(bundle, tuple) else (bundle or {}, {})
+        data, metadata = widget_bundle(self, **kwargs)
         title = f"{self.path} · files of thread {self.thread_id} ({self.backend})"
         static = {
             "text/plain": repr(self),
             "text/html": files_html(self.entries[:REPR_LIMIT], len(self.entries), title=title),
         }
-        return {**data, **static}, metadata
+        return with_static(data, static), metadata
 
     # -- the run it follows ----------------------------------------------------------------------
 
@@ -251,8 +248,6 @@ class FilesView(anywidget.AnyWidget):
     def _newest_run(self) -> Run | None:
         """The thread's running run, else its latest one. Asked of the agent registered under
         the view's agent name now (a rebuilt agent keeps the threads, in a new workbench)."""
-        from deepnb import workbench as wb
-
         bench = self.files.workbench
         current = wb.registered().get(bench.name)
         if current is not None and current.checkpointer is bench.checkpointer:
@@ -501,8 +496,6 @@ class FilesView(anywidget.AnyWidget):
     # -- helpers ---------------------------------------------------------------------------------
 
     def _siblings(self, path: str) -> list[Entry]:
-        from deepnb.files.paths import parent
-
         try:
             return self.files.ls(parent(path))
         except Exception:  # the date is a nicety; the file itself was read
@@ -552,3 +545,15 @@ def _watch(ref: weakref.ref[FilesView]) -> None:
     # Looking again next time is all a view can do; never flood the log.
     contained(view._check_for_new_run, what="the file browser's look for a new run", quiet=True)
     view._watch_handle = call_later(WATCH_INTERVAL, _watch, ref, what="the file browser's watch")
+
+
+def show_files(files: Files, path: str = "/", *, run: Run | None = None) -> FilesView | FileDisplay:
+    """What ``%deepagent files [PATH]`` shows: a file rendered, or the file browser opened at a
+    folder, whichever ``path`` names. The browser follows ``run`` (by default the thread's latest
+    run) for its "Changed in this run" tab and its live refreshes."""
+    cleaned = clean_path(path)
+    if cleaned != "/" and not path.endswith("/") and cleaned in files:
+        return FileDisplay(render_file(cleaned, files.read_bytes(cleaned)))
+    if cleaned != "/" and not files.ls(cleaned) and cleaned not in files:
+        raise DeepnbError(f"Nothing at {cleaned} in this thread's files: %deepagent files / lists them.")
+    return FilesView(files, path=cleaned, run=run)

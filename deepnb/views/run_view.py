@@ -11,8 +11,9 @@ import traitlets as t
 from deepnb import events as ev
 from deepnb._loop import run_sync
 from deepnb.approvals import CARD_MESSAGES, check_card, restore_hidden
+from deepnb.async_tasks import refresh_async_tasks
 from deepnb.errors import DeepnbError
-from deepnb.render import code_css
+from deepnb.markup import code_css, escape
 from deepnb.run import Run
 from deepnb.secrets import redact
 from deepnb.state import RunState
@@ -27,6 +28,7 @@ from deepnb.views.bounds import (
     split_patch,
 )
 from deepnb.views.collapse import fold, hidden_ids
+from deepnb.views.file_preview import render_file
 from deepnb.views.messages import RUN_MESSAGES
 from deepnb.views.messages import check as check_message
 from deepnb.views.throttle import Throttle
@@ -308,8 +310,6 @@ class RunView(anywidget.AnyWidget):
 
     def _file_message(self, path: str) -> dict[str, str]:
         """A file of the thread, for the front-end's file panel: escaped, secrets removed."""
-        from deepnb.files.render import render_file
-
         reply = {"type": "file", "path": path, "text": "", "html": "", "error": ""}
         try:
             rendered = render_file(path, self.run.files.read_bytes(path))
@@ -323,8 +323,6 @@ class RunView(anywidget.AnyWidget):
 
     def _refresh_tasks(self) -> None:
         """Ask the Agent Protocol server for the async tasks' current status."""
-        from deepnb.async_tasks import refresh_async_tasks
-
         try:
             rows = run_sync(refresh_async_tasks(self.run.workbench, self.run.thread_id))
         except DeepnbError as exc:
@@ -414,9 +412,6 @@ def _bounded_file(reply: dict[str, str], rendered: Any) -> dict[str, str]:
     """A file reply that fits in one message: a large file's beginning, and where to read it all."""
     if rendered is None or size(reply) <= MESSAGE_LIMIT - 1024:
         return reply
-    from deepnb.files.render import render_file
-    from deepnb.render import escape
-
     path = reply["path"]
     note = (
         f"{path} is {rendered.size:,} bytes; this shows its beginning. "

@@ -10,12 +10,11 @@ import pytest
 
 from deepnb import events as ev
 from deepnb.bidi import BIDI_CONTROLS
-from deepnb.files.display import FileDisplay, FolderListing
-from deepnb.files.render import render_file
 from deepnb.files.sources import Entry
-from deepnb.magics.commands import Table, TodoList
-from deepnb.render import escape, markdown
+from deepnb.markup import escape, markdown
 from deepnb.state import RunState
+from deepnb.views.file_preview import FileDisplay, render_file
+from deepnb.views.listings import FolderListing, Table, TodoList
 from deepnb.views.snapshot import snapshot_bundle
 
 HOSTILE_IMAGES = {

@@ -91,7 +91,8 @@ def _link_open(renderer: Any, tokens: list[Any], idx: int, options: Any, env: An
 
 @lru_cache(maxsize=1)
 def _parser():
-    from markdown_it import MarkdownIt
+    # lazy: markdown-it loads on the first Markdown rendered, not at import
+    from markdown_it import MarkdownIt  # noqa: PLC0415
 
     def fence(code: str, language: str, _attrs: str) -> str:
         return highlight(code, language.strip().split(" ")[0] if language else "")

@@ -1,5 +1,6 @@
-"""A file's content as safe HTML for the notebook: Markdown rendered, code highlighted, CSV as a
-table, images inline, binary files named but never decoded. Nothing in a file's content runs."""
+"""A file's preview: its content as safe HTML for the notebook (Markdown rendered, code
+highlighted, CSV as a table, images inline, binary files named but never decoded), for the file
+browser, the run view's file panel and ``%deepagent files PATH``. Nothing in a file's content runs."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ import csv
 import io
 from dataclasses import dataclass
 
-from deepnb.render import escape, highlight_file, markdown
+from deepnb.markup import escape, highlight_file, markdown
+from deepnb.safe_display import safe_display
 from deepnb.secrets import redact
+from deepnb.views.styles import file_style
 
 IMAGE_TYPES = {
     ".png": "image/png",
@@ -79,3 +82,22 @@ def _table(text: str, delimiter: str) -> str:
     if more > 0:
         html.append(f'<p class="dnb-muted">… and {more:,} more rows.</p>')
     return "".join(html)
+
+
+@safe_display
+@dataclass(frozen=True)
+class FileDisplay:
+    """One file, rendered: Markdown, highlighted code, a CSV table, an image, or a binary named."""
+
+    rendered: RenderedFile
+
+    def __repr__(self) -> str:
+        if self.rendered.kind in ("image", "binary"):
+            return f"{self.rendered.path}: {self.rendered.kind} file, {self.rendered.size:,} bytes."
+        return self.rendered.text
+
+    def _repr_html_(self) -> str:
+        return (
+            f'<div class="deepnb-snapshot deepnb-file">{file_style()}'
+            f"<div><b>{escape(self.rendered.path)}</b></div>{self.rendered.html}</div>"
+        )

@@ -1,0 +1,178 @@
+"""Transcript items as static HTML and as text: one pair of functions per item kind (prompt,
+text, tool, eval, summary, error, notice), side by side so the two forms cannot drift.
+
+Every piece of agent text is escaped here; the only HTML taken as is is what
+:mod:`deepnb.markup` rendered when the item was folded (``html``, ``summary_html``,
+``code_html``), which escapes raw HTML itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from deepnb.markup import escape
+
+Item = Mapping[str, Any]
+Render = Callable[[Item, str], str]
+"""A kind's renderer: the item, and its agent label (``"[researcher] "``, or ``""``)."""
+
+
+def plural(n: int, noun: str) -> str:
+    """``"1 step"``, ``"1,204 steps"``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def agent_label(item: Item) -> str:
+    """``"[researcher] "`` for a subagent's item, ``""`` for the main agent's."""
+    agent = item.get("agent") or "main"
+    return "" if agent == "main" else f"[{agent.rsplit('/', 1)[-1]}] "
+
+
+# -- prompt ----------------------------------------------------------------------------------------
+
+
+def _prompt_html(item: Item, _label: str) -> str:
+    return f'<div class="dnb-prompt">› {escape(item["text"])}</div>'
+
+
+def _prompt_text(item: Item, _label: str) -> str:
+    return f"› {item['text']}"
+
+
+# -- text: the agent's answer (Markdown, rendered when folded) -------------------------------------
+
+
+def _text_html(item: Item, label: str) -> str:
+    body = item.get("html") or f"<p>{escape(item['text'])}</p>"
+    label = escape(label)
+    return f'<div class="dnb-text">{label and f"<span class=dnb-muted>{label}</span>"}{body}</div>'
+
+
+def _text_text(item: Item, label: str) -> str:
+    return f"{label}{item['text']}"
+
+
+# -- tool: a tool call's card (an interpreter ``eval`` has its own, below) -------------------------
+
+
+def _tool_html(item: Item, label: str) -> str:
+    if item.get("eval"):
+        return _eval_html(item, label)
+    result = f' <span class="dnb-muted">→ {escape(item["result"])}</span>' if item.get("result") else ""
+    return (
+        f'<div class="dnb-tool" data-status="{escape(item["status"])}">{escape(label)}'
+        f"<b>{escape(item['name'])}</b>({escape(item['args'])}) "
+        f'<span class="dnb-muted">[{escape(item["status"])}]</span>{result}</div>'
+    )
+
+
+def _tool_text(item: Item, label: str) -> str:
+    if item.get("eval"):
+        return _eval_text(item, label)
+    result = f" → {item['result']}" if item.get("result") else ""
+    return f"  {label}{item['name']}({item['args']}) [{item['status']}]{result}"
+
+
+# -- eval: an interpreter call's card (the code, what it printed, its result or error) -------------
+
+
+def _eval_html(item: Item, label: str) -> str:
+    run = item["eval"]
+    parts = [
+        f'<div class="dnb-tool dnb-eval" data-status="{escape(item["status"])}">{escape(label)}'
+        f'<b>eval</b> <span class="dnb-muted">[{escape(item["status"])}]</span>',
+        run.get("code_html") or f"<pre>{escape(run.get('code', ''))}</pre>",
+    ]
+    if run.get("stdout"):
+        parts.append(f'<div class="dnb-muted">console</div><pre>{escape(run["stdout"])}</pre>')
+    if run.get("error"):
+        parts.append(
+            f'<div class="dnb-error">{escape(run.get("error_type") or "Error")}: {escape(run["error"])}</div>'
+        )
+    elif run.get("result"):
+        parts.append(f'<div class="dnb-muted">result</div><pre>{escape(run["result"])}</pre>')
+    return "".join(parts) + "</div>"
+
+
+def _eval_text(item: Item, label: str) -> str:
+    run = item["eval"]
+    lines = [f"  {label}eval [{item['status']}]"] + [
+        f"    | {line}" for line in run.get("code", "").splitlines()
+    ]
+    if run.get("stdout"):
+        lines += [f"    > {line}" for line in run["stdout"].splitlines()]
+    if run.get("error"):
+        lines.append(f"    ! {run.get('error_type') or 'Error'}: {run['error'].splitlines()[0]}")
+    elif run.get("result"):
+        lines.append(f"    = {run['result']}")
+    return "\n".join(lines)
+
+
+# -- summary: the context was summarized -----------------------------------------------------------
+
+
+def summary_line(item: Item) -> str:
+    """``"Context summarized: 12 messages (cutoff 12), tokens 9,120 → 1,304"``."""
+    what = f"{item['messages']} messages" if item.get("messages") is not None else "older messages"
+    line = f"Context summarized: {what} (cutoff {item['cutoff']})"
+    before, after = item.get("tokens_before"), item.get("tokens_after")
+    if before is not None or after is not None:
+        line += f", tokens {_count(before)} → {_count(after)}"
+    return line + (f"; history saved to {item['file_path']}" if item.get("file_path") else "")
+
+
+def _count(value: int | None) -> str:
+    return "?" if value is None else f"{value:,}"
+
+
+def _summary_html(item: Item, label: str) -> str:
+    body = item.get("summary_html") or f"<p>{escape(item.get('summary', ''))}</p>"
+    return (
+        f'<div class="dnb-summary">{escape(label)}<b>{escape(summary_line(item))}</b>'
+        f"<details><summary>Summary</summary>{body}</details></div>"
+    )
+
+
+def _summary_text(item: Item, label: str) -> str:
+    return label + summary_line(item)
+
+
+# -- error, and notice (any other kind: a folded stretch, a run's note) ----------------------------
+
+
+def _error_html(item: Item, _label: str) -> str:
+    return f'<div class="dnb-error">Error: {escape(item["text"])}</div>'
+
+
+def _error_text(item: Item, _label: str) -> str:
+    return f"Error: {item['text']}"
+
+
+def _notice_html(item: Item, _label: str) -> str:
+    return f'<div class="dnb-muted">{escape(item["text"])}</div>'
+
+
+def _notice_text(item: Item, _label: str) -> str:
+    return str(item["text"])
+
+
+KINDS: dict[str, tuple[Render, Render]] = {
+    "prompt": (_prompt_html, _prompt_text),
+    "text": (_text_html, _text_text),
+    "tool": (_tool_html, _tool_text),
+    "summary": (_summary_html, _summary_text),
+    "error": (_error_html, _error_text),
+    "notice": (_notice_html, _notice_text),
+}
+"""Each item kind's (HTML, text) renderers; any other kind is shown as a notice."""
+
+
+def item_html(item: Item, *, labelled: bool = True) -> str:
+    """One transcript item as static HTML; ``labelled`` names the subagent it came from."""
+    return KINDS.get(item["kind"], KINDS["notice"])[0](item, agent_label(item) if labelled else "")
+
+
+def item_text(item: Item, *, labelled: bool = True) -> str:
+    """One transcript item as text (a line, or a few for an ``eval``)."""
+    return KINDS.get(item["kind"], KINDS["notice"])[1](item, agent_label(item) if labelled else "")

@@ -1,0 +1,261 @@
+"""Listings as text and static HTML: a thread's files, a folder, a todo list, a table
+(``%deepagent agents``, ``threads``), the interpreter's globals and the extensions' registrations.
+
+Each listing's text and HTML are written side by side here; every cell is escaped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from deepnb.files.files import REPR_LIMIT
+from deepnb.files.sources import Entry
+from deepnb.markup import escape
+from deepnb.safe_display import safe_display
+from deepnb.state import todo_progress
+
+if TYPE_CHECKING:
+    from deepnb.extensions.report import Listing
+    from deepnb.files.files import Files
+    from deepnb.interpreter import Interpreter
+
+MORE_FILES = ".ls(path), .glob(pattern) or .grep(text)"
+"""What a bounded listing of files suggests for the rest."""
+
+
+def size_label(size: int | None) -> str:
+    """``"512 B"``, ``"3.4 kB"``, ``"1.2 MB"`` (``""`` where the size is unknown)."""
+    if size is None:
+        return ""
+    if size < 1024:
+        return f"{size} B"
+    return f"{size / 1024:.1f} kB" if size < 1024 * 1024 else f"{size / 1024 / 1024:.1f} MB"
+
+
+def _table_html(columns: Sequence[Any], rows: Sequence[Sequence[Any]]) -> str:
+    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return f'<table class="deepnb-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+# -- files ----------------------------------------------------------------------------------------
+
+
+def files_html(entries: Sequence[Entry], total: int, *, title: str) -> str:
+    """A bounded file listing as static HTML: the first entries and how many more there are."""
+    rows = "".join(
+        f"<tr><td>{escape(e.path)}</td><td>{escape(size_label(e.size))}</td>"
+        f"<td>{escape(e.modified_at or '')}</td></tr>"
+        for e in entries
+    )
+    more = (
+        f'<div class="dnb-muted">… and {total - len(entries):,} more: use {MORE_FILES}</div>'
+        if total > len(entries)
+        else ""
+    )
+    return (
+        f'<div class="deepnb-snapshot"><div><b>{escape(title)}</b> · {total:,} files</div>'
+        f'<table class="deepnb-table"><thead><tr><th>Path</th><th>Size</th><th>Modified</th></tr></thead>'
+        f"<tbody>{rows}</tbody></table>{more}</div>"
+    )
+
+
+def thread_files_text(files: Files) -> str:
+    """``repr(run.files)``: the thread's first files and how many there are."""
+    shown, total = files.summary()
+    plural = "s" if total != 1 else ""
+    head = f"Files of thread {files.thread_id!r} ({files.backend}): {total} file{plural}"
+    lines = [head] + [f"  {e.path}  {size_label(e.size)}" for e in shown]
+    if total > len(shown):
+        lines.append(f"  … and {total - len(shown)} more: use {MORE_FILES}")
+    return "\n".join(lines)
+
+
+def thread_files_html(files: Files) -> str:
+    """``run.files`` displayed: the thread's first files as a table."""
+    shown, total = files.summary()
+    return files_html(shown, total, title=f"Files of thread {files.thread_id} ({files.backend})")
+
+
+@safe_display
+@dataclass(frozen=True)
+class FolderListing:
+    """A folder of a thread's filesystem, the file browser's static fallback; ``entries`` holds
+    the data."""
+
+    path: str
+    entries: tuple[Entry, ...]
+
+    def __repr__(self) -> str:
+        if not self.entries:
+            return f"{self.path}: empty."
+        lines = [f"{self.path} ({len(self.entries)} entries):"]
+        for entry in self.entries[:REPR_LIMIT]:
+            mount = f"  [{entry.mount} is mounted]" if entry.mount else ""
+            lines.append(f"  {entry.name}  {size_label(entry.size)}{mount}")
+        if len(self.entries) > REPR_LIMIT:
+            lines.append(f"  … and {len(self.entries) - REPR_LIMIT} more")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        return files_html(self.entries[:REPR_LIMIT], len(self.entries), title=self.path)
+
+
+# -- todos ----------------------------------------------------------------------------------------
+
+TODO_MARK = {"completed": "✓", "in_progress": "◐", "pending": "○"}
+
+
+def todo_lines(todos: Sequence[Mapping[str, str]]) -> list[str]:
+    """A todo list as indented lines, each with its mark (✓ ◐ ○)."""
+    return [f"  {TODO_MARK.get(t['status'], '○')} {t['content']}" for t in todos]
+
+
+def todos_html(todos: Sequence[Mapping[str, str]], progress: str = "") -> str:
+    """The todo list as a static HTML list (``""`` for no todos)."""
+    if not todos:
+        return ""
+    rows = "".join(
+        f'<li data-status="{escape(t["status"])}">{TODO_MARK.get(t["status"], "○")} '
+        + (f"<s>{escape(t['content'])}</s>" if t["status"] == "completed" else escape(t["content"]))
+        + "</li>"
+        for t in todos
+    )
+    heading = f"<div><b>Todos</b> <span class=dnb-muted>{escape(progress)}</span></div>"
+    return f'{heading}<ul class="dnb-todos">{rows}</ul>'
+
+
+@safe_display
+class TodoList:
+    """A thread's todo list (``%deepagent todos``), shown as text or HTML; ``items`` holds the data."""
+
+    def __init__(self, items: Sequence[Mapping[str, str]], title: str) -> None:
+        self.items: list[Mapping[str, str]] = list(items)
+        self.title = title
+
+    def __repr__(self) -> str:
+        if not self.items:
+            return f"{self.title}: no todos."
+        return "\n".join([f"{self.title}:", *todo_lines(self.items)])
+
+    def _repr_html_(self) -> str:
+        body = todos_html(self.items, todo_progress(self.items)) or "<p>No todos.</p>"
+        return f'<div class="deepnb-snapshot"><div>{escape(self.title)}</div>{body}</div>'
+
+
+# -- tables ----------------------------------------------------------------------------------------
+
+
+@safe_display
+@dataclass(frozen=True)
+class Table:
+    """A small table that shows as text and as escaped HTML; ``rows`` holds the data."""
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+    empty: str = "Nothing yet."
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __repr__(self) -> str:
+        if not self.rows:
+            return self.empty
+        cells = [self.columns, *[tuple(str(c) for c in row) for row in self.rows]]
+        widths = [max(len(str(row[i])) for row in cells) for i in range(len(self.columns))]
+        return "\n".join(
+            "  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
+        )
+
+    def _repr_html_(self) -> str:
+        if not self.rows:
+            return f"<p>{escape(self.empty)}</p>"
+        return _table_html(self.columns, self.rows)
+
+
+# -- the interpreter's globals ---------------------------------------------------------------------
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def interpreter_text(interpreter: Interpreter) -> str:
+    """``repr(run.interpreter)``: each global of the thread's REPL, shortened."""
+    values = interpreter.globals()
+    if not values:
+        return f"Interpreter of thread {interpreter.thread_id!r}: no globals."
+    lines = [f"Interpreter of thread {interpreter.thread_id!r}:"]
+    lines += [f"  {name} = {_short(value)}" for name, value in values.items()]
+    return "\n".join(lines)
+
+
+def interpreter_html(interpreter: Interpreter) -> str:
+    """``run.interpreter`` displayed: a table of the REPL's globals (name, type, value)."""
+    values = interpreter.globals()
+    rows = "".join(
+        f"<tr><td><code>{escape(name)}</code></td><td>{escape(type(value).__name__)}</td>"
+        f"<td><code>{escape(_short(value))}</code></td></tr>"
+        for name, value in values.items()
+    )
+    title = f"Interpreter globals of thread {interpreter.thread_id}"
+    if not rows:
+        return f'<div class="deepnb-snapshot">{escape(title)}: none.</div>'
+    return (
+        f'<div class="deepnb-snapshot"><div><b>{escape(title)}</b></div><table class="deepnb-table">'
+        f"<thead><tr><th>Name</th><th>Type</th><th>Value</th></tr></thead><tbody>{rows}</tbody></table></div>"
+    )
+
+
+# -- extensions ------------------------------------------------------------------------------------
+
+
+def _extension_notes(listing: Listing) -> list[str]:
+    lines = []
+    for folder in listing.untrusted:
+        lines.append(f"Not trusted: {folder} — not run. Run %deepagent trust to allow it.")
+    if listing.reload_needed:
+        lines.append(
+            f"Reload needed for {', '.join(listing.reload_needed)}: run %deepagent reload to "
+            "give them the new middleware and routes (tools take effect on the next model call)."
+        )
+    return lines
+
+
+def extensions_text(listing: Listing) -> str:
+    """``%deepagent extensions`` as text: registrations, failures, notes, what to do next."""
+    lines = []
+    if listing.registrations:
+        widths = [max(len(row[i]) for row in listing.registrations) for i in range(3)]
+        lines.append(f"Extension registrations ({len(listing.registrations)}):")
+        lines += [
+            "  " + "  ".join(c.ljust(w) for c, w in zip(row[:3], widths, strict=True)) + f"  ({row[3]})"
+            for row in listing.registrations
+        ]
+    else:
+        lines.append("No extension registrations.")
+    if listing.failures:
+        lines.append(f"Failed ({len(listing.failures)}, nothing of them registered):")
+        lines += [f"  {where}: {error}" for where, error in listing.failures]
+    lines += [f"  note: {note}" for note in listing.notes]
+    return "\n".join(lines + _extension_notes(listing))
+
+
+def extensions_html(listing: Listing) -> str:
+    """``%deepagent extensions`` as HTML: a table of registrations, then failures and notes."""
+    parts = ['<div class="deepnb-extensions">']
+    if listing.registrations:
+        parts.append(_table_html(("kind", "name", "extension", "source"), listing.registrations))
+    else:
+        parts.append("<p>No extension registrations.</p>")
+    if listing.failures:
+        items = "".join(
+            f"<li><code>{escape(where)}</code>: {escape(error)}</li>" for where, error in listing.failures
+        )
+        parts.append(f"<p>Failed (nothing of them registered):</p><ul>{items}</ul>")
+    parts += [f"<p>Note: {escape(note)}</p>" for note in listing.notes]
+    parts += [f"<p>{escape(line)}</p>" for line in _extension_notes(listing)]
+    return "".join(parts) + "</div>"

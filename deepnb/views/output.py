@@ -1,0 +1,57 @@
+"""A live view in a notebook output, with its static form beside it: the one place where a
+widget's mime bundle and the ``text/plain`` / ``text/html`` for places where widgets don't run
+(GitHub, nbviewer, nbconvert, a notebook opened without a kernel) are merged."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import anywidget
+from IPython.display import display
+
+from deepnb import events as ev
+from deepnb.run import Run
+from deepnb.views.run_view import RunView
+from deepnb.views.snapshot import snapshot_bundle
+
+_ENDS = (ev.RunFinished, ev.RunFailed, ev.RunCancelled, ev.RunPaused)
+
+
+def with_static(widget: Mapping[str, Any], static: Mapping[str, str]) -> dict[str, Any]:
+    """A widget's mime bundle whose ``text/plain`` and ``text/html`` are ``static``'s: the live
+    view where widgets run, the static form everywhere else."""
+    return {**static, **{mime: data for mime, data in widget.items() if mime not in static}}
+
+
+def widget_bundle(widget: anywidget.AnyWidget, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The widget's own mime bundle and metadata (the live view alone)."""
+    bundle = anywidget.AnyWidget._repr_mimebundle_(widget, **kwargs)
+    return bundle if isinstance(bundle, tuple) else (bundle or {}, {})
+
+
+def run_bundle(run: Run, *, live_controls: bool = True) -> dict[str, Any]:
+    """A run displayed: its live view (approval cards included) over a snapshot of its state now."""
+    widget, _ = widget_bundle(RunView(run, live_controls=live_controls))
+    return with_static(widget, snapshot_bundle(run.state))
+
+
+def show_run(run: Run, *, live_controls: bool = True) -> Any:
+    """Display ``run``'s live view. When the run stops, the same output also gets ``text/html``
+    and ``text/plain`` snapshots of the final state, for places where widgets don't run."""
+    view = RunView(run, live_controls=live_controls)
+    widget_data, _ = widget_bundle(view)
+
+    def bundle() -> dict[str, Any]:
+        return with_static(widget_data, snapshot_bundle(run.state))
+
+    handle = display(bundle(), raw=True, display_id=True)
+
+    def on_event(event: ev.Event) -> None:
+        if isinstance(event, _ENDS):
+            handle.update(bundle(), raw=True)
+
+    run.subscribe(on_event)
+    if run.done:
+        handle.update(bundle(), raw=True)
+    return view

@@ -1,0 +1,35 @@
+"""How each domain object shows: the renderers :class:`deepnb.displayable.Displayable` looks up,
+installed on the first display. A new displayable type gets its renderer here."""
+
+from __future__ import annotations
+
+from deepnb.displayable import Renderer, register
+from deepnb.extensions.report import Listing
+from deepnb.files.files import Files
+from deepnb.interpreter import Interpreter
+from deepnb.run import Run
+from deepnb.tree import SubagentNode
+from deepnb.views.listings import (
+    extensions_html,
+    extensions_text,
+    interpreter_html,
+    interpreter_text,
+    thread_files_html,
+    thread_files_text,
+)
+from deepnb.views.output import run_bundle
+from deepnb.views.subagent_tree import tree_html, tree_text
+
+RENDERERS: dict[type, Renderer] = {
+    Run: Renderer(bundle=run_bundle),  # repr(run) stays the run's own one line
+    Files: Renderer(text=thread_files_text, html=thread_files_html),
+    SubagentNode: Renderer(text=tree_text, html=tree_html),
+    Interpreter: Renderer(text=interpreter_text, html=interpreter_html),
+    Listing: Renderer(text=extensions_text, html=extensions_html),
+}
+
+
+def install() -> None:
+    """Register every renderer with :mod:`deepnb.displayable`."""
+    for cls, renderer in RENDERERS.items():
+        register(cls, renderer)

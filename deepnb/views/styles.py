@@ -1,0 +1,39 @@
+"""The one stylesheet of deepnb's static HTML: run snapshots, subagent trees, listings and file
+previews, as a saved notebook, GitHub, nbviewer and nbconvert show them where widgets don't run.
+(The live views bring their own, ``widgets/*.css``.)"""
+
+from __future__ import annotations
+
+from deepnb.markup import code_css
+
+STATIC_CSS = """
+.deepnb-snapshot{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;
+ border:1px solid var(--jp-border-color2,#ddd);border-radius:6px;padding:8px 12px;max-width:960px}
+.deepnb-snapshot .dnb-head{color:var(--jp-ui-font-color2,#666);margin-bottom:6px}
+.deepnb-snapshot .dnb-prompt{font-weight:600;margin:4px 0}
+.deepnb-snapshot .dnb-tool{border-left:3px solid var(--jp-border-color1,#bbb);padding:2px 8px;
+ margin:4px 0;font-family:var(--jp-code-font-family,monospace);font-size:12px}
+.deepnb-snapshot .dnb-tool[data-status=error]{border-color:var(--jp-error-color1,#d32f2f)}
+.deepnb-snapshot .dnb-muted{color:var(--jp-ui-font-color2,#666)}
+.deepnb-snapshot .dnb-error{color:var(--jp-error-color1,#d32f2f);font-weight:600}
+.deepnb-snapshot ul.dnb-todos{list-style:none;padding-left:4px;margin:4px 0}
+.deepnb-snapshot li[data-status=completed]{color:var(--jp-ui-font-color2,#666)}
+.deepnb-snapshot .dnb-summary{border-left:3px solid var(--jp-brand-color1,#1976d2);padding:2px 8px;
+ margin:4px 0}
+.deepnb-tree ul{list-style:none;padding-left:16px;margin:2px 0}
+.deepnb-tree>ul{padding-left:4px}
+.deepnb-tree summary{cursor:pointer}
+.deepnb-tree [data-status=error]>details>summary .dnb-state{color:var(--jp-error-color1,#d32f2f)}
+.deepnb-tree .dnb-node-body{padding-left:14px}
+"""
+"""Rules for the classes the static renderers use (``deepnb-snapshot``, ``dnb-*``, ``deepnb-tree``)."""
+
+
+def snapshot_style() -> str:
+    """The ``<style>`` a run's snapshot carries: :data:`STATIC_CSS` and highlighted code."""
+    return f"<style>{STATIC_CSS}{code_css('.deepnb-snapshot')}</style>"
+
+
+def file_style() -> str:
+    """The ``<style>`` a file preview carries: highlighted code."""
+    return f"<style>{code_css('.deepnb-file')}</style>"

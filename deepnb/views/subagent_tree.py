@@ -1,0 +1,81 @@
+"""The subagent tree as static HTML and as text: a line per node (status, duration, tool calls,
+tokens), its own transcript folded under it, its answer, its children nested."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from deepnb.markup import escape
+from deepnb.tree import SubagentNode, build_tree
+from deepnb.views.items import item_html, item_text, plural
+
+TREE_MARK = {"running": "◐", "waiting": "‖", "done": "✓", "error": "✗", "cancelled": "■"}
+
+
+def state_tree(state: Mapping[str, Any]) -> SubagentNode:
+    """The tree of a run's state (``RunState.to_json()``)."""
+    return build_tree(state.get("tree") or [], root_name=state["agent"], root_status=state["status"])
+
+
+def _node_line(node: SubagentNode) -> str:
+    parts = [TREE_MARK.get(node.status, "·"), node.label or node.name, f"[{node.status}]"]
+    if node.duration is not None:
+        parts.append(f"{node.duration:.1f} s")
+    parts.append(plural(node.tool_calls, "tool call"))
+    if node.tokens_in or node.tokens_out:
+        parts.append(f"tokens {node.tokens_in:,} in / {node.tokens_out:,} out")
+    if node.source == "js":
+        parts.append("from JS task()")
+    return " ".join(parts[:3]) + (" · " + " · ".join(parts[3:]) if parts[3:] else "")
+
+
+def _node_html(node: SubagentNode, items: Sequence[Mapping[str, Any]]) -> str:
+    own = [item_html(item, labelled=False) for item in items if item.get("agent") == node.path]
+    body = [
+        f"<div>{escape(node.description)}</div>" if node.description else "",
+        *own,
+        f'<div class="dnb-muted">Result: {escape(node.result)}</div>' if node.result else "",
+    ]
+    children = "".join(
+        f'<li data-status="{escape(c.status)}">{_node_html(c, items)}</li>' for c in node.children
+    )
+    return (
+        f'<details><summary><span class="dnb-state">{escape(_node_line(node))}</span></summary>'
+        f'<div class="dnb-node-body">{"".join(body)}</div></details>'
+        + (f"<ul>{children}</ul>" if children else "")
+    )
+
+
+def tree_html(root: SubagentNode, items: Sequence[Mapping[str, Any]] = ()) -> str:
+    """The subagent tree as static HTML: a line per node, its transcript folded under it."""
+    if not root.children:
+        return f"<p>{escape(root.label or root.name)}: no subagents ran.</p>"
+    rows = "".join(
+        f'<li data-status="{escape(child.status)}">{_node_html(child, items)}</li>' for child in root.children
+    )
+    return f'<div class="deepnb-tree"><div><b>Subagents</b> ({len(root)})</div><ul>{rows}</ul></div>'
+
+
+def tree_text(root: SubagentNode, items: Sequence[Mapping[str, Any]] = ()) -> str:
+    """The subagent tree as indented text."""
+    if not root.children:
+        return f"{root.label or root.name}: no subagents ran."
+    lines = [f"Subagents ({len(root)}):"]
+
+    def add(node: SubagentNode, depth: int) -> None:
+        pad = "  " * depth
+        lines.append(pad + _node_line(node))
+        if node.description:
+            lines.append(f"{pad}    {node.description}")
+        for item in items:
+            if item.get("agent") == node.path:
+                lines.append(f"{pad}    {item_text(item, labelled=False)}")
+        if node.result:
+            lines.append(f"{pad}    → {' '.join(node.result.split())[:160]}")
+        for child in node.children:
+            add(child, depth + 1)
+
+    for child in root.children:
+        add(child, 1)
+    return "\n".join(lines)

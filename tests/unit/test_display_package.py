@@ -1,0 +1,136 @@
+"""One display package: domain objects show through renderers registered by ``deepnb.views``
+(never by importing a view), and each transcript item kind has its HTML and text side by side."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import pkgutil
+from pathlib import Path
+
+import pytest
+
+import deepnb
+from deepnb import displayable
+from deepnb.displayable import Displayable, Renderer, register, renderer_for
+from deepnb.markup import escape
+from deepnb.secrets import REDACTED
+from deepnb.views.items import KINDS, item_html, item_text
+
+PACKAGE = Path(deepnb.__file__).parent
+DISPLAY_SIDE = ("deepnb/views/", "deepnb/magics/")
+"""Modules allowed to import views: the display package itself, and the magics above it."""
+THE_LAZY_IMPORT = "deepnb/displayable.py"
+"""The one module below them that loads the display package, on the first display."""
+SECRET = "q7Wm2Lp9Zx4Rt8Vn3Kd6"
+
+
+def _imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+    return found
+
+
+def test_no_domain_module_imports_a_view() -> None:
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        where = path.relative_to(PACKAGE.parent).as_posix()
+        if where.startswith(DISPLAY_SIDE):
+            continue
+        views = sorted(name for name in _imports(path) if name.startswith("deepnb.views"))
+        if views and where != THE_LAZY_IMPORT:
+            offenders.append(f"{where}: {', '.join(views)}")
+    assert offenders == []
+
+
+def test_every_displayable_type_of_deepnb_has_a_renderer() -> None:
+    types = []
+    for info in pkgutil.walk_packages(deepnb.__path__, "deepnb."):
+        module = importlib.import_module(info.name)
+        types += [
+            cls
+            for cls in vars(module).values()
+            if inspect.isclass(cls) and issubclass(cls, Displayable) and cls is not Displayable
+        ]
+    assert {cls.__name__ for cls in types} >= {"Run", "Files", "SubagentNode", "Interpreter", "Listing"}
+    for cls in types:
+        renderer = renderer_for(cls)
+        assert renderer.html or renderer.bundle, cls
+
+
+class _Thing(Displayable):
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+class _Unregistered(Displayable):
+    pass
+
+
+def test_a_displayable_shows_through_its_renderer_made_safe(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACME_API_KEY", SECRET)
+    register(_Thing, Renderer(text=lambda t: f"thing {t.text}", html=lambda t: f"<b>{escape(t.text)}</b>"))
+    thing = _Thing(f"key {SECRET} \u202e")
+    assert repr(thing) == f"thing key {REDACTED} \\u202e"
+    assert thing._repr_html_() == f"<b>key {REDACTED} \\u202e</b>"
+    assert thing._repr_mimebundle_() is None  # IPython then asks __repr__ and _repr_html_
+
+
+def test_the_display_package_registers_its_renderers_whoever_registered_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from deepnb.tree import SubagentNode
+
+    monkeypatch.setattr(displayable, "_RENDERERS", {})
+    monkeypatch.setattr(displayable, "_installed", False)
+    register(_Thing, Renderer(text=lambda t: "thing"))
+    assert repr(SubagentNode(path="main", name="lead", status="done")) == "lead: no subagents ran."
+
+
+def test_a_type_without_a_renderer_says_where_to_add_one() -> None:
+    with pytest.raises(LookupError, match=r"_Unregistered.*deepnb\.views\.renderers"):
+        repr(_Unregistered())
+
+
+HOSTILE = "<img src=x onerror=alert(1)>"
+SAMPLES = {
+    "prompt": {"kind": "prompt", "text": HOSTILE},
+    "text": {"kind": "text", "text": HOSTILE, "agent": "main/researcher#1"},
+    "tool": {"kind": "tool", "name": "grep", "args": HOSTILE, "status": "done", "result": "r"},
+    "summary": {"kind": "summary", "summary": HOSTILE, "cutoff": 3, "messages": 2},
+    "error": {"kind": "error", "text": HOSTILE},
+    "notice": {"kind": "notice", "text": HOSTILE},
+}
+
+
+def test_every_item_kind_has_a_sample() -> None:
+    assert set(KINDS) == set(SAMPLES)
+
+
+@pytest.mark.parametrize("kind", sorted(SAMPLES))
+def test_an_items_html_and_text_show_the_same_agent_text(kind: str) -> None:
+    item = SAMPLES[kind]
+    text, html = item_text(item), item_html(item)
+    assert HOSTILE in text or kind == "summary"
+    assert HOSTILE not in html
+    assert escape(HOSTILE) in html or kind == "summary"
+    if kind == "summary":
+        assert escape(HOSTILE) in html and "Context summarized: 2 messages (cutoff 3)" in text
+
+
+def test_an_eval_card_shows_code_console_and_result_in_both_forms() -> None:
+    item = {
+        "kind": "tool",
+        "name": "eval",
+        "args": "",
+        "status": "done",
+        "eval": {"code": "1 < 2", "stdout": "a & b", "result": "true"},
+    }
+    assert item_text(item).splitlines() == ["  eval [done]", "    | 1 < 2", "    > a & b", "    = true"]
+    html = item_html(item)
+    assert all(escape(part) in html for part in ("1 < 2", "a & b", "true"))
