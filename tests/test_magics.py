@@ -60,7 +60,9 @@ def test_load_ext_does_not_import_agent_libraries():
         "ip = start_ipython()\n"
         "ip.run_line_magic('load_ext', 'deepnb')\n"
         "assert 'deepagent' in ip.magics_manager.magics['cell']\n"
-        "heavy = ('deepagents', 'langchain', 'langchain_core', 'langgraph')\n"
+        "import deepnb\n"
+        "dir(deepnb), deepnb.extensions, deepnb.DeepnbError, deepnb.Files\n"
+        "heavy = ('deepagents', 'langchain', 'langchain_core', 'langgraph', 'anywidget', 'ipywidgets')\n"
         "heavy = [m for m in heavy if m in sys.modules]\n"
         "print(heavy)\n"
     )
