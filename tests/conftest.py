@@ -20,6 +20,6 @@ def postgres_uri(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def binder_run(tmp_path_factory: pytest.TempPathFactory):
     """The Binder environment, built once, with every demo notebook executed in it."""
-    from tests.binder_env import build_and_execute
+    from tests.support.binder_env import build_and_execute
 
     return build_and_execute(tmp_path_factory.mktemp("binder"))

@@ -19,7 +19,7 @@ from deepnb.models.resolve import online_environment
 from deepnb.models.scripted import ScriptedChatModel, parse_script
 from tests.unit.conftest import unique
 
-SUPPORT = Path(__file__).parent / "support" / "extensions"
+SUPPORT = Path(__file__).parents[1] / "support" / "extensions"
 WAIT = 30.0
 
 
