@@ -1,5 +1,6 @@
-# deepnb's two everyday commands:
+# deepnb's everyday commands:
 #   make lab    JupyterLab on the demo notebooks (offline, no API key)
+#   make check  the quick check while you work: lint, then the tests that need no kernel or browser
 #   make test   the whole test suite (installs what it needs first)
 
 PYTHON ?= python3
@@ -33,6 +34,19 @@ chromium:
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
+
+# No apt, no browser, no Binder, no kernel: tests/unit, tests/shell and the security tests of those
+# kinds (tests/security mixes kinds; its kernel and browser tests are marked). The two halves run
+# side by side, one per core; each one's output is printed when it ends.
+.PHONY: check check-unit-shell check-security
+check: lint
+	@$(MAKE) --no-print-directory -j2 --output-sync=target check-unit-shell check-security
+
+check-unit-shell:
+	$(BIN)/python -m pytest -q tests/unit tests/shell
+
+check-security:
+	$(BIN)/python -m pytest -q tests/security -m "not kernel and not browser and not binder"
 
 test: $(VENV)/.installed-test chromium lint
 	$(BIN)/python -m pytest

@@ -51,7 +51,7 @@ from bench.overhead import (  # noqa: E402
     verdict,
 )
 from deepnb.models.scripted import parse_script  # noqa: E402
-from tests.kernel_session import KernelSession  # noqa: E402
+from tests.support.kernel_session import KernelSession  # noqa: E402
 
 STEPS = 2000
 REPEATS = 2

@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from deepnb.models.scripted import _TOKEN, parse_script  # noqa: E402
-from tests.kernel_session import KernelSession  # noqa: E402
+from tests.support.kernel_session import KernelSession  # noqa: E402
 
 STEPS = 300
 REPEATS = 3

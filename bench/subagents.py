@@ -55,7 +55,7 @@ from bench.overhead import (  # noqa: E402
     verdict,
 )
 from deepnb.models.scripted import _TOKEN, parse_script  # noqa: E402
-from tests.kernel_session import KernelSession  # noqa: E402
+from tests.support.kernel_session import KernelSession  # noqa: E402
 
 SUBAGENTS = 50
 TOOL_CALLS = 20

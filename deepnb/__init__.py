@@ -4,18 +4,74 @@
 ``deepnb.agent(...)`` builds and registers an agent, ``deepnb.attach(graph)`` registers one you
 compiled, and ``deepnb.get(name)`` returns a registered agent or builds one the project's
 ``deepnb.toml`` defines. Extensions (``deepnb.extensions``) add tools, middleware and backend
-routes to every agent deepnb builds. Heavy libraries (deepagents, LangChain) load on first use, not at import.
+routes to every agent deepnb builds.
+
+The types those calls return (``Workbench``, ``Run``, ``Files``), ``DeepnbError``, the replay model
+``ScriptedChatModel`` and the ``extensions`` and ``models`` packages are attributes of ``deepnb``
+too. They load on first use (PEP 562), so ``import deepnb`` imports no agent library.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "agent", "attach", "get", "load_ipython_extension", "unload_ipython_extension"]
+__all__ = [
+    "DeepnbError",
+    "Files",
+    "Run",
+    "ScriptedChatModel",
+    "Workbench",
+    "__version__",
+    "agent",
+    "attach",
+    "extensions",
+    "get",
+    "load_ipython_extension",
+    "models",
+    "unload_ipython_extension",
+]
+
+# Public name -> the module that defines it; imported on first attribute access.
+_LAZY_NAMES = {
+    "DeepnbError": "deepnb.errors",
+    "Files": "deepnb.files",
+    "Run": "deepnb.run",
+    "ScriptedChatModel": "deepnb.models.scripted",
+    "Workbench": "deepnb.workbench",
+}
+# Documented subpackages, reachable as ``deepnb.extensions`` without importing them first.
+_LAZY_SUBMODULES = ("extensions", "models")
 
 if TYPE_CHECKING:
+    from deepnb import extensions, models
+    from deepnb.errors import DeepnbError
+    from deepnb.files import Files
+    from deepnb.models.scripted import ScriptedChatModel
+    from deepnb.run import Run
     from deepnb.workbench import Workbench
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name or documented subpackage the first time it is used (PEP 562)."""
+    if name in _LAZY_NAMES:
+        value = getattr(importlib.import_module(_LAZY_NAMES[name]), name)
+    elif name in _LAZY_SUBMODULES:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+# The functions below import their module when called: deepnb.workbench and deepnb.magics bring in
+# pygments and, on first use, deepagents and LangChain, which `import deepnb` and `%load_ext deepnb`
+# must not load.
 
 
 def agent(name: str = "default", model: Any = None, **options: Any) -> Workbench:
@@ -24,14 +80,14 @@ def agent(name: str = "default", model: Any = None, **options: Any) -> Workbench
     Takes ``create_deep_agent``'s keyword arguments, plus ``checkpointer="memory" | "sqlite:PATH"
     | saver``. ``model``: a chat model, ``provider:model``, ``scripted:PATH`` or ``demo:NAME``.
     """
-    from deepnb.workbench import agent as build
+    from deepnb.workbench import agent as build  # lazy: see above
 
     return build(name, model, **options)
 
 
 def attach(graph: Any, name: str = "default", **options: Any) -> Workbench:
     """Register a compiled agent under ``name`` so ``%%deepagent -a NAME`` can run it."""
-    from deepnb.workbench import attach as register
+    from deepnb.workbench import attach as register  # lazy: see above
 
     return register(graph, name, **options)
 
@@ -39,20 +95,20 @@ def attach(graph: Any, name: str = "default", **options: Any) -> Workbench:
 def get(name: str | None = None) -> Workbench:
     """The agent registered as ``name`` (the current one by default); one that the project's
     ``deepnb.toml`` (or ``[tool.deepnb]`` in ``pyproject.toml``) defines is built on first use."""
-    from deepnb.workbench import get as lookup
+    from deepnb.workbench import get as lookup  # lazy: see above
 
     return lookup(name)
 
 
 def load_ipython_extension(ipython: Any) -> None:
     """Register the magics (``%load_ext deepnb``). Imports no agent library."""
-    from deepnb.magics.magic import load
+    from deepnb.magics.magic import load  # lazy: see above
 
     load(ipython)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
     """Remove the magics and run the extensions' shutdown callbacks."""
-    from deepnb.magics.magic import unload
+    from deepnb.magics.magic import unload  # lazy: see above
 
     unload(ipython)

@@ -1,10 +1,32 @@
-"""Fixtures shared across deepnb's test modules."""
+"""Fixtures shared across deepnb's test folders."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 import pytest
+from IPython import get_ipython
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.testing.globalipapp import start_ipython
+
+from deepnb import workbench
+
+
+@pytest.fixture
+def ip() -> Iterator[InteractiveShell]:
+    """IPython's testing shell with ``%load_ext deepnb`` done and no agent registered. At the end,
+    every run still going is stopped and the agents are forgotten. The shell is the session's one
+    (IPython's global test app): its ``user_ns`` outlives a test."""
+    start_ipython()
+    shell = get_ipython()
+    shell.run_line_magic("load_ext", "deepnb")
+    workbench.forget_all()
+    yield shell
+    for bench in workbench.registered().values():
+        for run in list(bench._active.values()):
+            run.stop()
+            run.wait(10)
+    workbench.forget_all()
 
 
 @pytest.fixture(scope="session")
@@ -15,11 +37,3 @@ def postgres_uri(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     server = pgserver.get_server(tmp_path_factory.mktemp("postgres"), cleanup_mode="stop")
     yield server.get_uri()
     server.cleanup()
-
-
-@pytest.fixture(scope="session")
-def binder_run(tmp_path_factory: pytest.TempPathFactory):
-    """The Binder environment, built once, with every demo notebook executed in it."""
-    from tests.binder_env import build_and_execute
-
-    return build_and_execute(tmp_path_factory.mktemp("binder"))

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.notebook_ui import (
+from tests.support.notebook_ui import (
     RUN_TIMEOUT,
     code_cell,
     collect_page_errors,

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.browser.notebook_ui import (
+from tests.support.notebook_ui import (
     RUN_TIMEOUT,
     code_cell,
     expect,

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from tests.browser.conftest import REPO, RESEARCH
-from tests.browser.notebook_ui import (
+from tests.support.notebook_ui import (
     RUN_TIMEOUT,
     code_cell,
     collect_page_errors,

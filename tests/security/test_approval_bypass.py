@@ -18,7 +18,7 @@ import pytest
 import deepnb
 from deepnb import extensions, workbench
 from deepnb.errors import DeepnbError
-from tests.unit.conftest import unique
+from tests.support.agents import unique
 
 pytest.importorskip("langchain_quickjs", reason="the interpreter extra: pip install 'deepnb[interpreter]'")
 
@@ -78,7 +78,7 @@ def _forked_middleware(agent: str, tool: str) -> dict[str, Any]:
 def _compiled(agent: str, tool: str) -> dict[str, Any]:
     from langchain.agents import create_agent
 
-    from tests.unit.conftest import scripted
+    from tests.support.agents import scripted
 
     def file_it(note: str) -> str:
         """File a note."""
@@ -171,19 +171,14 @@ def test_the_issue_s_example_says_what_to_change() -> None:
 
 
 def test_the_magic_and_deepnb_toml_reach_the_same_check(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ip: Any
 ) -> None:
-    from IPython import get_ipython
     from IPython.core.error import UsageError
-    from IPython.testing.globalipapp import start_ipython
     from IPython.utils.capture import capture_output
 
-    start_ipython()
-    shell = get_ipython()
-    shell.run_line_magic("load_ext", "deepnb")
     name = unique("magic")
     with capture_output():
-        result = shell.run_cell(
+        result = ip.run_cell(
             f"%%deepagent -a {name} -m demo:interpreter --interrupt-on write_file --ptc write_file\nGo."
         )
     assert isinstance(result.error_in_exec, UsageError)

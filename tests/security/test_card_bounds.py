@@ -15,8 +15,8 @@ import pytest
 
 import deepnb
 from deepnb.views.bounds import MESSAGE_LIMIT
+from tests.support.agents import scripted, unique
 from tests.support.view_messages import message_size, run_data
-from tests.unit.conftest import scripted, unique
 
 CONTENT = "".join(f"line {n:06d}: the agent writes a long report, part by part.\n" for n in range(3500))
 SMALL = {"file_path": "/small.md", "content": "small"}

@@ -11,7 +11,7 @@ import pytest
 
 import deepnb
 from deepnb.workbench import Workbench
-from tests.unit.conftest import scripted, unique
+from tests.support.agents import scripted, unique
 
 GATES = {"write_file": True, "edit_file": {"allowed_decisions": ["approve", "reject"]}}
 TURNS = [

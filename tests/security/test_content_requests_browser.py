@@ -22,7 +22,7 @@ from tests.browser.conftest import (  # noqa: F401 (fixtures of the browser harn
     jupyter_server,
     page,
 )
-from tests.browser.notebook_ui import (
+from tests.support.notebook_ui import (
     RUN_TIMEOUT,
     code_cell,
     collect_page_errors,

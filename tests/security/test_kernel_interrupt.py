@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.kernel_session import Execution, KernelSession, deepnb_kernel
+from tests.support.kernel_session import Execution, KernelSession, deepnb_kernel
 
 pytestmark = pytest.mark.kernel
 

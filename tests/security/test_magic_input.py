@@ -6,27 +6,15 @@ is covered too."""
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from IPython import get_ipython
 from IPython.core.error import UsageError
-from IPython.testing.globalipapp import start_ipython
 from IPython.utils.capture import capture_output
 
 from deepnb import workbench
 from deepnb.magics import parser
-
-
-@pytest.fixture
-def ip() -> Iterator[Any]:
-    start_ipython()
-    shell = get_ipython()
-    shell.run_line_magic("load_ext", "deepnb")
-    workbench.forget_all()
-    yield shell
-    workbench.forget_all()
 
 
 def _usage_error(shell: Any, source: str) -> str:

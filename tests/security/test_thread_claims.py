@@ -14,7 +14,7 @@ import pytest
 import deepnb
 from deepnb import workbench
 from deepnb.errors import DeepnbError
-from tests.unit.conftest import scripted, unique
+from tests.support.agents import scripted, unique
 
 WAIT = 30.0
 

@@ -356,14 +356,9 @@ def test_the_same_rule_holds_for_a_dict_of_your_own(proj: Project) -> None:
 
 
 @pytest.fixture
-def ip(proj: Project) -> Any:
-    from IPython import get_ipython
-    from IPython.testing.globalipapp import start_ipython
-
-    start_ipython()
-    shell = get_ipython()
-    shell.run_line_magic("load_ext", "deepnb")
-    return shell
+def ip(proj: Project, ip: Any) -> Any:
+    """The shared shell (tests/conftest.py), loaded once the project is in place."""
+    return ip
 
 
 # Every subcommand: what it is given in the test, or None where it may build or change trust.

@@ -1,16 +1,15 @@
-"""Shared helpers for deepnb's offline unit tests."""
+"""Fixtures for deepnb's offline unit tests."""
 
 from __future__ import annotations
-
-import asyncio
-import uuid
-from collections.abc import Mapping
-from typing import Any
 
 import pytest
 
 from deepnb.models.resolve import online_environment
-from deepnb.models.scripted import ScriptedChatModel, parse_script
+
+# The helpers once defined here live in tests/support/agents.py; these names keep older imports working.
+from tests.support.agents import scripted as scripted
+from tests.support.agents import stream_chunks as stream_chunks
+from tests.support.agents import unique as unique
 
 
 @pytest.fixture(autouse=True)
@@ -18,33 +17,3 @@ def _offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """No model choice, key or tracing switch from the environment reaches a test."""
     for name in online_environment():
         monkeypatch.delenv(name, raising=False)
-
-
-def scripted(agents: Mapping[str, Any], *, delay: float = 0.0) -> ScriptedChatModel:
-    """A scripted chat model for ``agents`` (the ``agents:`` mapping of a replay script)."""
-    return ScriptedChatModel(script=parse_script({"delay": delay, "agents": dict(agents)}))
-
-
-def unique(prefix: str) -> str:
-    """A workbench name no other test uses (the registry is global)."""
-    return f"{prefix}-{uuid.uuid4().hex[:8]}"
-
-
-def stream_chunks(graph: Any, prompt: str, thread_id: str | None = None) -> list[tuple]:
-    """Every ``(namespace, mode, data)`` chunk of a run of ``graph``, with deepnb's stream modes."""
-    from deepnb.events import STREAM_MODES
-
-    config = {"configurable": {"thread_id": thread_id or uuid.uuid4().hex}}
-
-    async def collect() -> list[tuple]:
-        return [
-            chunk
-            async for chunk in graph.astream(
-                {"messages": [{"role": "user", "content": prompt}]},
-                config,
-                stream_mode=list(STREAM_MODES),
-                subgraphs=True,
-            )
-        ]
-
-    return asyncio.run(collect())

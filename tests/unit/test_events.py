@@ -9,7 +9,7 @@ import pytest
 from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
 
 from deepnb import events as ev
-from tests.unit.conftest import scripted, stream_chunks
+from tests.support.agents import scripted, stream_chunks
 
 TODOS = [
     {"content": "Read the brief", "status": "completed"},

@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 
 from deepnb.errors import DeepnbError
 from deepnb.models.scripted import ScriptedChatModel, ScriptError, load_script, parse_script
-from tests.unit.conftest import scripted
+from tests.support.agents import scripted
 
 # -- parsing -------------------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from deepnb.errors import DeepnbError
 from deepnb.models.resolve import demo_names, resolve_model
 from deepnb.models.scripted import ScriptedChatModel, ScriptError
 from deepnb.spec import AGENT_OPTIONS, AgentSpec, model_label, parse_interrupt_on
-from tests.unit.conftest import scripted
+from tests.support.agents import scripted
 
 TODOS = [{"content": "Plan", "status": "completed"}, {"content": "Do", "status": "in_progress"}]
 WRITES_TODOS = {

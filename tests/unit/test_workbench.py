@@ -13,7 +13,7 @@ import deepnb
 from deepnb.errors import DeepnbError
 from deepnb.run import Run
 from deepnb.workbench import Workbench, get, registered
-from tests.unit.conftest import scripted, unique
+from tests.support.agents import scripted, unique
 
 WAIT = 30.0
 

@@ -3,8 +3,8 @@ repository root as repo2docker does), and every demo notebook executed in it.
 
 The notebooks run with secret-looking keys set to a sentinel and the providers' base URLs on a
 closed local port: the real-provider cells of ``models.ipynb`` then fail at once, as error cards
-that must not hold the key either. ``tests/test_binder.py`` and ``tests/test_notebooks_static.py``
-check what comes out.
+that must not hold the key either. ``tests/notebooks/test_binder.py`` and
+``tests/notebooks/test_notebooks_static.py`` check what comes out.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 SENTINEL = "sk-deepnb-sentinel-0123456789abcdef"
 KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "LANGSMITH_API_KEY", "HF_TOKEN")

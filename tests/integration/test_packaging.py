@@ -1,4 +1,5 @@
-"""The built wheel carries the front-end files and the demo scripts, and finds them installed."""
+"""The built wheel carries the front-end files, the demo scripts and the ``py.typed`` marker, and finds
+them installed."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_wheel_ships_widgets_and_demos(tmp_path: Path) -> None:
@@ -27,6 +28,7 @@ def test_wheel_ships_widgets_and_demos(tmp_path: Path) -> None:
         "deepnb/demos/quickstart.yaml",
         "deepnb/demos/research.yaml",
         "deepnb/demos/interpreter.yaml",
+        "deepnb/py.typed",
     ):
         assert asset in names, f"{asset} missing from {wheel.name}"
 

@@ -9,9 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from IPython import get_ipython
 from IPython.core.error import UsageError
-from IPython.testing.globalipapp import start_ipython
 from IPython.utils.capture import capture_output
 
 from deepnb import workbench
@@ -19,20 +17,6 @@ from deepnb.magics.magic import transform_cell
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 SENTINEL = "sk-test-SENTINEL-abcdefghijklmnop"
-
-
-@pytest.fixture
-def ip():
-    start_ipython()
-    shell = get_ipython()
-    shell.run_line_magic("load_ext", "deepnb")
-    workbench.forget_all()
-    yield shell
-    for bench in workbench.registered().values():
-        for run in list(bench._active.values()):
-            run.stop()
-            run.wait(10)
-    workbench.forget_all()
 
 
 def run_cell(ip, source: str):
@@ -60,7 +44,9 @@ def test_load_ext_does_not_import_agent_libraries():
         "ip = start_ipython()\n"
         "ip.run_line_magic('load_ext', 'deepnb')\n"
         "assert 'deepagent' in ip.magics_manager.magics['cell']\n"
-        "heavy = ('deepagents', 'langchain', 'langchain_core', 'langgraph')\n"
+        "import deepnb\n"
+        "dir(deepnb), deepnb.extensions, deepnb.DeepnbError, deepnb.Files\n"
+        "heavy = ('deepagents', 'langchain', 'langchain_core', 'langgraph', 'anywidget', 'ipywidgets')\n"
         "heavy = [m for m in heavy if m in sys.modules]\n"
         "print(heavy)\n"
     )

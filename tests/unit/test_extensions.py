@@ -17,9 +17,9 @@ from deepnb import extensions, workbench
 from deepnb.extensions.registry import REGISTRY
 from deepnb.models.resolve import online_environment
 from deepnb.models.scripted import ScriptedChatModel, parse_script
-from tests.unit.conftest import unique
+from tests.support.agents import unique
 
-SUPPORT = Path(__file__).parent / "support" / "extensions"
+SUPPORT = Path(__file__).parents[1] / "support" / "extensions"
 WAIT = 30.0
 
 
@@ -431,17 +431,6 @@ def test_shutdown_callbacks_run_once_at_kernel_exit(tmp_path: Path) -> None:
 
 
 # -- magics --------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def ip() -> Any:
-    from IPython import get_ipython
-    from IPython.testing.globalipapp import start_ipython
-
-    start_ipython()
-    shell = get_ipython()
-    shell.run_line_magic("load_ext", "deepnb")
-    yield shell
 
 
 def test_magics_load_list_trust_and_reload(ip: Any, tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.kernel_session import KernelSession, deepnb_kernel
+from tests.support.kernel_session import KernelSession, deepnb_kernel
 
 pytestmark = pytest.mark.kernel
 

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from tests.binder_env import NOTEBOOKS, ROOT, BinderRun
+from tests.support.binder_env import NOTEBOOKS, ROOT, BinderRun
 
 pytestmark = pytest.mark.binder
 

@@ -14,7 +14,7 @@ from nbval.plugin import get_sanitize_patterns
 
 from tests.support.nbval_displays import DisplayUpdates
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SANITIZE = ROOT / "tests" / "support" / "nbval_sanitize.cfg"
 
 

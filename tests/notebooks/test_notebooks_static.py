@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tests.binder_env import NOTEBOOKS, SENTINEL, BinderRun
+from tests.support.binder_env import NOTEBOOKS, SENTINEL, BinderRun
 
 EXPECTED = {
     # what the static snapshot must show, per notebook

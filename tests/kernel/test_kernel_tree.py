@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.kernel_session import KernelSession, deepnb_kernel
+from tests.support.kernel_session import KernelSession, deepnb_kernel
 
 pytestmark = pytest.mark.kernel
 

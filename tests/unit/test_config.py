@@ -296,17 +296,6 @@ def test_an_unknown_agent_mentions_deepnb_toml(project: Path) -> None:
 # -- magics ------------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def ip() -> Any:
-    from IPython import get_ipython
-    from IPython.testing.globalipapp import start_ipython
-
-    start_ipython()
-    shell = get_ipython()
-    shell.run_line_magic("load_ext", "deepnb")
-    return shell
-
-
 def test_cells_run_config_agents_and_agents_lists_them(ip: Any, project: Path) -> None:
     write(project / "deepnb.toml", RESEARCHER)
     listed = ip.run_line_magic("deepagent", "agents")

@@ -34,7 +34,7 @@ from deepnb.errors import DeepnbError
 from deepnb.models.resolve import online_environment
 from deepnb.models.scripted import ScriptedChatModel, parse_script
 
-SERVER_FOLDER = Path(__file__).parent / "support" / "agent_server"
+SERVER_FOLDER = Path(__file__).parents[1] / "support" / "agent_server"
 START_TIMEOUT = 90.0
 TASK_TIMEOUT = 60.0
 PROMPT = "Find out when the launch is."

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.kernel_session import KernelSession, deepnb_kernel
+from tests.support.kernel_session import KernelSession, deepnb_kernel
 
 pytestmark = pytest.mark.kernel
 

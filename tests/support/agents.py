@@ -1,0 +1,39 @@
+"""Helpers that build and drive agents in tests: scripted models, unique names, raw stream chunks."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from deepnb.events import STREAM_MODES
+from deepnb.models.scripted import ScriptedChatModel, parse_script
+
+
+def scripted(agents: Mapping[str, Any], *, delay: float = 0.0) -> ScriptedChatModel:
+    """A scripted chat model for ``agents`` (the ``agents:`` mapping of a replay script)."""
+    return ScriptedChatModel(script=parse_script({"delay": delay, "agents": dict(agents)}))
+
+
+def unique(prefix: str) -> str:
+    """A workbench name no other test uses (the registry is global)."""
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def stream_chunks(graph: Any, prompt: str, thread_id: str | None = None) -> list[tuple]:
+    """Every ``(namespace, mode, data)`` chunk of a run of ``graph``, with deepnb's stream modes."""
+    config = {"configurable": {"thread_id": thread_id or uuid.uuid4().hex}}
+
+    async def collect() -> list[tuple]:
+        return [
+            chunk
+            async for chunk in graph.astream(
+                {"messages": [{"role": "user", "content": prompt}]},
+                config,
+                stream_mode=list(STREAM_MODES),
+                subgraphs=True,
+            )
+        ]
+
+    return asyncio.run(collect())
