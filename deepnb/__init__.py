@@ -80,14 +80,14 @@ def agent(name: str = "default", model: Any = None, **options: Any) -> Workbench
     Takes ``create_deep_agent``'s keyword arguments, plus ``checkpointer="memory" | "sqlite:PATH"
     | saver``. ``model``: a chat model, ``provider:model``, ``scripted:PATH`` or ``demo:NAME``.
     """
-    from deepnb.workbench import agent as build  # lazy: see above
+    from deepnb.workbench import agent as build  # noqa: PLC0415  # lazy: see above
 
     return build(name, model, **options)
 
 
 def attach(graph: Any, name: str = "default", **options: Any) -> Workbench:
     """Register a compiled agent under ``name`` so ``%%deepagent -a NAME`` can run it."""
-    from deepnb.workbench import attach as register  # lazy: see above
+    from deepnb.workbench import attach as register  # noqa: PLC0415  # lazy: see above
 
     return register(graph, name, **options)
 
@@ -95,20 +95,20 @@ def attach(graph: Any, name: str = "default", **options: Any) -> Workbench:
 def get(name: str | None = None) -> Workbench:
     """The agent registered as ``name`` (the current one by default); one that the project's
     ``deepnb.toml`` (or ``[tool.deepnb]`` in ``pyproject.toml``) defines is built on first use."""
-    from deepnb.workbench import get as lookup  # lazy: see above
+    from deepnb.workbench import get as lookup  # noqa: PLC0415  # lazy: see above
 
     return lookup(name)
 
 
 def load_ipython_extension(ipython: Any) -> None:
     """Register the magics (``%load_ext deepnb``). Imports no agent library."""
-    from deepnb.magics.magic import load  # lazy: see above
+    from deepnb.magics.magic import load  # noqa: PLC0415  # lazy: see above
 
     load(ipython)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
     """Remove the magics and run the extensions' shutdown callbacks."""
-    from deepnb.magics.magic import unload  # lazy: see above
+    from deepnb.magics.magic import unload  # noqa: PLC0415  # lazy: see above
 
     unload(ipython)
