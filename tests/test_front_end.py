@@ -46,3 +46,11 @@ def test_committed_bundles_match_their_sources(tmp_path: Path) -> None:
 def test_sources_type_check() -> None:
     checked = _run(_npm(), "run", "--silent", "typecheck")
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_view_logic_passes_its_node_tests() -> None:
+    """widgets/test/*.test.ts: helpers, transcript patching, tool cards, approval forms, the file tree,
+    image click-to-load, bidi escaping and escaping, against happy-dom."""
+    tested = _run(_npm(), "test")
+    assert tested.returncode == 0, tested.stdout[-20_000:] + tested.stderr[-5_000:]
+    assert "ℹ fail 0" in tested.stdout and "ℹ pass 0" not in tested.stdout, tested.stdout[-2_000:]
