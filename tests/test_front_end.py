@@ -8,6 +8,7 @@ they are skipped, saying so; with Node but without the packages they fail, sayin
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -54,3 +55,16 @@ def test_view_logic_passes_its_node_tests() -> None:
     tested = _run(_npm(), "test")
     assert tested.returncode == 0, tested.stdout[-20_000:] + tested.stderr[-5_000:]
     assert "ℹ fail 0" in tested.stdout and "ℹ pass 0" not in tested.stdout, tested.stdout[-2_000:]
+
+
+VIEWS = [("run_view.js", "run_view.css"), ("files_view.js", "files_view.css")]
+
+
+@pytest.mark.parametrize(("script", "styles"), VIEWS)
+def test_views_code_and_styles_stay_small(script: str, styles: str) -> None:
+    """What every view's opening message carries before any of the run's data: the minified bundle
+    and stylesheets (the hand-written files were 105 KB for the run view)."""
+    from deepnb.views.assets import asset, stylesheet
+
+    code = asset(script).read_text(encoding="utf-8") + stylesheet(styles)
+    assert len(json.dumps(code, ensure_ascii=False).encode()) <= 80 * 1024

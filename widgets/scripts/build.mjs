@@ -1,15 +1,15 @@
 // Builds the views' front end into the files the wheel ships (deepnb/_widgets/): each entry in
-// src/ bundled by esbuild into one ES module, and the stylesheets beside them.
+// src/ bundled by esbuild into one ES module, and each stylesheet minified beside them.
 //
 //   node scripts/build.mjs [--outdir DIR]     (default: ../deepnb/_widgets)
 //
 // The output depends only on the sources and the locked esbuild version, so the committed bundles
 // can be checked against a fresh build (tests/test_widget_bundles.py).
 
-import { copyFile, mkdir } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { build, transform } from "esbuild";
 
 const HERE = dirname(dirname(fileURLToPath(import.meta.url)));
 const ENTRIES = ["run_view", "files_view"];
@@ -32,5 +32,7 @@ await build({
   logLevel: "warning",
 });
 for (const name of STYLES) {
-  await copyFile(join(HERE, "src", `${name}.css`), join(outdir, `${name}.css`));
+  const source = await readFile(join(HERE, "src", `${name}.css`), "utf8");
+  const { code } = await transform(source, { loader: "css", minify: true, charset: "utf8", logLevel: "warning" });
+  await writeFile(join(outdir, `${name}.css`), code);
 }
