@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 WIDGETS = ROOT / "widgets"
 BUILT = ROOT / "deepnb" / "_widgets"
 
