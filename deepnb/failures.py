@@ -25,10 +25,10 @@ log = logging.getLogger("deepnb")
 
 HELD_LIMIT = 16
 """Items of a frame's list looked at for a held exception."""
-MESSAGE_LIMIT = 400
-"""Characters of an exception's message an error card keeps (cut at a word, marked with …)."""
 
 
+ABORT_SEPARATOR = " — "
+"""Between what exited and what deepnb did about it (the separator of every run failure)."""
 _IGNORED_EXIT = "coroutine ignored GeneratorExit"
 """What Python raises in place of a ``GeneratorExit`` that leaves a coroutine LangChain awaits."""
 
@@ -84,21 +84,12 @@ def _held_on_the_way(exc: BaseException) -> BaseException | None:
     return None
 
 
-def clip(text: str, limit: int = MESSAGE_LIMIT) -> str:
-    """``text`` on one line, cut at a word boundary when longer than ``limit``."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1].rsplit(" ", 1)[0] if " " in text[: limit - 1] else text[: limit - 1]
-    return cut.rstrip(" ,;:") + "…"
-
-
 def describe_exception(exc: BaseException) -> str:
-    """``Type: first line of the message`` (just ``Type`` without one), the message with
-    secrets removed, then clipped (so no part of a secret is left to show)."""
+    """``Type: first line of the message`` (just ``Type`` without one), whole, secrets removed
+    (a card that shows less clips it at a sentence: :func:`deepnb.explain.clip_failure`)."""
     text = redact(str(exc)).strip()
-    first = text.splitlines()[0] if text else ""
-    return f"{type(exc).__name__}: {clip(first)}" if first else type(exc).__name__
+    first = text.splitlines()[0].strip() if text else ""
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
 
 
 def origin(exc: BaseException) -> str:
@@ -141,7 +132,7 @@ def describe_abort(exc: BaseException, *, tools: tuple[str, ...] = ()) -> str:
     return (
         f"{who} raised {describe_exception(exc)}"
         + (f" ({where})" if where else "")
-        + "; deepnb stopped the run. Have it raise an Exception instead."
+        + f"{ABORT_SEPARATOR}deepnb stopped the run. Have it raise an Exception instead."
     )
 
 

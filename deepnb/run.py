@@ -17,7 +17,8 @@ from deepnb._loop import submit
 from deepnb.approvals import ApprovalRequest, normalize, preview, tool_schema
 from deepnb.displayable import Displayable
 from deepnb.errors import DeepnbError
-from deepnb.failures import abort_in, contained, describe_abort, describe_exception, failed_tool_calls
+from deepnb.explain import failure_message
+from deepnb.failures import contained, failed_tool_calls
 from deepnb.files.changes import FileChange, compare
 from deepnb.files.files import Files
 from deepnb.files.hold import settled
@@ -404,10 +405,8 @@ def _final_answer(values: Mapping[str, Any]) -> str:
 
 
 def describe_failure(exc: BaseException, *, tools: tuple[str, ...] = ()) -> str:
-    """One line for an error card: the exception's type and message, secrets removed. Code that
-    exits (``SystemExit``, ``KeyboardInterrupt``, …) is named with where it was raised; ``tools``
-    are the tools whose calls raised."""
-    abort = abort_in(exc)
-    if abort is not None:
-        return redact(describe_abort(abort, tools=tools))
-    return redact(describe_exception(exc)) + " — re-run the cell to retry from the last checkpoint."
+    """One message for a failed run (:mod:`deepnb.explain`): the exception's type and message,
+    secrets removed; for code that exits, a tool's or a middleware's bug, who raised it and
+    where; the retry hint only where re-running can help. ``tools`` are the tools whose calls
+    raised."""
+    return failure_message(exc, tools=tools)

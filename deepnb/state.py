@@ -13,6 +13,7 @@ from typing import Any
 
 from deepnb import events as ev
 from deepnb.async_tasks import merge_rows
+from deepnb.explain import PREVIEW_LIMIT, clip_failure
 from deepnb.interpreter import parse_eval
 from deepnb.markup import highlight, markdown
 from deepnb.secrets import redact
@@ -268,7 +269,7 @@ class RunState:
         if node is None or node["status"] not in ("running", "waiting"):
             return
         if event.error:
-            node["result"] = node["result"] or _clip(redact(event.error), RESULT_PREVIEW)
+            node["result"] = node["result"] or clip_failure(redact(event.error), PREVIEW_LIMIT)
             self._end_node(node, "error")
         elif event.interrupted:
             node["status"] = "waiting"
@@ -393,11 +394,11 @@ class RunState:
         for call_id in event.calls:  # the calls that raised: failed, not merely interrupted
             card = self._tools.get(call_id)
             if card is not None and card["status"] == "running":
-                card["status"], card["result"] = "error", _clip(event.error, RESULT_PREVIEW)
-                card["result_full"] = _clip(event.error, FULL_LIMIT)
+                card["status"], card["result"] = "error", clip_failure(event.error, PREVIEW_LIMIT)
+                card["result_full"] = clip_failure(event.error, FULL_LIMIT)
             self._file_calls.pop(call_id, None)
         self._finish("error")
-        self._add({"kind": "error", "text": event.error})
+        self._add({"kind": "error", "text": clip_failure(event.error)})  # run.error keeps it whole
 
     def _on_RunCancelled(self, event: ev.RunCancelled) -> None:
         self.pending = []

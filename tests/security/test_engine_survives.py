@@ -277,9 +277,12 @@ def test_callbacks_on_the_engine_never_stop_it(engine: threading.Thread, place: 
 
 
 def test_run_objects_keep_their_contract(engine: threading.Thread) -> None:
-    """A stopped run still says why; failures from ordinary exceptions keep the retry hint."""
+    """A stopped run still says why; a bug in a tool names the tool and where, and says to fix
+    it rather than to retry (re-running the same code fails the same way)."""
     bench = _agent("tool", ValueError)  # type: ignore[arg-type]
     run: Run = bench.start("go", new_thread=True).wait(WAIT)
     assert run.status == "error"
     assert run.error.startswith("ValueError: from the tool")
-    assert run.error.endswith("re-run the cell to retry from the last checkpoint.")
+    assert run.error.endswith("fix it, rebuild the agent, then run the cell again.")
+    assert "the tool boom (boom() in test_engine_survives.py:" in run.error
+    assert "retry" not in run.error
