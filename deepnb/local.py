@@ -12,6 +12,7 @@ from typing import Any, cast
 
 from deepnb import claims
 from deepnb._loop import run_sync
+from deepnb.anatomy import Anatomy, inspect_agent
 from deepnb.checkpoint import database_key
 from deepnb.errors import DeepnbError
 from deepnb.files.files import Files
@@ -154,6 +155,11 @@ class Workbench:
 
     def todos(self, thread_id: str | None = None) -> list[dict[str, str]]:
         return [dict(t) for t in self.state_values(thread_id).get("todos") or []]
+
+    def inspect(self) -> Anatomy:
+        """The agent's anatomy: middleware per agent, the tools its model sees, interrupt
+        rules, backend and routes, model and harness profile (read from the compiled graph)."""
+        return inspect_agent(self)
 
     # -- runs -------------------------------------------------------------------------------
 

@@ -220,6 +220,12 @@ def tree(args: Any) -> Any:
     return wb.get(args.agent, build=False).tree(args.thread)
 
 
+def inspect(args: Any) -> Any:
+    """The agent's anatomy (``workbench.inspect()``); an agent ``deepnb.toml`` defines is not built
+    for it (the message says how to build it)."""
+    return wb.get(args.agent, build=False).inspect()
+
+
 def stop(args: Any) -> Any:
     return wb.get(args.agent, build=False).stop(args.thread)
 

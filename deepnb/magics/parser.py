@@ -136,6 +136,12 @@ def tree(line: str) -> None:
     """Show the subagent tree of a thread's latest run."""
 
 
+@magic_arguments(name="deepagent inspect")
+@argument("-a", "--agent", help="Agent name (default: the current agent).")
+def inspect(line: str) -> None:
+    """Show an agent's anatomy: middleware per agent, tools, interrupt rules, backend, model."""
+
+
 @magic_arguments(name="deepagent stop")
 @_common
 def stop(line: str) -> None:
@@ -187,6 +193,7 @@ SUMMARIES = {
     "new": "Start a new thread.",
     "todos": "Show a thread's todo list.",
     "tree": "Show the subagent tree of a thread's latest run.",
+    "inspect": "Show an agent's anatomy: middleware, tools, interrupt rules, backend, model, profile.",
     "files": "List a thread's files, or show one: %deepagent files [PATH].",
     "repl": "Show the interpreter's globals for a thread.",
     "js": "Evaluate JavaScript against a copy of a thread's interpreter state.",
@@ -207,6 +214,7 @@ SUBCOMMANDS: dict[str, Callable[..., Any]] = {
     "new": new,
     "todos": todos,
     "tree": tree,
+    "inspect": inspect,
     "files": files,
     "repl": repl,
     "js": js,

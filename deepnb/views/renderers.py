@@ -3,12 +3,14 @@ installed on the first display. A new displayable type gets its renderer here.""
 
 from __future__ import annotations
 
+from deepnb.anatomy import Anatomy
 from deepnb.displayable import Renderer, register
 from deepnb.extensions.report import Listing
 from deepnb.files.files import Files
 from deepnb.interpreter import Interpreter
 from deepnb.run import Run
 from deepnb.tree import SubagentNode
+from deepnb.views.anatomy_view import anatomy_html, anatomy_text
 from deepnb.views.listings import (
     extensions_html,
     extensions_text,
@@ -26,6 +28,7 @@ RENDERERS: dict[type, Renderer] = {
     SubagentNode: Renderer(text=tree_text, html=tree_html),
     Interpreter: Renderer(text=interpreter_text, html=interpreter_html),
     Listing: Renderer(text=extensions_text, html=extensions_html),
+    Anatomy: Renderer(text=anatomy_text, html=anatomy_html),
 }
 
 

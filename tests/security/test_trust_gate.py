@@ -369,6 +369,7 @@ READ_ONLY = {
     "new": "",
     "todos": "",
     "tree": "",
+    "inspect": "",
     "files": "",
     "repl": "",
     "js": "1 + 1",

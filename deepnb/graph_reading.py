@@ -1,0 +1,135 @@
+"""Reading a compiled LangChain agent back: its middleware in order, its tools, its model.
+
+``create_agent`` keeps none of these on the graph it returns; they live in the graph's nodes and
+in the closures of its model and tool steps. Each function here reads one of them where the
+graph holds it and returns ``None`` where it doesn't (a graph of another shape, or a LangChain
+version that keeps them elsewhere), so callers can say what could not be read. Nothing here
+calls the agent's code. Classes are recognised by name, so this module imports no LangChain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+_CHAIN_CELLS = ("single_handler", "outer", "inner")
+"""The closure cells of LangChain's composed hooks, outer layers before inner ones."""
+_DEPTH = 200
+"""How deep a composed chain of hooks is followed (one level per middleware and a few more)."""
+
+
+def is_instance(value: object, class_name: str) -> bool:
+    """Whether ``value``'s class or a base of it is named ``class_name``."""
+    return any(k.__name__ == class_name for k in type(value).__mro__)
+
+
+def _cells(function: Any) -> dict[str, Any]:
+    """A function's closure as ``{name: value}`` (empty cells left out)."""
+    code, closure = getattr(function, "__code__", None), getattr(function, "__closure__", None)
+    if code is None or not closure:
+        return {}
+    found = {}
+    for name, cell in zip(code.co_freevars, closure, strict=False):
+        try:
+            found[name] = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+    return found
+
+
+def _chain(handler: Any, depth: int = 0) -> Iterator[Any]:
+    """The middleware of a composed ``wrap_*`` chain, outermost first."""
+    if handler is None or depth > _DEPTH:
+        return
+    owner = getattr(handler, "__self__", None)
+    if is_instance(owner, "AgentMiddleware"):
+        yield owner
+        return
+    wrapped = getattr(handler, "__wrapped__", None)
+    if wrapped is not None:
+        yield from _chain(wrapped, depth + 1)
+        return
+    cells = _cells(handler)
+    for name in _CHAIN_CELLS:
+        if name in cells:
+            yield from _chain(cells[name], depth + 1)
+
+
+def _model_step(graph: Any) -> dict[str, Any]:
+    """The closure of the graph's model step (``{}`` for a graph without one)."""
+    node = getattr(graph, "nodes", {}).get("model")
+    bound = getattr(node, "bound", None)
+    return _cells(getattr(bound, "func", None)) or _cells(getattr(bound, "afunc", None))
+
+
+def _hook_owner(node: Any) -> Any:
+    bound = getattr(node, "bound", None)
+    for attr in ("func", "afunc"):
+        owner = getattr(getattr(bound, attr, None), "__self__", None)
+        if is_instance(owner, "AgentMiddleware"):
+            return owner
+    return None
+
+
+def middleware_of(graph: Any, *, prefer: Callable[[Any], int] | None = None) -> list[Any] | None:
+    """The graph's middleware in the order ``create_agent`` was given them, or ``None`` for a
+    graph that isn't a ``create_agent`` agent. Read from the hook steps (added one middleware
+    after another) and the composed ``wrap_model_call`` and ``wrap_tool_call`` chains (outer
+    first), merged; where they leave two unordered, ``prefer`` (lower first) decides. A
+    middleware with no hook at all cannot be seen."""
+    nodes = getattr(graph, "nodes", None)
+    if not isinstance(nodes, dict) or "model" not in nodes:
+        return None
+    hooks = [_hook_owner(node) for name, node in nodes.items() if "." in name]
+    step = _model_step(graph)
+    model_chain = list(_chain(step.get("wrap_model_call_handler")))
+    tools = getattr(nodes.get("tools"), "bound", None)
+    wrapper = getattr(tools, "_wrap_tool_call", None) or getattr(tools, "_awrap_tool_call", None)
+    tool_chain = list(_chain(wrapper))
+    return _merge([_unique([m for m in hooks if m is not None]), model_chain, tool_chain], prefer)
+
+
+def _unique(items: Sequence[Any]) -> list[Any]:
+    seen: list[Any] = []
+    for item in items:
+        if all(item is not s for s in seen):
+            seen.append(item)
+    return seen
+
+
+def _merge(sequences: list[list[Any]], prefer: Callable[[Any], int] | None = None) -> list[Any]:
+    """One order that keeps the order of each sequence (each is a part of the same list):
+    repeatedly take a head that no sequence holds further back (the one ``prefer`` ranks
+    first, else the first found)."""
+    pending = [list(s) for s in sequences if s]
+    merged: list[Any] = []
+    while pending:
+        free = [s[0] for s in pending if not any(any(s[0] is x for x in other[1:]) for other in pending)]
+        # the sequences never disagree for one create_agent list; if they did, take the first head
+        head = min(free, key=prefer) if free and prefer else free[0] if free else pending[0][0]
+        merged.append(head)
+        pending = [[x for x in s if x is not head] for s in pending]
+        pending = [s for s in pending if s]
+    return merged
+
+
+def model_of(graph: Any) -> Any | None:
+    """The chat model the graph's model step calls (``None``: not found, or chosen per call)."""
+    return _model_step(graph).get("model")
+
+
+def tools_of(graph: Any) -> list[Any] | None:
+    """The tools the model is offered before any middleware changes them per call: the tool
+    node's tools and provider built-ins (dicts), in order; ``None`` when the graph has no model
+    step to read them from."""
+    step = _model_step(graph)
+    if "default_tools" in step:
+        return list(step["default_tools"])
+    node = getattr(getattr(graph, "nodes", {}).get("tools"), "bound", None)
+    by_name = getattr(node, "tools_by_name", None)
+    return list(by_name.values()) if isinstance(by_name, dict) else None
+
+
+def first(middleware: Sequence[Any], class_name: str, where: Callable[[Any], bool] | None = None) -> Any:
+    """The first middleware of ``class_name`` (that ``where`` accepts), or ``None``."""
+    return next((m for m in middleware if is_instance(m, class_name) and (where is None or where(m))), None)
