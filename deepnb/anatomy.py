@@ -161,7 +161,19 @@ def _part(
     )
 
 
-def _subagents(stack: Sequence[Any], profile: Harness | None) -> list[AgentPart]:
+def tools_by_agent(graph: Any) -> dict[str, tuple[str, ...]]:
+    """The tools each agent can call: ``"main"`` and each subagent's name → tool names (what a
+    run view lists; ``{}`` for a graph that isn't a LangChain agent). Harness profiles are not
+    looked up: their tool exclusions are in the stacks already."""
+    stack = middleware_of(graph, prefer=_rank)
+    if stack is None:
+        return {}
+    main = _part("main", "main agent", stack, tools_of(graph) or [], None, None)
+    parts = (main, *_subagents(stack, None, profiles=False))
+    return {part.name: tuple(name for name, _ in part.tools) for part in parts if part.tools}
+
+
+def _subagents(stack: Sequence[Any], profile: Harness | None, *, profiles: bool = True) -> list[AgentPart]:
     found: list[AgentPart] = []
     for spec in getattr(first(stack, "SubAgentMiddleware"), "_subagents", None) or ():
         name = str(spec.get("name", "?"))
@@ -182,7 +194,7 @@ def _subagents(stack: Sequence[Any], profile: Harness | None) -> list[AgentPart]
         if not any(getattr(m, "name", "") == "UnsupportedContentMiddleware" for m in stack_):
             extra.append(_Added("UnsupportedContentMiddleware"))
         offered = [t for m in stack_ for t in getattr(m, "tools", ())] + list(spec.get("tools") or ())
-        sub_profile = _harness(spec.get("model"))
+        sub_profile = _harness(spec.get("model")) if profiles else None
         found.append(_part(name, "subagent", [*stack_, *extra], offered, sub_profile, spec.get("model")))
     for agent in getattr(first(stack, "AsyncSubAgentMiddleware"), "_agents", None) or ():
         where = agent.get("url") or "the LangGraph server it runs on"

@@ -120,6 +120,41 @@ class AsyncTasksChanged(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class PromptLoaded(Event):
+    """What an agent loaded into its prompt: skills ``(name, description)`` (the
+    ``skills_metadata`` state update) and memory files by path (``memory_contents``); ``None``
+    where the update doesn't say (each middleware loads its own)."""
+
+    skills: tuple[tuple[str, str], ...] | None = None
+    memory: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolsListed(Event):
+    """The tools each agent of the run can call: agent (``"main"`` or a subagent's name) →
+    tool names, read from the graph when the run starts."""
+
+    tools: Mapping[str, tuple[str, ...]]
+
+
+def prompt_loaded(agent: str, values: Mapping[str, Any]) -> PromptLoaded | None:
+    """The skills and memory files a state (an update, or a thread's values) says were loaded,
+    or ``None`` when it says nothing about them."""
+    skills, memory = values.get("skills_metadata"), values.get("memory_contents")
+    if not isinstance(skills, list) and not isinstance(memory, Mapping):
+        return None
+    return PromptLoaded(
+        agent,
+        skills=tuple(
+            (str(s.get("name", "")), str(s.get("description", ""))) for s in skills if isinstance(s, Mapping)
+        )
+        if isinstance(skills, list)
+        else None,
+        memory=tuple(str(path) for path in memory) if isinstance(memory, Mapping) else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class InterruptRequest:
     """One pending interrupt: its id and payload (``action_requests``, ``review_configs``)."""
 
@@ -354,6 +389,9 @@ class EventTranslator:
         tasks = update.get("async_tasks")
         if isinstance(tasks, Mapping):
             yield AsyncTasksChanged(agent, tasks)
+        loaded = prompt_loaded(agent, update)
+        if loaded is not None:
+            yield loaded
 
     def _summarized(self, agent: str, event: Mapping[str, Any], messages: Sequence[Any]) -> Summarized:
         cutoff = int(event.get("cutoff_index") or 0)

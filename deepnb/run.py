@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from deepnb import events as ev
 from deepnb import streaming
 from deepnb._loop import submit
+from deepnb.anatomy import tools_by_agent
 from deepnb.approvals import ApprovalRequest, normalize, preview, tool_schema
 from deepnb.displayable import Displayable
 from deepnb.errors import DeepnbError
@@ -328,6 +329,7 @@ class Run(Displayable):
                 before = await graph.aget_state(config)
                 self.checkpoint_before = (before.config or {}).get("configurable", {}).get("checkpoint_id")
                 self.emit(ev.RunStarted(ev.MAIN, self.thread_id, self.prompt))
+                self._announce_given(graph, before.values or {})
             if self._stop_requested:
                 raise asyncio.CancelledError
             while True:
@@ -371,6 +373,21 @@ class Run(Displayable):
             if not paused:
                 self.workbench.release_thread(self)
             self._done.set()
+
+    def _announce_given(self, graph: Any, values: Mapping[str, Any]) -> None:
+        """Say what the agents were given: the tools each can call (read from the graph), and
+        the skills and memory files an earlier run of the thread loaded (loaded once per
+        thread; a first run reports them as they load)."""
+        try:
+            tools = tools_by_agent(graph)
+        except Exception:  # reading the graph is best effort: a run never fails for it
+            log.debug("deepnb: could not read the tools of %s", self.workbench.name, exc_info=True)
+            tools = {}
+        if tools:
+            self.emit(ev.ToolsListed(ev.MAIN, tools))
+        loaded = ev.prompt_loaded(ev.MAIN, values)
+        if loaded is not None:
+            self.emit(loaded)
 
     # -- display ----------------------------------------------------------------------------
 

@@ -27,6 +27,15 @@ ACTIVITY = 100
 DESCRIPTION = 300
 FULL_LIMIT = 4000
 RESULT_PREVIEW = 160
+GIVEN_DESCRIPTION = 160
+"""Characters of a skill's description the run view shows."""
+GIVEN_ENTRIES = 40
+"""Skills, memory files, agents and tools per agent the run view lists (bounded messages)."""
+
+
+def agent_label(path: str) -> str:
+    """``"main"``, or a subagent's name from its path (``"main/critic#2"`` → ``"critic"``)."""
+    return path if path == ev.MAIN else path.rsplit("/", 1)[-1].split("#", 1)[0]
 
 
 def _clip(text: str, limit: int) -> str:
@@ -83,6 +92,9 @@ class RunState:
     summaries: list[dict[str, Any]] = field(default_factory=list)
     """The summarization items of the transcript, in order."""
     async_tasks: list[dict[str, Any]] = field(default_factory=list)
+    given: dict[str, Any] = field(default_factory=lambda: {"skills": [], "memory": [], "tools": {}})
+    """What the agents were given: skills ``{name, description, agent}`` and memory files
+    ``{path, agent}`` loaded into their prompts, and the tools each agent can call (bounded)."""
     steps: int = 0
     tool_calls: int = 0
     tokens_in: int = 0
@@ -388,6 +400,31 @@ class RunState:
         self.status = "running"
         self.finished_at = None
 
+    # -- what the agents were given -----------------------------------------------------
+
+    def _on_PromptLoaded(self, event: ev.PromptLoaded) -> None:
+        agent = agent_label(event.agent)
+        given = dict(self.given)
+        if event.skills is not None:
+            skills = [s for s in given["skills"] if s["agent"] != agent]
+            skills += [
+                {"name": redact(name), "description": _clip(redact(text), GIVEN_DESCRIPTION), "agent": agent}
+                for name, text in event.skills
+            ]
+            given["skills"] = skills[:GIVEN_ENTRIES]
+        if event.memory is not None:
+            memory = [m for m in given["memory"] if m["agent"] != agent]
+            memory += [{"path": redact(path), "agent": agent} for path in event.memory]
+            given["memory"] = memory[:GIVEN_ENTRIES]
+        self.given = given
+
+    def _on_ToolsListed(self, event: ev.ToolsListed) -> None:
+        tools = {
+            redact(agent): [redact(name) for name in names[:GIVEN_ENTRIES]]
+            for agent, names in list(event.tools.items())[:GIVEN_ENTRIES]
+        }
+        self.given = {**self.given, "tools": tools}
+
     def _on_RunFailed(self, event: ev.RunFailed) -> None:
         self.error = event.error
         self.pending = []
@@ -455,6 +492,11 @@ class RunState:
             "progress": self.progress(),
             "tree": [self.public_node(node) for node in self.nodes.values()],
             "async_tasks": [dict(task) for task in self.async_tasks],
+            "given": {
+                "skills": [dict(s) for s in self.given["skills"]],
+                "memory": [dict(m) for m in self.given["memory"]],
+                "tools": {agent: list(names) for agent, names in self.given["tools"].items()},
+            },
         }
 
     @staticmethod

@@ -44,6 +44,7 @@ _SYNCED = (
     "files_changed",
     "tree",
     "async_tasks",
+    "given",
 )
 _LIVE = tuple(name for name in _SYNCED if name not in ("items", "tree"))
 
@@ -89,6 +90,10 @@ class RunView(anywidget.AnyWidget):
     ).tag(sync=True)
     async_tasks = t.List(
         help="The thread's async subagent tasks: {task_id, agent_name, thread_id, run_id, status, ...}."
+    ).tag(sync=True)
+    given = t.Dict(
+        help="What the agents were given: skills [{name, description, agent}] and memory files "
+        "[{path, agent}] loaded into their prompts, and tools {agent: [names]} each can call."
     ).tag(sync=True)
     async_error = t.Unicode("", help="Why the last on-demand refresh of async tasks failed.").tag(sync=True)
     live_controls = t.Bool(
@@ -227,6 +232,7 @@ class RunView(anywidget.AnyWidget):
             "progress": state.progress(),
             "files_changed": state.files_changed,
             "async_tasks": state.async_tasks,
+            "given": state.given,
         }
         if everything or state.pending != self._sent_live.get("pending_raw"):
             live["pending"] = state.to_json()["pending"]

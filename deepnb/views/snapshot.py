@@ -17,6 +17,7 @@ from deepnb.safe_display import shown_text
 from deepnb.state import RunState
 from deepnb.views.bounds import clip_item
 from deepnb.views.collapse import fold, hidden_ids
+from deepnb.views.given import given_html, given_lines
 from deepnb.views.items import item_html, item_text, plural
 from deepnb.views.listings import todo_lines, todos_html
 from deepnb.views.styles import snapshot_style
@@ -75,6 +76,7 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
         snapshot_style(),
         f'<div class="deepnb-snapshot" data-status="{escape(state["status"])}">',
         f'<div class="dnb-head">{escape(_head(state))}</div>',
+        given_html(state.get("given") or {}),
         todos_html(state["todos"], state["progress"].get("todo_progress", "")),
         tree_html(state_tree(state), state["items"]) if state.get("tree") else "",
         *(item_html(item) for item in _transcript(state)),
@@ -112,7 +114,7 @@ def _decision_line(decision: Mapping[str, Any]) -> str:
 def snapshot_text(state: Mapping[str, Any]) -> str:
     """A plain-text rendering of a run's state."""
     state = {**_folded(state), "all_items": state["items"]}
-    lines = [_head(state)]
+    lines = [_head(state), *given_lines(state.get("given") or {})]
     if state["todos"]:
         lines.append(f"Todos ({state['progress'].get('todo_progress', '')}):")
         lines += todo_lines(state["todos"])

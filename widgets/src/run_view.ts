@@ -17,6 +17,7 @@ import { isObj, str } from "./lib/text";
 import { approvalsView } from "./run/approvals";
 import { asyncView } from "./run/async_tasks";
 import { peekView } from "./run/file_peek";
+import { givenView } from "./run/given";
 import { headerView } from "./run/header";
 import { liveModel } from "./run/live_model";
 import { runMemory } from "./run/memory";
@@ -37,6 +38,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   const style = h("style");
   const header = headerView(model, root, () => tree.tick());
   const todos = todosView(model);
+  const given = givenView(model);
   const transcript = h("div", "dnb-transcript");
   const main = itemList(transcript, expanded);
   const tree = treeView(model, st, expanded, header.kernelNow, () => renderItems());
@@ -45,7 +47,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   const approvals = approvalsView(model, st);
   const filesEl = h("div", "dnb-files");
   const errorEl = h("div", "dnb-error dnb-run-error");
-  root.append(style, header.el, peek.el, todos.el, tree.el, tasks.el, transcript, approvals.el,
+  root.append(style, header.el, given.el, peek.el, todos.el, tree.el, tasks.el, transcript, approvals.el,
     approvals.log, filesEl, errorEl);
   el.replaceChildren(root);
 
@@ -159,6 +161,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     "change:card_errors": approvals.render,
     "change:decisions": approvals.renderLog,
     "change:files_changed": renderFiles,
+    "change:given": given.render,
     "change:error": renderError,
     "change:agent": header.renderHeader,
     "change:thread_id": header.renderHeader,
@@ -172,6 +175,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   header.renderControls();
   renderProgress();
   todos.render();
+  given.render();
   tree.render();
   renderItems();
   tasks.render();

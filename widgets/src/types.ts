@@ -151,6 +151,14 @@ export interface AsyncTask {
 export type AsyncTasks = AsyncTask[] | { tasks: AsyncTask[]; refreshed_at?: number; error?: string };
 
 /** The run view's synced traits (deepnb.views.run_view.RunView). */
+/** What the agents were given (deepnb/state.py `given`). */
+export interface Given {
+  skills: { name: string; description: string; agent: string }[];
+  memory: { path: string; agent: string }[];
+  /** Agent ("main" or a subagent's name) → the tools it can call. */
+  tools: Record<string, string[]>;
+}
+
 export interface RunTraits {
   agent: string;
   thread_id: string;
@@ -166,6 +174,7 @@ export interface RunTraits {
   files_changed: string[];
   tree: TreeNode[];
   async_tasks: AsyncTasks;
+  given: Given;
   async_error: string;
   live_controls: boolean;
   stop_hint: string;
