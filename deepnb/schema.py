@@ -92,7 +92,7 @@ NODE_STATUS_LABEL: Final[Mapping[NodeStatus, str]] = {
     "cancelled": "■ cancelled",
 }
 """A subagent's status as the live tree shows it."""
-TODO_STATUS_MARK: Final[Mapping[TodoStatus, str]] = {"completed": "✓", "in_progress": "◐", "pending": "○"}
+TODO_STATUS_MARK: Final[Mapping[TodoStatus, str]] = {"pending": "○", "in_progress": "◐", "completed": "✓"}
 """The mark of a todo."""
 DECISION_LABEL: Final[Mapping[DecisionType, str]] = {
     "approve": "✓ approved",

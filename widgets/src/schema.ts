@@ -142,9 +142,9 @@ export const NODE_STATUS_LABEL: Readonly<Record<NodeStatus, string>> = {
  * The mark of a todo.
  */
 export const TODO_STATUS_MARK: Readonly<Record<TodoStatus, string>> = {
-  completed: "✓",
-  in_progress: "◐",
   pending: "○",
+  in_progress: "◐",
+  completed: "✓",
 };
 
 /**
