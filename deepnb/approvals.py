@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 from deepnb.errors import DeepnbError
 from deepnb.safe_display import safe_display
+from deepnb.schema import DecisionType, FilePreview, PendingRequest
 
 if TYPE_CHECKING:
     from deepnb.run import Run
 
-DECISIONS = ("approve", "edit", "reject", "respond")
+DECISIONS: tuple[DecisionType, ...] = ("approve", "edit", "reject", "respond")
 CARD_MESSAGES = ("decide", "always", "approve_all")
 """The messages an approval card sends (their fields are typed by ``deepnb.views.messages``)."""
 _DECISION_FIELDS = {"type": (str,), "message": (str,), "args": (dict, str)}
@@ -59,7 +60,9 @@ class ApprovalRequest:
         return f"<ApprovalRequest {self.name}{where} {args} allowed={'/'.join(self.allowed)}>"
 
 
-def normalize(decision: Mapping[str, Any], *, tool: str, allowed: list[str], schema: Any = None) -> dict:
+def normalize(
+    decision: Mapping[str, Any], *, tool: str, allowed: Sequence[str], schema: Any = None
+) -> dict[str, Any]:
     """Check a decision from a card or the Python API and turn it into what the
     human-in-the-loop middleware expects. Raises ``DeepnbError`` saying what is wrong."""
     kind = decision.get("type")
@@ -92,7 +95,7 @@ def normalize(decision: Mapping[str, Any], *, tool: str, allowed: list[str], sch
     return {"type": "edit", "edited_action": {"name": tool, "args": dict(args)}}
 
 
-def check_card(kind: str, content: Mapping[str, Any], pending: Sequence[Mapping[str, Any]]) -> list[int]:
+def check_card(kind: str, content: Mapping[str, Any], pending: Sequence[PendingRequest]) -> list[int]:
     """Check a card's message against the interrupt it answers; return the indexes of the
     actions it decides. The interrupt must be pending; ``index`` must be an int naming one of
     its actions; ``tool`` must be that action's tool; ``decision`` must be a decision that
@@ -183,22 +186,22 @@ def _file_text(files: Mapping[str, Any], path: str) -> str | None:
     return "\n".join(content) if isinstance(content, list) else str(content)
 
 
-def preview(name: str, args: Mapping[str, Any], files: Mapping[str, Any]) -> dict[str, str] | None:
+def preview(name: str, args: Mapping[str, Any], files: Mapping[str, Any]) -> FilePreview | None:
     """What a file tool would do: the content ``write_file`` writes, or the diff ``edit_file``
     makes against the file as it stands in the thread's state."""
     path = str(args.get("file_path") or args.get("path") or "")
     if name == "write_file" and "content" in args:
-        return {"kind": "content", "text": str(args["content"])}
+        return FilePreview(kind="content", text=str(args["content"]))
     if name == "edit_file" and path:
         before = _file_text(files, path)
         if before is None:
-            return {"kind": "diff", "text": f"{path} is not in the thread's files; the edit will fail."}
+            return FilePreview(kind="diff", text=f"{path} is not in the thread's files; the edit will fail.")
         old, new = str(args.get("old_string", "")), str(args.get("new_string", ""))
         after = before.replace(old, new) if args.get("replace_all") else before.replace(old, new, 1)
         diff = difflib.unified_diff(
             before.splitlines(), after.splitlines(), f"{path} (now)", f"{path} (after)", lineterm=""
         )
-        return {"kind": "diff", "text": "\n".join(diff) or "No change."}
+        return FilePreview(kind="diff", text="\n".join(diff) or "No change.")
     return None
 
 

@@ -18,6 +18,7 @@ from deepnb.approvals import ApprovalRequest, normalize, preview, tool_schema
 from deepnb.errors import DeepnbError
 from deepnb.failures import abort_in, contained, describe_abort, describe_exception, failed_tool_calls
 from deepnb.safe_display import safe_display
+from deepnb.schema import FilePreview, Todo
 from deepnb.secrets import redact, redact_data
 from deepnb.state import RunState
 from deepnb.tree import SubagentNode, Summary, build_tree
@@ -81,8 +82,8 @@ class Run:
         return self.state.error
 
     @property
-    def todos(self) -> list[dict[str, str]]:
-        return [dict(t) for t in self.state.todos]
+    def todos(self) -> list[Todo]:
+        return [t.copy() for t in self.state.todos]
 
     @property
     def files(self) -> Files:
@@ -391,9 +392,9 @@ _NOTHING = object()
 
 def _previews(
     interrupts: tuple[ev.InterruptRequest, ...], values: Mapping[str, Any]
-) -> dict[tuple[str, int], dict[str, str]]:
+) -> dict[tuple[str, int], FilePreview]:
     files = values.get("files") or {}
-    shown = {}
+    shown: dict[tuple[str, int], FilePreview] = {}
     for request in interrupts:
         actions = request.value.get("action_requests", []) if isinstance(request.value, Mapping) else []
         for index, action in enumerate(actions):
