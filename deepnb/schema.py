@@ -14,7 +14,7 @@ Every value is JSON-ready: strings, numbers, booleans, ``None``, lists and these
 # are strings counts its ``NotRequired`` keys as required, and the TypeScript mirror reads them.
 
 from collections.abc import Mapping
-from typing import Final, Literal, NotRequired, TypeAlias, TypedDict
+from typing import Any, Final, Literal, NotRequired, TypeAlias, TypedDict
 
 # -- statuses --------------------------------------------------------------------------------
 
@@ -111,6 +111,13 @@ FILE_KIND_LABEL: Final[Mapping[FileKind, str]] = {
 """A rendered file's kind as the file viewer names it."""
 CHANGE_KIND_MARK: Final[Mapping[ChangeKind, str]] = {"added": "+", "modified": "~", "deleted": "−"}
 """The mark of a file change in the file view's "Changed in this run" tab."""
+
+
+def shown_as(table: Mapping[Any, str], status: object, default: str) -> str:
+    """``table``'s text for ``status``, or ``default`` for one it does not list: a status read from
+    outside the engine (a checkpoint, a saved state) may be any string."""
+    return table.get(status, default)
+
 
 # -- the transcript ------------------------------------------------------------------------------
 
