@@ -12,6 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from deepnb.render import code_css, escape
 from deepnb.safe_display import shown_text
+from deepnb.schema import NODE_STATUS_MARK as TREE_MARK
+from deepnb.schema import RUN_STATUS_LABEL as STATUS_LABEL
+from deepnb.schema import TODO_STATUS_MARK as TODO_MARK
+from deepnb.schema import shown_as
 from deepnb.state import RunState
 from deepnb.views.bounds import clip_item
 from deepnb.views.collapse import fold, hidden_ids
@@ -19,14 +23,6 @@ from deepnb.views.collapse import fold, hidden_ids
 if TYPE_CHECKING:
     from deepnb.tree import SubagentNode
 
-STATUS_LABEL = {
-    "running": "running",
-    "interrupted": "waiting for your approval",
-    "done": "done",
-    "error": "failed",
-    "cancelled": "stopped",
-}
-TODO_MARK = {"completed": "✓", "in_progress": "◐", "pending": "○"}
 _CSS = """
 .deepnb-snapshot{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;
  border:1px solid var(--jp-border-color2,#ddd);border-radius:6px;padding:8px 12px;max-width:960px}
@@ -47,7 +43,6 @@ _CSS = """
 .deepnb-tree [data-status=error]>details>summary .dnb-state{color:var(--jp-error-color1,#d32f2f)}
 .deepnb-tree .dnb-node-body{padding-left:14px}
 """
-TREE_MARK = {"running": "◐", "waiting": "‖", "done": "✓", "error": "✗", "cancelled": "■"}
 
 
 def _plural(n: int, noun: str) -> str:
@@ -58,7 +53,7 @@ def _head(state: Mapping[str, Any]) -> str:
     p = state["progress"]
     return (
         f"deepnb · agent {state['agent']} · thread {state['thread_id']} · "
-        f"{STATUS_LABEL.get(state['status'], state['status'])} · {_plural(p['steps'], 'step')} · "
+        f"{shown_as(STATUS_LABEL, state['status'], state['status'])} · {_plural(p['steps'], 'step')} · "
         f"{_plural(p['tool_calls'], 'tool call')} · {p['elapsed']:.1f} s · "
         f"tokens {p['tokens_in']:,} in / {p['tokens_out']:,} out"
     )
@@ -136,7 +131,7 @@ def _summary_html(item: Mapping[str, Any], *, labelled: bool = True) -> str:
 
 
 def _node_line(node: SubagentNode) -> str:
-    parts = [TREE_MARK.get(node.status, "·"), node.label or node.name, f"[{node.status}]"]
+    parts = [shown_as(TREE_MARK, node.status, "·"), node.label or node.name, f"[{node.status}]"]
     if node.duration is not None:
         parts.append(f"{node.duration:.1f} s")
     parts.append(_plural(node.tool_calls, "tool call"))
@@ -231,12 +226,12 @@ def _transcript(state: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [clipped.get(item["id"], item) for item in fold(main, state["hidden"])]
 
 
-def todos_html(todos: list[Mapping[str, str]], progress: str = "") -> str:
+def todos_html(todos: Sequence[Mapping[str, str]], progress: str = "") -> str:
     """The todo list as a static HTML list."""
     if not todos:
         return ""
     rows = "".join(
-        f'<li data-status="{escape(t["status"])}">{TODO_MARK.get(t["status"], "○")} '
+        f'<li data-status="{escape(t["status"])}">{shown_as(TODO_MARK, t["status"], "○")} '
         + (f"<s>{escape(t['content'])}</s>" if t["status"] == "completed" else escape(t["content"]))
         + "</li>"
         for t in todos
@@ -292,7 +287,7 @@ def snapshot_text(state: Mapping[str, Any]) -> str:
     lines = [_head(state)]
     if state["todos"]:
         lines.append(f"Todos ({state['progress'].get('todo_progress', '')}):")
-        lines += [f"  {TODO_MARK.get(t['status'], '○')} {t['content']}" for t in state["todos"]]
+        lines += [f"  {shown_as(TODO_MARK, t['status'], '○')} {t['content']}" for t in state["todos"]]
     if state.get("tree"):
         lines.append(tree_text(_state_tree(state), state["items"]))
     lines += [_item_line(item) for item in _transcript(state)]
