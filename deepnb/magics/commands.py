@@ -10,6 +10,7 @@ from typing import Any
 from deepnb.errors import DeepnbError
 from deepnb.render import escape
 from deepnb.safe_display import safe_display
+from deepnb.schema import TODO_STATUS_MARK, shown_as
 
 
 @safe_display
@@ -239,12 +240,11 @@ class TodoList:
         self.title = title
 
     def __repr__(self) -> str:
-        from deepnb.views.snapshot import TODO_MARK
-
         if not self.items:
             return f"{self.title}: no todos."
         return "\n".join(
-            [f"{self.title}:"] + [f"  {TODO_MARK.get(t['status'], '○')} {t['content']}" for t in self.items]
+            [f"{self.title}:"]
+            + [f"  {shown_as(TODO_STATUS_MARK, t['status'], '○')} {t['content']}" for t in self.items]
         )
 
     def _repr_html_(self) -> str:
