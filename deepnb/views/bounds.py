@@ -113,7 +113,7 @@ def bounded_lists(state: Mapping[str, Any]) -> dict[str, Any]:
     """The list fields of a view's state (``todos``, ``decisions``, ``files_changed``,
     ``async_tasks``) cut to their budgets, each saying what it left out."""
     out = dict(state)
-    markers: dict[str, Callable[[int], Any]] = {
+    markers: dict[str, Callable[[int], Any] | None] = {
         "todos": lambda n: {"content": f"… {n:,} earlier todos (%deepagent todos)", "status": "completed"},
         "decisions": lambda n: {
             "at": "",
@@ -208,7 +208,7 @@ def split_patch(
         for n, chunk in enumerate(_chunks(entries, budget)):
             ids = [i for i, _ in chunk]
             if n == 0:
-                part = {"ids": ids, "upsert": [item for i, item in chunk if i in changed]}
+                part: dict[str, Any] = {"ids": ids, "upsert": [item for i, item in chunk if i in changed]}
             else:  # the front-end kept only the items the order named so far: send these again
                 part = {"append_ids": ids, "upsert": [item for _, item in chunk]}
             yield {"type": "patch", "state": {}, **part}
@@ -218,7 +218,7 @@ def split_patch(
     upsert = patch.get("upsert", [])
     appended = set(patch.get("append_ids", []))
     for chunk in _chunks(upsert, budget):
-        part: dict[str, Any] = {"type": "patch", "state": {}, "upsert": chunk}
+        part = {"type": "patch", "state": {}, "upsert": chunk}
         new = [item["id"] for item in chunk if item["id"] in appended]
         if new:
             part["append_ids"] = new
