@@ -12,7 +12,7 @@ from deepnb.errors import DeepnbError
 from deepnb.files import hold, watch
 from deepnb.files.paths import clean_path, is_under
 from deepnb.files.rules import Rules
-from deepnb.files.sources import Entry, FileMissing, Match, source_for
+from deepnb.files.sources import Entry, FileMissing, Match, Mounts, source_for
 from deepnb.safe_display import safe_display
 
 if TYPE_CHECKING:
@@ -188,7 +188,7 @@ class Files(Mapping[str, str]):
         """Whether ``path`` lives in the thread's checkpoints (so its past versions can be read)."""
         from deepnb.files.sources import StateSource
 
-        source = self._source.source_of(path) if hasattr(self._source, "source_of") else self._source
+        source = self._source.source_of(path) if isinstance(self._source, Mounts) else self._source
         return isinstance(source, StateSource)
 
     def _require(self, operation: str, path: str) -> None:
