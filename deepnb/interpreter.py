@@ -8,7 +8,7 @@ import inspect
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from deepnb.errors import DeepnbError
 from deepnb.render import escape
@@ -40,10 +40,10 @@ def interpreter_options() -> list[str]:
     return [p for p in inspect.signature(_middleware_class().__init__).parameters if p != "self"]
 
 
-def interpreter_middleware(value: bool | Mapping[str, Any]) -> Any:
+def interpreter_middleware(value: Literal[True] | Mapping[str, Any]) -> Any:
     """``interpreter=True`` or ``{"ptc": [...], "timeout": 30, ...}`` → the middleware."""
     cls = _middleware_class()
-    options = {} if value is True else dict(value)
+    options: dict[str, Any] = {} if value is True else dict(value)
     options.setdefault("timeout", DEFAULT_TIMEOUT)
     known = interpreter_options()
     unknown = sorted(set(options) - set(known))
