@@ -168,12 +168,12 @@ def _restore(edited: Any, original: Any, where: str) -> Any:
             )
         return edited
     if isinstance(edited, Mapping):
-        source = original if isinstance(original, Mapping) else {}
-        return {k: _restore(v, source.get(k), f"{where}.{k}" if where else str(k)) for k, v in edited.items()}
+        fields = original if isinstance(original, Mapping) else {}
+        return {k: _restore(v, fields.get(k), f"{where}.{k}" if where else str(k)) for k, v in edited.items()}
     if isinstance(edited, list):
-        source = original if isinstance(original, list) else []
+        items = original if isinstance(original, list) else []
         return [
-            _restore(v, source[i] if i < len(source) else None, f"{where}[{i}]") for i, v in enumerate(edited)
+            _restore(v, items[i] if i < len(items) else None, f"{where}[{i}]") for i, v in enumerate(edited)
         ]
     return edited
 
