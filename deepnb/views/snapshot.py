@@ -315,7 +315,7 @@ def _item_line(item: Mapping[str, Any], *, labelled: bool = True) -> str:
     if item["kind"] == "prompt":
         return f"› {item['text']}"
     if item["kind"] == "text":
-        return label + item["text"]
+        return f"{label}{item['text']}"
     if item["kind"] == "tool" and item.get("eval"):
         run = item["eval"]
         lines = [f"  {label}eval [{item['status']}]"] + [
@@ -335,7 +335,7 @@ def _item_line(item: Mapping[str, Any], *, labelled: bool = True) -> str:
         return label + summary_line(item)
     if item["kind"] == "error":
         return f"Error: {item['text']}"
-    return item["text"]
+    return str(item["text"])
 
 
 def files_html(entries: Sequence[Any], total: int, *, title: str) -> str:
