@@ -185,10 +185,11 @@ def agents() -> Table:
         for name, w in built.items()
     ]
     config = find_config()
-    for name, table in (config.agents if config else {}).items():
+    defined, shown = (config.agents, config.shown) if config else ({}, "")
+    for name, table in defined.items():
         if name not in built:
             model = table.get("model", "$DEEPNB_MODEL") if isinstance(table, dict) else "?"
-            rows.append(("*" if name == current else "", name, str(model), "(not built)", config.shown))
+            rows.append(("*" if name == current else "", name, str(model), "(not built)", shown))
     return Table(
         ("", "agent", "model", "thread", "defined in"),
         tuple(sorted(rows, key=lambda row: row[1])),
