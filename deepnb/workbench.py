@@ -404,7 +404,9 @@ def reload(name: str | None = None) -> list[Workbench]:
     rebuilt = []
     for workbench in targets:
         if workbench.origin:
-            rebuilt.append(load_agent(workbench.name, previous=workbench))
+            loaded = load_agent(workbench.name, previous=workbench)
+            assert loaded is not None  # with previous=, load_agent raises rather than returns None
+            rebuilt.append(loaded)
         else:
             spec = workbench.declared_spec
             assert spec is not None
