@@ -190,11 +190,14 @@ def clip_bytes(text: str, budget: int, *, note: str = "shortened for display") -
 
 
 def split_patch(
-    patch: dict[str, Any], items: Callable[[str], dict[str, Any]], budget: int = PATCH_BUDGET
+    patch: dict[str, Any],
+    items: Callable[[str], Mapping[str, Any]] | None = None,
+    budget: int = PATCH_BUDGET,
 ) -> Iterator[dict[str, Any]]:
     """``patch`` as one or more patch messages of at most about ``budget`` bytes each, applied in
     order by the front-end to the same effect. ``items(id)`` gives a shown item as sent (a new
-    order sent in parts needs the items of the later parts again)."""
+    order sent in parts needs the items of the later parts again; a patch without ``ids`` needs
+    no ``items``)."""
     if size(patch) <= budget:
         yield patch
         return
@@ -203,6 +206,8 @@ def split_patch(
     for chunk in _chunks(patch.get("nodes", []), budget):
         yield {"type": "patch", "state": {}, "upsert": [], "nodes": chunk}
     if "ids" in patch:  # a new order: the first part names its ids, the others are appended
+        if items is None:
+            raise ValueError("split_patch: a patch with a new order (ids) needs items(id)")
         changed = {item["id"]: item for item in patch.get("upsert", [])}
         entries = [(i, changed.get(i) or items(i)) for i in patch["ids"]]
         for n, chunk in enumerate(_chunks(entries, budget)):
