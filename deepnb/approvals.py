@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from deepnb.errors import DeepnbError
 from deepnb.safe_display import safe_display
-from deepnb.schema import DecisionType, FilePreview, PendingRequest
+from deepnb.schema import DecisionType, FilePreview
 
 if TYPE_CHECKING:
     from deepnb.run import Run
@@ -95,7 +95,7 @@ def normalize(
     return {"type": "edit", "edited_action": {"name": tool, "args": dict(args)}}
 
 
-def check_card(kind: str, content: Mapping[str, Any], pending: Sequence[PendingRequest]) -> list[int]:
+def check_card(kind: str, content: Mapping[str, Any], pending: Sequence[Mapping[str, Any]]) -> list[int]:
     """Check a card's message against the interrupt it answers; return the indexes of the
     actions it decides. The interrupt must be pending; ``index`` must be an int naming one of
     its actions; ``tool`` must be that action's tool; ``decision`` must be a decision that
