@@ -383,7 +383,9 @@ class Run:
         from deepnb.views.run_view import RunView
         from deepnb.views.snapshot import snapshot_bundle
 
-        widget, _ = RunView(self)._repr_mimebundle_()
+        shown = RunView(self)._repr_mimebundle_()
+        assert shown is not None  # anywidget has no bundle only for a widget without a front-end
+        widget, _ = shown
         return {**snapshot_bundle(self.state), **{k: v for k, v in widget.items() if k != "text/plain"}}
 
 
