@@ -19,7 +19,9 @@ def show_run(run: Run, *, live_controls: bool = True) -> Any:
     from deepnb.views.snapshot import snapshot_bundle
 
     view = RunView(run, live_controls=live_controls)
-    widget_data, _ = view._repr_mimebundle_()
+    shown = view._repr_mimebundle_()
+    assert shown is not None  # anywidget has no bundle only for a widget without a front-end
+    widget_data, _ = shown
 
     def bundle() -> dict[str, Any]:
         return {
