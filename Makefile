@@ -32,6 +32,7 @@ chromium:
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 test: $(VENV)/.installed-test chromium lint
 	$(BIN)/python -m pytest
