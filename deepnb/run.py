@@ -18,7 +18,7 @@ from deepnb.approvals import ApprovalRequest, normalize, preview, tool_schema
 from deepnb.errors import DeepnbError
 from deepnb.failures import abort_in, contained, describe_abort, describe_exception, failed_tool_calls
 from deepnb.safe_display import safe_display
-from deepnb.schema import FilePreview, Todo
+from deepnb.schema import ENDED, FilePreview, RunStatus, Todo
 from deepnb.secrets import redact, redact_data
 from deepnb.state import RunState
 from deepnb.tree import SubagentNode, Summary, build_tree
@@ -69,7 +69,7 @@ class Run:
     # -- the contract -----------------------------------------------------------------------
 
     @property
-    def status(self) -> str:
+    def status(self) -> RunStatus:
         return self.state.status
 
     @property
@@ -235,7 +235,7 @@ class Run:
                 chosen = self._chosen[(interrupt_id, index)]["type"]
                 raise DeepnbError(f"That action was already decided ({chosen}); it is sent once.")
             request = next((p for p in self.state.pending if p["id"] == interrupt_id), None)
-            if request is None or self.status not in ("interrupted", "running"):
+            if request is None or self.status in ENDED:
                 raise DeepnbError(
                     f"{self.id} is no longer waiting on that approval (it is {self.status}): "
                     "nothing was sent. %deepagent approvals shows what is pending now."
