@@ -175,6 +175,9 @@ def main(argv: list[str] | None = None) -> int:
     check = "--check" in args
     paths = [a for a in args if a != "--check"]
     target = Path(paths[0]) if paths else TARGET
+    if not paths and not TARGET.parent.parent.is_dir():  # an installed deepnb has no widgets/ beside it
+        print(f"No {TARGET.parent.parent}: run this in a source checkout, or pass a path.", file=sys.stderr)
+        return 2
     text = typescript()
     if check:
         current = target.read_text(encoding="utf-8") if target.exists() else ""
