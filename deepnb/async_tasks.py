@@ -17,28 +17,19 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from deepnb.errors import DeepnbError
-from deepnb.schema import AsyncTaskRow
+from deepnb.schema import AsyncTaskRow, AsyncTaskStatus
 
 if TYPE_CHECKING:
     from deepnb.workbench import Workbench
 
 __all__ = ["FIELDS", "RemoteAgent", "merge_rows", "refresh_async_tasks", "remote_agents", "task_rows"]
 
-FIELDS = (
-    "task_id",
-    "agent_name",
-    "thread_id",
-    "run_id",
-    "status",
-    "created_at",
-    "last_checked_at",
-    "last_updated_at",
-)
-"""The keys of a row, all strings."""
+FIELDS: tuple[str, ...] = tuple(AsyncTaskRow.__annotations__)
+"""The keys of a row (:class:`deepnb.schema.AsyncTaskRow`), all strings."""
 
 # Statuses that never change, so a refresh keeps them without asking the server (as deepagents'
 # ``list_async_tasks`` does). ``interrupted`` is what older deepagents stored for ``cancelled``.
-_FINAL = frozenset({"success", "error", "timeout", "cancelled", "interrupted"})
+_FINAL: frozenset[AsyncTaskStatus] = frozenset({"success", "error", "timeout", "cancelled", "interrupted"})
 
 # A finished run's task status, from its thread's status (a paused subagent's run ends "success").
 _THREAD_STATUS = {"interrupted": "waiting", "busy": "running", "error": "error"}
