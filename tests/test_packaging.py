@@ -24,6 +24,7 @@ def test_wheel_ships_widgets_and_demos(tmp_path: Path) -> None:
         "deepnb/_widgets/files_view.js",
         "deepnb/_widgets/files_view.css",
         "deepnb/_widgets/theme.css",
+        "deepnb/_widgets/saved_views.js",
         "deepnb/demos/quickstart.yaml",
         "deepnb/demos/research.yaml",
         "deepnb/demos/interpreter.yaml",

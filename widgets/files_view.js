@@ -861,6 +861,7 @@ function changesView(request, onOpenFile) {
 let views = 0;
 
 function render({ model, el }) {
+  saveViewsAsSnapshots(model.widget_manager);
   const viewId = `fv${++views}-${Math.random().toString(36).slice(2, 8)}`;
   let counter = 0;
   const waiting = new Map(); // seq → what to do with the reply

@@ -1550,6 +1550,7 @@ function liveModel(widget) {
 // -- the view ---------------------------------------------------------------------------------
 
 function render({ model: widget, el }) {
+  saveViewsAsSnapshots(widget.widget_manager);
   const model = liveModel(widget);
   const st = runState(model);
   const expanded = st.expanded;

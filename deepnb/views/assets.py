@@ -23,3 +23,9 @@ def asset(name: str) -> Path:
 def stylesheet(name: str) -> str:
     """A view's CSS: the shared ``theme.css`` (colours, frame), then the view's own ``name``."""
     return "\n".join(asset(n).read_text(encoding="utf-8") for n in ("theme.css", name))
+
+
+def module(name: str) -> str:
+    """A view's ESM: its own ``name``, then ``saved_views.js`` (which saves each view into the
+    notebook file as its static snapshot, so a reopened notebook shows them all)."""
+    return "\n".join(asset(n).read_text(encoding="utf-8") for n in (name, "saved_views.js"))
