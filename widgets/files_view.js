@@ -15,6 +15,7 @@ const num = (value) => (Number.isFinite(Number(value)) ? Number(value) : 0);
 const isObj = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
 const list = (value) => (Array.isArray(value) ? value : []);
 const show = (node, visible) => { node.hidden = !visible; };
+const GONE = "The kernel restarted or shut down: run %deepagent files again to browse.";
 const KIND_LABEL = { markdown: "Markdown", code: "code", table: "table", image: "image", binary: "binary" };
 const TEXT_KINDS = new Set(["markdown", "code", "table"]);
 const CHANGE_MARK = { added: "+", modified: "~", deleted: "−" };
@@ -866,10 +867,25 @@ function render({ model, el }) {
   let counter = 0;
   const waiting = new Map(); // seq → what to do with the reply
 
+  let gone = false; // no kernel behind the view (it restarted or shut down)
+  const unwatch = watchKernel(model, () => {
+    gone = true;
+  });
+
   function request(message, onReply) {
     const seq = `${viewId}:${++counter}`;
+    if (gone) {
+      onReply({ seq, error: GONE });
+      return seq;
+    }
     waiting.set(seq, onReply);
-    model.send({ ...message, seq });
+    try {
+      model.send({ ...message, seq });
+    } catch (error) {
+      console.warn("deepnb: the kernel is gone, nothing was sent", error); // closed comm
+      waiting.delete(seq);
+      onReply({ seq, error: GONE });
+    }
     return seq;
   }
 
@@ -1030,6 +1046,7 @@ function render({ model, el }) {
   tabs.addEventListener("keydown", onTabKey);
 
   return () => {
+    unwatch();
     for (const [name, fn] of Object.entries(handlers)) model.off(name, fn);
     refreshBtn.removeEventListener("click", refreshAll);
     tabs.removeEventListener("click", onTabClick);

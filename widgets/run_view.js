@@ -657,6 +657,10 @@ function pendingTitle(status, undecided) {
   return "Not decided — the run ended before these were decided";
 }
 
+// A view whose kernel restarted, shut down, or that was drawn from a saved notebook: nothing
+// behind it can act on a click any more.
+const goneText = (thread) => `kernel restarted — %deepagent approvals -t ${thread} brings these back`;
+
 function logEntry(entry) {
   const type = str(entry.type);
   const li = h("li", "dnb-decision");
@@ -674,7 +678,7 @@ function logEntry(entry) {
 
 // The approval cards (`el`) and the decision log (`log`) of one view. `read(name)` gives the
 // current value of a synced field (status, pending, card_errors, decisions).
-function approvalsView(model, st, read = (name) => model.get(name)) {
+function approvalsView(model, st, read = (name) => model.get(name), gone = () => false) {
   const cards = new Map(); // key → card
   const groups = new Map(); // interrupt id → {el, all, cardsEl}
   const el = h("div", "dnb-pending");
@@ -771,7 +775,7 @@ function approvalsView(model, st, read = (name) => model.get(name)) {
   function render() {
     const status = str(read("status")) || "running";
     const errors = isObj(read("card_errors")) ? read("card_errors") : {};
-    const ended = ENDED.has(status);
+    const ended = ENDED.has(status) || gone();
     for (const [key, errorKey] of st.sending) if (errors[errorKey]) st.sending.delete(key);
     const requests = list(read("pending")).filter(isObj);
     prune(requests); // first: moving a card past a stale one would blur a field it holds
@@ -787,7 +791,7 @@ function approvalsView(model, st, read = (name) => model.get(name)) {
       prev = group.el;
     }
     setAttr(el, "data-status", status);
-    setText(title, pendingTitle(status, undecided));
+    setText(title, gone() && undecided ? goneText(str(read("thread_id"))) : pendingTitle(status, undecided));
     show(el, cards.size > 0);
   }
 
@@ -1521,7 +1525,15 @@ function liveModel(widget) {
     get,
     set: (name, value) => widget.set(name, value),
     save_changes: () => widget.save_changes(),
-    send: (...args) => widget.send(...args),
+    send(...args) {
+      // A comm closed by a kernel restart throws ("Cannot send"): the view says the kernel is
+      // gone instead.
+      try {
+        widget.send(...args);
+      } catch (error) {
+        console.warn("deepnb: the kernel is gone, nothing was sent", error);
+      }
+    },
     on(event, fn) {
       const name = event.startsWith("change:") ? event.slice(7) : null;
       const relay = (...args) => {
@@ -1589,7 +1601,8 @@ function render({ model: widget, el }) {
   const tree = treeView(model, st, expanded, kernelNow, () => renderItems());
   const peek = peekView(model, st);
   const tasks = asyncView(model);
-  const approvals = approvalsView(model, st);
+  let gone = false; // no kernel behind the view: cards and Stop go, the view says how to get them back
+  const approvals = approvalsView(model, st, undefined, () => gone);
   const filesEl = h("div", "dnb-files");
   const errorEl = h("div", "dnb-error dnb-run-error");
   root.append(style, bar, peek.el, todosEl, tree.el, tasks.el, transcript, approvals.el,
@@ -1725,7 +1738,8 @@ function render({ model: widget, el }) {
     setText(pill, STATUS_LABEL[status] || status);
     const running = status === "running";
     if (!running) stopping = false;
-    show(controls, running);
+    show(controls, running && !gone);
+    root.classList.toggle("dnb-kernel-gone", gone);
     stopBtn.disabled = stopping;
     setText(stopBtn, stopping ? "Stopping…" : "Stop");
     if (running && timer === null) timer = setInterval(tick, 1000);
@@ -1774,7 +1788,7 @@ function render({ model: widget, el }) {
   const renderCss = () => setText(style, model.get("code_css"));
 
   function onStop() {
-    if (stopping || model.get("status") !== "running") return;
+    if (gone || stopping || model.get("status") !== "running") return;
     stopping = true;
     stopBtn.disabled = true;
     stopBtn.textContent = "Stopping…";
@@ -1817,14 +1831,19 @@ function render({ model: widget, el }) {
   root.addEventListener("click", onClick);
   root.addEventListener("keydown", onKeyDown);
   stopBtn.addEventListener("click", onStop);
+  const unwatch = watchKernel(widget, () => {
+    gone = true;
+    renderStatus();
+  });
   // A view rendered while the run streams asks for what the traits don't have yet.
-  if (model.get("status") === "running") model.send({ type: "sync" });
+  if (model.get("status") === "running" && !gone) model.send({ type: "sync" });
 
   return () => {
     for (const [name, fn] of Object.entries(handlers)) model.off(name, fn);
     root.removeEventListener("click", onClick);
     root.removeEventListener("keydown", onKeyDown);
     stopBtn.removeEventListener("click", onStop);
+    unwatch();
     approvals.dispose();
     tree.dispose();
     peek.dispose();

@@ -80,3 +80,30 @@ function saveViewsAsSnapshots(manager) {
     };
   });
 }
+
+/** Calls `onGone` once when no kernel is behind the view any more: its kernel restarts or shuts
+ * down. Returns what stops watching. */
+function watchKernel(model, onGone) {
+  let gone = false;
+  const goneNow = () => {
+    if (!gone) {
+      gone = true;
+      onGone();
+    }
+  };
+  const manager = model.widget_manager;
+  const session = manager && manager.context && manager.context.sessionContext;
+  if (!session) return () => {};
+  const onStatus = (_session, status) => {
+    if (status === "restarting" || status === "autorestarting" || status === "dead") goneNow();
+  };
+  const onKernel = (_session, change) => {
+    if (change && change.oldValue) goneNow();
+  };
+  session.statusChanged.connect(onStatus);
+  session.kernelChanged.connect(onKernel);
+  return () => {
+    session.statusChanged.disconnect(onStatus);
+    session.kernelChanged.disconnect(onKernel);
+  };
+}

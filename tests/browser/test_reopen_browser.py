@@ -17,13 +17,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from tests.browser.conftest import APPROVALS, QUICKSTART
 from tests.browser.notebook_ui import (
     RUN_TIMEOUT,
     code_cell,
     collect_page_errors,
+    dismiss_dialogs,
     expect,
+    menu,
     open_notebook,
     run_all,
     save_notebook,
@@ -162,3 +165,67 @@ def test_nbconvert_executed_notebook_reopens_readable(page: Any, jupyter_server:
     )
     open_notebook(page, jupyter_server, name)
     assert_readable(page, QUICKSTART_VIEWS)
+
+
+# -- a view knows when its kernel is gone ---------------------------------------------------------
+
+SLOW_WORDS = 400  # streamed at 0.2 s a word: still running when the kernel goes
+
+
+def kernel_gone_notebook(server: Any, name: str) -> None:
+    script = server.root / "slow-reopen.yaml"
+    story = " ".join(f"word{n}" for n in range(SLOW_WORDS))
+    script.write_text(yaml.safe_dump({"delay": 0.2, "agents": {"main": [{"text": story}]}}))
+    server.put_notebook(
+        name,
+        [
+            "%load_ext deepnb",
+            "%%deepagent -m demo:approvals --interrupt-on write_file,edit_file -o run\n"
+            "Plan our product launch.",
+            f"%%deepagent -m scripted:{script} --bg --new -o slow\nTell me a very long story.",
+        ],
+    )
+
+
+@pytest.mark.parametrize(
+    ("lab", "action"),
+    [(True, "Restart Kernel…"), (True, "Shut Down Kernel"), (False, "Restart Kernel…")],
+    ids=["jupyterlab-restart", "jupyterlab-shutdown", "notebook7-restart"],
+)
+def test_views_know_their_kernel_is_gone(
+    page: Any, jupyter_server: Any, artifact: Any, lab: bool, action: str
+) -> None:
+    errors = collect_page_errors(page)
+    sent: list[str] = []
+    page.on("pageerror", lambda exc: sent.append(str(exc)) if "Cannot send" in str(exc) else None)
+    name = f"kernel-gone-{'lab' if lab else 'nb7'}-{action[:4].lower()}.ipynb"
+    kernel_gone_notebook(jupyter_server, name)
+    open_notebook(page, jupyter_server, name, lab=lab)
+    menu(page, "Run", "Run All Cells")
+
+    waiting = code_cell(page, "-o run\n").locator(".deepnb-run")
+    slow = code_cell(page, "-o slow").locator(".deepnb-run")
+    expect(waiting).to_have_attribute("data-status", "interrupted", timeout=RUN_TIMEOUT)
+    expect(slow).to_have_attribute("data-status", "running", timeout=RUN_TIMEOUT)
+    approve = waiting.locator(".dnb-approval button[data-act='approve']").first
+    expect(approve).to_be_enabled()
+    expect(slow.locator(".dnb-stop")).to_be_visible()
+    thread = waiting.locator(".dnb-thread").inner_text().removeprefix("thread ").strip()
+
+    menu(page, "Kernel", action)
+    dismiss_dialogs(page)
+
+    expect(waiting.locator(".dnb-pending-title")).to_have_text(
+        f"kernel restarted — %deepagent approvals -t {thread} brings these back"
+    )
+    buttons = waiting.locator(".dnb-pending button")
+    for index in range(buttons.count()):
+        expect(buttons.nth(index)).to_be_disabled()
+    expect(slow.locator(".dnb-stop")).to_be_hidden()
+    # What still reaches for the kernel (a tool card's file link, the subagent tree) sends nothing.
+    waiting.evaluate("(el) => el.querySelectorAll('button').forEach((b) => b.click())")
+    page.wait_for_timeout(500)
+    scroll_to(waiting)
+    page.screenshot(path=str(artifact("gone.png")))
+    assert not sent, sent
+    assert not errors, "\n\n".join(errors)

@@ -5,7 +5,7 @@ import test from "node:test";
 import vm from "node:vm";
 
 const source = readFileSync(new URL("../../widgets/saved_views.js", import.meta.url), "utf8");
-const saved = vm.runInNewContext(`${source}; ({ snapshotsOnly, saveViewsAsSnapshots });`, {
+const saved = vm.runInNewContext(`${source}; ({ snapshotsOnly, saveViewsAsSnapshots, watchKernel });`, {
   Symbol,
   console,
   Map,
@@ -71,4 +71,22 @@ test("only the save's own read of the notebook gets the snapshots", () => {
   saveState.emit(null, "started");
   saveState.emit(null, "failed"); // a save that never read the notebook
   assert.equal(model.toJSON().cells[0].outputs[0].data[VIEW].model_id, "a");
+});
+
+test("a view hears once that its kernel restarted, or shut down", () => {
+  const statusChanged = signal();
+  const kernelChanged = signal();
+  const model = { widget_manager: { context: { sessionContext: { statusChanged, kernelChanged } } } };
+  let heard = 0;
+  const stop = saved.watchKernel(model, () => heard++);
+  statusChanged.emit(null, "busy");
+  assert.equal(heard, 0);
+  statusChanged.emit(null, "restarting");
+  kernelChanged.emit(null, { oldValue: {}, newValue: null });
+  assert.equal(heard, 1);
+  stop();
+  const second = saved.watchKernel(model, () => heard++);
+  kernelChanged.emit(null, { oldValue: {}, newValue: null });
+  assert.equal(heard, 2);
+  second();
 });
