@@ -8,7 +8,14 @@ BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ROOT_OK := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: lab test lint bench chromium constraints clean
+.PHONY: lab test lint bench chromium constraints clean widgets
+
+# The front end: TypeScript in widgets/src, bundled by esbuild into deepnb/_widgets/ (committed, so
+# Binder and `pip install` need no Node.js). Rebuilt only when a source is newer than the bundle.
+WIDGET_SOURCES := $(shell find widgets/src widgets/scripts -type f 2>/dev/null) \
+                  widgets/package.json widgets/package-lock.json widgets/tsconfig.json
+WIDGET_BUNDLE  := deepnb/_widgets/run_view.js
+NODE_MODULES   := widgets/node_modules/.installed
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +29,20 @@ $(VENV)/.installed-test: pyproject.toml constraints.txt | $(BIN)/python
 	$(BIN)/pip install --quiet -c constraints.txt -e ".[lab,test]"
 	touch $@
 
-lab: $(VENV)/.installed-lab
+$(NODE_MODULES): widgets/package.json widgets/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  cd widgets && npm ci --no-audit --no-fund && touch node_modules/.installed; \
+	else echo "Node.js not found: the front end's own tests will be skipped"; fi
+
+# One command writes every bundle and stylesheet; run_view.js stands for all of them.
+$(WIDGET_BUNDLE): $(WIDGET_SOURCES)
+	@if command -v npm >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory $(NODE_MODULES) && cd widgets && npm run --silent build; \
+	else echo "Node.js not found: using the committed front end in deepnb/_widgets/"; fi
+
+widgets: $(WIDGET_BUNDLE)
+
+lab: $(VENV)/.installed-lab $(WIDGET_BUNDLE)
 	$(BIN)/jupyter lab $(ROOT_OK) notebooks/quickstart.ipynb
 
 chromium:
@@ -33,7 +53,7 @@ chromium:
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 
-test: $(VENV)/.installed-test chromium lint
+test: $(VENV)/.installed-test chromium lint $(NODE_MODULES) $(WIDGET_BUNDLE)
 	$(BIN)/python -m pytest
 
 bench: $(VENV)/.installed-test
@@ -50,4 +70,4 @@ constraints:
 	mv constraints.new constraints.txt && rm -rf .constraints-venv
 
 clean:
-	rm -rf $(VENV) build dist .pytest_cache
+	rm -rf $(VENV) build dist .pytest_cache widgets/node_modules widgets/.test-build

@@ -24,12 +24,13 @@ def test_wheel_ships_widgets_and_demos(tmp_path: Path) -> None:
         "deepnb/_widgets/files_view.js",
         "deepnb/_widgets/files_view.css",
         "deepnb/_widgets/theme.css",
-        "deepnb/_widgets/saved_views.js",
         "deepnb/demos/quickstart.yaml",
         "deepnb/demos/research.yaml",
         "deepnb/demos/interpreter.yaml",
     ):
         assert asset in names, f"{asset} missing from {wheel.name}"
+    # The built front end only: not its TypeScript sources, tests or npm packages.
+    assert not [n for n in names if n.endswith(".ts") or "node_modules" in n or "/widgets/" in n]
 
     # Unpacked on its own (no source checkout beside it), the package finds its assets inside itself.
     site = tmp_path / "site"

@@ -51,7 +51,7 @@ from deepnb.files.sources import Entry
 from deepnb.render import code_css
 from deepnb.safe_display import safe_display
 from deepnb.secrets import redact
-from deepnb.views.assets import module, stylesheet
+from deepnb.views.assets import asset, stylesheet
 from deepnb.views.messages import FILES_MESSAGES, MessageRefused
 from deepnb.views.messages import check as check_message
 from deepnb.views.throttle import Throttle
@@ -143,7 +143,7 @@ class FilesView(anywidget.AnyWidget):
     writes files, the open folders and the open file refresh, at most 20 times a second.
     """
 
-    _esm = module("files_view.js")
+    _esm = asset("files_view.js")
     _css = stylesheet("files_view.css")
 
     agent = t.Unicode("", help="The agent's name.").tag(sync=True)

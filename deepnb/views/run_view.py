@@ -16,7 +16,7 @@ from deepnb.render import code_css
 from deepnb.run import Run
 from deepnb.secrets import redact
 from deepnb.state import RunState
-from deepnb.views.assets import module, stylesheet
+from deepnb.views.assets import asset, stylesheet
 from deepnb.views.bounds import (
     MESSAGE_LIMIT,
     TRAIT_BUDGETS,
@@ -60,7 +60,7 @@ class RunView(anywidget.AnyWidget):
     and a large patch goes out in parts.
     """
 
-    _esm = module("run_view.js")
+    _esm = asset("run_view.js")
     _css = stylesheet("run_view.css")
 
     agent = t.Unicode("", help="The agent's name.").tag(sync=True)

@@ -1,0 +1,70 @@
+"""The front end (widgets/): the committed bundles in deepnb/_widgets/ are what their TypeScript
+sources build to, the sources type-check, and the view logic's own tests pass (Node's test runner
+against a DOM shim, run here so ``make test`` and CI run them).
+
+These need Node.js and ``widgets/node_modules`` (``make test`` runs ``npm ci`` first). Without Node
+they are skipped, saying so; with Node but without the packages they fail, saying what to run.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+WIDGETS = ROOT / "widgets"
+BUILT = ROOT / "deepnb" / "_widgets"
+
+
+def _npm() -> str:
+    npm = shutil.which("npm")
+    if npm is None or shutil.which("node") is None:
+        pytest.skip("Node.js is not installed: the front end's build and tests need it (make test uses it)")
+    if not (WIDGETS / "node_modules" / ".package-lock.json").is_file():
+        pytest.fail("widgets/node_modules is missing: run `make test`, or `npm ci` in widgets/")
+    return npm
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, cwd=WIDGETS, capture_output=True, text=True, timeout=240)
+
+
+def test_committed_bundles_match_their_sources(tmp_path: Path) -> None:
+    npm = _npm()
+    built = _run(npm, "run", "--silent", "build", "--", "--outdir", str(tmp_path))
+    assert built.returncode == 0, built.stdout + built.stderr
+    fresh = sorted(p.name for p in tmp_path.iterdir())
+    committed = sorted(p.name for p in BUILT.iterdir() if p.is_file())
+    assert fresh == committed, "deepnb/_widgets/ holds other files than the build makes"
+    stale = [name for name in fresh if (tmp_path / name).read_bytes() != (BUILT / name).read_bytes()]
+    assert not stale, f"deepnb/_widgets/{stale} differ from a fresh build: run `make widgets` and commit them"
+
+
+def test_sources_type_check() -> None:
+    checked = _run(_npm(), "run", "--silent", "typecheck")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_view_logic_passes_its_node_tests() -> None:
+    """widgets/test/*.test.ts: helpers, transcript patching, tool cards, approval forms, the file tree,
+    image click-to-load, bidi escaping and escaping, against happy-dom."""
+    tested = _run(_npm(), "test")
+    assert tested.returncode == 0, tested.stdout[-20_000:] + tested.stderr[-5_000:]
+    assert "ℹ fail 0" in tested.stdout and "ℹ pass 0" not in tested.stdout, tested.stdout[-2_000:]
+
+
+VIEWS = [("run_view.js", "run_view.css"), ("files_view.js", "files_view.css")]
+
+
+@pytest.mark.parametrize(("script", "styles"), VIEWS)
+def test_views_code_and_styles_stay_small(script: str, styles: str) -> None:
+    """What every view's opening message carries before any of the run's data: the minified bundle
+    and stylesheets (the hand-written files were 105 KB for the run view)."""
+    from deepnb.views.assets import asset, stylesheet
+
+    code = asset(script).read_text(encoding="utf-8") + stylesheet(styles)
+    assert len(json.dumps(code, ensure_ascii=False).encode()) <= 80 * 1024

@@ -1,0 +1,130 @@
+// The run's header bar: status pill, agent and thread, steps, tool calls, elapsed time (ticking
+// while the run runs), tokens, and the Stop button.
+
+import { h, setText, show } from "../lib/dom";
+import { fmtElapsed, fmtInt, num, plural, str } from "../lib/text";
+import type { RunModel } from "./live_model";
+
+const STATUS_LABEL: Record<string, string> = {
+  running: "running", interrupted: "waiting for your approval", done: "done", error: "failed",
+  cancelled: "stopped",
+};
+
+export interface HeaderView {
+  el: HTMLElement;
+  renderHeader(): void;
+  renderControls(): void;
+  renderProgress(): void;
+  /** Shows the status; returns it. */
+  renderStatus(): string;
+  /** The kernel's clock (epoch seconds). */
+  kernelNow(): number;
+  dispose(): void;
+}
+
+/** `onTick` runs every second while the run runs (and whenever the clock is shown again); Stop
+ * shows only while `live()` (no kernel, nothing to stop). */
+export function headerView(
+  model: RunModel, root: HTMLElement, onTick: () => void, live: () => boolean = () => true,
+): HeaderView {
+  let stopping = false;
+  let timer: ReturnType<typeof setInterval> | null = null;
+  let anchor: number | null = null; // Date.now() - elapsed at the last progress update (clock-skew fallback)
+  const bar = h("div", "dnb-progress");
+  const pill = h("span", "dnb-pill dnb-status");
+  const agentEl = h("span", "dnb-agent");
+  const threadEl = h("span", "dnb-thread dnb-muted");
+  const stepsEl = h("span", "dnb-steps");
+  const callsEl = h("span", "dnb-calls");
+  const elapsedEl = h("span", "dnb-elapsed");
+  const tokensEl = h("span", "dnb-tokens");
+  const controls = h("span", "dnb-controls");
+  const stopBtn = h("button", "dnb-stop", "Stop");
+  stopBtn.type = "button";
+  const hintEl = h("span", "dnb-stop-hint dnb-muted");
+  controls.append(stopBtn, hintEl);
+  const stats = h("span", "dnb-stats");
+  stats.append(stepsEl, callsEl, elapsedEl, tokensEl);
+  bar.append(pill, agentEl, threadEl, stats, controls);
+
+  function elapsedNow(): number {
+    const p = model.get("progress") || {};
+    const elapsed = num(p.elapsed);
+    if (model.get("status") !== "running") return elapsed;
+    const fromStart = p.started_at ? Date.now() / 1000 - num(p.started_at) : 0;
+    const fromAnchor = anchor === null ? elapsed : (Date.now() - anchor) / 1000;
+    return Math.max(fromStart, fromAnchor, elapsed);
+  }
+
+  // The kernel's clock (epoch seconds): the run's start plus its elapsed time, so subagent
+  // durations agree with the run's even when the browser's clock is off.
+  function kernelNow(): number {
+    const p = model.get("progress") || {};
+    return p.started_at ? num(p.started_at) + elapsedNow() : Date.now() / 1000;
+  }
+
+  function tick(): void {
+    setText(elapsedEl, fmtElapsed(elapsedNow()));
+    onTick();
+  }
+
+  function renderProgress(): void {
+    const p = model.get("progress") || {};
+    anchor = Date.now() - num(p.elapsed) * 1000;
+    setText(stepsEl, `step ${fmtInt(p.steps)}`);
+    setText(callsEl, plural(p.tool_calls, "tool call"));
+    setText(tokensEl, `tokens ${fmtInt(p.tokens_in)} in / ${fmtInt(p.tokens_out)} out`);
+    tick();
+  }
+
+  function renderStatus(): string {
+    const status = str(model.get("status")) || "running";
+    root.setAttribute("data-status", status);
+    pill.setAttribute("data-status", status);
+    setText(pill, STATUS_LABEL[status] || status);
+    const running = status === "running";
+    if (!running) stopping = false;
+    show(controls, running && live());
+    stopBtn.disabled = stopping;
+    setText(stopBtn, stopping ? "Stopping…" : "Stop");
+    if (running && timer === null) timer = setInterval(tick, 1000);
+    if (!running && timer !== null) {
+      clearInterval(timer);
+      timer = null;
+    }
+    tick();
+    return status;
+  }
+
+  function renderHeader(): void {
+    setText(agentEl, model.get("agent"));
+    const thread = str(model.get("thread_id"));
+    setText(threadEl, thread ? `thread ${thread}` : "");
+    show(threadEl, thread !== "");
+  }
+
+  function renderControls(): void {
+    const hint = str(model.get("stop_hint"));
+    setText(hintEl, hint);
+    show(hintEl, hint !== "");
+    stopBtn.title = model.get("live_controls") === false && hint ? hint : "Stop the run";
+  }
+
+  function onStop(): void {
+    if (stopping || !live() || model.get("status") !== "running") return;
+    stopping = true;
+    stopBtn.disabled = true;
+    stopBtn.textContent = "Stopping…";
+    model.send({ type: "stop" });
+  }
+
+  stopBtn.addEventListener("click", onStop);
+
+  function dispose(): void {
+    stopBtn.removeEventListener("click", onStop);
+    if (timer !== null) clearInterval(timer);
+    timer = null;
+  }
+
+  return { el: bar, renderHeader, renderControls, renderProgress, renderStatus, kernelNow, dispose };
+}

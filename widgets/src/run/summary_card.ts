@@ -1,0 +1,91 @@
+// A summarization card: what was summarized, the summary itself (collapsed), and the offloaded
+// history file.
+
+import { h, ownKeys, setAttr, setText, show, smallButton } from "../lib/dom";
+import { armImages } from "../lib/images";
+import { fmtInt, known, plural, str } from "../lib/text";
+import type { SummaryItem } from "../types";
+import { changed, type ItemRecord } from "./record";
+
+export interface SummaryParts {
+  messages: HTMLElement;
+  cutoff: HTMLElement;
+  tokens: HTMLElement;
+  details: HTMLDetailsElement;
+  history: HTMLElement;
+  path: HTMLElement;
+  openBtn: HTMLButtonElement;
+}
+
+/** Builds a summary card's parts into `rec.el` (its text open when its key is in `expanded`). */
+export function makeSummary(rec: ItemRecord, expanded: Set<string>): void {
+  const head = h("div", "dnb-summary-head");
+  const s: SummaryParts = {
+    messages: h("span", "dnb-summary-messages"),
+    cutoff: h("span", "dnb-summary-cutoff"),
+    tokens: h("span", "dnb-summary-tokens"),
+    details: h("details", "dnb-summary-details"),
+    history: h("div", "dnb-summary-history"),
+    path: h("code", "dnb-summary-path"),
+    openBtn: smallButton("dnb-summary-open", "Open history file"),
+  };
+  rec.summary = s;
+  const meta = h("span", "dnb-summary-meta");
+  meta.append(s.messages, s.cutoff, s.tokens);
+  head.append(h("span", "dnb-summary-icon", "⇊"), rec.label!, h("span", "dnb-summary-title",
+    "Context summarized"), meta);
+  const body = (rec.body = h("div", "dnb-summary-text"));
+  s.details.append(ownKeys(h("summary", "dnb-summary-toggle", "Summary")), body);
+  s.details.open = expanded.has(rec.key);
+  s.details.addEventListener("toggle", () => {
+    if (s.details.open) expanded.add(rec.key);
+    else expanded.delete(rec.key);
+  });
+  s.history.append(s.openBtn, s.path);
+  rec.el.append(head, s.details, s.history);
+}
+
+/** "tokens 1,200 → 300", or whichever of the two is known. */
+export function tokensText(before: unknown, after: unknown): string {
+  if (known(before) && known(after)) return `tokens ${fmtInt(before)} → ${fmtInt(after)}`;
+  if (known(before)) return `tokens before ${fmtInt(before)}`;
+  if (known(after)) return `tokens after ${fmtInt(after)}`;
+  return "";
+}
+
+/** Shows what changed in a summary item. */
+export function patchSummary(rec: ItemRecord, item: SummaryItem): void {
+  const { messages, cutoff, tokens } = rec.summary!;
+  const s = rec.summary!;
+  const body = rec.body!;
+  if (changed(rec, item, "messages")) {
+    setText(messages, known(rec.f.messages) ? `${plural(rec.f.messages, "message")} summarized` : "");
+    show(messages, known(rec.f.messages));
+  }
+  if (changed(rec, item, "cutoff")) {
+    setText(cutoff, known(rec.f.cutoff) ? `cutoff index ${fmtInt(rec.f.cutoff)}` : "");
+    show(cutoff, known(rec.f.cutoff));
+  }
+  const beforeChanged = changed(rec, item, "tokens_before");
+  if (changed(rec, item, "tokens_after") || beforeChanged) {
+    const text = tokensText(rec.f.tokens_before, rec.f.tokens_after);
+    setText(tokens, text);
+    show(tokens, text !== "");
+  }
+  const textChanged = changed(rec, item, "summary");
+  if (changed(rec, item, "summary_html") || textChanged) {
+    const html = rec.f.summary_html;
+    body.classList.toggle("dnb-md", typeof html === "string" && html !== "");
+    if (typeof html === "string" && html !== "") {
+      body.innerHTML = html; // escaped in Python
+      armImages(body);
+    } else setText(body, rec.f.summary);
+  }
+  if (changed(rec, item, "file_path")) {
+    const path = str(rec.f.file_path);
+    show(s.history, path !== "");
+    setText(s.path, path);
+    setAttr(s.openBtn, "data-path", path);
+    s.openBtn.title = path ? `Show ${path}` : "";
+  }
+}

@@ -1,0 +1,45 @@
+// The agent's todo list, with its progress ("Task 2 of 5").
+
+import { h, setText, show } from "../lib/dom";
+import { str } from "../lib/text";
+import type { RunModel } from "./live_model";
+
+const TODO_MARK: Record<string, string> = { pending: "○", in_progress: "◐", completed: "✓" };
+
+export interface TodosView { el: HTMLElement; render(): void; renderProgress(): void }
+
+export function todosView(model: RunModel): TodosView {
+  const el = h("div", "dnb-todos");
+  const head = h("div", "dnb-todos-head");
+  const progress = h("span", "dnb-todos-progress dnb-muted");
+  head.append(h("span", "dnb-todos-title", "Todos"), progress);
+  const todoList = h("ul", "dnb-todo-list");
+  el.append(head, todoList);
+
+  function render(): void {
+    const todos = model.get("todos") || [];
+    show(el, todos.length > 0);
+    const rows = todos.map((todo) => {
+      const status = str(todo && todo.status) || "pending";
+      const li = h("li", "dnb-todo");
+      li.setAttribute("data-status", status);
+      li.append(h("span", "dnb-todo-icon", TODO_MARK[status] || "○"),
+        h("span", "dnb-todo-text", todo && todo.content));
+      return li;
+    });
+    todoList.replaceChildren(...rows);
+    renderProgress();
+  }
+
+  function renderProgress(): void {
+    const todos = model.get("todos") || [];
+    let text = str((model.get("progress") || {}).todo_progress);
+    if (!text && todos.length) {
+      const done = todos.filter((t) => t && t.status === "completed").length;
+      text = done === todos.length ? `All ${done} done` : `${done} of ${todos.length} done`;
+    }
+    setText(progress, text);
+  }
+
+  return { el, render, renderProgress };
+}

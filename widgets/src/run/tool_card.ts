@@ -1,0 +1,131 @@
+// A tool card: the call's name, one-line arguments, status mark and result preview; opened, its
+// full arguments and result (put into the DOM only while open). An interpreter `eval` card also
+// shows its code, what it printed and its result or error. A `task` card links to its subagent.
+
+import { h, ownKeys, setAttr, setText, show, smallButton } from "../lib/dom";
+import { isObj, str } from "../lib/text";
+import type { EvalRun, ToolItem } from "../types";
+import { changed, nodeLabel, type ItemRecord } from "./record";
+
+const TOOL_MARK: Record<string, string> = { done: "✓", error: "✗", waiting: "‖", cancelled: "■", interrupted: "■" };
+
+export interface ToolParts {
+  head: HTMLElement;
+  caret: HTMLElement;
+  name: HTMLElement;
+  args: HTMLElement;
+  badge: HTMLElement;
+  sub: HTMLElement;
+  show: HTMLButtonElement;
+  result: HTMLElement;
+  evalEl: HTMLElement;
+  detail: HTMLElement;
+  argsFull: HTMLElement;
+  resultFull: HTMLElement;
+  resultLabel: HTMLElement;
+  open: boolean;
+}
+
+/** Builds a tool card's parts into `rec.el` (open when its key is in `expanded`). */
+export function makeToolCard(rec: ItemRecord, expanded: Set<string>): void {
+  const head = ownKeys(h("div", "dnb-tool-head"));
+  head.setAttribute("role", "button");
+  head.setAttribute("tabindex", "0");
+  const t: ToolParts = {
+    head,
+    caret: h("span", "dnb-tool-caret", "▸"),
+    name: h("span", "dnb-tool-name"),
+    args: h("span", "dnb-tool-args"),
+    badge: h("span", "dnb-badge dnb-tool-status"),
+    sub: h("span", "dnb-tool-subagent"),
+    show: smallButton("dnb-show-subagent", "show subagent"),
+    result: h("div", "dnb-tool-result"),
+    evalEl: h("div", "dnb-eval"),
+    detail: h("div", "dnb-tool-detail"),
+    argsFull: h("pre", "dnb-pre dnb-tool-args-full"),
+    resultFull: h("pre", "dnb-pre dnb-tool-result-full"),
+    resultLabel: h("div", "dnb-detail-label", "Result"),
+    open: false,
+  };
+  rec.tool = t;
+  t.show.hidden = true;
+  head.append(t.caret, rec.label!, t.name, t.args, t.sub, t.show, t.badge);
+  t.evalEl.hidden = true;
+  t.detail.append(h("div", "dnb-detail-label", "Arguments"), t.argsFull, t.resultLabel, t.resultFull);
+  rec.el.append(head, t.evalEl, t.result, t.detail);
+  setExpanded(rec, expanded.has(rec.key));
+}
+
+/** Opens or closes a tool card. */
+export function setExpanded(rec: ItemRecord, open: boolean): void {
+  const t = rec.tool!;
+  t.open = open;
+  rec.el.classList.toggle("dnb-open", open);
+  t.head.setAttribute("aria-expanded", open ? "true" : "false");
+  t.caret.textContent = open ? "▾" : "▸";
+  show(t.detail, open);
+  if (open) fillDetail(rec);
+}
+
+function fillDetail(rec: ItemRecord): void {
+  // The full texts are only put into the DOM while a card is open.
+  const t = rec.tool!;
+  setText(t.argsFull, rec.f.args_full || "(no arguments)");
+  const result = rec.f.result_full || "";
+  show(t.resultLabel, result !== "");
+  show(t.resultFull, result !== "");
+  setText(t.resultFull, result);
+}
+
+/** Shows what changed in a tool item. */
+export function patchTool(rec: ItemRecord, item: ToolItem): void {
+  const t = rec.tool!;
+  if (changed(rec, item, "name")) setText(t.name, rec.f.name);
+  if (changed(rec, item, "args")) setText(t.args, rec.f.args);
+  if (changed(rec, item, "status")) {
+    const status = str(rec.f.status) || "running";
+    rec.el.setAttribute("data-status", status);
+    t.badge.setAttribute("data-status", status);
+    const mark = TOOL_MARK[status];
+    t.badge.textContent = mark ? `${mark} ${status}` : status;
+  }
+  if (changed(rec, item, "subagent")) {
+    const path = str(rec.f.subagent);
+    show(t.sub, path !== "");
+    setText(t.sub, path ? `→ ${nodeLabel(path)}` : "");
+    if (path) t.sub.title = path;
+    show(t.show, path !== "");
+    setAttr(t.show, "data-node", path);
+    t.show.title = path ? `Show subagent ${path} in the Subagents panel` : "";
+  }
+  const evalChanged = changed(rec, item, "eval");
+  if (evalChanged) patchEval(rec, isObj(rec.f.eval) ? rec.f.eval as EvalRun : null);
+  if (changed(rec, item, "result") || evalChanged) {
+    show(t.result, str(rec.f.result) !== "" && !isObj(rec.f.eval)); // an eval card shows its parts
+    setText(t.result, rec.f.result);
+  }
+  const argsChanged = changed(rec, item, "args_full");
+  if ((changed(rec, item, "result_full") || argsChanged) && t.open) fillDetail(rec);
+}
+
+// An interpreter `eval` card: the code (highlighted in Python), what it printed, and its result or
+// error, each as text.
+function patchEval(rec: ItemRecord, run: EvalRun | null): void {
+  const t = rec.tool!;
+  show(t.evalEl, run !== null);
+  if (!run) return;
+  rec.el.classList.add("dnb-eval-card");
+  const code = h("div", "dnb-eval-code");
+  code.innerHTML = str(run.code_html); // highlighted and escaped by Pygments in Python
+  const parts: HTMLElement[] = [code];
+  if (str(run.stdout)) {
+    parts.push(h("div", "dnb-detail-label", "Console"), h("pre", "dnb-pre dnb-eval-stdout", run.stdout));
+  }
+  if (str(run.error)) {
+    const err = h("pre", "dnb-pre dnb-eval-error", `${str(run.error_type) || "Error"}: ${str(run.error)}`);
+    parts.push(h("div", "dnb-detail-label", "Error"), err);
+  } else if (str(run.result)) {
+    parts.push(h("div", "dnb-detail-label", "Result"), h("pre", "dnb-pre dnb-eval-result", run.result));
+  }
+  t.evalEl.replaceChildren(...parts);
+}

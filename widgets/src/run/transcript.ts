@@ -1,0 +1,154 @@
+// The transcript: one list of items (prompt, text, tool, notice, error, summary), patched in place.
+// Updates arrive up to 20 times a second and `items` can hold thousands of entries, so each list
+// keeps one record per item id: new elements only for new ids, DOM writes only for fields that
+// changed. A streaming text grows by appending to its text node.
+
+import { h, keepOnly, placeAt, setAttr, setText, smallButton } from "../lib/dom";
+import { armImages } from "../lib/images";
+import { isObj, list, shownText, str } from "../lib/text";
+import type { Item, SummaryItem, ToolItem } from "../types";
+import { agentLabel, changed, type ItemRecord } from "./record";
+import { makeSummary, patchSummary } from "./summary_card";
+import { makeToolCard, patchTool } from "./tool_card";
+
+const KINDS = new Set(["prompt", "text", "tool", "notice", "error", "summary"]);
+
+/** Item records by their element, for the click and key handlers of every transcript list. */
+export const ITEM_RECS = new WeakMap<Element, ItemRecord>();
+
+export interface Entry { key: string; item: Item }
+
+/** Gives each item a key: its id, made unique when ids repeat (they should not), or its position. */
+export function keyItems(items: unknown): Entry[] {
+  const seen = new Set<string>();
+  const entries: Entry[] = [];
+  list(items).forEach((item, i) => {
+    if (!isObj(item)) return;
+    let key = item.id === undefined || item.id === null ? `#${i}` : String(item.id);
+    if (seen.has(key)) {
+      let n = 1;
+      while (seen.has(`${key}~${n}`)) n++;
+      key = `${key}~${n}`;
+    }
+    seen.add(key);
+    entries.push({ key, item: item as Item });
+  });
+  return entries;
+}
+
+/** A new record (and element) for one item. */
+export function makeItem(item: Item, key: string, expanded: Set<string>): ItemRecord {
+  const kind = str(item.kind);
+  const el = h("div", `dnb-item dnb-${KINDS.has(kind) ? kind : "other"}`);
+  el.setAttribute("data-kind", kind);
+  el.setAttribute("data-id", key);
+  const rec: ItemRecord = { key, kind, el, f: {} };
+  if (kind === "text" || kind === "tool" || kind === "summary") {
+    rec.label = h("span", "dnb-agent-label");
+    rec.label.hidden = true;
+  }
+  if (kind === "prompt") {
+    el.append(h("span", "dnb-prompt-mark", "›"), (rec.body = h("div", "dnb-prompt-text")));
+  } else if (kind === "text") {
+    el.append(rec.label!, (rec.body = h("div", "dnb-text-body")));
+  } else if (kind === "tool") {
+    makeToolCard(rec, expanded);
+  } else if (kind === "notice") {
+    rec.body = el;
+    if ((item as { expand?: unknown }).expand === true) { // a folded stretch: the kernel sends it all
+      el.append((rec.body = h("span", "dnb-notice-text")), " ", smallButton("dnb-expand", "show all"));
+    }
+  } else if (kind === "error") {
+    el.append(h("span", "dnb-error-title", "Error"), (rec.body = h("div", "dnb-error-text")));
+  } else if (kind === "summary") {
+    makeSummary(rec, expanded);
+  } else {
+    rec.body = el;
+  }
+  patchItem(rec, item);
+  return rec;
+}
+
+/** Shows what changed in an item. */
+export function patchItem(rec: ItemRecord, item: Item): void {
+  if (rec.label) agentLabel(rec, item.agent);
+  if (rec.kind === "text") patchText(rec, item);
+  else if (rec.kind === "tool") patchTool(rec, item as ToolItem);
+  else if (rec.kind === "summary") patchSummary(rec, item as SummaryItem);
+  else if (rec.kind === "notice") {
+    if (changed(rec, item, "level")) setAttr(rec.el, "data-level", rec.f.level);
+    if (changed(rec, item, "text")) setText(rec.body!, rec.f.text);
+  } else if (changed(rec, item, "text")) {
+    setText(rec.body!, rec.f.text);
+  }
+}
+
+// Model text: while it streams, a text node that grows; once finished, the HTML Python rendered.
+function patchText(rec: ItemRecord, item: Item): void {
+  const body = rec.body!;
+  const htmlChanged = changed(rec, item, "html");
+  const prevText = rec.f.text;
+  const textChanged = changed(rec, item, "text");
+  const html = rec.f.html;
+  if (typeof html === "string") {
+    if (htmlChanged) {
+      rec.stream = null;
+      body.classList.remove("dnb-streaming");
+      body.classList.add("dnb-md");
+      body.innerHTML = html; // Sanitized in Python; escaped HTML from the kernel.
+      armImages(body);
+    }
+  } else if (htmlChanged || textChanged) {
+    const text = str(rec.f.text);
+    if (!rec.stream) {
+      body.classList.remove("dnb-md");
+      body.classList.add("dnb-streaming");
+      body.textContent = "";
+      rec.stream = document.createTextNode(shownText(text));
+      body.appendChild(rec.stream);
+    } else if (typeof prevText === "string" && text.startsWith(prevText)) {
+      rec.stream.appendData(shownText(text.slice(prevText.length)));
+    } else {
+      rec.stream.data = shownText(text);
+    }
+  }
+}
+
+export interface ItemList {
+  records: Map<string, ItemRecord>;
+  sync(entries: Entry[]): void;
+  clear(): void;
+}
+
+/** One list of transcript items shown in `container`: the main transcript, or a subagent's. */
+export function itemList(container: HTMLElement, expanded: Set<string>): ItemList {
+  const records = new Map<string, ItemRecord>(); // key → record
+
+  function sync(entries: Entry[]): void {
+    const seen = new Set<string>();
+    let prev: HTMLElement | null = null;
+    for (const { key, item } of entries) {
+      seen.add(key);
+      let rec = records.get(key);
+      if (rec && rec.kind !== str(item.kind)) {
+        rec.el.remove();
+        rec = undefined;
+      }
+      if (rec) patchItem(rec, item);
+      else {
+        records.set(key, (rec = makeItem(item, key, expanded)));
+        ITEM_RECS.set(rec.el, rec);
+      }
+      placeAt(container, rec.el, prev);
+      prev = rec.el;
+    }
+    keepOnly(records, seen, (rec) => rec.el.remove());
+  }
+
+  function clear(): void {
+    for (const rec of records.values()) rec.el.remove();
+    records.clear();
+  }
+
+  return { records, sync, clear };
+}

@@ -1,0 +1,210 @@
+// deepnb run view: the live transcript of one Deep Agents run, with its subagent tree,
+// summarization cards, approval cards, file peek and async tasks (anywidget ESM module).
+//
+// Security: every string goes into the DOM through textContent / createTextNode / setAttribute of
+// non-URL attributes. The only exceptions are the fields whose name ends in `html` (a finished
+// text item's `html`, a summary's `summary_html`, an eval card's `code_html`, a peeked file's
+// `html`), which Python has already rendered and escaped or sanitized (deepnb.render); they alone
+// are set with innerHTML.
+//
+// Performance: updates arrive up to 20 times a second, `items` can hold thousands of entries and
+// `tree` dozens of subagents, so both are patched in place: one record per item id and per node
+// id, new elements only for new ids, DOM writes only for fields that changed.
+
+import type { AnyModel, RenderProps } from "@anywidget/types";
+import { h, setText, show } from "./lib/dom";
+import { watchKernel } from "./lib/kernel";
+import { type NotebookManager, saveViewsAsSnapshots } from "./lib/saved_snapshots";
+import { isObj, str } from "./lib/text";
+import { approvalsView } from "./run/approvals";
+import { asyncView } from "./run/async_tasks";
+import { peekView } from "./run/file_peek";
+import { headerView } from "./run/header";
+import { liveModel } from "./run/live_model";
+import { runMemory } from "./run/memory";
+import { treeView } from "./run/subagent_tree";
+import { todosView } from "./run/todos";
+import { setExpanded } from "./run/tool_card";
+import { type Entry, ITEM_RECS, itemList, keyItems } from "./run/transcript";
+import type { FileMessage, RunTraits } from "./types";
+
+const HEADS = ".dnb-tool-head, .dnb-node-head";
+
+function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLElement }): () => void {
+  saveViewsAsSnapshots((widget as { widget_manager?: NotebookManager }).widget_manager);
+  const model = liveModel(widget);
+  let gone = false; // no kernel behind the view: cards and Stop go, the view says how to get them back
+  const st = runMemory(model);
+  const expanded = st.expanded;
+
+  const root = h("div", "deepnb deepnb-run");
+  const style = h("style");
+  const header = headerView(model, root, () => tree.tick(), () => !gone);
+  const todos = todosView(model);
+  const transcript = h("div", "dnb-transcript");
+  const main = itemList(transcript, expanded);
+  const tree = treeView(model, st, expanded, header.kernelNow, () => renderItems());
+  const peek = peekView(model, st);
+  const tasks = asyncView(model);
+  const approvals = approvalsView(model, st, undefined, () => gone);
+  const filesEl = h("div", "dnb-files");
+  const errorEl = h("div", "dnb-error dnb-run-error");
+  root.append(style, header.el, peek.el, todos.el, tree.el, tasks.el, transcript, approvals.el,
+    approvals.log, filesEl, errorEl);
+  el.replaceChildren(root);
+
+  // The main transcript shows the main agent's items; a subagent's items go to its node in the
+  // tree (and stay here, indented, when the tree has no such node).
+  function renderItems(): void {
+    const mainItems: Entry[] = [];
+    const byNode = new Map<string, Entry[]>(); // node id → its entries
+    for (const entry of keyItems(model.get("items"))) {
+      const agent = str(entry.item.agent) || "main";
+      if (agent === "main" || !tree.has(agent)) mainItems.push(entry);
+      else if (byNode.has(agent)) byNode.get(agent)!.push(entry);
+      else byNode.set(agent, [entry]);
+    }
+    main.sync(mainItems);
+    tree.syncItems(byNode);
+    renderError();
+  }
+
+  function renderTree(): void {
+    if (tree.render()) renderItems(); // nodes came or went: items may move between lists
+  }
+
+  function onClick(event: MouseEvent): void {
+    const target = event.target as Element | null;
+    if (!target || !target.closest) return;
+    const btn = target.closest("button");
+    if (btn) {
+      const node = btn.classList.contains("dnb-show-subagent") && btn.getAttribute("data-node");
+      const path = btn.classList.contains("dnb-summary-open") && btn.getAttribute("data-path");
+      if (node) tree.reveal(node);
+      if (path) peek.open(path);
+      if (btn.classList.contains("dnb-expand")) {
+        btn.disabled = true;
+        btn.textContent = "loading…";
+        model.send({ type: "expand" });
+      }
+      return; // other buttons have their own handlers
+    }
+    const head = target.closest<HTMLElement>(HEADS);
+    if (!head || !root.contains(head)) return;
+    const sel = window.getSelection && window.getSelection();
+    if (sel && !sel.isCollapsed && head.contains(sel.anchorNode)) return; // selecting text
+    toggle(head);
+  }
+
+  function onKeyDown(event: KeyboardEvent): void {
+    if (event.key !== "Enter" && event.key !== " ") return;
+    const head = event.target as HTMLElement;
+    if (!head.matches || !head.matches(HEADS) || !root.contains(head)) return; // not a button in it
+    event.preventDefault();
+    toggle(head);
+  }
+
+  function toggle(head: HTMLElement): void {
+    if (head.classList.contains("dnb-node-head")) return tree.toggle(head);
+    const rec = ITEM_RECS.get(head.parentNode as Element);
+    if (!rec || rec.kind !== "tool") return;
+    const open = rec.tool!.open;
+    if (open) expanded.delete(rec.key);
+    else expanded.add(rec.key);
+    setExpanded(rec, !open);
+  }
+
+  function onMessage(msg: unknown): void {
+    if (isObj(msg) && msg.type === "file") peek.receive(msg as FileMessage);
+  }
+
+  function renderProgress(): void {
+    header.renderProgress();
+    todos.renderProgress();
+  }
+
+  function renderStatus(): void {
+    header.renderStatus();
+    approvals.render();
+  }
+
+  function renderFiles(): void {
+    const files = model.get("files_changed") || [];
+    show(filesEl, files.length > 0);
+    const parts: Node[] = [h("span", "dnb-files-label", "Files changed: ")];
+    files.forEach((path, i) => {
+      if (i) parts.push(document.createTextNode(", "));
+      parts.push(h("code", "dnb-file", path));
+    });
+    filesEl.replaceChildren(...parts);
+  }
+
+  function renderError(): void {
+    // The run's error also arrives as an error item; only show it here when it does not.
+    const error = str(model.get("error"));
+    const visible = error !== "" &&
+      ![...main.records.values()].some((rec) => rec.kind === "error" && rec.f.text === error);
+    show(errorEl, visible);
+    setText(errorEl, visible ? `Error: ${error}` : "");
+  }
+
+  const renderCss = (): void => setText(style, model.get("code_css"));
+
+  const handlers: Record<string, (...args: any[]) => void> = {
+    "change:items": renderItems,
+    "change:tree": renderTree,
+    "change:async_tasks": tasks.render,
+    "change:async_error": tasks.render,
+    "msg:custom": onMessage,
+    "change:todos": todos.render,
+    "change:progress": renderProgress,
+    "change:status": renderStatus,
+    "change:pending": approvals.render,
+    "change:card_errors": approvals.render,
+    "change:decisions": approvals.renderLog,
+    "change:files_changed": renderFiles,
+    "change:error": renderError,
+    "change:agent": header.renderHeader,
+    "change:thread_id": header.renderHeader,
+    "change:live_controls": header.renderControls,
+    "change:stop_hint": header.renderControls,
+    "change:code_css": renderCss,
+  };
+
+  renderCss();
+  header.renderHeader();
+  header.renderControls();
+  renderProgress();
+  todos.render();
+  tree.render();
+  renderItems();
+  tasks.render();
+  peek.render();
+  renderFiles();
+  renderStatus();
+  for (const [name, fn] of Object.entries(handlers)) model.on(name, fn);
+  root.addEventListener("click", onClick);
+  root.addEventListener("keydown", onKeyDown);
+  const unwatch = watchKernel(widget, () => {
+    gone = true;
+    renderStatus();
+  });
+  // A view rendered while the run streams asks for what the traits don't have yet.
+  if (model.get("status") === "running") model.send({ type: "sync" });
+
+  return () => {
+    for (const [name, fn] of Object.entries(handlers)) model.off(name, fn);
+    root.removeEventListener("click", onClick);
+    root.removeEventListener("keydown", onKeyDown);
+    unwatch();
+    header.dispose();
+    approvals.dispose();
+    tree.dispose();
+    peek.dispose();
+    tasks.dispose();
+    model.dispose();
+    main.clear();
+  };
+}
+
+export default { render } satisfies { render(props: RenderProps<RunTraits>): () => void };

@@ -1,0 +1,168 @@
+// The run view as anywidget renders it: the traits shown, live patches folded over them (and
+// superseded by a full sync), the header, Stop, the subagent tree and the file peek.
+
+import "./dom";
+import assert from "node:assert/strict";
+import { afterEach, describe, it } from "node:test";
+import { click, FakeModel, mount, settle } from "./dom";
+import view from "../src/run_view";
+import { countsText, nodeDuration, parentsOf } from "../src/run/subagent_tree";
+import type { Item, RunTraits, TreeNode } from "../src/types";
+
+let runs = 0;
+const shown: (() => void)[] = []; // a running view ticks its clock until it is disposed
+afterEach(() => { for (const dispose of shown.splice(0)) dispose(); });
+
+function traits(fields: Partial<RunTraits> = {}): Partial<RunTraits> {
+  return {
+    agent: "researcher", thread_id: `t${++runs}`, status: "done", error: "", items: [], todos: [],
+    progress: { steps: 3, tool_calls: 2, tokens_in: 1500, tokens_out: 20, started_at: 1_700_000_000, elapsed: 65,
+      todo_progress: "" },
+    pending: [], decisions: [], card_errors: {}, files_changed: [], tree: [], async_tasks: [], async_error: "",
+    live_controls: true, stop_hint: "", code_css: ".x{}", revision: 0, ...fields,
+  };
+}
+
+function node(id: string, fields: Partial<TreeNode> = {}): TreeNode {
+  return { id, parent: "main", name: "researcher", label: id.split("/").pop()!, description: "", source: "task",
+    status: "running", started_at: 1_700_000_000, finished_at: null, tool_calls: 0, tokens_in: 0, tokens_out: 0,
+    activity: "", result: "", result_full: "", children: [], ...fields };
+}
+
+function show(fields: Partial<RunTraits> = {}) {
+  const fake = new FakeModel<RunTraits>(traits(fields));
+  const el = mount();
+  const dispose = view.render({ model: fake as any, el });
+  shown.push(dispose);
+  return { fake, el, dispose };
+}
+
+const text = (el: Element, sel: string): string => el.querySelector(sel)!.textContent!;
+const itemIds = (el: Element): string[] =>
+  [...el.querySelectorAll(".dnb-transcript > .dnb-item")].map((n) => n.getAttribute("data-id")!);
+
+describe("run view", () => {
+  it("shows the header, todos and changed files", () => {
+    const { el } = show({
+      todos: [{ content: "read", status: "completed" }, { content: "<write>", status: "in_progress" }],
+      files_changed: ["/a.md", "/b\u202e.md"],
+    });
+    assert.equal(text(el, ".dnb-status"), "done");
+    assert.equal(text(el, ".dnb-agent"), "researcher");
+    assert.equal(text(el, ".dnb-steps"), "step 3");
+    assert.equal(text(el, ".dnb-calls"), "2 tool calls");
+    assert.equal(text(el, ".dnb-elapsed"), "1m 05s");
+    assert.equal(text(el, ".dnb-tokens"), "tokens 1,500 in / 20 out");
+    assert.equal((el.querySelector(".dnb-controls") as HTMLElement).hidden, true, "no Stop once done");
+    assert.deepEqual([...el.querySelectorAll(".dnb-todo-icon")].map((n) => n.textContent), ["✓", "◐"]);
+    assert.equal(text(el, ".dnb-todos-progress"), "1 of 2 done");
+    assert.equal(el.querySelector("write"), null);
+    assert.deepEqual([...el.querySelectorAll(".dnb-file")].map((n) => n.textContent), ["/a.md", "/b\\u202e.md"]);
+    assert.equal(text(el, "style"), ".x{}");
+  });
+
+  it("folds live patches over the traits, and a full sync supersedes them", () => {
+    const items: Item[] = [{ kind: "prompt", id: "p", text: "go" }];
+    const { el, fake } = show({ status: "running", items });
+    assert.deepEqual(fake.sent, [{ type: "sync" }], "a view drawn mid-run asks for the current state");
+    fake.message({ type: "patch", state: { progress: { ...fake.traits.progress!, steps: 9 } },
+      upsert: [{ kind: "text", id: "m", text: "Hel", html: null }], append_ids: ["m"] });
+    assert.deepEqual(itemIds(el), ["p", "m"]);
+    assert.equal(text(el, ".dnb-steps"), "step 9");
+    fake.message({ type: "patch", upsert: [{ kind: "text", id: "m", text: "Hello", html: null }] });
+    assert.equal(text(el, ".dnb-text-body"), "Hello");
+    fake.message({ type: "patch", upsert: [{ kind: "notice", id: "n", text: "hm" }], ids: ["n", "m", "p"] });
+    assert.deepEqual(itemIds(el), ["n", "m", "p"]);
+    fake.message({ type: "other", upsert: [{ kind: "notice", id: "z", text: "ignored" }], append_ids: ["z"] });
+    assert.deepEqual(itemIds(el), ["n", "m", "p"], "only patches are folded");
+    fake.traits.items = [{ kind: "prompt", id: "p", text: "go" }, { kind: "text", id: "m", text: "Done.", html: "<p>Done.</p>" }];
+    fake.traits.status = "done";
+    fake.update({ revision: 1 });
+    assert.deepEqual(itemIds(el), ["p", "m"]);
+    assert.equal(text(el, ".dnb-text-body"), "Done.");
+    assert.equal(text(el, ".dnb-steps"), "step 3", "the patched progress is gone");
+  });
+
+  it("stops the run once, and says it is stopping", () => {
+    const { el, fake } = show({ status: "running" });
+    const stop = el.querySelector(".dnb-stop") as HTMLButtonElement;
+    assert.equal((el.querySelector(".dnb-controls") as HTMLElement).hidden, false);
+    click(stop);
+    click(stop);
+    assert.deepEqual(fake.sent.filter((m) => m.type === "stop"), [{ type: "stop" }]);
+    assert.equal(stop.textContent, "Stopping…");
+    assert.equal(stop.disabled, true);
+    fake.update({ status: "cancelled" });
+    assert.equal(text(el, ".dnb-status"), "stopped");
+  });
+
+  it("opens and closes a tool card from its head, with the keyboard too", () => {
+    const { el } = show({ items: [{ kind: "tool", id: "t", agent: "main", name: "ls", args: "", args_full: "{}",
+      status: "done", result: "a b", result_full: "a\nb" }] });
+    const head = el.querySelector(".dnb-tool-head") as HTMLElement;
+    click(head);
+    assert.equal(head.getAttribute("aria-expanded"), "true");
+    assert.equal(text(el, ".dnb-tool-result-full"), "a\nb");
+    head.dispatchEvent(new (globalThis as any).KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+    assert.equal(head.getAttribute("aria-expanded"), "false");
+  });
+
+  it("puts a subagent's items in its card in the tree", () => {
+    const sub = "main/researcher#1";
+    const { el, fake } = show({
+      status: "running",
+      tree: [node(sub, { description: "dig", tool_calls: 1 })],
+      items: [{ kind: "prompt", id: "p", text: "go" },
+        { kind: "tool", id: "t", agent: sub, name: "ls", args: "", args_full: "", status: "running", result: "", result_full: "" }],
+    });
+    assert.deepEqual(itemIds(el), ["p"]);
+    const card = el.querySelector(`.dnb-node[data-node="${sub}"]`) as HTMLElement;
+    assert.equal(text(card, ".dnb-node-status"), "running");
+    assert.equal(text(card, ".dnb-node-calls"), "1 tool call");
+    assert.equal(text(el, ".dnb-tree-counts"), "1 running");
+    click(card.querySelector(".dnb-node-head"));
+    assert.deepEqual([...card.querySelectorAll(".dnb-node-transcript .dnb-item")].map((n) => n.getAttribute("data-id")), ["t"]);
+    fake.message({ type: "patch", nodes: [node(sub, { status: "done", finished_at: 1_700_000_004.5, result: "found" })] });
+    assert.equal(text(card, ".dnb-node-status"), "✓ done");
+    assert.equal(text(card, ".dnb-node-duration"), "4.5s");
+    assert.equal(text(card, ".dnb-node-result"), "found");
+  });
+
+  it("works out the tree's shape and counts", () => {
+    const byId = new Map([["a", node("a", { parent: "main" })], ["b", node("b", { parent: "a" })],
+      ["c", node("c", { parent: "zz", status: "done" })]]);
+    assert.deepEqual([...parentsOf(byId)], [["a", ""], ["b", "a"], ["c", ""]]);
+    assert.equal(countsText(byId), "2 running · 1 done");
+    assert.equal(nodeDuration({ started_at: 100, finished_at: 130 }, 0), "30s");
+    assert.equal(nodeDuration({ started_at: 100, finished_at: null }, 175), "1m 15s");
+    assert.equal(nodeDuration({ started_at: null }, 175), "");
+  });
+
+  it("asks for a summary's history file and shows the reply", async () => {
+    const { el, fake } = show({ items: [{ kind: "summary", id: "s", agent: "main", messages: 3, cutoff: null,
+      tokens_before: null, tokens_after: null, summary: "s", summary_html: "", file_path: "/h.md" }] });
+    click(el.querySelector(".dnb-summary-open"));
+    assert.deepEqual(fake.sent.at(-1), { type: "open_file", path: "/h.md" });
+    assert.equal(text(el, ".dnb-filepeek-body"), "Loading…");
+    fake.message({ type: "file", path: "/h.md", text: "", html: "<p>hist <em>ory</em></p>", error: "" });
+    assert.equal(text(el, ".dnb-filepeek-body em"), "ory");
+    click(el.querySelector(".dnb-filepeek-close"));
+    assert.equal((el.querySelector(".dnb-filepeek") as HTMLElement).hidden, true);
+    await settle();
+  });
+
+  it("shows the run's error once", () => {
+    const { el } = show({ status: "error", error: "boom", items: [{ kind: "error", id: "e", text: "boom" }] });
+    assert.equal((el.querySelector(".dnb-run-error") as HTMLElement).hidden, true);
+    const other = show({ status: "error", error: "boom" });
+    assert.equal(text(other.el, ".dnb-run-error"), "Error: boom");
+  });
+
+  it("lets go of the model when it is disposed", () => {
+    const { fake, dispose } = show({ status: "running" });
+    assert.ok(fake.listeners("change:items") > 0);
+    dispose();
+    assert.equal(fake.listeners("change:items"), 0);
+    assert.equal(fake.listeners("msg:custom"), 0);
+  });
+});
