@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from tests.browser.conftest import APPROVALS, QUICKSTART
-from tests.browser.notebook_ui import (
+from tests.support.notebook_ui import (
     RUN_TIMEOUT,
     code_cell,
     collect_page_errors,
