@@ -368,6 +368,8 @@ def _harness(model: Any) -> Harness | None:
             ("why", f"no profile is registered for {exact or type(model).__name__!r}: deepagents' defaults"),
         ))  # fmt: skip
     profile = hp._get_harness_profile(key)
+    if profile is None:  # registered a moment ago, gone now
+        return None
     try:  # what create_deep_agent adds for it (a factory builds fresh instances, as it does)
         added = frozenset(type(m).__name__ for m in profile.materialize_extra_middleware())
     except Exception:  # a factory that fails here failed when the agent was built too
@@ -416,7 +418,8 @@ def _backend(stack: Sequence[Any]) -> tuple[tuple[str, str], ...]:
     if callable(backend) and not hasattr(backend, "ls"):
         shown.append(("backend", "a factory, built per run"))
     elif is_instance(backend, "CompositeBackend"):
-        shown.append(("backend", f"CompositeBackend, by default {_describe_backend(backend.default)}"))
+        default = getattr(backend, "default", None)
+        shown.append(("backend", f"CompositeBackend, by default {_describe_backend(default)}"))
         for prefix, routed in sorted((getattr(backend, "routes", None) or {}).items()):
             shown.append((f"route {prefix}", _describe_backend(routed)))
     else:
