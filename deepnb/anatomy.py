@@ -37,12 +37,13 @@ WHY: dict[str, str] = {
 }
 """What each middleware deepagents, LangChain or deepnb adds does, by class."""
 RANK = {name: index for index, name in enumerate((
-    "TodoListMiddleware", "FilesystemMiddleware", "SubAgentMiddleware", "_ParentNotifierMiddleware",
+    "FilesystemMiddleware", "SubAgentMiddleware", "_ParentNotifierMiddleware",
     "SummarizationMiddleware", "PatchToolCallsMiddleware", "AsyncSubAgentMiddleware", "",
     "SkillsMiddleware", "AnthropicPromptCachingMiddleware", "MemoryMiddleware", "HumanInTheLoopMiddleware",
     "UnsupportedContentMiddleware", "_ToolExclusionMiddleware",
 ))}  # fmt: skip
-"""``create_deep_agent``'s order, where the graph leaves two middleware unordered ("": yours)."""
+"""``create_deep_agent``'s order, where the graph leaves two middleware unordered ("": yours,
+and deepnb's ``TodoListMiddleware``, which it passes as one of yours)."""
 _SECRET_FIELD = re.compile(r"key|token|secret|passw|auth|credential|header|cookie|client", re.IGNORECASE)
 _SCALARS = (str, int, float, bool)
 SUMMARY = 100
