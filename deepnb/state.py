@@ -481,7 +481,8 @@ class RunState:
             error=self.error or "",
             items=[self.public_item(item) for item in self.items],
             todos=[todo.copy() for todo in self.todos],
-            files_changed=list(self.files_changed),
+            # sorted: parallel subagents write in any order; a snapshot must not depend on it
+            files_changed=sorted(self.files_changed),
             pending=[public_pending(p) for p in self.pending],
             decisions=[d.copy() for d in self.decisions],
             progress=self.progress(),
