@@ -176,8 +176,14 @@ class Workbench:
         return tree_from_messages(self.state_values(thread).get("messages") or [], root_name=self.name)
 
     def active_run(self, thread_id: str | None = None) -> Run | None:
-        """The run holding the thread now, started by this agent or another on its database."""
-        return cast(Run | None, claims.holder(self.database, thread_id or self.current_thread))
+        """The run holding the thread now, started by this agent or another on its database. A
+        run waiting on interrupts is checked against the thread's state first: answered
+        elsewhere, it holds the thread no more."""
+        run = cast(Run | None, claims.holder(self.database, thread_id or self.current_thread))
+        if run is not None and run.status == "interrupted":
+            run.refresh()
+            run = cast(Run | None, claims.holder(self.database, thread_id or self.current_thread))
+        return run
 
     def start(
         self,
@@ -192,6 +198,7 @@ class Workbench:
             raise DeepnbError("Use either -t THREAD or --new, not both.")
         thread_id = new_thread_id() if new_thread else (thread or self.current_thread)
         run = Run(self, thread_id, prompt)
+        self.active_run(thread_id)  # a run whose interrupts were answered elsewhere lets go
         busy = claims.claim(self.database, run)
         if busy is not run:
             holder = busy.workbench.name
@@ -245,6 +252,7 @@ class Workbench:
         restart, a run rebuilt from the thread's checkpoint with its pending interrupts."""
         thread_id = thread_id or self.current_thread
         run = Run(self, thread_id, None)
+        self.active_run(thread_id)  # a run whose interrupts were answered elsewhere lets go
         held = claims.claim(self.database, run)
         if held is not run:
             return held
@@ -294,7 +302,7 @@ class Workbench:
         return run_sync(collect())
 
     def _continue(self, thread_id: str) -> Run:
-        active = claims.holder(self.database, thread_id)
+        active = self.active_run(thread_id)
         if active is not None:
             return active
         config = {"configurable": {"thread_id": thread_id}}

@@ -14,6 +14,7 @@ from typing import Any
 from deepnb import events as ev
 from deepnb.async_tasks import merge_rows
 from deepnb.interpreter import parse_eval
+from deepnb.interrupts import is_approval, question_entry, value_text
 from deepnb.markup import highlight, markdown
 from deepnb.secrets import redact
 
@@ -343,8 +344,14 @@ class RunState:
         decided = {
             (p["id"], a["index"]): a["decision"] for p in self.pending for a in p["actions"] if a["decision"]
         }
+        answered = {p["id"]: p["answer"] for p in self.pending if p.get("answer") is not None}
         self.pending = [
             _pending(i, self._interrupt_agents.get(i.id, "main"), event.previews, decided)
+            if is_approval(i.value)
+            else {
+                **question_entry(i.id, self._interrupt_agents.get(i.id, "main"), i.value),
+                "answer": answered.get(i.id),
+            }
             for i in event.interrupts
         ]
         for card in self._tools.values():
@@ -375,6 +382,28 @@ class RunState:
             for action in request["actions"]:
                 if request["id"] == event.interrupt_id and action["index"] == event.index:
                     action["decision"] = {k: entry[k] for k in ("type", "message", "args", "auto")}
+
+    def _on_InterruptAnswered(self, event: ev.InterruptAnswered) -> None:
+        shown = value_text(event.value)
+        entry = {
+            "at": time.strftime("%Y-%m-%d %H:%M:%S"),
+            "interrupt_id": event.interrupt_id,
+            "index": 0,
+            "tool": "interrupt",
+            "type": "answer",
+            "message": shown,
+            "args": "",
+            "auto": False,
+        }
+        self.decisions.append(entry)
+        for request in self.pending:
+            if request["id"] != event.interrupt_id:
+                continue
+            if request.get("kind") == "question":
+                request["answer"] = shown
+            for action in request["actions"]:
+                if not action["decision"]:
+                    action["decision"] = {"type": "resume", "message": shown, "args": "", "auto": False}
 
     def _on_RunResumed(self, event: ev.RunResumed) -> None:
         self.pending = [p for p in self.pending if p["id"] not in event.interrupt_ids]
