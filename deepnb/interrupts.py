@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from deepnb.errors import DeepnbError
 from deepnb.safe_display import safe_display
+from deepnb.schema import PendingRequest
 from deepnb.secrets import redact
 
 VALUE_LIMIT = 2000
@@ -36,21 +37,22 @@ def jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, ensure_ascii=False, default=str))
 
 
-def question_entry(interrupt_id: str, agent: str, value: Any) -> dict[str, Any]:
+def question_entry(interrupt_id: str, agent: str, value: Any, *, answer: str | None = None) -> PendingRequest:
     """One pending raw interrupt as a view shows it: ``value`` (JSON data, ``None`` when it was
-    too long to show whole) and ``value_json`` (its JSON text, clipped), secrets removed."""
+    too long to show whole) and ``value_json`` (its JSON text, clipped), secrets removed, and the
+    ``answer`` once sent."""
     data = jsonable(value)
     text = redact(json.dumps(data, indent=2, ensure_ascii=False))
     whole = len(text) <= VALUE_LIMIT
-    return {
-        "id": interrupt_id,
-        "agent": agent,
-        "kind": "question",
-        "actions": [],
-        "value": json.loads(text) if whole else None,
-        "value_json": text if whole else text[: VALUE_LIMIT - 1] + "…",
-        "answer": None,
-    }
+    return PendingRequest(
+        id=interrupt_id,
+        agent=agent,
+        kind="question",
+        actions=[],
+        value=json.loads(text) if whole else None,
+        value_json=text if whole else text[: VALUE_LIMIT - 1] + "…",
+        answer=answer,
+    )
 
 
 def value_text(value: Any, limit: int = 80) -> str:

@@ -12,6 +12,7 @@ from typing import Any, cast
 
 from deepnb import claims
 from deepnb._loop import run_sync
+from deepnb.approvals import ApprovalRequest
 from deepnb.checkpoint import database_key
 from deepnb.errors import DeepnbError
 from deepnb.files.files import Files
@@ -270,7 +271,8 @@ class Workbench:
         """Continue a thread: the run waiting for approval if there is one, else the failed or
         stopped run, from its last checkpoint (in the background). ``decisions`` (one per pending
         request, in ``run.pending`` order: ``{"type": "approve"}``, ``{"type": "reject",
-        "message": ...}``, …) decide the waiting run's requests."""
+        "message": ...}``, …; for a raw interrupt, the value it is resumed with) decide the
+        waiting run's requests."""
         run = self._continue(thread_id or self.current_thread)
         if decisions is not None:
             pending = run.pending
@@ -280,7 +282,10 @@ class Workbench:
                     "request of run.pending, in order."
                 )
             for request, decision in zip(pending, decisions, strict=True):
-                run.decide(request.interrupt_id, request.index, decision)
+                if isinstance(request, ApprovalRequest):
+                    run.decide(request.interrupt_id, request.index, decision)
+                else:
+                    request.resume(decision)
         return run
 
     def stop(self, thread_id: str | None = None) -> Run:

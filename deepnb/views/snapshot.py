@@ -14,6 +14,8 @@ from typing import Any
 
 from deepnb.markup import escape
 from deepnb.safe_display import shown_text
+from deepnb.schema import RUN_STATUS_LABEL as STATUS_LABEL
+from deepnb.schema import shown_as
 from deepnb.state import RunState
 from deepnb.views.bounds import clip_item
 from deepnb.views.collapse import fold, hidden_ids
@@ -23,14 +25,6 @@ from deepnb.views.questions import question_html, question_text
 from deepnb.views.styles import snapshot_style
 from deepnb.views.subagent_tree import state_tree, tree_html, tree_text
 
-STATUS_LABEL = {
-    "running": "running",
-    "interrupted": "waiting for your approval",
-    "done": "done",
-    "error": "failed",
-    "cancelled": "stopped",
-}
-
 
 def _status(state: Mapping[str, Any]) -> str:
     """The status as the head line says it: a run that waits only on raw interrupts waits for
@@ -38,7 +32,7 @@ def _status(state: Mapping[str, Any]) -> str:
     kinds = {p.get("kind", "approval") for p in state["pending"]}
     if state["status"] == "interrupted" and kinds == {"question"}:
         return "waiting for your answer"
-    return STATUS_LABEL.get(state["status"], state["status"])
+    return shown_as(STATUS_LABEL, state["status"], state["status"])
 
 
 def _head(state: Mapping[str, Any]) -> str:
