@@ -5,6 +5,7 @@ interrupt answered outside deepnb frees the thread."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -29,6 +30,10 @@ builder.add_edge("ask", END)
 graph = builder.compile(checkpointer=InMemorySaver())
 deepnb.attach(graph, name="trip")
 """
+SQLITE = SETUP.replace(
+    'deepnb.attach(graph, name="trip")',
+    'deepnb.attach(builder.compile(), name="kept", checkpointer="sqlite:{db}")',
+)
 
 
 @pytest.fixture(scope="module")
@@ -87,3 +92,30 @@ def test_answered_outside_deepnb_the_thread_is_free(kernel: KernelSession) -> No
     again = kernel.execute("%%deepagent -a trip -o again\nAnother trip")
     assert again.ok and "waiting for your answer" in again.text(), again.text()
     assert kernel.execute("assert again.thread_id == outside.thread_id and again.status == 'interrupted'").ok
+
+
+def test_a_raw_interrupt_comes_back_after_a_kernel_restart(kernel: KernelSession, tmp_path: Path) -> None:
+    setup = SQLITE.replace("{db}", str(tmp_path / "threads.db"))
+    assert kernel.execute(setup).ok
+    first = kernel.execute("%%deepagent -a kept --new -o before\nPlan a trip")
+    assert first.ok and "waiting for your answer" in first.text(), first.text()
+    thread = kernel.execute("print(before.thread_id)").text().strip()
+
+    kernel.restart()
+    assert kernel.execute("%load_ext deepnb").ok
+    assert kernel.execute(setup).ok
+    before = len(kernel.run_views())
+    shown = kernel.execute(f"r = %deepagent approvals -a kept -t {thread}\nr")
+    assert shown.ok, shown.text()
+    comm_id, _ = kernel.newest_view(before)
+    asked = question(kernel, comm_id)
+    assert asked["value"]["question"] == "Which <city>?"
+    check = kernel.execute(
+        "(q,) = r.pending\n"
+        "assert q.value['options'] == ['Lisbon', 'Porto'], q\n"
+        "q.resume({'city': 'Lisbon', 'days': 5})\n"
+        "r.wait(30)\n"
+        "assert r.result == 'Off to Lisbon for 5 days.', r.result"
+    )
+    assert check.ok, check.text()
+    kernel.wait_for(lambda: kernel.widgets[comm_id]["status"] == "done", timeout=30)
