@@ -204,10 +204,12 @@ class Workbench:
         if busy is not run:
             holder = busy.workbench.name
             if busy.status == "interrupted":
+                asks = busy.waits_for_answers()
                 raise DeepnbError(
-                    f"Thread {thread_id!r} of agent {holder!r} is waiting for your approval ({busy.id}): "
-                    "decide on its cards (or %deepagent approvals), stop it with %deepagent stop, "
-                    "or start another thread with --new."
+                    f"Thread {thread_id!r} of agent {holder!r} is waiting for your "
+                    f"{'answer' if asks else 'approval'} ({busy.id}): "
+                    f"{'answer' if asks else 'decide'} on its cards (or %deepagent approvals), "
+                    "stop it with %deepagent stop, or start another thread with --new."
                 )
             raise DeepnbError(
                 f"Thread {thread_id!r} of agent {holder!r} is already running ({busy.id}). "

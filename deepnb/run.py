@@ -196,6 +196,11 @@ class Run(Displayable):
             ]
         return found
 
+    def waits_for_answers(self) -> bool:
+        """Whether every interrupt the run waits on is a raw one (a question, not an approval)."""
+        with self._lock:
+            return bool(self.state.pending) and all(p.get("kind") == "question" for p in self.state.pending)
+
     def _action_args(self, interrupt_id: str, index: int) -> dict[str, Any]:
         request = self._interrupts.get(interrupt_id)
         actions = (
@@ -241,7 +246,8 @@ class Run(Displayable):
         self._stop_reason = reason
         with self._lock:
             if self.status == "interrupted" and not self._resuming:
-                self.emit(ev.RunCancelled(ev.MAIN, f"{reason} while waiting for approval"))
+                waited = "your answer" if self.waits_for_answers() else "approval"
+                self.emit(ev.RunCancelled(ev.MAIN, f"{reason} while waiting for {waited}"))
                 self.workbench.release_thread(self)
                 return
         task = self._task

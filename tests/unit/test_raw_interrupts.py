@@ -108,7 +108,10 @@ def test_answered_outside_deepnb_the_thread_is_free_again() -> None:
     assert (run.status, run.result) == ("done", "Hello, Grace!")
     again = bench.run("hi again", thread=thread)  # not refused as "waiting for your approval"
     assert again.status == "interrupted" and again.pending[0].value == "What is your name?"
+    with pytest.raises(DeepnbError, match="is waiting for your answer"):
+        bench.run("a third time", thread=thread)  # this one does wait: the thread says so
     again.stop()
+    assert "stopped while waiting for your answer" in again.state.items[-1]["text"]
 
 
 def test_a_restarted_kernel_finds_raw_interrupts_on_the_thread() -> None:
