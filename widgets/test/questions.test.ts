@@ -22,9 +22,9 @@ function memory(): RunMemory {
     local: new Map(), focus: null, logOpen: false };
 }
 
-function setup(pending: Question[], traits: Partial<RunTraits> = {}, st: RunMemory = memory()) {
+function setup(pending: Question[], traits: Partial<RunTraits> = {}, st: RunMemory = memory(), gone = () => false) {
   const fake = new FakeModel<RunTraits>({ status: "interrupted", pending, card_errors: {}, ...traits });
-  const view = questionsView(liveModel(fake as any), st);
+  const view = questionsView(liveModel(fake as any), st, undefined, gone);
   mount().append(view.el);
   return { fake, view, el: view.el, st };
 }
@@ -131,6 +131,17 @@ describe("question cards", () => {
     assert.equal(sendBtn(card(el, "Q1")).disabled, true);
     const other = setup([question("Q2", "Why?")], { status: "cancelled" });
     assert.equal(sendBtn(card(other.el, "Q2")).disabled, true);
+  });
+
+  it("locks the card and says how to get it back once the kernel is gone", () => {
+    let gone = false;
+    const { el, view } = setup([question("Q1", "Your name?")], { thread_id: "t7" }, memory(), () => gone);
+    assert.equal(sendBtn(card(el, "Q1")).disabled, false);
+    gone = true;
+    view.render();
+    assert.equal(sendBtn(card(el, "Q1")).disabled, true);
+    assert.equal(reply(card(el, "Q1")).disabled, true);
+    assert.match(errorOf(card(el, "Q1")), /%deepagent approvals -t t7/);
   });
 
   it("keeps a draft for a re-displayed view, and drops cards no longer pending", () => {

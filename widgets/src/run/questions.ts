@@ -5,6 +5,7 @@
 // `card_errors` under "interrupt id:answer".
 
 import { h, keepOnly, placeAt, setAttr, setText, show } from "../lib/dom";
+import { goneText } from "../lib/kernel";
 import { isObj, list, str } from "../lib/text";
 import type { Question, RunTraits } from "../types";
 import type { RunModel } from "./live_model";
@@ -39,7 +40,10 @@ function answersOf(st: RunMemory): Answers {
   return found;
 }
 
-export function questionsView(model: RunModel, st: RunMemory, read: Read = (name) => model.get(name)): QuestionsView {
+/** The cards are disabled, under `goneText`, once `gone()`: no kernel is behind them. */
+export function questionsView(
+  model: RunModel, st: RunMemory, read: Read = (name) => model.get(name), gone: () => boolean = () => false,
+): QuestionsView {
   const cards = new Map<string, QuestionCard>();
   const memo = answersOf(st);
   const el = h("div", "dnb-questions");
@@ -65,7 +69,7 @@ export function questionsView(model: RunModel, st: RunMemory, read: Read = (name
     const locked = answered || sending || ended;
     card.send.disabled = card.reply.disabled = card.json.disabled = locked;
     show(card.sendingEl, sending);
-    const error = answered ? "" : local.get(card.iid) || str(errors[key]);
+    const error = answered ? "" : gone() ? goneText(str(read("thread_id"))) : local.get(card.iid) || str(errors[key]);
     setText(card.errorEl, error);
     show(card.errorEl, error !== "");
     setText(card.answerEl, answered ? `↩ answered: ${str(request.answer)}` : "");
@@ -74,7 +78,7 @@ export function questionsView(model: RunModel, st: RunMemory, read: Read = (name
 
   function render(): void {
     const status = str(read("status")) || "running";
-    const ended = ENDED.has(status);
+    const ended = ENDED.has(status) || gone();
     const errors = errorsNow();
     const requests = list(read("pending")).filter((p) => isObj(p) && p.kind === "question") as Question[];
     const ids = new Set(requests.map((request) => str(request.id)));
