@@ -176,9 +176,8 @@ class Run(Displayable):
         for request in requests:
             if request.get("kind") == "question":
                 if request.get("answer") is None and request["id"] not in self._ready:
-                    found.append(
-                        PendingInterrupt(self, request["id"], request.get("value"), request["agent"])
-                    )
+                    value = self._question_value(request["id"], request.get("value"))
+                    found.append(PendingInterrupt(self, request["id"], value, request["agent"]))
                 continue
             found += [
                 ApprovalRequest(
@@ -195,6 +194,11 @@ class Run(Displayable):
                 if not action["decision"]
             ]
         return found
+
+    def _question_value(self, interrupt_id: str, shown: Any) -> Any:
+        """A raw interrupt's whole value, secrets removed (a view may show it clipped)."""
+        request = self._interrupts.get(interrupt_id)
+        return shown if request is None else redact_data(request.value)
 
     def waits_for_answers(self) -> bool:
         """Whether every interrupt the run waits on is a raw one (a question, not an approval)."""

@@ -203,6 +203,21 @@ def test_a_secret_in_the_value_is_redacted(monkeypatch: pytest.MonkeyPatch) -> N
     run.stop()
 
 
+def test_a_long_value_is_clipped_on_the_card_but_whole_in_python() -> None:
+    def long(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [{"role": "ai", "content": str(interrupt({"text": "word " * 2000}))}]}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("long", long)
+    graph.add_edge(START, "long")
+    run = deepnb.attach(graph.compile(checkpointer=InMemorySaver()), name=unique("long")).run("x")
+    (shown,) = run.state.pending
+    assert shown["value"] is None and shown["value_json"].endswith("…")
+    (request,) = run.pending
+    assert request.value == {"text": "word " * 2000}
+    run.stop()
+
+
 def test_approvals_keep_their_api_and_also_resume() -> None:
     model = scripted(
         {
