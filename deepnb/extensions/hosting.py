@@ -13,6 +13,7 @@ from langchain.agents.middleware.types import AgentMiddleware
 from deepnb.extensions import ensure_loaded
 from deepnb.extensions.registry import REGISTRY, Registration
 from deepnb.extensions.rules import overlaps, reserved_routes
+from deepnb.extensions.store import default_store
 from deepnb.extensions.sync_hooks import async_ready
 from deepnb.spec import AgentSpec
 
@@ -144,6 +145,8 @@ def apply(spec: AgentSpec) -> tuple[AgentSpec, Applied]:
     own_middleware.append(ExtensionToolsMiddleware(frozenset(r.name for r in added)))
     options["middleware"] = own_middleware
 
+    if options.get("store") is None:  # a StoreBackend route needs one: the kernel's, as langgraph dev does
+        options["store"] = default_store()
     backend, skipped = _mount(options.get("backend"), routes)
     if backend is not options.get("backend"):
         options["backend"] = backend

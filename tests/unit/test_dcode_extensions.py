@@ -194,3 +194,61 @@ def test_a_slotted_middleware_class_takes_the_twins_too() -> None:
     mine.calls = 0
     run = deepnb.agent(unique("slots"), scripted({"main": LS_THEN_DONE}), middleware=[mine]).run("look")
     assert (run.wait(WAIT).status, run.error, mine.calls) == ("done", None, 2)
+
+
+# -- a store route with no store -------------------------------------------------------------------
+
+REMEMBER = [
+    {
+        "tool_calls": [
+            {"name": "write_file", "args": {"file_path": "/memories/tides.md", "content": "spring"}}
+        ]
+    },
+    "Saved.",
+]
+
+
+def test_memory_store_works_on_an_agent_with_no_store_and_memories_are_shared() -> None:
+    [(_, error)] = extensions.load(DCODE / "memory_store.py")
+    assert error is None
+    bench = deepnb.agent(unique("mem"), scripted({"main": REMEMBER}))
+    run = bench.run("remember").wait(WAIT)
+    assert (run.status, run.error, run.result) == ("done", None, "Saved.")
+    assert run.files["/memories/tides.md"] == "spring"
+    other = deepnb.agent(unique("mem2"), scripted({"main": ["ok"]}))
+    assert other.files(other.new_thread())["/memories/tides.md"] == "spring"  # one store per kernel
+
+
+def test_an_attached_graph_without_a_store_gets_the_kernels() -> None:
+    from deepagents import create_deep_agent
+    from deepagents.backends import CompositeBackend, StateBackend, StoreBackend
+
+    backend = CompositeBackend(
+        StateBackend(), {"/memories/": StoreBackend(namespace=lambda _: ("filesystem",))}
+    )
+    graph = create_deep_agent(model=scripted({"main": REMEMBER}), backend=backend)
+    assert graph.store is None
+    bench = deepnb.attach(graph, unique("attached"))
+    assert bench.graph.store is not None
+    run = bench.run("remember").wait(WAIT)
+    assert (run.status, run.error, run.result) == ("done", None, "Saved.")
+    assert bench.graph.store.get(("filesystem",), "/tides.md").value["content"] == "spring"
+
+
+def test_a_graph_that_cannot_take_a_store_is_named_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from deepagents import create_deep_agent
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    graph = create_deep_agent(model=scripted({"main": ["ok"]}), checkpointer=InMemorySaver())
+
+    class Fixed(type(graph)):  # type: ignore[misc]
+        store = property(lambda self: None)  # a graph whose store cannot be set
+
+    graph.__class__ = Fixed
+    name = unique("fixed")
+    deepnb.attach(graph, name)
+    [line] = capsys.readouterr().err.splitlines()
+    assert line == (
+        f"deepnb: Agent {name!r} has no LangGraph store and deepnb cannot give it one: "
+        "a StoreBackend route in it will fail; compile it with store=InMemoryStore()."
+    )
