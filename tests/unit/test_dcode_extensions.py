@@ -5,6 +5,7 @@ project folder ``.deepagents/extensions/``, plugin folders, and route conflicts.
 from __future__ import annotations
 
 import asyncio
+import json
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     """Each test in its own project, deepnb home and home folder (audit_log writes under ~)."""
     monkeypatch.delenv("DEEPNB_EXTENSIONS", raising=False)
     monkeypatch.setenv("DEEPNB_HOME", str(tmp_path / "home" / ".deepnb"))
+    (tmp_path / "home").mkdir()
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     (tmp_path / ".git").mkdir()
     monkeypatch.chdir(tmp_path)
@@ -71,6 +73,7 @@ def every_hook_pair() -> list[tuple[str, str]]:
 
 SYNC_ONLY = """
 import asyncio
+import json
 import threading
 from langchain.agents.middleware.types import AgentMiddleware
 
@@ -252,3 +255,127 @@ def test_a_graph_that_cannot_take_a_store_is_named_in_one_line(capsys: pytest.Ca
         f"deepnb: Agent {name!r} has no LangGraph store and deepnb cannot give it one: "
         "a StoreBackend route in it will fail; compile it with store=InMemoryStore()."
     )
+
+
+# -- dcode parity: project folder, plugin folders, load order, conflicts -----------------------------
+
+
+def route_extension(prefix: str) -> str:
+    return (
+        "from deepagents.backends import StateBackend\n"
+        f"def extension(d):\n    d.register_backend_route({prefix!r}, StateBackend())\n"
+    )
+
+
+def test_the_dcode_project_folder_runs_only_once_trusted_after_deepnbs_own(tmp_path: Path) -> None:
+    dcode = tmp_path / ".deepagents" / "extensions"
+    write(
+        dcode / "memory_store.py",
+        (DCODE / "memory_store.py").read_text() + "\nopen('imported', 'w').close()\n",
+    )
+    write(tmp_path / ".deepnb" / "extensions" / "mine.py", route_extension("/memories/"))
+    listing = extensions.listing()
+    assert listing.untrusted == (tmp_path / ".deepnb" / "extensions", dcode)
+    deepnb.agent(unique("untrusted"), scripted({"main": ["ok"]}))
+    assert not (tmp_path / "imported").exists() and REGISTRY.registrations == []
+
+    _, results = extensions.trust()
+    assert [(s.label, e) for s, e in results] == [("mine", None), ("memory_store", None)]
+    assert (tmp_path / "imported").exists()
+    [route] = REGISTRY.of_kind("route")
+    assert (route.name, route.source.label) == ("/memories/", "mine")  # .deepnb/ loads first, so it wins
+    assert extensions.listing().notes == (
+        "route '/memories/' from memory_store skipped: it overlaps '/memories/', which mine registered first",
+    )
+    assert extensions.listing().untrusted == ()
+
+    _, _, unloaded, _ = extensions.revoke_trust()
+    assert unloaded == ["mine", "memory_store"] and REGISTRY.registrations == []
+    assert extensions.listing().untrusted == (tmp_path / ".deepnb" / "extensions", dcode)
+
+
+def plugin(folder: Path, manifest: dict[str, Any], *, where: str = ".claude-plugin/plugin.json") -> Path:
+    write(folder / where, json.dumps(manifest))
+    return folder
+
+
+def test_a_plugin_folder_loads_its_manifest_entries_under_the_plugins_name(ip: Any, tmp_path: Path) -> None:
+    folder = tmp_path / "shared-memory-plugin"
+    write(folder / "extension.py", (DCODE / "memory_store.py").read_text())
+    write(folder / "tools" / "extension.py", (DCODE / "scratchpad.py").read_text())
+    plugin(
+        folder,
+        {
+            "name": "shared-memory",
+            "version": "1.0.0",
+            "extensions": {
+                "com.langchain.deepagents.code": {
+                    "pythonExtensions": ["./extension.py", "./tools/extension.py"]
+                }
+            },
+        },
+    )
+    shown = repr(ip.run_line_magic("deepagent", f"extension {folder}"))
+    assert shown.splitlines()[:2] == [
+        "Loaded extension shared-memory: route /memories/.",
+        "Loaded extension shared-memory: tool remember_note, tool read_notes, shutdown clear.",
+    ]
+    assert {r.source.label for r in REGISTRY.registrations} == {"shared-memory"}
+    run = deepnb.agent(unique("plug"), scripted({"main": REMEMBER})).run("remember").wait(WAIT)
+    assert (run.status, run.files["/memories/tides.md"]) == ("done", "spring")
+
+
+@pytest.mark.parametrize(
+    ("manifest", "expected"),
+    [
+        (
+            {"name": "p", "extensions": {"com.langchain.deepagents.code": {"pythonExtensions": "./ext.py"}}},
+            "Plugin p: Python extensions need a non-empty version in plugin.json.",
+        ),
+        (
+            {
+                "name": "p",
+                "version": "1",
+                "extensions": {"com.langchain.deepagents.code": {"pythonExtensions": "../x.py"}},
+            },
+            "Plugin p: pythonExtensions entry '../x.py' must start with './' and name a file.",
+        ),
+        (
+            {
+                "name": "p",
+                "version": "1",
+                "extensions": {"com.langchain.deepagents.code": {"pythonExtensions": "./../x.py"}},
+            },
+            "Plugin p: pythonExtensions entry './../x.py' must stay inside the plugin folder.",
+        ),
+        (
+            {
+                "name": "p",
+                "version": "1",
+                "extensions": {"com.langchain.deepagents.code": {"pythonExtensions": "./no.py"}},
+            },
+            "Plugin p: pythonExtensions entry './no.py' is not an existing .py file.",
+        ),
+    ],
+)
+def test_a_plugin_manifests_mistake_is_one_line_and_runs_nothing(
+    tmp_path: Path, manifest: dict[str, Any], expected: str
+) -> None:
+    folder = plugin(tmp_path / "p", manifest, where="plugin.json")
+    write(folder / "ext.py", "open('imported', 'w').close()\ndef extension(d):\n    pass\n")
+    write(tmp_path / "x.py", "open('imported', 'w').close()\ndef extension(d):\n    pass\n")
+    [(source, error)] = extensions.load(folder)
+    assert (source.label, error) == ("p", expected)
+    assert not (tmp_path / "imported").exists()
+    assert extensions.listing().failures == ((str(folder.resolve() / "plugin.json"), expected),)
+
+
+def test_loading_says_in_one_line_which_route_was_skipped(ip: Any, tmp_path: Path) -> None:
+    write(tmp_path / "first.py", route_extension("/team/"))
+    write(tmp_path / "second.py", route_extension("/team/notes/") + "    d.register_tool(len)\n")
+    ip.run_line_magic("deepagent", f"extension {tmp_path / 'first.py'}")
+    shown = repr(ip.run_line_magic("deepagent", f"extension {tmp_path / 'second.py'}"))
+    assert shown.splitlines()[:2] == [
+        "Loaded extension second: tool len.",
+        "  Route '/team/notes/' from second skipped: it overlaps '/team/', which first registered first.",
+    ]
