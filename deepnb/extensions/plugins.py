@@ -66,15 +66,16 @@ def read_plugin(folder: Path, manifest: Path) -> Plugin:
             problem=f"Plugin {name}: Python extensions need a non-empty version in {manifest.name}.",
         )
     paths = declared if isinstance(declared, list) else [declared]
-    entries, problems = [], []
+    entries: list[Path] = []
+    problems: list[str] = []
     for path in paths:
-        entry, problem = _entry(folder, path)
+        entry, why = _entry(folder, path)
         if entry is not None:
             entries.append(entry)
         else:
-            problems.append(problem)
-    problem = f"Plugin {name}: {'; '.join(problems)}." if problems else None
-    return Plugin(name, manifest, tuple(entries), problem)
+            problems.append(why)
+    summary = f"Plugin {name}: {'; '.join(problems)}." if problems else None
+    return Plugin(name, manifest, tuple(entries), summary)
 
 
 def _entry(folder: Path, declared: object) -> tuple[Path | None, str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import textwrap
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -138,6 +139,33 @@ def test_the_agents_own_sync_only_middleware_works_too() -> None:
     run = bench.run("look").wait(WAIT)
     assert (run.status, run.error, calls) == ("done", None, ["ls"])
     assert isinstance(mine, Audit) and mine.wrap_tool_call.__func__ is Audit.wrap_tool_call
+
+
+def test_stopping_a_run_stops_the_call_a_sync_hook_waits_for() -> None:
+    started, outcome = threading.Event(), []
+
+    class Passthrough(AgentMiddleware):
+        def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+            return handler(request)
+
+    async def slow(x: str) -> str:
+        """Take a long time."""
+        started.set()
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            outcome.append("cancelled")
+            raise
+        outcome.append("finished")
+        return x
+
+    model = scripted({"main": [{"tool_calls": [{"name": "slow", "args": {"x": "a"}}]}, "Done."]})
+    bench = deepnb.agent(unique("stop"), model, middleware=[Passthrough()], tools=[slow])
+    run = bench.run("wait", background=True)
+    assert started.wait(WAIT)
+    run.stop()
+    assert run.wait(WAIT).status == "cancelled"
+    assert outcome == ["cancelled"]
 
 
 def test_a_hook_that_blocks_a_call_returns_its_own_answer(tmp_path: Path) -> None:
