@@ -22,7 +22,7 @@ from typing import Any
 from deepnb._loop import engine_running, in_engine_thread, run_sync
 from deepnb.extensions import discovery
 from deepnb.extensions.api import ExtensionAPI, ExtensionError, ExtensionMode
-from deepnb.extensions.registry import REGISTRY, Registration, Source
+from deepnb.extensions.registry import REGISTRY, Failure, Registration, Source
 from deepnb.extensions.report import Listing
 from deepnb.failures import EngineAbort
 from deepnb.project import project_root
@@ -70,7 +70,7 @@ def _load_one(source: Source) -> bool:
     if source.problem:  # a plugin manifest's mistake: nothing to import
         api.deactivate()
         with REGISTRY.lock:
-            REGISTRY.failures[source.key] = discovery.Failure(source, source.problem)
+            REGISTRY.failures[source.key] = Failure(source, source.problem)
         return False
     try:
         with discovery.deepagents_code_names():

@@ -86,7 +86,9 @@ class Registry:
 
     # -- registering -------------------------------------------------------------------------
 
-    def add(self, kind: str, name: str, unit: Any, source: Source, *, staged: list | None) -> None:
+    def add(
+        self, kind: str, name: str, unit: Any, source: Source, *, staged: list[Registration] | None
+    ) -> None:
         """Register (or stage, while the extension's factory runs) one unit. As in Deep Agents
         Code, the first registration wins: a tool or middleware name already taken, or a route
         overlapping one already registered, is skipped and noted (the rest of the extension
