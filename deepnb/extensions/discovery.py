@@ -84,11 +84,22 @@ def explicit(path: str | Path) -> list[Source]:
     (with ``__init__.py`` or ``extension.py``), or a folder of extensions."""
     target = Path(path).expanduser()
     if target.is_file() and target.suffix == ".py":
-        return [Source(target.resolve(), "notebook")]
+        return [Source(target.resolve(), "notebook", plugin=_plugin_of(target.resolve()))]
     if target.is_dir():
         found = _entry(target, "notebook")
         return found if found is not None else scan(target, "notebook")
     raise DeepnbError(f"No extension at {str(path)!r}: give a .py file or a folder of extensions.")
+
+
+def _plugin_of(entry: Path, *, levels: int = 4) -> str | None:
+    """The name of the plugin whose manifest lists ``entry`` (a file you named inside a plugin
+    folder keeps the plugin's label), looking a few folders up."""
+    for folder in list(entry.parents)[:levels]:
+        manifest = plugins.find_manifest(folder)
+        if manifest is not None:
+            plugin = plugins.read_plugin(folder, manifest)
+            return plugin.name if entry in plugin.entries else None
+    return None
 
 
 def entry_points() -> list[Source]:

@@ -349,6 +349,8 @@ def test_a_plugin_folder_loads_its_manifest_entries_under_the_plugins_name(ip: A
         "Loaded extension shared-memory: tool remember_note, tool read_notes, shutdown clear.",
     ]
     assert {r.source.label for r in REGISTRY.registrations} == {"shared-memory"}
+    [(source, error)] = extensions.load(folder / "tools" / "extension.py")  # one entry, named directly
+    assert (source.label, error) == ("shared-memory", None)
     run = deepnb.agent(unique("plug"), scripted({"main": REMEMBER})).run("remember").wait(WAIT)
     assert (run.status, run.files["/memories/tides.md"]) == ("done", "spring")
 
