@@ -84,9 +84,9 @@ def async_ready(middleware: Any) -> Any:
             methods[f"a{sync}"] = _wrap_twin(sync) if sync.startswith("wrap_") else _node_twin(sync)
         adapted = type(cls.__name__, (cls,), methods)
         _adapted[cls] = adapted
-    try:
-        middleware.__class__ = adapted
-    except TypeError as exc:
+    try:  # object's own setter: a frozen dataclass's __setattr__ would refuse it
+        object.__setattr__(middleware, "__class__", adapted)
+    except (TypeError, AttributeError) as exc:
         raise DeepnbError(
             f"Middleware {cls.__name__} defines only sync {', '.join(missing)} and deepnb, whose runs "
             f"are async, could not add the async twin ({exc}): define {', '.join('a' + m for m in missing)}."

@@ -8,6 +8,7 @@ import asyncio
 import json
 import textwrap
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -213,7 +214,7 @@ def test_tool_counter_counts_each_tool_call() -> None:
     assert (run.status, run.error, counter.count) == ("done", None, 2)
 
 
-def test_a_slotted_middleware_class_takes_the_twins_too() -> None:
+def test_slotted_and_frozen_middleware_classes_take_the_twins_too() -> None:
     class Slotted(AgentMiddleware):
         __slots__ = ("calls",)
 
@@ -221,10 +222,20 @@ def test_a_slotted_middleware_class_takes_the_twins_too() -> None:
             self.calls += 1
             return handler(request)
 
-    mine = Slotted()
+    @dataclass(frozen=True)
+    class Frozen(AgentMiddleware):
+        seen: list[str]
+
+        def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+            self.seen.append(request.tool_call["name"])
+            return handler(request)
+
+    mine, frozen = Slotted(), Frozen([])
     mine.calls = 0
-    run = deepnb.agent(unique("slots"), scripted({"main": LS_THEN_DONE}), middleware=[mine]).run("look")
-    assert (run.wait(WAIT).status, run.error, mine.calls) == ("done", None, 2)
+    run = deepnb.agent(unique("slots"), scripted({"main": LS_THEN_DONE}), middleware=[mine, frozen]).run(
+        "look"
+    )
+    assert (run.wait(WAIT).status, run.error, mine.calls, frozen.seen) == ("done", None, 2, ["ls"])
 
 
 # -- a store route with no store -------------------------------------------------------------------
