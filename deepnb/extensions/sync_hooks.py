@@ -20,6 +20,7 @@ import concurrent.futures
 import contextlib
 import contextvars
 import functools
+import inspect
 import threading
 import weakref
 from collections.abc import Awaitable, Callable
@@ -44,7 +45,7 @@ def hook_pairs() -> tuple[tuple[str, str], ...]:
             callable(value)
             and not name.startswith("_")
             and twin is not None
-            and asyncio.iscoroutinefunction(twin)
+            and inspect.iscoroutinefunction(twin)
         ):
             pairs.append((name, f"a{name}"))
     return tuple(pairs)

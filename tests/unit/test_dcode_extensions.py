@@ -5,6 +5,7 @@ project folder ``.deepagents/extensions/``, plugin folders, and route conflicts.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import textwrap
 import threading
@@ -69,13 +70,11 @@ def every_hook_pair() -> list[tuple[str, str]]:
     return [
         (name, f"a{name}")
         for name, value in found.items()
-        if callable(value) and f"a{name}" in found and asyncio.iscoroutinefunction(found[f"a{name}"])
+        if callable(value) and f"a{name}" in found and inspect.iscoroutinefunction(found[f"a{name}"])
     ]
 
 
 SYNC_ONLY = """
-import asyncio
-import json
 import threading
 from langchain.agents.middleware.types import AgentMiddleware
 
