@@ -5,6 +5,7 @@ use where the project's config defines it."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NoReturn
@@ -14,6 +15,7 @@ from deepnb.agents import DEFAULT_AGENT
 from deepnb.checkpoint import CheckpointerSpec, make_checkpointer
 from deepnb.config import Definition, Key, agent_names, describe_kind, find_config, parse_agent
 from deepnb.errors import DeepnbError
+from deepnb.extensions.store import give_store
 from deepnb.local import Workbench
 from deepnb.spec import AgentSpec, model_label
 from deepnb.trust import is_trusted
@@ -141,13 +143,16 @@ def reload(name: str | None = None) -> list[Workbench]:
 
 def attach(graph: Any, name: str = DEFAULT_AGENT, *, checkpointer: CheckpointerSpec = None) -> Workbench:
     """Register an agent you compiled yourself. Without a checkpointer of its own, it gets one
-    (``"memory"`` by default) so it can keep threads."""
+    (``"memory"`` by default) so it can keep threads; without a store, the kernel's in-memory one."""
     if not hasattr(graph, "astream") or not hasattr(graph, "aget_state"):
         raise DeepnbError(f"{type(graph).__name__} is not a compiled LangGraph agent.")
     saver = getattr(graph, "checkpointer", None)
     if checkpointer is not None or not saver:
         saver = make_checkpointer(checkpointer)
         graph = graph.copy(update={"checkpointer": saver})
+    no_store = give_store(graph, name)  # a StoreBackend route needs one, as under langgraph dev
+    if no_store:
+        print(f"deepnb: {no_store}", file=sys.stderr)
     return agents.register(Workbench(name, graph, saver, label=type(graph).__name__))
 
 

@@ -1,7 +1,8 @@
 """Which projects you trust (``%deepagent trust``), kept in ``~/.deepnb/trusted.json``.
 
-A trusted project's ``.deepnb/extensions/`` run, and its ``deepnb.toml`` (or ``[tool.deepnb]``)
-may import code (``module:attr``) and reach outside its folder. An untrusted one gets neither:
+A trusted project's ``.deepnb/extensions/`` and ``.deepagents/extensions/`` run, and its
+``deepnb.toml`` (or ``[tool.deepnb]``) may import code (``module:attr``) and reach outside its
+folder. An untrusted one gets neither:
 its declarative agents still work when they need neither.
 """
 

@@ -3,9 +3,10 @@ builds more tools, middleware and backend routes, with shutdown callbacks — th
 Deep Agents Code's, so one written for it loads unchanged.
 
 Sources, in load order: ``~/.deepnb/extensions/`` (``$DEEPNB_HOME/extensions``), the
-``deepnb.extensions`` entry points, the project's ``.deepnb/extensions/`` once you ran
-``%deepagent trust``, and paths named with ``%deepagent extension PATH``. The automatic ones load
-when the first agent is built (``DEEPNB_EXTENSIONS=0`` turns them off).
+``deepnb.extensions`` entry points, the project's ``.deepnb/extensions/`` then
+``.deepagents/extensions/`` (Deep Agents Code's) once you ran ``%deepagent trust``, and paths
+named with ``%deepagent extension PATH``. Plugin folders load the entries their manifest names.
+The automatic ones load when the first agent is built (``DEEPNB_EXTENSIONS=0`` turns them off).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 from deepnb._loop import engine_running, in_engine_thread, run_sync
 from deepnb.extensions import discovery
 from deepnb.extensions.api import ExtensionAPI, ExtensionError, ExtensionMode
-from deepnb.extensions.registry import REGISTRY, Registration, Source
+from deepnb.extensions.registry import REGISTRY, Failure, Registration, Source
 from deepnb.extensions.report import Listing
 from deepnb.failures import EngineAbort
 from deepnb.project import project_root
@@ -66,6 +67,11 @@ def _load_one(source: Source) -> bool:
     for line in _unload(source.key):
         print(f"deepnb: {line}", file=sys.stderr)
     api = ExtensionAPI(source, cwd=Path.cwd(), has_ui=_has_ui())
+    if source.problem:  # a plugin manifest's mistake: nothing to import
+        api.deactivate()
+        with REGISTRY.lock:
+            REGISTRY.failures[source.key] = Failure(source, source.problem)
+        return False
     try:
         with discovery.deepagents_code_names():
             factory = discovery.import_factory(source)
@@ -94,12 +100,18 @@ def _automatic_sources() -> list[Source]:
 
     sources = discovery.scan(discovery.user_dir(), "user")
     sources += discovery.entry_points()
-    folder = discovery.project_dir(project_root())
-    found = discovery.scan(folder, "project")
-    if found and discovery.is_trusted(project_root()):
-        sources += found
-    elif found:
-        _list_untrusted(folder)
+    root = project_root()
+    trusted: bool | None = None  # read once, and only for a project that has extensions
+    for folder in discovery.project_dirs(root):
+        found = discovery.scan(folder, "project")
+        if not found:
+            continue
+        if trusted is None:
+            trusted = discovery.is_trusted(root)
+        if trusted:
+            sources += found
+        else:
+            _list_untrusted(folder)
     unique: dict[str, Source] = {}
     for source in sources:
         unique.setdefault(source.key, source)
@@ -141,38 +153,41 @@ def load(path: str | Path) -> list[tuple[Source, str | None]]:
 
 
 def trust(path: str | Path | None = None) -> tuple[Path, list[tuple[Source, str | None]]]:
-    """Trust a project (the current one by default) and load its ``.deepnb/extensions/``."""
+    """Trust a project (the current one by default) and load its ``.deepnb/extensions/`` and
+    ``.deepagents/extensions/``."""
 
     root = discovery.trust(Path(path).expanduser() if path else project_root())
     ensure_loaded()
-    folder = discovery.project_dir(root)
+    folders = {folder.resolve() for folder in discovery.project_dirs(root)}
     with REGISTRY.lock:
-        REGISTRY.untrusted = [f for f in REGISTRY.untrusted if f.resolve() != folder.resolve()]
+        REGISTRY.untrusted = [f for f in REGISTRY.untrusted if f.resolve() not in folders]
     results = []
-    for source in discovery.scan(folder, "project"):
-        if source.key not in REGISTRY.loaded:
-            ok = _load_one(source)
-            results.append((source, None if ok else REGISTRY.failures[source.key].error))
+    for folder in discovery.project_dirs(root):
+        for source in discovery.scan(folder, "project"):
+            if source.key not in REGISTRY.loaded:
+                ok = _load_one(source)
+                results.append((source, None if ok else REGISTRY.failures[source.key].error))
     return root, results
 
 
 def revoke_trust(path: str | Path | None = None) -> tuple[Path, bool, list[str], list[str]]:
-    """Stop trusting a project (the current one by default): its ``.deepnb/extensions/`` no
-    longer load, and those loaded now are unloaded (their shutdown callbacks run). Returns the
-    project, whether it was trusted, the labels of the extensions unloaded, and any errors of
-    their shutdown callbacks."""
+    """Stop trusting a project (the current one by default): its ``.deepnb/extensions/`` and
+    ``.deepagents/extensions/`` no longer load, and those loaded now are unloaded (their
+    shutdown callbacks run). Returns the project, whether it was trusted, the labels of the
+    extensions unloaded, and any errors of their shutdown callbacks."""
 
     root = (Path(path).expanduser() if path else project_root()).resolve()
     was_trusted = discovery.revoke(root)
-    folder = discovery.project_dir(root)
-    found = discovery.scan(folder, "project")
     unloaded, errors = [], []
-    for source in found:
-        if source.key in REGISTRY.loaded:
-            errors += _unload(source.key)
-            unloaded.append(source.label)
-    if found:
-        _list_untrusted(folder)
+    for folder in discovery.project_dirs(root):
+        found = discovery.scan(folder, "project")
+        for source in found:
+            if source.key in REGISTRY.loaded:
+                errors += _unload(source.key)
+                if source.label not in unloaded:
+                    unloaded.append(source.label)
+        if found:
+            _list_untrusted(folder)
     return root, was_trusted, unloaded, errors
 
 

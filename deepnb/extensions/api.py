@@ -12,8 +12,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from deepnb.errors import DeepnbError
 from deepnb.extensions.registry import REGISTRY, Registration, Source
 from deepnb.extensions.rules import ExtensionError, check_prefix, overlaps, reserved_routes
+from deepnb.extensions.sync_hooks import async_ready
 from deepnb.safe_display import safe_display
 
 __all__ = [  # ExtensionError and the route rules live in deepnb.extensions.rules
@@ -91,7 +93,9 @@ class ExtensionAPI:
 
     def register_middleware(self, middleware: Any) -> None:
         """Add a LangChain ``AgentMiddleware`` (an instance, or a class built with no arguments)
-        to agents built from now on; ``%deepagent reload`` rebuilds the others."""
+        to agents built from now on; ``%deepagent reload`` rebuilds the others. Hooks defined
+        only in sync form (``wrap_tool_call`` without ``awrap_tool_call``, …) work: each gets an
+        async twin that runs it in a thread."""
         from langchain.agents.middleware.types import AgentMiddleware  # noqa: PLC0415  # lazy: heavy
 
         self._ensure_active()
@@ -103,6 +107,10 @@ class ExtensionAPI:
             raise ExtensionError(
                 f"Registered middleware must be an AgentMiddleware, got {type(instance).__name__}."
             )
+        try:
+            instance = async_ready(instance)  # deepnb's runs are async: sync-only hooks get a twin
+        except DeepnbError as exc:
+            raise ExtensionError(str(exc)) from None
         self._add("middleware", getattr(instance, "name", type(instance).__name__), instance)
 
     def register_backend_route(self, prefix: str, backend: Any) -> None:

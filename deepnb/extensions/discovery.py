@@ -1,5 +1,9 @@
 """Where extensions come from: a path you name, the ``deepnb.extensions`` entry points,
-``~/.deepnb/extensions/``, and a trusted project's ``.deepnb/extensions/``; and importing one."""
+``~/.deepnb/extensions/``, and a trusted project's ``.deepnb/extensions/`` and
+``.deepagents/extensions/`` (Deep Agents Code's folder); and importing one. A Deep Agents Code
+plugin folder (one with a ``plugin.json`` manifest) in any of them loads the Python entries its
+manifest names (:mod:`deepnb.extensions.plugins`).
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from deepnb.errors import DeepnbError
+from deepnb.extensions import plugins
 from deepnb.extensions.api import ExtensionAPI, ExtensionError, ExtensionMode
 from deepnb.extensions.registry import Failure, Source
 from deepnb.project import deepnb_home
@@ -30,44 +35,71 @@ def user_dir() -> Path:
     return deepnb_home() / "extensions"
 
 
-def project_dir(root: Path) -> Path:
-    return root / ".deepnb" / "extensions"
+def project_dirs(root: Path) -> tuple[Path, ...]:
+    """A project's extension folders, in load order: deepnb's own, then Deep Agents Code's."""
+    return (root / ".deepnb" / "extensions", root / ".deepagents" / "extensions")
 
 
 # -- finding sources --------------------------------------------------------------------------
 
 
-def _entry(entry: Path, origin: str) -> Source | None:
+def _entry(entry: Path, origin: str) -> list[Source] | None:
+    """The extension(s) ``entry`` is: a ``.py`` file, a plugin folder's entries, or a package
+    folder; ``None`` if it is none of these."""
     if entry.is_file() and entry.suffix == ".py":
-        return Source(entry.resolve(), origin)
+        return [Source(entry.resolve(), origin)]
+    if not entry.is_dir():
+        return None
+    manifest = plugins.find_manifest(entry)
+    if manifest is not None:
+        plugin = plugins.read_plugin(entry, manifest)
+        found = [
+            Source(path, origin, package=path.name == "__init__.py", plugin=plugin.name)
+            for path in plugin.entries
+        ]
+        if plugin.problem:
+            found.append(Source(manifest.resolve(), origin, plugin=plugin.name, problem=plugin.problem))
+        return found
     for name in ENTRY_FILES:
         if (entry / name).is_file():
-            return Source((entry / name).resolve(), origin, package=True)
+            return [Source((entry / name).resolve(), origin, package=True)]
     return None
 
 
 def scan(directory: Path, origin: str) -> list[Source]:
-    """A folder's extensions, shallowly: each ``*.py`` file, and each subfolder holding
-    ``__init__.py`` or ``extension.py`` (Deep Agents Code's rule)."""
+    """A folder's extensions, shallowly: each ``*.py`` file, each plugin folder's entries, and
+    each subfolder holding ``__init__.py`` or ``extension.py`` (Deep Agents Code's rule)."""
     try:
         entries = sorted(directory.iterdir())
     except (FileNotFoundError, NotADirectoryError):
         return []
     except OSError as exc:
         raise DeepnbError(f"Cannot read extension folder {directory}: {exc}") from None
-    return [s for s in (_entry(e, origin) for e in entries if not e.name.startswith((".", "_"))) if s]
+    found = (_entry(e, origin) for e in entries if not e.name.startswith((".", "_")))
+    return [source for sources in found if sources for source in sources]
 
 
 def explicit(path: str | Path) -> list[Source]:
-    """The extensions at a path you named: a ``.py`` file, a package folder (with
-    ``__init__.py`` or ``extension.py``), or a folder of extensions."""
+    """The extensions at a path you named: a ``.py`` file, a plugin folder, a package folder
+    (with ``__init__.py`` or ``extension.py``), or a folder of extensions."""
     target = Path(path).expanduser()
     if target.is_file() and target.suffix == ".py":
-        return [Source(target.resolve(), "notebook")]
+        return [Source(target.resolve(), "notebook", plugin=_plugin_of(target.resolve()))]
     if target.is_dir():
-        package = _entry(target, "notebook")
-        return [package] if package else scan(target, "notebook")
+        found = _entry(target, "notebook")
+        return found if found is not None else scan(target, "notebook")
     raise DeepnbError(f"No extension at {str(path)!r}: give a .py file or a folder of extensions.")
+
+
+def _plugin_of(entry: Path, *, levels: int = 4) -> str | None:
+    """The name of the plugin whose manifest lists ``entry`` (a file you named inside a plugin
+    folder keeps the plugin's label), looking a few folders up."""
+    for folder in list(entry.parents)[:levels]:
+        manifest = plugins.find_manifest(folder)
+        if manifest is not None:
+            plugin = plugins.read_plugin(folder, manifest)
+            return plugin.name if entry in plugin.entries else None
+    return None
 
 
 def entry_points() -> list[Source]:

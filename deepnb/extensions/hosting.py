@@ -4,7 +4,7 @@ registered *now*, so a tool loaded after an agent was built reaches it on its ne
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -13,6 +13,8 @@ from langchain.agents.middleware.types import AgentMiddleware
 from deepnb.extensions import ensure_loaded
 from deepnb.extensions.registry import REGISTRY, Registration
 from deepnb.extensions.rules import overlaps, reserved_routes
+from deepnb.extensions.store import default_store
+from deepnb.extensions.sync_hooks import async_ready
 from deepnb.spec import AgentSpec
 
 RUNTIME_MIDDLEWARE = "deepnb_extension_tools"
@@ -118,7 +120,8 @@ def _mount(backend: Any, routes: list[Registration]) -> tuple[Any, list[str]]:
 
 def apply(spec: AgentSpec) -> tuple[AgentSpec, Applied]:
     """``spec`` with the registered tools, middleware and routes added (its ``declared`` is
-    ``spec``), and what the agent takes in."""
+    ``spec``), and what the agent takes in. Middleware with sync-only hooks, the agent's own and
+    its subagents' too, gets their async twins (:mod:`deepnb.extensions.sync_hooks`)."""
     spec = spec.declared or spec
     ensure_loaded()
     with REGISTRY.lock:
@@ -133,12 +136,18 @@ def apply(spec: AgentSpec) -> tuple[AgentSpec, Applied]:
     if added:
         options["tools"] = own_tools + [r.unit for r in added]
 
-    own_middleware = list(options.get("middleware") or ())
+    own_middleware = [async_ready(m) for m in options.get("middleware") or ()]
+    for subagent in options.get("subagents") or ():
+        if isinstance(subagent, Mapping):
+            for m in subagent.get("middleware") or ():
+                async_ready(m)
     names = {getattr(m, "name", type(m).__name__) for m in own_middleware}
     own_middleware += [r.unit for r in middleware if r.name not in names]
     own_middleware.append(ExtensionToolsMiddleware(frozenset(r.name for r in added)))
     options["middleware"] = own_middleware
 
+    if options.get("store") is None:  # a StoreBackend route needs one: the kernel's, as langgraph dev does
+        options["store"] = default_store()
     backend, skipped = _mount(options.get("backend"), routes)
     if backend is not options.get("backend"):
         options["backend"] = backend

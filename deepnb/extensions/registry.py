@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deepnb.extensions.rules import ExtensionError, overlaps
+from deepnb.extensions.rules import overlaps
 
 GRAPH_BOUND = ("middleware", "route")
 """Kinds an agent takes in when it is built; tools reach agents at each model call."""
@@ -25,6 +25,10 @@ class Source:
     package: bool = False
     entry_point: str | None = None
     """``name = value`` of a ``deepnb.extensions`` entry point."""
+    plugin: str | None = None
+    """The name in the manifest of the Deep Agents Code plugin folder this entry comes from."""
+    problem: str | None = None
+    """Why this source cannot load (a plugin manifest's mistake): recorded as its failure, never imported."""
 
     @property
     def key(self) -> str:
@@ -32,8 +36,12 @@ class Source:
 
     @property
     def label(self) -> str:
+        """Short name, as Deep Agents Code labels it: the plugin's name, else the package
+        folder's or the file's."""
         if self.entry_point:
             return self.entry_point.split("=")[0].strip()
+        if self.plugin:
+            return self.plugin
         return self.path.parent.name if self.package else self.path.stem
 
 
@@ -81,18 +89,24 @@ class Registry:
     def add(
         self, kind: str, name: str, unit: Any, source: Source, *, staged: list[Registration] | None
     ) -> None:
-        """Register (or stage, while the extension's factory runs) one unit. Route clashes are
-        refused; a tool or middleware name already taken is ignored, as Deep Agents Code does."""
+        """Register (or stage, while the extension's factory runs) one unit. As in Deep Agents
+        Code, the first registration wins: a tool or middleware name already taken, or a route
+        overlapping one already registered, is skipped and noted (the rest of the extension
+        loads)."""
         with self.lock:
             current = [*self.registrations, *(staged or ())]
             same_kind = [r for r in current if r.kind == kind]
             if kind == "route":
-                for other in same_kind:
-                    if overlaps(name, other.name):
-                        raise ExtensionError(
-                            f"Backend route {name!r} overlaps {other.name!r}, registered by "
-                            f"{other.source.label}: choose a prefix outside it."
+                clash = next((r for r in same_kind if overlaps(name, r.name)), None)
+                if clash is not None:
+                    self.ignored.append(
+                        (
+                            source.key,
+                            f"route {name!r} from {source.label} skipped: it overlaps {clash.name!r}, "
+                            f"which {clash.source.label} registered first",
                         )
+                    )
+                    return
             elif kind != "shutdown":
                 taken = next((r for r in same_kind if r.name == name), None)
                 if taken is not None:

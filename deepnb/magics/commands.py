@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from deepnb import building
@@ -251,12 +252,25 @@ def extension(args: Any) -> Message:
             lines.append(f"Extension {source.label} failed, nothing of it is registered: {error}")
         else:
             lines.append(f"Loaded extension {source.label}{_registered(source.key)}.")
+            lines += _skipped(source.key)
     return Message("\n".join(lines + _reload_hint()) or f"No extensions in {args.path}.")
 
 
 def _registered(key: str) -> str:
     kinds = [f"{r.kind} {r.name}" for r in REGISTRY.registrations if r.source.key == key]
     return f": {', '.join(kinds)}" if kinds else " (it registered nothing)"
+
+
+def _skipped(key: str) -> list[str]:
+    """One line for each name or route the extension lost to an earlier one (first wins)."""
+    return [f"  {note[:1].upper()}{note[1:]}." for k, note in REGISTRY.ignored if k == key]
+
+
+def _project_folders(root: Path) -> str:
+    """The project's extension folders a trust covers, as they exist."""
+    if (root / ".deepagents" / "extensions").is_dir():
+        return ".deepnb/extensions/ and .deepagents/extensions/"
+    return ".deepnb/extensions/"
 
 
 def _reload_hint() -> list[str]:
@@ -275,7 +289,7 @@ def trust(args: Any) -> Message:
         return _revoke_trust(args.path)
 
     root, results = ext.trust(args.path)
-    lines = [f"Trusted {root}: its .deepnb/extensions/ run from now on."]
+    lines = [f"Trusted {root}: its {_project_folders(root)} run from now on."]
     try:
         config = find_config(root)
     except DeepnbError:  # a broken file says so when an agent is built from it
@@ -291,6 +305,7 @@ def trust(args: Any) -> Message:
             if error
             else f"Loaded extension {source.label}{_registered(source.key)}."
         )
+        lines += [] if error else _skipped(source.key)
     return Message("\n".join(lines + _reload_hint()))
 
 
@@ -298,7 +313,7 @@ def _revoke_trust(path: str | None) -> Message:
     root, was_trusted, unloaded, errors = ext.revoke_trust(path)
     if not was_trusted:
         return Message(f"{root} was not trusted: nothing changed.")
-    lines = [f"{root} is no longer trusted: its .deepnb/extensions/ will not run."]
+    lines = [f"{root} is no longer trusted: its {_project_folders(root)} will not run."]
     if unloaded:
         lines.append(f"Unloaded {', '.join(unloaded)}; their tools leave the next model call.")
     lines += [f"deepnb: {error}" for error in errors]

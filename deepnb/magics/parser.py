@@ -188,7 +188,7 @@ def resume(line: str) -> None:
 
 
 @magic_arguments(name="deepagent extension")
-@argument("path", help="An extension file, a package folder, or a folder of extensions.")
+@argument("path", help="An extension file, a package or plugin folder, or a folder of extensions.")
 def extension(line: str) -> None:
     """Load (or load again) the extension(s) at PATH."""
 
@@ -202,7 +202,8 @@ def extensions(line: str) -> None:
 @argument("path", nargs="?", help="The project folder (default: the current project).")
 @argument("--revoke", action="store_true", help="Stop trusting it; its loaded extensions are unloaded.")
 def trust(line: str) -> None:
-    """Trust a project: its deepnb.toml code and .deepnb/extensions/ may run (--revoke takes that back)."""
+    """Trust a project: its deepnb.toml code, .deepnb/extensions/ and .deepagents/extensions/ may run
+    (--revoke takes that back)."""
 
 
 @magic_arguments(name="deepagent reload")
@@ -229,7 +230,7 @@ SUMMARIES = {
     "resume": "Resume a thread: pending approvals, or a failed or stopped run.",
     "extension": "Load the extension(s) at PATH (a file or a folder).",
     "extensions": "List extension registrations, sources, failures; says if a reload is needed.",
-    "trust": "Trust the project: its deepnb.toml code and .deepnb/extensions/ may run (--revoke to stop).",
+    "trust": "Trust the project: its deepnb.toml code and extension folders may run (--revoke to stop).",
     "reload": "Rebuild agents with the current extensions and deepnb.toml (threads kept).",
 }
 SUBCOMMANDS: dict[str, Command] = {

@@ -440,3 +440,30 @@ def test_trusting_a_folder_that_does_not_exist_is_refused(ip: Any, proj: Project
     trusted = ip.run_line_magic("deepagent", "trust")
     assert repr(trusted).startswith(f"Trusted {proj.root}: its .deepnb/extensions/ run from now on.")
     assert trust.is_trusted(proj.root)
+
+
+# -- a project's extension folders -------------------------------------------------------------------
+
+PROJECT_EXTENSION = "open('imported.flag', 'w').close()\ndef extension(d):\n    pass\n"
+DCODE_PLUGIN = (
+    '{"name": "p", "version": "1", '
+    '"extensions": {"com.langchain.deepagents.code": {"pythonExtensions": "./ext.py"}}}'
+)
+
+
+@pytest.mark.parametrize("shape", ["file", "plugin folder"])
+@pytest.mark.parametrize("folder", [".deepnb/extensions", ".deepagents/extensions"])
+def test_a_projects_extension_folders_run_nothing_until_trusted(
+    proj: Project, folder: str, shape: str
+) -> None:
+    where = proj.root / folder
+    entry = where / "ext.py" if shape == "file" else where / "plug" / "ext.py"
+    entry.parent.mkdir(parents=True)
+    entry.write_text(PROJECT_EXTENSION, encoding="utf-8")
+    if shape == "plugin folder":
+        (entry.parent / "plugin.json").write_text(DCODE_PLUGIN, encoding="utf-8")
+    deepnb.agent("gate-extension", model="demo:quickstart")
+    assert extensions.listing().untrusted == (where,)
+    assert not proj.imported
+    extensions.trust()
+    assert proj.imported

@@ -267,7 +267,7 @@ def test_bad_route_prefixes_are_refused(tmp_path: Path, prefix: str, expected: s
     assert kinds() == []
 
 
-def test_overlapping_routes_and_non_backends_are_refused(tmp_path: Path) -> None:
+def test_an_overlapping_route_is_skipped_first_wins_and_non_backends_are_refused(tmp_path: Path) -> None:
     route = (
         "from deepagents.backends import StateBackend\n"
         "async def extension(d):\n    d.register_backend_route({!r}, StateBackend())\n"
@@ -279,7 +279,10 @@ def test_overlapping_routes_and_non_backends_are_refused(tmp_path: Path) -> None
     results |= {s.label: e for s, e in extensions.load(tmp_path / "second.py")}
     results |= {s.label: e for s, e in extensions.load(tmp_path / "third.py")}
     assert results["first"] is None
-    assert "Backend route '/data/raw/' overlaps '/data/', registered by first" in results["second"]
+    assert results["second"] is None  # the first registration wins, as in Deep Agents Code
+    assert extensions.listing().notes == (
+        "route '/data/raw/' from second skipped: it overlaps '/data/', which first registered first",
+    )
     assert "got dict, which is not a deepagents BackendProtocol" in results["third"]
     assert kinds() == [("route", "/data/")]
 

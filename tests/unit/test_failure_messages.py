@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.tools import tool
 
@@ -79,9 +80,10 @@ def _bench(kind: str) -> deepnb.Workbench:
         return deepnb.agent(name, model=scripted({"main": CALL}), tools=[lookup])
     if kind == "middleware bug":
         return deepnb.agent(name, model=scripted({"main": ["never"]}), middleware=[BuggyHook()])
-    if kind == "sync-only middleware":
+    if kind == "sync-only middleware":  # in a graph compiled outside deepnb, which adapts its own
         tools = [tool("lookup")(_buggy_lookup)]
-        return deepnb.agent(name, model=scripted({"main": CALL}), tools=tools, middleware=[SyncOnly()])
+        graph = create_agent(scripted({"main": CALL}), tools=tools, middleware=[SyncOnly()])
+        return deepnb.attach(graph, name=name)
     if kind == "exit in a tool":
         return deepnb.agent(name, model=scripted({"main": CALL}), tools=[_tool_raising(SystemExit(3))])
     raise AssertionError(kind)
