@@ -14,6 +14,7 @@ from deepnb.agents import DEFAULT_AGENT
 from deepnb.checkpoint import CheckpointerSpec, make_checkpointer
 from deepnb.config import Definition, Key, agent_names, describe_kind, find_config, parse_agent
 from deepnb.errors import DeepnbError
+from deepnb.files.setup import FileSetup
 from deepnb.local import Workbench
 from deepnb.spec import AgentSpec, model_label
 from deepnb.trust import is_trusted
@@ -137,16 +138,21 @@ def reload(name: str | None = None) -> list[Workbench]:
     return rebuilt
 
 
-def attach(graph: Any, name: str = DEFAULT_AGENT, *, checkpointer: CheckpointerSpec = None) -> Workbench:
+def attach(
+    graph: Any, name: str = DEFAULT_AGENT, *, checkpointer: CheckpointerSpec = None, backend: Any = None
+) -> Workbench:
     """Register an agent you compiled yourself. Without a checkpointer of its own, it gets one
-    (``"memory"`` by default) so it can keep threads."""
+    (``"memory"`` by default) so it can keep threads. Its files are read through the backend of
+    its filesystem middleware (a subagent's if the main agent has none); ``backend`` names it
+    where deepnb cannot find it in the graph (e.g. a custom tool writing to a folder)."""
     if not hasattr(graph, "astream") or not hasattr(graph, "aget_state"):
         raise DeepnbError(f"{type(graph).__name__} is not a compiled LangGraph agent.")
     saver = getattr(graph, "checkpointer", None)
     if checkpointer is not None or not saver:
         saver = make_checkpointer(checkpointer)
         graph = graph.copy(update={"checkpointer": saver})
-    return agents.register(Workbench(name, graph, saver, label=type(graph).__name__))
+    files = FileSetup.of_graph(graph, backend=backend) if backend is not None else None
+    return agents.register(Workbench(name, graph, saver, label=type(graph).__name__, files=files))
 
 
 # -- from a config -------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from deepnb._loop import run_sync
 from deepnb.checkpoint import database_key
 from deepnb.errors import DeepnbError
 from deepnb.files.files import Files
+from deepnb.files.setup import FileSetup
 from deepnb.run import PENDING_ONLY, Run
 from deepnb.safe_display import safe_display
 from deepnb.spec import AgentSpec
@@ -69,6 +70,7 @@ class Workbench:
         spec: AgentSpec | None = None,
         label: str = "",
         origin: str | None = None,
+        files: FileSetup | None = None,
     ) -> None:
         self.name = name
         self.graph = graph
@@ -87,6 +89,17 @@ class Workbench:
         self._latest: dict[str, Run] = {}
         self._always: dict[str, set[str]] = {}
         self._lock = threading.Lock()
+        self._file_setup = files
+
+    @property
+    def file_setup(self) -> FileSetup:
+        """Where the agent's files live, and its memory and skills: from its spec, or found in
+        the attached graph (once, on first use)."""
+        if self.spec is not None:
+            return FileSetup.of_options(self.spec.options)
+        if self._file_setup is None:
+            self._file_setup = FileSetup.of_graph(self.graph)
+        return self._file_setup
 
     # -- threads ----------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from deepnb.approvals import ApprovalRequest, normalize, preview, tool_schema
 from deepnb.displayable import Displayable
 from deepnb.errors import DeepnbError
 from deepnb.failures import abort_in, contained, describe_abort, describe_exception, failed_tool_calls
-from deepnb.files.changes import FileChange, compare
+from deepnb.files.changes import FileChange, changes_of
 from deepnb.files.files import Files
 from deepnb.files.hold import settled
 from deepnb.handles import AgentHandle
@@ -111,12 +111,10 @@ class Run(Displayable):
 
     def _in_state(self, path: str) -> bool:
         """Whether ``path`` lives in the thread's checkpoint state (for "Files changed")."""
-        if self.workbench.spec is None:  # an attached graph: its backend is unknown
-            return False
         try:
             if self._routes is None:
                 self._routes = Files(self.workbench, self.thread_id)
-            return self._routes.has_history(path)
+            return self._routes.known and self._routes.has_history(path)
         except DeepnbError:  # a backend deepnb cannot browse: count the file tools' successes
             return False
 
@@ -128,7 +126,7 @@ class Run(Displayable):
         before = Files(self.workbench, self.thread_id, checkpoint_id=self.checkpoint_before)
         with self._lock:
             paths = list(self.state.files_changed)
-        return [compare(path, before, after, known=self.checkpoint_before is not None) for path in paths]
+        return changes_of(paths, before, after, known=self.checkpoint_before is not None)
 
     @property
     def tree(self) -> SubagentNode:
