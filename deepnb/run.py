@@ -21,6 +21,7 @@ from deepnb.failures import abort_in, contained, describe_abort, describe_except
 from deepnb.files.changes import FileChange, changes_of
 from deepnb.files.files import Files
 from deepnb.files.hold import settled
+from deepnb.graph_input import output_of, speaks_messages
 from deepnb.handles import AgentHandle
 from deepnb.interpreter import Interpreter
 from deepnb.safe_display import safe_display
@@ -79,6 +80,9 @@ class Run(Displayable):
         self._interrupts: dict[str, ev.InterruptRequest] = {}
         self.checkpoint_before: str | None = None
         """The thread's checkpoint when the run started (``None`` for a new thread)."""
+        self.output: Any = None
+        """Once done: the structured response where the agent has a ``response_format``, the
+        final state values for a graph that does not speak messages, else ``None``."""
 
     # -- the contract -----------------------------------------------------------------------
 
@@ -302,6 +306,7 @@ class Run(Displayable):
     def start(self, graph: Any, graph_input: Any, *, auto_approve: bool = False) -> Run:
         """Start streaming on the engine loop; returns at once."""
         self.auto_approve = auto_approve
+        self._translator.node_updates = not speaks_messages(graph)  # its nodes' updates are its story
         self._future = submit(self._drive(graph, graph_input))
         return self
 
@@ -339,6 +344,7 @@ class Run(Displayable):
                     ev.InterruptRequest(id=str(i.id), value=i.value) for i in snapshot.interrupts
                 )
                 if not interrupts:
+                    self.output = output_of(graph, snapshot.values)
                     self.emit(ev.RunFinished(ev.MAIN, _final_answer(snapshot.values)))
                     break
                 with self._lock:  # the driver resumes what is ready; decide() only records

@@ -158,6 +158,21 @@ class RunState:
         block["text"] = redact(text)
         block["html"] = markdown(block["text"])
 
+    def _on_NodeUpdated(self, event: ev.NodeUpdated) -> None:
+        self.steps += 1  # a graph that does not speak messages: each node's update is a step
+        self._add(
+            {
+                "kind": "update",
+                "agent": event.agent,
+                "node": redact(event.node),
+                "keys": [redact(str(key)) for key in event.values],
+                "text": _clip(
+                    redact(json.dumps(dict(event.values), indent=2, ensure_ascii=False, default=str)),
+                    FULL_LIMIT,
+                ),
+            }
+        )
+
     def _on_ToolCallStarted(self, event: ev.ToolCallStarted) -> None:
         if event.call_id in self._tools:  # the same call reported again: keep its one card
             return

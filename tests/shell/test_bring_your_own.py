@@ -113,3 +113,58 @@ def test_a_graph_whose_files_deepnb_cannot_see_reports_no_deletion(ip, tmp_path:
     (tmp_path / "out.md").write_text("hi")
     named = deepnb.attach(graph, "opaque", backend=FilesystemBackend(root_dir=tmp_path))
     assert named.files(run.thread_id)["/out.md"] == "hi"
+
+
+def test_a_graph_without_messages_runs_from_a_dict_variable(ip, tmp_path: Path) -> None:
+    # LangGraph's StateGraph(TypedDict{topic, joke}), whose node asks the content-builder
+    # example (relative memory and skills, on its folder) to write the joke.
+    from langgraph.graph import END, START, StateGraph
+    from typing_extensions import TypedDict
+
+    class Joke(TypedDict):
+        topic: str
+        joke: str
+
+    writer = create_deep_agent(
+        model=scripted({"main": [{"text": "Agents never get lost: they always keep a todo list."}]}),
+        memory=["./AGENTS.md"],
+        skills=["./skills/"],
+        backend=FilesystemBackend(root_dir=example("content-builder-agent", tmp_path)),
+    )
+
+    async def write(state: Joke) -> dict[str, str]:
+        prompt = f"A joke about {state['topic']}"
+        result = await writer.ainvoke({"messages": [{"role": "user", "content": prompt}]})
+        return {"joke": result["messages"][-1].content}
+
+    builder = StateGraph(Joke)
+    builder.add_node("write", write)
+    builder.add_edge(START, "write")
+    builder.add_edge("write", END)
+    deepnb.attach(builder.compile(), "jokes")
+
+    refused = ip.run_cell("%%deepagent -a jokes\nagents")
+    refusal = str(refused.error_in_exec)
+    assert refusal.startswith("Agent 'jokes' takes no prompt: its input keys are topic, joke.")
+    ip.user_ns["inputs"] = {"topic": "agents"}
+    with capture_output() as captured:
+        ip.run_cell("%%deepagent -a jokes --input inputs -o joke\n")
+    run = ip.user_ns["joke"]
+    assert run.status == "done", run.error
+    assert run.output == {"topic": "agents", "joke": "Agents never get lost: they always keep a todo list."}
+    final = [o.data for o in captured.outputs if "text/plain" in o.data][-1]  # updated at the end
+    assert "· done ·" in final["text/plain"] and '› {"topic": "agents"}' in final["text/plain"]
+    assert "write:" in final["text/plain"] and "todo list" in final["text/plain"]
+    assert 'class="dnb-update"' in final["text/html"]
+    # The graph's own node is shown; the nodes of the agent it runs inside are not.
+    items = run.state.to_json()["items"]
+    assert [i["node"] for i in items if i["kind"] == "update"] == ["write"]
+    both = ip.run_cell("%%deepagent -a jokes --input inputs\nand a prompt")
+    assert "leave the cell body empty" in str(both.error_in_exec)
+    missing = ip.run_cell("%%deepagent -a jokes --input nowhere_at_all\n")
+    assert str(missing.error_in_exec) == (
+        "No variable named 'nowhere_at_all': --input takes a variable that holds a dict."
+    )
+    ip.user_ns["numbers"] = [1, 2]
+    wrong = ip.run_cell("%%deepagent -a jokes --input numbers\n")
+    assert str(wrong.error_in_exec) == "numbers holds a list: --input takes a dict of the graph's input keys."
