@@ -54,6 +54,7 @@ chromium:
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/mypy
 
 # No apt, no browser, no Binder, no kernel: tests/unit, tests/shell and the security tests of those
 # kinds (tests/security mixes kinds; its kernel and browser tests are marked). The two halves run

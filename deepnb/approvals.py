@@ -12,9 +12,10 @@ from typing import Any
 from deepnb.errors import DeepnbError
 from deepnb.handles import Decider
 from deepnb.safe_display import safe_display
+from deepnb.schema import DecisionType, FilePreview
 from deepnb.secrets import REDACTED, redact
 
-DECISIONS = ("approve", "edit", "reject", "respond")
+DECISIONS: tuple[DecisionType, ...] = ("approve", "edit", "reject", "respond")
 CARD_MESSAGES = ("decide", "always", "approve_all")
 """The messages an approval card sends (their fields are typed by ``deepnb.views.messages``)."""
 _DECISION_FIELDS = {"type": (str,), "message": (str,), "args": (dict, str)}
@@ -58,7 +59,9 @@ class ApprovalRequest:
         return f"<ApprovalRequest {self.name}{where} {args} allowed={'/'.join(self.allowed)}>"
 
 
-def normalize(decision: Mapping[str, Any], *, tool: str, allowed: list[str], schema: Any = None) -> dict:
+def normalize(
+    decision: Mapping[str, Any], *, tool: str, allowed: Sequence[str], schema: Any = None
+) -> dict[str, Any]:
     """Check a decision from a card or the Python API and turn it into what the
     human-in-the-loop middleware expects. Raises ``DeepnbError`` saying what is wrong."""
     kind = decision.get("type")
@@ -162,12 +165,12 @@ def _restore(edited: Any, original: Any, where: str) -> Any:
             )
         return edited
     if isinstance(edited, Mapping):
-        source = original if isinstance(original, Mapping) else {}
-        return {k: _restore(v, source.get(k), f"{where}.{k}" if where else str(k)) for k, v in edited.items()}
+        fields = original if isinstance(original, Mapping) else {}
+        return {k: _restore(v, fields.get(k), f"{where}.{k}" if where else str(k)) for k, v in edited.items()}
     if isinstance(edited, list):
-        source = original if isinstance(original, list) else []
+        items = original if isinstance(original, list) else []
         return [
-            _restore(v, source[i] if i < len(source) else None, f"{where}[{i}]") for i, v in enumerate(edited)
+            _restore(v, items[i] if i < len(items) else None, f"{where}[{i}]") for i, v in enumerate(edited)
         ]
     return edited
 
@@ -180,22 +183,22 @@ def _file_text(files: Mapping[str, Any], path: str) -> str | None:
     return "\n".join(content) if isinstance(content, list) else str(content)
 
 
-def preview(name: str, args: Mapping[str, Any], files: Mapping[str, Any]) -> dict[str, str] | None:
+def preview(name: str, args: Mapping[str, Any], files: Mapping[str, Any]) -> FilePreview | None:
     """What a file tool would do: the content ``write_file`` writes, or the diff ``edit_file``
     makes against the file as it stands in the thread's state."""
     path = str(args.get("file_path") or args.get("path") or "")
     if name == "write_file" and "content" in args:
-        return {"kind": "content", "text": str(args["content"])}
+        return FilePreview(kind="content", text=str(args["content"]))
     if name == "edit_file" and path:
         before = _file_text(files, path)
         if before is None:
-            return {"kind": "diff", "text": f"{path} is not in the thread's files; the edit will fail."}
+            return FilePreview(kind="diff", text=f"{path} is not in the thread's files; the edit will fail.")
         old, new = str(args.get("old_string", "")), str(args.get("new_string", ""))
         after = before.replace(old, new) if args.get("replace_all") else before.replace(old, new, 1)
         diff = difflib.unified_diff(
             before.splitlines(), after.splitlines(), f"{path} (now)", f"{path} (after)", lineterm=""
         )
-        return {"kind": "diff", "text": "\n".join(diff) or "No change."}
+        return FilePreview(kind="diff", text="\n".join(diff) or "No change.")
     return None
 
 

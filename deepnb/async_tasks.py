@@ -18,24 +18,16 @@ from typing import Any
 
 from deepnb.errors import DeepnbError
 from deepnb.handles import AgentHandle
+from deepnb.schema import AsyncTaskRow, AsyncTaskStatus
 
 __all__ = ["FIELDS", "RemoteAgent", "merge_rows", "refresh_async_tasks", "remote_agents", "task_rows"]
 
-FIELDS = (
-    "task_id",
-    "agent_name",
-    "thread_id",
-    "run_id",
-    "status",
-    "created_at",
-    "last_checked_at",
-    "last_updated_at",
-)
-"""The keys of a row, all strings."""
+FIELDS: tuple[str, ...] = tuple(AsyncTaskRow.__annotations__)
+"""The keys of a row (:class:`deepnb.schema.AsyncTaskRow`), all strings."""
 
 # Statuses that never change, so a refresh keeps them without asking the server (as deepagents'
 # ``list_async_tasks`` does). ``interrupted`` is what older deepagents stored for ``cancelled``.
-_FINAL = frozenset({"success", "error", "timeout", "cancelled", "interrupted"})
+_FINAL: frozenset[AsyncTaskStatus] = frozenset({"success", "error", "timeout", "cancelled", "interrupted"})
 
 # A finished run's task status, from its thread's status (a paused subagent's run ends "success").
 _THREAD_STATUS = {"interrupted": "waiting", "busy": "running", "error": "error"}
@@ -44,20 +36,27 @@ _THREAD_STATUS = {"interrupted": "waiting", "busy": "running", "error": "error"}
 # -- rows ----------------------------------------------------------------------------------
 
 
-def task_rows(async_tasks: Mapping[str, Any] | None) -> list[dict[str, str]]:
+def task_rows(async_tasks: Mapping[str, Any] | None) -> list[AsyncTaskRow]:
     """The state's ``async_tasks`` as JSON-ready rows (:data:`FIELDS`, ``""`` when missing),
     in creation order: by ``created_at``, ties in the mapping's order."""
-    rows = []
-    for key, task in (async_tasks or {}).items():
-        if not isinstance(task, Mapping):
-            continue
-        row = {name: _text(task.get(name)) for name in FIELDS}
-        row["task_id"] = row["task_id"] or str(key)
-        rows.append(row)
+    rows = [_row(str(key), task) for key, task in (async_tasks or {}).items() if isinstance(task, Mapping)]
     return sorted(rows, key=lambda row: row["created_at"])
 
 
-def merge_rows(rows: Iterable[Mapping[str, Any]], update: Mapping[str, Any] | None) -> list[dict[str, str]]:
+def _row(key: str, task: Mapping[str, Any]) -> AsyncTaskRow:
+    return AsyncTaskRow(
+        task_id=_text(task.get("task_id")) or key,
+        agent_name=_text(task.get("agent_name")),
+        thread_id=_text(task.get("thread_id")),
+        run_id=_text(task.get("run_id")),
+        status=_text(task.get("status")),
+        created_at=_text(task.get("created_at")),
+        last_checked_at=_text(task.get("last_checked_at")),
+        last_updated_at=_text(task.get("last_updated_at")),
+    )
+
+
+def merge_rows(rows: Iterable[Mapping[str, Any]], update: Mapping[str, Any] | None) -> list[AsyncTaskRow]:
     """``rows`` with an ``async_tasks`` state *update* merged in, the way the state's reducer
     merges it: a stream's ``updates`` carry only the tasks a step changed (and ``{}`` when none
     did), so replacing the rows with them would drop the others."""
@@ -106,7 +105,7 @@ def remote_agents(workbench: AgentHandle) -> dict[str, RemoteAgent]:
 
 async def refresh_async_tasks(
     workbench: AgentHandle, thread_id: str, *, timeout: float = 10.0
-) -> list[dict[str, str]]:
+) -> list[AsyncTaskRow]:
     """The thread's async tasks (as :func:`task_rows`) with their live status from their servers.
 
     Tasks whose status is final (``success``, ``error``, ``timeout``, ``cancelled``), and tasks
@@ -125,7 +124,7 @@ async def refresh_async_tasks(
     due = [row for row in rows if row["status"] not in _FINAL and row["agent_name"] in servers]
     if not due:
         return rows
-    clients: dict[tuple[str, frozenset], Any] = {}
+    clients: dict[tuple[str, frozenset[tuple[str, str]]], Any] = {}
     try:
         for row in due:
             server = servers[row["agent_name"]]
@@ -137,24 +136,26 @@ async def refresh_async_tasks(
         )
     finally:
         await asyncio.gather(*(client.aclose() for client in clients.values()), return_exceptions=True)
+    observed: list[tuple[str, str]] = []
     for row, result in zip(due, found, strict=True):
         if isinstance(result, Exception):
             raise _failure(result, servers[row["agent_name"]], row, timeout) from result
         if isinstance(result, BaseException):
             raise result
+        observed.append(result)
     now = _now()
-    for row, (status, run_id) in zip(due, found, strict=True):
+    for row, (status, run_id) in zip(due, observed, strict=True):
         if status != row["status"] or run_id != row["run_id"]:
             row["last_updated_at"] = now
-        row.update(status=status, run_id=run_id, last_checked_at=now)
+        row.update({"status": status, "run_id": run_id, "last_checked_at": now})
     return rows
 
 
-def _server_key(server: RemoteAgent) -> tuple[str, frozenset]:
+def _server_key(server: RemoteAgent) -> tuple[str, frozenset[tuple[str, str]]]:
     return (server.url, frozenset(server.headers.items()))
 
 
-def _client(server: RemoteAgent, row: Mapping[str, str], timeout: float) -> Any:
+def _client(server: RemoteAgent, row: AsyncTaskRow, timeout: float) -> Any:
     """An SDK client for ``server``: ``get_client``'s headers and API key (as the agent's tools
     send them), but one connection retry rather than five, so a server that is down fails in
     milliseconds, not after 7.5 s of back-off."""
@@ -177,7 +178,7 @@ def _client(server: RemoteAgent, row: Mapping[str, str], timeout: float) -> Any:
         raise _failure(exc, server, row, timeout) from exc
 
 
-async def _observe(client: Any, row: Mapping[str, str]) -> tuple[str, str]:
+async def _observe(client: Any, row: AsyncTaskRow) -> tuple[str, str]:
     """A task's live ``(status, run_id)``, read the way deepagents' ``check_async_task`` reads it
     (its ``_aobserve`` and ``_task_status``): the tracked run, or the thread's newest run when
     the tracked one was replaced; for a finished run, the thread too, which shows a pause."""
@@ -199,7 +200,7 @@ async def _observe(client: Any, row: Mapping[str, str]) -> tuple[str, str]:
     return status, str(run["run_id"])
 
 
-def _failure(exc: Exception, server: RemoteAgent, row: Mapping[str, str], timeout: float) -> DeepnbError:
+def _failure(exc: Exception, server: RemoteAgent, row: AsyncTaskRow, timeout: float) -> DeepnbError:
     """One sentence that says which server failed and what to check."""
     # lazy: only for async subagents; the SDK and httpx are heavy to import
     import httpx  # noqa: PLC0415

@@ -130,7 +130,9 @@ def reload(name: str | None = None) -> list[Workbench]:
     rebuilt = []
     for workbench in targets:
         if workbench.origin:
-            rebuilt.append(load_agent(workbench.name, previous=workbench))
+            reloaded = load_agent(workbench.name, previous=workbench)
+            assert reloaded is not None  # with previous=, load_agent raises when the agent is gone
+            rebuilt.append(reloaded)
         else:
             spec = workbench.declared_spec
             assert spec is not None

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Hashable
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from deepnb.handles import RunHandle
 
 Key = tuple[Hashable, str]
+_Run = TypeVar("_Run", bound=RunHandle)
 
 _lock = threading.RLock()
 _held: dict[Key, Any] = {}
@@ -32,7 +33,7 @@ def holder(database: Hashable, thread_id: str) -> Any:
         return _held.get((database, thread_id))
 
 
-def claim(database: Hashable, run: RunHandle, *, force: bool = False) -> Any:
+def claim(database: Hashable, run: _Run, *, force: bool = False) -> _Run:
     """Claim ``run``'s thread for it; return the run that holds the thread afterwards (another
     one that held it already, unless ``force``)."""
     with _lock:
@@ -40,7 +41,7 @@ def claim(database: Hashable, run: RunHandle, *, force: bool = False) -> Any:
         current = _held.get(key)
         if current is None or force:
             _held[key] = current = run
-        return current
+        return cast(_Run, current)  # one kind of run per registry: the session's
 
 
 def release(database: Hashable, run: RunHandle) -> None:

@@ -43,7 +43,7 @@ import types
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast
 
 from deepnb.checkpoint import SPEC_HELP, make_checkpointer, parse_spec
 from deepnb.errors import DeepnbError
@@ -383,7 +383,8 @@ def _permissions(value: Any, key: Key) -> list[Any]:
         if mode not in ("allow", "deny", "interrupt"):
             raise (key[i] / "mode").error(f"{mode!r} — use allow, deny or interrupt")
         try:
-            rules.append(FilesystemPermission(operations=operations, paths=table.get("paths", []), mode=mode))
+            checked = cast('list[Literal["read", "write"]]', operations)  # each one checked above
+            rules.append(FilesystemPermission(operations=checked, paths=table.get("paths", []), mode=mode))
         except (TypeError, ValueError) as exc:
             raise (key[i] / "paths").error(str(exc)) from None
     return rules
@@ -447,11 +448,11 @@ def _backend(value: Any, key: Key, ctx: _Context) -> Any:
                 "a route is an absolute path with slashes at both ends, e.g. '/memories/'"
             )
         routes[prefix] = _backend(backend, (key / "routes")[prefix], ctx)
-    root = _string(table.get("artifacts_root", "/"), key / "artifacts_root")
+    artifacts_root = _string(table.get("artifacts_root", "/"), key / "artifacts_root")
     default = _backend(table.get("default", "state"), key / "default", ctx)
     if default is DEFERRED or DEFERRED in routes.values():
         return DEFERRED
-    return CompositeBackend(default, routes, artifacts_root=root)
+    return CompositeBackend(default, routes, artifacts_root=artifacts_root)
 
 
 def _subagent(value: Any, key: Key, ctx: _Context) -> Any:

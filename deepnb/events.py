@@ -12,6 +12,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from deepnb.schema import FilePreview
+
 STREAM_MODES = ("updates", "messages", "tasks", "custom")
 MAIN = "main"
 
@@ -164,7 +166,7 @@ class RunPaused(Event):
     ``(interrupt id, action index)`` to what the action would do (a file's content, a diff)."""
 
     interrupts: tuple[InterruptRequest, ...]
-    previews: Mapping[tuple[str, int], Mapping[str, str]] = field(default_factory=dict)
+    previews: Mapping[tuple[str, int], FilePreview] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

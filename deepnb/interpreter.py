@@ -9,7 +9,7 @@ import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from deepnb.displayable import Displayable
 from deepnb.errors import DeepnbError
@@ -39,10 +39,10 @@ def interpreter_options() -> list[str]:
     return [p for p in inspect.signature(_middleware_class().__init__).parameters if p != "self"]
 
 
-def interpreter_middleware(value: bool | Mapping[str, Any]) -> Any:
+def interpreter_middleware(value: Literal[True] | Mapping[str, Any]) -> Any:
     """``interpreter=True`` or ``{"ptc": [...], "timeout": 30, ...}`` → the middleware."""
     cls = _middleware_class()
-    options = {} if value is True else dict(value)
+    options: dict[str, Any] = {} if value is True else dict(value)
     options.setdefault("timeout", DEFAULT_TIMEOUT)
     known = interpreter_options()
     unknown = sorted(set(options) - set(known))

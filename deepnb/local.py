@@ -313,7 +313,7 @@ class Workbench:
         return run_sync(collect())
 
     def _continue(self, thread_id: str) -> Run:
-        active = claims.holder(self.database, thread_id)
+        active = self.active_run(thread_id)
         if active is not None:
             return active
         config = {"configurable": {"thread_id": thread_id}}

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pygments import highlight as _highlight
 from pygments.formatters import HtmlFormatter
@@ -24,6 +25,12 @@ from pygments.util import ClassNotFound
 
 from deepnb.bidi import reveal_controls
 from deepnb.safe_display import shown_text
+
+if TYPE_CHECKING:  # markdown-it is imported when the first Markdown is rendered
+    from markdown_it import MarkdownIt
+    from markdown_it.renderer import RendererHTML
+    from markdown_it.token import Token
+    from markdown_it.utils import EnvType, OptionsDict
 
 CODE_CLASS = "dnb-code"
 BLOCKED_IMAGE_CLASS = "dnb-image-blocked"
@@ -73,7 +80,9 @@ def blocked_image(src: str, alt: str) -> str:
     )
 
 
-def _image(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -> str:
+def _image(
+    renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
     token = tokens[idx]
     src = str(token.attrGet("src") or "")
     alt = renderer.renderInlineAsText(token.children or [], options, env)
@@ -82,7 +91,9 @@ def _image(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -
     return blocked_image(src, alt)
 
 
-def _link_open(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -> str:
+def _link_open(
+    renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
     token = tokens[idx]
     token.attrSet("target", "_blank")
     token.attrSet("rel", "noopener noreferrer")
@@ -90,7 +101,7 @@ def _link_open(renderer: Any, tokens: list[Any], idx: int, options: Any, env: An
 
 
 @lru_cache(maxsize=1)
-def _parser():
+def _parser() -> MarkdownIt:
     # lazy: markdown-it loads on the first Markdown rendered, not at import
     from markdown_it import MarkdownIt  # noqa: PLC0415
 

@@ -9,6 +9,7 @@ parent (``/tmp``, a team share) governs nobody below it.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 HOME_ENV = "DEEPNB_HOME"
@@ -24,7 +25,7 @@ def deepnb_home() -> Path:
 
 def owned(folder: Path) -> bool:
     """Whether the user running the kernel owns ``folder`` (always, where there are no uids)."""
-    getuid = getattr(os, "getuid", None)
+    getuid: Callable[[], int] | None = getattr(os, "getuid", None)  # POSIX only
     if getuid is None:
         return True
     try:

@@ -25,6 +25,7 @@ from deepnb.graph_input import output_of, speaks_messages
 from deepnb.handles import AgentHandle
 from deepnb.interpreter import Interpreter
 from deepnb.safe_display import safe_display
+from deepnb.schema import ENDED, FilePreview, RunStatus, Todo
 from deepnb.secrets import redact, redact_data
 from deepnb.state import RunState
 from deepnb.tree import SubagentNode, Summary, build_tree
@@ -48,6 +49,8 @@ class RunHost(AgentHandle, Protocol):
     def release_thread(self, run: Run) -> None: ...
 
     def always_approved(self, thread_id: str) -> frozenset[str]: ...
+
+    def always_approve(self, thread_id: str, tool: str) -> None: ...
 
 
 @safe_display
@@ -87,7 +90,7 @@ class Run(Displayable):
     # -- the contract -----------------------------------------------------------------------
 
     @property
-    def status(self) -> str:
+    def status(self) -> RunStatus:
         return self.state.status
 
     @property
@@ -100,8 +103,8 @@ class Run(Displayable):
         return self.state.error
 
     @property
-    def todos(self) -> list[dict[str, str]]:
-        return [dict(t) for t in self.state.todos]
+    def todos(self) -> list[Todo]:
+        return [t.copy() for t in self.state.todos]
 
     @property
     def files(self) -> Files:
@@ -242,7 +245,7 @@ class Run(Displayable):
                 chosen = self._chosen[(interrupt_id, index)]["type"]
                 raise DeepnbError(f"That action was already decided ({chosen}); it is sent once.")
             request = next((p for p in self.state.pending if p["id"] == interrupt_id), None)
-            if request is None or self.status not in ("interrupted", "running"):
+            if request is None or self.status in ENDED:
                 raise DeepnbError(
                     f"{self.id} is no longer waiting on that approval (it is {self.status}): "
                     "nothing was sent. %deepagent approvals shows what is pending now."
@@ -388,9 +391,9 @@ class Run(Displayable):
 
 def _previews(
     interrupts: tuple[ev.InterruptRequest, ...], values: Mapping[str, Any]
-) -> dict[tuple[str, int], dict[str, str]]:
+) -> dict[tuple[str, int], FilePreview]:
     files = values.get("files") or {}
-    shown = {}
+    shown: dict[tuple[str, int], FilePreview] = {}
     for request in interrupts:
         actions = request.value.get("action_requests", []) if isinstance(request.value, Mapping) else []
         for index, action in enumerate(actions):

@@ -7,14 +7,42 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from deepnb import events as ev
 from deepnb.async_tasks import merge_rows
 from deepnb.interpreter import parse_eval
 from deepnb.markup import highlight, markdown
+from deepnb.schema import (
+    OPEN_NODE,
+    RUNNING,
+    WAITING,
+    AsyncTaskRow,
+    DecisionLogEntry,
+    DecisionShown,
+    DecisionType,
+    ErrorItem,
+    FilePreview,
+    NodeSource,
+    NodeState,
+    NodeStatus,
+    NoticeItem,
+    PendingAction,
+    PendingRequest,
+    Progress,
+    PromptItem,
+    RunStateJSON,
+    RunStatus,
+    SummaryItem,
+    TextItem,
+    Todo,
+    TodoStatus,
+    ToolItem,
+    TranscriptItem,
+    UpdateItem,
+)
 from deepnb.secrets import redact
 
 ARGS_PREVIEW = 80
@@ -26,6 +54,10 @@ ACTIVITY = 100
 DESCRIPTION = 300
 FULL_LIMIT = 4000
 RESULT_PREVIEW = 160
+ALL_DECISIONS: tuple[DecisionType, ...] = ("approve", "edit", "reject", "respond")
+"""What an action allows when its interrupt names no review config for it."""
+
+_Item = TypeVar("_Item", PromptItem, TextItem, ToolItem, NoticeItem, ErrorItem, SummaryItem, UpdateItem)
 
 
 def _clip(text: str, limit: int) -> str:
@@ -49,7 +81,7 @@ def _full_args(args: Mapping[str, Any]) -> str:
     return _clip(redact(json.dumps(args, indent=2, ensure_ascii=False, default=str)), FULL_LIMIT)
 
 
-def todo_progress(todos: list[Mapping[str, str]]) -> str:
+def todo_progress(todos: Sequence[Mapping[str, object]]) -> str:
     """``"Task 2 of 5"`` (the task in progress, or the next pending one), or ``"All 5 done"``."""
     if not todos:
         return ""
@@ -69,19 +101,19 @@ class RunState:
     agent: str
     thread_id: str
     prompt: str | None = None
-    status: str = "running"
+    status: RunStatus = RUNNING
     result: str | None = None
     error: str | None = None
-    items: list[dict[str, Any]] = field(default_factory=list)
-    todos: list[dict[str, str]] = field(default_factory=list)
+    items: list[TranscriptItem] = field(default_factory=list)
+    todos: list[Todo] = field(default_factory=list)
     files_changed: list[str] = field(default_factory=list)
-    pending: list[dict[str, Any]] = field(default_factory=list)
-    decisions: list[dict[str, Any]] = field(default_factory=list)
-    nodes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    pending: list[PendingRequest] = field(default_factory=list)
+    decisions: list[DecisionLogEntry] = field(default_factory=list)
+    nodes: dict[str, NodeState] = field(default_factory=dict)
     """The subagent tree, flat: agent path → node (``parent`` and ``children`` link them)."""
-    summaries: list[dict[str, Any]] = field(default_factory=list)
+    summaries: list[SummaryItem] = field(default_factory=list)
     """The summarization items of the transcript, in order."""
-    async_tasks: list[dict[str, Any]] = field(default_factory=list)
+    async_tasks: list[AsyncTaskRow] = field(default_factory=list)
     steps: int = 0
     tool_calls: int = 0
     tokens_in: int = 0
@@ -90,10 +122,10 @@ class RunState:
     finished_at: float | None = None
     version: int = 0
     _next_id: int = field(default=0, repr=False)
-    _open_text: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
-    _tools: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    _open_text: dict[str, TextItem] = field(default_factory=dict, repr=False)
+    _tools: dict[str, ToolItem] = field(default_factory=dict, repr=False)
     _interrupt_agents: dict[str, str] = field(default_factory=dict, repr=False)
-    _node_by_call: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    _node_by_call: dict[str, NodeState] = field(default_factory=dict, repr=False)
     in_state: Callable[[str], bool] | None = field(default=None, repr=False)
     """Whether a path is held in the thread's checkpoint state, where a change persists once the
     main agent's state takes it (``None``: unknown, so a file tool's success counts)."""
@@ -113,9 +145,12 @@ class RunState:
 
     # -- transcript -----------------------------------------------------------------------
 
-    def _add(self, item: dict[str, Any]) -> dict[str, Any]:
+    def _fresh_id(self) -> str:
+        """The id of the next item added (a tool card, whose id is its call's, counts too)."""
+        return f"i{self._next_id + 1}"
+
+    def _add(self, item: _Item) -> _Item:
         self._next_id += 1
-        item.setdefault("id", f"i{self._next_id}")
         self.items.append(item)
         return item
 
@@ -127,15 +162,21 @@ class RunState:
     def _on_RunStarted(self, event: ev.RunStarted) -> None:
         self.prompt = event.prompt
         if event.prompt:
-            self._add({"kind": "prompt", "agent": event.agent, "text": redact(event.prompt)})
+            self._add(
+                PromptItem(kind="prompt", agent=event.agent, text=redact(event.prompt), id=self._fresh_id())
+            )
 
     def _on_TextDelta(self, event: ev.TextDelta) -> None:
         self._activity(event.agent, "writing…")
         block = self._open_text.get(event.agent)
         if block is None:
-            block = self._add({"kind": "text", "agent": event.agent, "text": "", "html": None})
+            block = self._add(self._text_block(event.agent))
             self._open_text[event.agent] = block
         block["text"] += event.text
+
+    def _text_block(self, agent: str) -> TextItem:
+        """A new text item, empty: ``html`` stays ``None`` while it streams."""
+        return TextItem(kind="text", agent=agent, text="", html=None, id=self._fresh_id())
 
     def _on_ModelTurn(self, event: ev.ModelTurn) -> None:
         self.steps += 1
@@ -154,23 +195,22 @@ class RunState:
                 self.items.remove(block)
             return
         if block is None:
-            block = self._add({"kind": "text", "agent": event.agent, "text": ""})
+            block = self._add(self._text_block(event.agent))
         block["text"] = redact(text)
         block["html"] = markdown(block["text"])
 
     def _on_NodeUpdated(self, event: ev.NodeUpdated) -> None:
         self.steps += 1  # a graph that does not speak messages: each node's update is a step
+        values = redact(json.dumps(dict(event.values), indent=2, ensure_ascii=False, default=str))
         self._add(
-            {
-                "kind": "update",
-                "agent": event.agent,
-                "node": redact(event.node),
-                "keys": [redact(str(key)) for key in event.values],
-                "text": _clip(
-                    redact(json.dumps(dict(event.values), indent=2, ensure_ascii=False, default=str)),
-                    FULL_LIMIT,
-                ),
-            }
+            UpdateItem(
+                kind="update",
+                id=self._fresh_id(),
+                agent=event.agent,
+                node=redact(event.node),
+                keys=[redact(str(key)) for key in event.values],
+                text=_clip(values, FULL_LIMIT),
+            )
         )
 
     def _on_ToolCallStarted(self, event: ev.ToolCallStarted) -> None:
@@ -184,17 +224,17 @@ class RunState:
             node["tool_calls"] += 1
             node["activity"] = _clip(f"{event.name}({short_args(event.args)})", ACTIVITY)
         card = self._tools[event.call_id] = self._add(
-            {
-                "kind": "tool",
-                "id": f"tool-{event.call_id}",
-                "agent": event.agent,
-                "name": event.name,
-                "args": short_args(event.args),
-                "args_full": _full_args(event.args),
-                "status": "running",
-                "result": "",
-                "result_full": "",
-            }
+            ToolItem(
+                kind="tool",
+                id=f"tool-{event.call_id}",
+                agent=event.agent,
+                name=event.name,
+                args=short_args(event.args),
+                args_full=_full_args(event.args),
+                status=RUNNING,
+                result="",
+                result_full="",
+            )
         )
         code = event.args.get("code") if event.name == EVAL_TOOL else None
         if isinstance(code, str):
@@ -207,15 +247,15 @@ class RunState:
         path = self._file_calls.pop(event.call_id, None)
         held = path is not None and self.in_state is not None and self.in_state(path)  # see FilesChanged
         ran = path is not None and event.executed and not event.is_error  # and said it succeeded
-        if ran and not held and path not in self.files_changed:
+        if path is not None and ran and not held and path not in self.files_changed:
             self.files_changed.append(path)
         task = self._node_by_call.get(event.call_id)
         if task is not None:  # the subagent's answer, as its parent received it
             task["result"], task["result_full"] = preview, _clip(content, FULL_LIMIT)
-            if task["status"] in ("running", "waiting"):
+            if task["status"] in OPEN_NODE:
                 self._end_node(task, "error" if event.is_error else "done")
         node = self.nodes.get(event.agent)
-        if node is not None and node["status"] == "running":
+        if node is not None and node["status"] == RUNNING:
             node["activity"] = _clip(f"{event.name} {'failed' if event.is_error else 'returned'}", ACTIVITY)
         card = self._tools.get(event.call_id)
         if card is None:
@@ -239,10 +279,10 @@ class RunState:
 
     def _activity(self, agent: str, text: str) -> None:
         node = self.nodes.get(agent)
-        if node is not None and node["status"] == "running":
+        if node is not None and node["status"] == RUNNING:
             node["activity"] = text
 
-    def _end_node(self, node: dict[str, Any], status: str) -> None:
+    def _end_node(self, node: NodeState, status: NodeStatus) -> None:
         node["status"] = status
         node["finished_at"] = time.time()
 
@@ -252,61 +292,61 @@ class RunState:
             card["subagent"] = event.path
         node = self.nodes.get(event.path)
         if node is None:
-            node = self.nodes[event.path] = {
-                "id": event.path,
-                "parent": event.agent,
-                "name": event.subagent_type,
-                "label": redact(event.label) or ev.subagent_label(event.path),
-                "description": _clip(redact(event.description), DESCRIPTION),
-                "source": event.source,
-                "call_id": event.call_id,
-                "status": "running",
-                "started_at": time.time(),
-                "finished_at": None,
-                "tool_calls": 0,
-                "tokens_in": 0,
-                "tokens_out": 0,
-                "activity": "starting",
-                "result": "",
-                "result_full": "",
-                "children": [],
-            }
+            node = self.nodes[event.path] = NodeState(
+                id=event.path,
+                parent=event.agent,
+                name=event.subagent_type,
+                label=redact(event.label) or ev.subagent_label(event.path),
+                description=_clip(redact(event.description), DESCRIPTION),
+                source=cast(NodeSource, event.source),  # the events layer names "task" or "js"
+                call_id=event.call_id,
+                status=RUNNING,
+                started_at=time.time(),
+                finished_at=None,
+                tool_calls=0,
+                tokens_in=0,
+                tokens_out=0,
+                activity="starting",
+                result="",
+                result_full="",
+                children=[],
+            )
             parent = self.nodes.get(event.agent)
             if parent is not None:
                 parent["children"].append(event.path)
             self._node_by_call[event.call_id] = node
         else:  # resumed after an approval, or replayed: the same node runs again
-            node["status"], node["finished_at"] = "running", None
+            node["status"], node["finished_at"] = RUNNING, None
 
     def _on_SubagentFinished(self, event: ev.SubagentFinished) -> None:
         node = self.nodes.get(event.path)
-        if node is None or node["status"] not in ("running", "waiting"):
+        if node is None or node["status"] not in OPEN_NODE:
             return
         if event.error:
             node["result"] = node["result"] or _clip(redact(event.error), RESULT_PREVIEW)
             self._end_node(node, "error")
         elif event.interrupted:
-            node["status"] = "waiting"
+            node["status"] = WAITING
         elif node["source"] == "js":
             self._end_node(node, "done")
 
     def _on_Summarized(self, event: ev.Summarized) -> None:
         text = _clip(redact(event.summary), FULL_LIMIT)
-        item = {
-            "kind": "summary",
-            "agent": event.agent,
-            "messages": event.messages,
-            "cutoff": event.cutoff,
-            "tokens_before": event.tokens_before,
-            "tokens_after": event.tokens_after,
-            "summary": text,
-            "summary_html": markdown(text),
-            "file_path": event.file_path,
-        }
+        item = SummaryItem(
+            kind="summary",
+            agent=event.agent,
+            messages=event.messages,
+            cutoff=event.cutoff,
+            tokens_before=event.tokens_before,
+            tokens_after=event.tokens_after,
+            summary=text,
+            summary_html=markdown(text),
+            file_path=event.file_path,
+            id=self._fresh_id(),
+        )
         block = self._open_text.get(event.agent)
         if block is not None:  # the answer this made room for already streams: the card goes first
             self._next_id += 1
-            item["id"] = f"i{self._next_id}"
             self.items.insert(self.items.index(block), item)
         else:
             self._add(item)
@@ -318,10 +358,7 @@ class RunState:
 
     def _on_TodosChanged(self, event: ev.TodosChanged) -> None:
         if event.agent.count("/") == 0:
-            self.todos = [
-                {"content": str(t.get("content", "")), "status": str(t.get("status", "pending"))}
-                for t in event.todos
-            ]
+            self.todos = [_todo(t) for t in event.todos]
 
     def _on_FilesChanged(self, event: ev.FilesChanged) -> None:
         if event.agent != ev.MAIN:  # a subagent's files reach the thread when its task returns
@@ -332,15 +369,16 @@ class RunState:
 
     # -- the end of a run -----------------------------------------------------------------
 
-    def _finish(self, status: str) -> None:
+    def _finish(self, status: RunStatus) -> None:
         self.status = status
         self.finished_at = time.time()
         for card in self._tools.values():
-            if card["status"] == "running":
+            if card["status"] == RUNNING:
                 card["status"] = "cancelled" if status == "cancelled" else "interrupted"
+        ended: NodeStatus = "cancelled" if status == "cancelled" else "error" if status == "error" else "done"
         for node in self.nodes.values():
-            if node["status"] in ("running", "waiting"):
-                self._end_node(node, {"cancelled": "cancelled", "error": "error"}.get(status, "done"))
+            if node["status"] in OPEN_NODE:
+                self._end_node(node, ended)
         self._open_text.clear()
 
     def _on_RunFinished(self, event: ev.RunFinished) -> None:
@@ -363,43 +401,45 @@ class RunState:
             for i in event.interrupts
         ]
         for card in self._tools.values():
-            if card["status"] == "running":
-                card["status"] = "waiting"
+            if card["status"] == RUNNING:
+                card["status"] = WAITING
         for request in self.pending:
             path = request["agent"]
             while path in self.nodes:  # the subagent that asked, and those waiting on it
-                if self.nodes[path]["status"] == "running":
-                    self.nodes[path]["status"] = "waiting"
+                if self.nodes[path]["status"] == RUNNING:
+                    self.nodes[path]["status"] = WAITING
                 path = self.nodes[path]["parent"]
         self.status = "interrupted"
         self.finished_at = time.time()
 
     def _on_DecisionMade(self, event: ev.DecisionMade) -> None:
-        entry = {
-            "at": time.strftime("%Y-%m-%d %H:%M:%S"),
-            "interrupt_id": event.interrupt_id,
-            "index": event.index,
-            "tool": event.tool,
-            "type": str(event.decision.get("type")),
-            "message": redact(str(event.decision.get("message") or "")),
-            "args": short_args(event.decision.get("edited_action", {}).get("args") or {}),
-            "auto": event.auto,
-        }
+        entry = DecisionLogEntry(
+            at=time.strftime("%Y-%m-%d %H:%M:%S"),
+            interrupt_id=event.interrupt_id,
+            index=event.index,
+            tool=event.tool,
+            type=cast(DecisionType, str(event.decision.get("type"))),  # approvals.normalize checked it
+            message=redact(str(event.decision.get("message") or "")),
+            args=short_args(event.decision.get("edited_action", {}).get("args") or {}),
+            auto=event.auto,
+        )
         self.decisions.append(entry)
         for request in self.pending:
             for action in request["actions"]:
                 if request["id"] == event.interrupt_id and action["index"] == event.index:
-                    action["decision"] = {k: entry[k] for k in ("type", "message", "args", "auto")}
+                    action["decision"] = DecisionShown(
+                        type=entry["type"], message=entry["message"], args=entry["args"], auto=entry["auto"]
+                    )
 
     def _on_RunResumed(self, event: ev.RunResumed) -> None:
         self.pending = [p for p in self.pending if p["id"] not in event.interrupt_ids]
         for card in self._tools.values():
-            if card["status"] == "waiting":
-                card["status"] = "running"
+            if card["status"] == WAITING:
+                card["status"] = RUNNING
         for node in self.nodes.values():
-            if node["status"] == "waiting":
-                node["status"] = "running"
-        self.status = "running"
+            if node["status"] == WAITING:
+                node["status"] = RUNNING
+        self.status = RUNNING
         self.finished_at = None
 
     def _on_RunFailed(self, event: ev.RunFailed) -> None:
@@ -407,82 +447,89 @@ class RunState:
         self.pending = []
         for call_id in event.calls:  # the calls that raised: failed, not merely interrupted
             card = self._tools.get(call_id)
-            if card is not None and card["status"] == "running":
+            if card is not None and card["status"] == RUNNING:
                 card["status"], card["result"] = "error", _clip(event.error, RESULT_PREVIEW)
                 card["result_full"] = _clip(event.error, FULL_LIMIT)
             self._file_calls.pop(call_id, None)
         self._finish("error")
-        self._add({"kind": "error", "text": event.error})
+        self._add(ErrorItem(kind="error", text=event.error, id=self._fresh_id()))
 
     def _on_RunCancelled(self, event: ev.RunCancelled) -> None:
         self.pending = []
         self._finish("cancelled")
         self._add(
-            {
-                "kind": "notice",
-                "level": "cancelled",
-                "text": f"Run {event.reason}. The thread keeps everything up to the last step.",
-            }
+            NoticeItem(
+                kind="notice",
+                level="cancelled",
+                text=f"Run {event.reason}. The thread keeps everything up to the last step.",
+                id=self._fresh_id(),
+            )
         )
 
     # -- projections ----------------------------------------------------------------------
 
-    def progress(self) -> dict[str, Any]:
-        return {
-            "steps": self.steps,
-            "tool_calls": self.tool_calls,
-            "tokens_in": self.tokens_in,
-            "tokens_out": self.tokens_out,
-            "started_at": self.started_at,
-            "elapsed": round(self.elapsed, 1),
-            "todo_progress": todo_progress(self.todos),
-        }
+    def progress(self) -> Progress:
+        return Progress(
+            steps=self.steps,
+            tool_calls=self.tool_calls,
+            tokens_in=self.tokens_in,
+            tokens_out=self.tokens_out,
+            started_at=self.started_at,
+            elapsed=round(self.elapsed, 1),
+            todo_progress=todo_progress(self.todos),
+        )
 
     @staticmethod
-    def public_item(item: dict[str, Any]) -> dict[str, Any]:
+    def public_item(item: TranscriptItem) -> TranscriptItem:
         """A copy of a transcript item as views show it (streaming text redacted)."""
-        copy = dict(item)
+        copy = item.copy()
         if copy["kind"] == "text" and copy.get("html") is None:  # still streaming
             copy["text"] = redact(copy["text"])
         return copy
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> RunStateJSON:
         """A JSON-ready copy of everything a view shows."""
-        return {
-            "agent": self.agent,
-            "thread_id": self.thread_id,
-            "status": self.status,
-            "error": self.error or "",
-            "items": [self.public_item(item) for item in self.items],
-            "todos": [dict(todo) for todo in self.todos],
-            "files_changed": list(self.files_changed),
-            "pending": [
-                {
-                    **p,
-                    "actions": [
-                        {**a, "decision": a["decision"] and dict(a["decision"])} for a in p["actions"]
-                    ],
-                }
-                for p in self.pending
-            ],
-            "decisions": [dict(d) for d in self.decisions],
-            "progress": self.progress(),
-            "tree": [self.public_node(node) for node in self.nodes.values()],
-            "async_tasks": [dict(task) for task in self.async_tasks],
-        }
+        return RunStateJSON(
+            agent=self.agent,
+            thread_id=self.thread_id,
+            status=self.status,
+            error=self.error or "",
+            items=[self.public_item(item) for item in self.items],
+            todos=[todo.copy() for todo in self.todos],
+            files_changed=list(self.files_changed),
+            pending=[public_pending(p) for p in self.pending],
+            decisions=[d.copy() for d in self.decisions],
+            progress=self.progress(),
+            tree=[self.public_node(node) for node in self.nodes.values()],
+            async_tasks=[task.copy() for task in self.async_tasks],
+        )
 
     @staticmethod
-    def public_node(node: dict[str, Any]) -> dict[str, Any]:
+    def public_node(node: NodeState) -> NodeState:
         """A copy of a tree node as views show it."""
         return {**node, "children": list(node["children"])}
+
+
+def public_pending(request: PendingRequest) -> PendingRequest:
+    """A copy of a pending request as views show it (its actions and decisions copied too)."""
+    actions: list[PendingAction] = [
+        {**a, "decision": a["decision"] and a["decision"].copy()} for a in request["actions"]
+    ]
+    return {**request, "actions": actions}
+
+
+def _todo(todo: Mapping[str, Any]) -> Todo:
+    # write_todos' argument schema admits only the TodoStatus values, so a call carries no other
+    status = cast(TodoStatus, str(todo.get("status", "pending")))
+    return Todo(content=str(todo.get("content", "")), status=status)
 
 
 def _pending(
     request: ev.InterruptRequest,
     agent: str,
-    previews: Mapping[tuple[str, int], Mapping[str, str]],
-    decided: Mapping[tuple[str, int], Any],
-) -> dict[str, Any]:
+    previews: Mapping[tuple[str, int], FilePreview],
+    decided: Mapping[tuple[str, int], DecisionShown],
+) -> PendingRequest:
     """One pending interrupt as a view shows it: its actions, what each would do, and any
     decision already made on it."""
     value = request.value if isinstance(request.value, Mapping) else {}
@@ -491,23 +538,23 @@ def _pending(
         for c in value.get("review_configs", [])
         if isinstance(c, Mapping)
     }
-    actions = []
+    actions: list[PendingAction] = []
     for index, action in enumerate(a for a in value.get("action_requests", []) if isinstance(a, Mapping)):
         name = str(action.get("name", ""))
         args = action.get("args") or {}
         preview = previews.get((request.id, index))
         actions.append(
-            {
-                "index": index,
-                "name": name,
-                "args": short_args(args),
-                "args_json": redact(json.dumps(args, indent=2, ensure_ascii=False, default=str)),
-                "description": redact(str(action.get("description") or "")),
-                "allowed": configs.get(name, ["approve", "edit", "reject", "respond"]),
-                "preview": {"kind": preview["kind"], "text": _clip(redact(preview["text"]), FULL_LIMIT)}
+            PendingAction(
+                index=index,
+                name=name,
+                args=short_args(args),
+                args_json=redact(json.dumps(args, indent=2, ensure_ascii=False, default=str)),
+                description=redact(str(action.get("description") or "")),
+                allowed=configs.get(name, list(ALL_DECISIONS)),
+                preview=FilePreview(kind=preview["kind"], text=_clip(redact(preview["text"]), FULL_LIMIT))
                 if preview
                 else None,
-                "decision": decided.get((request.id, index)),
-            }
+                decision=decided.get((request.id, index)),
+            )
         )
-    return {"id": request.id, "agent": agent, "actions": actions}
+    return PendingRequest(id=request.id, agent=agent, actions=actions)

@@ -6,12 +6,13 @@ Both are read from a run's folded state (:class:`deepnb.state.RunState`), so ``r
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from deepnb.displayable import Displayable
 from deepnb.events import message_text, subagent_label, subagent_path
+from deepnb.schema import NodeState, NodeStatus, RunStatus, SummaryItem, TranscriptItem
 from deepnb.secrets import redact
 
 
@@ -21,13 +22,14 @@ class SubagentNode(Displayable):
     Shown as an indented tree (``repr``) or static HTML.
 
     ``status`` is ``"running"``, ``"waiting"`` (for an approval), ``"done"``, ``"error"`` or
-    ``"cancelled"``; ``result`` is what the subagent answered (clipped); ``tool_calls`` and
-    ``tokens_in`` / ``tokens_out`` count the node's own calls, not its children's.
+    ``"cancelled"`` (the root's is its run's status, so ``"interrupted"`` there); ``result`` is
+    what the subagent answered (clipped); ``tool_calls`` and ``tokens_in`` / ``tokens_out`` count
+    the node's own calls, not its children's.
     """
 
     path: str
     name: str
-    status: str
+    status: NodeStatus | RunStatus
     description: str = ""
     label: str = ""
     source: str = "task"
@@ -61,21 +63,21 @@ class SubagentNode(Displayable):
 
 
 def build_tree(
-    nodes: Sequence[Mapping[str, Any]],
+    nodes: Sequence[NodeState],
     *,
     root_name: str,
-    root_status: str,
+    root_status: RunStatus,
     now: float | None = None,
-    items: Sequence[Mapping[str, Any]] = (),
+    items: Sequence[TranscriptItem] = (),
 ) -> SubagentNode:
     """The tree of a run's flat node list (``RunState.to_json()["tree"]``)."""
     by_id = {node["id"]: node for node in nodes}
     counts: dict[str, int] = {}
     for item in items:
-        if item.get("kind") == "tool":
-            counts[item.get("agent", "main")] = counts.get(item.get("agent", "main"), 0) + 1
+        if item["kind"] == "tool":
+            counts[item["agent"]] = counts.get(item["agent"], 0) + 1
 
-    def make(node: Mapping[str, Any]) -> SubagentNode:
+    def make(node: NodeState) -> SubagentNode:
         end = node.get("finished_at") or now
         return SubagentNode(
             path=node["id"],
@@ -119,7 +121,7 @@ class Summary:
     tokens_after: int | None = None
 
     @classmethod
-    def from_item(cls, item: Mapping[str, Any]) -> Summary:
+    def from_item(cls, item: SummaryItem) -> Summary:
         return cls(
             agent=item["agent"],
             cutoff=item["cutoff"],
@@ -151,7 +153,9 @@ def tree_from_messages(messages: Sequence[Any], *, root_name: str) -> SubagentNo
             count = seen[kind] = seen.get(kind, 0) + 1
             path = subagent_path("main", kind, count)
             answer = answers.get(str(call.get("id")))
-            status = "cancelled" if answer is None else "error" if answer.status == "error" else "done"
+            status: NodeStatus = (
+                "cancelled" if answer is None else "error" if answer.status == "error" else "done"
+            )
             children.append(
                 SubagentNode(
                     path=path,

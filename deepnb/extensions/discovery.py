@@ -97,11 +97,13 @@ def deepagents_code_names() -> Iterator[None]:
     package = types.ModuleType("deepagents_code")
     package.__path__ = []
     module = types.ModuleType("deepagents_code.extensions")
-    module.ExtensionAPI = ExtensionAPI
-    module.ExtensionMode = ExtensionMode
-    module.ExtensionError = ExtensionError
-    module.__all__ = ["ExtensionAPI", "ExtensionMode"]
-    package.extensions = module
+    module.__dict__.update(
+        ExtensionAPI=ExtensionAPI,
+        ExtensionMode=ExtensionMode,
+        ExtensionError=ExtensionError,
+        __all__=["ExtensionAPI", "ExtensionMode"],
+    )
+    package.__dict__["extensions"] = module
     sys.modules.update({"deepagents_code": package, "deepagents_code.extensions": module})
     try:
         yield
@@ -125,7 +127,9 @@ def import_factory(source: Source) -> Callable[[ExtensionAPI], Any]:
             raise ExtensionError(
                 f"Failed to import entry point {value}: {type(exc).__name__}: {exc}"
             ) from exc
-        factory = getattr(target, "extension", None) if isinstance(target, types.ModuleType) else target
+        factory: Callable[[ExtensionAPI], Any] | None = (
+            getattr(target, "extension", None) if isinstance(target, types.ModuleType) else target
+        )
         if not callable(factory):
             raise ExtensionError(f"Entry point {value} has no callable 'extension' function.")
         return factory
@@ -144,11 +148,11 @@ def import_factory(source: Source) -> Callable[[ExtensionAPI], Any]:
     except (Exception, SystemExit) as exc:
         sys.modules.pop(name, None)
         raise ExtensionError(f"Failed to import {source.path}: {type(exc).__name__}: {exc}") from exc
-    factory = getattr(module, "extension", None)
-    if not callable(factory):
+    defined: Callable[[ExtensionAPI], Any] | None = getattr(module, "extension", None)
+    if not callable(defined):
         sys.modules.pop(name, None)
         raise ExtensionError(f"{source.path} does not define an 'extension(d)' function.")
-    return factory
+    return defined
 
 
 def failure(source: Source, exc: BaseException) -> Failure:

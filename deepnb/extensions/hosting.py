@@ -49,7 +49,7 @@ class ExtensionToolsMiddleware(AgentMiddleware):
         registration, dropped once unregistered)."""
 
     def _tools(self, existing: list[Any]) -> list[Any]:
-        current = {r.name: r.unit for r in REGISTRY.of_kind("tool")}
+        current: dict[str | None, Any] = {r.name: r.unit for r in REGISTRY.of_kind("tool")}
         tools = []
         for tool in existing:
             name = _name(tool)
@@ -89,6 +89,7 @@ def _mount(backend: Any, routes: list[Registration]) -> tuple[Any, list[str]]:
 
     if not routes:
         return backend, []
+    default: BackendProtocol
     if backend is None:
         default, own, root = StateBackend(), {}, "/"
     elif isinstance(backend, CompositeBackend):

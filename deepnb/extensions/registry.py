@@ -78,7 +78,9 @@ class Registry:
 
     # -- registering -------------------------------------------------------------------------
 
-    def add(self, kind: str, name: str, unit: Any, source: Source, *, staged: list | None) -> None:
+    def add(
+        self, kind: str, name: str, unit: Any, source: Source, *, staged: list[Registration] | None
+    ) -> None:
         """Register (or stage, while the extension's factory runs) one unit. Route clashes are
         refused; a tool or middleware name already taken is ignored, as Deep Agents Code does."""
         with self.lock:

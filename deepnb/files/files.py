@@ -13,7 +13,7 @@ from deepnb.errors import DeepnbError
 from deepnb.files import hold, watch
 from deepnb.files.paths import clean_path, is_under
 from deepnb.files.rules import Rules
-from deepnb.files.sources import Entry, FileMissing, Match, StateSource, source_for
+from deepnb.files.sources import Entry, FileMissing, Match, Mounts, StateSource, source_for
 from deepnb.handles import AgentHandle
 
 REPR_LIMIT = 40
@@ -187,7 +187,7 @@ class Files(Displayable, Mapping[str, str]):
 
     def has_history(self, path: str) -> bool:
         """Whether ``path`` lives in the thread's checkpoints (so its past versions can be read)."""
-        source = self._source.source_of(path) if hasattr(self._source, "source_of") else self._source
+        source = self._source.source_of(path) if isinstance(self._source, Mounts) else self._source
         return isinstance(source, StateSource)
 
     def _require(self, operation: str, path: str) -> None:

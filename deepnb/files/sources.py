@@ -13,12 +13,15 @@ from __future__ import annotations
 import base64
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import wcmatch.glob as wcglob
 
 from deepnb.errors import DeepnbError
 from deepnb.files.paths import UnsafePathError, clean_path, parent
+
+if TYPE_CHECKING:
+    from deepagents.backends.protocol import FileData
 
 
 def glob_match(path: str, pattern: str) -> bool:
@@ -55,6 +58,23 @@ class FileMissing(KeyError):
     """No file at this path."""
 
 
+class FileSource(Protocol):
+    """Where a thread's files are read and written: its checkpoint state, an agent backend, or
+    several of these mounted at path prefixes. ``label`` names it for people."""
+
+    label: str
+
+    async def entries(self) -> dict[str, Entry]: ...
+    async def paths(self) -> list[str]: ...
+    async def describe(self, paths: list[str]) -> list[Entry]: ...
+    async def listing(self, folder: str) -> list[Entry]: ...
+    async def read_bytes(self, path: str) -> bytes: ...
+    async def write_bytes(self, path: str, data: bytes) -> None: ...
+    async def delete(self, path: str) -> None: ...
+    async def glob(self, pattern: str, folder: str) -> list[Entry]: ...
+    async def grep(self, literal: str, folder: str, glob: str | None) -> list[Match]: ...
+
+
 def _decode(data: Mapping[str, Any]) -> bytes:
     content = data.get("content", "")
     if isinstance(content, list):  # the older line-list format
@@ -75,7 +95,8 @@ def _state_entry(path: str, data: Mapping[str, Any]) -> Entry:
     return Entry(path, size=size, modified_at=data.get("modified_at"))
 
 
-def _file_data(data: bytes, previous: Mapping[str, Any] | None) -> dict[str, Any]:
+
+def _file_data(data: bytes, previous: Mapping[str, Any] | None) -> FileData:
     from deepagents.backends.utils import create_file_data  # noqa: PLC0415  # lazy: heavy
 
     try:
@@ -213,7 +234,8 @@ class BackendSource:
             raise UnsafePathError(f"{path} is refused by the agent's backend: it leads outside its root.")
         if response.error:
             raise DeepnbError(f"The agent's backend could not read {path}: {response.error}")
-        return response.content
+        content: bytes = response.content  # a FileDownloadResponse without an error has its bytes
+        return content
 
     async def write_bytes(self, path: str, data: bytes) -> None:
         (response,) = await self.backend.aupload_files([(path, data)])
@@ -241,16 +263,16 @@ class BackendSource:
 class Mounts:
     """A default source with others mounted at path prefixes (``CompositeBackend``)."""
 
-    def __init__(self, default: Any, routes: Sequence[tuple[str, Any]]) -> None:
+    def __init__(self, default: FileSource, routes: Sequence[tuple[str, FileSource]]) -> None:
         self.default = default
         self.routes = sorted(routes, key=lambda route: -len(route[0]))
         self.label = "composite"
 
-    def source_of(self, path: str) -> Any:
+    def source_of(self, path: str) -> FileSource:
         """The source that holds ``path``."""
         return self.route(path)[0]
 
-    def route(self, path: str) -> tuple[Any, str, str]:
+    def route(self, path: str) -> tuple[FileSource, str, str]:
         """The source serving ``path``, the path it sees, and the prefix to add back."""
         for prefix, source in self.routes:
             if path.startswith(prefix) or path + "/" == prefix:
@@ -330,7 +352,7 @@ class Mounts:
         return sorted(found, key=lambda m: (m.path, m.line))
 
 
-def source_for(backend: Any, graph: Any, thread_id: str, checkpoint_id: str | None = None) -> Any:
+def source_for(backend: Any, graph: Any, thread_id: str, checkpoint_id: str | None = None) -> FileSource:
     """The source for an agent's ``backend`` option (``None`` means the thread's state).
     With ``checkpoint_id``, state-held files are read as they were at that checkpoint."""
     from deepagents.backends import CompositeBackend, StateBackend, StoreBackend  # noqa: PLC0415  # lazy

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from deepnb.failures import contained
 
 _lock = threading.Lock()
-_listeners: dict[tuple[str, str], list[weakref.WeakMethod]] = {}
+_listeners: dict[tuple[str, str], list[weakref.WeakMethod[Callable[[Sequence[str]], None]]]] = {}
 
 
 def listen(agent: str, thread_id: str, method: Callable[[Sequence[str]], None]) -> Callable[[], None]:

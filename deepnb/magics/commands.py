@@ -81,7 +81,9 @@ def workbench_for(
             f"Agent {name!r} was attached as a compiled graph: change its model or options in "
             "Python and attach it again."
         )
-    spec = existing.declared_spec
+    declared = existing.declared_spec
+    assert declared is not None  # built from a spec, so declared with one
+    spec = declared
     if model is not None and model != spec.model_label:
         spec = AgentSpec(resolve_model(model, namespace), model, spec.options, spec.todos)
     different = {k: v for k, v in changes.items() if spec.options.get(k) != v}
@@ -90,7 +92,7 @@ def workbench_for(
     return existing if spec is existing.declared_spec else wb.rebuild(existing, spec)
 
 
-def _registered_or_config(name: str, *, skip_untrusted: bool) -> Any:
+def _registered_or_config(name: str, *, skip_untrusted: bool) -> wb.Workbench | None:
     """The workbench ``name``: registered, or built now from ``deepnb.toml``. With
     ``skip_untrusted`` (the cell names its model), a definition that waits for trust is left
     out, said in one line, and the cell builds its agent from its own options."""
@@ -162,10 +164,11 @@ def agents() -> Table:
         for name, w in built.items()
     ]
     config = find_config()
-    for name, table in (config.agents if config else {}).items():
+    defined, shown = (config.agents, config.shown) if config else ({}, "")
+    for name, table in defined.items():
         if name not in built:
             model = table.get("model", "$DEEPNB_MODEL") if isinstance(table, dict) else "?"
-            rows.append(("*" if name == current else "", name, str(model), "(not built)", config.shown))
+            rows.append(("*" if name == current else "", name, str(model), "(not built)", shown))
     return Table(
         ("", "agent", "model", "thread", "defined in"),
         tuple(sorted(rows, key=lambda row: row[1])),

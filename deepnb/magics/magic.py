@@ -8,6 +8,7 @@ can't await, the magic blocks instead and the view says Stop needs the kernel's 
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import re
 import sys
 from typing import Any
@@ -28,17 +29,19 @@ _CELL_HEAD = re.compile(r"^%%deepagent(?:[ \t]|$)")
 def _kernel_handles_events_while_awaiting() -> bool:
     """ipykernel 7 dispatches comm messages while an async cell awaits."""
     try:
-        import ipykernel  # noqa: PLC0415  # lazy: only where a kernel runs; a terminal IPython lacks it
-    except ImportError:
+        version = importlib.metadata.version("ipykernel")
+    except importlib.metadata.PackageNotFoundError:
         return False
-    return int(ipykernel.__version__.split(".")[0]) >= 7
+    return int(version.split(".")[0]) >= 7
 
 
 @magics_class
 class DeepnbMagics(Magics):
     """``%deepagent SUBCOMMAND`` and ``%%deepagent [options]``."""
 
-    @line_magic("deepagent")
+    # IPython annotates line_magic(NAME) / cell_magic(NAME) as returning the function *or* a
+    # decorator, which no decorator can be used as: what it returns is the decorator.
+    @line_magic("deepagent")  # type: ignore[arg-type]
     def line(self, line: str) -> Any:
         name, rest = parser.split_subcommand(line)
         args = parser.parse(parser.SUBCOMMANDS[name], rest)
@@ -47,18 +50,25 @@ class DeepnbMagics(Magics):
         except DeepnbError as exc:
             raise UsageError(str(exc)) from None
 
+    @property
+    def _user_ns(self) -> dict[str, Any]:
+        """The kernel's namespace (a magic is registered with its shell, so it has one)."""
+        assert self.shell is not None, "deepnb's magics run in an IPython shell"
+        namespace: dict[str, Any] = self.shell.user_ns  # a traitlets Instance(dict)
+        return namespace
+
     def _subcommand(self, name: str, args: Any) -> Any:
         if name == "help":
             return commands.Message(parser.usage())
         if name == "define":
-            return commands.define(args, self.shell.user_ns)
+            return commands.define(args, self._user_ns)
         if name == "use":
             return commands.use(args)
         if name == "agents":
             return commands.agents()
         return getattr(commands, name)(args)
 
-    @cell_magic("deepagent")
+    @cell_magic("deepagent")  # type: ignore[arg-type]
     def cell(self, line: str, cell: str) -> None:
         """Run the cell body as a task, blocking until the run ends (unless ``--bg``)."""
         run, view, args = self._start(line, cell, live_controls=False)
@@ -95,9 +105,9 @@ class DeepnbMagics(Magics):
             )
         try:
             if args.input:
-                prompt = commands.input_variable(args.input, cell, self.shell.user_ns)
+                prompt = commands.input_variable(args.input, cell, self._user_ns)
             else:
-                prompt = cell if args.no_interpolate else interpolate(cell, self.shell.user_ns)
+                prompt = cell if args.no_interpolate else interpolate(cell, self._user_ns)
                 if not prompt.strip():
                     raise DeepnbError(
                         "The cell body is the task: write what the agent should do below %%deepagent."
@@ -107,7 +117,7 @@ class DeepnbMagics(Magics):
                 "interrupt_on": parse_interrupt_on(args.interrupt_on),
                 "interpreter": commands.interpreter_option(args.interpreter, args.ptc),
             }
-            workbench: Session = commands.workbench_for(args.agent, args.model, options, self.shell.user_ns)
+            workbench: Session = commands.workbench_for(args.agent, args.model, options, self._user_ns)
             run = workbench.start(
                 prompt,
                 thread=args.thread,
@@ -121,7 +131,7 @@ class DeepnbMagics(Magics):
 
         view = show_run(run, live_controls=live_controls or args.bg)
         if args.output:
-            self.shell.user_ns[args.output] = run
+            self._user_ns[args.output] = run
         return run, view, args
 
 

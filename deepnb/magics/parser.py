@@ -7,18 +7,45 @@ IPython's ``UsageError``: one line, no traceback.
 
 from __future__ import annotations
 
+import argparse
+import io
 import keyword
 import os
 import shlex
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from IPython import get_ipython
+from IPython.core import magic_arguments as ipython_arguments
 from IPython.core.error import UsageError
-from IPython.core.magic_arguments import argument, magic_arguments
+
+_Declared = TypeVar("_Declared", bound=Callable[..., Any])
 
 
-def _common(func: Callable[..., Any]) -> Callable[..., Any]:
+class Command(Protocol):
+    """A command whose arguments are declared: ``@magic_arguments`` gives it its ``parser`` and
+    its ``argcmd_name``."""
+
+    parser: argparse.ArgumentParser
+    argcmd_name: str
+
+    def __call__(self, line: str) -> None: ...
+
+
+def argument(*args: Any, **kwargs: Any) -> Callable[[_Declared], _Declared]:
+    """IPython's ``@argument`` (``add_argument``'s options), typed: it returns what it decorates."""
+    declare: Callable[[_Declared], _Declared] = ipython_arguments.argument(*args, **kwargs)
+    return declare
+
+
+def magic_arguments(name: str) -> Callable[[Callable[[str], None]], Command]:
+    """IPython's ``@magic_arguments``, typed: it gives the function the parser of the arguments
+    declared below it."""
+    build: Callable[[Callable[[str], None]], Command] = ipython_arguments.magic_arguments(name=name)
+    return build
+
+
+def _common(func: _Declared) -> _Declared:
     func = argument("-t", "--thread", help="Thread id (default: the agent's current thread).")(func)
     return argument("-a", "--agent", help="Agent name (default: the current agent).")(func)
 
@@ -204,7 +231,7 @@ SUMMARIES = {
     "trust": "Trust the project: its deepnb.toml code and .deepnb/extensions/ may run (--revoke to stop).",
     "reload": "Rebuild agents with the current extensions and deepnb.toml (threads kept).",
 }
-SUBCOMMANDS: dict[str, Callable[..., Any]] = {
+SUBCOMMANDS: dict[str, Command] = {
     "help": help_,
     "define": define,
     "use": use,
@@ -226,7 +253,7 @@ SUBCOMMANDS: dict[str, Callable[..., Any]] = {
 }
 
 
-def _options(func: Callable[..., Any]) -> str:
+def _options(func: Command) -> str:
     flags = [a.option_strings[-1] for a in func.parser._actions if a.option_strings and a.dest != "help"]
     return ", ".join(flags) or "none"
 
@@ -244,7 +271,7 @@ VARIABLES: dict[str, tuple[str, ...]] = {"%%deepagent": ("output",)}
 """Options whose value names a kernel variable deepnb assigns, per command."""
 
 
-def _lexer(text: str) -> shlex.shlex:
+def _lexer(text: str | io.StringIO) -> shlex.shlex:
     lexer = shlex.shlex(text, posix=True)
     lexer.whitespace_split = True
     lexer.commenters = ""
@@ -268,7 +295,7 @@ def split(line: str, command: str) -> list[str]:
         raise _unclosed(command, line) from None
 
 
-def _flag(func: Callable[..., Any], dest: str) -> str:
+def _flag(func: Command, dest: str) -> str:
     for action in func.parser._actions:
         if action.dest == dest:
             return action.option_strings[0] if action.option_strings else dest.upper()
@@ -287,16 +314,16 @@ def _split_code(line: str, command: str) -> list[str]:
             break
         words.append(flag)
         if flag in ("-a", "--agent", "-t", "--thread") and rest:
-            lexer = _lexer(rest)
+            stream = io.StringIO(rest)  # read by the lexer: where it stopped is where the code starts
             try:
-                words.append(lexer.get_token() or "")
+                words.append(_lexer(stream).get_token() or "")
             except ValueError:
                 raise _unclosed(command, line) from None
-            rest = rest[lexer.instream.tell() :].strip()
+            rest = rest[stream.tell() :].strip()
     return [*words, "--", rest] if rest else words
 
 
-def _check(func: Callable[..., Any], args: Any) -> None:
+def _check(func: Command, args: Any) -> None:
     """Refuse empty values, contradicting options, and variable names deepnb must not assign."""
     command = func.argcmd_name
     for dest, value in vars(args).items():
@@ -331,7 +358,7 @@ def check_variable_name(name: str, option: str) -> None:
         )
 
 
-def parse(func: Callable[..., Any], line: str) -> Any:
+def parse(func: Command, line: str) -> Any:
     """Parse ``line`` for ``func``'s declared arguments; errors raise ``UsageError`` naming the
     valid options."""
     command = func.argcmd_name

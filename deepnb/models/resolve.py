@@ -92,9 +92,9 @@ def _provider(spec: str) -> Any:
 
     # Runs always stream: ask OpenAI-style endpoints for usage in the stream, which
     # langchain-openai leaves off for custom base URLs.
-    extra = {"stream_usage": True} if provider in ("openai", "azure_openai") else {}
+    stream_usage: dict[str, Any] = {"stream_usage": True} if provider in ("openai", "azure_openai") else {}
     try:
-        return init_chat_model(model, model_provider=provider, **extra)
+        return init_chat_model(model, model_provider=provider, **stream_usage)
     except ImportError as exc:
         raise DeepnbError(f"The {provider!r} provider needs a package: {exc}") from None
     except ValueError as exc:

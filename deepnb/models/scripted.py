@@ -40,14 +40,14 @@ import time
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import yaml
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
-from pydantic import model_validator
+from pydantic import ConfigDict, model_validator
 
 from deepnb.errors import DeepnbError
 
@@ -278,7 +278,7 @@ class ScriptedChatModel(BaseChatModel):
     """The script's file, re-read when it changes, so an edited script takes effect on the next call."""
     _loaded_mtime: float | None = None
 
-    model_config: ClassVar[dict[str, Any]] = {"arbitrary_types_allowed": True}
+    model_config = ConfigDict(arbitrary_types_allowed=True)
 
     @property
     def _llm_type(self) -> str:
@@ -354,14 +354,14 @@ class ScriptedChatModel(BaseChatModel):
         return turn, message
 
     @staticmethod
-    def _usage(messages: list[BaseMessage], turn: ScriptedTurn, calls: list[dict]) -> dict:
+    def _usage(messages: list[BaseMessage], turn: ScriptedTurn, calls: list[dict[str, Any]]) -> UsageMetadata:
         if turn.usage:
             inp = int(turn.usage.get("input_tokens", 0))
             out = int(turn.usage.get("output_tokens", 0))
         else:
             inp = max(1, sum(len(_text_of(m)) for m in messages) // 4)
             out = len(_TOKEN.findall(turn.text)) + sum(len(json.dumps(c["args"])) // 4 for c in calls)
-        return {"input_tokens": inp, "output_tokens": out, "total_tokens": inp + out}
+        return UsageMetadata(input_tokens=inp, output_tokens=out, total_tokens=inp + out)
 
     def _generate(
         self,
@@ -374,7 +374,7 @@ class ScriptedChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=message)])
 
     def _chunks(self, message: AIMessage) -> Iterator[AIMessageChunk]:
-        for token in _TOKEN.findall(message.content):
+        for token in _TOKEN.findall(_text_of(message)):  # the turn's text: _reply made it a str
             yield AIMessageChunk(content=token)
         yield AIMessageChunk(
             content="",

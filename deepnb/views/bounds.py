@@ -113,7 +113,7 @@ def bounded_lists(state: Mapping[str, Any]) -> dict[str, Any]:
     """The list fields of a view's state (``todos``, ``decisions``, ``files_changed``,
     ``async_tasks``) cut to their budgets, each saying what it left out."""
     out = dict(state)
-    markers: dict[str, Callable[[int], Any]] = {
+    markers: dict[str, Callable[[int], Any] | None] = {
         "todos": lambda n: {"content": f"… {n:,} earlier todos (%deepagent todos)", "status": "completed"},
         "decisions": lambda n: {
             "at": "",
@@ -190,11 +190,14 @@ def clip_bytes(text: str, budget: int, *, note: str = "shortened for display") -
 
 
 def split_patch(
-    patch: dict[str, Any], items: Callable[[str], dict[str, Any]], budget: int = PATCH_BUDGET
+    patch: dict[str, Any],
+    items: Callable[[str], Mapping[str, Any]] | None = None,
+    budget: int = PATCH_BUDGET,
 ) -> Iterator[dict[str, Any]]:
     """``patch`` as one or more patch messages of at most about ``budget`` bytes each, applied in
     order by the front-end to the same effect. ``items(id)`` gives a shown item as sent (a new
-    order sent in parts needs the items of the later parts again)."""
+    order sent in parts needs the items of the later parts again; a patch without ``ids`` needs
+    no ``items``)."""
     if size(patch) <= budget:
         yield patch
         return
@@ -203,12 +206,14 @@ def split_patch(
     for chunk in _chunks(patch.get("nodes", []), budget):
         yield {"type": "patch", "state": {}, "upsert": [], "nodes": chunk}
     if "ids" in patch:  # a new order: the first part names its ids, the others are appended
+        if items is None:
+            raise ValueError("split_patch: a patch with a new order (ids) needs items(id)")
         changed = {item["id"]: item for item in patch.get("upsert", [])}
         entries = [(i, changed.get(i) or items(i)) for i in patch["ids"]]
         for n, chunk in enumerate(_chunks(entries, budget)):
             ids = [i for i, _ in chunk]
             if n == 0:
-                part = {"ids": ids, "upsert": [item for i, item in chunk if i in changed]}
+                part: dict[str, Any] = {"ids": ids, "upsert": [item for i, item in chunk if i in changed]}
             else:  # the front-end kept only the items the order named so far: send these again
                 part = {"append_ids": ids, "upsert": [item for _, item in chunk]}
             yield {"type": "patch", "state": {}, **part}
@@ -218,7 +223,7 @@ def split_patch(
     upsert = patch.get("upsert", [])
     appended = set(patch.get("append_ids", []))
     for chunk in _chunks(upsert, budget):
-        part: dict[str, Any] = {"type": "patch", "state": {}, "upsert": chunk}
+        part = {"type": "patch", "state": {}, "upsert": chunk}
         new = [item["id"] for item in chunk if item["id"] in appended]
         if new:
             part["append_ids"] = new

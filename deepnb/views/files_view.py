@@ -50,7 +50,9 @@ from deepnb.files.paths import clean_path, parent
 from deepnb.files.sources import Entry
 from deepnb.markup import code_css
 from deepnb.safe_display import safe_display
+from deepnb.schema import FileEntry
 from deepnb.secrets import redact
+from deepnb.session import Session
 from deepnb.views.assets import asset, stylesheet
 from deepnb.views.file_preview import TEXT_LIMIT, FileDisplay, render_file
 from deepnb.views.listings import FolderListing, files_html
@@ -83,16 +85,16 @@ FILE_TOOLS = frozenset({"write_file", "edit_file", "delete"})
 TEXT_KINDS = frozenset({"markdown", "code", "table"})
 
 
-def _entry_json(files: Files, entry: Entry) -> dict[str, Any]:
-    return {
-        "path": entry.path,
-        "name": entry.name,
-        "is_dir": entry.is_dir,
-        "size": entry.size,
-        "modified_at": entry.modified_at,
-        "mount": entry.mount,
-        "writable": entry.is_dir or (files.writable(entry.path) and not files.busy(entry.path)),
-    }
+def _entry_json(files: Files, entry: Entry) -> FileEntry:
+    return FileEntry(
+        path=entry.path,
+        name=entry.name,
+        is_dir=entry.is_dir,
+        size=entry.size,
+        modified_at=entry.modified_at,
+        mount=entry.mount,
+        writable=entry.is_dir or (files.writable(entry.path) and not files.busy(entry.path)),
+    )
 
 
 def _explain(exc: Exception, path: str, action: str) -> str:
@@ -153,7 +155,7 @@ class FilesView(anywidget.AnyWidget):
     thread_id = t.Unicode("", help="The thread whose files these are.").tag(sync=True)
     backend = t.Unicode("", help="Where the files live: state, a folder, a store, or routes.").tag(sync=True)
     path = t.Unicode("/", help="The folder at the top of the tree (ends with '/').").tag(sync=True)
-    root_entries = t.List(
+    root_entries: t.List[FileEntry] = t.List(
         help=f"The top folder's first {FIRST_PAGE} entries: {{path, name, is_dir, size, modified_at, mount, "
         "writable}}; the rest come by message."
     ).tag(sync=True)
@@ -252,6 +254,8 @@ class FilesView(anywidget.AnyWidget):
         current = wb.registered().get(bench.name)
         if current is not None and current.checkpointer is bench.checkpointer:
             bench = current
+        if not isinstance(bench, Session):  # a files source outside any session has no runs
+            return None
         return bench.active_run(self.files.thread_id) or bench.latest_run(self.files.thread_id)
 
     def _check_for_new_run(self) -> None:
@@ -314,8 +318,8 @@ class FilesView(anywidget.AnyWidget):
         try:
             kind = check_message(content, FILES_MESSAGES)
         except MessageRefused as exc:  # nothing done: the reply says why
-            kind = content.get("type") if isinstance(content, dict) else None
-            reply_type = _REPLY_TYPES.get(kind, "refused") if isinstance(kind, str) else "refused"
+            asked = content.get("type") if isinstance(content, dict) else None
+            reply_type = _REPLY_TYPES.get(asked, "refused") if isinstance(asked, str) else "refused"
             return {"type": reply_type, "error": str(exc), "seq": seq if isinstance(seq, str | int) else None}
         reply = self._HANDLERS[kind](self, content)
         reply["seq"] = seq if isinstance(seq, str | int) else None

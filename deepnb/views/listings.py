@@ -14,6 +14,7 @@ from deepnb.files.files import REPR_LIMIT
 from deepnb.files.sources import Entry
 from deepnb.markup import escape
 from deepnb.safe_display import safe_display
+from deepnb.schema import TODO_STATUS_MARK, shown_as
 from deepnb.state import todo_progress
 
 if TYPE_CHECKING:
@@ -105,12 +106,12 @@ class FolderListing:
 
 # -- todos ----------------------------------------------------------------------------------------
 
-TODO_MARK = {"completed": "✓", "in_progress": "◐", "pending": "○"}
+TODO_MARK = TODO_STATUS_MARK
 
 
 def todo_lines(todos: Sequence[Mapping[str, str]]) -> list[str]:
     """A todo list as indented lines, each with its mark (✓ ◐ ○)."""
-    return [f"  {TODO_MARK.get(t['status'], '○')} {t['content']}" for t in todos]
+    return [f"  {shown_as(TODO_MARK, t['status'], '○')} {t['content']}" for t in todos]
 
 
 def todos_html(todos: Sequence[Mapping[str, str]], progress: str = "") -> str:
@@ -118,7 +119,7 @@ def todos_html(todos: Sequence[Mapping[str, str]], progress: str = "") -> str:
     if not todos:
         return ""
     rows = "".join(
-        f'<li data-status="{escape(t["status"])}">{TODO_MARK.get(t["status"], "○")} '
+        f'<li data-status="{escape(t["status"])}">{shown_as(TODO_MARK, t["status"], "○")} '
         + (f"<s>{escape(t['content'])}</s>" if t["status"] == "completed" else escape(t["content"]))
         + "</li>"
         for t in todos

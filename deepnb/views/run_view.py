@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import copy
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 import anywidget
 import traitlets as t
@@ -15,6 +16,7 @@ from deepnb.async_tasks import refresh_async_tasks
 from deepnb.errors import DeepnbError
 from deepnb.markup import code_css, escape
 from deepnb.run import Run
+from deepnb.schema import RUNNING, RunStateJSON, TranscriptItem
 from deepnb.secrets import redact
 from deepnb.state import RunState
 from deepnb.views.assets import asset, stylesheet
@@ -67,27 +69,31 @@ class RunView(anywidget.AnyWidget):
 
     agent = t.Unicode("", help="The agent's name.").tag(sync=True)
     thread_id = t.Unicode("", help="The thread the run writes to.").tag(sync=True)
-    status = t.Unicode("running", help="running, interrupted, done, error or cancelled.").tag(sync=True)
+    status = t.Unicode(RUNNING, help="running, interrupted, done, error or cancelled.").tag(sync=True)
     error = t.Unicode("", help="The failure's one-line description, secrets removed.").tag(sync=True)
-    items = t.List(help="Transcript items: prompt, text, tool, notice and error.").tag(sync=True)
-    todos = t.List(help="The agent's todo list: {content, status}.").tag(sync=True)
+    items: t.List[dict[str, Any]] = t.List(
+        help="Transcript items: prompt, text, tool, notice and error."
+    ).tag(sync=True)
+    todos: t.List[dict[str, Any]] = t.List(help="The agent's todo list: {content, status}.").tag(sync=True)
     progress = t.Dict(help="steps, tool_calls, tokens_in/out, elapsed, started_at.").tag(sync=True)
-    pending = t.List(
+    pending: t.List[dict[str, Any]] = t.List(
         help="Interrupts waiting for decisions: {id, agent, actions: [{index, name, args, args_json, "
         "description, allowed, preview, decision, clipped}]}; within its budget, a card's long texts "
         "are shortened and ``clipped`` says its arguments were."
     ).tag(sync=True)
-    decisions = t.List(help="The decision log: {at, tool, type, message, args, auto}.").tag(sync=True)
+    decisions: t.List[dict[str, Any]] = t.List(
+        help="The decision log: {at, tool, type, message, args, auto}."
+    ).tag(sync=True)
     card_errors = t.Dict(
         help='Why a decision from a card was refused, by "interrupt id:index" (a front-end message '
         'that answers no card: by "message"); nothing was sent.'
     ).tag(sync=True)
-    files_changed = t.List(help="Paths written or deleted during the run.").tag(sync=True)
-    tree = t.List(
+    files_changed: t.List[str] = t.List(help="Paths written or deleted during the run.").tag(sync=True)
+    tree: t.List[dict[str, Any]] = t.List(
         help="Subagent nodes in start order: {id, parent, name, label, description, source, status, "
         "started_at, finished_at, tool_calls, tokens_in, tokens_out, activity, result, children}."
     ).tag(sync=True)
-    async_tasks = t.List(
+    async_tasks: t.List[dict[str, Any]] = t.List(
         help="The thread's async subagent tasks: {task_id, agent_name, thread_id, run_id, status, ...}."
     ).tag(sync=True)
     async_error = t.Unicode("", help="Why the last on-demand refresh of async tasks failed.").tag(sync=True)
@@ -131,7 +137,7 @@ class RunView(anywidget.AnyWidget):
     def _flush(self) -> None:
         with self.run._lock:
             state = self.run.state
-            if state.status != "running":
+            if state.status != RUNNING:
                 if state.version == self._full_version:  # already sent in full, nothing new
                     return
                 self._full_version = state.version
@@ -142,10 +148,11 @@ class RunView(anywidget.AnyWidget):
         self.flushes += 1
 
     def _bounded_traits(
-        self, run_state: Any, state: dict[str, Any]
+        self, run_state: RunState, state: RunStateJSON
     ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """The synced traits' values, each within its budget, and the tree nodes left for a patch."""
-        traits = {name: state[name] for name in _SYNCED}
+        fields: Mapping[str, Any] = state  # read by the names of the traits
+        traits = {name: fields[name] for name in _SYNCED}
         traits.update({k: v for k, v in bounded_lists(state).items() if k in _SYNCED})
         traits["items"] = [self._public(item) for item in self._shown(run_state.items)]
         nodes, spent = [clip_item(node) for node in state["tree"]], 0
@@ -157,7 +164,7 @@ class RunView(anywidget.AnyWidget):
         traits["tree"] = nodes
         return traits, []
 
-    def _shown(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _shown(self, items: Sequence[TranscriptItem]) -> Sequence[Mapping[str, Any]]:
         """The transcript as the view shows it: folded items behind notices that expand it."""
         if not self._folded:
             return items
@@ -167,19 +174,21 @@ class RunView(anywidget.AnyWidget):
         ]
 
     @staticmethod
-    def _public(item: dict[str, Any]) -> dict[str, Any]:
-        return clip_item(RunState.public_item(item))
+    def _public(item: Mapping[str, Any]) -> dict[str, Any]:
+        # a transcript item, or the notice standing for folded ones (which has an item's shape)
+        return clip_item(RunState.public_item(cast(TranscriptItem, item)))
 
-    def _note_sent(self, run_state: Any, state: dict[str, Any]) -> None:
+    def _note_sent(self, run_state: RunState, state: RunStateJSON) -> None:
         """Remember what the front-end has now, so the next patch carries only what changed."""
         shown = self._shown(run_state.items)
         self._sent_items = {i["id"]: dict(i) for i in shown}
         self._sent_ids = [i["id"] for i in shown]
         self._sent_nodes = {n["id"]: n for n in state["tree"]}
-        self._sent_live = {name: state[name] for name in _LIVE}
+        fields: Mapping[str, Any] = state  # read by the names of the traits
+        self._sent_live = {name: fields[name] for name in _LIVE}
         self._sent_live["pending_raw"] = copy.deepcopy(run_state.pending)
 
-    def _send_in_full(self, state: dict[str, Any]) -> None:
+    def _send_in_full(self, state: RunStateJSON) -> None:
         # Patches changed the front-end's copy but not these traits, so send all of them even
         # where a trait still equals the new value: in as few messages as fit, the revision last.
         run_state = self.run.state
@@ -206,10 +215,10 @@ class RunView(anywidget.AnyWidget):
             self.send_state(group)
         self._note_sent(run_state, state)
         if rest:  # tree nodes past the trait's budget
-            for part in split_patch({"type": "patch", "state": {}, "upsert": [], "nodes": rest}, dict):
+            for part in split_patch({"type": "patch", "state": {}, "upsert": [], "nodes": rest}):
                 self.send(part)
 
-    def _send_patch(self, state: Any, *, everything: bool = False) -> None:
+    def _send_patch(self, state: RunState, *, everything: bool = False) -> None:
         """What changed since the last patch (everything, for a new view), in one message or,
         when that would be too large, in several."""
         shown = self._shown(state.items)
@@ -286,7 +295,7 @@ class RunView(anywidget.AnyWidget):
             self.run.stop()
         elif kind == "sync":  # a view rendered mid-run asks for the whole current state
             with self.run._lock:
-                if self.run.state.status == "running":
+                if self.run.state.status == RUNNING:
                     self._folded = hidden_ids(self.run.state.items, budget=TRAIT_BUDGETS["items"])
                     self._send_patch(self.run.state, everything=True)
         elif kind == "expand":  # the folded notice asks for the whole transcript

@@ -14,6 +14,8 @@ from typing import Any
 
 from deepnb.markup import escape
 from deepnb.safe_display import shown_text
+from deepnb.schema import RUN_STATUS_LABEL as STATUS_LABEL
+from deepnb.schema import shown_as
 from deepnb.state import RunState
 from deepnb.views.bounds import clip_item
 from deepnb.views.collapse import fold, hidden_ids
@@ -22,20 +24,12 @@ from deepnb.views.listings import todo_lines, todos_html
 from deepnb.views.styles import snapshot_style
 from deepnb.views.subagent_tree import state_tree, tree_html, tree_text
 
-STATUS_LABEL = {
-    "running": "running",
-    "interrupted": "waiting for your approval",
-    "done": "done",
-    "error": "failed",
-    "cancelled": "stopped",
-}
-
 
 def _head(state: Mapping[str, Any]) -> str:
     p = state["progress"]
     return (
         f"deepnb · agent {state['agent']} · thread {state['thread_id']} · "
-        f"{STATUS_LABEL.get(state['status'], state['status'])} · {plural(p['steps'], 'step')} · "
+        f"{shown_as(STATUS_LABEL, state['status'], state['status'])} · {plural(p['steps'], 'step')} · "
         f"{plural(p['tool_calls'], 'tool call')} · {p['elapsed']:.1f} s · "
         f"tokens {p['tokens_in']:,} in / {p['tokens_out']:,} out"
     )

@@ -7,10 +7,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from deepnb.markup import escape
+from deepnb.schema import NODE_STATUS_MARK, shown_as
 from deepnb.tree import SubagentNode, build_tree
 from deepnb.views.items import item_html, item_text, plural
 
-TREE_MARK = {"running": "◐", "waiting": "‖", "done": "✓", "error": "✗", "cancelled": "■"}
+TREE_MARK = NODE_STATUS_MARK
 
 
 def state_tree(state: Mapping[str, Any]) -> SubagentNode:
@@ -19,7 +20,7 @@ def state_tree(state: Mapping[str, Any]) -> SubagentNode:
 
 
 def _node_line(node: SubagentNode) -> str:
-    parts = [TREE_MARK.get(node.status, "·"), node.label or node.name, f"[{node.status}]"]
+    parts = [shown_as(TREE_MARK, node.status, "·"), node.label or node.name, f"[{node.status}]"]
     if node.duration is not None:
         parts.append(f"{node.duration:.1f} s")
     parts.append(plural(node.tool_calls, "tool call"))

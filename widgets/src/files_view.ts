@@ -17,22 +17,34 @@ import { viewerView } from "./files/file_viewer";
 import type { Request } from "./files/request";
 import { searchView } from "./files/search";
 import { h, setText, show, smallButton } from "./lib/dom";
+import { sendIfLive, watchKernel } from "./lib/kernel";
+import { type NotebookManager, saveViewsAsSnapshots } from "./lib/saved_snapshots";
 import { isObj, list, str } from "./lib/text";
 import type { FilesTraits } from "./types";
 
+const GONE = "The kernel restarted or shut down: run %deepagent files again to browse.";
 const REFRESH_DELAY = 150; // ms: `changed` messages close together make one refresh
 
 let views = 0;
 
 function render({ model, el }: { model: AnyModel<FilesTraits>; el: HTMLElement }): () => void {
+  saveViewsAsSnapshots((model as { widget_manager?: NotebookManager }).widget_manager);
   const viewId = `fv${++views}-${Math.random().toString(36).slice(2, 8)}`;
   let counter = 0;
   const waiting = new Map<string, (reply: any) => void>(); // seq → what to do with the reply
 
+  let gone = false; // no kernel behind the view (it restarted or shut down)
+  const unwatch = watchKernel(model, () => {
+    gone = true;
+  });
+
   const request: Request = (message, onReply) => {
     const seq = `${viewId}:${++counter}`;
+    if (gone || !sendIfLive(() => model.send({ ...message, seq }))) {
+      onReply({ seq, error: GONE } as Parameters<typeof onReply>[0]);
+      return seq;
+    }
     waiting.set(seq, onReply);
-    model.send({ ...message, seq });
     return seq;
   };
 
@@ -206,6 +218,7 @@ function render({ model, el }: { model: AnyModel<FilesTraits>; el: HTMLElement }
     viewer.dispose();
     changes.dispose();
     waiting.clear();
+    unwatch();
   };
 }
 

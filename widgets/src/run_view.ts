@@ -13,6 +13,8 @@
 
 import type { AnyModel, RenderProps } from "@anywidget/types";
 import { h, setText, show } from "./lib/dom";
+import { watchKernel } from "./lib/kernel";
+import { type NotebookManager, saveViewsAsSnapshots } from "./lib/saved_snapshots";
 import { isObj, str } from "./lib/text";
 import { approvalsView } from "./run/approvals";
 import { asyncView } from "./run/async_tasks";
@@ -29,20 +31,22 @@ import type { FileMessage, RunTraits } from "./types";
 const HEADS = ".dnb-tool-head, .dnb-node-head";
 
 function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLElement }): () => void {
+  saveViewsAsSnapshots((widget as { widget_manager?: NotebookManager }).widget_manager);
   const model = liveModel(widget);
+  let gone = false; // no kernel behind the view: cards and Stop go, the view says how to get them back
   const st = runMemory(model);
   const expanded = st.expanded;
 
   const root = h("div", "deepnb deepnb-run");
   const style = h("style");
-  const header = headerView(model, root, () => tree.tick());
+  const header = headerView(model, root, () => tree.tick(), () => !gone);
   const todos = todosView(model);
   const transcript = h("div", "dnb-transcript");
   const main = itemList(transcript, expanded);
   const tree = treeView(model, st, expanded, header.kernelNow, () => renderItems());
   const peek = peekView(model, st);
   const tasks = asyncView(model);
-  const approvals = approvalsView(model, st);
+  const approvals = approvalsView(model, st, undefined, () => gone);
   const filesEl = h("div", "dnb-files");
   const errorEl = h("div", "dnb-error dnb-run-error");
   root.append(style, header.el, peek.el, todos.el, tree.el, tasks.el, transcript, approvals.el,
@@ -181,6 +185,10 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   for (const [name, fn] of Object.entries(handlers)) model.on(name, fn);
   root.addEventListener("click", onClick);
   root.addEventListener("keydown", onKeyDown);
+  const unwatch = watchKernel(widget, () => {
+    gone = true;
+    renderStatus();
+  });
   // A view rendered while the run streams asks for what the traits don't have yet.
   if (model.get("status") === "running") model.send({ type: "sync" });
 
@@ -188,6 +196,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     for (const [name, fn] of Object.entries(handlers)) model.off(name, fn);
     root.removeEventListener("click", onClick);
     root.removeEventListener("keydown", onKeyDown);
+    unwatch();
     header.dispose();
     approvals.dispose();
     tree.dispose();

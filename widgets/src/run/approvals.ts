@@ -3,6 +3,7 @@
 // the run's memory carries drafts, sends in flight and the caret over to a re-displayed view.
 
 import { h, keepOnly, placeAt, setAttr, setText, show } from "../lib/dom";
+import { goneText } from "../lib/kernel";
 import { isObj, list, str } from "../lib/text";
 import type { DecisionEntry, DecisionSent, Interrupt, RunOutgoing, RunTraits } from "../types";
 import {
@@ -33,7 +34,10 @@ type Read = <K extends keyof RunTraits>(name: K) => RunTraits[K];
 
 /** The approval cards (`el`) and the decision log (`log`) of one view. `read(name)` gives the
  * current value of a synced field (status, pending, card_errors, decisions). */
-export function approvalsView(model: RunModel, st: RunMemory, read: Read = (name) => model.get(name)): ApprovalsView {
+/** The cards are disabled, under `goneText`, once `gone()`: no kernel is behind them. */
+export function approvalsView(
+  model: RunModel, st: RunMemory, read: Read = (name) => model.get(name), gone: () => boolean = () => false,
+): ApprovalsView {
   const cards = new Map<string, Card>(); // key → card
   const groups = new Map<string, Group>(); // interrupt id → its group
   const el = h("div", "dnb-pending");
@@ -134,7 +138,7 @@ export function approvalsView(model: RunModel, st: RunMemory, read: Read = (name
   function render(): void {
     const status = str(read("status")) || "running";
     const errors = errorsNow();
-    const ended = ENDED.has(status);
+    const ended = ENDED.has(status) || gone();
     for (const [key, errorKey] of st.sending) if (errors[errorKey]) st.sending.delete(key);
     const requests = list(read("pending")).filter(isObj) as Interrupt[];
     prune(requests); // first: moving a card past a stale one would blur a field it holds
@@ -150,7 +154,7 @@ export function approvalsView(model: RunModel, st: RunMemory, read: Read = (name
       prev = group.el;
     }
     setAttr(el, "data-status", status);
-    setText(title, pendingTitle(status, undecided));
+    setText(title, gone() && undecided ? goneText(str(read("thread_id"))) : pendingTitle(status, undecided));
     show(el, cards.size > 0);
   }
 

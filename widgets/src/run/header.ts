@@ -22,8 +22,11 @@ export interface HeaderView {
   dispose(): void;
 }
 
-/** `onTick` runs every second while the run runs (and whenever the clock is shown again). */
-export function headerView(model: RunModel, root: HTMLElement, onTick: () => void): HeaderView {
+/** `onTick` runs every second while the run runs (and whenever the clock is shown again); Stop
+ * shows only while `live()` (no kernel, nothing to stop). */
+export function headerView(
+  model: RunModel, root: HTMLElement, onTick: () => void, live: () => boolean = () => true,
+): HeaderView {
   let stopping = false;
   let timer: ReturnType<typeof setInterval> | null = null;
   let anchor: number | null = null; // Date.now() - elapsed at the last progress update (clock-skew fallback)
@@ -81,7 +84,7 @@ export function headerView(model: RunModel, root: HTMLElement, onTick: () => voi
     setText(pill, STATUS_LABEL[status] || status);
     const running = status === "running";
     if (!running) stopping = false;
-    show(controls, running);
+    show(controls, running && live());
     stopBtn.disabled = stopping;
     setText(stopBtn, stopping ? "Stopping…" : "Stop");
     if (running && timer === null) timer = setInterval(tick, 1000);
@@ -108,7 +111,7 @@ export function headerView(model: RunModel, root: HTMLElement, onTick: () => voi
   }
 
   function onStop(): void {
-    if (stopping || model.get("status") !== "running") return;
+    if (stopping || !live() || model.get("status") !== "running") return;
     stopping = true;
     stopBtn.disabled = true;
     stopBtn.textContent = "Stopping…";

@@ -6,6 +6,7 @@
 // every patch.
 
 import type { AnyModel } from "@anywidget/types";
+import { sendIfLive } from "../lib/kernel";
 import { isObj, list, str } from "../lib/text";
 import type { Item, RunOutgoing, RunTraits, TreeNode } from "../types";
 
@@ -79,7 +80,7 @@ export function liveModel(widget: AnyModel<RunTraits>): RunModel {
     get,
     set: (name, value) => widget.set(name, value),
     save_changes: () => widget.save_changes(),
-    send: (message) => widget.send(message),
+    send: (message) => void sendIfLive(() => widget.send(message)),
     on(event, fn) {
       const name = event.startsWith("change:") ? event.slice(7) : null;
       const relay: Callback = (...args) => {
