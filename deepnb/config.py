@@ -7,7 +7,10 @@ and the key.
 The project is found as ``deepnb.project`` says; its ``deepnb.toml`` wins over its
 ``pyproject.toml``. Relative paths in the file (``scripted:`` models, ``disk`` backends,
 ``sqlite:`` checkpointers) are relative to the file's folder, and ``module:attr`` references
-import from it too. An agent is built the first time a cell runs it (or ``deepnb.get`` asks).
+import from it too. ``memory`` and ``skills`` name paths in the agent's backend, as deepagents
+takes them: absolute (``/AGENTS.md``) or relative to the backend's folder (``./AGENTS.md``), and a
+skill source may be ``[path, label]``; never ``..`` or ``~``. An agent is built the first time a
+cell runs it (or ``deepnb.get`` asks).
 
 Trust: an agent whose table imports code (``module:attr``: tools, middleware, backends,
 subagents) or reaches outside the project's folder (a path out of it, ``~``, ``..``, a disk

@@ -78,7 +78,7 @@ def changes_of(paths: Iterable[str], before: Files, after: Files, *, known: bool
         print(
             redact(
                 f"deepnb: agent {workbench.name!r} keeps its files where deepnb cannot see them (no "
-            f"filesystem middleware in its graph), so run.changes() leaves out {unseen} path(s): "
+                f"filesystem middleware in its graph), so run.changes() leaves out {unseen} path(s): "
                 "name its backend with deepnb.attach(graph, backend=...)."
             ),
             file=sys.stderr,

@@ -23,8 +23,12 @@ def example(name: str, tmp_path: Path) -> Path:
 
 def writes(path: str, content: str, answer: str) -> object:
     return scripted(
-        {"main": [{"tool_calls": [{"name": "write_file", "args": {"file_path": path, "content": content}}]},
-                  {"text": answer}]}
+        {
+            "main": [
+                {"tool_calls": [{"name": "write_file", "args": {"file_path": path, "content": content}}]},
+                {"text": answer},
+            ]
+        }
     )
 
 

@@ -12,9 +12,11 @@ from deepagents.backends.utils import validate_path
 from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware
 
+import deepnb
 from deepnb.compiled import middleware_of, subgraphs_of
 from deepnb.files.setup import FileSetup, agent_path
 from tests.support.agents import scripted
+from tests.unit.conftest import unique
 
 
 def _model() -> object:
@@ -74,9 +76,7 @@ def test_skill_sources_may_carry_a_label(tmp_path: Path) -> None:
 
 def test_an_attached_deep_agent_names_its_backend_memory_and_skills(tmp_path: Path) -> None:
     backend = FilesystemBackend(root_dir=tmp_path)
-    graph = create_deep_agent(
-        model=_model(), memory=["./AGENTS.md"], skills=["./skills/"], backend=backend
-    )
+    graph = create_deep_agent(model=_model(), memory=["./AGENTS.md"], skills=["./skills/"], backend=backend)
     setup = FileSetup.of_graph(graph)
     assert setup.known and setup.backend is backend
     assert setup.memory == ("./AGENTS.md",) and setup.skills == ("./skills/",)
@@ -121,3 +121,12 @@ def test_middleware_is_found_through_hook_nodes_and_tool_closures(tmp_path: Path
     names = {type(m).__name__ for m in middleware_of(graph)}
     assert marker in middleware_of(graph)
     assert {"FilesystemMiddleware", "SubAgentMiddleware"} <= names
+
+
+def test_a_relative_source_on_the_threads_state_names_no_file_and_breaks_nothing() -> None:
+    name = unique("state-rel")
+    bench = deepnb.agent(name, model="demo:quickstart", memory=["./AGENTS.md"], skills=["skills/"])
+    run = bench.run("A brief").wait(30)
+    assert run.status == "done", run.error
+    assert "/notes/stresses.md" in run.files and run.files.busy("/AGENTS.md") == ""
+    assert {c.path for c in run.changes()} >= {"/notes/stresses.md"}
