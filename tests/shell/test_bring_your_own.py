@@ -89,6 +89,18 @@ def test_an_attached_text_to_sql_agent_on_its_folder(ip, tmp_path: Path) -> None
     listing, _ = magic(ip, "files -a sql /")
     assert {e.path for e in listing.entries} >= {"/AGENTS.md", "/answers/", "/skills/"}
     assert "empty" not in repr(listing)
+    # The file browser lists the folder and shows the run's write as written.
+    from deepnb.views.files_view import FilesView
+
+    view = FilesView(run.files, run=run)
+    try:
+        entries = view.request({"type": "ls", "path": "/"})["entries"]
+        assert {e["path"] for e in entries} >= {"/AGENTS.md", "/answers/", "/skills/"}
+        changes = view.request({"type": "changes"})
+        assert changes["error"] in ("", None), changes
+        assert [(c["path"], c["kind"]) for c in changes["changes"]] == [("/answers/top.sql", "written")]
+    finally:
+        view.close()
 
 
 def test_a_graph_whose_files_deepnb_cannot_see_reports_no_deletion(ip, tmp_path: Path, capfd) -> None:
