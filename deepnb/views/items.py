@@ -141,9 +141,9 @@ def _summary_text(item: Item, label: str) -> str:
 # -- update: a node's state update, in a graph that does not speak messages ------------------------
 
 
-def _update_html(item: Item, label: str) -> str:
+def _update_html(item: Item, label: str) -> str:  # drawn as a tool card is: no new snapshot style
     return (
-        f'<div class="dnb-update">{escape(label)}<b>{escape(item["node"])}</b>'
+        f'<div class="dnb-tool dnb-update">{escape(label)}<b>{escape(item["node"])}</b>'
         f'<pre>{escape(item.get("text", ""))}</pre></div>'
     )
 

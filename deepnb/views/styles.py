@@ -20,8 +20,6 @@ STATIC_CSS = """
 .deepnb-snapshot li[data-status=completed]{color:var(--jp-ui-font-color2,#666)}
 .deepnb-snapshot .dnb-summary{border-left:3px solid var(--jp-brand-color1,#1976d2);padding:2px 8px;
  margin:4px 0}
-.deepnb-snapshot .dnb-update{border-left:3px solid var(--jp-border-color1,#bbb);padding:2px 8px;margin:4px 0}
-.deepnb-snapshot .dnb-update pre{margin:2px 0;font-size:12px;white-space:pre-wrap}
 .deepnb-tree ul{list-style:none;padding-left:16px;margin:2px 0}
 .deepnb-tree>ul{padding-left:4px}
 .deepnb-tree summary{cursor:pointer}

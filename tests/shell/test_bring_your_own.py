@@ -171,7 +171,7 @@ def test_a_graph_without_messages_runs_from_a_dict_variable(ip, tmp_path: Path) 
     final = [o.data for o in captured.outputs if "text/plain" in o.data][-1]  # updated at the end
     assert "· done ·" in final["text/plain"] and '› {"topic": "agents"}' in final["text/plain"]
     assert "write:" in final["text/plain"] and "todo list" in final["text/plain"]
-    assert 'class="dnb-update"' in final["text/html"]
+    assert 'class="dnb-tool dnb-update"' in final["text/html"]
     # The graph's own node is shown; the nodes of the agent it runs inside are not.
     items = run.state.to_json()["items"]
     assert [i["node"] for i in items if i["kind"] == "update"] == ["write"]
