@@ -52,6 +52,11 @@ class ApprovalRequest:
         """Don't run the tool; answer in its place with ``message``."""
         self.run.decide(self.interrupt_id, self.index, {"type": "respond", "message": message})
 
+    def resume(self, value: Any) -> None:
+        """Answer the whole interrupt this action belongs to with ``value`` as it is (for the
+        middleware: ``{"decisions": [...]}``, one per action), in place of the decisions."""
+        self.run.answer(self.interrupt_id, value)
+
     def __repr__(self) -> str:
         where = "" if self.agent == "main" else f" in {self.agent}"
         args = json.dumps(dict(self.args), default=str)
@@ -104,6 +109,8 @@ def check_card(kind: str, content: Mapping[str, Any], pending: Sequence[Mapping[
     request = next((p for p in pending if p.get("id") == interrupt_id), None)
     if not isinstance(interrupt_id, str) or request is None:
         raise DeepnbError(f"No approval {interrupt_id!r} is waiting (any more): nothing was sent.")
+    if request.get("kind") == "question":
+        raise DeepnbError("That interrupt asks a question: answer it in its reply box. Nothing was sent.")
     actions = {a["index"]: a for a in request.get("actions", ())}
     if kind == "approve_all":
         return [index for index, action in actions.items() if not action.get("decision")]

@@ -182,6 +182,15 @@ class DecisionMade(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class InterruptAnswered(Event):
+    """A whole interrupt answered with ``value`` (``resume(value)``: a raw interrupt's answer,
+    or an approval answered without per-action decisions)."""
+
+    interrupt_id: str
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
 class RunResumed(Event):
     """The run goes on after decisions on these interrupts."""
 

@@ -25,11 +25,14 @@ class RunHandle(Protocol):
 
 
 class Decider(Protocol):
-    """A run as its approval requests see it: it takes one decision per gated action."""
+    """A run as its approval requests see it: it takes one decision per gated action, or one
+    value that answers a whole interrupt."""
 
     def decide(
         self, interrupt_id: str, index: int, decision: dict[str, Any], *, auto: bool = False
     ) -> None: ...
+
+    def answer(self, interrupt_id: str, value: Any) -> None: ...
 
 
 class AgentHandle(Protocol):

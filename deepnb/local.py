@@ -12,6 +12,7 @@ from typing import Any, cast
 
 from deepnb import claims
 from deepnb._loop import run_sync
+from deepnb.approvals import ApprovalRequest
 from deepnb.checkpoint import database_key
 from deepnb.errors import DeepnbError
 from deepnb.files.files import Files
@@ -190,8 +191,14 @@ class Workbench:
         return tree_from_messages(self.state_values(thread).get("messages") or [], root_name=self.name)
 
     def active_run(self, thread_id: str | None = None) -> Run | None:
-        """The run holding the thread now, started by this agent or another on its database."""
-        return cast(Run | None, claims.holder(self.database, thread_id or self.current_thread))
+        """The run holding the thread now, started by this agent or another on its database. A
+        run waiting on interrupts is checked against the thread's state first: answered
+        elsewhere, it holds the thread no more."""
+        run = cast(Run | None, claims.holder(self.database, thread_id or self.current_thread))
+        if run is not None and run.status == "interrupted":
+            run.refresh()
+            run = cast(Run | None, claims.holder(self.database, thread_id or self.current_thread))
+        return run
 
     def start(
         self,
@@ -208,14 +215,17 @@ class Workbench:
         input_for(self.graph, prompt, agent=self.name)  # a prompt the graph cannot take: one line
         thread_id = new_thread_id() if new_thread else (thread or self.current_thread)
         run = Run(self, thread_id, shown_input(prompt))
+        self.active_run(thread_id)  # a run whose interrupts were answered elsewhere lets go
         busy = claims.claim(self.database, run)
         if busy is not run:
             holder = busy.workbench.name
             if busy.status == "interrupted":
+                asks = busy.waits_for_answers()
                 raise DeepnbError(
-                    f"Thread {thread_id!r} of agent {holder!r} is waiting for your approval ({busy.id}): "
-                    "decide on its cards (or %deepagent approvals), stop it with %deepagent stop, "
-                    "or start another thread with --new."
+                    f"Thread {thread_id!r} of agent {holder!r} is waiting for your "
+                    f"{'answer' if asks else 'approval'} ({busy.id}): "
+                    f"{'answer' if asks else 'decide'} on its cards (or %deepagent approvals), "
+                    "stop it with %deepagent stop, or start another thread with --new."
                 )
             raise DeepnbError(
                 f"Thread {thread_id!r} of agent {holder!r} is already running ({busy.id}). "
@@ -264,6 +274,7 @@ class Workbench:
         restart, a run rebuilt from the thread's checkpoint with its pending interrupts."""
         thread_id = thread_id or self.current_thread
         run = Run(self, thread_id, None)
+        self.active_run(thread_id)  # a run whose interrupts were answered elsewhere lets go
         held = claims.claim(self.database, run)
         if held is not run:
             return held
@@ -281,7 +292,8 @@ class Workbench:
         """Continue a thread: the run waiting for approval if there is one, else the failed or
         stopped run, from its last checkpoint (in the background). ``decisions`` (one per pending
         request, in ``run.pending`` order: ``{"type": "approve"}``, ``{"type": "reject",
-        "message": ...}``, …) decide the waiting run's requests."""
+        "message": ...}``, …; for a raw interrupt, the value it is resumed with) decide the
+        waiting run's requests."""
         run = self._continue(thread_id or self.current_thread)
         if decisions is not None:
             pending = run.pending
@@ -291,7 +303,10 @@ class Workbench:
                     "request of run.pending, in order."
                 )
             for request, decision in zip(pending, decisions, strict=True):
-                run.decide(request.interrupt_id, request.index, decision)
+                if isinstance(request, ApprovalRequest):
+                    run.decide(request.interrupt_id, request.index, decision)
+                else:
+                    request.resume(decision)
         return run
 
     def stop(self, thread_id: str | None = None) -> Run:

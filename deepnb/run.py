@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from deepnb import events as ev
 from deepnb import streaming
-from deepnb._loop import submit
+from deepnb._loop import in_engine_thread, run_sync, submit
 from deepnb.approvals import ApprovalRequest, normalize, preview, tool_schema
 from deepnb.displayable import Displayable
 from deepnb.errors import DeepnbError
@@ -24,6 +24,7 @@ from deepnb.files.hold import settled
 from deepnb.graph_input import output_of, speaks_messages
 from deepnb.handles import AgentHandle
 from deepnb.interpreter import Interpreter
+from deepnb.interrupts import PendingInterrupt, check_answer
 from deepnb.safe_display import safe_display
 from deepnb.schema import ENDED, FilePreview, RunStatus, Todo
 from deepnb.secrets import redact, redact_data
@@ -78,7 +79,8 @@ class Run(Displayable):
         self._routes: Files | None = None
         self._translator = ev.EventTranslator(main=ev.MAIN)
         self._chosen: dict[tuple[str, int], dict[str, Any]] = {}
-        self._ready: dict[str, dict[str, Any]] = {}
+        self._ready: dict[str, Any] = {}
+        """Interrupt id → the value it is resumed with, once it is ready to be sent."""
         self._resuming = False
         self._interrupts: dict[str, ev.InterruptRequest] = {}
         self.checkpoint_before: str | None = None
@@ -165,23 +167,45 @@ class Run(Displayable):
         return self._done.is_set()
 
     @property
-    def pending(self) -> list[ApprovalRequest]:
-        """The gated tool calls still waiting for a decision."""
-        return [
-            ApprovalRequest(
-                self,
-                request["id"],
-                action["index"],
-                action["name"],
-                self._action_args(request["id"], action["index"]),
-                action["description"],
-                tuple(action["allowed"]),
-                request["agent"],
-            )
-            for request in self.state.pending
-            for action in request["actions"]
-            if not action["decision"]
-        ]
+    def pending(self) -> list[ApprovalRequest | PendingInterrupt]:
+        """What waits for you, read from the thread's state: each gated tool call (an
+        :class:`ApprovalRequest`) and each raw ``interrupt(value)`` (a :class:`PendingInterrupt`)
+        not answered yet. Every one has ``resume(value)``."""
+        self.refresh()
+        with self._lock:
+            requests = list(self.state.pending)
+        found: list[ApprovalRequest | PendingInterrupt] = []
+        for request in requests:
+            if request.get("kind") == "question":
+                if request.get("answer") is None and request["id"] not in self._ready:
+                    value = self._question_value(request["id"], request.get("value"))
+                    found.append(PendingInterrupt(self, request["id"], value, request["agent"]))
+                continue
+            found += [
+                ApprovalRequest(
+                    self,
+                    request["id"],
+                    action["index"],
+                    action["name"],
+                    self._action_args(request["id"], action["index"]),
+                    action["description"],
+                    tuple(action["allowed"]),
+                    request["agent"],
+                )
+                for action in list(request["actions"])
+                if not action["decision"]
+            ]
+        return found
+
+    def _question_value(self, interrupt_id: str, shown: Any) -> Any:
+        """A raw interrupt's whole value, secrets removed (a view may show it clipped)."""
+        request = self._interrupts.get(interrupt_id)
+        return shown if request is None else redact_data(request.value)
+
+    def waits_for_answers(self) -> bool:
+        """Whether every interrupt the run waits on is a raw one (a question, not an approval)."""
+        with self._lock:
+            return bool(self.state.pending) and all(p.get("kind") == "question" for p in self.state.pending)
 
     def _action_args(self, interrupt_id: str, index: int) -> dict[str, Any]:
         request = self._interrupts.get(interrupt_id)
@@ -228,7 +252,8 @@ class Run(Displayable):
         self._stop_reason = reason
         with self._lock:
             if self.status == "interrupted" and not self._resuming:
-                self.emit(ev.RunCancelled(ev.MAIN, f"{reason} while waiting for approval"))
+                waited = "your answer" if self.waits_for_answers() else "approval"
+                self.emit(ev.RunCancelled(ev.MAIN, f"{reason} while waiting for {waited}"))
                 self.workbench.release_thread(self)
                 return
         task = self._task
@@ -240,6 +265,8 @@ class Run(Displayable):
     def decide(self, interrupt_id: str, index: int, decision: dict[str, Any], *, auto: bool = False) -> None:
         """Decide one action of a pending interrupt. Once every action of that interrupt is
         decided, the run resumes in the background (exactly once)."""
+        if not auto:
+            self.refresh()
         with self._lock:
             if (interrupt_id, index) in self._chosen:
                 chosen = self._chosen[(interrupt_id, index)]["type"]
@@ -270,6 +297,59 @@ class Run(Displayable):
                 self._ready[interrupt_id] = {"decisions": decisions}
                 if self.status == "interrupted" and not self._resuming:
                     self._resume()
+
+    def answer(self, interrupt_id: str, value: Any) -> None:
+        """Resume one pending interrupt with ``value`` (any JSON-able value: what ``interrupt()``
+        returns in the graph). Others pending at the same time keep waiting."""
+        value = check_answer(value)
+        self.refresh()
+        with self._lock:
+            request = next((p for p in self.state.pending if p["id"] == interrupt_id), None)
+            if request is None or self.status not in ("interrupted", "running"):
+                raise DeepnbError(
+                    f"{self.id} is no longer waiting on that interrupt (it is {self.status}): "
+                    "nothing was sent. %deepagent approvals shows what is pending now."
+                )
+            if interrupt_id in self._ready or request.get("answer") is not None:
+                raise DeepnbError("That interrupt was already answered; an answer is sent once.")
+            for action in request["actions"]:
+                self._chosen.setdefault((interrupt_id, action["index"]), {"type": "resume"})
+            self._ready[interrupt_id] = value
+            self.emit(ev.InterruptAnswered(request["agent"], interrupt_id, value))
+            if self.status == "interrupted" and not self._resuming:
+                self._resume()
+
+    def refresh(self) -> Run:
+        """Read the thread's state: a run waiting on interrupts that were answered elsewhere (another
+        ``graph.invoke(Command(resume=...))``) takes what the thread holds now: the interrupts
+        still pending there, or the end of the run (the thread is free again)."""
+        if self._future is None or self.status != "interrupted" or self._resuming or in_engine_thread():
+            return self  # never streamed (nothing of the thread to read), or busy
+        config = {"configurable": {"thread_id": self.thread_id}}
+        try:
+            snapshot = run_sync(self.workbench.graph.aget_state(config))
+        except Exception:  # the checkpointer is unreachable: what deepnb last saw stands
+            log.debug("deepnb: could not read thread %s for %s", self.thread_id, self.id, exc_info=True)
+            return self
+        interrupts = tuple(ev.InterruptRequest(id=str(i.id), value=i.value) for i in snapshot.interrupts)
+        with self._lock:
+            if self.status != "interrupted" or self._resuming:
+                return self
+            known = [p["id"] for p in self.state.pending]
+            if sorted(known) == sorted(i.id for i in interrupts):
+                return self
+            gone = tuple(i for i in known if i not in {r.id for r in interrupts})
+            self.emit(ev.RunResumed(ev.MAIN, gone))
+            if interrupts:
+                self._interrupts = {i.id: i for i in interrupts}
+                self.emit(ev.RunPaused(ev.MAIN, interrupts, _previews(interrupts, snapshot.values)))
+                return self
+            if snapshot.next:
+                self.emit(ev.RunCancelled(ev.MAIN, "answered outside deepnb; the thread goes on there"))
+            else:
+                self.emit(ev.RunFinished(ev.MAIN, _final_answer(snapshot.values)))
+        self.workbench.release_thread(self)
+        return self
 
     def _resume(self) -> None:
         from langgraph.types import Command  # noqa: PLC0415  # lazy: langgraph is heavy to import

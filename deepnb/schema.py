@@ -30,6 +30,11 @@ TodoStatus: TypeAlias = Literal["pending", "in_progress", "completed"]
 """A todo of ``write_todos``."""
 DecisionType: TypeAlias = Literal["approve", "edit", "reject", "respond"]
 """What a human-in-the-loop decision does with a gated tool call."""
+AnswerType: TypeAlias = Literal["answer", "resume"]
+"""An interrupt answered whole with ``resume(value)``: ``answer`` in the decision log (tool
+``interrupt``), ``resume`` on the actions of an approval answered that way."""
+PendingKind: TypeAlias = Literal["question"]
+"""A pending request that is not an approval: a raw ``interrupt(value)``."""
 AsyncTaskStatus: TypeAlias = Literal[
     "pending", "running", "waiting", "success", "error", "timeout", "cancelled", "interrupted"
 ]
@@ -279,7 +284,7 @@ class FilePreview(TypedDict):
 class DecisionShown(TypedDict):
     """A decision already made on an action of a pending request."""
 
-    type: DecisionType
+    type: DecisionType | AnswerType
     message: str
     args: str
     auto: bool
@@ -303,11 +308,17 @@ class PendingAction(TypedDict):
 
 class PendingRequest(TypedDict):
     """An interrupt waiting for an answer, raised by ``agent``. A human-in-the-loop request lists
-    its gated tool calls in ``actions``; any other interrupt has none."""
+    its gated tool calls in ``actions``; any other interrupt has none and is a ``question``: its
+    ``value`` (JSON data, redacted; ``None`` when too long to show whole), ``value_json`` (its
+    JSON text, clipped) and ``answer`` (one line, once answered)."""
 
     id: str
     agent: str
     actions: list[PendingAction]
+    kind: NotRequired[PendingKind]
+    value: NotRequired[Any]
+    value_json: NotRequired[str]
+    answer: NotRequired[str | None]
 
 
 class DecisionLogEntry(TypedDict):
@@ -317,7 +328,7 @@ class DecisionLogEntry(TypedDict):
     interrupt_id: str
     index: int
     tool: str
-    type: DecisionType
+    type: DecisionType | AnswerType
     message: str
     args: str
     auto: bool

@@ -86,6 +86,8 @@ class _Mirror:
             if name != defining and tp == alias:
                 return name
         origin = get_origin(tp)
+        if tp is Any:  # JSON data of any shape (a raw interrupt's value)
+            return "unknown"
         if tp is str:
             return "string"
         if tp in (int, float):

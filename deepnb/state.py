@@ -14,6 +14,7 @@ from typing import Any, TypeVar, cast
 from deepnb import events as ev
 from deepnb.async_tasks import merge_rows
 from deepnb.interpreter import parse_eval
+from deepnb.interrupts import is_approval, question_entry, value_text
 from deepnb.markup import highlight, markdown
 from deepnb.schema import (
     OPEN_NODE,
@@ -396,8 +397,13 @@ class RunState:
         decided = {
             (p["id"], a["index"]): a["decision"] for p in self.pending for a in p["actions"] if a["decision"]
         }
+        answered = {p["id"]: p["answer"] for p in self.pending if p.get("answer") is not None}
         self.pending = [
             _pending(i, self._interrupt_agents.get(i.id, "main"), event.previews, decided)
+            if is_approval(i.value)
+            else question_entry(
+                i.id, self._interrupt_agents.get(i.id, "main"), i.value, answer=answered.get(i.id)
+            )
             for i in event.interrupts
         ]
         for card in self._tools.values():
@@ -430,6 +436,28 @@ class RunState:
                     action["decision"] = DecisionShown(
                         type=entry["type"], message=entry["message"], args=entry["args"], auto=entry["auto"]
                     )
+
+    def _on_InterruptAnswered(self, event: ev.InterruptAnswered) -> None:
+        shown = value_text(event.value)
+        entry = DecisionLogEntry(
+            at=time.strftime("%Y-%m-%d %H:%M:%S"),
+            interrupt_id=event.interrupt_id,
+            index=0,
+            tool="interrupt",
+            type="answer",
+            message=shown,
+            args="",
+            auto=False,
+        )
+        self.decisions.append(entry)
+        for request in self.pending:
+            if request["id"] != event.interrupt_id:
+                continue
+            if request.get("kind") == "question":
+                request["answer"] = shown
+            for action in request["actions"]:
+                if not action["decision"]:
+                    action["decision"] = DecisionShown(type="resume", message=shown, args="", auto=False)
 
     def _on_RunResumed(self, event: ev.RunResumed) -> None:
         self.pending = [p for p in self.pending if p["id"] not in event.interrupt_ids]
@@ -496,7 +524,8 @@ class RunState:
             error=self.error or "",
             items=[self.public_item(item) for item in self.items],
             todos=[todo.copy() for todo in self.todos],
-            files_changed=list(self.files_changed),
+            # sorted: parallel subagents write in any order; a snapshot must not depend on it
+            files_changed=sorted(self.files_changed),
             pending=[public_pending(p) for p in self.pending],
             decisions=[d.copy() for d in self.decisions],
             progress=self.progress(),

@@ -493,6 +493,17 @@ BUILDERS = {
 }
 
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def _drop_widget_views(notebook: nbformat.NotebookNode) -> None:
+    """Save each view as its static snapshot, as deepnb's front end does when a notebook is saved:
+    a widget output whose model is gone shows "model not found" when the notebook is opened."""
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            output.get("data", {}).pop(WIDGET_VIEW, None)
+
+
 def build(name: str) -> Path:
     notebook = new_notebook(cells=BUILDERS[name]())
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -506,6 +517,7 @@ def build(name: str) -> Path:
         resources={"metadata": {"path": str(NOTEBOOKS)}},
         store_widget_state=False,
     ).execute()
+    _drop_widget_views(notebook)
     path = NOTEBOOKS / f"{name}.ipynb"
     nbformat.write(notebook, path)
     return path

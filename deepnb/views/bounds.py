@@ -146,6 +146,12 @@ def bounded_pending(pending: Sequence[Mapping[str, Any]], budget: int | None = N
     requests = [{**p, "actions": [dict(a) for a in p.get("actions", ())]} for p in pending]
     if size(requests) <= budget:
         return requests
+    questions = [p for p in requests if p.get("kind") == "question"]
+    for question in questions:  # a raw interrupt's value: its clipped JSON text, a share each
+        share = max(budget // (2 * len(questions)), 256)
+        if size(question) > share:
+            question["value"] = None
+            question["value_json"] = clip_bytes(str(question.get("value_json") or ""), share // 2)
     actions = [a for p in requests for a in p["actions"]]
     left = budget - size([{**p, "actions": []} for p in requests]) - 2 * len(actions)
     for count, action in enumerate(sorted(actions, key=size)):  # water-filling: the small first

@@ -24,6 +24,7 @@ Kinds = Mapping[str, Mapping[str, tuple[type, ...]]]
 
 INT = (int,)
 TEXT = (str,)
+JSON = (str, int, float, bool, dict, list, type(None))
 
 RUN_MESSAGES: Kinds = {
     "stop": {},
@@ -34,9 +35,11 @@ RUN_MESSAGES: Kinds = {
     "decide": {"interrupt_id": TEXT, "index": INT, "decision": (dict,)},
     "always": {"interrupt_id": TEXT, "index": INT, "tool": TEXT},
     "approve_all": {"interrupt_id": TEXT},
+    "answer": {"interrupt_id": TEXT, "value": JSON},
 }
 """What the run view's front-end sends: Stop, a resync, the whole of a folded transcript, a file
-to show, the async tasks' refresh, and the approval cards' decisions."""
+to show, the async tasks' refresh, the approval cards' decisions, and a raw interrupt's answer
+(its ``value`` is checked to be JSON data by :func:`deepnb.interrupts.check_answer_card`)."""
 
 SEQ = (str, int)
 FILES_MESSAGES: Kinds = {

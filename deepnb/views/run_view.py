@@ -11,9 +11,10 @@ import traitlets as t
 
 from deepnb import events as ev
 from deepnb._loop import run_sync
-from deepnb.approvals import CARD_MESSAGES, check_card, restore_hidden
+from deepnb.approvals import CARD_MESSAGES, ApprovalRequest, check_card, restore_hidden
 from deepnb.async_tasks import refresh_async_tasks
 from deepnb.errors import DeepnbError
+from deepnb.interrupts import check_answer_card
 from deepnb.markup import code_css, escape
 from deepnb.run import Run
 from deepnb.schema import RUNNING, RunStateJSON, TranscriptItem
@@ -287,7 +288,11 @@ class RunView(anywidget.AnyWidget):
         recorded in ``card_errors`` and nothing else happens."""
         try:
             kind = check_message(content, RUN_MESSAGES)
+            if kind in CARD_MESSAGES or kind == "answer":
+                self.run.refresh()  # a card answered elsewhere names nothing pending any more
             targets = check_card(kind, content, self._pending()) if kind in CARD_MESSAGES else []
+            if kind == "answer":
+                check_answer_card(content, self._pending())
         except DeepnbError as exc:
             self._refuse(_card_key(content), str(exc))
             return
@@ -304,6 +309,8 @@ class RunView(anywidget.AnyWidget):
                 self._send_patch(self.run.state, everything=True)
         elif kind in CARD_MESSAGES:
             self._decide(kind, content, targets)
+        elif kind == "answer":
+            self._answer(content["interrupt_id"], content["value"])
         elif kind == "open_file":
             self.send(self._file_message(content.get("path", "")))
         elif kind == "refresh_tasks":
@@ -355,12 +362,29 @@ class RunView(anywidget.AnyWidget):
             outcomes = [self._try(interrupt_id, index, {"type": "approve"})]
             if outcomes[0][1] is None:  # the rule is kept only once its own decision went through
                 self.run.workbench.always_approve(self.run.thread_id, tool)
-                others = [(r.interrupt_id, r.index) for r in self.run.pending if r.name == tool]
+                others = [
+                    (r.interrupt_id, r.index)
+                    for r in self.run.pending
+                    if isinstance(r, ApprovalRequest) and r.name == tool
+                ]
                 outcomes += [self._try(i, n, {"type": "approve"}) for i, n in others]
         else:
             (index,) = targets
             outcomes = [self._try(interrupt_id, index, dict(content["decision"]), from_card=True)]
         self._record(outcomes)
+
+    def _answer(self, interrupt_id: str, value: Any) -> None:
+        """A raw interrupt's answer from its card; a refusal is shown on that card."""
+        try:
+            self.run.answer(interrupt_id, value)
+        except DeepnbError as exc:
+            self._record([(f"{interrupt_id}:answer", str(exc))])
+        except Exception as exc:  # shown on the card rather than lost in the kernel log
+            self._record(
+                [(f"{interrupt_id}:answer", f"Could not send the answer: {type(exc).__name__}: {exc}")]
+            )
+        else:
+            self._record([(f"{interrupt_id}:answer", None)])
 
     def _record(self, outcomes: list[tuple[str, str | None]]) -> None:
         errors = dict(self.card_errors)
@@ -376,7 +400,12 @@ class RunView(anywidget.AnyWidget):
     def _restore_hidden(self, interrupt_id: str, index: int, args: Any) -> Any:
         """The card showed the arguments with secrets hidden: put back the ones left untouched."""
         request = next(
-            (r for r in self.run.pending if (r.interrupt_id, r.index) == (interrupt_id, index)), None
+            (
+                r
+                for r in self.run.pending
+                if isinstance(r, ApprovalRequest) and (r.interrupt_id, r.index) == (interrupt_id, index)
+            ),
+            None,
         )
         return args if request is None else restore_hidden(args, request.args)
 
@@ -407,6 +436,8 @@ class RunView(anywidget.AnyWidget):
 def _card_key(content: Any) -> str:
     """Where a refusal of ``content`` is shown: the card it names ("interrupt id:index", as the
     front-end keys it), else ``"message"``."""
+    if isinstance(content, dict) and content.get("type") == "answer":
+        return f"{content.get('interrupt_id')}:answer"
     if not isinstance(content, dict) or content.get("type") not in CARD_MESSAGES:
         return "message"
     index = 0 if content.get("type") == "approve_all" else content.get("index")

@@ -21,15 +21,25 @@ from deepnb.views.bounds import clip_item
 from deepnb.views.collapse import fold, hidden_ids
 from deepnb.views.items import item_html, item_text, plural
 from deepnb.views.listings import todo_lines, todos_html
+from deepnb.views.questions import question_html, question_text
 from deepnb.views.styles import snapshot_style
 from deepnb.views.subagent_tree import state_tree, tree_html, tree_text
+
+
+def _status(state: Mapping[str, Any]) -> str:
+    """The status as the head line says it: a run that waits only on raw interrupts waits for
+    your answer, not your approval."""
+    kinds = {p.get("kind", "approval") for p in state["pending"]}
+    if state["status"] == "interrupted" and kinds == {"question"}:
+        return "waiting for your answer"
+    return shown_as(STATUS_LABEL, state["status"], state["status"])
 
 
 def _head(state: Mapping[str, Any]) -> str:
     p = state["progress"]
     return (
         f"deepnb · agent {state['agent']} · thread {state['thread_id']} · "
-        f"{shown_as(STATUS_LABEL, state['status'], state['status'])} · {plural(p['steps'], 'step')} · "
+        f"{_status(state)} · {plural(p['steps'], 'step')} · "
         f"{plural(p['tool_calls'], 'tool call')} · {p['elapsed']:.1f} s · "
         f"tokens {p['tokens_in']:,} in / {p['tokens_out']:,} out"
     )
@@ -78,6 +88,8 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
             f'<div class="dnb-muted">Files changed: {escape(", ".join(state["files_changed"]))}</div>'
         )
     for request in state["pending"]:
+        if request.get("kind") == "question":
+            parts.append(question_html(request))
         for action in request["actions"]:
             parts.append(
                 f'<div class="dnb-pending">Waiting for approval: <b>{escape(action["name"])}</b>'
@@ -116,6 +128,8 @@ def snapshot_text(state: Mapping[str, Any]) -> str:
     if state["files_changed"]:
         lines.append("Files changed: " + ", ".join(state["files_changed"]))
     for request in state["pending"]:
+        if request.get("kind") == "question":
+            lines.append(question_text(request))
         for action in request["actions"]:
             lines.append(
                 f"Waiting for approval: {action['name']}({action['args']}){_where(request['agent'])}"

@@ -20,6 +20,10 @@ STATIC_CSS = """
 .deepnb-snapshot li[data-status=completed]{color:var(--jp-ui-font-color2,#666)}
 .deepnb-snapshot .dnb-summary{border-left:3px solid var(--jp-brand-color1,#1976d2);padding:2px 8px;
  margin:4px 0}
+.deepnb-snapshot .dnb-question{border-left:3px solid var(--jp-warn-color1,#f57c00);padding:2px 8px;
+ margin:4px 0}
+.deepnb-snapshot .dnb-question-text{white-space:pre-wrap}
+.deepnb-snapshot .dnb-question-fields dd{margin:0 0 4px 12px;white-space:pre-wrap}
 .deepnb-tree ul{list-style:none;padding-left:16px;margin:2px 0}
 .deepnb-tree>ul{padding-left:4px}
 .deepnb-tree summary{cursor:pointer}

@@ -55,8 +55,10 @@ VALID: dict[str, dict[str, Any]] = {
     "decide": {"type": "decide", "interrupt_id": IID, "index": 0, "decision": {"type": "approve"}},
     "always": {"type": "always", "interrupt_id": IID, "index": 0, "tool": "write_file"},
     "approve_all": {"type": "approve_all", "interrupt_id": IID},
+    "answer": {"type": "answer", "interrupt_id": IID, "value": "yes"},
 }
-"""One well-formed message of each kind the run view accepts."""
+"""One well-formed message of each kind the run view accepts (``answer`` answers a raw interrupt:
+tests/security/test_answer_messages.py forges it against one)."""
 
 FORGED: dict[str, list[tuple[str, Any]]] = {
     # field → forged values (``...`` drops the field)
@@ -82,6 +84,7 @@ FORGED: dict[str, list[tuple[str, Any]]] = {
         ("args not an object", {"type": "edit", "args": ["x"]}),
     ],
     "path": [("int", 5), ("list", ["/a.md"]), ("object", {"path": "/a.md"})],
+    "value": [("missing", ...), ("set", {1}), ("nan", float("nan"))],
 }
 EXTRA = ("extra field", "index_all")
 
@@ -110,6 +113,8 @@ def forged_messages() -> list[Any]:
             id="decide-decision-not allowed there",
         )
     )
+    # an approval is decided with its buttons, never answered with a raw value
+    cases.append(pytest.param("answer", VALID["answer"], id="answer-an approval takes no raw answer"))
     return cases
 
 

@@ -19,6 +19,7 @@ import { isObj, str } from "./lib/text";
 import { approvalsView } from "./run/approvals";
 import { asyncView } from "./run/async_tasks";
 import { peekView } from "./run/file_peek";
+import { questionsView } from "./run/questions";
 import { headerView } from "./run/header";
 import { liveModel } from "./run/live_model";
 import { runMemory } from "./run/memory";
@@ -47,10 +48,11 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   const peek = peekView(model, st);
   const tasks = asyncView(model);
   const approvals = approvalsView(model, st, undefined, () => gone);
+  const questions = questionsView(model, st, undefined, () => gone);
   const filesEl = h("div", "dnb-files");
   const errorEl = h("div", "dnb-error dnb-run-error");
-  root.append(style, header.el, peek.el, todos.el, tree.el, tasks.el, transcript, approvals.el,
-    approvals.log, filesEl, errorEl);
+  root.append(style, header.el, peek.el, todos.el, tree.el, tasks.el, transcript, questions.el,
+    approvals.el, approvals.log, filesEl, errorEl);
   el.replaceChildren(root);
 
   // The main transcript shows the main agent's items; a subagent's items go to its node in the
@@ -126,6 +128,13 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   function renderStatus(): void {
     header.renderStatus();
     approvals.render();
+    questions.render();
+  }
+
+  function renderPending(): void {
+    approvals.render();
+    questions.render();
+    header.renderStatus();
   }
 
   function renderFiles(): void {
@@ -159,8 +168,8 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     "change:todos": todos.render,
     "change:progress": renderProgress,
     "change:status": renderStatus,
-    "change:pending": approvals.render,
-    "change:card_errors": approvals.render,
+    "change:pending": renderPending,
+    "change:card_errors": renderPending,
     "change:decisions": approvals.renderLog,
     "change:files_changed": renderFiles,
     "change:error": renderError,
@@ -199,6 +208,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     unwatch();
     header.dispose();
     approvals.dispose();
+    questions.dispose();
     tree.dispose();
     peek.dispose();
     tasks.dispose();

@@ -30,6 +30,17 @@ export type TodoStatus = "pending" | "in_progress" | "completed";
 export type DecisionType = "approve" | "edit" | "reject" | "respond";
 
 /**
+ * An interrupt answered whole with `resume(value)`: `answer` in the decision log (tool
+ * `interrupt`), `resume` on the actions of an approval answered that way.
+ */
+export type AnswerType = "answer" | "resume";
+
+/**
+ * A pending request that is not an approval: a raw `interrupt(value)`.
+ */
+export type PendingKind = "question";
+
+/**
  * An async subagent task, as deepagents and its server report it (`interrupted` is what older
  * deepagents stored for `cancelled`). A row carries the server's text as it is (see
  * `AsyncTaskRow`), so a status not listed here is shown, not refused.
@@ -346,7 +357,7 @@ export interface FilePreview {
  * A decision already made on an action of a pending request.
  */
 export interface DecisionShown {
-  type: DecisionType;
+  type: DecisionType | AnswerType;
   message: string;
   args: string;
   auto: boolean;
@@ -371,12 +382,18 @@ export interface PendingAction {
 
 /**
  * An interrupt waiting for an answer, raised by `agent`. A human-in-the-loop request lists
- * its gated tool calls in `actions`; any other interrupt has none.
+ * its gated tool calls in `actions`; any other interrupt has none and is a `question`: its
+ * `value` (JSON data, redacted; `None` when too long to show whole), `value_json` (its
+ * JSON text, clipped) and `answer` (one line, once answered).
  */
 export interface PendingRequest {
   id: string;
   agent: string;
   actions: PendingAction[];
+  kind?: PendingKind;
+  value?: unknown;
+  value_json?: string;
+  answer?: string | null;
 }
 
 /**
@@ -387,7 +404,7 @@ export interface DecisionLogEntry {
   interrupt_id: string;
   index: number;
   tool: string;
-  type: DecisionType;
+  type: DecisionType | AnswerType;
   message: string;
   args: string;
   auto: boolean;

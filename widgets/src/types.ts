@@ -108,7 +108,16 @@ export interface Action {
   clipped?: boolean;
 }
 
-export interface Interrupt { id: string; agent: string; actions: Action[] }
+export interface Interrupt { id: string; agent: string; actions: Action[]; kind?: "question" }
+
+/** A raw interrupt (`interrupt(value)`, not an approval): its value, as data and as JSON text
+ * (clipped when long: `value` is null then), and the answer once sent. */
+export interface Question extends Interrupt {
+  kind: "question";
+  value: unknown;
+  value_json: string;
+  answer: string | null;
+}
 
 export interface DecisionEntry extends Decision {
   at: string;
@@ -210,7 +219,8 @@ export type RunOutgoing =
   | { type: "open_file"; path: string }
   | { type: "decide"; interrupt_id: string; index: number; decision: DecisionSent }
   | { type: "always"; interrupt_id: string; index: number; tool: string }
-  | { type: "approve_all"; interrupt_id: string };
+  | { type: "approve_all"; interrupt_id: string }
+  | { type: "answer"; interrupt_id: string; value: unknown };
 
 // -- the file view --------------------------------------------------------------------------------
 

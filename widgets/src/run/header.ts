@@ -2,7 +2,7 @@
 // while the run runs), tokens, and the Stop button.
 
 import { h, setText, show } from "../lib/dom";
-import { fmtElapsed, fmtInt, num, plural, str } from "../lib/text";
+import { fmtElapsed, fmtInt, isObj, list, num, plural, str } from "../lib/text";
 import type { RunModel } from "./live_model";
 
 const STATUS_LABEL: Record<string, string> = {
@@ -81,7 +81,9 @@ export function headerView(
     const status = str(model.get("status")) || "running";
     root.setAttribute("data-status", status);
     pill.setAttribute("data-status", status);
-    setText(pill, STATUS_LABEL[status] || status);
+    const kinds = new Set(list(model.get("pending")).map((p) => (isObj(p) && p.kind) || "approval"));
+    const asks = status === "interrupted" && kinds.size === 1 && kinds.has("question");
+    setText(pill, asks ? "waiting for your answer" : STATUS_LABEL[status] || status);
     const running = status === "running";
     if (!running) stopping = false;
     show(controls, running && live());
