@@ -111,3 +111,30 @@ def test_an_update_item_is_escaped_in_html_and_text() -> None:
     assert "<img" not in html and "&lt;img src=x" in html and "&lt;b&gt;write&lt;/b&gt;" in html
     assert item_text(item).splitlines()[0] == "<b>write</b>:"
     assert '"joke": "<img src=x onerror=alert(1)>"' in item_text(item)
+
+
+def test_a_graph_without_messages_that_asks_a_question_gives_its_output_once_answered() -> None:
+    from langgraph.types import interrupt
+
+    def write(state: Joke) -> dict[str, str]:
+        return {"joke": f"Why did the {state['topic']} cross the road?"}
+
+    def review(state: Joke) -> dict[str, str]:
+        return {"joke": f"{state['joke']} {interrupt({'question': 'Punchline?'})}"}
+
+    builder = StateGraph(Joke)
+    builder.add_node("write", write)
+    builder.add_node("review", review)
+    builder.add_edge(START, "write")
+    builder.add_edge("write", "review")
+    builder.add_edge("review", END)
+    bench = deepnb.attach(builder.compile(), unique("asking"))
+    run = bench.run({"topic": "chicken"}).wait(WAIT)
+    assert run.status == "interrupted" and run.output is None
+    run.pending[0].resume("To get to the other side.")
+    run.wait(WAIT)
+    assert run.status == "done", run.error
+    joke = "Why did the chicken cross the road? To get to the other side."
+    assert run.output == {"topic": "chicken", "joke": joke}
+    items = run.state.to_json()["items"]
+    assert [i["node"] for i in items if i["kind"] == "update"] == ["write", "review"]
