@@ -16,6 +16,7 @@ from deepnb.checkpoint import CheckpointerSpec, make_checkpointer
 from deepnb.config import Definition, Key, agent_names, describe_kind, find_config, parse_agent
 from deepnb.errors import DeepnbError
 from deepnb.extensions.store import give_store
+from deepnb.files.setup import FileSetup
 from deepnb.local import Workbench
 from deepnb.spec import AgentSpec, model_label
 from deepnb.trust import is_trusted
@@ -141,9 +142,14 @@ def reload(name: str | None = None) -> list[Workbench]:
     return rebuilt
 
 
-def attach(graph: Any, name: str = DEFAULT_AGENT, *, checkpointer: CheckpointerSpec = None) -> Workbench:
+def attach(
+    graph: Any, name: str = DEFAULT_AGENT, *, checkpointer: CheckpointerSpec = None, backend: Any = None
+) -> Workbench:
     """Register an agent you compiled yourself. Without a checkpointer of its own, it gets one
-    (``"memory"`` by default) so it can keep threads; without a store, the kernel's in-memory one."""
+    (``"memory"`` by default) so it can keep threads; without a store, the kernel's in-memory one.
+    Its files are read through the backend of its filesystem middleware (a subagent's if the main
+    agent has none); ``backend`` names it where deepnb cannot find it in the graph (e.g. a custom
+    tool writing to a folder)."""
     if not hasattr(graph, "astream") or not hasattr(graph, "aget_state"):
         raise DeepnbError(f"{type(graph).__name__} is not a compiled LangGraph agent.")
     saver = getattr(graph, "checkpointer", None)
@@ -153,7 +159,8 @@ def attach(graph: Any, name: str = DEFAULT_AGENT, *, checkpointer: CheckpointerS
     no_store = give_store(graph, name)  # a StoreBackend route needs one, as under langgraph dev
     if no_store:
         print(f"deepnb: {no_store}", file=sys.stderr)
-    return agents.register(Workbench(name, graph, saver, label=type(graph).__name__))
+    files = FileSetup.of_graph(graph, backend=backend) if backend is not None else None
+    return agents.register(Workbench(name, graph, saver, label=type(graph).__name__, files=files))
 
 
 # -- from a config -------------------------------------------------------------------------------

@@ -7,7 +7,10 @@ and the key.
 The project is found as ``deepnb.project`` says; its ``deepnb.toml`` wins over its
 ``pyproject.toml``. Relative paths in the file (``scripted:`` models, ``disk`` backends,
 ``sqlite:`` checkpointers) are relative to the file's folder, and ``module:attr`` references
-import from it too. An agent is built the first time a cell runs it (or ``deepnb.get`` asks).
+import from it too. ``memory`` and ``skills`` name paths in the agent's backend, as deepagents
+takes them: absolute (``/AGENTS.md``) or relative to the backend's folder (``./AGENTS.md``), and a
+skill source may be ``[path, label]``; never ``..`` or ``~``. An agent is built the first time a
+cell runs it (or ``deepnb.get`` asks).
 
 Trust: an agent whose table imports code (``module:attr``: tools, middleware, backends,
 subagents) or reaches outside the project's folder (a path out of it, ``~``, ``..``, a disk
@@ -210,13 +213,25 @@ def _list(value: Any, key: Key) -> list[Any]:
     return list(value)
 
 
-def _paths(value: Any, key: Key) -> list[str]:
-    paths = [_string(item, key[i]) for i, item in enumerate(_list(value, key))]
-    for i, path in enumerate(paths):
-        if not path.startswith("/"):
-            raise key[i].error(f"{path!r} — use a path in the agent's filesystem, starting with /")
-        if ".." in path.split("/"):
+def _paths(value: Any, key: Key, *, labelled: bool = False) -> list[Any]:
+    """Memory or skill sources, written as deepagents takes them: paths in the agent's backend,
+    absolute (``/AGENTS.md``) or relative to its folder (``./AGENTS.md``, ``skills/``); with
+    ``labelled`` (skills), also ``[path, label]`` pairs. Never ``..`` or ``~``: deepagents'
+    folder backend refuses them, and they would climb out of a folder used as it is."""
+    paths: list[Any] = []
+    for i, item in enumerate(_list(value, key)):
+        if labelled and isinstance(item, list | tuple):
+            if len(item) != 2:
+                raise key[i].error("a labelled source is [path, label], e.g. ['./skills/', 'Project']")
+            path, label = _string(item[0], key[i][0]), _string(item[1], key[i][1])
+            paths.append((path, label))
+        else:
+            path = _string(item, key[i])
+            paths.append(path)
+        if ".." in path.replace("\\", "/").split("/"):
             raise key[i].error(f"{path!r} — a path may not climb out with '..': name the file itself")
+        if path.startswith("~"):
+            raise key[i].error(f"{path!r} — '~' is not in the agent's filesystem: name a path in its backend")
     return paths
 
 
@@ -482,7 +497,7 @@ def _subagent(value: Any, key: Key, ctx: _Context) -> Any:
     if "permissions" in table:
         spec["permissions"] = _permissions(table["permissions"], key / "permissions")
     if "skills" in table:
-        spec["skills"] = _paths(table["skills"], key / "skills")
+        spec["skills"] = _paths(table["skills"], key / "skills", labelled=True)
     return spec
 
 
@@ -532,7 +547,7 @@ def parse_agent(
         options["backend"] = _backend(table["backend"], key / "backend", ctx)
     for name in ("memory", "skills"):
         if name in table:
-            options[name] = _paths(table[name], key / name)
+            options[name] = _paths(table[name], key / name, labelled=name == "skills")
     if "permissions" in table:
         options["permissions"] = _permissions(table["permissions"], key / "permissions")
     if "interrupt_on" in table:

@@ -177,6 +177,14 @@ class Custom(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class NodeUpdated(Event):
+    """A node of a graph that does not speak messages returned ``values`` (its state update)."""
+
+    node: str
+    values: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class RunStarted(Event):
     thread_id: str
     prompt: str | None
@@ -300,6 +308,9 @@ class EventTranslator:
     """Agent path → input tokens of its latest model call."""
     _cutoffs: dict[str, int] = field(default_factory=dict)
     """Agent path → cutoff index of its latest summarization."""
+    node_updates: bool = False
+    """Report each of the graph's own nodes' state updates (:class:`NodeUpdated`): set for a
+    graph that does not speak messages, whose nodes' updates are all there is to show."""
 
     def _new_path(self, parent: str, kind: str, call_id: str) -> str:
         if call_id in self._by_call:
@@ -327,7 +338,7 @@ class EventTranslator:
         if mode == "messages":
             yield from self._message(agent, data)
         elif mode == "updates":
-            yield from self._updates(agent, data)
+            yield from self._updates(agent, data, top=not namespace)
         elif mode == "tasks":
             yield from self._task(agent, data)
         elif mode == "custom":
@@ -343,7 +354,7 @@ class EventTranslator:
         if text:
             yield TextDelta(agent, text)
 
-    def _updates(self, agent: str, data: Mapping[str, Any]) -> Iterator[Event]:
+    def _updates(self, agent: str, data: Mapping[str, Any], *, top: bool = True) -> Iterator[Event]:
         for node, update in data.items():
             if node == "__interrupt__":
                 requests = tuple(
@@ -354,6 +365,8 @@ class EventTranslator:
                     yield Interrupted(agent, requests)
                 continue
             for part in update if isinstance(update, list) else [update]:
+                if self.node_updates and top:  # the graph's own nodes, not those of graphs they run
+                    yield NodeUpdated(agent, str(node), dict(part) if isinstance(part, Mapping) else {})
                 if isinstance(part, Mapping):
                     yield from self._state_update(agent, part, node=str(node))
 

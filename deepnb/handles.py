@@ -37,7 +37,8 @@ class Decider(Protocol):
 
 class AgentHandle(Protocol):
     """An agent as the code reading its threads sees it: its graph, the spec it was built from
-    (``None`` for an attached graph), the database its threads live in, and their state."""
+    (``None`` for an attached graph), the database its threads live in, where its files live,
+    and their state."""
 
     @property
     def name(self) -> str: ...
@@ -53,5 +54,10 @@ class AgentHandle(Protocol):
 
     @property
     def database(self) -> Hashable: ...
+
+    @property
+    def file_setup(self) -> Any:
+        """Where the agent's files live, and its memory and skills (``deepnb.files.setup.FileSetup``)."""
+        ...
 
     def state_values(self, thread_id: str | None = None) -> Mapping[str, Any]: ...

@@ -17,6 +17,8 @@ from deepnb.approvals import ApprovalRequest
 from deepnb.checkpoint import database_key
 from deepnb.errors import DeepnbError
 from deepnb.files.files import Files
+from deepnb.files.setup import FileSetup
+from deepnb.graph_input import input_for, shown_input
 from deepnb.run import PENDING_ONLY, Run
 from deepnb.safe_display import safe_display
 from deepnb.spec import AgentSpec
@@ -71,6 +73,7 @@ class Workbench:
         spec: AgentSpec | None = None,
         label: str = "",
         origin: str | None = None,
+        files: FileSetup | None = None,
     ) -> None:
         self.name = name
         self.graph = graph
@@ -89,6 +92,17 @@ class Workbench:
         self._latest: dict[str, Run] = {}
         self._always: dict[str, set[str]] = {}
         self._lock = threading.Lock()
+        self._file_setup = files
+
+    @property
+    def file_setup(self) -> FileSetup:
+        """Where the agent's files live, and its memory and skills: from its spec, or found in
+        the attached graph (once, on first use)."""
+        if self.spec is not None:
+            return FileSetup.of_options(self.spec.options)
+        if self._file_setup is None:
+            self._file_setup = FileSetup.of_graph(self.graph)
+        return self._file_setup
 
     # -- threads ----------------------------------------------------------------------------
 
@@ -194,17 +208,19 @@ class Workbench:
 
     def start(
         self,
-        prompt: str,
+        prompt: str | Mapping[str, Any],
         *,
         thread: str | None = None,
         new_thread: bool = False,
         auto_approve: bool = False,
     ) -> Run:
-        """Start a run on a thread and return at once. One run per thread at a time."""
+        """Start a run on a thread and return at once. One run per thread at a time. ``prompt``
+        is a prompt, or a dict of input keys for a graph that does not speak messages."""
         if new_thread and thread:
             raise DeepnbError("Use either -t THREAD or --new, not both.")
+        input_for(self.graph, prompt, agent=self.name)  # a prompt the graph cannot take: one line
         thread_id = new_thread_id() if new_thread else (thread or self.current_thread)
-        run = Run(self, thread_id, prompt)
+        run = Run(self, thread_id, shown_input(prompt))
         self.active_run(thread_id)  # a run whose interrupts were answered elsewhere lets go
         busy = claims.claim(self.database, run)
         if busy is not run:
@@ -232,20 +248,23 @@ class Workbench:
         self.use_thread(thread_id)
         return run
 
-    def run(self, prompt: str, *, background: bool = False, **options: Any) -> Run:
-        """Run ``prompt``; wait for the end unless ``background``. Ctrl-C stops the run."""
+    def run(self, prompt: str | Mapping[str, Any], *, background: bool = False, **options: Any) -> Run:
+        """Run ``prompt`` (or a dict of input keys); wait for the end unless ``background``.
+        Ctrl-C stops the run."""
         run = self.start(prompt, **options)
         return run if background else run.follow()
 
-    def _input_for(self, thread_id: str, prompt: str) -> Any:
-        """The graph input: the prompt, or ``None`` to continue a failed or stopped run of the
-        same prompt from its last checkpoint."""
+    def _input_for(self, thread_id: str, prompt: str | Mapping[str, Any]) -> Any:
+        """The graph input: the prompt (or dict), or ``None`` to continue a failed or stopped run
+        of the same prompt from its last checkpoint."""
+        if not isinstance(prompt, str):
+            return input_for(self.graph, prompt, agent=self.name)
         snapshot = run_sync(self.graph.aget_state({"configurable": {"thread_id": thread_id}}))
         if snapshot.next and not snapshot.interrupts:
             humans = [m for m in snapshot.values.get("messages", []) if getattr(m, "type", "") == "human"]
             if humans and humans[-1].content == prompt:
                 return None
-        return {"messages": [{"role": "user", "content": prompt}]}
+        return input_for(self.graph, prompt, agent=self.name)
 
     def always_approved(self, thread_id: str) -> frozenset[str]:
         """Tools approved without asking on this thread ("always approve" on a card)."""

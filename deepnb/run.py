@@ -20,9 +20,10 @@ from deepnb.displayable import Displayable
 from deepnb.errors import DeepnbError
 from deepnb.explain import failure_message
 from deepnb.failures import contained, failed_tool_calls
-from deepnb.files.changes import FileChange, compare
+from deepnb.files.changes import FileChange, changes_of
 from deepnb.files.files import Files
 from deepnb.files.hold import settled
+from deepnb.graph_input import output_of, speaks_messages
 from deepnb.handles import AgentHandle
 from deepnb.interpreter import Interpreter
 from deepnb.interrupts import PendingInterrupt, check_answer
@@ -86,6 +87,9 @@ class Run(Displayable):
         self._interrupts: dict[str, ev.InterruptRequest] = {}
         self.checkpoint_before: str | None = None
         """The thread's checkpoint when the run started (``None`` for a new thread)."""
+        self.output: Any = None
+        """Once done: the structured response where the agent has a ``response_format``, the
+        final state values for a graph that does not speak messages, else ``None``."""
 
     # -- the contract -----------------------------------------------------------------------
 
@@ -118,12 +122,10 @@ class Run(Displayable):
 
     def _in_state(self, path: str) -> bool:
         """Whether ``path`` lives in the thread's checkpoint state (for "Files changed")."""
-        if self.workbench.spec is None:  # an attached graph: its backend is unknown
-            return False
         try:
             if self._routes is None:
                 self._routes = Files(self.workbench, self.thread_id)
-            return self._routes.has_history(path)
+            return self._routes.known and self._routes.has_history(path)
         except DeepnbError:  # a backend deepnb cannot browse: count the file tools' successes
             return False
 
@@ -135,7 +137,7 @@ class Run(Displayable):
         before = Files(self.workbench, self.thread_id, checkpoint_id=self.checkpoint_before)
         with self._lock:
             paths = list(self.state.files_changed)
-        return [compare(path, before, after, known=self.checkpoint_before is not None) for path in paths]
+        return changes_of(paths, before, after, known=self.checkpoint_before is not None)
 
     @property
     def tree(self) -> SubagentNode:
@@ -389,6 +391,7 @@ class Run(Displayable):
     def start(self, graph: Any, graph_input: Any, *, auto_approve: bool = False) -> Run:
         """Start streaming on the engine loop; returns at once."""
         self.auto_approve = auto_approve
+        self._translator.node_updates = not speaks_messages(graph)  # its nodes' updates are its story
         self._future = submit(self._drive(graph, graph_input))
         return self
 
@@ -427,6 +430,7 @@ class Run(Displayable):
                     ev.InterruptRequest(id=str(i.id), value=i.value) for i in snapshot.interrupts
                 )
                 if not interrupts:
+                    self.output = output_of(graph, snapshot.values)
                     self.emit(ev.RunFinished(ev.MAIN, _final_answer(snapshot.values)))
                     break
                 with self._lock:  # the driver resumes what is ready; decide() only records

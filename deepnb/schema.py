@@ -51,7 +51,7 @@ FileKind: TypeAlias = Literal["markdown", "code", "table", "image", "binary"]
 """How a file is rendered for the file viewer."""
 ChangeKind: TypeAlias = Literal["added", "modified", "deleted"]
 """What a run did to a file."""
-ItemKind: TypeAlias = Literal["prompt", "text", "tool", "notice", "error", "summary"]
+ItemKind: TypeAlias = Literal["prompt", "text", "tool", "notice", "error", "summary", "update"]
 """The kinds of transcript item."""
 
 RUNNING: Final = "running"
@@ -212,7 +212,21 @@ class SummaryItem(TypedDict):
     file_path: str | None
 
 
-TranscriptItem: TypeAlias = PromptItem | TextItem | ToolItem | NoticeItem | ErrorItem | SummaryItem
+class UpdateItem(TypedDict):
+    """A node's state update, in a graph that does not speak messages: ``node`` is its name,
+    ``keys`` the state keys it updated, ``text`` the update as JSON (redacted and clipped)."""
+
+    kind: Literal["update"]
+    id: str
+    agent: str
+    node: str
+    keys: list[str]
+    text: str
+
+
+TranscriptItem: TypeAlias = (
+    PromptItem | TextItem | ToolItem | NoticeItem | ErrorItem | SummaryItem | UpdateItem
+)
 """One transcript item; ``kind`` tells which."""
 
 # -- todos, progress, the subagent tree -------------------------------------------------------

@@ -54,17 +54,19 @@ class Session(Protocol):
 
     def start(
         self,
-        prompt: str,
+        prompt: str | Mapping[str, Any],
         *,
         thread: str | None = None,
         new_thread: bool = False,
         auto_approve: bool = False,
     ) -> Run:
-        """Start a run on a thread and return at once; one run per thread at a time."""
+        """Start a run on a thread and return at once; one run per thread at a time. ``prompt``
+        is a prompt, or a dict of input keys for a graph that does not speak messages."""
         ...
 
-    def run(self, prompt: str, *, background: bool = False, **options: Any) -> Run:
-        """Run ``prompt``; wait for the end unless ``background``."""
+    def run(self, prompt: str | Mapping[str, Any], *, background: bool = False, **options: Any) -> Run:
+        """Run ``prompt`` (or a dict of input keys, for a graph that does not speak messages);
+        wait for the end unless ``background``."""
         ...
 
     def resume(self, thread_id: str | None = None, *, decisions: list[dict[str, Any]] | None = None) -> Run:

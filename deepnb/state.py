@@ -46,6 +46,7 @@ from deepnb.schema import (
     TodoStatus,
     ToolItem,
     TranscriptItem,
+    UpdateItem,
 )
 from deepnb.secrets import redact
 
@@ -65,7 +66,7 @@ GIVEN_ENTRIES = 40
 ALL_DECISIONS: tuple[DecisionType, ...] = ("approve", "edit", "reject", "respond")
 """What an action allows when its interrupt names no review config for it."""
 
-_Item = TypeVar("_Item", PromptItem, TextItem, ToolItem, NoticeItem, ErrorItem, SummaryItem)
+_Item = TypeVar("_Item", PromptItem, TextItem, ToolItem, NoticeItem, ErrorItem, SummaryItem, UpdateItem)
 
 
 def agent_label(path: str) -> str:
@@ -214,6 +215,20 @@ class RunState:
             block = self._add(self._text_block(event.agent))
         block["text"] = redact(text)
         block["html"] = markdown(block["text"])
+
+    def _on_NodeUpdated(self, event: ev.NodeUpdated) -> None:
+        self.steps += 1  # a graph that does not speak messages: each node's update is a step
+        values = redact(json.dumps(dict(event.values), indent=2, ensure_ascii=False, default=str))
+        self._add(
+            UpdateItem(
+                kind="update",
+                id=self._fresh_id(),
+                agent=event.agent,
+                node=redact(event.node),
+                keys=[redact(str(key)) for key in event.values],
+                text=_clip(values, FULL_LIMIT),
+            )
+        )
 
     def _on_ToolCallStarted(self, event: ev.ToolCallStarted) -> None:
         if event.call_id in self._tools:  # the same call reported again: keep its one card

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import difflib
+import sys
+import weakref
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from deepnb.errors import DeepnbError
 from deepnb.files.files import Files
 from deepnb.safe_display import safe_display
+from deepnb.secrets import redact
 
 
 @safe_display
@@ -50,3 +55,32 @@ def compare(path: str, before: Files, after: Files, *, known: bool) -> FileChang
         tofile="/dev/null" if new is None else f"b{path}",
     )
     return FileChange(path, kind, "".join(diff))
+
+
+_told: weakref.WeakSet[Any] = weakref.WeakSet()
+"""The agents already told that deepnb cannot see their files (it is said once per agent)."""
+
+
+def changes_of(paths: Iterable[str], before: Files, after: Files, *, known: bool) -> list[FileChange]:
+    """The changes at ``paths`` (what a run wrote, edited or deleted). Where deepnb does not know
+    the agent's backend (an attached graph without a filesystem middleware it could find), a
+    path it cannot read is left out — never reported as deleted — and one line says why, once."""
+    found = []
+    unseen = 0
+    for path in paths:
+        if not after.known and _text(after, path) is None:
+            unseen += 1
+            continue
+        found.append(compare(path, before, after, known=known))
+    workbench = after.workbench
+    if unseen and workbench not in _told:
+        _told.add(workbench)
+        print(
+            redact(
+                f"deepnb: agent {workbench.name!r} keeps its files where deepnb cannot see them (no "
+                f"filesystem middleware in its graph), so run.changes() leaves out {unseen} path(s): "
+                "name its backend with deepnb.attach(graph, backend=...)."
+            ),
+            file=sys.stderr,
+        )
+    return found

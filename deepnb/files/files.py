@@ -35,11 +35,15 @@ class Files(Displayable, Mapping[str, str]):
         self.thread_id = thread_id
         self.checkpoint_id = checkpoint_id
         """Set for the files as they were at a past checkpoint (read-only; state-held files only)."""
-        options = workbench.spec.options if workbench.spec is not None else {}
-        self._source = source_for(options.get("backend"), workbench.graph, thread_id, checkpoint_id)
-        self._rules = Rules(options.get("permissions"), options.get("backend"))
-        self._memory = [clean_path(p) for p in options.get("memory") or ()]
-        self._skills = [clean_path(p, directory=True) for p in options.get("skills") or ()]
+        setup = workbench.file_setup
+        self.known = setup.known
+        """Whether deepnb knows where the agent keeps its files (not so for an attached graph
+        whose backend it could not find: ``deepnb.attach(graph, backend=...)`` names it)."""
+        self._source = source_for(setup.backend, workbench.graph, thread_id, checkpoint_id)
+        self._rules = Rules(setup.permissions, setup.backend)
+        self._memory = setup.memory_paths()
+        """Each memory source as the agent names it → its path here."""
+        self._skills = setup.skill_folders()
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -198,7 +202,7 @@ class Files(Displayable, Mapping[str, str]):
         a memory file or skill (the thread reloads those through its state)."""
         return (
             self.has_history(path)
-            or path in self._memory
+            or path in self._memory.values()
             or any(is_under(path, folder) for folder in self._skills)
         )
 
@@ -221,7 +225,7 @@ class Files(Displayable, Mapping[str, str]):
         a skill, have the thread load it again on its next turn. (A thread that has not loaded
         them yet will read them fresh anyway.)"""
         watch.announce(self.workbench.name, self.thread_id, [path])
-        is_memory = path in self._memory
+        is_memory = path in self._memory.values()
         is_skill = any(is_under(path, folder) for folder in self._skills)
         if not (is_memory or is_skill):
             return
@@ -229,9 +233,9 @@ class Files(Displayable, Mapping[str, str]):
         update: dict[str, Any] = {}
         if is_memory and "memory_contents" in loaded:
             contents = {}
-            for source in self._memory:
+            for source, resolved in self._memory.items():  # keyed as the agent names them
                 try:
-                    contents[source] = self[source]
+                    contents[source] = self[resolved]
                 except KeyError:
                     continue
             update["memory_contents"] = contents

@@ -43,6 +43,21 @@ def interpreter_option(interpreter: bool, ptc: str | None) -> Any:
     return True if interpreter else None
 
 
+def input_variable(name: str, body: str, namespace: dict[str, Any]) -> Any:
+    """``--input VAR``: the dict (or prompt) in ``VAR``, sent as the graph's input; the cell
+    body stays empty."""
+    if body.strip():
+        raise DeepnbError(f"--input {name} is the task: leave the cell body empty, or drop --input.")
+    if name not in namespace:
+        raise DeepnbError(f"No variable named {name!r}: --input takes a variable that holds a dict.")
+    value = namespace[name]
+    if not isinstance(value, dict | str):
+        raise DeepnbError(
+            f"{name} holds a {type(value).__name__}: --input takes a dict of the graph's input keys."
+        )
+    return value
+
+
 def workbench_for(
     name: str | None, model: str | None, options: dict[str, Any], namespace: dict[str, Any]
 ) -> Session:

@@ -104,18 +104,22 @@ class DeepnbMagics(Magics):
                 "later, in JupyterLab or Notebook 7). Leave it out: decide on the cards, then go on."
             )
         try:
-            prompt = cell if args.no_interpolate else interpolate(cell, self._user_ns)
-            if not prompt.strip():
-                raise DeepnbError(
-                    "The cell body is the task: write what the agent should do below %%deepagent."
-                )
+            if args.input:
+                prompt = commands.input_variable(args.input, cell, self._user_ns)
+            else:
+                prompt = cell if args.no_interpolate else interpolate(cell, self._user_ns)
+                if not prompt.strip():
+                    raise DeepnbError(
+                        "The cell body is the task: write what the agent should do below %%deepagent."
+                    )
+                prompt = prompt.strip()
             options = {
                 "interrupt_on": parse_interrupt_on(args.interrupt_on),
                 "interpreter": commands.interpreter_option(args.interpreter, args.ptc),
             }
             workbench: Session = commands.workbench_for(args.agent, args.model, options, self._user_ns)
             run = workbench.start(
-                prompt.strip(),
+                prompt,
                 thread=args.thread,
                 new_thread=args.new,
                 auto_approve=args.auto_approve,

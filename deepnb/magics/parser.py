@@ -69,6 +69,12 @@ def _common(func: _Declared) -> _Declared:
 )
 @argument("-o", "--output", metavar="VAR", help="Store the run object in this variable.")
 @argument(
+    "--input",
+    dest="input",
+    metavar="VAR",
+    help="Send the dict in this variable as the graph's input (for graphs that do not take a prompt).",
+)
+@argument(
     "--no-interpolate",
     dest="no_interpolate",
     action="store_true",

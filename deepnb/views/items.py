@@ -1,5 +1,5 @@
 """Transcript items as static HTML and as text: one pair of functions per item kind (prompt,
-text, tool, eval, summary, error, notice), side by side so the two forms cannot drift.
+text, tool, eval, summary, update, error, notice), side by side so the two forms cannot drift.
 
 Every piece of agent text is escaped here; the only HTML taken as is is what
 :mod:`deepnb.markup` rendered when the item was folded (``html``, ``summary_html``,
@@ -138,6 +138,21 @@ def _summary_text(item: Item, label: str) -> str:
     return label + summary_line(item)
 
 
+# -- update: a node's state update, in a graph that does not speak messages ------------------------
+
+
+def _update_html(item: Item, label: str) -> str:  # drawn as a tool card is: no new snapshot style
+    return (
+        f'<div class="dnb-tool dnb-update">{escape(label)}<b>{escape(item["node"])}</b>'
+        f'<pre>{escape(item.get("text", ""))}</pre></div>'
+    )
+
+
+def _update_text(item: Item, label: str) -> str:
+    lines = str(item.get("text", "")).splitlines() or [""]
+    return "\n".join([f"{label}{item['node']}:"] + [f"    {line}" for line in lines])
+
+
 # -- error, and notice (any other kind: a folded stretch, a run's note) ----------------------------
 
 
@@ -162,6 +177,7 @@ KINDS: dict[str, tuple[Render, Render]] = {
     "text": (_text_html, _text_text),
     "tool": (_tool_html, _tool_text),
     "summary": (_summary_html, _summary_text),
+    "update": (_update_html, _update_text),
     "error": (_error_html, _error_text),
     "notice": (_notice_html, _notice_text),
 }

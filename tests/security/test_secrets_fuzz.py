@@ -108,6 +108,7 @@ def structured(name: str, secret: str) -> Any:
         "previews": {(f"id: {secret}", 0): {"kind": "content", "text": f"key = {secret}"}},
         "data": {"type": "note", "text": secret, "nested": [secret, {secret: secret}]},
         "value": hitl_payload(secret),
+        "values": {"joke": secret, secret: [secret, {"nested": secret}]},
     }.get(name, dataclasses.MISSING)
 
 

@@ -219,8 +219,12 @@ BAD = [
         "deepnb.toml: agents.r.backend.root: unknown key: use one of type",
     ),
     (
-        "[agents.r]\nmodel = 'demo:quickstart'\nmemory = ['AGENTS.md']\n",
-        "deepnb.toml: agents.r.memory[0]: 'AGENTS.md' — use a path",
+        "[agents.r]\nmodel = 'demo:quickstart'\nmemory = ['~/AGENTS.md']\n",
+        "deepnb.toml: agents.r.memory[0]: '~/AGENTS.md' — '~' is not in the agent's filesystem",
+    ),
+    (
+        "[agents.r]\nmodel = 'demo:quickstart'\nskills = [['./skills/']]\n",
+        "deepnb.toml: agents.r.skills[0]: a labelled source is [path, label]",
     ),
     (
         "[agents.r]\nmodel = 'demo:quickstart'\n"
@@ -368,3 +372,37 @@ def test_an_async_subagent_passes_through(project: Path) -> None:
             config.Key("spec"),
             base_dir=project,
         )
+
+
+RELATIVE = """
+[agents.writer]
+model = "demo:quickstart"
+memory = ["./AGENTS.md", "notes/STYLE.md", "/ABS.md"]
+skills = ["./skills/", ["extra/", "Extra"]]
+backend = { type = "disk", root_dir = "site" }
+"""
+
+
+def test_memory_and_skills_take_every_path_form_deepagents_takes(project: Path) -> None:
+    # As the deepagents examples write them: relative to the backend's folder, or absolute in it,
+    # and a skill source with a label. They need no trust: they stay inside the backend.
+    (project / "site" / "skills" / "tidy").mkdir(parents=True)
+    (project / "site" / "AGENTS.md").write_text("Be tidy.", encoding="utf-8")
+    (project / "site" / "skills" / "tidy" / "SKILL.md").write_text(
+        "---\nname: tidy\ndescription: Tidy up.\n---\nTidy.", encoding="utf-8"
+    )
+    write(project / "deepnb.toml", RELATIVE)
+    trust.revoke(project)
+    bench = deepnb.get("writer")
+    options = bench.declared_spec.options
+    assert options["memory"] == ["./AGENTS.md", "notes/STYLE.md", "/ABS.md"]
+    assert options["skills"] == ["./skills/", ("extra/", "Extra")]
+    setup = bench.file_setup
+    assert setup.memory_paths() == {
+        "./AGENTS.md": "/AGENTS.md",
+        "notes/STYLE.md": "/notes/STYLE.md",
+        "/ABS.md": "/ABS.md",
+    }
+    assert setup.skill_folders() == ["/skills/", "/extra/"]
+    files = bench.files()
+    assert files["/AGENTS.md"] == "Be tidy." and "/skills/tidy/SKILL.md" in files

@@ -105,6 +105,7 @@ SAMPLES = {
     "summary": {"kind": "summary", "summary": HOSTILE, "cutoff": 3, "messages": 2},
     "error": {"kind": "error", "text": HOSTILE},
     "notice": {"kind": "notice", "text": HOSTILE},
+    "update": {"kind": "update", "node": "write", "keys": ["joke"], "text": HOSTILE},
 }
 
 

@@ -111,6 +111,7 @@ def every_kind() -> list[ev.Event]:
         ev.DecisionMade(M, "int-1", 0, "write_file", {"type": "reject", "message": "not now"}),
         ev.RunResumed(M, ("int-1", "int-2")),
         ev.TextDelta(M, "Still going"),
+        ev.NodeUpdated(M, "plan", {"stops": 2}),  # a graph that does not speak messages
         ev.RunCancelled(M),
     ]
 

@@ -83,7 +83,7 @@ export type ChangeKind = "added" | "modified" | "deleted";
 /**
  * The kinds of transcript item.
  */
-export type ItemKind = "prompt" | "text" | "tool" | "notice" | "error" | "summary";
+export type ItemKind = "prompt" | "text" | "tool" | "notice" | "error" | "summary" | "update";
 
 /**
  * The status a run, a tool call and a subagent start in (all three status sets have it).
@@ -281,6 +281,19 @@ export interface SummaryItem {
 }
 
 /**
+ * A node's state update, in a graph that does not speak messages: `node` is its name,
+ * `keys` the state keys it updated, `text` the update as JSON (redacted and clipped).
+ */
+export interface UpdateItem {
+  kind: "update";
+  id: string;
+  agent: string;
+  node: string;
+  keys: string[];
+  text: string;
+}
+
+/**
  * One transcript item; `kind` tells which.
  */
 export type TranscriptItem =
@@ -289,7 +302,8 @@ export type TranscriptItem =
   | ToolItem
   | NoticeItem
   | ErrorItem
-  | SummaryItem;
+  | SummaryItem
+  | UpdateItem;
 
 export interface Todo {
   content: string;

@@ -68,7 +68,10 @@ export interface SummaryItem extends ItemBase {
   file_path: string;
 }
 
-export type Item = PromptItem | TextItem | ToolItem | NoticeItem | ErrorItem | SummaryItem;
+/** A node's state update, in a graph that does not speak messages: `text` is its JSON. */
+export interface UpdateItem extends ItemBase { kind: "update"; node: string; keys: string[]; text: string }
+
+export type Item = PromptItem | TextItem | ToolItem | NoticeItem | ErrorItem | SummaryItem | UpdateItem;
 export type ItemKind = Item["kind"];
 
 export interface Todo { content: string; status: "pending" | "in_progress" | "completed" }

@@ -205,3 +205,19 @@ describe("summaries and notices", () => {
     assert.equal(t.box.firstElementChild!.getAttribute("data-level"), "collapsed");
   });
 });
+
+describe("node updates", () => {
+  it("shows a node's name and its update as text, escaped, patched in place", () => {
+    const t = list();
+    const update = (text: string): Item => ({ kind: "update", id: "u", agent: "main", node: "write<b>", keys: ["joke"], text });
+    t.sync([update('{\n  "joke": "<img src=x onerror=alert(1)>"\n}')]);
+    const el = t.box.firstElementChild as HTMLElement;
+    assert.ok(el.classList.contains("dnb-update"));
+    assert.equal(el.querySelector(".dnb-update-node")!.textContent, "write<b>");
+    assert.equal(el.querySelector("img"), null, "the update is text, never HTML");
+    assert.match(el.querySelector(".dnb-update-values")!.textContent!, /"joke": "<img src=x/);
+    t.sync([update('{"joke": "Why did the cat sit on the computer?"}')]);
+    assert.equal(t.box.firstElementChild, el);
+    assert.match(el.querySelector(".dnb-update-values")!.textContent!, /cat sit/);
+  });
+});

@@ -1,4 +1,5 @@
-// The transcript: one list of items (prompt, text, tool, notice, error, summary), patched in place.
+// The transcript: one list of items (prompt, text, tool, notice, error, summary, update), patched in
+// place.
 // Updates arrive up to 20 times a second and `items` can hold thousands of entries, so each list
 // keeps one record per item id: new elements only for new ids, DOM writes only for fields that
 // changed. A streaming text grows by appending to its text node.
@@ -11,7 +12,7 @@ import { agentLabel, changed, type ItemRecord } from "./record";
 import { makeSummary, patchSummary } from "./summary_card";
 import { makeToolCard, patchTool } from "./tool_card";
 
-const KINDS = new Set(["prompt", "text", "tool", "notice", "error", "summary"]);
+const KINDS = new Set(["prompt", "text", "tool", "notice", "error", "summary", "update"]);
 
 /** Item records by their element, for the click and key handlers of every transcript list. */
 export const ITEM_RECS = new WeakMap<Element, ItemRecord>();
@@ -62,6 +63,8 @@ export function makeItem(item: Item, key: string, expanded: Set<string>): ItemRe
     el.append(h("span", "dnb-error-title", "Error"), (rec.body = h("div", "dnb-error-text")));
   } else if (kind === "summary") {
     makeSummary(rec, expanded);
+  } else if (kind === "update") { // a node's state update, in a graph that does not speak messages
+    el.append((rec.label = h("b", "dnb-update-node")), (rec.body = h("pre", "dnb-update-values")));
   } else {
     rec.body = el;
   }
@@ -71,6 +74,11 @@ export function makeItem(item: Item, key: string, expanded: Set<string>): ItemRe
 
 /** Shows what changed in an item. */
 export function patchItem(rec: ItemRecord, item: Item): void {
+  if (rec.kind === "update") {
+    if (changed(rec, item, "node")) setText(rec.label!, rec.f.node);
+    if (changed(rec, item, "text")) setText(rec.body!, rec.f.text);
+    return;
+  }
   if (rec.label) agentLabel(rec, item.agent);
   if (rec.kind === "text") patchText(rec, item);
   else if (rec.kind === "tool") patchTool(rec, item as ToolItem);
