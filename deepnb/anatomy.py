@@ -123,7 +123,7 @@ def inspect_agent(workbench: Any) -> Anatomy:
         model=_model_fields(model, getattr(workbench, "label", "")),
         model_profile=_pairs(getattr(model, "profile", None) or {}),
         harness=profile.shown if profile else (("harness profile", "could not be read"),),
-        backend=_backend(stack),
+        backend=_backend(stack) + _files_read_through(workbench, stack),
         agents=(main, *subagents),
         notes=tuple(notes),
     )
@@ -408,6 +408,18 @@ def _describe_backend(backend: Any) -> str:
     if is_instance(backend, "StoreBackend"):
         return f"{kind}: the LangGraph store"
     return kind
+
+
+def _files_read_through(workbench: Any, stack: Sequence[Any]) -> tuple[tuple[str, str], ...]:
+    """Where deepnb reads the files of an agent whose main stack has no file tools: the backend
+    given to ``attach(..., backend=...)`` or found in a subagent's stack."""
+    if first(stack, "FilesystemMiddleware") is not None:
+        return ()
+    try:
+        backend = getattr(getattr(workbench, "file_setup", None), "backend", None)
+    except Exception:  # reading the graph is best effort: the anatomy says what it could read
+        return ()
+    return (("files read through", _describe_backend(backend)),) if backend is not None else ()
 
 
 def _backend(stack: Sequence[Any]) -> tuple[tuple[str, str], ...]:

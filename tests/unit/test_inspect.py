@@ -159,13 +159,17 @@ def test_an_attached_graph_shows_its_backend_routes_and_stacks(tmp_path) -> None
     assert dict(anatomy.agents[0].interrupts) == {"edit_file": "approve, edit, reject, respond"}
 
 
-def test_a_create_agent_graph_and_a_graph_that_is_no_agent() -> None:
+def test_a_create_agent_graph_and_a_graph_that_is_no_agent(tmp_path) -> None:
     plain = create_agent(scripted({"main": ["hi"]}), tools=[search], middleware=[Audit()])
     anatomy = deepnb.attach(plain, name=unique("plain")).inspect()
     (main,) = anatomy.agents
     assert _names(main) == ["Audit"]
     assert [name for name, _ in main.tools] == ["search"]
     assert dict(anatomy.backend)["backend"].startswith("none")
+    folder = FilesystemBackend(root_dir=str(tmp_path), virtual_mode=True)
+    given = deepnb.attach(plain, name=unique("plain-files"), backend=folder).inspect()
+    read_through = dict(given.backend)["files read through"]
+    assert read_through == f"FilesystemBackend: the folder {tmp_path} (virtual paths)"
 
     class Joke(TypedDict):
         topic: str
