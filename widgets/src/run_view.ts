@@ -63,7 +63,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     const mainItems: Entry[] = [];
     const byNode = new Map<string, Entry[]>(); // node id → its entries
     for (const entry of keyItems(model.get("items"))) {
-      const agent = str(entry.item.agent) || "main";
+      const agent = str((entry.item as { agent?: unknown }).agent) || "main"; // error items name none
       if (agent === "main" || !tree.has(agent)) mainItems.push(entry);
       else if (byNode.has(agent)) byNode.get(agent)!.push(entry);
       else byNode.set(agent, [entry]);

@@ -1,192 +1,83 @@
-// What the kernel sends the views (their synced traits and custom messages) and what the views
-// send back. Written from deepnb/views/run_view.py, files_view.py, messages.py and state.py.
-// Every field is what Python sends; the views still read each one defensively (a value of another
-// type shows as empty text, never as an error), since anything in the page can send a message.
+// What the kernel sends the views and what the views send back. Everything the engine sends is
+// typed once, in deepnb/schema.py, mirrored into ./schema.ts: this module re-exports those types
+// (under the names the views use) and declares only what is the views' own: their synced traits,
+// the messages they send, and the older shapes a saved view may still hold. The views still read
+// each field defensively (a value of another type shows as empty text, never as an error), since
+// anything in the page can send a message.
+
+import type {
+  AsyncTaskRow,
+  BlobReply,
+  ChangedMessage,
+  ChangesReply,
+  DecisionLogEntry,
+  DecisionShown,
+  EvalCard,
+  FileChangeRow,
+  FileEntry,
+  FilePreview,
+  ListingReply,
+  NodeState,
+  PathMatch,
+  PeekedFile,
+  PendingAction,
+  PendingRequest,
+  ResultsReply,
+  RunPatch,
+  RunStateJSON,
+  SavedReply,
+  TranscriptItem,
+} from "./schema";
+
+export type {
+  AnswerType,
+  ChangeKind,
+  DecisionType,
+  ErrorItem,
+  FileKind,
+  FileReply,
+  FilesReply,
+  Given,
+  ItemKind,
+  NodeStatus,
+  NoticeItem,
+  Progress,
+  PromptItem,
+  RunStatus,
+  SummaryItem,
+  TextItem,
+  Todo,
+  TodoStatus,
+  ToolItem,
+  ToolStatus,
+  UpdateItem,
+} from "./schema";
 
 // -- the run view ---------------------------------------------------------------------------------
 
-export type RunStatus = "running" | "interrupted" | "done" | "error" | "cancelled";
-
-interface ItemBase {
-  id?: string;
-  /** The agent path that produced it: "main", or a subagent's "main/researcher#1". */
-  agent?: string;
-  clipped?: boolean;
-}
-
-export interface PromptItem extends ItemBase { kind: "prompt"; text: string }
-
-/** Model text: `text` while it streams (html null), then the finished `html` (escaped in Python). */
-export interface TextItem extends ItemBase { kind: "text"; text: string; html?: string | null }
-
-export interface EvalRun {
-  code: string;
-  /** Highlighted and escaped by Pygments in Python. */
-  code_html: string;
-  stdout?: string;
-  result?: string;
-  error?: string;
-  error_type?: string;
-}
-
-export type ToolStatus = "running" | "done" | "error" | "waiting" | "cancelled" | "interrupted";
-
-export interface ToolItem extends ItemBase {
-  kind: "tool";
-  name: string;
-  args: string;
-  args_full: string;
-  status: ToolStatus;
-  result: string;
-  result_full: string;
-  /** The subagent a `task` call started (its node id). */
-  subagent?: string;
-  /** An interpreter `eval` call: its code, console and outcome. */
-  eval?: EvalRun;
-}
-
-export interface NoticeItem extends ItemBase {
-  kind: "notice";
-  text: string;
-  level?: string;
-  /** Folded items behind it; with `expand`, the notice asks the kernel for them. */
-  hidden?: number;
-  expand?: boolean;
-}
-
-export interface ErrorItem extends ItemBase { kind: "error"; text: string }
-
-export interface SummaryItem extends ItemBase {
-  kind: "summary";
-  messages: number | null;
-  cutoff: number | null;
-  tokens_before: number | null;
-  tokens_after: number | null;
-  summary: string;
-  /** Rendered and escaped in Python. */
-  summary_html: string;
-  file_path: string;
-}
-
-/** A node's state update, in a graph that does not speak messages: `text` is its JSON. */
-export interface UpdateItem extends ItemBase { kind: "update"; node: string; keys: string[]; text: string }
-
-export type Item = PromptItem | TextItem | ToolItem | NoticeItem | ErrorItem | SummaryItem | UpdateItem;
-export type ItemKind = Item["kind"];
-
-export interface Todo { content: string; status: "pending" | "in_progress" | "completed" }
-
-export interface Progress {
-  steps: number;
-  tool_calls: number;
-  tokens_in: number;
-  tokens_out: number;
-  /** Epoch seconds (the kernel's clock). */
-  started_at: number | null;
-  elapsed: number;
-  todo_progress: string;
-}
-
-export type DecisionType = "approve" | "edit" | "reject" | "respond";
-
-export interface Decision { type: DecisionType; message: string; args: string; auto: boolean }
-
-export interface Preview { kind: "diff" | "content"; text: string }
-
-export interface Action {
-  index: number;
-  name: string;
-  /** One line, for the card's head. */
-  args: string;
-  /** The arguments as JSON (secrets hidden), for the Edit form. */
-  args_json: string;
-  description: string;
-  allowed: DecisionType[];
-  preview: Preview | null;
-  decision: Decision | null;
-  /** The arguments were shortened for display: edit them from Python. */
-  clipped?: boolean;
-}
-
-export interface Interrupt { id: string; agent: string; actions: Action[]; kind?: "question" }
-
-/** A raw interrupt (`interrupt(value)`, not an approval): its value, as data and as JSON text
- * (clipped when long: `value` is null then), and the answer once sent. */
-export interface Question extends Interrupt {
-  kind: "question";
-  value: unknown;
-  value_json: string;
-  answer: string | null;
-}
-
-export interface DecisionEntry extends Decision {
-  at: string;
-  interrupt_id: string;
-  index: number;
-  tool: string;
-}
-
-export type NodeStatus = "running" | "waiting" | "done" | "error" | "cancelled";
-
-export interface TreeNode {
-  id: string;
-  parent: string;
-  name: string;
-  label: string;
-  description: string;
-  source: string;
-  call_id?: string;
-  status: NodeStatus;
-  started_at: number | null;
-  finished_at: number | null;
-  tool_calls: number;
-  tokens_in: number;
-  tokens_out: number;
-  activity: string;
-  result: string;
-  result_full: string;
-  children: string[];
-}
-
-export interface AsyncTask {
-  task_id: string;
-  agent_name: string;
-  thread_id: string;
-  run_id: string;
-  status: string;
-  created_at: string;
-  last_checked_at: string;
-  last_updated_at: string;
-}
+export type Item = TranscriptItem;
+export type EvalRun = EvalCard;
+export type Decision = DecisionShown;
+export type Preview = FilePreview;
+export type Action = PendingAction;
+export type Interrupt = PendingRequest;
+/** A raw interrupt (`interrupt(value)`, not an approval). */
+export type Question = PendingRequest & { kind: "question" };
+export type DecisionEntry = DecisionLogEntry;
+export type TreeNode = NodeState;
+export type AsyncTask = AsyncTaskRow;
+export type PatchMessage = RunPatch;
+/** The answer to `open_file`: the file's `html` (escaped in Python) or `text`, or an `error`. */
+export type FileMessage = PeekedFile;
 
 /** The `async_tasks` trait: a list of tasks, or (older kernels) the list with its refresh time. */
 export type AsyncTasks = AsyncTask[] | { tasks: AsyncTask[]; refreshed_at?: number; error?: string };
 
-/** The run view's synced traits (deepnb.views.run_view.RunView). */
-/** What the agents were given (deepnb/state.py `given`). */
-export interface Given {
-  skills: { name: string; description: string; agent: string }[];
-  memory: { path: string; agent: string }[];
-  /** Agent ("main" or a subagent's name) → the tools it can call. */
-  tools: Record<string, string[]>;
-}
-
-export interface RunTraits {
-  agent: string;
-  thread_id: string;
-  status: RunStatus;
-  error: string;
-  items: Item[];
-  todos: Todo[];
-  progress: Progress;
-  pending: Interrupt[];
-  decisions: DecisionEntry[];
+/** The run view's synced traits (deepnb.views.run_view.RunView): the run's state and the view's own. */
+export interface RunTraits extends Omit<RunStateJSON, "async_tasks"> {
+  async_tasks: AsyncTasks;
   /** Why a decision from a card was refused, by "interrupt id:index". */
   card_errors: Record<string, string>;
-  files_changed: string[];
-  tree: TreeNode[];
-  async_tasks: AsyncTasks;
-  given: Given;
   async_error: string;
   live_controls: boolean;
   stop_hint: string;
@@ -194,22 +85,6 @@ export interface RunTraits {
   /** Counts full syncs; live patches before one are superseded by it. */
   revision: number;
 }
-
-/** A live update while the run streams: only what changed. */
-export interface PatchMessage {
-  type: "patch";
-  state?: Partial<RunTraits>;
-  /** Transcript items new or changed. */
-  upsert?: Item[];
-  /** The whole item order, when it changed other than at the end. */
-  ids?: string[];
-  /** The ids of items added at the end. */
-  append_ids?: string[];
-  nodes?: TreeNode[];
-}
-
-/** The answer to `open_file`: the file's `html` (escaped in Python) or `text`, or an `error`. */
-export interface FileMessage { type: "file"; path: string; text: string; html: string; error: string }
 
 export type RunIncoming = PatchMessage | FileMessage;
 
@@ -233,15 +108,16 @@ export type RunOutgoing =
 
 // -- the file view --------------------------------------------------------------------------------
 
-export interface Entry {
-  path: string;
-  name: string;
-  is_dir: boolean;
-  size: number | null;
-  modified_at: string | null;
-  mount: string;
-  writable: boolean;
-}
+export type Entry = FileEntry;
+export type Listing = ListingReply;
+export type SearchHit = PathMatch;
+export type Results = ResultsReply;
+export type Saved = SavedReply;
+export type Blob64 = BlobReply;
+export type Change = FileChangeRow;
+export type Changes = ChangesReply;
+/** Sent unasked while a run or code writes files (["/"]: refresh everything). */
+export type Changed = ChangedMessage;
 
 /** The file view's synced traits (deepnb.views.files_view.FilesView). */
 export interface FilesTraits {
@@ -266,49 +142,3 @@ export type FilesRequest =
   | { type: "save"; path: string; text: string }
   | { type: "download"; path: string }
   | { type: "changes" };
-
-interface Reply { seq: string; error: string }
-
-export interface Listing extends Reply { type: "listing"; path: string; entries: Entry[]; offset: number; total: number }
-
-export type FileKind = "markdown" | "code" | "table" | "image" | "binary";
-
-export interface FileReply extends Reply {
-  type: "file";
-  path: string;
-  kind: FileKind;
-  /** Rendered and escaped in Python (deepnb.files.render.render_file). */
-  html: string;
-  text: string;
-  size: number;
-  modified_at: string | null;
-  writable: boolean;
-  editable: boolean;
-  /** Why the file can't be edited ("" when it can). */
-  readonly: string;
-}
-
-export interface SearchHit { path: string; line?: number; text?: string }
-
-export interface Results extends Reply {
-  type: "results";
-  mode: "glob" | "grep";
-  query: string;
-  path: string;
-  results: SearchHit[];
-  total: number;
-  capped: boolean;
-}
-
-export interface Saved extends Reply { type: "saved"; path: string; file: FileReply }
-
-export interface Blob64 extends Reply { type: "blob"; path: string; name: string; mime: string; size: number; base64: string }
-
-export interface Change { path: string; kind: "added" | "modified" | "deleted"; diff: string; clipped: boolean }
-
-export interface Changes extends Reply { type: "changes"; run_id: string; status: string; changes: Change[] }
-
-/** Sent unasked while a run or code writes files (["/"]: refresh everything). */
-export interface Changed { type: "changed"; paths: string[] }
-
-export type FilesReply = Listing | FileReply | Results | Saved | Blob64 | Changes;

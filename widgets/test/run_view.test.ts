@@ -24,7 +24,7 @@ function traits(fields: Partial<RunTraits> = {}): Partial<RunTraits> {
 }
 
 function node(id: string, fields: Partial<TreeNode> = {}): TreeNode {
-  return { id, parent: "main", name: "researcher", label: id.split("/").pop()!, description: "", source: "task",
+  return { id, parent: "main", name: "researcher", label: id.split("/").pop()!, description: "", source: "task", call_id: "",
     status: "running", started_at: 1_700_000_000, finished_at: null, tool_calls: 0, tokens_in: 0, tokens_out: 0,
     activity: "", result: "", result_full: "", children: [], ...fields };
 }
@@ -62,20 +62,20 @@ describe("run view", () => {
   });
 
   it("folds live patches over the traits, and a full sync supersedes them", () => {
-    const items: Item[] = [{ kind: "prompt", id: "p", text: "go" }];
+    const items: Item[] = [{ kind: "prompt", id: "p", agent: "main", text: "go" }];
     const { el, fake } = show({ status: "running", items });
     assert.deepEqual(fake.sent, [{ type: "sync" }], "a view drawn mid-run asks for the current state");
     fake.message({ type: "patch", state: { progress: { ...fake.traits.progress!, steps: 9 } },
-      upsert: [{ kind: "text", id: "m", text: "Hel", html: null }], append_ids: ["m"] });
+      upsert: [{ kind: "text", id: "m", agent: "main", text: "Hel", html: null }], append_ids: ["m"] });
     assert.deepEqual(itemIds(el), ["p", "m"]);
     assert.equal(text(el, ".dnb-steps"), "step 9");
-    fake.message({ type: "patch", upsert: [{ kind: "text", id: "m", text: "Hello", html: null }] });
+    fake.message({ type: "patch", upsert: [{ kind: "text", id: "m", agent: "main", text: "Hello", html: null }] });
     assert.equal(text(el, ".dnb-text-body"), "Hello");
-    fake.message({ type: "patch", upsert: [{ kind: "notice", id: "n", text: "hm" }], ids: ["n", "m", "p"] });
+    fake.message({ type: "patch", upsert: [{ kind: "notice", id: "n", level: "cancelled", text: "hm" }], ids: ["n", "m", "p"] });
     assert.deepEqual(itemIds(el), ["n", "m", "p"]);
-    fake.message({ type: "other", upsert: [{ kind: "notice", id: "z", text: "ignored" }], append_ids: ["z"] });
+    fake.message({ type: "other", upsert: [{ kind: "notice", id: "z", level: "cancelled", text: "ignored" }], append_ids: ["z"] });
     assert.deepEqual(itemIds(el), ["n", "m", "p"], "only patches are folded");
-    fake.traits.items = [{ kind: "prompt", id: "p", text: "go" }, { kind: "text", id: "m", text: "Done.", html: "<p>Done.</p>" }];
+    fake.traits.items = [{ kind: "prompt", id: "p", agent: "main", text: "go" }, { kind: "text", id: "m", agent: "main", text: "Done.", html: "<p>Done.</p>" }];
     fake.traits.status = "done";
     fake.update({ revision: 1 });
     assert.deepEqual(itemIds(el), ["p", "m"]);
@@ -112,7 +112,7 @@ describe("run view", () => {
     const { el, fake } = show({
       status: "running",
       tree: [node(sub, { description: "dig", tool_calls: 1 })],
-      items: [{ kind: "prompt", id: "p", text: "go" },
+      items: [{ kind: "prompt", id: "p", agent: "main", text: "go" },
         { kind: "tool", id: "t", agent: sub, name: "ls", args: "", args_full: "", status: "running", result: "", result_full: "" }],
     });
     assert.deepEqual(itemIds(el), ["p"]);
@@ -139,7 +139,7 @@ describe("run view", () => {
   });
 
   it("asks for a summary's history file and shows the reply", async () => {
-    const { el, fake } = show({ items: [{ kind: "summary", id: "s", agent: "main", messages: 3, cutoff: null,
+    const { el, fake } = show({ items: [{ kind: "summary", id: "s", agent: "main", messages: 3, cutoff: 0,
       tokens_before: null, tokens_after: null, summary: "s", summary_html: "", file_path: "/h.md" }] });
     click(el.querySelector(".dnb-summary-open"));
     assert.deepEqual(fake.sent.at(-1), { type: "open_file", path: "/h.md" });

@@ -33,10 +33,10 @@ describe("keyed patching", () => {
 
   it("keeps each item's element across updates, reorders and drops them", () => {
     const t = list();
-    t.sync([{ kind: "prompt", id: "p", text: "Hi" }, tool("t1"), tool("t2")]);
+    t.sync([{ kind: "prompt", id: "p", agent: "main", text: "Hi" }, tool("t1"), tool("t2")]);
     assert.deepEqual(ids(t.box), ["p", "t1", "t2"]);
     const [p, t1, t2] = [...t.box.children];
-    t.sync([{ kind: "prompt", id: "p", text: "Hi" }, tool("t2", { status: "done" }), tool("t1")]);
+    t.sync([{ kind: "prompt", id: "p", agent: "main", text: "Hi" }, tool("t2", { status: "done" }), tool("t1")]);
     assert.deepEqual(ids(t.box), ["p", "t2", "t1"]);
     assert.equal(t.box.children[0], p);
     assert.equal(t.box.children[1], t2, "a patched item keeps its element");
@@ -48,7 +48,7 @@ describe("keyed patching", () => {
 
   it("builds an item again when its kind changes", () => {
     const t = list();
-    t.sync([{ kind: "notice", id: "x", text: "note" }]);
+    t.sync([{ kind: "notice", id: "x", level: "cancelled", text: "note" }]);
     const before = t.box.firstElementChild;
     t.sync([{ kind: "error", id: "x", text: "boom" }]);
     assert.notEqual(t.box.firstElementChild, before);
@@ -58,17 +58,17 @@ describe("keyed patching", () => {
 
   it("appends streaming text to one text node, then shows the finished HTML", () => {
     const t = list();
-    t.sync([{ kind: "text", id: "m", text: "Hel", html: null }]);
+    t.sync([{ kind: "text", id: "m", agent: "main", text: "Hel", html: null }]);
     const body = t.box.querySelector(".dnb-text-body")!;
     const node = body.firstChild;
     assert.ok(body.classList.contains("dnb-streaming"));
-    t.sync([{ kind: "text", id: "m", text: "Hello <b>", html: null }]);
+    t.sync([{ kind: "text", id: "m", agent: "main", text: "Hello <b>", html: null }]);
     assert.equal(body.firstChild, node, "the stream grows in place");
     assert.equal(body.textContent, "Hello <b>");
     assert.equal(body.children.length, 0, "streaming text is text");
-    t.sync([{ kind: "text", id: "m", text: "Bye", html: null }]);
+    t.sync([{ kind: "text", id: "m", agent: "main", text: "Bye", html: null }]);
     assert.equal(body.textContent, "Bye", "a text that does not continue the last replaces it");
-    t.sync([{ kind: "text", id: "m", text: "Bye", html: "<p><strong>Bye</strong></p>" }]);
+    t.sync([{ kind: "text", id: "m", agent: "main", text: "Bye", html: "<p><strong>Bye</strong></p>" }]);
     assert.ok(body.classList.contains("dnb-md"));
     assert.ok(!body.classList.contains("dnb-streaming"));
     assert.equal(body.querySelector("strong")!.textContent, "Bye");
@@ -77,7 +77,7 @@ describe("keyed patching", () => {
   it("arms blocked images in finished text", () => {
     const t = list();
     const html = '<p><span class="dnb-image-blocked" data-src="https://x.test/a.png" data-alt="a">image</span></p>';
-    t.sync([{ kind: "text", id: "m", text: "x", html }]);
+    t.sync([{ kind: "text", id: "m", agent: "main", text: "x", html }]);
     assert.equal(t.box.querySelectorAll(".dnb-image-load").length, 1);
     assert.equal(t.box.querySelector("img"), null);
   });
@@ -86,10 +86,10 @@ describe("keyed patching", () => {
     const t = list();
     const evil = "<img src=x onerror=alert(1)>\u202egpj.exe";
     t.sync([
-      { kind: "prompt", id: "p", text: evil },
-      { kind: "text", id: "s", text: evil, html: null },
+      { kind: "prompt", id: "p", agent: "main", text: evil },
+      { kind: "text", id: "s", agent: "main", text: evil, html: null },
       tool("t", { name: evil, args: evil, result: evil, status: "done" }),
-      { kind: "notice", id: "n", text: evil },
+      { kind: "notice", id: "n", level: "cancelled", text: evil },
       { kind: "error", id: "e", text: evil },
     ]);
     assert.equal(t.box.querySelector("img"), null);
@@ -185,9 +185,9 @@ describe("summaries and notices", () => {
     assert.equal(tokensText("", 5), "tokens after 5");
     assert.equal(tokensText(null, undefined), "");
     const t = list();
-    t.sync([{
-      kind: "summary", id: "s", agent: "main", messages: 12, cutoff: null, tokens_before: 9000, tokens_after: 800,
-      summary: "short", summary_html: "<p>short</p>", file_path: "/conversation_history/t.md",
+    t.sync([{ // cutoff off the contract: shown as unknown
+      kind: "summary", id: "s", agent: "main", messages: 12, cutoff: null as never, tokens_before: 9000,
+      tokens_after: 800, summary: "short", summary_html: "<p>short</p>", file_path: "/conversation_history/t.md",
     }]);
     const card = t.box.firstElementChild!;
     assert.equal(card.querySelector(".dnb-summary-messages")!.textContent, "12 messages summarized");

@@ -79,7 +79,7 @@ export function patchItem(rec: ItemRecord, item: Item): void {
     if (changed(rec, item, "text")) setText(rec.body!, rec.f.text);
     return;
   }
-  if (rec.label) agentLabel(rec, item.agent);
+  if (rec.label) agentLabel(rec, (item as { agent?: unknown }).agent); // error items name none
   if (rec.kind === "text") patchText(rec, item);
   else if (rec.kind === "tool") patchTool(rec, item as ToolItem);
   else if (rec.kind === "summary") patchSummary(rec, item as SummaryItem);
