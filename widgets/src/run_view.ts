@@ -16,6 +16,7 @@ import { h, setText, show } from "./lib/dom";
 import { watchKernel } from "./lib/kernel";
 import { type NotebookManager, saveViewsAsSnapshots } from "./lib/saved_snapshots";
 import { isObj, str } from "./lib/text";
+import { RUNNING } from "./schema";
 import { approvalsView } from "./run/approvals";
 import { asyncView } from "./run/async_tasks";
 import { peekView } from "./run/file_peek";
@@ -203,7 +204,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     renderStatus();
   });
   // A view rendered while the run streams asks for what the traits don't have yet.
-  if (model.get("status") === "running") model.send({ type: "sync" });
+  if (model.get("status") === RUNNING) model.send({ type: "sync" });
 
   return () => {
     for (const [name, fn] of Object.entries(handlers)) model.off(name, fn);

@@ -1,11 +1,11 @@
 // "Changed in this run": each file the followed run added, modified or deleted, with its diff.
 
 import { h, ownKeys, setText, smallButton } from "../lib/dom";
+import { shownAs } from "../lib/statuses";
 import { isObj, list, str } from "../lib/text";
+import { CHANGE_KIND_MARK } from "../schema";
 import type { Change, Changes } from "../types";
 import type { Request } from "./request";
-
-const CHANGE_MARK: Record<string, string> = { added: "+", modified: "~", deleted: "−" };
 
 /** A unified diff, one span a line (as text), classed by what the line is. */
 export function diffLines(diff: unknown): HTMLPreElement {
@@ -63,7 +63,7 @@ export function changesView(request: Request, onOpenFile: (path: string) => void
       details.setAttribute("data-path", path);
       details.open = opened.has(path) || n <= 3;
       const head = ownKeys(h("summary", "dnb-fv-change-head"));
-      const badge = h("span", "dnb-fv-change-kind", `${CHANGE_MARK[kind] || "·"} ${kind}`);
+      const badge = h("span", "dnb-fv-change-kind", `${shownAs(CHANGE_KIND_MARK, kind, "·")} ${kind}`);
       head.append(badge, h("code", "dnb-fv-change-path", path));
       details.append(head);
       if (kind !== "deleted") {

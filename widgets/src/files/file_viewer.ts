@@ -4,15 +4,14 @@
 
 import { h, ownKeys, setText, show, smallButton } from "../lib/dom";
 import { armImages } from "../lib/images";
+import { shownAs } from "../lib/statuses";
 import { isObj, str } from "../lib/text";
+import { FILE_KIND_LABEL } from "../schema";
 import type { Blob64, FileReply, Saved } from "../types";
 import { saveBlob } from "./download";
 import { fmtSize, fmtTime } from "./format";
 import type { Request } from "./request";
 
-const KIND_LABEL: Record<string, string> = {
-  markdown: "Markdown", code: "code", table: "table", image: "image", binary: "binary",
-};
 const TEXT_KINDS = new Set(["markdown", "code", "table"]);
 
 export interface ViewerView {
@@ -83,7 +82,8 @@ export function viewerView(
       content.replaceChildren(...(st.error ? [h("div", "dnb-fv-error", st.error)] : []));
       return;
     }
-    const parts = [KIND_LABEL[file.kind] || file.kind, fmtSize(file.size), fmtTime(file.modified_at)];
+    const kind = str(file.kind);
+    const parts = [shownAs(FILE_KIND_LABEL, kind, kind), fmtSize(file.size), fmtTime(file.modified_at)];
     setText(meta, parts.filter(Boolean).join(" · "));
     show(actions, true);
     const hasText = typeof file.text === "string" && file.text !== "";

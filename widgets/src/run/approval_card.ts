@@ -3,13 +3,12 @@
 // a form. Also the decision log's entries. Builders only: approvals.ts patches and wires them.
 
 import { h } from "../lib/dom";
+import { shownAs } from "../lib/statuses";
 import { isObj, list, num, plural, str } from "../lib/text";
-import type { Action, Decision, DecisionEntry, Interrupt, Preview } from "../types";
+import { DECISION_LABEL, RUNNING } from "../schema";
+import type { Action, Decision, DecisionEntry, Interrupt, Preview, RunStatus } from "../types";
 import { agentName } from "./record";
 
-export const DECISION_LABEL: Record<string, string> = {
-  approve: "✓ approved", edit: "✎ edited", reject: "✗ rejected", respond: "↩ responded",
-};
 const DECISION_BUTTONS = [
   ["approve", "dnb-approve", "Approve"], ["edit", "dnb-edit", "Edit"],
   ["reject", "dnb-reject", "Reject"], ["respond", "dnb-respond", "Respond"],
@@ -48,7 +47,7 @@ export function actButton(cls: string, label: string, act: string): HTMLButtonEl
 export function decisionText(decision: Decision): string {
   const type = str(decision.type);
   const detail = type === "edit" ? str(decision.args) : str(decision.message);
-  const text = `${DECISION_LABEL[type] || type}${detail ? `: ${detail}` : ""}`;
+  const text = `${shownAs(DECISION_LABEL, type, type)}${detail ? `: ${detail}` : ""}`;
   return decision.auto ? `${text} (auto)` : text;
 }
 
@@ -203,11 +202,11 @@ export function makeCard(request: Interrupt, action: Action, key: string): Card 
 
 /** The title over the cards. */
 export function pendingTitle(status: string, undecided: number): string {
-  if (status === "interrupted") {
+  if (status === ("interrupted" satisfies RunStatus)) {
     return undecided ? `Waiting for your approval — ${plural(undecided, "action")}`
       : "Decisions sent — resuming…";
   }
-  if (status === "running") {
+  if (status === RUNNING) {
     return "Decisions pending — the run resumes each subagent as its actions are decided";
   }
   return "Not decided — the run ended before these were decided";
@@ -222,7 +221,7 @@ export function logEntry(entry: DecisionEntry): HTMLLIElement {
   const time = h("span", "dnb-decision-at", at.split(" ").pop());
   time.title = at;
   li.append(time, h("span", "dnb-decision-tool", entry.tool),
-    h("span", "dnb-decision-type", DECISION_LABEL[type] || type));
+    h("span", "dnb-decision-type", shownAs(DECISION_LABEL, type, type)));
   const detail = type === "edit" ? str(entry.args) : str(entry.message);
   if (detail) li.append(h("span", "dnb-decision-detail", detail));
   if (entry.auto) li.append(h("span", "dnb-decision-auto", "(auto)"));

@@ -4,15 +4,15 @@
 
 import { h, keepOnly, placeAt, setAttr, setText, show } from "../lib/dom";
 import { goneText } from "../lib/kernel";
+import { isIn } from "../lib/statuses";
 import { isObj, list, str } from "../lib/text";
+import { ENDED, RUNNING } from "../schema";
 import type { DecisionEntry, DecisionSent, Interrupt, RunOutgoing, RunTraits } from "../types";
 import {
   actButton, type Card, decisionText, logEntry, makeCard, makeForm, pendingTitle, readEditArgs, signature,
 } from "./approval_card";
 import type { RunModel } from "./live_model";
 import type { RunMemory } from "./memory";
-
-const ENDED = new Set(["done", "error", "cancelled"]);
 
 interface Group { el: HTMLElement; all: HTMLButtonElement; cardsEl: HTMLElement }
 
@@ -136,9 +136,9 @@ export function approvalsView(
   }
 
   function render(): void {
-    const status = str(read("status")) || "running";
+    const status = str(read("status")) || RUNNING;
     const errors = errorsNow();
-    const ended = ENDED.has(status) || gone();
+    const ended = isIn(ENDED, status) || gone();
     for (const [key, errorKey] of st.sending) if (errors[errorKey]) st.sending.delete(key);
     const requests = list(read("pending")).filter(isObj) as Interrupt[];
     prune(requests); // first: moving a card past a stale one would blur a field it holds

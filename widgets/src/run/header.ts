@@ -2,13 +2,11 @@
 // while the run runs), tokens, and the Stop button.
 
 import { h, setText, show } from "../lib/dom";
+import { shownAs } from "../lib/statuses";
 import { fmtElapsed, fmtInt, isObj, list, num, plural, str } from "../lib/text";
+import { RUN_STATUS_LABEL, RUNNING } from "../schema";
+import type { RunStatus } from "../types";
 import type { RunModel } from "./live_model";
-
-const STATUS_LABEL: Record<string, string> = {
-  running: "running", interrupted: "waiting for your approval", done: "done", error: "failed",
-  cancelled: "stopped",
-};
 
 export interface HeaderView {
   el: HTMLElement;
@@ -50,7 +48,7 @@ export function headerView(
   function elapsedNow(): number {
     const p = model.get("progress") || {};
     const elapsed = num(p.elapsed);
-    if (model.get("status") !== "running") return elapsed;
+    if (model.get("status") !== RUNNING) return elapsed;
     const fromStart = p.started_at ? Date.now() / 1000 - num(p.started_at) : 0;
     const fromAnchor = anchor === null ? elapsed : (Date.now() - anchor) / 1000;
     return Math.max(fromStart, fromAnchor, elapsed);
@@ -78,13 +76,13 @@ export function headerView(
   }
 
   function renderStatus(): string {
-    const status = str(model.get("status")) || "running";
+    const status = str(model.get("status")) || RUNNING;
     root.setAttribute("data-status", status);
     pill.setAttribute("data-status", status);
     const kinds = new Set(list(model.get("pending")).map((p) => (isObj(p) && p.kind) || "approval"));
-    const asks = status === "interrupted" && kinds.size === 1 && kinds.has("question");
-    setText(pill, asks ? "waiting for your answer" : STATUS_LABEL[status] || status);
-    const running = status === "running";
+    const asks = status === ("interrupted" satisfies RunStatus) && kinds.size === 1 && kinds.has("question");
+    setText(pill, asks ? "waiting for your answer" : shownAs(RUN_STATUS_LABEL, status, status));
+    const running = status === RUNNING;
     if (!running) stopping = false;
     show(controls, running && live());
     stopBtn.disabled = stopping;
@@ -113,7 +111,7 @@ export function headerView(
   }
 
   function onStop(): void {
-    if (stopping || !live() || model.get("status") !== "running") return;
+    if (stopping || !live() || model.get("status") !== RUNNING) return;
     stopping = true;
     stopBtn.disabled = true;
     stopBtn.textContent = "Stopping…";

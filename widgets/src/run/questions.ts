@@ -6,13 +6,13 @@
 
 import { h, keepOnly, placeAt, setAttr, setText, show } from "../lib/dom";
 import { goneText } from "../lib/kernel";
+import { isIn } from "../lib/statuses";
 import { isObj, list, str } from "../lib/text";
+import { ENDED, RUNNING } from "../schema";
 import type { Question, RunTraits } from "../types";
 import type { RunModel } from "./live_model";
 import type { RunMemory } from "./memory";
 import { makeQuestionCard, parseReply, type QuestionCard, signature } from "./question_card";
-
-const ENDED = new Set(["done", "error", "cancelled"]);
 
 export interface QuestionsView {
   el: HTMLElement;
@@ -77,8 +77,8 @@ export function questionsView(
   }
 
   function render(): void {
-    const status = str(read("status")) || "running";
-    const ended = ENDED.has(status) || gone();
+    const status = str(read("status")) || RUNNING;
+    const ended = isIn(ENDED, status) || gone();
     const errors = errorsNow();
     const requests = list(read("pending")).filter((p) => isObj(p) && p.kind === "question") as Question[];
     const ids = new Set(requests.map((request) => str(request.id)));

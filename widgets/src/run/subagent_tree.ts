@@ -3,17 +3,14 @@
 // card shows the transcript items whose agent is that node, rendered like the main transcript's.
 
 import { h, keepOnly, ownKeys, placeAt, setAttr, setText, show } from "../lib/dom";
+import { shownAs } from "../lib/statuses";
 import { fmtElapsed, fmtInt, isObj, known, list, num, plural, str } from "../lib/text";
+import { NODE_STATUS_LABEL, RUNNING } from "../schema";
 import type { TreeNode } from "../types";
 import type { RunModel } from "./live_model";
 import type { RunMemory } from "./memory";
 import { changed, differs } from "./record";
 import { type Entry, type ItemList, itemList } from "./transcript";
-
-const NODE_STATUS: Record<string, string> = {
-  running: "running", waiting: "waiting for approval", done: "✓ done", error: "✗ error",
-  cancelled: "■ cancelled",
-};
 
 interface NodeRecord {
   id: string;
@@ -103,10 +100,10 @@ function patchNode(rec: NodeRecord, node: TreeNode): void {
     rec.label.title = rec.f.title;
   }
   if (changed(rec, node, "status")) {
-    const status = str(rec.f.status) || "running";
+    const status = str(rec.f.status) || RUNNING;
     setAttr(rec.el, "data-status", status);
     setAttr(rec.badge, "data-status", status);
-    setText(rec.badge, NODE_STATUS[status] || status);
+    setText(rec.badge, shownAs(NODE_STATUS_LABEL, status, status));
   }
   if (changed(rec, node, "description")) {
     const text = str(rec.f.description);
@@ -165,10 +162,10 @@ export function parentsOf(byId: Map<string, TreeNode>): Map<string, string> {
 export function countsText(byId: Map<string, TreeNode>): string {
   const counts = new Map<string, number>();
   for (const node of byId.values()) {
-    const status = str(node.status) || "running";
+    const status = str(node.status) || RUNNING;
     counts.set(status, (counts.get(status) || 0) + 1);
   }
-  const order = ["running", "waiting", "done", "error", "cancelled"];
+  const order: string[] = Object.keys(NODE_STATUS_LABEL); // the statuses in the schema's order
   const statuses = [...counts.keys()].sort((a, b) =>
     (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
   return statuses.map((status) => `${fmtInt(counts.get(status))} ${status}`).join(" · ");

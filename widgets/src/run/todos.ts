@@ -1,10 +1,10 @@
 // The agent's todo list, with its progress ("Task 2 of 5").
 
 import { h, setText, show } from "../lib/dom";
+import { shownAs } from "../lib/statuses";
 import { str } from "../lib/text";
+import { TODO_STATUS_MARK } from "../schema";
 import type { RunModel } from "./live_model";
-
-const TODO_MARK: Record<string, string> = { pending: "○", in_progress: "◐", completed: "✓" };
 
 export interface TodosView { el: HTMLElement; render(): void; renderProgress(): void }
 
@@ -23,7 +23,7 @@ export function todosView(model: RunModel): TodosView {
       const status = str(todo && todo.status) || "pending";
       const li = h("li", "dnb-todo");
       li.setAttribute("data-status", status);
-      li.append(h("span", "dnb-todo-icon", TODO_MARK[status] || "○"),
+      li.append(h("span", "dnb-todo-icon", shownAs(TODO_STATUS_MARK, status, "○")),
         h("span", "dnb-todo-text", todo && todo.content));
       return li;
     });

@@ -3,11 +3,11 @@
 // shows its code, what it printed and its result or error. A `task` card links to its subagent.
 
 import { h, ownKeys, setAttr, setText, show, smallButton } from "../lib/dom";
+import { shownAs } from "../lib/statuses";
 import { isObj, str } from "../lib/text";
+import { RUNNING, TOOL_STATUS_MARK } from "../schema";
 import type { EvalRun, ToolItem } from "../types";
 import { changed, nodeLabel, type ItemRecord } from "./record";
-
-const TOOL_MARK: Record<string, string> = { done: "✓", error: "✗", waiting: "‖", cancelled: "■", interrupted: "■" };
 
 export interface ToolParts {
   head: HTMLElement;
@@ -83,10 +83,10 @@ export function patchTool(rec: ItemRecord, item: ToolItem): void {
   if (changed(rec, item, "name")) setText(t.name, rec.f.name);
   if (changed(rec, item, "args")) setText(t.args, rec.f.args);
   if (changed(rec, item, "status")) {
-    const status = str(rec.f.status) || "running";
+    const status = str(rec.f.status) || RUNNING;
     rec.el.setAttribute("data-status", status);
     t.badge.setAttribute("data-status", status);
-    const mark = TOOL_MARK[status];
+    const mark = shownAs(TOOL_STATUS_MARK, status, "");
     t.badge.textContent = mark ? `${mark} ${status}` : status;
   }
   if (changed(rec, item, "subagent")) {
