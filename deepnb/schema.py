@@ -33,6 +33,9 @@ DecisionType: TypeAlias = Literal["approve", "edit", "reject", "respond"]
 AnswerType: TypeAlias = Literal["answer", "resume"]
 """An interrupt answered whole with ``resume(value)``: ``answer`` in the decision log (tool
 ``interrupt``), ``resume`` on the actions of an approval answered that way."""
+DecisionMade: TypeAlias = Literal[DecisionType, AnswerType]
+"""A decision as a card and the decision log record it: one of a gated tool call's, or an
+interrupt answered whole."""
 PendingKind: TypeAlias = Literal["question"]
 """A pending request that is not an approval: a raw ``interrupt(value)``."""
 AsyncTaskStatus: TypeAlias = Literal[
@@ -99,11 +102,13 @@ NODE_STATUS_LABEL: Final[Mapping[NodeStatus, str]] = {
 """A subagent's status as the live tree shows it."""
 TODO_STATUS_MARK: Final[Mapping[TodoStatus, str]] = {"pending": "○", "in_progress": "◐", "completed": "✓"}
 """The mark of a todo."""
-DECISION_LABEL: Final[Mapping[DecisionType, str]] = {
+DECISION_LABEL: Final[Mapping[DecisionMade, str]] = {
     "approve": "✓ approved",
     "edit": "✎ edited",
     "reject": "✗ rejected",
     "respond": "↩ responded",
+    "answer": "↩ answered",
+    "resume": "↩ resumed",
 }
 """A decision as an approval card and the decision log show it."""
 FILE_KIND_LABEL: Final[Mapping[FileKind, str]] = {
@@ -284,7 +289,7 @@ class FilePreview(TypedDict):
 class DecisionShown(TypedDict):
     """A decision already made on an action of a pending request."""
 
-    type: DecisionType | AnswerType
+    type: DecisionMade
     message: str
     args: str
     auto: bool
@@ -328,7 +333,7 @@ class DecisionLogEntry(TypedDict):
     interrupt_id: str
     index: int
     tool: str
-    type: DecisionType | AnswerType
+    type: DecisionMade
     message: str
     args: str
     auto: bool

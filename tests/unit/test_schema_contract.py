@@ -166,7 +166,7 @@ def test_the_checker_finds_what_breaks_the_contract() -> None:
         (schema.NODE_STATUS_MARK, schema.NodeStatus),
         (schema.NODE_STATUS_LABEL, schema.NodeStatus),
         (schema.TODO_STATUS_MARK, schema.TodoStatus),
-        (schema.DECISION_LABEL, schema.DecisionType),
+        (schema.DECISION_LABEL, schema.DecisionMade),
         (schema.FILE_KIND_LABEL, schema.FileKind),
         (schema.CHANGE_KIND_MARK, schema.ChangeKind),
     ],

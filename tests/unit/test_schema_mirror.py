@@ -40,7 +40,7 @@ def test_label_tables_cover_their_status_sets() -> None:
     assert set(schema.NODE_STATUS_MARK) == set(get_args(schema.NodeStatus))
     assert set(schema.NODE_STATUS_LABEL) == set(get_args(schema.NodeStatus))
     assert set(schema.TODO_STATUS_MARK) == set(get_args(schema.TodoStatus))
-    assert set(schema.DECISION_LABEL) == set(get_args(schema.DecisionType))
+    assert set(schema.DECISION_LABEL) == set(get_args(schema.DecisionMade))
     assert set(schema.TOOL_STATUS_MARK) == set(get_args(schema.ToolStatus)) - {schema.RUNNING}
 
 

@@ -36,6 +36,12 @@ export type DecisionType = "approve" | "edit" | "reject" | "respond";
 export type AnswerType = "answer" | "resume";
 
 /**
+ * A decision as a card and the decision log record it: one of a gated tool call's, or an
+ * interrupt answered whole.
+ */
+export type DecisionMade = "approve" | "edit" | "reject" | "respond" | "answer" | "resume";
+
+/**
  * A pending request that is not an approval: a raw `interrupt(value)`.
  */
 export type PendingKind = "question";
@@ -161,11 +167,13 @@ export const TODO_STATUS_MARK: Readonly<Record<TodoStatus, string>> = {
 /**
  * A decision as an approval card and the decision log show it.
  */
-export const DECISION_LABEL: Readonly<Record<DecisionType, string>> = {
+export const DECISION_LABEL: Readonly<Record<DecisionMade, string>> = {
   approve: "✓ approved",
   edit: "✎ edited",
   reject: "✗ rejected",
   respond: "↩ responded",
+  answer: "↩ answered",
+  resume: "↩ resumed",
 };
 
 /**
@@ -357,7 +365,7 @@ export interface FilePreview {
  * A decision already made on an action of a pending request.
  */
 export interface DecisionShown {
-  type: DecisionType | AnswerType;
+  type: DecisionMade;
   message: string;
   args: string;
   auto: boolean;
@@ -404,7 +412,7 @@ export interface DecisionLogEntry {
   interrupt_id: string;
   index: number;
   tool: string;
-  type: DecisionType | AnswerType;
+  type: DecisionMade;
   message: string;
   args: string;
   auto: boolean;

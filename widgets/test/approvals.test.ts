@@ -5,7 +5,7 @@ import "./dom";
 import assert from "node:assert/strict";
 import { beforeEach, describe, it } from "node:test";
 import { click, FakeModel, mount, press, type } from "./dom";
-import { editFields, readEditArgs, makeForm } from "../src/run/approval_card";
+import { decisionText, editFields, readEditArgs, makeForm } from "../src/run/approval_card";
 import { approvalsView } from "../src/run/approvals";
 import { liveModel } from "../src/run/live_model";
 import type { RunMemory } from "../src/run/memory";
@@ -193,5 +193,15 @@ describe("approval cards", () => {
     assert.equal(log.querySelector(".dnb-decision-type")!.textContent, "✎ edited");
     assert.equal(log.querySelector(".dnb-decision-detail")!.textContent, "content='x'");
     assert.ok(log.querySelector(".dnb-decision-auto"));
+  });
+
+  it("logs an interrupt answered whole in words, and an action resumed that way", () => {
+    const { el, view, fake } = setup(pending);
+    fake.traits.decisions = [{ at: "2026-01-01 10:00:04", interrupt_id: "Q1", index: 0, tool: "interrupt",
+      type: "answer", message: "Ada", args: "", auto: false }];
+    view.renderLog();
+    const log = el.parentElement!.querySelector(".dnb-decisions") as HTMLElement;
+    assert.equal(log.querySelector(".dnb-decision-type")!.textContent, "↩ answered");
+    assert.equal(decisionText({ type: "resume", message: "yes", args: "", auto: false }), "↩ resumed: yes");
   });
 });
