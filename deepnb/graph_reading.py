@@ -1,21 +1,28 @@
-"""Reading a compiled LangChain agent back: its middleware in order, its tools, its model.
+"""Reading a compiled LangChain agent back: its middleware in order, its tools, its model, and
+the compiled graphs it runs inside its nodes (its subagents).
 
 ``create_agent`` keeps none of these on the graph it returns; they live in the graph's nodes and
 in the closures of its model and tool steps. Each function here reads one of them where the
 graph holds it and returns ``None`` where it doesn't (a graph of another shape, or a LangChain
 version that keeps them elsewhere), so callers can say what could not be read. Nothing here
 calls the agent's code. Classes are recognised by name, so this module imports no LangChain.
+``%deepagent inspect`` shows what this reads (:mod:`deepnb.anatomy`), and deepnb finds an
+attached graph's backend, memory files and skill folders with it (:mod:`deepnb.files.setup`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+import functools
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from types import FunctionType, MethodType
 from typing import Any
 
 _CHAIN_CELLS = ("single_handler", "outer", "inner")
 """The closure cells of LangChain's composed hooks, outer layers before inner ones."""
 _DEPTH = 200
 """How deep a composed chain of hooks is followed (one level per middleware and a few more)."""
+_REFERENCE_DEPTH = 8
+"""How many references deep :func:`subgraphs_of` follows from a node (closures nest a few levels)."""
 
 
 def is_instance(value: object, class_name: str) -> bool:
@@ -133,3 +140,64 @@ def tools_of(graph: Any) -> list[Any] | None:
 def first(middleware: Sequence[Any], class_name: str, where: Callable[[Any], bool] | None = None) -> Any:
     """The first middleware of ``class_name`` (that ``where`` accepts), or ``None``."""
     return next((m for m in middleware if is_instance(m, class_name) and (where is None or where(m))), None)
+
+
+def subgraphs_of(graph: Any) -> list[Any]:
+    """The compiled graphs ``graph`` runs inside its nodes, in the order found: its subagents
+    (the ``task`` tool closes over their graphs), or a graph a node of a hand-built graph calls.
+    Found by following the references of each node (functions, bound methods, partials,
+    containers, runnables and tools), never into a middleware or a graph found on the way."""
+    graphs: dict[int, Any] = {}
+    seen: set[int] = {id(graph)}
+    nodes = getattr(getattr(graph, "builder", None), "nodes", None) or {}
+    frontier = [getattr(node, "runnable", None) for node in nodes.values()]
+    for _ in range(_REFERENCE_DEPTH):
+        following: list[Any] = []
+        for value in frontier:
+            if value is None or id(value) in seen or isinstance(value, str | bytes | int | float | bool):
+                continue
+            seen.add(id(value))
+            if _is_graph(value):
+                graphs.setdefault(id(value), value)
+            elif not _is_langchain_middleware(value):
+                following.extend(_references(value))
+        frontier = following
+    return list(graphs.values())
+
+
+def _is_langchain_middleware(value: Any) -> bool:
+    """Whether ``value`` is a LangChain ``AgentMiddleware`` (the reference walk stops there)."""
+    return any(
+        k.__module__.startswith("langchain.agents")
+        for k in type(value).__mro__
+        if k.__name__ == "AgentMiddleware"
+    )
+
+
+def _is_graph(value: Any) -> bool:
+    return hasattr(value, "builder") and hasattr(value, "aget_state") and hasattr(value, "astream")
+
+
+def _references(value: Any) -> Iterator[Any]:
+    """What ``value`` refers to that may lead to a graph."""
+    if isinstance(value, MethodType):
+        yield value.__self__
+        yield value.__func__
+    elif isinstance(value, FunctionType):
+        yield from _cells(value).values()
+    elif isinstance(value, functools.partial):
+        yield value.func
+        yield from value.args
+        yield from value.keywords.values()
+    elif isinstance(value, Mapping):
+        yield from value.values()
+    elif isinstance(value, list | tuple | set | frozenset):
+        yield from value
+    else:  # a runnable (RunnableCallable, ToolNode) or a tool: the callables it holds
+        for name in ("func", "afunc", "coroutine", "_wrap_tool_call", "_awrap_tool_call"):
+            found = getattr(value, name, None)
+            if found is not None:
+                yield found
+        tools = getattr(value, "tools_by_name", None)
+        if isinstance(tools, Mapping):
+            yield from tools.values()

@@ -482,6 +482,138 @@ def extensions() -> list:
     ]
 
 
+WRITER_FILES = {
+    "AGENTS.md": "# Content Writer Agent\n\nWrite short, plain posts. Save each post under /blogs/.\n",
+    "skills/blog-post/SKILL.md": (
+        "---\nname: blog-post\ndescription: How to write a blog post (a title, three short sections, "
+        "a closing line).\n---\n\n# Blog Post Writing Skill\n\n1. A title that says the point.\n"
+        "2. Three short sections.\n3. One closing line.\n"
+    ),
+}
+
+
+def bring_your_own() -> list:
+    return [
+        new_markdown_cell(
+            "# Bring your own agent\n\n"
+            "The other notebooks build their agents with deepnb. Most people already have one: a "
+            "`create_agent` graph, a hand-built LangGraph `StateGraph`, a deep agent from the "
+            "deepagents examples. `deepnb.attach(graph, NAME)` registers any compiled graph, and "
+            "`%%deepagent -a NAME` runs it with the same live view. This notebook attaches three, "
+            "each with a scripted model, so it runs offline with no API key."
+        ),
+        new_code_cell("%load_ext deepnb"),
+        new_markdown_cell(
+            "## A `create_agent` graph that asks a question\n\n"
+            "Its tool calls LangGraph's `interrupt()` directly (not an approval rule). deepnb shows "
+            "the interrupt's value as a card with a reply box; the thread's state, not deepnb, says "
+            "whether it is still waiting."
+        ),
+        new_code_cell(
+            "import deepnb\n"
+            "from langchain.agents import create_agent\n"
+            "from langchain_core.tools import tool\n"
+            "from langgraph.types import interrupt\n\n"
+            "from deepnb.models.scripted import ScriptedChatModel, parse_script\n\n\n"
+            "@tool\n"
+            "def ask_user(question: str) -> str:\n"
+            '    """Ask the person at the notebook and return their answer."""\n'
+            "    return interrupt(question)\n\n\n"
+            'trip_model = ScriptedChatModel(script=parse_script({"agents": {"main": [\n'
+            '    {"tool_calls": [{"name": "ask_user", "args": {"question": "Start from which city?"}}]},\n'
+            '    "Three days from Lisbon: the old town, Sintra, then the coast at Cascais.",\n'
+            "]}}))\n"
+            'deepnb.attach(create_agent(trip_model, tools=[ask_user]), "trip")'
+        ),
+        new_code_cell(
+            "%%deepagent -a trip -o trip_run\nPlan a three-day trip.",
+            # The next cell answers the question and the run ends there, updating this output;
+            # nbval compares a cell's output when the cell ends, so it would see the question.
+            metadata={"tags": ["nbval-ignore-output"]},
+        ),
+        new_markdown_cell(
+            "The card's reply box answers it; so does `run.pending[i].resume(value)`, with any "
+            "JSON-able value:"
+        ),
+        new_code_cell("trip_run.status, [(p.agent, p.value) for p in trip_run.pending]"),
+        new_code_cell(
+            'trip_run.pending[0].resume("Lisbon")\ntrip_run.wait()\ntrip_run.status, trip_run.result'
+        ),
+        new_markdown_cell(
+            "## A graph that doesn't speak messages\n\n"
+            "A `StateGraph` of a `TypedDict` takes its own keys, not a prompt. Pass a dict: "
+            "`bench.run({...})` in Python, or `%%deepagent --input VAR` with a variable holding one "
+            "(and an empty cell body). The view shows each node's updates; `run.output` holds the "
+            "final state."
+        ),
+        new_code_cell(
+            "from langgraph.graph import END, START, StateGraph\n"
+            "from typing_extensions import TypedDict\n\n\n"
+            "class Joke(TypedDict):\n"
+            "    topic: str\n"
+            "    setup: str\n"
+            "    joke: str\n\n\n"
+            "def set_up(state: Joke) -> dict:\n"
+            '    return {"setup": f"Why do {state[\'topic\']} never get lost?"}\n\n\n'
+            "def punchline(state: Joke) -> dict:\n"
+            '    return {"joke": state["setup"] + " They always keep a todo list."}\n\n\n'
+            "builder = StateGraph(Joke)\n"
+            'builder.add_node("set_up", set_up)\n'
+            'builder.add_node("punchline", punchline)\n'
+            'builder.add_edge(START, "set_up")\n'
+            'builder.add_edge("set_up", "punchline")\n'
+            'builder.add_edge("punchline", END)\n'
+            'deepnb.attach(builder.compile(), "jokes")'
+        ),
+        new_markdown_cell("A prompt to such a graph is refused with its input keys:"),
+        new_code_cell("%%deepagent -a jokes\nagents", metadata={"tags": ["raises-exception"]}),
+        new_code_cell('inputs = {"topic": "agents"}'),
+        new_code_cell("%%deepagent -a jokes --input inputs -o joke\n"),
+        new_code_cell("joke.output"),
+        new_markdown_cell(
+            "## A deep agent on a folder, with relative memory and skills\n\n"
+            "The deepagents examples give `create_deep_agent` a `FilesystemBackend(root_dir=...)` and "
+            'relative paths: `memory=["./AGENTS.md"]`, `skills=["./skills/"]`. deepnb finds the '
+            "backend in the attached graph, so `run.files` is that folder and `run.changes()` what "
+            "the run wrote there. Here the notebook writes a small example folder first."
+        ),
+        new_code_cell(
+            "import tempfile\n"
+            "from pathlib import Path\n\n"
+            "from deepagents import create_deep_agent\n"
+            "from deepagents.backends import FilesystemBackend\n\n"
+            'folder = Path(tempfile.mkdtemp()) / "content-builder"\n'
+            f"for name, text in {WRITER_FILES!r}.items():\n"
+            "    (folder / name).parent.mkdir(parents=True, exist_ok=True)\n"
+            "    (folder / name).write_text(text)\n\n"
+            'writer_model = ScriptedChatModel(script=parse_script({"agents": {"main": [\n'
+            '    {"tool_calls": [{"name": "write_file", "args": {\n'
+            '        "file_path": "/blogs/agents.md",\n'
+            '        "content": "# Agents keep lists\\n\\nPlans, notes, files: an agent that writes '
+            'things down finishes.\\n",\n'
+            "    }}]},\n"
+            '    "Posted /blogs/agents.md.",\n'
+            "]}}))\n"
+            "writer = create_deep_agent(\n"
+            "    model=writer_model,\n"
+            '    memory=["./AGENTS.md"],\n'
+            '    skills=["./skills/"],\n'
+            "    backend=FilesystemBackend(root_dir=folder),\n"
+            ")\n"
+            'deepnb.attach(writer, "writer")'
+        ),
+        new_code_cell("%%deepagent -a writer -o post\nWrite a blog post about AI agents."),
+        new_code_cell("sorted(post.files), [(c.path, c.kind) for c in post.changes()]"),
+        new_code_cell('print((folder / "blogs" / "agents.md").read_text())'),
+        new_markdown_cell(
+            "`%deepagent inspect` shows what an agent was built from: the ordered middleware stack "
+            "of the main agent and each subagent, the tools the model sees, the backend and its "
+            "routes, the memory and skills, the model."
+        ),
+        new_code_cell("%deepagent inspect -a writer"),
+    ]
+
+
 BUILDERS = {
     "quickstart": quickstart,
     "research": research,
@@ -490,6 +622,7 @@ BUILDERS = {
     "interpreter": interpreter,
     "models": models,
     "extensions": extensions,
+    "bring-your-own": bring_your_own,
 }
 
 

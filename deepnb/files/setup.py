@@ -1,6 +1,6 @@
 """Where an agent's files live and which of them the agent loads itself: its backend, its
 permission rules, its memory files and its skill folders — read from the options deepnb built it
-with, or found in a graph compiled elsewhere (:mod:`deepnb.compiled`).
+with, or found in a graph compiled elsewhere (:mod:`deepnb.graph_reading`).
 
 Memory and skill sources are passed to the backend as they are written (``"./AGENTS.md"``,
 ``"skills/"``, ``("/skills/", "Project")``), and each backend reads them its own way.
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deepnb.compiled import middleware_of, subgraphs_of
 from deepnb.files.paths import UnsafePathError, clean_path
+from deepnb.graph_reading import middleware_of, subgraphs_of
 
 
 def source_path(source: Any) -> str | None:
@@ -90,14 +90,17 @@ class FileSetup:
     @classmethod
     def of_graph(cls, graph: Any, *, backend: Any = None) -> FileSetup:
         """The setup found in a compiled graph: the backend and rules of its filesystem
-        middleware (the main agent's, else a subagent's), and the sources of its memory and
-        skills middleware (subagents' included). ``backend``, when given, wins."""
+        middleware (the main agent's, else the first subagent's, nested ones too), and the
+        sources of its memory and skills middleware (subagents' included). ``backend``, when
+        given, wins."""
         from deepagents.middleware.filesystem import FilesystemMiddleware  # noqa: PLC0415  # lazy: heavy
         from deepagents.middleware.memory import MemoryMiddleware  # noqa: PLC0415  # lazy: heavy
         from deepagents.middleware.skills import SkillsMiddleware  # noqa: PLC0415  # lazy: heavy
 
-        agents = [graph, *subgraphs_of(graph)]
-        stacks = [middleware_of(agent) for agent in agents]
+        agents = [graph]
+        for agent in agents:  # the list grows as it is read: subagents, then theirs, …
+            agents.extend(inner for inner in subgraphs_of(agent) if all(inner is not a for a in agents))
+        stacks = [middleware_of(agent) or [] for agent in agents]  # None: not a create_agent graph
         filesystems = [m for stack in stacks for m in stack if isinstance(m, FilesystemMiddleware)]
         found = filesystems[0] if filesystems else None
         memory: dict[Any, None] = {}

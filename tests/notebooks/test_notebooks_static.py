@@ -24,6 +24,14 @@ EXPECTED = {
         "The key is [redacted], keep it.",
         "Connection error.",
     ],
+    "bring-your-own": [
+        "interrupt: answer (Lisbon)",
+        "Why do agents never get lost? They always keep a todo list.",
+        'class="dnb-tool dnb-update"',
+        "<b>blog-post</b> — How to write a blog post",
+        "Files changed",
+        "SkillsMiddleware",
+    ],
 }
 pytestmark = pytest.mark.binder
 

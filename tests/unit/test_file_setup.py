@@ -13,8 +13,8 @@ from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware
 
 import deepnb
-from deepnb.compiled import middleware_of, subgraphs_of
 from deepnb.files.setup import FileSetup, agent_path
+from deepnb.graph_reading import middleware_of, subgraphs_of
 from tests.support.agents import scripted
 from tests.unit.conftest import unique
 
@@ -100,6 +100,23 @@ def test_a_subagents_filesystem_is_found_when_the_main_agent_has_none(tmp_path: 
     assert inner in subgraphs_of(outer)
     setup = FileSetup.of_graph(outer)
     assert setup.backend is backend and setup.skills == ("/skills/",)
+
+
+def test_a_filesystem_two_compiled_subagents_down_is_found(tmp_path: Path) -> None:
+    from deepagents.middleware import SubAgentMiddleware
+
+    def delegating(name: str, runnable: object) -> object:
+        spec = {"name": name, "description": "Delegates.", "runnable": runnable}
+        return create_agent(
+            model=_model(), middleware=[SubAgentMiddleware(backend=StateBackend(), subagents=[spec])]
+        )
+
+    backend = FilesystemBackend(root_dir=tmp_path)
+    inner = create_deep_agent(model=_model(), backend=backend, memory=["/AGENTS.md"])
+    outer = delegating("middle", delegating("writer", inner))
+    assert inner not in subgraphs_of(outer)  # only the graphs the main agent runs itself
+    setup = FileSetup.of_graph(outer)
+    assert setup.backend is backend and setup.memory == ("/AGENTS.md",)
 
 
 def test_a_graph_without_a_filesystem_is_unknown_unless_told() -> None:
