@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from IPython import get_ipython
@@ -30,10 +32,12 @@ def ip() -> Iterator[InteractiveShell]:
 
 
 @pytest.fixture(scope="session")
-def postgres_uri(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def postgres_uri() -> Iterator[str]:
     """A throwaway PostgreSQL server for the session (pgserver's bundled binaries, no system
-    install), as a connection URI."""
+    install), as a connection URI. Its folder is its own, not under pytest's numbered temporary
+    folders, which another pytest process on the machine may prune while this one runs."""
     pgserver = pytest.importorskip("pgserver", reason="the test extra installs pgserver")
-    server = pgserver.get_server(tmp_path_factory.mktemp("postgres"), cleanup_mode="stop")
-    yield server.get_uri()
-    server.cleanup()
+    with tempfile.TemporaryDirectory(prefix="deepnb-pg-") as folder:
+        server = pgserver.get_server(Path(folder), cleanup_mode="stop")
+        yield server.get_uri()
+        server.cleanup()
