@@ -392,6 +392,7 @@ class RunStateJSON(TypedDict):
     items: list[TranscriptItem]
     todos: list[Todo]
     files_changed: list[str]
+    files_not_written: list[str]
     pending: list[PendingRequest]
     decisions: list[DecisionLogEntry]
     progress: Progress
@@ -408,6 +409,7 @@ class LiveState(TypedDict, total=False):
     todos: list[Todo]
     progress: Progress
     files_changed: list[str]
+    files_not_written: list[str]
     async_tasks: list[AsyncTaskRow]
     given: Given
     pending: list[PendingRequest]

@@ -121,6 +121,8 @@ class RunState:
     items: list[TranscriptItem] = field(default_factory=list)
     todos: list[Todo] = field(default_factory=list)
     files_changed: list[str] = field(default_factory=list)
+    files_not_written: list[str] = field(default_factory=list)
+    """Paths of file calls answered without running (reject, respond, stop): never written."""
     pending: list[PendingRequest] = field(default_factory=list)
     decisions: list[DecisionLogEntry] = field(default_factory=list)
     nodes: dict[str, NodeState] = field(default_factory=dict)
@@ -266,6 +268,8 @@ class RunState:
         ran = path is not None and event.executed and not event.is_error  # and said it succeeded
         if path is not None and ran and not held and path not in self.files_changed:
             self.files_changed.append(path)
+        if path is not None and not event.executed and path not in self.files_not_written:
+            self.files_not_written.append(path)
         task = self._node_by_call.get(event.call_id)
         if task is not None:  # the subagent's answer, as its parent received it
             task["result"], task["result_full"] = preview, _clip(content, FULL_LIMIT)
@@ -568,6 +572,7 @@ class RunState:
             todos=[todo.copy() for todo in self.todos],
             # sorted: parallel subagents write in any order; a snapshot must not depend on it
             files_changed=sorted(self.files_changed),
+            files_not_written=self.not_written(),
             pending=[public_pending(p) for p in self.pending],
             decisions=[d.copy() for d in self.decisions],
             progress=self.progress(),
@@ -579,6 +584,10 @@ class RunState:
                 tools={agent: list(names) for agent, names in self.given["tools"].items()},
             ),
         )
+
+    def not_written(self) -> list[str]:
+        """The paths of file calls that never ran, less those written by another call, sorted."""
+        return sorted(set(self.files_not_written) - set(self.files_changed))
 
     @staticmethod
     def public_node(node: NodeState) -> NodeState:

@@ -89,6 +89,9 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
         parts.append(
             f'<div class="dnb-muted">Files changed: {escape(", ".join(state["files_changed"]))}</div>'
         )
+    if state.get("files_not_written"):  # absent from views saved before it existed
+        struck = ", ".join(f"<s>{escape(path)}</s>" for path in state["files_not_written"])
+        parts.append(f'<div class="dnb-muted dnb-files-not-written">Not written: {struck}</div>')
     for request in state["pending"]:
         if request.get("kind") == "question":
             parts.append(question_html(request))
@@ -129,6 +132,8 @@ def snapshot_text(state: Mapping[str, Any]) -> str:
     lines += [item_text(item) for item in _transcript(state)]
     if state["files_changed"]:
         lines.append("Files changed: " + ", ".join(state["files_changed"]))
+    if state.get("files_not_written"):
+        lines.append("Not written: " + ", ".join(f"~~{path}~~" for path in state["files_not_written"]))
     for request in state["pending"]:
         if request.get("kind") == "question":
             lines.append(question_text(request))

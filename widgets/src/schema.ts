@@ -464,6 +464,7 @@ export interface RunStateJSON {
   items: TranscriptItem[];
   todos: Todo[];
   files_changed: string[];
+  files_not_written: string[];
   pending: PendingRequest[];
   decisions: DecisionLogEntry[];
   progress: Progress;
@@ -481,6 +482,7 @@ export interface LiveState {
   todos?: Todo[];
   progress?: Progress;
   files_changed?: string[];
+  files_not_written?: string[];
   async_tasks?: AsyncTaskRow[];
   given?: Given;
   pending?: PendingRequest[];

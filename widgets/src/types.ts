@@ -184,6 +184,8 @@ export interface RunTraits {
   /** Why a decision from a card was refused, by "interrupt id:index". */
   card_errors: Record<string, string>;
   files_changed: string[];
+  /** Paths of file calls answered without running (reject, respond, stop): never written. */
+  files_not_written: string[];
   tree: TreeNode[];
   async_tasks: AsyncTasks;
   given: Given;

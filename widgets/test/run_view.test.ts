@@ -42,6 +42,15 @@ const itemIds = (el: Element): string[] =>
   [...el.querySelectorAll(".dnb-transcript > .dnb-item")].map((n) => n.getAttribute("data-id")!);
 
 describe("run view", () => {
+  it("lists writes that never ran apart from the changed files, struck through", () => {
+    const { el, fake } = show({ files_changed: ["/kept.md"], files_not_written: ["/refused.md"] });
+    assert.deepEqual([...el.querySelectorAll(".dnb-files > .dnb-file")].map((n) => n.textContent), ["/kept.md"]);
+    assert.deepEqual([...el.querySelectorAll(".dnb-files s .dnb-file")].map((n) => n.textContent), ["/refused.md"]);
+    assert.match(el.querySelector(".dnb-files")!.textContent!, /Files changed: \/kept\.mdNot written: \/refused\.md/);
+    fake.update({ files_changed: [], files_not_written: [] });
+    assert.equal((el.querySelector(".dnb-files") as HTMLElement).hidden, true);
+  });
+
   it("shows the header, todos and changed files", () => {
     const { el } = show({
       todos: [{ content: "read", status: "completed" }, { content: "<write>", status: "in_progress" }],
