@@ -14,6 +14,7 @@ from typing import Any, TypeVar, cast
 from deepnb import events as ev
 from deepnb.async_tasks import merge_rows
 from deepnb.explain import PREVIEW_LIMIT, clip_failure
+from deepnb.files.paths import is_history
 from deepnb.interpreter import parse_eval
 from deepnb.interrupts import is_approval, question_entry, value_text
 from deepnb.markup import highlight, markdown
@@ -266,10 +267,10 @@ class RunState:
         path = self._file_calls.pop(event.call_id, None)
         held = path is not None and self.in_state is not None and self.in_state(path)  # see FilesChanged
         ran = path is not None and event.executed and not event.is_error  # and said it succeeded
-        if path is not None and ran and not held and path not in self.files_changed:
-            self.files_changed.append(path)
-        if path is not None and not event.executed and path not in self.files_not_written:
-            self.files_not_written.append(path)
+        if path is not None and ran and not held:
+            self._listed(self.files_changed, path)
+        if path is not None and not event.executed:
+            self._listed(self.files_not_written, path)
         task = self._node_by_call.get(event.call_id)
         if task is not None:  # the subagent's answer, as its parent received it
             task["result"], task["result_full"] = preview, _clip(content, FULL_LIMIT)
@@ -385,8 +386,13 @@ class RunState:
         if event.agent != ev.MAIN:  # a subagent's files reach the thread when its task returns
             return
         for path in (*event.written, *event.deleted):
-            if path not in self.files_changed:
-                self.files_changed.append(path)
+            self._listed(self.files_changed, path)
+
+    @staticmethod
+    def _listed(paths: list[str], path: str) -> None:
+        """Add ``path`` to a file list once; summarization's history files are not listed."""
+        if path not in paths and not is_history(path):
+            paths.append(path)
 
     # -- the end of a run -----------------------------------------------------------------
 
