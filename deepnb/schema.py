@@ -99,6 +99,10 @@ NODE_STATUS_LABEL: Final[Mapping[NodeStatus, str]] = {
 """A subagent's status as the live tree shows it."""
 TODO_STATUS_MARK: Final[Mapping[TodoStatus, str]] = {"pending": "○", "in_progress": "◐", "completed": "✓"}
 """The mark of a todo."""
+TODO_INTERRUPTED_MARK: Final[str] = "⊘"
+"""The mark of a todo a stopped or failed run left in progress: shown as interrupted."""
+BROKEN_OFF: Final[frozenset[RunStatus]] = frozenset({"error", "cancelled"})
+"""Runs that ended before they finished (failed or stopped): their in-progress todos are interrupted."""
 DECISION_LABEL: Final[Mapping[DecisionType, str]] = {
     "approve": "✓ approved",
     "edit": "✎ edited",

@@ -81,7 +81,7 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
         f'<div class="deepnb-snapshot" data-status="{escape(state["status"])}">',
         f'<div class="dnb-head">{escape(_head(state))}</div>',
         given_html(state.get("given") or {}),
-        todos_html(state["todos"], state["progress"].get("todo_progress", "")),
+        todos_html(state["todos"], state["progress"].get("todo_progress", ""), run_status=state["status"]),
         tree_html(state_tree(state), state["items"]) if state.get("tree") else "",
         *(item_html(item) for item in _transcript(state)),
     ]
@@ -126,7 +126,7 @@ def snapshot_text(state: Mapping[str, Any]) -> str:
     lines = [_head(state), *given_lines(state.get("given") or {})]
     if state["todos"]:
         lines.append(f"Todos ({state['progress'].get('todo_progress', '')}):")
-        lines += todo_lines(state["todos"])
+        lines += todo_lines(state["todos"], run_status=state["status"])
     if state.get("tree"):
         lines.append(tree_text(state_tree(state), state["items"]))
     lines += [item_text(item) for item in _transcript(state)]

@@ -159,6 +159,16 @@ export const TODO_STATUS_MARK: Readonly<Record<TodoStatus, string>> = {
 };
 
 /**
+ * The mark of a todo a stopped or failed run left in progress: shown as interrupted.
+ */
+export const TODO_INTERRUPTED_MARK = "⊘";
+
+/**
+ * Runs that ended before they finished (failed or stopped): their in-progress todos are interrupted.
+ */
+export const BROKEN_OFF: ReadonlySet<RunStatus> = new Set<RunStatus>(["error", "cancelled"]);
+
+/**
  * A decision as an approval card and the decision log show it.
  */
 export const DECISION_LABEL: Readonly<Record<DecisionType, string>> = {

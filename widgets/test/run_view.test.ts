@@ -42,6 +42,22 @@ const itemIds = (el: Element): string[] =>
   [...el.querySelectorAll(".dnb-transcript > .dnb-item")].map((n) => n.getAttribute("data-id")!);
 
 describe("run view", () => {
+  it("shows the todo a stopped or failed run left in progress as interrupted", () => {
+    const todos = [{ content: "read", status: "completed" as const }, { content: "write", status: "in_progress" as const }];
+    const { el, fake } = show({ status: "running", todos });
+    const statuses = (): (string | null)[] =>
+      [...el.querySelectorAll(".dnb-todo")].map((n) => n.getAttribute("data-status"));
+    assert.deepEqual(statuses(), ["completed", "in_progress"]);
+    fake.update({ status: "cancelled" });
+    assert.deepEqual(statuses(), ["completed", "interrupted"]);
+    assert.deepEqual([...el.querySelectorAll(".dnb-todo-icon")].map((n) => n.textContent), ["✓", "⊘"]);
+    assert.equal(text(el, ".dnb-todo-interrupted"), "(interrupted)");
+    fake.update({ status: "error" });
+    assert.deepEqual(statuses(), ["completed", "interrupted"]);
+    fake.update({ status: "done" });
+    assert.deepEqual(statuses(), ["completed", "in_progress"]);
+  });
+
   it("lists writes that never ran apart from the changed files, struck through", () => {
     const { el, fake } = show({ files_changed: ["/kept.md"], files_not_written: ["/refused.md"] });
     assert.deepEqual([...el.querySelectorAll(".dnb-files > .dnb-file")].map((n) => n.textContent), ["/kept.md"]);

@@ -3,6 +3,7 @@
 import { h, setText, show } from "../lib/dom";
 import { str } from "../lib/text";
 import type { RunModel } from "./live_model";
+import { BROKEN_OFF, TODO_INTERRUPTED_MARK } from "../schema";
 
 const TODO_MARK: Record<string, string> = { pending: "○", in_progress: "◐", completed: "✓" };
 
@@ -18,13 +19,17 @@ export function todosView(model: RunModel): TodosView {
 
   function render(): void {
     const todos = model.get("todos") || [];
+    // A failed or stopped run left its in-progress todo unfinished: shown as interrupted.
+    const brokenOff = BROKEN_OFF.has(model.get("status"));
     show(el, todos.length > 0);
     const rows = todos.map((todo) => {
       const status = str(todo && todo.status) || "pending";
       const li = h("li", "dnb-todo");
-      li.setAttribute("data-status", status);
-      li.append(h("span", "dnb-todo-icon", TODO_MARK[status] || "○"),
+      const interrupted = status === "in_progress" && brokenOff;
+      li.setAttribute("data-status", interrupted ? "interrupted" : status);
+      li.append(h("span", "dnb-todo-icon", interrupted ? TODO_INTERRUPTED_MARK : TODO_MARK[status] || "○"),
         h("span", "dnb-todo-text", todo && todo.content));
+      if (interrupted) li.append(h("span", "dnb-todo-interrupted", "(interrupted)"));
       return li;
     });
     todoList.replaceChildren(...rows);
