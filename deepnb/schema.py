@@ -256,7 +256,8 @@ class Progress(TypedDict):
 class NodeState(TypedDict):
     """One subagent of the tree, flat: ``id`` is its agent path, ``parent`` its parent's path
     (``"main"`` for the main agent, which has no node), ``children`` its children's paths.
-    ``tool_calls`` and the tokens count the node's own calls, not its children's."""
+    ``tool_calls`` and the tokens count the node's own calls, not its children's; of those,
+    ``calls_declined`` were answered without running (reject, respond) and ``calls_failed`` failed."""
 
     id: str
     parent: str
@@ -269,6 +270,8 @@ class NodeState(TypedDict):
     started_at: float
     finished_at: float | None
     tool_calls: int
+    calls_declined: int
+    calls_failed: int
     tokens_in: int
     tokens_out: int
     activity: str

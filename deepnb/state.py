@@ -277,6 +277,10 @@ class RunState:
             if task["status"] in OPEN_NODE:
                 self._end_node(task, "error" if event.is_error else "done")
         node = self.nodes.get(event.agent)
+        if node is not None and not event.executed:
+            node["calls_declined"] += 1
+        elif node is not None and event.is_error:
+            node["calls_failed"] += 1
         if node is not None and node["status"] == RUNNING:
             node["activity"] = _clip(f"{event.name} {'failed' if event.is_error else 'returned'}", ACTIVITY)
         card = self._tools.get(event.call_id)
@@ -326,6 +330,8 @@ class RunState:
                 started_at=time.time(),
                 finished_at=None,
                 tool_calls=0,
+                calls_declined=0,
+                calls_failed=0,
                 tokens_in=0,
                 tokens_out=0,
                 activity="starting",

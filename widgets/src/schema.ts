@@ -336,7 +336,8 @@ export interface Progress {
 /**
  * One subagent of the tree, flat: `id` is its agent path, `parent` its parent's path
  * (`"main"` for the main agent, which has no node), `children` its children's paths.
- * `tool_calls` and the tokens count the node's own calls, not its children's.
+ * `tool_calls` and the tokens count the node's own calls, not its children's; of those,
+ * `calls_declined` were answered without running (reject, respond) and `calls_failed` failed.
  */
 export interface NodeState {
   id: string;
@@ -350,6 +351,8 @@ export interface NodeState {
   started_at: number;
   finished_at: number | null;
   tool_calls: number;
+  calls_declined: number;
+  calls_failed: number;
   tokens_in: number;
   tokens_out: number;
   activity: string;

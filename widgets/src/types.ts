@@ -140,6 +140,9 @@ export interface TreeNode {
   started_at: number | null;
   finished_at: number | null;
   tool_calls: number;
+  /** Of those, answered without running (reject, respond) / failed; absent from older saved views. */
+  calls_declined?: number;
+  calls_failed?: number;
   tokens_in: number;
   tokens_out: number;
   activity: string;

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import { click, FakeModel, mount, settle } from "./dom";
 import view from "../src/run_view";
-import { countsText, nodeDuration, parentsOf } from "../src/run/subagent_tree";
+import { callsHint, countsText, nodeDuration, parentsOf } from "../src/run/subagent_tree";
 import type { Item, RunTraits, TreeNode } from "../src/types";
 
 let runs = 0;
@@ -42,6 +42,17 @@ const itemIds = (el: Element): string[] =>
   [...el.querySelectorAll(".dnb-transcript > .dnb-item")].map((n) => n.getAttribute("data-id")!);
 
 describe("run view", () => {
+  it("says when a subagent that ended done had calls declined or failed", () => {
+    assert.equal(callsHint(0, 0), "");
+    assert.equal(callsHint(undefined, undefined), "");
+    assert.equal(callsHint(1, 2), " (1 declined, 2 failed)");
+    const { el, fake } = show({ tree: [node("main/a", { status: "done", tool_calls: 2, calls_declined: 1 })] });
+    assert.equal(text(el, ".dnb-node-calls"), "2 tool calls (1 declined)");
+    assert.ok(el.querySelector(".dnb-node-calls")!.classList.contains("dnb-node-calls-hint"));
+    fake.update({ tree: [node("main/a", { status: "done", tool_calls: 2, calls_declined: 1, calls_failed: 1 })] });
+    assert.equal(text(el, ".dnb-node-calls"), "2 tool calls (1 declined, 1 failed)");
+  });
+
   it("shows the todo a stopped or failed run left in progress as interrupted", () => {
     const todos = [{ content: "read", status: "completed" as const }, { content: "write", status: "in_progress" as const }];
     const { el, fake } = show({ status: "running", todos });
