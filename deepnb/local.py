@@ -53,11 +53,21 @@ class Checkpoint:
 
 @dataclass(frozen=True)
 class ThreadInfo:
-    """A thread of a workbench: its id, when it last changed, and how many steps it holds."""
+    """A thread of a workbench: its id, when it last changed, and how many steps it holds (the
+    model's turns over all its runs, each a "step" of the run view)."""
 
     thread_id: str
     updated_at: str
     steps: int
+
+
+def _steps(values: Mapping[str, Any] | None, graph_steps: int) -> int:
+    """A thread's steps as a run view counts them: the model's turns (its messages), or for a
+    graph without messages the graph's own step counter."""
+    messages = (values or {}).get("messages")
+    if isinstance(messages, list):
+        return sum(1 for m in messages if getattr(m, "type", None) == "ai")
+    return max(0, graph_steps)
 
 
 @safe_display
@@ -149,8 +159,10 @@ class Workbench:
                 thread_id = str(configurable.get("thread_id"))
                 ts = str(item.checkpoint.get("ts", ""))
                 if thread_id not in latest or ts > latest[thread_id].updated_at:
-                    step = int((item.metadata or {}).get("step", 0))
-                    latest[thread_id] = ThreadInfo(thread_id, ts, step)
+                    latest[thread_id] = ThreadInfo(thread_id, ts, int((item.metadata or {}).get("step", 0)))
+            for thread_id, info in latest.items():  # a checkpoint alone may not hold the messages
+                state = await self.graph.aget_state({"configurable": {"thread_id": thread_id}})
+                latest[thread_id] = ThreadInfo(thread_id, info.updated_at, _steps(state.values, info.steps))
 
         run_sync(collect())
         starting = [t for t in self._active if t not in latest]  # no first checkpoint yet

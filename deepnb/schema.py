@@ -102,6 +102,10 @@ NODE_STATUS_LABEL: Final[Mapping[NodeStatus, str]] = {
 """A subagent's status as the live tree shows it."""
 TODO_STATUS_MARK: Final[Mapping[TodoStatus, str]] = {"pending": "○", "in_progress": "◐", "completed": "✓"}
 """The mark of a todo."""
+TODO_INTERRUPTED_MARK: Final[str] = "⊘"
+"""The mark of a todo a stopped or failed run left in progress: shown as interrupted."""
+BROKEN_OFF: Final[frozenset[RunStatus]] = frozenset({"error", "cancelled"})
+"""Runs that ended before they finished (failed or stopped): their in-progress todos are interrupted."""
 DECISION_LABEL: Final[Mapping[DecisionMade, str]] = {
     "approve": "✓ approved",
     "edit": "✎ edited",
@@ -257,7 +261,8 @@ class Progress(TypedDict):
 class NodeState(TypedDict):
     """One subagent of the tree, flat: ``id`` is its agent path, ``parent`` its parent's path
     (``"main"`` for the main agent, which has no node), ``children`` its children's paths.
-    ``tool_calls`` and the tokens count the node's own calls, not its children's."""
+    ``tool_calls`` and the tokens count the node's own calls, not its children's; of those,
+    ``calls_declined`` were answered without running (reject, respond) and ``calls_failed`` failed."""
 
     id: str
     parent: str
@@ -270,6 +275,8 @@ class NodeState(TypedDict):
     started_at: float
     finished_at: float | None
     tool_calls: int
+    calls_declined: int
+    calls_failed: int
     tokens_in: int
     tokens_out: int
     activity: str
@@ -397,6 +404,7 @@ class RunStateJSON(TypedDict):
     items: list[TranscriptItem]
     todos: list[Todo]
     files_changed: list[str]
+    files_not_written: list[str]
     pending: list[PendingRequest]
     decisions: list[DecisionLogEntry]
     progress: Progress
@@ -413,6 +421,7 @@ class LiveState(TypedDict, total=False):
     todos: list[Todo]
     progress: Progress
     files_changed: list[str]
+    files_not_written: list[str]
     async_tasks: list[AsyncTaskRow]
     given: Given
     pending: list[PendingRequest]

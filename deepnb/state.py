@@ -14,6 +14,7 @@ from typing import Any, TypeVar, cast
 from deepnb import events as ev
 from deepnb.async_tasks import merge_rows
 from deepnb.explain import PREVIEW_LIMIT, clip_failure
+from deepnb.files.paths import is_history
 from deepnb.interpreter import parse_eval
 from deepnb.interrupts import is_approval, question_entry, value_text
 from deepnb.markup import highlight, markdown
@@ -121,6 +122,8 @@ class RunState:
     items: list[TranscriptItem] = field(default_factory=list)
     todos: list[Todo] = field(default_factory=list)
     files_changed: list[str] = field(default_factory=list)
+    files_not_written: list[str] = field(default_factory=list)
+    """Paths of file calls answered without running (reject, respond, stop): never written."""
     pending: list[PendingRequest] = field(default_factory=list)
     decisions: list[DecisionLogEntry] = field(default_factory=list)
     nodes: dict[str, NodeState] = field(default_factory=dict)
@@ -264,14 +267,20 @@ class RunState:
         path = self._file_calls.pop(event.call_id, None)
         held = path is not None and self.in_state is not None and self.in_state(path)  # see FilesChanged
         ran = path is not None and event.executed and not event.is_error  # and said it succeeded
-        if path is not None and ran and not held and path not in self.files_changed:
-            self.files_changed.append(path)
+        if path is not None and ran and not held:
+            self._listed(self.files_changed, path)
+        if path is not None and not event.executed:
+            self._listed(self.files_not_written, path)
         task = self._node_by_call.get(event.call_id)
         if task is not None:  # the subagent's answer, as its parent received it
             task["result"], task["result_full"] = preview, _clip(content, FULL_LIMIT)
             if task["status"] in OPEN_NODE:
                 self._end_node(task, "error" if event.is_error else "done")
         node = self.nodes.get(event.agent)
+        if node is not None and not event.executed:
+            node["calls_declined"] += 1
+        elif node is not None and event.is_error:
+            node["calls_failed"] += 1
         if node is not None and node["status"] == RUNNING:
             node["activity"] = _clip(f"{event.name} {'failed' if event.is_error else 'returned'}", ACTIVITY)
         card = self._tools.get(event.call_id)
@@ -321,6 +330,8 @@ class RunState:
                 started_at=time.time(),
                 finished_at=None,
                 tool_calls=0,
+                calls_declined=0,
+                calls_failed=0,
                 tokens_in=0,
                 tokens_out=0,
                 activity="starting",
@@ -381,8 +392,13 @@ class RunState:
         if event.agent != ev.MAIN:  # a subagent's files reach the thread when its task returns
             return
         for path in (*event.written, *event.deleted):
-            if path not in self.files_changed:
-                self.files_changed.append(path)
+            self._listed(self.files_changed, path)
+
+    @staticmethod
+    def _listed(paths: list[str], path: str) -> None:
+        """Add ``path`` to a file list once; summarization's history files are not listed."""
+        if path not in paths and not is_history(path):
+            paths.append(path)
 
     # -- the end of a run -----------------------------------------------------------------
 
@@ -568,6 +584,7 @@ class RunState:
             todos=[todo.copy() for todo in self.todos],
             # sorted: parallel subagents write in any order; a snapshot must not depend on it
             files_changed=sorted(self.files_changed),
+            files_not_written=self.not_written(),
             pending=[public_pending(p) for p in self.pending],
             decisions=[d.copy() for d in self.decisions],
             progress=self.progress(),
@@ -579,6 +596,10 @@ class RunState:
                 tools={agent: list(names) for agent, names in self.given["tools"].items()},
             ),
         )
+
+    def not_written(self) -> list[str]:
+        """The paths of file calls that never ran, less those written by another call, sorted."""
+        return sorted(set(self.files_not_written) - set(self.files_changed))
 
     @staticmethod
     def public_node(node: NodeState) -> NodeState:

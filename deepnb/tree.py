@@ -35,6 +35,8 @@ class SubagentNode(Displayable):
     source: str = "task"
     result: str = ""
     tool_calls: int = 0
+    calls_declined: int = 0
+    calls_failed: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
     activity: str = ""
@@ -88,6 +90,8 @@ def build_tree(
             source=node.get("source", "task"),
             result=node.get("result_full") or node.get("result", ""),
             tool_calls=int(node.get("tool_calls", 0)),
+            calls_declined=int(node.get("calls_declined", 0)),  # absent from views saved before them
+            calls_failed=int(node.get("calls_failed", 0)),
             tokens_in=int(node.get("tokens_in", 0)),
             tokens_out=int(node.get("tokens_out", 0)),
             activity=node.get("activity", ""),

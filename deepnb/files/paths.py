@@ -11,6 +11,16 @@ _UNSAFE_CHARACTERS = re.compile(r"[\x00-\x1f\\]")
 """Control characters (NUL included) and backslashes."""
 
 
+HISTORY = "/conversation_history/"
+"""Where summarization offloads older messages (under a backend's artifacts root)."""
+
+
+def is_history(path: str) -> bool:
+    """Whether ``path`` is a summarization history file: deepagents' bookkeeping, kept out of
+    "Files changed", the Changes tab and search (the file view still browses it)."""
+    return HISTORY in path
+
+
 class UnsafePathError(DeepnbError, ValueError):
     """A path that climbs out of the agent's filesystem, or is not a path at all."""
 

@@ -178,9 +178,14 @@ def agents() -> Table:
 
 
 def _run_label(run: Any) -> str:
+    """The status of a thread's run: the one holding it now, else this kernel's latest."""
     if run is None:
-        return ""
-    return "waiting for approval" if run.status == "interrupted" else run.status
+        return "—"
+    return "waiting for approval" if run.status == "interrupted" else RUN_LABEL.get(run.status, run.status)
+
+
+RUN_LABEL = {"cancelled": "stopped", "error": "failed"}
+"""A finished run's status as the threads table says it."""
 
 
 def threads(args: Any) -> Table:
@@ -192,12 +197,12 @@ def threads(args: Any) -> Table:
             t.thread_id,
             t.updated_at[:19].replace("T", " "),
             t.steps,
-            _run_label(workbench.active_run(t.thread_id)),
+            _run_label(workbench.active_run(t.thread_id) or workbench.latest_run(t.thread_id)),
         )
         for t in workbench.threads()
     )
     return Table(
-        ("", "thread", "updated (UTC)", "steps", "run"),
+        ("", "thread", "updated (UTC)", "steps", "last run here"),
         rows,
         empty=f"Agent {workbench.name!r} has no threads yet.",
     )

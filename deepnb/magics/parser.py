@@ -12,7 +12,9 @@ import io
 import keyword
 import os
 import shlex
+import textwrap
 from collections.abc import Callable
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from IPython import get_ipython
@@ -394,14 +396,32 @@ def split_subcommand(line: str) -> tuple[str, str]:
     return name, rest[0] if rest else ""
 
 
+HELP_WIDTH = 96
+"""Columns of ``%deepagent help``: lines wrap at word boundaries within it."""
+
+
+def _entry(head: str, text: str, *, column: int) -> list[str]:
+    """``head`` then ``text`` in a column from ``column``, each wrapped at word boundaries; a
+    head too wide for its column puts the text on the lines below it."""
+    wrap = partial(textwrap.wrap, width=HELP_WIDTH, break_long_words=False, break_on_hyphens=False)
+    heads = wrap(head, initial_indent="  ", subsequent_indent="      ")
+    if len(heads[-1]) < column:
+        first = heads.pop()
+        body = wrap(text, initial_indent=f"{first:<{column}}", subsequent_indent=" " * column)
+    else:
+        body = wrap(text, initial_indent=" " * column, subsequent_indent=" " * column)
+    return heads + body
+
+
 def usage() -> str:
-    """The help text: the cell magic's options and each subcommand with its options."""
+    """The help text: the cell magic's options and each subcommand with its options, wrapped at
+    word boundaries to :data:`HELP_WIDTH` columns."""
     lines = ["%%deepagent [options]  — the cell body is the task; {name} inserts a variable.", ""]
     for action in cell.parser._actions:
         if action.option_strings and action.dest != "help":
             flags = ", ".join(action.option_strings)
             meta = f" {action.metavar or action.dest.upper()}" if action.nargs != 0 else ""
-            lines.append(f"  {flags + meta:<28} {action.help}")
+            lines += _entry(flags + meta, str(action.help), column=31)
     lines += ["", "%deepagent SUBCOMMAND [options]:"]
     for name, func in SUBCOMMANDS.items():
         words = [a.dest.upper() for a in func.parser._actions if not a.option_strings]
@@ -409,5 +429,5 @@ def usage() -> str:
             f"[{a.option_strings[0]}]" for a in func.parser._actions if a.option_strings and a.dest != "help"
         )
         command = " ".join(["%deepagent", name, *words, options]).strip()
-        lines.append(f"  {command:<42} {SUMMARIES[name]}")
+        lines += _entry(command, SUMMARIES[name], column=45)
     return "\n".join(lines)

@@ -31,6 +31,7 @@ TRAIT_BUDGETS = {
     "todos": 4 * 1024,
     "decisions": 3 * 1024,
     "files_changed": 2 * 1024,
+    "files_not_written": 1024,
     "async_tasks": 2 * 1024,
     "pending": 16 * 1024,
 }
@@ -124,6 +125,7 @@ def bounded_lists(state: Mapping[str, Any]) -> dict[str, Any]:
             "auto": False,
         },
         "files_changed": lambda n: f"… and {n:,} more (run.changes())",
+        "files_not_written": lambda n: f"… and {n:,} more",
         "async_tasks": None,
     }
     for name, marker in markers.items():

@@ -9,6 +9,7 @@ import csv
 import io
 from dataclasses import dataclass
 
+from deepnb.files.paths import HISTORY
 from deepnb.markup import escape, highlight_file, markdown
 from deepnb.safe_display import safe_display
 from deepnb.secrets import redact
@@ -23,8 +24,6 @@ IMAGE_TYPES = {
 }
 """Raster images shown inline (SVG is shown as text: it can carry scripts)."""
 TEXT_LIMIT = 200_000
-HISTORY = "/conversation_history/"
-"""Where summarization saves older messages: shown as text, not rendered (it is a message log)."""
 TABLE_ROWS = 200
 
 
@@ -59,7 +58,7 @@ def render_file(path: str, data: bytes) -> RenderedFile:
         return RenderedFile(path, "binary", f'<p class="dnb-muted">{escape(note)}</p>', "", len(data))
     text = redact(text)
     clipped = text if len(text) <= TEXT_LIMIT else text[:TEXT_LIMIT] + "\n… (clipped)"
-    if suffix in (".md", ".markdown") and not path.startswith(HISTORY):
+    if suffix in (".md", ".markdown") and not path.startswith(HISTORY):  # a message log: shown as text
         return RenderedFile(path, "markdown", markdown(clipped), text, len(data))
     if suffix in (".csv", ".tsv"):
         return RenderedFile(

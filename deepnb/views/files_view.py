@@ -46,7 +46,7 @@ from deepnb.errors import DeepnbError
 from deepnb.failures import contained
 from deepnb.files import watch
 from deepnb.files.files import REPR_LIMIT, Files
-from deepnb.files.paths import clean_path, parent
+from deepnb.files.paths import clean_path, is_history, parent
 from deepnb.files.sources import Entry
 from deepnb.markup import code_css
 from deepnb.safe_display import safe_display
@@ -398,12 +398,18 @@ class FilesView(anywidget.AnyWidget):
                 raise DeepnbError(
                     "Type a pattern (e.g. **/*.md) to find files by name, or some text to find in them."
                 )
+            inside_history = is_history(folder)  # history files only when searching their folder
+
+            def listed(path: str) -> bool:
+                return inside_history or not is_history(path)
+
             if mode == "glob":
-                found: list[Any] = [{"path": p} for p in self.files.glob(query, folder)]
+                found: list[Any] = [{"path": p} for p in self.files.glob(query, folder) if listed(p)]
             else:
                 found = [
                     {"path": m.path, "line": m.line, "text": redact(m.text)[:MATCH_TEXT]}
                     for m in self.files.grep(query, folder)
+                    if listed(m.path)
                 ]
             reply.update(results=found[:MAX_RESULTS], total=len(found), capped=len(found) > MAX_RESULTS)
         return reply

@@ -113,13 +113,23 @@ def _eval_text(item: Item, label: str) -> str:
 
 
 def summary_line(item: Item) -> str:
-    """``"Context summarized: 12 messages (cutoff 12), tokens 9,120 → 1,304"``."""
-    what = f"{item['messages']} messages" if item.get("messages") is not None else "older messages"
-    line = f"Context summarized: {what} (cutoff {item['cutoff']})"
+    """``"Context summarized: 12 messages, tokens 9,120 → 1,304"``; ``"3 messages (15 in all)"``
+    when earlier summarizations took more (the cutoff counts every message summarized so far)."""
+    messages, cutoff = item.get("messages"), item.get("cutoff")
+    if messages is None:
+        what = "older messages" if cutoff is None else f"{_messages(cutoff)} in all"
+    else:
+        more = cutoff is not None and cutoff != messages
+        what = _messages(messages) + (f" ({cutoff:,} in all)" if more else "")
+    line = f"Context summarized: {what}"
     before, after = item.get("tokens_before"), item.get("tokens_after")
     if before is not None or after is not None:
         line += f", tokens {_count(before)} → {_count(after)}"
     return line + (f"; history saved to {item['file_path']}" if item.get("file_path") else "")
+
+
+def _messages(count: int) -> str:
+    return f"{count:,} message" + ("" if count == 1 else "s")
 
 
 def _count(value: int | None) -> str:

@@ -14,7 +14,7 @@ from deepnb.files.files import REPR_LIMIT
 from deepnb.files.sources import Entry
 from deepnb.markup import escape
 from deepnb.safe_display import safe_display
-from deepnb.schema import TODO_STATUS_MARK, shown_as
+from deepnb.schema import BROKEN_OFF, TODO_INTERRUPTED_MARK, TODO_STATUS_MARK, shown_as
 from deepnb.state import todo_progress
 
 if TYPE_CHECKING:
@@ -109,21 +109,42 @@ class FolderListing:
 TODO_MARK = TODO_STATUS_MARK
 
 
-def todo_lines(todos: Sequence[Mapping[str, str]]) -> list[str]:
-    """A todo list as indented lines, each with its mark (✓ ◐ ○)."""
-    return [f"  {shown_as(TODO_MARK, t['status'], '○')} {t['content']}" for t in todos]
+def _broken_off(todo: Mapping[str, str], run_status: str | None) -> bool:
+    """Whether a todo was left in progress by a run that failed or was stopped."""
+    return todo["status"] == "in_progress" and run_status in BROKEN_OFF
 
 
-def todos_html(todos: Sequence[Mapping[str, str]], progress: str = "") -> str:
-    """The todo list as a static HTML list (``""`` for no todos)."""
+def todo_lines(todos: Sequence[Mapping[str, str]], *, run_status: str | None = None) -> list[str]:
+    """A todo list as indented lines, each with its mark (✓ ◐ ○; ⊘ and "(interrupted)" for one a
+    failed or stopped run left in progress)."""
+    return [
+        f"  {TODO_INTERRUPTED_MARK} {t['content']} (interrupted)"
+        if _broken_off(t, run_status)
+        else f"  {shown_as(TODO_MARK, t['status'], '○')} {t['content']}"
+        for t in todos
+    ]
+
+
+def _todo_row(todo: Mapping[str, str], run_status: str | None) -> str:
+    content = escape(todo["content"])
+    if _broken_off(todo, run_status):
+        return (
+            f'<li data-status="interrupted">{TODO_INTERRUPTED_MARK} {content} '
+            '<span class="dnb-muted">(interrupted)</span></li>'
+        )
+    status = todo["status"]
+    shown = f"<s>{content}</s>" if status == "completed" else content
+    return f'<li data-status="{escape(status)}">{shown_as(TODO_MARK, status, "○")} {shown}</li>'
+
+
+def todos_html(
+    todos: Sequence[Mapping[str, str]], progress: str = "", *, run_status: str | None = None
+) -> str:
+    """The todo list as a static HTML list (``""`` for no todos); a failed or stopped run
+    (``run_status``) shows the todos it left in progress as interrupted."""
     if not todos:
         return ""
-    rows = "".join(
-        f'<li data-status="{escape(t["status"])}">{shown_as(TODO_MARK, t["status"], "○")} '
-        + (f"<s>{escape(t['content'])}</s>" if t["status"] == "completed" else escape(t["content"]))
-        + "</li>"
-        for t in todos
-    )
+    rows = "".join(_todo_row(t, run_status) for t in todos)
     heading = f"<div><b>Todos</b> <span class=dnb-muted>{escape(progress)}</span></div>"
     return f'{heading}<ul class="dnb-todos">{rows}</ul>'
 

@@ -45,6 +45,7 @@ _SYNCED = (
     "pending",
     "decisions",
     "files_changed",
+    "files_not_written",
     "tree",
     "async_tasks",
     "given",
@@ -91,6 +92,9 @@ class RunView(anywidget.AnyWidget):
         'that answers no card: by "message"); nothing was sent.'
     ).tag(sync=True)
     files_changed: t.List[str] = t.List(help="Paths written or deleted during the run.").tag(sync=True)
+    files_not_written: t.List[str] = t.List(
+        help="Paths of file calls answered without running (reject, respond, stop)."
+    ).tag(sync=True)
     tree: t.List[dict[str, Any]] = t.List(
         help="Subagent nodes in start order: {id, parent, name, label, description, source, status, "
         "started_at, finished_at, tool_calls, tokens_in, tokens_out, activity, result, children}."
@@ -241,6 +245,7 @@ class RunView(anywidget.AnyWidget):
             "todos": state.todos,
             "progress": state.progress(),
             "files_changed": state.files_changed,
+            "files_not_written": state.not_written(),
             "async_tasks": state.async_tasks,
             "given": state.given,
         }

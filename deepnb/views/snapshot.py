@@ -81,7 +81,7 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
         f'<div class="deepnb-snapshot" data-status="{escape(state["status"])}">',
         f'<div class="dnb-head">{escape(_head(state))}</div>',
         given_html(state.get("given") or {}),
-        todos_html(state["todos"], state["progress"].get("todo_progress", "")),
+        todos_html(state["todos"], state["progress"].get("todo_progress", ""), run_status=state["status"]),
         tree_html(state_tree(state), state["items"]) if state.get("tree") else "",
         *(item_html(item) for item in _transcript(state)),
     ]
@@ -89,6 +89,9 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
         parts.append(
             f'<div class="dnb-muted">Files changed: {escape(", ".join(state["files_changed"]))}</div>'
         )
+    if state.get("files_not_written"):  # absent from views saved before it existed
+        struck = ", ".join(f"<s>{escape(path)}</s>" for path in state["files_not_written"])
+        parts.append(f'<div class="dnb-muted dnb-files-not-written">Not written: {struck}</div>')
     for request in state["pending"]:
         if request.get("kind") == "question":
             parts.append(question_html(request))
@@ -123,12 +126,14 @@ def snapshot_text(state: Mapping[str, Any]) -> str:
     lines = [_head(state), *given_lines(state.get("given") or {})]
     if state["todos"]:
         lines.append(f"Todos ({state['progress'].get('todo_progress', '')}):")
-        lines += todo_lines(state["todos"])
+        lines += todo_lines(state["todos"], run_status=state["status"])
     if state.get("tree"):
         lines.append(tree_text(state_tree(state), state["items"]))
     lines += [item_text(item) for item in _transcript(state)]
     if state["files_changed"]:
         lines.append("Files changed: " + ", ".join(state["files_changed"]))
+    if state.get("files_not_written"):
+        lines.append("Not written: " + ", ".join(f"~~{path}~~" for path in state["files_not_written"]))
     for request in state["pending"]:
         if request.get("kind") == "question":
             lines.append(question_text(request))

@@ -19,11 +19,18 @@ def state_tree(state: Mapping[str, Any]) -> SubagentNode:
     return build_tree(state.get("tree") or [], root_name=state["agent"], root_status=state["status"])
 
 
+def calls_hint(declined: int, failed: int) -> str:
+    """``" (1 declined, 2 failed)"``: the calls that did not do their work, so a node that ended
+    "done" still says so (``""`` when all ran)."""
+    parts = [f"{declined} declined"] * bool(declined) + [f"{failed} failed"] * bool(failed)
+    return f" ({', '.join(parts)})" if parts else ""
+
+
 def _node_line(node: SubagentNode) -> str:
     parts = [shown_as(TREE_MARK, node.status, "·"), node.label or node.name, f"[{node.status}]"]
     if node.duration is not None:
         parts.append(f"{node.duration:.1f} s")
-    parts.append(plural(node.tool_calls, "tool call"))
+    parts.append(plural(node.tool_calls, "tool call") + calls_hint(node.calls_declined, node.calls_failed))
     if node.tokens_in or node.tokens_out:
         parts.append(f"tokens {node.tokens_in:,} in / {node.tokens_out:,} out")
     if node.source == "js":

@@ -16,7 +16,7 @@ from deepnb import displayable
 from deepnb.displayable import Displayable, Renderer, register, renderer_for
 from deepnb.markup import escape
 from deepnb.secrets import REDACTED
-from deepnb.views.items import KINDS, item_html, item_text
+from deepnb.views.items import KINDS, item_html, item_text, summary_line
 
 PACKAGE = Path(deepnb.__file__).parent
 DISPLAY_SIDE = ("deepnb/views/", "deepnb/magics/")
@@ -121,7 +121,7 @@ def test_an_items_html_and_text_show_the_same_agent_text(kind: str) -> None:
     assert HOSTILE not in html
     assert escape(HOSTILE) in html or kind == "summary"
     if kind == "summary":
-        assert escape(HOSTILE) in html and "Context summarized: 2 messages (cutoff 3)" in text
+        assert escape(HOSTILE) in html and "Context summarized: 2 messages (3 in all)" in text
 
 
 def test_an_eval_card_shows_code_console_and_result_in_both_forms() -> None:
@@ -135,3 +135,20 @@ def test_an_eval_card_shows_code_console_and_result_in_both_forms() -> None:
     assert item_text(item).splitlines() == ["  eval [done]", "    | 1 < 2", "    > a & b", "    = true"]
     html = item_html(item)
     assert all(escape(part) in html for part in ("1 < 2", "a & b", "true"))
+
+
+@pytest.mark.parametrize(
+    ("messages", "cutoff", "said"),
+    [
+        (12, 12, "Context summarized: 12 messages, tokens"),
+        (1, None, "Context summarized: 1 message, tokens"),
+        (3, 15, "Context summarized: 3 messages (15 in all), tokens"),
+        (None, 1500, "Context summarized: 1,500 messages in all, tokens"),
+    ],
+)
+def test_a_summary_says_what_it_took_out_in_words(
+    messages: int | None, cutoff: int | None, said: str
+) -> None:
+    item = {"kind": "summary", "summary": "s", "messages": messages, "cutoff": cutoff, "tokens_before": 9}
+    line = summary_line(item)
+    assert line.startswith(said) and "cutoff" not in line

@@ -130,6 +130,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
 
   function renderStatus(): void {
     header.renderStatus();
+    todos.render(); // a stopped or failed run shows its in-progress todos as interrupted
     approvals.render();
     questions.render();
   }
@@ -142,11 +143,23 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
 
   function renderFiles(): void {
     const files = model.get("files_changed") || [];
-    show(filesEl, files.length > 0);
-    const parts: Node[] = [h("span", "dnb-files-label", "Files changed: ")];
-    files.forEach((path, i) => {
-      if (i) parts.push(document.createTextNode(", "));
-      parts.push(h("code", "dnb-file", path));
+    const notWritten = model.get("files_not_written") || []; // absent from views saved before it
+    show(filesEl, files.length + notWritten.length > 0);
+    const parts: Node[] = [];
+    const list = (label: string, paths: string[], wrap: (code: HTMLElement) => HTMLElement): void => {
+      if (!paths.length) return;
+      if (parts.length) parts.push(h("br"));
+      parts.push(h("span", "dnb-files-label", label));
+      paths.forEach((path, i) => {
+        if (i) parts.push(document.createTextNode(", "));
+        parts.push(wrap(h("code", "dnb-file", path)));
+      });
+    };
+    list("Files changed: ", files, (code) => code);
+    list("Not written: ", notWritten, (code) => {
+      const struck = h("s", "dnb-file-not-written");
+      struck.append(code);
+      return struck;
     });
     filesEl.replaceChildren(...parts);
   }
@@ -175,6 +188,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     "change:card_errors": renderPending,
     "change:decisions": approvals.renderLog,
     "change:files_changed": renderFiles,
+    "change:files_not_written": renderFiles,
     "change:given": given.render,
     "change:error": renderError,
     "change:agent": header.renderHeader,

@@ -165,6 +165,16 @@ export const TODO_STATUS_MARK: Readonly<Record<TodoStatus, string>> = {
 };
 
 /**
+ * The mark of a todo a stopped or failed run left in progress: shown as interrupted.
+ */
+export const TODO_INTERRUPTED_MARK = "⊘";
+
+/**
+ * Runs that ended before they finished (failed or stopped): their in-progress todos are interrupted.
+ */
+export const BROKEN_OFF: ReadonlySet<RunStatus> = new Set<RunStatus>(["error", "cancelled"]);
+
+/**
  * A decision as an approval card and the decision log show it.
  */
 export const DECISION_LABEL: Readonly<Record<DecisionMade, string>> = {
@@ -334,7 +344,8 @@ export interface Progress {
 /**
  * One subagent of the tree, flat: `id` is its agent path, `parent` its parent's path
  * (`"main"` for the main agent, which has no node), `children` its children's paths.
- * `tool_calls` and the tokens count the node's own calls, not its children's.
+ * `tool_calls` and the tokens count the node's own calls, not its children's; of those,
+ * `calls_declined` were answered without running (reject, respond) and `calls_failed` failed.
  */
 export interface NodeState {
   id: string;
@@ -348,6 +359,8 @@ export interface NodeState {
   started_at: number;
   finished_at: number | null;
   tool_calls: number;
+  calls_declined: number;
+  calls_failed: number;
   tokens_in: number;
   tokens_out: number;
   activity: string;
@@ -472,6 +485,7 @@ export interface RunStateJSON {
   items: TranscriptItem[];
   todos: Todo[];
   files_changed: string[];
+  files_not_written: string[];
   pending: PendingRequest[];
   decisions: DecisionLogEntry[];
   progress: Progress;
@@ -489,6 +503,7 @@ export interface LiveState {
   todos?: Todo[];
   progress?: Progress;
   files_changed?: string[];
+  files_not_written?: string[];
   async_tasks?: AsyncTaskRow[];
   given?: Given;
   pending?: PendingRequest[];

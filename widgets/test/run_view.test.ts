@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import { click, FakeModel, mount, settle } from "./dom";
 import view from "../src/run_view";
-import { countsText, nodeDuration, parentsOf } from "../src/run/subagent_tree";
+import { callsHint, countsText, nodeDuration, parentsOf } from "../src/run/subagent_tree";
 import type { Item, RunTraits, TreeNode } from "../src/types";
 
 let runs = 0;
@@ -26,7 +26,7 @@ function traits(fields: Partial<RunTraits> = {}): Partial<RunTraits> {
 function node(id: string, fields: Partial<TreeNode> = {}): TreeNode {
   return { id, parent: "main", name: "researcher", label: id.split("/").pop()!, description: "", source: "task", call_id: "",
     status: "running", started_at: 1_700_000_000, finished_at: null, tool_calls: 0, tokens_in: 0, tokens_out: 0,
-    activity: "", result: "", result_full: "", children: [], ...fields };
+    activity: "", result: "", result_full: "", children: [], calls_declined: 0, calls_failed: 0, ...fields } as TreeNode;
 }
 
 function show(fields: Partial<RunTraits> = {}) {
@@ -42,6 +42,42 @@ const itemIds = (el: Element): string[] =>
   [...el.querySelectorAll(".dnb-transcript > .dnb-item")].map((n) => n.getAttribute("data-id")!);
 
 describe("run view", () => {
+  it("says when a subagent that ended done had calls declined or failed", () => {
+    assert.equal(callsHint(0, 0), "");
+    assert.equal(callsHint(undefined, undefined), "");
+    assert.equal(callsHint(1, 2), " (1 declined, 2 failed)");
+    const { el, fake } = show({ tree: [node("main/a", { status: "done", tool_calls: 2, calls_declined: 1 })] });
+    assert.equal(text(el, ".dnb-node-calls"), "2 tool calls (1 declined)");
+    assert.ok(el.querySelector(".dnb-node-calls")!.classList.contains("dnb-node-calls-hint"));
+    fake.update({ tree: [node("main/a", { status: "done", tool_calls: 2, calls_declined: 1, calls_failed: 1 })] });
+    assert.equal(text(el, ".dnb-node-calls"), "2 tool calls (1 declined, 1 failed)");
+  });
+
+  it("shows the todo a stopped or failed run left in progress as interrupted", () => {
+    const todos = [{ content: "read", status: "completed" as const }, { content: "write", status: "in_progress" as const }];
+    const { el, fake } = show({ status: "running", todos });
+    const statuses = (): (string | null)[] =>
+      [...el.querySelectorAll(".dnb-todo")].map((n) => n.getAttribute("data-status"));
+    assert.deepEqual(statuses(), ["completed", "in_progress"]);
+    fake.update({ status: "cancelled" });
+    assert.deepEqual(statuses(), ["completed", "interrupted"]);
+    assert.deepEqual([...el.querySelectorAll(".dnb-todo-icon")].map((n) => n.textContent), ["✓", "⊘"]);
+    assert.equal(text(el, ".dnb-todo-interrupted"), "(interrupted)");
+    fake.update({ status: "error" });
+    assert.deepEqual(statuses(), ["completed", "interrupted"]);
+    fake.update({ status: "done" });
+    assert.deepEqual(statuses(), ["completed", "in_progress"]);
+  });
+
+  it("lists writes that never ran apart from the changed files, struck through", () => {
+    const { el, fake } = show({ files_changed: ["/kept.md"], files_not_written: ["/refused.md"] });
+    assert.deepEqual([...el.querySelectorAll(".dnb-files > .dnb-file")].map((n) => n.textContent), ["/kept.md"]);
+    assert.deepEqual([...el.querySelectorAll(".dnb-files s .dnb-file")].map((n) => n.textContent), ["/refused.md"]);
+    assert.match(el.querySelector(".dnb-files")!.textContent!, /Files changed: \/kept\.mdNot written: \/refused\.md/);
+    fake.update({ files_changed: [], files_not_written: [] });
+    assert.equal((el.querySelector(".dnb-files") as HTMLElement).hidden, true);
+  });
+
   it("shows the header, todos and changed files", () => {
     const { el } = show({
       todos: [{ content: "read", status: "completed" }, { content: "<write>", status: "in_progress" }],

@@ -5,7 +5,7 @@ import "./dom";
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { setExpanded } from "../src/run/tool_card";
-import { tokensText } from "../src/run/summary_card";
+import { summarizedText, tokensText } from "../src/run/summary_card";
 import { ITEM_RECS, itemList, keyItems } from "../src/run/transcript";
 import type { Item, ToolItem } from "../src/types";
 
@@ -195,6 +195,23 @@ describe("summaries and notices", () => {
     assert.equal(card.querySelector(".dnb-summary-tokens")!.textContent, "tokens 9,000 → 800");
     assert.equal(card.querySelector(".dnb-summary-text p")!.textContent, "short");
     assert.equal(card.querySelector(".dnb-summary-open")!.getAttribute("data-path"), "/conversation_history/t.md");
+  });
+
+  it("says in words what a summarization took out, never as an index", () => {
+    assert.deepEqual(summarizedText(12, 12), ["12 messages summarized", ""]);
+    assert.deepEqual(summarizedText(1, null), ["1 message summarized", ""]);
+    assert.deepEqual(summarizedText(3, 15), ["3 messages summarized", "(15 in all)"]);
+    assert.deepEqual(summarizedText(null, 1500), ["1,500 messages summarized in all", ""]);
+    assert.deepEqual(summarizedText(null, null), ["", ""]);
+    const t = list();
+    t.sync([{ kind: "summary", id: "s", agent: "main", messages: 12, cutoff: 12, tokens_before: null,
+      tokens_after: null, summary: "short", summary_html: "", file_path: "" }]);
+    const card = t.box.firstElementChild!;
+    assert.doesNotMatch(card.textContent!, /cutoff|index/);
+    assert.equal((card.querySelector(".dnb-summary-cutoff") as HTMLElement).hidden, true);
+    t.sync([{ kind: "summary", id: "s", agent: "main", messages: 3, cutoff: 15, tokens_before: null,
+      tokens_after: null, summary: "short", summary_html: "", file_path: "" }]);
+    assert.equal(card.querySelector(".dnb-summary-cutoff")!.textContent, "(15 in all)");
   });
 
   it("offers the rest of a folded transcript", () => {

@@ -12,6 +12,13 @@ import type { RunMemory } from "./memory";
 import { changed, differs } from "./record";
 import { type Entry, type ItemList, itemList } from "./transcript";
 
+/** " (1 declined, 2 failed)": the calls that did not do their work, so a "✓ done" node says so. */
+export function callsHint(declined: unknown, failed: unknown): string {
+  const parts = [num(declined) ? `${fmtInt(declined)} declined` : "", num(failed) ? `${fmtInt(failed)} failed` : ""];
+  const shown = parts.filter(Boolean);
+  return shown.length ? ` (${shown.join(", ")})` : "";
+}
+
 interface NodeRecord {
   id: string;
   el: HTMLElement;
@@ -111,7 +118,13 @@ function patchNode(rec: NodeRecord, node: TreeNode): void {
     rec.desc.title = text;
     show(rec.desc, text !== "");
   }
-  if (changed(rec, node, "tool_calls")) setText(rec.calls, plural(rec.f.tool_calls, "tool call"));
+  const declinedChanged = changed(rec, node, "calls_declined");
+  const failedChanged = changed(rec, node, "calls_failed");
+  if (changed(rec, node, "tool_calls") || declinedChanged || failedChanged) {
+    const hint = callsHint(rec.f.calls_declined, rec.f.calls_failed);
+    setText(rec.calls, plural(rec.f.tool_calls, "tool call") + hint);
+    rec.calls.classList.toggle("dnb-node-calls-hint", hint !== "");
+  }
   const inChanged = changed(rec, node, "tokens_in");
   if (changed(rec, node, "tokens_out") || inChanged) {
     setText(rec.tokens, `tokens ${fmtInt(rec.f.tokens_in)} in / ${fmtInt(rec.f.tokens_out)} out`);

@@ -53,18 +53,28 @@ export function tokensText(before: unknown, after: unknown): string {
   return "";
 }
 
+/**
+ * What a summarization took out, in words: "12 messages summarized", and "(15 in all)" when
+ * earlier summarizations took more (the cutoff counts every message summarized since the start).
+ */
+export function summarizedText(messages: unknown, cutoff: unknown): [string, string] {
+  if (!known(messages)) return [known(cutoff) ? `${plural(cutoff, "message")} summarized in all` : "", ""];
+  const what = `${plural(messages, "message")} summarized`;
+  return [what, known(cutoff) && cutoff !== messages ? `(${fmtInt(cutoff)} in all)` : ""];
+}
+
 /** Shows what changed in a summary item. */
 export function patchSummary(rec: ItemRecord, item: SummaryItem): void {
   const { messages, cutoff, tokens } = rec.summary!;
   const s = rec.summary!;
   const body = rec.body!;
-  if (changed(rec, item, "messages")) {
-    setText(messages, known(rec.f.messages) ? `${plural(rec.f.messages, "message")} summarized` : "");
-    show(messages, known(rec.f.messages));
-  }
-  if (changed(rec, item, "cutoff")) {
-    setText(cutoff, known(rec.f.cutoff) ? `cutoff index ${fmtInt(rec.f.cutoff)}` : "");
-    show(cutoff, known(rec.f.cutoff));
+  const messagesChanged = changed(rec, item, "messages");
+  if (changed(rec, item, "cutoff") || messagesChanged) {
+    const [what, total] = summarizedText(rec.f.messages, rec.f.cutoff);
+    setText(messages, what);
+    show(messages, what !== "");
+    setText(cutoff, total);
+    show(cutoff, total !== "");
   }
   const beforeChanged = changed(rec, item, "tokens_before");
   if (changed(rec, item, "tokens_after") || beforeChanged) {

@@ -5,6 +5,7 @@ import { shownAs } from "../lib/statuses";
 import { str } from "../lib/text";
 import { TODO_STATUS_MARK } from "../schema";
 import type { RunModel } from "./live_model";
+import { BROKEN_OFF, TODO_INTERRUPTED_MARK } from "../schema";
 
 export interface TodosView { el: HTMLElement; render(): void; renderProgress(): void }
 
@@ -18,13 +19,17 @@ export function todosView(model: RunModel): TodosView {
 
   function render(): void {
     const todos = model.get("todos") || [];
+    // A failed or stopped run left its in-progress todo unfinished: shown as interrupted.
+    const brokenOff = BROKEN_OFF.has(model.get("status"));
     show(el, todos.length > 0);
     const rows = todos.map((todo) => {
       const status = str(todo && todo.status) || "pending";
       const li = h("li", "dnb-todo");
-      li.setAttribute("data-status", status);
-      li.append(h("span", "dnb-todo-icon", shownAs(TODO_STATUS_MARK, status, "○")),
+      const interrupted = status === "in_progress" && brokenOff;
+      li.setAttribute("data-status", interrupted ? "interrupted" : status);
+      li.append(h("span", "dnb-todo-icon", interrupted ? TODO_INTERRUPTED_MARK : shownAs(TODO_STATUS_MARK, status, "○")),
         h("span", "dnb-todo-text", todo && todo.content));
+      if (interrupted) li.append(h("span", "dnb-todo-interrupted", "(interrupted)"));
       return li;
     });
     todoList.replaceChildren(...rows);
