@@ -47,4 +47,7 @@ def test_the_notebook_table_lists_every_demo_notebook() -> None:
 
 
 def test_the_quick_start_has_a_pip_install_path() -> None:
-    assert "pip install deepnb" in _section("## Quick start")
+    quick_start = _section("## Quick start")
+    assert "pip install ." in quick_start
+    extras = {"interpreter", "openai"}
+    assert all(f'pip install ".[{extra}]"' in quick_start for extra in extras)
