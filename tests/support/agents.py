@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import textwrap
 import uuid
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from deepnb.events import STREAM_MODES
@@ -37,3 +39,16 @@ def stream_chunks(graph: Any, prompt: str, thread_id: str | None = None) -> list
         ]
 
     return asyncio.run(collect())
+
+
+def write(path: Path, text: str) -> Path:
+    """Write ``text`` (dedented) to ``path``, making its folders."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def tool_messages(bench: Any, thread: str) -> list[tuple[str, str]]:
+    """The (tool name, content) of every tool message on a thread."""
+    messages = bench.state_values(thread)["messages"]
+    return [(m.name, m.content) for m in messages if m.type == "tool"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-import textwrap
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ from langchain.agents.middleware.types import AgentMiddleware
 import deepnb
 from deepnb import extensions, workbench
 from deepnb.extensions.registry import REGISTRY
-from tests.support.agents import scripted, unique
+from tests.support.agents import scripted, tool_messages, unique, write
 
 DCODE = Path(__file__).parents[1] / "support" / "dcode_extensions"
 WAIT = 30.0
@@ -39,17 +38,6 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     yield
     extensions.shutdown()
     workbench.forget_all()
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
-
-def tool_messages(bench: Any, thread: str) -> list[tuple[str, str]]:
-    messages = bench.state_values(thread)["messages"]
-    return [(m.name, m.content) for m in messages if m.type == "tool"]
 
 
 def execute(command: str) -> str:

@@ -17,7 +17,7 @@ from deepnb import extensions, workbench
 from deepnb.extensions.registry import REGISTRY
 from deepnb.models.resolve import online_environment
 from deepnb.models.scripted import ScriptedChatModel, parse_script
-from tests.support.agents import unique
+from tests.support.agents import tool_messages, unique, write
 
 SUPPORT = Path(__file__).parents[1] / "support" / "extensions"
 WAIT = 30.0
@@ -57,17 +57,6 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     yield
     extensions.shutdown()
     workbench.forget_all()
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
-
-def tool_messages(bench: Any, thread: str) -> list[tuple[str, str]]:
-    messages = bench.state_values(thread)["messages"]
-    return [(m.name, m.content) for m in messages if m.type == "tool"]
 
 
 def echo_extension(tool: str) -> str:
