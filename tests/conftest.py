@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +13,25 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.testing.globalipapp import start_ipython
 
 from deepnb import workbench
+from deepnb.models import resolve
+from deepnb.models.scripted import ScriptedChatModel
+
+
+@pytest.fixture(autouse=True)
+def unpaced_demos(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In this process, the shipped demos (``demo:NAME``) stream without their pause between
+    tokens, which is there for people watching; a test that needs a run still going while it acts
+    (stops it, starts a second one) is marked ``paced`` and keeps the demo's own pace. Kernels,
+    notebooks and browsers started by tests are other processes: they keep it too."""
+    if request.node.get_closest_marker("paced"):
+        return
+    demo = resolve._demo
+
+    def unpaced(name: str) -> ScriptedChatModel:
+        model = demo(name)
+        return ScriptedChatModel(script=dataclasses.replace(model.script, delay=0.0))
+
+    monkeypatch.setattr(resolve, "_demo", unpaced)
 
 
 @pytest.fixture

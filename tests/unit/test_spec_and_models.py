@@ -135,6 +135,7 @@ def test_parse_interrupt_on_needs_names(value: Any) -> None:
 # -- resolve_model -------------------------------------------------------------------------------
 
 
+@pytest.mark.paced
 def test_demo_names_and_quickstart() -> None:
     assert "quickstart" in demo_names()
     model = resolve_model("demo:quickstart")
