@@ -17,7 +17,7 @@ from typing import Any
 
 from deepnb.errors import DeepnbError
 from deepnb.remote import messages as convert
-from deepnb.remote.client import Server, ServerGone, explain, status_of, unreachable
+from deepnb.remote.client import Disconnected, Server, explain, status_of, unreachable
 
 log = logging.getLogger(__name__)
 STREAM_MODE_NAMES = {"messages": "messages-tuple"}
@@ -235,10 +235,11 @@ class ServerGraph:
                 raise self._failure(exc, thread_id) from None
             log.debug("deepnb: rejoining run %s on %s after %r", run_id, self.server.url, cause)
             return self.client.runs.join_stream(thread_id, run_id, last_event_id=last or "-1")
-        raise ServerGone(
-            f"disconnected: the Agent Protocol server at {self.server.url} stopped answering mid-run "
-            f"(the run may go on there). Once it is back, %deepagent resume -t {thread_id} re-attaches "
-            "(after a kernel restart, %deepagent connect first)."
+        raise Disconnected(
+            f"the Agent Protocol server at {self.server.url} stopped answering mid-run "
+            "(the run may go on there)",
+            failure_hint=f"once it is back, %deepagent resume -t {thread_id} re-attaches "
+            "(after a kernel restart, %deepagent connect first).",
         )
 
     def _failure(self, exc: BaseException, thread_id: str) -> DeepnbError:
