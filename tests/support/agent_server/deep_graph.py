@@ -2,7 +2,8 @@
 
 A deep agent on deepnb's scripted model (offline). A prompt with "plan" in it writes todos, sends
 the ``researcher`` subagent off with ``task``, then writes ``/notes.md`` (gated by ``interrupt_on``:
-the run pauses for approval) and answers ``RESULT``. A prompt with "slow" calls ``slow_step``,
+the run pauses for approval) and answers ``RESULT``; with "carefully", it calls ``slow_step`` before
+writing (a run still going before it pauses). A prompt with "slow" calls ``slow_step``,
 which takes ``SLOW_SECONDS`` (long enough to stop it, or to restart the kernel, mid-run). Files
 live in the agent's state (deepagents' default backend), so the thread's state holds them.
 """
@@ -20,6 +21,7 @@ from deepnb.models.scripted import ScriptedChatModel, parse_script
 RESULT = "Done: the launch is in May, notes in /notes.md."
 FOUND = "Found it: the launch moved to May."
 SLOW_SECONDS = 6.0
+WRITE_NOTES = {"name": "write_file", "args": {"file_path": "/notes.md", "content": "Launch: May\n"}}
 TODOS = [
     {"content": "Ask the researcher", "status": "in_progress"},
     {"content": "Write the notes", "status": "pending"},
@@ -44,6 +46,21 @@ SCRIPT = {
                         "tool_calls": [{"name": "slow_step", "args": {"what": "step one"}}],
                     },
                     {"text": "Slow work done."},
+                ],
+            },
+            {
+                "match": "carefully",
+                "turns": [
+                    {
+                        "text": "I'll plan first.",
+                        "tool_calls": [{"name": "write_todos", "args": {"todos": TODOS}}],
+                    },
+                    {
+                        "text": "Thinking.",
+                        "tool_calls": [{"name": "slow_step", "args": {"what": "thinking"}}],
+                    },
+                    {"text": "Writing the notes.", "tool_calls": [WRITE_NOTES]},
+                    {"text": RESULT},
                 ],
             },
             {
