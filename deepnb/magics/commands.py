@@ -16,6 +16,7 @@ from deepnb.config import UntrustedConfig, find_config
 from deepnb.errors import DeepnbError
 from deepnb.extensions.registry import REGISTRY
 from deepnb.interpreter import Interpreter
+from deepnb.remote import RemoteWorkbench
 from deepnb.remote import connect as connect_to
 from deepnb.safe_display import safe_display
 from deepnb.session import Session
@@ -78,6 +79,11 @@ def workbench_for(
         return wb.install(name, spec, make_checkpointer("memory"), None)
     if model is None and not changes:
         return existing
+    if isinstance(existing, RemoteWorkbench):
+        raise DeepnbError(
+            f"Agent {name!r} is served by {existing.url}: its model and options are the server's "
+            "(-m, --interrupt-on, --interpreter do not apply here); change them where it is served."
+        )
     if existing.spec is None:
         raise DeepnbError(
             f"Agent {name!r} was attached as a compiled graph: change its model or options in "

@@ -18,6 +18,7 @@ from deepnb import agents
 from deepnb._loop import run_sync
 from deepnb.errors import DeepnbError
 from deepnb.remote import RemoteWorkbench
+from deepnb.secrets import redact
 from deepnb.session import Session
 from deepnb.views.output import run_bundle
 from tests.support.agent_server.key_check import ACCEPTED_KEY
@@ -124,6 +125,10 @@ def test_stop_cancels_the_server_run(agent_server: AgentServer) -> None:
     assert run.status == "cancelled"
     wait_for(lambda: server_run(agent_server, bench, run.thread_id)["status"] != "running", "the server")
     assert server_run(agent_server, bench, run.thread_id)["status"] == "interrupted"
+    resumed = bench.resume(run.thread_id)  # the stopped run goes on from its last checkpoint
+    resumed.wait(WAIT)
+    assert resumed.status == "done", resumed.error
+    assert resumed.result == "Slow work done."
 
 
 def test_files_are_read_and_written_through_the_thread_state(agent_server: AgentServer) -> None:
@@ -179,6 +184,7 @@ def test_bad_input_says_what_to_do_in_one_line(
     assert "not-the-key" not in str(caught.value)
     keyed = deepnb.connect(agent_server.url, "deep", api_key=ACCEPTED_KEY, name=unique("keyed"))
     assert ACCEPTED_KEY not in repr(keyed) + repr(keyed.server) + repr(keyed.graph)
+    assert redact(f"the key is {ACCEPTED_KEY}") == "the key is [redacted]"  # wherever it shows up
 
     monkeypatch.setenv("DEEPNB_TEST_WRONG_KEY", "not-the-key")
     line = f"connect {agent_server.url} --assistant deep --api-key-env"
@@ -187,7 +193,27 @@ def test_bad_input_says_what_to_do_in_one_line(
     with pytest.raises(UsageError, match="DEEPNB_TEST_UNSET is not set"):
         ip.run_line_magic("deepagent", f"{line} DEEPNB_TEST_UNSET")
     bench = connect(agent_server)
+    with pytest.raises(UsageError, match=f"Agent '{bench.name}' is served by {agent_server.url}: its model"):
+        ip.run_cell_magic("deepagent", f"-a {bench.name} -m demo:quickstart", "Plan the launch")
     with pytest.raises(DeepnbError, match="its threads are UUIDs"):
         bench.start("Plan the launch", thread="my-thread")
     assert local.threads()[0].thread_id == before.thread_id  # the local agent is untouched
     assert local.run("Write a brief about tide pools", thread=before.thread_id).status == "done"
+
+
+def test_respond_and_a_raw_interrupt_resume_the_server_run(agent_server: AgentServer) -> None:
+    bench = connect(agent_server)
+    run = bench.run("Ask the team", new_thread=True)
+    (note,) = run.pending
+    assert note.name == "send_note" and "respond" in note.allowed
+    note.respond("Nobody is around.")
+    run.wait(WAIT)
+    assert run.status == "interrupted", run.error
+    (question,) = run.pending
+    assert question.value == {"question": "When?"}
+    question.resume("In May")
+    run.wait(WAIT)
+    assert run.status == "done", run.error
+    assert run.result == "Thanks."
+    tools = [(m.name, m.content) for m in bench.state_values(run.thread_id)["messages"] if m.type == "tool"]
+    assert tools == [("send_note", "Nobody is around."), ("ask_user", "The user says: In May")]

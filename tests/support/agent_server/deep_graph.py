@@ -1,11 +1,16 @@
 """The ``deep`` graph that ``langgraph dev`` serves for the remote workbench tests.
 
-A deep agent on deepnb's scripted model (offline). A prompt with "plan" in it writes todos, sends
-the ``researcher`` subagent off with ``task``, then writes ``/notes.md`` (gated by ``interrupt_on``:
-the run pauses for approval) and answers ``RESULT``; with "carefully", it calls ``slow_step`` before
-writing (a run still going before it pauses). A prompt with "slow" calls ``slow_step``,
-which takes ``SLOW_SECONDS`` (long enough to stop it, or to restart the kernel, mid-run). Files
-live in the agent's state (deepagents' default backend), so the thread's state holds them.
+A deep agent on deepnb's scripted model (offline). By prompt:
+
+- "Plan the launch": writes todos, sends the ``researcher`` subagent off with ``task``, then writes
+  ``/notes.md`` (gated by ``interrupt_on``: the run pauses for approval) and answers ``RESULT``;
+  with "carefully" in it, it calls ``slow_step`` before writing (a run still going before it pauses).
+- "Ask ...": calls ``send_note`` (gated; may be answered in its place) and ``ask_user`` (a raw
+  ``interrupt()``).
+- "... slow ...": calls ``slow_step``, which takes ``SLOW_SECONDS`` (long enough to stop it, or to
+  restart the kernel, mid-run).
+
+Files live in the agent's state (deepagents' default backend), so the thread's state holds them.
 """
 
 from __future__ import annotations
@@ -35,9 +40,31 @@ async def slow_step(what: str) -> str:
     return f"{what}: done"
 
 
+@tool
+def send_note(text: str) -> str:
+    """Send a note to the team (asks first; the reviewer may answer in its place)."""
+    return f"sent: {text}"
+
+
+@tool
+def ask_user(question: str) -> str:
+    """Ask the person at the notebook (a raw LangGraph interrupt)."""
+    from langgraph.types import interrupt
+
+    return f"The user says: {interrupt({'question': question})}"
+
+
 SCRIPT = {
     "agents": {
         "main": [
+            {
+                "match": "^Ask",
+                "turns": [
+                    {"text": "Noting.", "tool_calls": [{"name": "send_note", "args": {"text": "Launch?"}}]},
+                    {"text": "Asking.", "tool_calls": [{"name": "ask_user", "args": {"question": "When?"}}]},
+                    {"text": "Thanks."},
+                ],
+            },
             {
                 "match": "slow",
                 "turns": [
@@ -100,9 +127,9 @@ SCRIPT = {
 
 graph = create_deep_agent(
     model=ScriptedChatModel(script=parse_script(SCRIPT, source="deep_graph.py")),
-    tools=[slow_step],
+    tools=[slow_step, send_note, ask_user],
     subagents=[{"name": "researcher", "description": "Finds facts.", "system_prompt": "Find facts."}],
-    interrupt_on={"write_file": True},
+    interrupt_on={"write_file": True, "send_note": {"allowed_decisions": ["approve", "reject", "respond"]}},
     middleware=[TodoListMiddleware()],  # deepagents 0.7 no longer adds write_todos itself
     name="deep",
 )
