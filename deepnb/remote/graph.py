@@ -31,6 +31,11 @@ SUMMARY_READS = 20
 SUMMARY_PAUSE = 0.1
 
 
+class StoppedElsewhere(asyncio.CancelledError):
+    """The server run was cancelled by another client (or ``%deepagent stop`` from a kernel that
+    did not start it): the run here ends cancelled too."""
+
+
 @dataclass(frozen=True)
 class Join:
     """The input of a run that joins a run already going on the server (from its first event)."""
@@ -182,6 +187,7 @@ class ServerGraph:
                             if chunk[:2] == ((), "updates"):
                                 chunk = await self._with_summary(thread_id, chunk)
                             yield chunk
+                    await self._check_end(thread_id, run_id or self.runs.get(thread_id))
                     return
                 except asyncio.CancelledError:
                     raise
@@ -190,15 +196,34 @@ class ServerGraph:
                 except Exception as exc:
                     if isinstance(graph_input, Join) and status_of(exc) == 404:
                         return  # the run's stream is gone (expired): the thread's state tells the rest
+                    run_id = run_id or self.runs.get(thread_id)
                     if run_id is None or not unreachable(exc):
                         raise self._failure(exc, thread_id) from None
                     parts = await self._rejoin(thread_id, run_id, last, exc)
+        except StoppedElsewhere:
+            raise
         except asyncio.CancelledError:
+            run_id = run_id or self.runs.get(thread_id)
             if run_id is not None:  # stopped here: stop it there too
                 await self._cancel_quietly(thread_id, run_id)
             raise
         finally:
             self.runs.pop(thread_id, None)
+
+    async def _check_end(self, thread_id: str, run_id: str | None) -> None:
+        """A stream that ended without the run ending here: cancelled by another client (the run
+        is then stopped here too), or failed or timed out on the server."""
+        if run_id is None:
+            return
+        try:
+            status = (await self.client.runs.get(thread_id, run_id)).get("status")
+        except Exception:  # the thread's state says the rest
+            log.debug("deepnb: could not read run %s on %s", run_id, self.server.url, exc_info=True)
+            return
+        if status == "interrupted":
+            raise StoppedElsewhere
+        if status in ("error", "timeout"):
+            raise DeepnbError(f"The run ended on the server with status {status!r}: its log says why.")
 
     def _create(self, thread_id: str, graph_input: Any, config: Mapping[str, Any], modes: list[str]) -> Any:
         options: dict[str, Any] = {}
