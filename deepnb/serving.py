@@ -1,0 +1,197 @@
+"""Serving the project's agents on this machine: ``deepnb.serve`` / ``%deepagent serve``.
+
+The agents are deployed (:mod:`deepnb.deployment`) into ``.deepnb/served/app`` under the project
+(ignored by git) and ``langgraph dev`` serves that folder on 127.0.0.1, in the background, in its
+own process group, with tracing and analytics off and its output in ``.deepnb/served/langgraph-dev.log``.
+One server per kernel: serving again replaces it, and it stops when the kernel exits.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from deepnb.deployment import deploy
+from deepnb.errors import DeepnbError
+from deepnb.project import project_root
+
+__all__ = ["DEFAULT_PORT", "Server", "current", "serve", "stop"]
+
+DEFAULT_PORT = 2024
+"""``langgraph dev``'s own default, used when it is free and no port is given."""
+START_TIMEOUT = 120.0
+JOBS_PER_WORKER = 10
+SERVED = Path(".deepnb") / "served"
+"""Under the project: the app folder (``app``) and the server's log."""
+
+
+@dataclass(eq=False)
+class Server:
+    """A ``langgraph dev`` this kernel started: ``url``, the ``graphs`` it serves (each one also
+    the name of its default assistant), the app ``folder`` and the ``log``; ``stop()`` ends it."""
+
+    url: str
+    graphs: tuple[str, ...]
+    folder: Path
+    log: Path
+    process: subprocess.Popen[bytes] = field(repr=False)
+
+    @property
+    def running(self) -> bool:
+        return self.process.poll() is None
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """End the server and everything it started (its process group); waits for it."""
+        global _current
+        if _current is self:
+            _current = None
+        if self.process.poll() is not None:
+            return
+        try:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout)
+        except ProcessLookupError:
+            pass
+
+    def __repr__(self) -> str:
+        state = "serving" if self.running else "stopped"
+        return f"Server({state} {', '.join(self.graphs)} at {self.url}; log {self.log})"
+
+
+_current: Server | None = None
+
+
+def current() -> Server | None:
+    """The server this kernel started and that still runs, if any."""
+    return _current if _current is not None and _current.running else None
+
+
+def stop() -> Server | None:
+    """Stop the server this kernel started; the one stopped, or ``None``."""
+    server = current()
+    if server is not None:
+        server.stop()
+    return server
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def _choose_port(port: int | None) -> int:
+    if port is not None:
+        if not 0 < port < 65536:
+            raise DeepnbError(f"Port {port} is not a port: give one from 1 to 65535.")
+        if not _free(port):
+            raise DeepnbError(f"Port {port} on 127.0.0.1 is in use: pick another with --port.")
+        return port
+    if _free(DEFAULT_PORT):
+        return DEFAULT_PORT
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        free: int = sock.getsockname()[1]
+        return free
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/ok", timeout=2) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def _environment() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        LANGSMITH_TRACING="false",
+        LANGGRAPH_CLI_NO_ANALYTICS="1",
+        LANGGRAPH_NO_VERSION_CHECK="true",
+        NO_PROXY=",".join(filter(None, [env.get("NO_PROXY"), "127.0.0.1", "localhost"])),
+    )
+    return env
+
+
+def _check_installed() -> None:
+    for module in ("langgraph_cli", "langgraph_api"):
+        if importlib.util.find_spec(module) is None:
+            raise DeepnbError(
+                "Serving needs the LangGraph CLI with its in-memory server: "
+                "pip install 'langgraph-cli[inmem]'."
+            )
+
+
+def serve(
+    agents: Sequence[str] | None = None,
+    *,
+    port: int | None = None,
+    root: Path | None = None,
+    timeout: float = START_TIMEOUT,
+) -> Server:
+    """Deploy the project's agents (all, or ``agents``) into ``.deepnb/served/app`` and start
+    ``langgraph dev`` on it (port ``port``, else 2024 if free, else any free one); returns once
+    the server answers. A server this kernel started before is stopped first."""
+    _check_installed()
+    root = root or project_root()
+    served = root / SERVED
+    stop()
+    deployment = deploy(served / "app", agents=agents, force=True, root=root)
+    (served / ".gitignore").write_text("*\n", encoding="utf-8")
+    chosen = _choose_port(port)
+    url = f"http://127.0.0.1:{chosen}"
+    log = served / "langgraph-dev.log"
+    command = [sys.executable, "-m", "langgraph_cli", "dev", "--no-browser", "--no-reload"]
+    command += ["--host", "127.0.0.1", "--port", str(chosen), "--n-jobs-per-worker", str(JOBS_PER_WORKER)]
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            command,
+            cwd=deployment.folder,
+            env=_environment(),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: stop() ends it and its workers
+        )
+    server = Server(url, deployment.graphs, deployment.folder, log, process)
+    _wait(server, timeout)
+    global _current
+    _current = server
+    return server
+
+
+def _wait(server: Server, timeout: float) -> None:
+    started = time.monotonic()
+    while not _answers(server.url):
+        code = server.process.poll()
+        if code is not None:
+            raise DeepnbError(
+                f"langgraph dev exited (code {code}) before serving on {server.url}: see {server.log}."
+            )
+        if time.monotonic() - started > timeout:
+            server.stop()
+            raise DeepnbError(
+                f"langgraph dev did not answer on {server.url} within {timeout:.0f} s: see {server.log}."
+            )
+        time.sleep(0.2)
+
+
+atexit.register(stop)  # the kernel's exit ends the server it started
