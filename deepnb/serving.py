@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import importlib.util
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -46,6 +47,10 @@ class Server:
     folder: Path
     log: Path
     process: subprocess.Popen[bytes] = field(repr=False)
+
+    @property
+    def port(self) -> int:
+        return int(self.url.rpartition(":")[2])
 
     @property
     def running(self) -> bool:
@@ -90,6 +95,7 @@ def stop() -> Server | None:
 
 def _free(port: int) -> bool:
     with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds it
         try:
             sock.bind(("127.0.0.1", port))
         except OSError:
@@ -149,12 +155,20 @@ def serve(
 ) -> Server:
     """Deploy the project's agents (all, or ``agents``) into ``.deepnb/served/app`` and start
     ``langgraph dev`` on it (port ``port``, else 2024 if free, else any free one); returns once
-    the server answers. A server this kernel started before is stopped first."""
+    the server answers. A server this kernel started before is replaced, but only once the new
+    deployment is written: a mistake leaves it serving."""
     _check_installed()
     root = root or project_root()
     served = root / SERVED
+    running = current()
+    if port is not None and (running is None or running.port != port):
+        _choose_port(port)  # a port in use is refused before anything stops
+    staged = deploy(served / "app.next", agents=agents, force=True, root=root)
     stop()
-    deployment = deploy(served / "app", agents=agents, force=True, root=root)
+    folder = served / "app"
+    if folder.exists():
+        shutil.rmtree(folder)
+    staged.folder.rename(folder)
     (served / ".gitignore").write_text("*\n", encoding="utf-8")
     chosen = _choose_port(port)
     url = f"http://127.0.0.1:{chosen}"
@@ -164,14 +178,14 @@ def serve(
     with log.open("wb") as out:
         process = subprocess.Popen(
             command,
-            cwd=deployment.folder,
+            cwd=folder,
             env=_environment(),
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: stop() ends it and its workers
         )
-    server = Server(url, deployment.graphs, deployment.folder, log, process)
+    server = Server(url, staged.graphs, folder, log, process)
     _wait(server, timeout)
     global _current
     _current = server
