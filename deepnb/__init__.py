@@ -135,12 +135,14 @@ def deploy(path: str | os.PathLike[str], *, agents: Sequence[str] | None = None,
     return write(path, agents=agents, force=force)
 
 
-def serve(agents: Sequence[str] | None = None, *, port: int | None = None) -> Any:
+def serve(agents: Sequence[str] | None = None, *, port: int | None = None, connect: bool = True) -> Any:
     """Deploy the project's agents into ``.deepnb/served/`` and start ``langgraph dev`` on it on
-    127.0.0.1 in the background; returns the server (``url``, ``graphs``, ``log``, ``stop()``)."""
+    127.0.0.1 in the background; returns the server (``url``, ``graphs``, ``log``, ``stop()``).
+    With ``connect``, each served agent is connected under its name (``deepnb.connect``), so
+    ``%%deepagent -a NAME`` runs on the server until it stops."""
     from deepnb.serving import serve as start  # noqa: PLC0415  # lazy: see above
 
-    return start(agents, port=port)
+    return start(agents, port=port, connect=connect)
 
 
 def load_ipython_extension(ipython: Any) -> None:

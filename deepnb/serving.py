@@ -4,6 +4,9 @@ The agents are deployed (:mod:`deepnb.deployment`) into ``.deepnb/served/app`` u
 (ignored by git) and ``langgraph dev`` serves that folder on 127.0.0.1, in the background, in its
 own process group, with tracing and analytics off and its output in ``.deepnb/served/langgraph-dev.log``.
 One server per kernel: serving again replaces it, and it stops when the kernel exits.
+
+Each served agent is then connected (``deepnb.connect``) under its own name, so ``%%deepagent -a
+NAME`` runs on the server; stopping the server gives the names back to the agents they had before.
 """
 
 from __future__ import annotations
@@ -23,8 +26,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from deepnb import agents as registry
 from deepnb.deployment import deploy
 from deepnb.errors import DeepnbError
+from deepnb.local import Workbench
 from deepnb.project import project_root
 
 __all__ = ["DEFAULT_PORT", "Server", "current", "serve", "stop"]
@@ -47,6 +52,10 @@ class Server:
     folder: Path
     log: Path
     process: subprocess.Popen[bytes] = field(repr=False)
+    agents: dict[str, Workbench] = field(default_factory=dict, repr=False)
+    """The served agents connected in this kernel, by name (``deepnb.connect``)."""
+    replaced: dict[str, Workbench | None] = field(default_factory=dict, repr=False)
+    """What each of those names was registered as before: back in place when the server stops."""
 
     @property
     def port(self) -> int:
@@ -61,6 +70,7 @@ class Server:
         global _current
         if _current is self:
             _current = None
+        self._disconnect()
         if self.process.poll() is not None:
             return
         try:
@@ -72,9 +82,36 @@ class Server:
         except ProcessLookupError:
             pass
 
+    def connect(self) -> dict[str, Workbench]:
+        """Connect each served agent under its own name (``%%deepagent -a NAME`` then runs on
+        the server); the workbenches."""
+        from deepnb.remote import connect  # noqa: PLC0415  # lazy: it imports langgraph_sdk
+
+        for name in self.graphs:
+            previous = registry.find(name)
+            self.agents[name] = connect(self.url, name, name=name)
+            self.replaced.setdefault(name, previous)
+        return dict(self.agents)
+
+    def _disconnect(self) -> None:
+        """Give each connected name back to the agent it had before (or to none)."""
+        for name, workbench in self.agents.items():
+            if registry.find(name) is workbench:
+                previous = self.replaced.get(name)
+                if previous is None:
+                    registry.forget(name)
+                else:
+                    registry.register(previous)
+        self.agents.clear()
+        self.replaced.clear()
+
     def __repr__(self) -> str:
         state = "serving" if self.running else "stopped"
-        return f"Server({state} {', '.join(self.graphs)} at {self.url}; log {self.log})"
+        text = f"Server({state} {', '.join(self.graphs)} at {self.url}; log {self.log})"
+        if self.agents:
+            first = next(iter(self.agents))
+            text += f"\nConnected {', '.join(self.agents)}: %%deepagent -a {first} runs on the server."
+        return text
 
 
 _current: Server | None = None
@@ -87,10 +124,12 @@ def current() -> Server | None:
 
 def stop() -> Server | None:
     """Stop the server this kernel started; the one stopped, or ``None``."""
-    server = current()
-    if server is not None:
-        server.stop()
-    return server
+    server = _current  # also one that ended on its own: its names go back to their agents
+    if server is None:
+        return None
+    was_running = server.running
+    server.stop()
+    return server if was_running else None
 
 
 def _free(port: int) -> bool:
@@ -152,11 +191,13 @@ def serve(
     port: int | None = None,
     root: Path | None = None,
     timeout: float = START_TIMEOUT,
+    connect: bool = True,
 ) -> Server:
     """Deploy the project's agents (all, or ``agents``) into ``.deepnb/served/app`` and start
     ``langgraph dev`` on it (port ``port``, else 2024 if free, else any free one); returns once
     the server answers. A server this kernel started before is replaced, but only once the new
-    deployment is written: a mistake leaves it serving."""
+    deployment is written: a mistake leaves it serving. With ``connect`` (the default), each
+    served agent is connected under its name, so ``%%deepagent -a NAME`` runs on the server."""
     _check_installed()
     root = root or project_root()
     served = root / SERVED
@@ -187,6 +228,12 @@ def serve(
         )
     server = Server(url, staged.graphs, folder, log, process)
     _wait(server, timeout)
+    if connect:
+        try:
+            server.connect()
+        except BaseException:
+            server.stop()
+            raise
     global _current
     _current = server
     return server

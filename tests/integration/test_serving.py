@@ -1,6 +1,7 @@
 """``deepnb.serve`` / ``%deepagent serve``: a tests-owned project's scripted agents deployed and
 served by a real ``langgraph dev`` on 127.0.0.1 (offline), run through ``langgraph_sdk`` to their
-scripted answer, then stopped with nothing left running — also when the kernel exits."""
+scripted answer, connected so ``%%deepagent -a NAME`` runs there, then stopped with nothing left
+running — also when the kernel exits."""
 
 from __future__ import annotations
 
@@ -17,14 +18,17 @@ import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
+from IPython.utils.capture import capture_output
 
 import deepnb
-from deepnb import serving, trust
+from deepnb import agents, serving, trust
 from deepnb.errors import DeepnbError
 from deepnb.models.resolve import online_environment
+from deepnb.remote import RemoteWorkbench
 from tests.support.agents import write
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -134,40 +138,58 @@ def test_served_agents_run_through_langgraph_sdk_and_stop_leaves_nothing_running
     assert serving.current() is None
 
 
-def test_the_magics_serve_and_stop_and_say_what_is_wrong_in_one_line(
-    ip: object, project: Path, tmp_path: Path
+def test_the_magics_serve_connect_and_stop_and_say_what_is_wrong_in_one_line(
+    ip: Any, project: Path, tmp_path: Path
 ) -> None:
+    from langgraph_sdk import get_sync_client
+
+    local = deepnb.get("writer")  # built in the kernel from deepnb.toml
     port = free_port()
-    server = ip.run_line_magic("deepagent", f"serve -a writer --port {port}")  # type: ignore[attr-defined]
+    server = ip.run_line_magic("deepagent", f"serve -a writer --port {port}")
     try:
         assert isinstance(server, serving.Server) and server.url == f"http://127.0.0.1:{port}"
         assert server.graphs == ("writer",) and answers(server.url)
-        assert "serving writer at" in repr(server)
+        assert repr(server).endswith("Connected writer: %%deepagent -a writer runs on the server.")
+        remote = agents.find("writer")
+        assert isinstance(remote, RemoteWorkbench) and remote.url == server.url and remote is not local
+
+        with capture_output():
+            result = ip.run_cell("%%deepagent -a writer -o served_run\nHow fast is kelp?")
+        assert result.error_in_exec is None, result.error_in_exec
+        run = ip.user_ns["served_run"]
+        assert run.status == "done" and run.result == ANSWER, run.error
+        on_server = get_sync_client(url=server.url).threads.get_state(run.thread_id)["values"]["messages"]
+        assert on_server[-1]["content"] == ANSWER  # it ran on the server, not in the kernel
+        assert local.threads() == []
+
         with socket.socket() as taken:  # a port someone else listens on
             taken.bind(("127.0.0.1", 0))
             taken.listen()
             busy = taken.getsockname()[1]
             with pytest.raises(UsageError, match=rf"^Port {busy} on 127\.0\.0\.1 is in use: pick another"):
-                ip.run_line_magic("deepagent", f"serve --port {busy}")  # type: ignore[attr-defined]
+                ip.run_line_magic("deepagent", f"serve --port {busy}")
         nobody = r"^deepnb\.toml defines no agent 'nobody': use one of helper, writer\.$"
         with pytest.raises(UsageError, match=nobody):
-            ip.run_line_magic("deepagent", "serve -a nobody")  # type: ignore[attr-defined]
+            ip.run_line_magic("deepagent", "serve -a nobody")
         assert serving.current() is server and answers(server.url)  # a refused serve leaves it serving
-        stopped = ip.run_line_magic("deepagent", "serve --stop")  # type: ignore[attr-defined]
+        assert agents.find("writer") is remote
+
+        stopped = ip.run_line_magic("deepagent", "serve --stop")
         assert repr(stopped) == f"Stopped the server at {server.url}."
+        assert agents.find("writer") is local  # the name goes back to the kernel's agent
     finally:
         server.stop()
     assert group_gone(server.process.pid)
-    nothing = ip.run_line_magic("deepagent", "serve --stop")  # type: ignore[attr-defined]
+    nothing = ip.run_line_magic("deepagent", "serve --stop")
     assert repr(nothing) == "No server of this kernel is running."
 
     app = tmp_path / "app"
-    shown = ip.run_line_magic("deepagent", f"deploy {app} -a helper")  # type: ignore[attr-defined]
+    shown = ip.run_line_magic("deepagent", f"deploy {app} -a helper")
     assert repr(shown).startswith(f"Deployed helper from deepnb.toml to {app}")
     assert json.loads((app / "langgraph.json").read_text())["graphs"] == {"helper": "./deepnb_app.py:helper"}
     with pytest.raises(UsageError, match="already exists: pass --force"):
-        ip.run_line_magic("deepagent", f"deploy {app}")  # type: ignore[attr-defined]
-    ip.run_line_magic("deepagent", f"deploy {app} --force")  # type: ignore[attr-defined]
+        ip.run_line_magic("deepagent", f"deploy {app}")
+    ip.run_line_magic("deepagent", f"deploy {app} --force")
     assert set(json.loads((app / "langgraph.json").read_text())["graphs"]) == {"helper", "writer"}
 
 
