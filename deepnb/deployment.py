@@ -32,6 +32,7 @@ from typing import Any
 from deepnb.config import ConfigFile, Key, find_config, parse_agent
 from deepnb.errors import DeepnbError
 from deepnb.project import inside, project_root
+from deepnb.safe_display import safe_display
 from deepnb.spec import AgentSpec
 from deepnb.trust import is_trusted
 
@@ -58,6 +59,7 @@ JUNK = (
 """Folders never copied with a disk backend's folder."""
 
 
+@safe_display
 @dataclass(frozen=True)
 class Deployment:
     """An Agent Server app folder deepnb wrote: ``graphs`` are the agents' names (each one a

@@ -31,6 +31,7 @@ from deepnb.deployment import deploy
 from deepnb.errors import DeepnbError
 from deepnb.local import Workbench
 from deepnb.project import project_root
+from deepnb.safe_display import safe_display
 
 __all__ = ["DEFAULT_PORT", "Server", "current", "serve", "stop"]
 
@@ -42,6 +43,7 @@ SERVED = Path(".deepnb") / "served"
 """Under the project: the app folder (``app``) and the server's log."""
 
 
+@safe_display
 @dataclass(eq=False)
 class Server:
     """A ``langgraph dev`` this kernel started: ``url``, the ``graphs`` it serves (each one also
