@@ -131,6 +131,11 @@ def test_served_agents_run_through_langgraph_sdk_and_stop_leaves_nothing_running
         # the server's persistence keeps the thread, not the project's sqlite checkpointer
         assert client.threads.get_state(thread["thread_id"])["values"]["messages"][-1]["content"] == ANSWER
         assert not (project / "threads.db").exists()
+        # a demo: model (a script shipped in the package) runs on the server too
+        prompt = {"messages": [{"role": "user", "content": "Tide pools?"}]}
+        demo = client.runs.wait(None, "helper", input=prompt)
+        assert demo["messages"][-1]["content"].startswith("## Life in a tide pool")
+        assert "/notes/stresses.md" in demo["files"]
     finally:
         server.stop()
     assert not server.running and group_gone(server.process.pid)
