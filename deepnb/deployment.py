@@ -179,9 +179,8 @@ def _served_backend(value: Any, copies: _Copies) -> Any:
     backend = dict(value)
     if backend.get("type") == "disk":
         backend["root_dir"] = copies.place(str(backend.get("root_dir", ".")))
-    for part in ("default",):
-        if part in backend:
-            backend[part] = _served_backend(backend[part], copies)
+    if "default" in backend:
+        backend["default"] = _served_backend(backend["default"], copies)
     if isinstance(backend.get("routes"), Mapping):
         backend["routes"] = {k: _served_backend(v, copies) for k, v in backend["routes"].items()}
     return backend

@@ -78,6 +78,23 @@ def test_the_app_folder_has_langgraph_json_its_module_and_copies_of_what_the_tab
     assert not (app / "threads.db").exists() and not (project / "threads.db").exists()
 
 
+def test_a_disk_backend_on_the_project_itself_is_copied_without_the_app_or_the_junk(
+    project: Path,
+) -> None:
+    write(project / "deepnb.toml", '[agents.files]\nmodel = "demo:quickstart"\nbackend = "disk"\n')
+    (project / ".git").mkdir()
+    write(project / ".venv" / "pyvenv.cfg", "home = /usr")
+    app = deepnb.deploy(project / "served").folder
+    tables = json.loads((app / "deepnb_agents.json").read_text())["agents"]
+    assert tables["files"]["backend"] == {"type": "disk", "root_dir": "project"}
+    copied = {p.relative_to(app / "project").as_posix() for p in (app / "project").rglob("*")}
+    assert {"deepnb.toml", "data", "data/seed.txt", "scripts", "scripts/writer.yaml"} == copied
+    graph = deployment.served_graph(str(app / "deepnb_app.py"), "files")
+    state = asyncio.run(graph.ainvoke({"messages": [{"role": "user", "content": "Tide pools?"}]}))
+    assert (app / "project" / "notes" / "stresses.md").is_file()  # written in the app's copy
+    assert not (project / "notes").exists() and state["messages"][-1].content.startswith("## Life")
+
+
 def test_langgraph_cli_validates_the_config_and_writes_a_dockerfile_for_it(
     project: Path, tmp_path: Path
 ) -> None:
