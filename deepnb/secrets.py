@@ -36,6 +36,21 @@ MIN_SECRET = 6
 
 _environ: dict[Any, Any] = {}
 _forms: tuple[str, ...] = ()
+_given: set[str] = set()
+"""Secrets handed to deepnb in code (an API key passed to ``deepnb.connect``), not in the environment."""
+
+
+def add_secret(value: str) -> None:
+    """Treat ``value`` as a secret from now on, like a secret-named environment variable's value."""
+    global _environ
+    if len(value) >= MIN_SECRET and value not in _given:
+        _given.add(value)
+        _environ = {}  # the forms are recomputed on the next call
+
+
+def looks_secret(name: str) -> bool:
+    """Whether a variable or header called ``name`` holds a secret (``*_API_KEY``, ``Authorization``, …)."""
+    return bool(_SECRET_NAME.search(name))
 
 
 def _escaped_forms(value: str) -> set[str]:
@@ -57,6 +72,7 @@ def secret_forms() -> tuple[str, ...]:
     if current != _environ:
         snapshot = dict(current)  # taken first: a change from now on is seen by the next call
         values = {v for name, v in os.environ.items() if _SECRET_NAME.search(name) and len(v) >= MIN_SECRET}
+        values |= _given
         forms = set().union(*(_escaped_forms(v) for v in values)) if values else set()
         _forms = tuple(sorted(forms, key=len, reverse=True))
         _environ = snapshot

@@ -16,6 +16,8 @@ from deepnb.config import UntrustedConfig, find_config
 from deepnb.errors import DeepnbError
 from deepnb.extensions.registry import REGISTRY
 from deepnb.interpreter import Interpreter
+from deepnb.remote import RemoteWorkbench
+from deepnb.remote import connect as connect_to
 from deepnb.safe_display import safe_display
 from deepnb.session import Session
 from deepnb.spec import AgentSpec, parse_interrupt_on
@@ -77,6 +79,11 @@ def workbench_for(
         return wb.install(name, spec, make_checkpointer("memory"), None)
     if model is None and not changes:
         return existing
+    if isinstance(existing, RemoteWorkbench):
+        raise DeepnbError(
+            f"Agent {name!r} is served by {existing.url}: its model and options are the server's "
+            "(-m, --interrupt-on, --interpreter do not apply here); change them where it is served."
+        )
     if existing.spec is None:
         raise DeepnbError(
             f"Agent {name!r} was attached as a compiled graph: change its model or options in "
@@ -105,6 +112,26 @@ def _registered_or_config(name: str, *, skip_untrusted: bool) -> wb.Workbench | 
             raise
         print(f"deepnb: {exc} Running -m's model without it.", file=sys.stderr)
         return None
+
+
+def connect(args: Any) -> Message:
+    """Register the agent an Agent Protocol server serves (``deepnb.connect``); the API key is
+    read from the environment variable ``--api-key-env`` names, never from the line."""
+    api_key = None
+    if args.api_key_env:
+        api_key = os.environ.get(args.api_key_env)
+        if not api_key:
+            raise DeepnbError(
+                f"The environment variable {args.api_key_env} is not set: set it to the server's API key "
+                "(e.g. in the shell that starts Jupyter), or leave --api-key-env out for a server "
+                "without keys."
+            )
+    workbench = connect_to(args.url, args.assistant, name=args.agent, api_key=api_key)
+    return Message(
+        f"Connected agent {workbench.name!r} to assistant {workbench.graph_id!r} at {workbench.url}. "
+        f"Run it with %%deepagent -a {workbench.name}; "
+        f"%deepagent threads -a {workbench.name} lists its threads."
+    )
 
 
 def define(args: Any, namespace: dict[str, Any]) -> Message:

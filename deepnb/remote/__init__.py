@@ -10,6 +10,7 @@ from deepnb import agents
 from deepnb._loop import run_sync
 from deepnb.remote.client import Server, find_assistant
 from deepnb.remote.workbench import RemoteWorkbench
+from deepnb.secrets import add_secret, looks_secret
 
 __all__ = ["RemoteWorkbench", "connect"]
 
@@ -27,6 +28,9 @@ def connect(
     every subcommand work on it. ``api_key`` is sent as ``x-api-key`` (none if not given);
     ``headers`` go with every request. One line says what to do if the server cannot be reached,
     refuses the key, or has no such assistant."""
+    for field, value in [("api_key", api_key or ""), *(headers or {}).items()]:
+        if looks_secret(field):
+            add_secret(value)  # never shown: redacted wherever deepnb shows or saves text
     server = Server(url.rstrip("/"), dict(headers or {}), api_key)
     client = server.client()
     found = run_sync(find_assistant(client, server, assistant))

@@ -18,8 +18,13 @@ READ_TIMEOUT = 300.0
 """Seconds a stream may stay silent (a long tool call) before the server counts as gone."""
 
 
-class ServerGone(DeepnbError):
-    """The server stopped answering in the middle of a run (the run may go on there)."""
+class Disconnected(DeepnbError):
+    """The server stopped answering in the middle of a run (the run may go on there);
+    ``failure_hint`` says how to re-attach (the run's error ends with it)."""
+
+    def __init__(self, message: str, *, failure_hint: str) -> None:
+        super().__init__(message)
+        self.failure_hint = failure_hint
 
 
 @dataclass(frozen=True)

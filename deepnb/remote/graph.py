@@ -17,7 +17,7 @@ from typing import Any
 
 from deepnb.errors import DeepnbError
 from deepnb.remote import messages as convert
-from deepnb.remote.client import Server, ServerGone, explain, status_of, unreachable
+from deepnb.remote.client import Disconnected, Server, explain, status_of, unreachable
 
 log = logging.getLogger(__name__)
 STREAM_MODE_NAMES = {"messages": "messages-tuple"}
@@ -127,15 +127,18 @@ class ServerGraph:
 
     # -- runs ---------------------------------------------------------------------------------
 
-    async def active_run(self, thread_id: str) -> str | None:
-        """The id of the run going on the thread on the server now (running or queued), if any."""
+    async def latest_runs(self, thread_id: str) -> list[Mapping[str, Any]]:
+        """The thread's runs on the server, the newest first (none for a thread it does not have)."""
         try:
-            found = await self.client.runs.list(thread_id, limit=10)
+            return list(await self.client.runs.list(thread_id, limit=10))
         except Exception as exc:
             if status_of(exc) == 404:
-                return None
+                return []
             raise explain(exc, self.server, doing="listing the thread's runs") from None
-        going = [r for r in found if r.get("status") in ("pending", "running")]
+
+    async def active_run(self, thread_id: str) -> str | None:
+        """The id of the run going on the thread on the server now (running or queued), if any."""
+        going = [r for r in await self.latest_runs(thread_id) if r.get("status") in ("pending", "running")]
         return str(going[0]["run_id"]) if going else None
 
     async def cancel(self, thread_id: str, run_id: str) -> None:
@@ -179,6 +182,8 @@ class ServerGraph:
                 except DeepnbError:
                     raise
                 except Exception as exc:
+                    if isinstance(graph_input, Join) and status_of(exc) == 404:
+                        return  # the run's stream is gone (expired): the thread's state tells the rest
                     if run_id is None or not unreachable(exc):
                         raise self._failure(exc, thread_id) from None
                     parts = await self._rejoin(thread_id, run_id, last, exc)
@@ -235,10 +240,11 @@ class ServerGraph:
                 raise self._failure(exc, thread_id) from None
             log.debug("deepnb: rejoining run %s on %s after %r", run_id, self.server.url, cause)
             return self.client.runs.join_stream(thread_id, run_id, last_event_id=last or "-1")
-        raise ServerGone(
-            f"disconnected: the Agent Protocol server at {self.server.url} stopped answering mid-run "
-            f"(the run may go on there). Once it is back, %deepagent resume -t {thread_id} re-attaches "
-            "(after a kernel restart, %deepagent connect first)."
+        raise Disconnected(
+            f"the Agent Protocol server at {self.server.url} stopped answering mid-run "
+            "(the run may go on there)",
+            failure_hint=f"once it is back, %deepagent resume -t {thread_id} re-attaches "
+            "(after a kernel restart, %deepagent connect first).",
         )
 
     def _failure(self, exc: BaseException, thread_id: str) -> DeepnbError:

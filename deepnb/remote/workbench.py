@@ -141,14 +141,21 @@ class RemoteWorkbench(Workbench):
         return run
 
     def pending_run(self, thread_id: str | None = None) -> Run:
-        """The run waiting for approval on a thread; a run still going on the server is joined
-        (its cards come as it pauses)."""
+        """The run waiting for approval on a thread. A run still going on the server is joined
+        (its cards come as it pauses); after a kernel restart, the run that paused is joined
+        from its first event, so its view replays what happened before the cards."""
         thread = thread_id or self.current_thread
-        held = self.active_run(thread)
-        if held is None:
-            going = self._server_run(thread)
-            if going is not None:
-                return self.join(thread, going)
+        if self.active_run(thread) is None:
+            self._check_thread(thread)
+            runs = run_sync(self.graph.latest_runs(thread))
+            going = [r for r in runs if r.get("status") in ("pending", "running")]
+            if going:
+                return self.join(thread, str(going[0]["run_id"]))
+            paused = run_sync(self.graph.aget_state({"configurable": {"thread_id": thread}})).interrupts
+            if runs and paused:
+                run = self.join(thread, str(runs[0]["run_id"]))
+                if run.wait().status == "interrupted":
+                    return run
         return super().pending_run(thread)
 
     def _continue(self, thread_id: str) -> Run:

@@ -19,7 +19,15 @@ import deepnb
 
 ROOT = Path(__file__).resolve().parents[2]
 # Libraries `import deepnb` must not load: they take seconds, and most cells never need them.
-AGENT_LIBRARIES = ("deepagents", "langchain", "langchain_core", "langgraph", "anywidget", "ipywidgets")
+AGENT_LIBRARIES = (
+    "deepagents",
+    "langchain",
+    "langchain_core",
+    "langgraph",
+    "langgraph_sdk",
+    "anywidget",
+    "ipywidgets",
+)
 # Documented names whose module is light: using them loads no agent library either.
 LIGHT_NAMES = ("DeepnbError", "Files", "extensions", "agent", "attach", "get")
 
