@@ -76,13 +76,24 @@ class Server:
         if self.process.poll() is not None:
             return
         try:
-            os.killpg(self.process.pid, signal.SIGTERM)
+            self._signal(force=False)
             self.process.wait(timeout)
         except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
+            self._signal(force=True)
             self.process.wait(timeout)
         except ProcessLookupError:
             pass
+
+    def _signal(self, *, force: bool) -> None:
+        """SIGTERM (or SIGKILL) to the server's process group; where there are no process
+        groups (Windows), to the server itself."""
+        killpg = getattr(os, "killpg", None)  # POSIX only
+        if killpg is not None:
+            killpg(self.process.pid, signal.SIGKILL if force else signal.SIGTERM)
+        elif force:
+            self.process.kill()
+        else:
+            self.process.terminate()
 
     def connect(self) -> dict[str, Workbench]:
         """Connect each served agent under its own name (``%%deepagent -a NAME`` then runs on
