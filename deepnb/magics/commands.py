@@ -398,4 +398,12 @@ def serve(args: Any) -> Any:
         if stopped is None:
             return Message("No server of this kernel is running.")
         return Message(f"Stopped the server at {stopped.url}.")
-    return serving.serve(args.agent, port=args.port)
+    return serving.serve(args.agent, port=_port(args.port))
+
+
+def _port(text: str | None) -> int | None:
+    if text is None:
+        return None
+    if not text.isdigit():
+        raise DeepnbError(f"--port {text!r} is not a port number: give one such as --port 2024.")
+    return int(text)

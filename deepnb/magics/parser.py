@@ -248,7 +248,7 @@ def deploy(line: str) -> None:
 @argument(
     "-a", "--agent", action="append", help="Only this agent from deepnb.toml (repeat for more; default: all)."
 )
-@argument("--port", type=int, help="The port on 127.0.0.1 (default: 2024 if free, else any free one).")
+@argument("--port", metavar="P", help="The port on 127.0.0.1 (default: 2024 if free, else any free one).")
 @argument("--stop", action="store_true", help="Stop the server this kernel started.")
 def serve(line: str) -> None:
     """Serve deepnb.toml's agents with langgraph dev in the background (--stop ends it)."""
@@ -378,7 +378,8 @@ def _check(func: Command, args: Any) -> None:
     """Refuse empty values, contradicting options, and variable names deepnb must not assign."""
     command = func.argcmd_name
     for dest, value in vars(args).items():
-        if isinstance(value, str) and not value.strip():
+        values = value if isinstance(value, list) else [value]  # an option given more than once
+        if any(isinstance(v, str) and not v.strip() for v in values):
             raise UsageError(f"{command}: {_flag(func, dest)} needs a value, not an empty string.")
     for first, second, why in CONFLICTS.get(command, ()):
         if getattr(args, first) and getattr(args, second):

@@ -187,6 +187,10 @@ def test_the_magics_serve_connect_and_stop_and_say_what_is_wrong_in_one_line(
     assert group_gone(server.process.pid)
     nothing = ip.run_line_magic("deepagent", "serve --stop")
     assert repr(nothing) == "No server of this kernel is running."
+    with pytest.raises(UsageError, match=r"^--port 'abc' is not a port number: give one such as --port"):
+        ip.run_line_magic("deepagent", "serve --port abc")
+    with pytest.raises(UsageError, match=r"-a needs a value, not an empty string\.$"):
+        ip.run_line_magic("deepagent", "serve -a writer -a ''")
 
     app = tmp_path / "app"
     shown = ip.run_line_magic("deepagent", f"deploy {app} -a helper")
