@@ -25,6 +25,15 @@ STREAM_MODE_NAMES = {"messages": "messages-tuple"}
 REJOIN_ATTEMPTS = 3
 REJOIN_PAUSE = 1.0
 CANCEL_TIMEOUT = 10.0
+HISTORY = "/conversation_history/"
+"""Where deepagents' summarization offloads the older messages: a write there means a summary."""
+SUMMARY_READS = 20
+SUMMARY_PAUSE = 0.1
+
+
+class StoppedElsewhere(asyncio.CancelledError):
+    """The server run was cancelled by another client (or ``%deepagent stop`` from a kernel that
+    did not start it): the run here ends cancelled too."""
 
 
 @dataclass(frozen=True)
@@ -175,7 +184,10 @@ class ServerGraph:
                             self.runs[thread_id] = run_id
                             continue
                         for chunk in self._chunks(part.event, part.data):
+                            if chunk[:2] == ((), "updates"):
+                                chunk = await self._with_summary(thread_id, chunk)
                             yield chunk
+                    await self._check_end(thread_id, run_id or self.runs.get(thread_id))
                     return
                 except asyncio.CancelledError:
                     raise
@@ -184,15 +196,34 @@ class ServerGraph:
                 except Exception as exc:
                     if isinstance(graph_input, Join) and status_of(exc) == 404:
                         return  # the run's stream is gone (expired): the thread's state tells the rest
+                    run_id = run_id or self.runs.get(thread_id)
                     if run_id is None or not unreachable(exc):
                         raise self._failure(exc, thread_id) from None
                     parts = await self._rejoin(thread_id, run_id, last, exc)
+        except StoppedElsewhere:
+            raise
         except asyncio.CancelledError:
+            run_id = run_id or self.runs.get(thread_id)
             if run_id is not None:  # stopped here: stop it there too
                 await self._cancel_quietly(thread_id, run_id)
             raise
         finally:
             self.runs.pop(thread_id, None)
+
+    async def _check_end(self, thread_id: str, run_id: str | None) -> None:
+        """A stream that ended without the run ending here: cancelled by another client (the run
+        is then stopped here too), or failed or timed out on the server."""
+        if run_id is None:
+            return
+        try:
+            status = (await self.client.runs.get(thread_id, run_id)).get("status")
+        except Exception:  # the thread's state says the rest
+            log.debug("deepnb: could not read run %s on %s", run_id, self.server.url, exc_info=True)
+            return
+        if status == "interrupted":
+            raise StoppedElsewhere
+        if status in ("error", "timeout"):
+            raise DeepnbError(f"The run ended on the server with status {status!r}: its log says why.")
 
     def _create(self, thread_id: str, graph_input: Any, config: Mapping[str, Any], modes: list[str]) -> Any:
         options: dict[str, Any] = {}
@@ -226,6 +257,46 @@ class ServerGraph:
         if mode not in ("updates", "messages", "tasks", "custom"):
             return []  # values, metadata, end, …: the thread's state is read when the stream ends
         return [(tuple(namespace), mode, convert.chunk(mode, data))]
+
+    async def _with_summary(
+        self, thread_id: str, chunk: tuple[tuple[str, ...], str, Any]
+    ) -> tuple[tuple[str, ...], str, Any]:
+        """The main agent's update that summarized its context, with the summarization event the
+        server leaves out of streamed updates (a private state key) read back from the thread's
+        state, so the events layer shows the summary as it does for a local run."""
+        namespace, mode, data = chunk
+        if not isinstance(data, Mapping):
+            return chunk
+        completed = dict(data)
+        for node, update in data.items():
+            files = update.get("files") if isinstance(update, Mapping) else None
+            if not isinstance(files, Mapping) or not any(HISTORY in str(path) for path in files):
+                continue
+            assert isinstance(update, Mapping)
+            if "_summarization_event" in update:
+                continue
+            ids = {getattr(m, "id", None) for m in update.get("messages") or []} - {None}
+            event = await self._summary_event(thread_id, ids)
+            if event is not None:
+                completed[node] = {**update, "_summarization_event": event}
+        return namespace, mode, completed
+
+    async def _summary_event(self, thread_id: str, message_ids: set[Any]) -> Any:
+        """The thread's summarization event, once its state holds the messages ``message_ids``
+        (the checkpoint of the step that summarized); ``None`` if it never does."""
+        for _ in range(SUMMARY_READS):
+            try:
+                state = await self.client.threads.get_state(thread_id)
+            except Exception:  # shown without its summary card, never failed for it
+                log.debug("deepnb: could not read the summary of %s", thread_id, exc_info=True)
+                return None
+            values = state.get("values") if isinstance(state, Mapping) else None
+            if isinstance(values, Mapping):
+                held = {m.get("id") for m in values.get("messages") or [] if isinstance(m, Mapping)}
+                if message_ids <= held:
+                    return convert.state_update(values).get("_summarization_event")
+            await asyncio.sleep(SUMMARY_PAUSE)
+        return None
 
     async def _rejoin(self, thread_id: str, run_id: str, last: str | None, cause: BaseException) -> Any:
         """Join the run's resumable stream again after the connection broke (the server may

@@ -4,8 +4,11 @@ reads a local one."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 
 def message(data: Any) -> Any:
@@ -13,18 +16,25 @@ def message(data: Any) -> Any:
     if not isinstance(data, Mapping) or "type" not in data:
         return data
     # lazy: langchain_core is heavy to import, and only a connected agent needs it here
-    from langchain_core.messages import AIMessageChunk, convert_to_messages  # noqa: PLC0415
+    from langchain_core import messages as lc  # noqa: PLC0415
 
-    fields = {k: v for k, v in data.items() if v is not None}
-    if data["type"] == "AIMessageChunk":
-        fields.pop("type")
-        fields.pop("tool_calls", None)  # rebuilt from tool_call_chunks
-        try:
-            return AIMessageChunk(**fields)
-        except Exception:  # a shape this langchain_core does not take: its text is what matters
-            return AIMessageChunk(content=data.get("content") or "", id=data.get("id"))
+    kinds: dict[str, type[Any]] = {
+        "human": lc.HumanMessage,
+        "ai": lc.AIMessage,
+        "tool": lc.ToolMessage,
+        "system": lc.SystemMessage,
+        "remove": lc.RemoveMessage,
+        "AIMessageChunk": lc.AIMessageChunk,
+    }
+    fields = {k: v for k, v in data.items() if v is not None and k != "type"}
+    kind = kinds.get(str(data["type"]))
+    if kind is not None:
+        try:  # every field as the server sent it (usage, tool calls, additional_kwargs' marks)
+            return kind(**fields)
+        except Exception:  # a shape this langchain_core does not take: the lenient path below
+            log.debug("deepnb: a %s message kept only its main fields", data["type"], exc_info=True)
     try:
-        return convert_to_messages([fields])[0]
+        return lc.convert_to_messages([{**fields, "type": data["type"]}])[0]
     except Exception:  # a message type this langchain_core does not know: left as the server sent it
         return data
 

@@ -165,6 +165,20 @@ class RemoteWorkbench(Workbench):
                 return self.join(thread_id, going)
         return super()._continue(thread_id)
 
+    def stop(self, thread_id: str | None = None) -> Run:
+        """Stop the run holding a thread: this kernel's, or one going on the server that another
+        kernel (or client) started, which is cancelled there and joined to show how far it got."""
+        thread = thread_id or self.current_thread
+        if self.active_run(thread) is None:
+            going = self._server_run(thread)
+            if going is not None:
+                try:
+                    run_sync(self.graph.cancel(thread, going))
+                except Exception as exc:
+                    raise explain(exc, self.server, doing="cancelling the run") from None
+                return self.join(thread, going)
+        return super().stop(thread)
+
     def inspect(self) -> Any:
         raise DeepnbError(
             f"Agent {self.name!r} is served by {self.url} (assistant {self.graph_id!r}): its anatomy is "

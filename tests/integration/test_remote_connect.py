@@ -28,6 +28,7 @@ from tests.support.servers import FOREIGN_ENV, AgentServer, agent_server_fixture
 WAIT = 60.0
 RESULT = "Done: the launch is in May, notes in /notes.md."
 FOUND = "Found it: the launch moved to May."
+RESEARCH_PROMPT = "Write a short report on how coral reefs recover after bleaching."
 
 agent_server = agent_server_fixture()
 
@@ -172,7 +173,9 @@ def test_bad_input_says_what_to_do_in_one_line(
 ) -> None:
     local = deepnb.agent(unique("local"), "demo:quickstart")
     before = local.run("Write a brief about tide pools")
-    with pytest.raises(DeepnbError, match=r"has no assistant 'nope': it has deep, researcher\.") as caught:
+    with pytest.raises(
+        DeepnbError, match=r"has no assistant 'nope': it has deep, research, researcher\."
+    ) as caught:
         deepnb.connect(agent_server.url, "nope")
     assert "\n" not in str(caught.value)
     with pytest.raises(DeepnbError, match=r"Cannot reach an Agent Protocol server at http://127\.0\.0\.1:"):
@@ -217,3 +220,28 @@ def test_respond_and_a_raw_interrupt_resume_the_server_run(agent_server: AgentSe
     assert run.result == "Thanks."
     tools = [(m.name, m.content) for m in bench.state_values(run.thread_id)["messages"] if m.type == "tool"]
     assert tools == [("send_note", "Nobody is around."), ("ask_user", "The user says: In May")]
+
+
+def test_the_research_demo_served_shows_what_it_shows_in_the_kernel(agent_server: AgentServer) -> None:
+    local = deepnb.agent(unique("local"), "demo:research").run(RESEARCH_PROMPT)
+    served = deepnb.connect(agent_server.url, "research", name=unique("research"))
+    remote = served.run(RESEARCH_PROMPT, new_thread=True)
+    assert (local.status, remote.status) == ("done", "done"), remote.error
+    assert remote.result == local.result
+    assert remote.todos == local.todos
+    assert [n.path for n in remote.tree.children] == [n.path for n in local.tree.children]
+    assert [n.result for n in remote.tree.children] == [n.result for n in local.tree.children]
+    (summary,) = remote.summaries
+    (expected,) = local.summaries
+    assert (summary.agent, summary.text) == (expected.agent, expected.text)
+    event = served.state_values(remote.thread_id)["_summarization_event"]  # the server's own count
+    assert summary.messages == event["cutoff_index"] > 0
+    assert summary.tokens_before and summary.tokens_after and summary.tokens_after < summary.tokens_before
+    assert summary.file_path and "coral" in remote.files[summary.file_path]
+
+    def shown(run: Any) -> list[tuple[str, str, str]]:
+        return sorted((i["kind"], i["agent"], i.get("name") or "") for i in run.state.to_json()["items"])
+
+    assert shown(remote) == shown(local)
+    text = run_bundle(remote)["text/plain"]
+    assert "Subagents (3):" in text and "Context summarized" in text

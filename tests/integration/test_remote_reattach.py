@@ -148,3 +148,14 @@ def test_a_server_that_goes_away_mid_run_ends_it_disconnected(tmp_path: Path) ->
     assert run.error.startswith(f"Disconnected: the Agent Protocol server at {server.url} stopped answering")
     assert f"%deepagent resume -t {run.thread_id} re-attaches" in run.error
     assert "\n" not in run.error
+
+
+def test_stop_after_a_restart_cancels_the_run_on_the_server(agent_server: AgentServer, ip: Any) -> None:
+    thread_id = kernel_that_dies(agent_server.url, "Do the slow thing", after_tool="slow_step")
+    name = unique("stopper")
+    ip.run_line_magic("deepagent", f"connect {agent_server.url} --assistant deep -a {name}")
+    run = ip.run_line_magic("deepagent", f"stop -a {name} -t {thread_id}")
+    run.wait(WAIT)
+    assert run.status == "cancelled"
+    assert [i["name"] for i in run.state.to_json()["items"] if i["kind"] == "tool"] == ["slow_step"]
+    assert [r["status"] for r in server_runs(deepnb.get(name), thread_id)] == ["interrupted"]
