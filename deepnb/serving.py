@@ -218,12 +218,12 @@ def serve(
     if port is not None and (running is None or running.port != port):
         _choose_port(port)  # a port in use is refused before anything stops
     staged = deploy(served / "app.next", agents=agents, force=True, root=root)
+    (served / ".gitignore").write_text("*\n", encoding="utf-8")  # nothing of it is the project's
     stop()
     folder = served / "app"
     if folder.exists():
         shutil.rmtree(folder)
     staged.folder.rename(folder)
-    (served / ".gitignore").write_text("*\n", encoding="utf-8")
     chosen = _choose_port(port)
     url = f"http://127.0.0.1:{chosen}"
     log = served / "langgraph-dev.log"
