@@ -11,6 +11,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from langgraph.checkpoint.memory import InMemorySaver
 
 import deepnb
 from deepnb import deployment, trust
@@ -81,18 +82,44 @@ def test_the_app_folder_has_langgraph_json_its_module_and_copies_of_what_the_tab
 def test_a_disk_backend_on_the_project_itself_is_copied_without_the_app_or_the_junk(
     project: Path,
 ) -> None:
-    write(project / "deepnb.toml", '[agents.files]\nmodel = "demo:quickstart"\nbackend = "disk"\n')
+    write(
+        project / "deepnb.toml",
+        """
+        [agents.files]
+        model = "demo:quickstart"
+        backend = "disk"
+        memory = ["/AGENTS.md"]
+        skills = ["/skills/"]
+        """,
+    )
+    write(project / "AGENTS.md", "Keep notes short.")
+    write(project / "skills" / "brief" / "SKILL.md", "---\nname: brief\ndescription: Write a brief.\n---\n")
     (project / ".git").mkdir()
     write(project / ".venv" / "pyvenv.cfg", "home = /usr")
     app = deepnb.deploy(project / "served").folder
     tables = json.loads((app / "deepnb_agents.json").read_text())["agents"]
     assert tables["files"]["backend"] == {"type": "disk", "root_dir": "project"}
     copied = {p.relative_to(app / "project").as_posix() for p in (app / "project").rglob("*")}
-    assert {"deepnb.toml", "data", "data/seed.txt", "scripts", "scripts/writer.yaml"} == copied
+    assert copied == {
+        "deepnb.toml",
+        "AGENTS.md",  # memory and skills are paths in the backend: here, the project's folder
+        "skills",
+        "skills/brief",
+        "skills/brief/SKILL.md",
+        "data",
+        "data/seed.txt",
+        "scripts",
+        "scripts/writer.yaml",
+    }
+    assert tables["files"]["memory"] == ["/AGENTS.md"] and tables["files"]["skills"] == ["/skills/"]
     graph = deployment.served_graph(str(app / "deepnb_app.py"), "files")
-    state = asyncio.run(graph.ainvoke({"messages": [{"role": "user", "content": "Tide pools?"}]}))
+    graph = graph.copy(update={"checkpointer": InMemorySaver()})  # what the server gives it
+    config = {"configurable": {"thread_id": "t"}}
+    asyncio.run(graph.ainvoke({"messages": [{"role": "user", "content": "Tide pools?"}]}, config))
+    state = graph.get_state(config).values
     assert (app / "project" / "notes" / "stresses.md").is_file()  # written in the app's copy
     assert not (project / "notes").exists() and state["messages"][-1].content.startswith("## Life")
+    assert state["memory_contents"] == {"/AGENTS.md": "Keep notes short."}  # read from the app's copy
 
 
 def test_langgraph_cli_validates_the_config_and_writes_a_dockerfile_for_it(
