@@ -3,9 +3,10 @@
 ``%load_ext deepnb`` registers the ``%deepagent`` / ``%%deepagent`` magics. Without magics,
 ``deepnb.agent(...)`` builds and registers an agent, ``deepnb.attach(graph)`` registers one you
 compiled, ``deepnb.connect(url, assistant)`` one served over the Agent Protocol, and
-``deepnb.get(name)`` returns a registered agent or builds one the project's ``deepnb.toml`` defines.
-Extensions (``deepnb.extensions``) add tools, middleware and backend routes to every agent deepnb
-builds.
+``deepnb.get(name)`` returns a registered agent or builds one the project's ``deepnb.toml`` defines;
+``deepnb.deploy(path)`` writes those agents as a LangGraph Agent Server app and ``deepnb.serve()``
+serves them with ``langgraph dev``. Extensions (``deepnb.extensions``) add tools, middleware and
+backend routes to every agent deepnb builds.
 
 The types those calls return (``Workbench``, ``Run``, ``Files``), ``DeepnbError``, the replay model
 ``ScriptedChatModel`` and the ``extensions`` and ``models`` packages are attributes of ``deepnb``
@@ -15,6 +16,8 @@ too. They load on first use (PEP 562), so ``import deepnb`` imports no agent lib
 from __future__ import annotations
 
 import importlib
+import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -28,10 +31,12 @@ __all__ = [
     "agent",
     "attach",
     "connect",
+    "deploy",
     "extensions",
     "get",
     "load_ipython_extension",
     "models",
+    "serve",
     "unload_ipython_extension",
 ]
 
@@ -119,6 +124,25 @@ def get(name: str | None = None) -> Workbench:
     from deepnb.workbench import get as lookup  # noqa: PLC0415  # lazy: see above
 
     return lookup(name)
+
+
+def deploy(path: str | os.PathLike[str], *, agents: Sequence[str] | None = None, force: bool = False) -> Any:
+    """Write the project's ``deepnb.toml`` agents (all, or ``agents``) into the folder ``path`` as
+    a LangGraph Agent Server app (``langgraph.json`` and its module), which ``langgraph dev``
+    serves and ``langgraph build`` accepts. ``force`` replaces a deployment already there."""
+    from deepnb.deployment import deploy as write  # noqa: PLC0415  # lazy: see above
+
+    return write(path, agents=agents, force=force)
+
+
+def serve(agents: Sequence[str] | None = None, *, port: int | None = None, connect: bool = True) -> Any:
+    """Deploy the project's agents into ``.deepnb/served/`` and start ``langgraph dev`` on it on
+    127.0.0.1 in the background; returns the server (``url``, ``graphs``, ``log``, ``stop()``).
+    With ``connect``, each served agent is connected under its name (``deepnb.connect``), so
+    ``%%deepagent -a NAME`` runs on the server until it stops."""
+    from deepnb.serving import serve as start  # noqa: PLC0415  # lazy: see above
+
+    return start(agents, port=port, connect=connect)
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -26,6 +26,11 @@ def find(name: str) -> Workbench | None:
     return _registry.get(name)
 
 
+def forget(name: str) -> Workbench | None:
+    """Unregister ``name`` (its threads stay where they are); the workbench it was, if any."""
+    return _registry.pop(name, None)
+
+
 def current_name() -> str:
     return _current[0]
 

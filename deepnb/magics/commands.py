@@ -377,3 +377,33 @@ def reload(args: Any) -> Message:
         return Message("No agents to rebuild: define one with %deepagent define NAME -m MODEL.")
     names = ", ".join(w.name for w in rebuilt)
     return Message(f"Rebuilt {names} with the current extensions (threads kept).")
+
+
+def deploy(args: Any) -> Message:
+    """Write the project's agents as an Agent Server app into ``args.path``."""
+    from deepnb.deployment import deploy as write  # noqa: PLC0415  # lazy: it imports deepagents' config
+
+    return Message(repr(write(args.path, agents=args.agent, force=args.force)))
+
+
+def serve(args: Any) -> Any:
+    """Start ``langgraph dev`` on the project's agents (its server object), or stop it."""
+    # lazy: serving imports the deployment code and subprocess handling no other command needs
+    from deepnb import serving  # noqa: PLC0415
+
+    if args.stop:
+        if args.agent or args.port is not None:
+            raise DeepnbError("--stop takes no other option: %deepagent serve --stop.")
+        stopped = serving.stop()
+        if stopped is None:
+            return Message("No server of this kernel is running.")
+        return Message(f"Stopped the server at {stopped.url}.")
+    return serving.serve(args.agent, port=_port(args.port))
+
+
+def _port(text: str | None) -> int | None:
+    if text is None:
+        return None
+    if not text.isdigit():
+        raise DeepnbError(f"--port {text!r} is not a port number: give one such as --port 2024.")
+    return int(text)

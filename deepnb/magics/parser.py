@@ -234,6 +234,26 @@ def reload(line: str) -> None:
     """Rebuild agents with the extensions registered now (and deepnb.toml read again)."""
 
 
+@magic_arguments(name="deepagent deploy")
+@argument("path", help="The folder to write the Agent Server app into (it must not exist, unless --force).")
+@argument(
+    "-a", "--agent", action="append", help="Only this agent from deepnb.toml (repeat for more; default: all)."
+)
+@argument("--force", action="store_true", help="Replace a deployment deepnb wrote there before.")
+def deploy(line: str) -> None:
+    """Write deepnb.toml's agents as a LangGraph Agent Server app (langgraph.json and its module)."""
+
+
+@magic_arguments(name="deepagent serve")
+@argument(
+    "-a", "--agent", action="append", help="Only this agent from deepnb.toml (repeat for more; default: all)."
+)
+@argument("--port", metavar="P", help="The port on 127.0.0.1 (default: 2024 if free, else any free one).")
+@argument("--stop", action="store_true", help="Stop the server this kernel started.")
+def serve(line: str) -> None:
+    """Serve deepnb.toml's agents with langgraph dev in the background (--stop ends it)."""
+
+
 SUMMARIES = {
     "help": "Show this help.",
     "define": "Define (or redefine) a named agent.",
@@ -255,6 +275,8 @@ SUMMARIES = {
     "extensions": "List extension registrations, sources, failures; says if a reload is needed.",
     "trust": "Trust the project: its deepnb.toml code and extension folders may run (--revoke to stop).",
     "reload": "Rebuild agents with the current extensions and deepnb.toml (threads kept).",
+    "deploy": "Write deepnb.toml's agents as an Agent Server app (langgraph.json) into PATH.",
+    "serve": "Serve deepnb.toml's agents with langgraph dev in the background (--stop ends it).",
 }
 SUBCOMMANDS: dict[str, Command] = {
     "help": help_,
@@ -277,6 +299,8 @@ SUBCOMMANDS: dict[str, Command] = {
     "extensions": extensions,
     "trust": trust,
     "reload": reload,
+    "deploy": deploy,
+    "serve": serve,
 }
 
 
@@ -354,7 +378,8 @@ def _check(func: Command, args: Any) -> None:
     """Refuse empty values, contradicting options, and variable names deepnb must not assign."""
     command = func.argcmd_name
     for dest, value in vars(args).items():
-        if isinstance(value, str) and not value.strip():
+        values = value if isinstance(value, list) else [value]  # an option given more than once
+        if any(isinstance(v, str) and not v.strip() for v in values):
             raise UsageError(f"{command}: {_flag(func, dest)} needs a value, not an empty string.")
     for first, second, why in CONFLICTS.get(command, ()):
         if getattr(args, first) and getattr(args, second):

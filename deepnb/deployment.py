@@ -1,0 +1,341 @@
+"""Deploying the project's agents as a LangGraph Agent Server app (``deepnb.deploy``).
+
+A deployment is a folder that ``langgraph dev`` serves as it is and ``langgraph build`` accepts:
+
+    langgraph.json        graphs named after the agents, and the dependencies to install
+    deepnb_app.py         the module the graphs point at (generated: deploy again, don't edit)
+    deepnb_agents.json    the agents' tables from deepnb.toml, with paths rewritten into the folder
+    project/...           copies of what the tables name on disk (scripted: scripts, disk
+                          backends' folders), at their paths in the project
+    mytools.py, ...       the project's own modules that ``module:attr`` references import
+
+The served graphs are built by deepnb from those tables, as in the kernel, so ``scripted:`` and
+``demo:`` models work there too; they carry no checkpointer or store of their own (the Agent
+Server supplies persistence). A table that imports code or reaches outside the project is deployed
+only from a trusted project (``%deepagent trust``), the same rule as building it in the kernel.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import keyword
+import os
+import re
+import shutil
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from deepnb.config import ConfigFile, Key, find_config, parse_agent
+from deepnb.errors import DeepnbError
+from deepnb.project import inside, project_root
+from deepnb.safe_display import safe_display
+from deepnb.spec import AgentSpec
+from deepnb.trust import is_trusted
+
+__all__ = ["AGENTS_FILE", "APP_MODULE", "CONFIG_FILE", "Deployment", "deploy", "served_graph"]
+
+CONFIG_FILE = "langgraph.json"
+APP_MODULE = "deepnb_app.py"
+AGENTS_FILE = "deepnb_agents.json"
+PROJECT = "project"
+"""Where files from the project's folder are copied to, at their paths in it."""
+EXTERNAL = "external"
+"""Where files from outside the project (a trusted project may name them) are copied to."""
+
+JUNK = (
+    ".git",
+    ".venv",
+    "venv",
+    "node_modules",
+    "__pycache__",
+    ".deepnb",
+    ".langgraph_api",
+    ".ipynb_checkpoints",
+)
+"""Folders never copied with a disk backend's folder."""
+
+
+@safe_display
+@dataclass(frozen=True)
+class Deployment:
+    """An Agent Server app folder deepnb wrote: ``graphs`` are the agents' names (each one a
+    graph id and the default assistant's name on the server)."""
+
+    folder: Path
+    graphs: tuple[str, ...]
+    source: Path
+
+    @property
+    def config(self) -> Path:
+        """The app's ``langgraph.json``."""
+        return self.folder / CONFIG_FILE
+
+    def __repr__(self) -> str:
+        names = ", ".join(self.graphs)
+        return (
+            f"Deployed {names} from {self.source.name} to {self.folder}: "
+            f"serve it with `langgraph dev` there (or %deepagent serve)."
+        )
+
+
+# -- what the tables name on disk ------------------------------------------------------------------
+
+
+class _Copies:
+    """Files and folders to copy into the app, each under a path relative to the app."""
+
+    def __init__(self, root: Path, target: Path) -> None:
+        self.root = root
+        self.target = target
+        self.items: dict[Path, str] = {}
+
+    def place(self, text: str) -> str:
+        """The app-relative path where the host path ``text`` (relative to the project) goes."""
+        path = Path(text).expanduser()
+        path = (path if path.is_absolute() else self.root / path).resolve()
+        if path in self.items:
+            return self.items[path]
+        if inside(path, self.root) and not inside(path, self.target):
+            relative = "/".join((PROJECT, *path.relative_to(self.root.resolve()).parts))
+        else:
+            relative = f"{EXTERNAL}/{len(self.items)}-{path.name or 'root'}"
+        self.items[path] = relative
+        return relative
+
+    def module(self, reference: str) -> None:
+        """Copy the project's top-level module that ``module:attr`` imports, if it is the
+        project's own (installed packages are the environment's business)."""
+        top = reference.partition(":")[0].partition(".")[0]
+        for candidate in (self.root / top, self.root / f"{top}.py"):
+            if candidate.exists() and inside(candidate, self.root):
+                self.items.setdefault(candidate.resolve(), candidate.name)
+                return
+
+    def write(self) -> None:
+        skip = shutil.ignore_patterns(*JUNK, "*.pyc")
+        target = self.target.resolve()
+        for source, relative in self.items.items():
+            _copy(source, self.target / relative, skip, target)
+
+
+def _copy(source: Path, destination: Path, skip: Any, target: Path) -> None:
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    if source.is_dir():
+
+        def ignore(folder: str, names: list[str]) -> set[str]:
+            inner = {n for n in names if Path(folder, n).resolve() == target}
+            return set(skip(folder, names)) | inner
+
+        shutil.copytree(source, destination, ignore=ignore, dirs_exist_ok=True)
+    elif source.is_file():
+        shutil.copy2(source, destination)
+
+
+def _references(table: Mapping[str, Any], copies: _Copies) -> None:
+    for key in ("tools", "middleware"):
+        for item in table.get(key) or ():
+            if isinstance(item, str):
+                copies.module(item)
+
+
+def _served_table(table: Mapping[str, Any], copies: _Copies) -> dict[str, Any]:
+    """``table`` as the app reads it: host paths pointing at their copies, no checkpointer."""
+    served = copy.deepcopy(dict(table))
+    served.pop("checkpointer", None)  # the Agent Server keeps the threads
+    if "model" not in served and os.environ.get("DEEPNB_MODEL"):  # the server may not have it set
+        served["model"] = os.environ["DEEPNB_MODEL"]
+    _rewrite_model(served, copies)
+    _references(served, copies)
+    if "backend" in served:
+        served["backend"] = _served_backend(served["backend"], copies)
+    for subagent in served.get("subagents") or ():
+        if isinstance(subagent, str):
+            copies.module(subagent)
+        elif isinstance(subagent, dict):
+            _rewrite_model(subagent, copies)
+            _references(subagent, copies)
+    return served
+
+
+def _rewrite_model(table: dict[str, Any], copies: _Copies) -> None:
+    model = table.get("model")
+    if isinstance(model, str) and model.startswith("scripted:"):
+        table["model"] = f"scripted:{copies.place(model.removeprefix('scripted:'))}"
+
+
+def _served_backend(value: Any, copies: _Copies) -> Any:
+    if isinstance(value, str):
+        if ":" in value:
+            copies.module(value)
+        elif value == "disk":
+            return {"type": "disk", "root_dir": copies.place(".")}
+        return value
+    if not isinstance(value, Mapping):
+        return value
+    backend = dict(value)
+    if backend.get("type") == "disk":
+        backend["root_dir"] = copies.place(str(backend.get("root_dir", ".")))
+    if "default" in backend:
+        backend["default"] = _served_backend(backend["default"], copies)
+    if isinstance(backend.get("routes"), Mapping):
+        backend["routes"] = {k: _served_backend(v, copies) for k, v in backend["routes"].items()}
+    return backend
+
+
+# -- deploying -------------------------------------------------------------------------------------
+
+
+def _config(root: Path | None) -> ConfigFile:
+    root = root or project_root()
+    config = find_config(root)
+    if config is None:
+        raise DeepnbError(
+            f"No deepnb.toml in {root}: add [agents.NAME] tables to it (or [tool.deepnb.agents.NAME] "
+            "to pyproject.toml) to deploy them."
+        )
+    if not config.agents:
+        raise DeepnbError(f"{config.shown} defines no agents: add an [agents.NAME] table to deploy.")
+    return config
+
+
+def _chosen(config: ConfigFile, agents: Sequence[str] | None) -> list[str]:
+    if agents is None or not agents:
+        return sorted(config.agents)
+    unknown = [name for name in agents if name not in config.agents]
+    if unknown:
+        raise DeepnbError(
+            f"{config.shown} defines no agent {unknown[0]!r}: use one of {', '.join(sorted(config.agents))}."
+        )
+    return list(dict.fromkeys(agents))
+
+
+def _deployed_here(folder: Path) -> bool:
+    return (folder / CONFIG_FILE).is_file() and (folder / APP_MODULE).is_file()
+
+
+def _prepare(folder: Path, root: Path, *, force: bool) -> None:
+    """Refuse a folder that exists (unless ``force`` and deepnb deployed there before), or one
+    that holds the project."""
+    if inside(root, folder):
+        raise DeepnbError(f"{folder} holds the project itself: deploy into a new folder, e.g. ./served.")
+    if not folder.exists() and not folder.is_symlink():
+        return
+    if not folder.is_dir():
+        raise DeepnbError(f"{folder} exists and is not a folder: name a new folder to deploy into.")
+    if not force:
+        raise DeepnbError(
+            f"{folder} already exists: pass --force (force=True) to replace it, or name a new folder."
+        )
+    if any(folder.iterdir()) and not _deployed_here(folder):
+        raise DeepnbError(
+            f"{folder} is not a deployment deepnb wrote (no {CONFIG_FILE} and {APP_MODULE}): "
+            "--force replaces only those; name a new folder."
+        )
+    shutil.rmtree(folder)
+
+
+def _deepnb_dependency(folder: Path) -> str:
+    """How the app installs deepnb: its source checkout as a local path (what ``langgraph dev``
+    puts on ``sys.path`` and ``langgraph build`` installs), else the ``deepnb`` package."""
+    checkout = Path(__file__).resolve().parent.parent
+    pyproject = checkout / "pyproject.toml"
+    try:
+        name = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {}).get("name")
+    except (OSError, tomllib.TOMLDecodeError):
+        name = None
+    if name != "deepnb":
+        return "deepnb"
+    relative = os.path.relpath(checkout, folder.resolve())
+    return relative if relative.startswith(".") else f"./{relative}"
+
+
+def _attribute(name: str, taken: Iterable[str]) -> str:
+    """A Python name for the graph ``name`` in the generated module."""
+    attribute = re.sub(r"\W", "_", name)
+    if not attribute.isidentifier() or keyword.iskeyword(attribute) or attribute.startswith("_"):
+        attribute = f"agent_{attribute}"
+    while attribute in taken:
+        attribute += "_"
+    return attribute
+
+
+MODULE = '''"""The agents deepnb deployed from {source}: each one a graph langgraph.json names.
+
+Generated by deepnb.deploy: deploy again rather than editing it. Each graph is built by deepnb
+from {agents_file}, without a checkpointer or store of its own (the Agent Server keeps threads).
+"""
+
+from deepnb.deployment import served_graph
+
+{graphs}
+'''
+
+
+def deploy(
+    path: str | os.PathLike[str],
+    *,
+    agents: Sequence[str] | None = None,
+    force: bool = False,
+    root: Path | None = None,
+) -> Deployment:
+    """Write the project's agents (all, or ``agents``) as an Agent Server app into the folder
+    ``path``: see the module's docstring. An existing folder is replaced only with ``force``
+    (and only if deepnb deployed there)."""
+    config = _config(root)
+    names = _chosen(config, agents)
+    project = config.path.parent.resolve()
+    folder = Path(path).expanduser().absolute()
+    trusted = is_trusted(project)
+    for name in names:  # the trust gate, and every mistake now rather than in the server
+        parse_agent(
+            config.agents[name],
+            Key(config.shown, f"{config.prefix}.{name}"),
+            base_dir=project,
+            trusted=trusted,
+        )
+    _prepare(folder, project, force=force)
+    copies = _Copies(project, folder)
+    tables = {name: _served_table(config.agents[name], copies) for name in names}
+    folder.mkdir(parents=True)
+    try:
+        copies.write()
+        _write_app(folder, tables, source=config.path)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return Deployment(folder, tuple(names), config.path)
+
+
+def _write_app(folder: Path, tables: Mapping[str, Any], *, source: Path) -> None:
+    attributes: dict[str, str] = {}
+    for name in tables:
+        attributes[name] = _attribute(name, attributes.values())
+    graphs = "\n".join(f"{attr} = served_graph(__file__, {name!r})" for name, attr in attributes.items())
+    (folder / APP_MODULE).write_text(
+        MODULE.format(source=source.name, agents_file=AGENTS_FILE, graphs=graphs), encoding="utf-8"
+    )
+    data = {"source": str(source), "agents": tables}
+    (folder / AGENTS_FILE).write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+    langgraph = {
+        "dependencies": [".", _deepnb_dependency(folder)],
+        "graphs": {name: f"./{APP_MODULE}:{attr}" for name, attr in attributes.items()},
+    }
+    (folder / CONFIG_FILE).write_text(json.dumps(langgraph, indent=2) + "\n", encoding="utf-8")
+
+
+# -- in the server ---------------------------------------------------------------------------------
+
+
+def served_graph(module_file: str, name: str) -> Any:
+    """The compiled agent ``name`` of the deployment whose module is ``module_file``: built
+    from its tables like an agent in the kernel, with no checkpointer or store (the server's)."""
+    folder = Path(module_file).resolve().parent
+    data = json.loads((folder / AGENTS_FILE).read_text(encoding="utf-8"))
+    definition = parse_agent(data["agents"][name], Key(AGENTS_FILE, f"agents.{name}"), base_dir=folder)
+    options = {key: value for key, value in definition.options.items() if key != "store"}
+    spec = AgentSpec(definition.model, definition.label, options, definition.todos)
+    return spec.build(name=name, checkpointer=None)

@@ -1,0 +1,242 @@
+"""``deepnb.serve`` / ``%deepagent serve``: a tests-owned project's scripted agents deployed and
+served by a real ``langgraph dev`` on 127.0.0.1 (offline), run through ``langgraph_sdk`` to their
+scripted answer, connected so ``%%deepagent -a NAME`` runs there, then stopped with nothing left
+running — also when the kernel exits."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.utils.capture import capture_output
+
+import deepnb
+from deepnb import agents, serving, trust
+from deepnb.errors import DeepnbError
+from deepnb.models.resolve import online_environment
+from deepnb.remote import RemoteWorkbench
+from tests.support.agents import write
+
+ROOT = Path(__file__).resolve().parents[2]
+ANSWER = "Kelp grows up to half a metre a day."
+SCRIPT = """
+agents:
+  main:
+    - tool_calls: [{name: look_up, args: {query: kelp}}]
+    - text: "Kelp grows up to half a metre a day."
+"""
+
+pytestmark = pytest.mark.skipif(
+    any(importlib.util.find_spec(m) is None for m in ("langgraph_cli", "langgraph_api", "langgraph_sdk")),
+    reason="serving needs langgraph-cli[inmem] and langgraph-sdk (the test extra)",
+)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/ok", timeout=2) as response:
+            return response.status == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def group_gone(pid: int) -> bool:
+    """Whether no process is left in the process group ``pid`` led."""
+    try:
+        os.killpg(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A trusted project whose scripted agent calls a tool from the project's own module."""
+    for name in online_environment():
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("DEEPNB_HOME", str(tmp_path / "home"))
+    root = tmp_path / "project"
+    module = f"serve_tools_{uuid.uuid4().hex[:8]}"
+    write(root / "scripts" / "writer.yaml", SCRIPT)
+    write(
+        root / f"{module}.py",
+        '''
+        from langchain_core.tools import tool
+
+        @tool
+        def look_up(query: str) -> str:
+            """Look something up in the project's notes."""
+            return f"notes on {query}: fast growth"
+        ''',
+    )
+    write(
+        root / "deepnb.toml",
+        f"""
+        [agents.writer]
+        model = "scripted:scripts/writer.yaml"
+        tools = ["{module}:look_up"]
+        checkpointer = "sqlite:threads.db"
+
+        [agents.helper]
+        model = "demo:quickstart"
+        """,
+    )
+    (root / ".git").mkdir()
+    trust.trust(root)
+    monkeypatch.chdir(root)
+    yield root
+    serving.stop()
+
+
+def test_served_agents_run_through_langgraph_sdk_and_stop_leaves_nothing_running(project: Path) -> None:
+    from langgraph_sdk import get_sync_client
+
+    server = deepnb.serve(port=free_port())
+    try:
+        assert server.graphs == ("helper", "writer") and server.running
+        assert server.folder == project / ".deepnb" / "served" / "app"
+        assert (project / ".deepnb" / "served" / ".gitignore").read_text() == "*\n"
+        assert server.log == project / ".deepnb" / "served" / "langgraph-dev.log"
+        client = get_sync_client(url=server.url)
+        assert sorted(a["graph_id"] for a in client.assistants.search()) == ["helper", "writer"]
+        thread = client.threads.create()
+        state = client.runs.wait(
+            thread["thread_id"],
+            "writer",
+            input={"messages": [{"role": "user", "content": "How fast is kelp?"}]},
+        )
+        messages = state["messages"]
+        assert messages[-1]["content"] == ANSWER
+        assert [m["content"] for m in messages if m["type"] == "tool"] == ["notes on kelp: fast growth"]
+        # the server's persistence keeps the thread, not the project's sqlite checkpointer
+        assert client.threads.get_state(thread["thread_id"])["values"]["messages"][-1]["content"] == ANSWER
+        assert not (project / "threads.db").exists()
+        # a demo: model (a script shipped in the package) runs on the server too
+        prompt = {"messages": [{"role": "user", "content": "Tide pools?"}]}
+        demo = client.runs.wait(None, "helper", input=prompt)
+        assert demo["messages"][-1]["content"].startswith("## Life in a tide pool")
+        assert "/notes/stresses.md" in demo["files"]
+    finally:
+        server.stop()
+    assert not server.running and group_gone(server.process.pid)
+    assert not answers(server.url)
+    assert serving.current() is None
+
+
+def test_the_magics_serve_connect_and_stop_and_say_what_is_wrong_in_one_line(
+    ip: Any, project: Path, tmp_path: Path
+) -> None:
+    from langgraph_sdk import get_sync_client
+
+    local = deepnb.get("writer")  # built in the kernel from deepnb.toml
+    port = free_port()
+    server = ip.run_line_magic("deepagent", f"serve -a writer --port {port}")
+    try:
+        assert isinstance(server, serving.Server) and server.url == f"http://127.0.0.1:{port}"
+        assert server.graphs == ("writer",) and answers(server.url)
+        assert repr(server).endswith("Connected writer: %%deepagent -a writer runs on the server.")
+        remote = agents.find("writer")
+        assert isinstance(remote, RemoteWorkbench) and remote.url == server.url and remote is not local
+
+        with capture_output():
+            result = ip.run_cell("%%deepagent -a writer -o served_run\nHow fast is kelp?")
+        assert result.error_in_exec is None, result.error_in_exec
+        run = ip.user_ns["served_run"]
+        assert run.status == "done" and run.result == ANSWER, run.error
+        on_server = get_sync_client(url=server.url).threads.get_state(run.thread_id)["values"]["messages"]
+        assert on_server[-1]["content"] == ANSWER  # it ran on the server, not in the kernel
+        assert local.threads() == []
+
+        with socket.socket() as taken:  # a port someone else listens on
+            taken.bind(("127.0.0.1", 0))
+            taken.listen()
+            busy = taken.getsockname()[1]
+            with pytest.raises(UsageError, match=rf"^Port {busy} on 127\.0\.0\.1 is in use: pick another"):
+                ip.run_line_magic("deepagent", f"serve --port {busy}")
+        nobody = r"^deepnb\.toml defines no agent 'nobody': use one of helper, writer\.$"
+        with pytest.raises(UsageError, match=nobody):
+            ip.run_line_magic("deepagent", "serve -a nobody")
+        assert serving.current() is server and answers(server.url)  # a refused serve leaves it serving
+        assert agents.find("writer") is remote
+
+        stopped = ip.run_line_magic("deepagent", "serve --stop")
+        assert repr(stopped) == f"Stopped the server at {server.url}."
+        assert agents.find("writer") is local  # the name goes back to the kernel's agent
+    finally:
+        server.stop()
+    assert group_gone(server.process.pid)
+    nothing = ip.run_line_magic("deepagent", "serve --stop")
+    assert repr(nothing) == "No server of this kernel is running."
+    with pytest.raises(UsageError, match=r"^--port 'abc' is not a port number: give one such as --port"):
+        ip.run_line_magic("deepagent", "serve --port abc")
+    with pytest.raises(UsageError, match=r"-a needs a value, not an empty string\.$"):
+        ip.run_line_magic("deepagent", "serve -a writer -a ''")
+
+    app = tmp_path / "app"
+    shown = ip.run_line_magic("deepagent", f"deploy {app} -a helper")
+    assert repr(shown).startswith(f"Deployed helper from deepnb.toml to {app}")
+    assert json.loads((app / "langgraph.json").read_text())["graphs"] == {"helper": "./deepnb_app.py:helper"}
+    with pytest.raises(UsageError, match="already exists: pass --force"):
+        ip.run_line_magic("deepagent", f"deploy {app}")
+    ip.run_line_magic("deepagent", f"deploy {app} --force")
+    assert set(json.loads((app / "langgraph.json").read_text())["graphs"]) == {"helper", "writer"}
+
+
+def test_a_server_that_does_not_answer_in_time_is_stopped_and_points_at_its_log(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[subprocess.Popen[bytes]] = []
+    popen = subprocess.Popen
+
+    def record(*args: object, **kwargs: object) -> subprocess.Popen[bytes]:
+        started.append(popen(*args, **kwargs))  # type: ignore[call-overload]
+        return started[-1]
+
+    monkeypatch.setattr(serving.subprocess, "Popen", record)
+    with pytest.raises(DeepnbError) as failed:
+        serving.serve(port=free_port(), timeout=0.0)
+    log = project / ".deepnb" / "served" / "langgraph-dev.log"
+    assert str(failed.value).endswith(f"within 0 s: see {log}.") and "\n" not in str(failed.value)
+    (process,) = started
+    assert process.poll() is not None and group_gone(process.pid)
+    assert serving.current() is None
+
+
+def test_the_kernels_exit_stops_the_server_it_started(project: Path) -> None:
+    code = textwrap.dedent(
+        f"""
+        import deepnb
+        server = deepnb.serve(port={free_port()})
+        print(server.process.pid, server.url, flush=True)
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    command = [sys.executable, "-c", code]
+    done = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    pid, url = done.stdout.split()
+    try:
+        assert group_gone(int(pid)) and not answers(url)
+    finally:
+        if not group_gone(int(pid)):  # the test failed: still end what it started
+            os.killpg(int(pid), signal.SIGKILL)
