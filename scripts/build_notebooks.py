@@ -614,6 +614,84 @@ def bring_your_own() -> list:
     ]
 
 
+REMOTE_PROJECT = """\
+[agents.researcher]
+model = "demo:research"
+
+[agents.editor]
+model = "demo:approvals"
+interrupt_on = { write_file = true, edit_file = true }
+"""
+
+
+def remote() -> list:
+    return [
+        new_markdown_cell(
+            "# When one kernel isn't enough: agents on an Agent Server\n\n"
+            "A run that takes an hour, a thread a team approves together, an agent already deployed: "
+            "these live on a LangGraph Agent Server, which speaks the Agent Protocol. deepnb is a "
+            "window onto it: the same run view, todos, subagents, files and approval cards, read from "
+            "the server's stream and its threads.\n\n"
+            "This notebook declares two agents in a `deepnb.toml`, serves them with `langgraph dev` "
+            "on this machine, runs them from here, and stops the server at the end. The agents use "
+            "deepnb's offline demo models, so nothing needs a key."
+        ),
+        new_code_cell("%load_ext deepnb"),
+        new_code_cell(
+            "import tempfile\nfrom pathlib import Path\n\n"
+            "project = Path(tempfile.mkdtemp())\n"
+            f"(project / \"deepnb.toml\").write_text({REMOTE_PROJECT!r})\n"
+            "print((project / \"deepnb.toml\").read_text())"
+        ),
+        new_code_cell("%cd {project}"),
+        new_markdown_cell(
+            "`%deepagent serve` writes the project's agents as an Agent Server app (the same files "
+            "`%deepagent deploy PATH` writes for a real deployment), starts `langgraph dev` on it in "
+            "the background and connects each agent under its own name. From now on "
+            "`%%deepagent -a researcher` runs on the server."
+        ),
+        new_code_cell("server = %deepagent serve\nserver"),
+        new_code_cell(
+            "%%deepagent -a researcher -o run\n"
+            "What do we know about life in tide pools? Research it and write a short report."
+        ),
+        new_markdown_cell(
+            "The run object is the same as for an agent in the kernel; its thread, files and todos "
+            "live on the server."
+        ),
+        new_code_cell("run.status, len(run.todos), [node.name for node in run.tree.children]"),
+        new_code_cell("%deepagent threads -a researcher"),
+        new_markdown_cell(
+            "## Approvals on the server\n\n"
+            "`editor` asks before it writes a file. The server pauses the run; the card here (or "
+            "`run.pending`) answers it, and the server goes on."
+        ),
+        new_code_cell("%%deepagent -a editor -o editing\nPlan the launch announcement."),
+        new_code_cell(
+            "while editing.status == \"interrupted\":\n"
+            "    for request in editing.pending:\n"
+            "        request.approve()\n"
+            "    editing.wait(120)\n"
+            "editing.status, [d[\"tool\"] for d in editing.decisions]"
+        ),
+        new_code_cell('print(editing.files["/plan.md"])'),
+        new_markdown_cell(
+            "## Another kernel, the same threads\n\n"
+            "Threads live on the server, so a kernel that connects later (after a restart, or a "
+            "colleague's) sees them: `deepnb.connect(url, assistant=...)` registers the served "
+            "agent under a name of your choice. `%deepagent resume -t THREAD` would join a run still "
+            "going there, and `%deepagent approvals -t THREAD` brings back its pending cards."
+        ),
+        new_code_cell(
+            "import deepnb\n\n"
+            "again = deepnb.connect(server.url, assistant=\"editor\", name=\"editor-again\")\n"
+            "[t.thread_id == editing.thread_id for t in again.threads()], sorted(again.files(editing.thread_id))"
+        ),
+        new_markdown_cell("Stop the server (the kernel's exit would stop it too):"),
+        new_code_cell("%deepagent serve --stop"),
+    ]
+
+
 BUILDERS = {
     "quickstart": quickstart,
     "research": research,
@@ -623,6 +701,7 @@ BUILDERS = {
     "models": models,
     "extensions": extensions,
     "bring-your-own": bring_your_own,
+    "remote": remote,
 }
 
 
