@@ -94,11 +94,12 @@ check-security:
 test: $(VENV)/.installed-test chromium agent-server lint $(NODE_MODULES) $(WIDGET_BUNDLE)
 	$(BIN)/python -m pytest
 
-bench: $(VENV)/.installed-test
+bench: $(VENV)/.installed-test agent-server
 	$(BIN)/python bench/overhead.py
 	$(BIN)/python bench/subagents.py
 	$(BIN)/python bench/files.py
 	$(BIN)/python bench/longrun.py
+	$(BIN)/python bench/remote.py
 
 # The newest versions pyproject.toml allows, frozen into constraints.txt (a throwaway virtualenv).
 constraints:
