@@ -2,9 +2,10 @@
 
 ``%load_ext deepnb`` registers the ``%deepagent`` / ``%%deepagent`` magics. Without magics,
 ``deepnb.agent(...)`` builds and registers an agent, ``deepnb.attach(graph)`` registers one you
-compiled, and ``deepnb.get(name)`` returns a registered agent or builds one the project's
-``deepnb.toml`` defines. Extensions (``deepnb.extensions``) add tools, middleware and backend
-routes to every agent deepnb builds.
+compiled, ``deepnb.connect(url, assistant)`` one served over the Agent Protocol, and
+``deepnb.get(name)`` returns a registered agent or builds one the project's ``deepnb.toml`` defines.
+Extensions (``deepnb.extensions``) add tools, middleware and backend routes to every agent deepnb
+builds.
 
 The types those calls return (``Workbench``, ``Run``, ``Files``), ``DeepnbError``, the replay model
 ``ScriptedChatModel`` and the ``extensions`` and ``models`` packages are attributes of ``deepnb``
@@ -26,6 +27,7 @@ __all__ = [
     "__version__",
     "agent",
     "attach",
+    "connect",
     "extensions",
     "get",
     "load_ipython_extension",
@@ -45,10 +47,13 @@ _LAZY_NAMES = {
 _LAZY_SUBMODULES = ("extensions", "models")
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from deepnb import extensions, models
     from deepnb.errors import DeepnbError
     from deepnb.files import Files
     from deepnb.models.scripted import ScriptedChatModel
+    from deepnb.remote import RemoteWorkbench
     from deepnb.run import Run
     from deepnb.workbench import Workbench
 
@@ -90,6 +95,22 @@ def attach(graph: Any, name: str = "default", **options: Any) -> Workbench:
     from deepnb.workbench import attach as register  # noqa: PLC0415  # lazy: see above
 
     return register(graph, name, **options)
+
+
+def connect(
+    url: str,
+    assistant: str,
+    *,
+    name: str | None = None,
+    api_key: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> RemoteWorkbench:
+    """Connect to ``assistant`` (an assistant or graph id) on the Agent Protocol server at ``url``
+    (``langgraph dev``, a deployment) and register it as ``name`` (default: ``assistant``), so
+    ``%%deepagent -a NAME`` and every subcommand work on it. ``api_key`` is sent as ``x-api-key``."""
+    from deepnb.remote import connect as join  # noqa: PLC0415  # lazy: it imports langgraph_sdk
+
+    return join(url, assistant, name=name, api_key=api_key, headers=headers)
 
 
 def get(name: str | None = None) -> Workbench:

@@ -90,6 +90,9 @@ def explain(exc: BaseException, *, tools: tuple[str, ...] = ()) -> Failure:
         description, _, hint = redact(describe_abort(abort, tools=tools)).rpartition(SEPARATOR)
         return Failure("exit", description, hint, tools[0] if tools else "")
     description = describe_exception(exc)
+    given = getattr(exc, "failure_hint", None)  # an error that knows what to do (a lost server)
+    if isinstance(given, str) and given:
+        return Failure("transient", description, redact(given))
     if _transient(exc):
         return Failure("transient", description, RETRY_HINT)
     frames = _frames(exc)

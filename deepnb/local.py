@@ -131,7 +131,7 @@ class Workbench:
         """The thread runs go to by default: the most recent one, or a new one."""
         if self._current_thread is None:
             existing = self.threads()
-            self._current_thread = existing[0].thread_id if existing else new_thread_id()
+            self._current_thread = existing[0].thread_id if existing else self.fresh_thread_id()
         return self._current_thread
 
     @property
@@ -139,13 +139,17 @@ class Workbench:
         """The thread runs go to by default, if one is chosen yet (``current_thread`` chooses)."""
         return self._current_thread
 
+    def fresh_thread_id(self) -> str:
+        """An id for a new thread (a server may want its own kind of id)."""
+        return new_thread_id()
+
     def use_thread(self, thread_id: str) -> str:
         self._current_thread = thread_id
         return thread_id
 
     def new_thread(self) -> str:
         """Start a fresh thread and make it the current one."""
-        return self.use_thread(new_thread_id())
+        return self.use_thread(self.fresh_thread_id())
 
     def threads(self) -> list[ThreadInfo]:
         """This workbench's threads, the most recently updated first."""
@@ -231,7 +235,7 @@ class Workbench:
         if new_thread and thread:
             raise DeepnbError("Use either -t THREAD or --new, not both.")
         input_for(self.graph, prompt, agent=self.name)  # a prompt the graph cannot take: one line
-        thread_id = new_thread_id() if new_thread else (thread or self.current_thread)
+        thread_id = self.fresh_thread_id() if new_thread else (thread or self.current_thread)
         run = Run(self, thread_id, shown_input(prompt))
         self.active_run(thread_id)  # a run whose interrupts were answered elsewhere lets go
         busy = claims.claim(self.database, run)

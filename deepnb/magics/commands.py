@@ -16,6 +16,7 @@ from deepnb.config import UntrustedConfig, find_config
 from deepnb.errors import DeepnbError
 from deepnb.extensions.registry import REGISTRY
 from deepnb.interpreter import Interpreter
+from deepnb.remote import connect as connect_to
 from deepnb.safe_display import safe_display
 from deepnb.session import Session
 from deepnb.spec import AgentSpec, parse_interrupt_on
@@ -105,6 +106,26 @@ def _registered_or_config(name: str, *, skip_untrusted: bool) -> wb.Workbench | 
             raise
         print(f"deepnb: {exc} Running -m's model without it.", file=sys.stderr)
         return None
+
+
+def connect(args: Any) -> Message:
+    """Register the agent an Agent Protocol server serves (``deepnb.connect``); the API key is
+    read from the environment variable ``--api-key-env`` names, never from the line."""
+    api_key = None
+    if args.api_key_env:
+        api_key = os.environ.get(args.api_key_env)
+        if not api_key:
+            raise DeepnbError(
+                f"The environment variable {args.api_key_env} is not set: set it to the server's API key "
+                "(e.g. in the shell that starts Jupyter), or leave --api-key-env out for a server "
+                "without keys."
+            )
+    workbench = connect_to(args.url, args.assistant, name=args.agent, api_key=api_key)
+    return Message(
+        f"Connected agent {workbench.name!r} to assistant {workbench.graph_id!r} at {workbench.url}. "
+        f"Run it with %%deepagent -a {workbench.name}; "
+        f"%deepagent threads -a {workbench.name} lists its threads."
+    )
 
 
 def define(args: Any, namespace: dict[str, Any]) -> Message:

@@ -116,6 +116,20 @@ def define(line: str) -> None:
     """Define (or redefine) a named agent."""
 
 
+@magic_arguments(name="deepagent connect")
+@argument("url", help="The Agent Protocol server's URL (langgraph dev, a deployment).")
+@argument("--assistant", required=True, metavar="ID", help="The assistant id, or the graph id, to run.")
+@argument("-a", "--agent", metavar="NAME", help="Register it under this name (default: the assistant).")
+@argument(
+    "--api-key-env",
+    dest="api_key_env",
+    metavar="VAR",
+    help="The environment variable holding the server's API key (sent as x-api-key).",
+)
+def connect(line: str) -> None:
+    """Connect to an agent served over the Agent Protocol and register it as an agent."""
+
+
 @magic_arguments(name="deepagent use")
 @argument("name", help="The agent to make current.")
 def use(line: str) -> None:
@@ -223,6 +237,7 @@ def reload(line: str) -> None:
 SUMMARIES = {
     "help": "Show this help.",
     "define": "Define (or redefine) a named agent.",
+    "connect": "Connect to an agent on an Agent Protocol server: %deepagent connect URL --assistant ID.",
     "use": "Make an agent the current one.",
     "agents": "List the agents.",
     "threads": "List an agent's threads.",
@@ -244,6 +259,7 @@ SUMMARIES = {
 SUBCOMMANDS: dict[str, Command] = {
     "help": help_,
     "define": define,
+    "connect": connect,
     "use": use,
     "agents": agents,
     "threads": threads,

@@ -7,21 +7,9 @@ thread's state and asks the server for their live status on demand.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
-import shutil
-import signal
-import socket
-import subprocess
-import sys
 import time
-import urllib.error
-import urllib.request
 import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,9 +21,8 @@ from deepnb.async_tasks import FIELDS, merge_rows, refresh_async_tasks, remote_a
 from deepnb.errors import DeepnbError
 from deepnb.models.resolve import online_environment
 from deepnb.models.scripted import ScriptedChatModel, parse_script
+from tests.support.servers import AgentServer, agent_server_fixture, free_port
 
-SERVER_FOLDER = Path(__file__).parents[1] / "support" / "agent_server"
-START_TIMEOUT = 90.0
 TASK_TIMEOUT = 60.0
 PROMPT = "Find out when the launch is."
 
@@ -45,93 +32,12 @@ _FOREIGN_ENV = online_environment()
 
 # -- the server ------------------------------------------------------------------------------
 
-
-@dataclass(frozen=True)
-class AgentServer:
-    url: str
-    startup_seconds: float
-    log: Path
+agent_server = agent_server_fixture(jobs=4)
 
 
 def unique(prefix: str) -> str:
     """A workbench name no other test uses (the registry is global)."""
     return f"{prefix}-{uuid.uuid4().hex[:8]}"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/ok", timeout=2) as response:
-            return response.status == 200
-    except (urllib.error.URLError, OSError):
-        return False
-
-
-def _server_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in _FOREIGN_ENV}
-    env.update(
-        LANGGRAPH_CLI_NO_ANALYTICS="1",
-        LANGGRAPH_NO_VERSION_CHECK="true",
-        LANGSMITH_TRACING="false",
-        PYTHONDONTWRITEBYTECODE="1",  # no __pycache__ next to the served graph
-        NO_PROXY="127.0.0.1,localhost",
-    )
-    return env
-
-
-@pytest.fixture(scope="module")
-def agent_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AgentServer]:
-    """``langgraph dev`` serving a copy of tests/support/agent_server on a free port.
-
-    It runs in the copy because it writes ``.langgraph_api/`` into its working directory."""
-    for module in ("langgraph_cli", "langgraph_api"):
-        if importlib.util.find_spec(module) is None:
-            pytest.skip(f"{module} is not installed: pip install -e '.[test]' (langgraph-cli[inmem])")
-    served = tmp_path_factory.mktemp("agent_server") / "app"
-    shutil.copytree(SERVER_FOLDER, served, ignore=shutil.ignore_patterns("__pycache__", ".langgraph_api"))
-    log = tmp_path_factory.mktemp("agent_server_log") / "langgraph-dev.log"
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    command = [sys.executable, "-m", "langgraph_cli", "dev", "--no-browser", "--no-reload"]
-    command += ["--host", "127.0.0.1", "--port", str(port), "--n-jobs-per-worker", "4"]
-    started = time.monotonic()
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            command,
-            cwd=served,
-            env=_server_env(),
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        while not _answers(url):
-            if process.poll() is not None or time.monotonic() - started > START_TIMEOUT:
-                pytest.fail(f"langgraph dev did not start on {url}; its log ends:\n{_tail(log)}")
-            time.sleep(0.1)
-        yield AgentServer(url, time.monotonic() - started, log)
-    finally:
-        _stop(process)
-
-
-def _stop(process: subprocess.Popen) -> None:
-    if process.poll() is not None:
-        return
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(10)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(10)
-
-
-def _tail(log: Path, lines: int = 40) -> str:
-    return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
 
 
 @pytest.fixture(autouse=True)

@@ -9,6 +9,8 @@ import pytest
 
 import deepnb
 from deepnb.errors import DeepnbError
+from deepnb.remote import RemoteWorkbench
+from deepnb.remote.client import Server
 from deepnb.session import Session
 from deepnb.workbench import Workbench
 from tests.unit.conftest import unique
@@ -29,6 +31,20 @@ def test_a_local_workbench_is_a_session() -> None:
         assert hasattr(workbench, name), name
 
 
+def remote_workbench() -> RemoteWorkbench:
+    """A remote workbench that talks to no server (nothing here sends a request)."""
+    server = Server("http://127.0.0.1:9", api_key="secret-key-123")
+    return RemoteWorkbench(unique("remote"), server, None, {"assistant_id": "a1", "graph_id": "deep"})
+
+
+def test_a_remote_workbench_is_a_session_and_hides_its_key() -> None:
+    workbench = remote_workbench()
+    for name in MEMBERS:  # read statically: current_thread would ask the server (isinstance too,
+        # before Python 3.12; tests/integration/test_remote_connect.py checks isinstance)
+        inspect.getattr_static(workbench, name)
+    assert "secret-key-123" not in repr(workbench) + repr(workbench.server) + repr(workbench.graph)
+
+
 def test_something_without_the_session_methods_is_not_a_session() -> None:
     class Partial:
         name = "partial"
@@ -39,17 +55,18 @@ def test_something_without_the_session_methods_is_not_a_session() -> None:
     assert not isinstance(Partial(), Session)
 
 
+@pytest.mark.parametrize("kind", [Workbench, RemoteWorkbench])
 @pytest.mark.parametrize("name", MEMBERS)
-def test_the_workbench_keeps_the_protocols_signatures(name: str) -> None:
+def test_the_workbench_keeps_the_protocols_signatures(name: str, kind: type) -> None:
     declared = vars(Session)[name]
-    implemented = inspect.getattr_static(Workbench, name, None)
+    implemented = inspect.getattr_static(kind, name, None)
     if isinstance(declared, property):
         if implemented is None:  # an attribute set in __init__ (name, label)
             assert name in inspect.signature(Workbench.__init__).parameters, name
             return
-        assert isinstance(implemented, property), f"Workbench.{name} should be a property"
+        assert isinstance(implemented, property), f"{kind.__name__}.{name} should be a property"
         declared, implemented = declared.fget, implemented.fget
-    assert implemented is not None, f"Workbench has no {name}"
+    assert implemented is not None, f"{kind.__name__} has no {name}"
     assert inspect.signature(implemented) == inspect.signature(declared), name
 
 

@@ -1,0 +1,257 @@
+"""An agent on an Agent Protocol server, seen as the graph a :class:`deepnb.run.Run` drives:
+``astream`` of ``(namespace, mode, data)`` chunks with LangChain messages, ``aget_state``,
+``aupdate_state`` and ``aget_state_history`` over the thread-state API.
+
+Runs are created with ``on_disconnect="continue"`` and a resumable stream, so they outlive the
+kernel; one run per thread (``multitask_strategy="reject"``). A run whose stream breaks is
+joined again from the last event seen; a stop (or a kernel interrupt) cancels the server's run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from deepnb.errors import DeepnbError
+from deepnb.remote import messages as convert
+from deepnb.remote.client import Disconnected, Server, explain, status_of, unreachable
+
+log = logging.getLogger(__name__)
+STREAM_MODE_NAMES = {"messages": "messages-tuple"}
+"""The server's names for the stream modes the events layer reads (where they differ)."""
+REJOIN_ATTEMPTS = 3
+REJOIN_PAUSE = 1.0
+CANCEL_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True)
+class Join:
+    """The input of a run that joins a run already going on the server (from its first event)."""
+
+    run_id: str
+    last_event_id: str = "-1"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A thread's state as LangGraph's ``StateSnapshot`` shows it (the fields deepnb reads)."""
+
+    values: dict[str, Any]
+    next: tuple[str, ...] = ()
+    config: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    created_at: str | None = None
+    interrupts: tuple[Any, ...] = ()
+    tasks: tuple[Any, ...] = ()
+
+
+def snapshot_of(state: Mapping[str, Any]) -> Snapshot:
+    """A server ``ThreadState`` as a :class:`Snapshot`: messages and interrupts as objects."""
+    checkpoint = state.get("checkpoint") or {}
+    found = list(state.get("interrupts") or [])
+    if not found:  # servers that predate the top-level list keep them on the tasks
+        found = [i for task in state.get("tasks") or [] for i in task.get("interrupts") or []]
+    unique = {str(i.get("id")): i for i in found if isinstance(i, Mapping)}
+    values = state.get("values")
+    return Snapshot(
+        values=dict(convert.state_update(values)) if isinstance(values, Mapping) else {},
+        next=tuple(state.get("next") or ()),
+        config={"configurable": {k: v for k, v in checkpoint.items() if v is not None}},
+        metadata=dict(state.get("metadata") or {}),
+        created_at=state.get("created_at"),
+        interrupts=tuple(convert.interrupt(i) for i in unique.values()),
+        tasks=tuple(state.get("tasks") or ()),
+    )
+
+
+EMPTY = Snapshot(values={})
+
+
+class ServerGraph:
+    """One assistant of an Agent Protocol server, driven like a compiled graph."""
+
+    def __init__(self, server: Server, client: Any, assistant_id: str, *, graph_id: str = "") -> None:
+        self.server = server
+        self.client = client
+        self.assistant_id = assistant_id
+        self.graph_id = graph_id
+        self.runs: dict[str, str] = {}
+        """Thread id → the id of the server run this kernel streams from now."""
+
+    def __repr__(self) -> str:
+        return f"<ServerGraph {self.graph_id or self.assistant_id!r} at {self.server.url}>"
+
+    @staticmethod
+    def _thread(config: Mapping[str, Any]) -> str:
+        return str(config.get("configurable", {}).get("thread_id"))
+
+    # -- state --------------------------------------------------------------------------------
+
+    async def aget_state(self, config: Mapping[str, Any], *, subgraphs: bool = False) -> Snapshot:
+        """The thread's state (at ``checkpoint_id`` if the config names one); an empty state for
+        a thread the server does not have yet."""
+        configurable = config.get("configurable", {})
+        try:
+            state = await self.client.threads.get_state(
+                self._thread(config), checkpoint_id=configurable.get("checkpoint_id"), subgraphs=subgraphs
+            )
+        except Exception as exc:
+            if status_of(exc) == 404:
+                return EMPTY
+            raise explain(exc, self.server, doing="reading the thread's state") from None
+        return snapshot_of(state)
+
+    async def aupdate_state(
+        self, config: Mapping[str, Any], values: Mapping[str, Any], as_node: str | None = None
+    ) -> Any:
+        """Write ``values`` into the thread's state (a new checkpoint), as a node would."""
+        try:
+            return await self.client.threads.update_state(self._thread(config), dict(values), as_node=as_node)
+        except Exception as exc:
+            raise explain(exc, self.server, doing="writing the thread's state") from None
+
+    async def aget_state_history(
+        self, config: Mapping[str, Any], *, limit: int = 1000
+    ) -> AsyncIterator[Snapshot]:
+        try:
+            states = await self.client.threads.get_history(self._thread(config), limit=limit)
+        except Exception as exc:
+            if status_of(exc) == 404:
+                return
+            raise explain(exc, self.server, doing="reading the thread's history") from None
+        for state in states:
+            yield snapshot_of(state)
+
+    # -- runs ---------------------------------------------------------------------------------
+
+    async def active_run(self, thread_id: str) -> str | None:
+        """The id of the run going on the thread on the server now (running or queued), if any."""
+        try:
+            found = await self.client.runs.list(thread_id, limit=10)
+        except Exception as exc:
+            if status_of(exc) == 404:
+                return None
+            raise explain(exc, self.server, doing="listing the thread's runs") from None
+        going = [r for r in found if r.get("status") in ("pending", "running")]
+        return str(going[0]["run_id"]) if going else None
+
+    async def cancel(self, thread_id: str, run_id: str) -> None:
+        """Cancel a server run (it ends ``interrupted``; the thread keeps its checkpoints)."""
+        await self.client.runs.cancel(thread_id, run_id, action="interrupt")
+
+    async def astream(
+        self,
+        graph_input: Any,
+        config: Mapping[str, Any],
+        *,
+        stream_mode: Sequence[str] = (),
+        subgraphs: bool = True,
+    ) -> AsyncIterator[tuple[tuple[str, ...], str, Any]]:
+        """The run's chunks: a new server run for ``graph_input`` (a dict, ``None`` to continue
+        the thread, a ``Command`` to resume it), or the run a :class:`Join` names."""
+        thread_id = self._thread(config)
+        modes = [STREAM_MODE_NAMES.get(m, m) for m in stream_mode]
+        last: str | None = None
+        if isinstance(graph_input, Join):
+            run_id: str | None = graph_input.run_id
+            last = graph_input.last_event_id
+            parts = self.client.runs.join_stream(thread_id, graph_input.run_id, last_event_id=last)
+        else:
+            run_id = None
+            parts = self._create(thread_id, graph_input, config, modes)
+        try:
+            while True:
+                try:
+                    async for part in parts:
+                        last = getattr(part, "id", None) or last
+                        if part.event == "metadata" and isinstance(part.data, Mapping):
+                            run_id = str(part.data.get("run_id") or run_id)
+                            self.runs[thread_id] = run_id
+                            continue
+                        for chunk in self._chunks(part.event, part.data):
+                            yield chunk
+                    return
+                except asyncio.CancelledError:
+                    raise
+                except DeepnbError:
+                    raise
+                except Exception as exc:
+                    if run_id is None or not unreachable(exc):
+                        raise self._failure(exc, thread_id) from None
+                    parts = await self._rejoin(thread_id, run_id, last, exc)
+        except asyncio.CancelledError:
+            if run_id is not None:  # stopped here: stop it there too
+                await self._cancel_quietly(thread_id, run_id)
+            raise
+        finally:
+            self.runs.pop(thread_id, None)
+
+    def _create(self, thread_id: str, graph_input: Any, config: Mapping[str, Any], modes: list[str]) -> Any:
+        options: dict[str, Any] = {}
+        resume = getattr(graph_input, "resume", None)
+        if resume is not None and type(graph_input).__name__ == "Command":
+            options["command"] = {"resume": resume}
+        else:
+            options["input"] = graph_input
+        run_config = {k: v for k, v in config.items() if k == "recursion_limit"}
+        return self.client.runs.stream(
+            thread_id,
+            self.assistant_id,
+            stream_mode=modes,
+            stream_subgraphs=True,
+            stream_resumable=True,
+            on_disconnect="continue",
+            multitask_strategy="reject",
+            if_not_exists="create",
+            config=run_config or None,
+            on_run_created=lambda meta: self.runs.__setitem__(thread_id, str(meta["run_id"])),
+            **options,
+        )
+
+    def _chunks(self, event: str, data: Any) -> list[tuple[tuple[str, ...], str, Any]]:
+        mode, *namespace = event.split("|")
+        if mode == "error":
+            detail = data.get("message") or data.get("error") if isinstance(data, Mapping) else data
+            raise DeepnbError(f"The run failed on the server: {detail}")
+        if mode == "messages-tuple":
+            mode = "messages"
+        if mode not in ("updates", "messages", "tasks", "custom"):
+            return []  # values, metadata, end, …: the thread's state is read when the stream ends
+        return [(tuple(namespace), mode, convert.chunk(mode, data))]
+
+    async def _rejoin(self, thread_id: str, run_id: str, last: str | None, cause: BaseException) -> Any:
+        """Join the run's resumable stream again after the connection broke (the server may
+        only have blinked); a server gone for good ends the run with how to re-attach."""
+        for _ in range(REJOIN_ATTEMPTS):
+            await asyncio.sleep(REJOIN_PAUSE)
+            try:
+                await self.client.runs.get(thread_id, run_id)
+            except Exception as exc:
+                if unreachable(exc):
+                    continue
+                raise self._failure(exc, thread_id) from None
+            log.debug("deepnb: rejoining run %s on %s after %r", run_id, self.server.url, cause)
+            return self.client.runs.join_stream(thread_id, run_id, last_event_id=last or "-1")
+        raise Disconnected(
+            f"the Agent Protocol server at {self.server.url} stopped answering mid-run "
+            "(the run may go on there)",
+            failure_hint=f"once it is back, %deepagent resume -t {thread_id} re-attaches "
+            "(after a kernel restart, %deepagent connect first).",
+        )
+
+    def _failure(self, exc: BaseException, thread_id: str) -> DeepnbError:
+        if status_of(exc) == 409:
+            return DeepnbError(
+                f"Thread {thread_id!r} is busy on the server (another run holds it): "
+                f"%deepagent resume -t {thread_id} joins that run, or start another thread with --new."
+            )
+        return explain(exc, self.server, doing="streaming the run")
+
+    async def _cancel_quietly(self, thread_id: str, run_id: str) -> None:
+        try:
+            await asyncio.wait_for(self.cancel(thread_id, run_id), CANCEL_TIMEOUT)
+        except Exception:  # the server is gone: nothing left to stop there
+            log.debug("deepnb: could not cancel run %s on %s", run_id, self.server.url, exc_info=True)

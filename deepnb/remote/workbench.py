@@ -1,0 +1,171 @@
+"""The remote workbench: an agent served over the Agent Protocol, as a :class:`deepnb.session.Session`.
+
+It is the local :class:`~deepnb.local.Workbench` driving a :class:`~deepnb.remote.graph.ServerGraph`
+instead of a compiled graph: runs, approvals, files, todos and the tree are read and written the
+same way, through the server's thread-state API. What differs is listed here: the server's threads
+(of this assistant), UUID thread ids, and joining a run that is already going on the server (after
+a kernel restart, or one another client started).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from deepnb import claims
+from deepnb._loop import run_sync
+from deepnb.errors import DeepnbError
+from deepnb.files.setup import FileSetup
+from deepnb.local import ThreadInfo, Workbench
+from deepnb.remote.client import Server, explain
+from deepnb.remote.graph import Join, ServerGraph
+from deepnb.run import Run
+from deepnb.safe_display import safe_display
+
+THREADS_LISTED = 100
+
+
+def _steps(values: Any) -> int:
+    messages = values.get("messages") if isinstance(values, Mapping) else None
+    return sum(1 for m in messages or [] if isinstance(m, Mapping) and m.get("type") == "ai")
+
+
+def _prompt(run: Mapping[str, Any]) -> str | None:
+    """The prompt a server run was started with, if it was one."""
+    given = (run.get("kwargs") or {}).get("input") or {}
+    found = given.get("messages") if isinstance(given, Mapping) else None
+    last = found[-1] if isinstance(found, list) and found else None
+    content = last.get("content") if isinstance(last, Mapping) else None
+    return content if isinstance(content, str) else None
+
+
+@safe_display
+class RemoteWorkbench(Workbench):
+    """An agent on an Agent Protocol server (``deepnb.connect``): the same runs, views and
+    subcommands as a local agent; its threads live on the server."""
+
+    def __init__(self, name: str, server: Server, client: Any, assistant: Mapping[str, Any]) -> None:
+        self.server = server
+        self.assistant_id = str(assistant["assistant_id"])
+        self.graph_id = str(assistant.get("graph_id") or self.assistant_id)
+        graph = ServerGraph(server, client, self.assistant_id, graph_id=self.graph_id)
+        super().__init__(name, graph, None, label=f"{self.graph_id} at {server.url}", files=FileSetup())
+        self.database = ("agent-server", server.url)
+        """Runs on one thread of the server are one at a time, whatever agent starts them."""
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    @property
+    def file_setup(self) -> FileSetup:
+        """The files of a served agent are read from (and written to) its thread's state."""
+        return FileSetup()
+
+    def fresh_thread_id(self) -> str:
+        return str(uuid.uuid4())
+
+    def _check_thread(self, thread_id: str) -> None:
+        try:
+            uuid.UUID(thread_id)
+        except ValueError:
+            raise DeepnbError(
+                f"{thread_id!r} is not a thread of the Agent Protocol server at {self.url}: its threads "
+                f"are UUIDs (%deepagent threads -a {self.name} lists them; --new starts one)."
+            ) from None
+
+    def threads(self) -> list[ThreadInfo]:
+        """The server's threads of this assistant, the most recently updated first."""
+        client = self.graph.client
+
+        async def search() -> list[Any]:
+            return list(
+                await client.threads.search(
+                    metadata={"assistant_id": self.assistant_id},
+                    limit=THREADS_LISTED,
+                    sort_by="updated_at",
+                    sort_order="desc",
+                )
+            )
+
+        try:
+            found = run_sync(search())
+        except Exception as exc:
+            raise explain(exc, self.server, doing="listing its threads") from None
+        listed = {
+            str(t["thread_id"]): ThreadInfo(
+                str(t["thread_id"]), str(t.get("updated_at") or ""), _steps(t.get("values"))
+            )
+            for t in found
+        }
+        now = datetime.now(UTC).isoformat()
+        listed.update({t: ThreadInfo(t, now, 0) for t in self._active if t not in listed})
+        return sorted(listed.values(), key=lambda t: t.updated_at, reverse=True)
+
+    # -- runs ---------------------------------------------------------------------------------
+
+    def start(
+        self,
+        prompt: str | Mapping[str, Any],
+        *,
+        thread: str | None = None,
+        new_thread: bool = False,
+        auto_approve: bool = False,
+    ) -> Run:
+        if thread:
+            self._check_thread(thread)
+        return super().start(prompt, thread=thread, new_thread=new_thread, auto_approve=auto_approve)
+
+    def _server_run(self, thread_id: str) -> str | None:
+        self._check_thread(thread_id)
+        going: str | None = run_sync(self.graph.active_run(thread_id))
+        return going
+
+    def join(self, thread_id: str, run_id: str) -> Run:
+        """Follow a run already going on the server: its stream from the first event (the view
+        replays what happened), then live."""
+        try:
+            prompt = _prompt(run_sync(self.graph.client.runs.get(thread_id, run_id)))
+        except Exception:  # the prompt is only shown: the stream is what matters
+            prompt = None
+        run = Run(self, thread_id, prompt)
+        held = claims.claim(self.database, run)
+        if held is not run:
+            return held
+        with self._lock:
+            self._latest[thread_id] = run
+        run.start(self.graph, Join(run_id))
+        self.use_thread(thread_id)
+        return run
+
+    def pending_run(self, thread_id: str | None = None) -> Run:
+        """The run waiting for approval on a thread; a run still going on the server is joined
+        (its cards come as it pauses)."""
+        thread = thread_id or self.current_thread
+        held = self.active_run(thread)
+        if held is None:
+            going = self._server_run(thread)
+            if going is not None:
+                return self.join(thread, going)
+        return super().pending_run(thread)
+
+    def _continue(self, thread_id: str) -> Run:
+        if self.active_run(thread_id) is None:
+            going = self._server_run(thread_id)
+            if going is not None:
+                return self.join(thread_id, going)
+        return super()._continue(thread_id)
+
+    def inspect(self) -> Any:
+        raise DeepnbError(
+            f"Agent {self.name!r} is served by {self.url} (assistant {self.graph_id!r}): its anatomy is "
+            "read from a graph compiled in this kernel, so inspect it where it is defined."
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"<RemoteWorkbench {self.name!r} assistant={self.graph_id!r} url={self.url!r} "
+            f"thread={self._current_thread!r}>"
+        )

@@ -1,0 +1,193 @@
+"""deepnb.connect: a deep agent served by a real ``langgraph dev`` (offline, scripted), driven
+through the same Run, events and views as a local agent.
+
+The served graph is tests/support/agent_server/deep_graph.py: todos, a ``researcher`` subagent
+(``task``), ``write_file`` gated by ``interrupt_on``, a slow tool, files in the agent's state.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from IPython.core.error import UsageError
+
+import deepnb
+from deepnb import agents
+from deepnb._loop import run_sync
+from deepnb.errors import DeepnbError
+from deepnb.remote import RemoteWorkbench
+from deepnb.session import Session
+from deepnb.views.output import run_bundle
+from tests.support.agent_server.key_check import ACCEPTED_KEY
+from tests.support.agents import unique
+from tests.support.servers import FOREIGN_ENV, AgentServer, agent_server_fixture, free_port
+
+WAIT = 60.0
+RESULT = "Done: the launch is in May, notes in /notes.md."
+FOUND = "Found it: the launch moved to May."
+
+agent_server = agent_server_fixture()
+
+
+@pytest.fixture(autouse=True)
+def _offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in FOREIGN_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+
+
+def connect(server: AgentServer, **options: Any) -> RemoteWorkbench:
+    return deepnb.connect(server.url, "deep", name=options.pop("name", unique("remote")), **options)
+
+
+def server_run(server: AgentServer, bench: RemoteWorkbench, thread_id: str) -> dict[str, Any]:
+    """The newest run of a thread, as the server reports it."""
+    runs = run_sync(bench.graph.client.runs.list(thread_id, limit=1))
+    return dict(runs[0])
+
+
+def test_connect_registers_a_session_under_its_name(agent_server: AgentServer) -> None:
+    bench = connect(agent_server, name=unique("named"))
+    assert isinstance(bench, Session)
+    assert agents.find(bench.name) is bench
+    assert deepnb.connect(agent_server.url, "deep") is agents.find("deep")  # default: the assistant
+    assert bench.url in bench.label and "deep" in bench.label
+
+
+def test_a_remote_run_streams_todos_tools_subagents_and_waits_for_approval(agent_server: AgentServer) -> None:
+    bench = connect(agent_server)
+    run = bench.run("Plan the launch", new_thread=True)
+    assert run.status == "interrupted", run.error
+    assert [t["content"] for t in run.todos] == ["Ask the researcher", "Write the notes"]
+    (node,) = run.tree.children
+    assert (node.name, node.status, node.result) == ("researcher", "done", FOUND)
+    (request,) = run.pending
+    assert (request.name, request.args["file_path"]) == ("write_file", "/notes.md")
+    items = run.state.to_json()["items"]
+    tools = [(i["agent"], i["name"], i["status"]) for i in items if i["kind"] == "tool"]
+    assert tools == [
+        ("main", "write_todos", "done"),
+        ("main", "task", "done"),
+        ("main", "write_file", "waiting"),
+    ]
+    assert ("main/researcher", FOUND) in [(i["agent"], i.get("text")) for i in items if i["kind"] == "text"]
+    shown = run_bundle(run)["text/plain"]
+    assert "Subagents (1):" in shown and "researcher [done]" in shown, shown
+    assert "Waiting for approval: write_file" in shown, shown
+
+    request.approve()
+    run.wait(WAIT)
+    assert run.status == "done", run.error
+    assert run.result == RESULT
+    assert run.files["/notes.md"] == "Launch: May\n"
+    assert [m.type for m in bench.state_values(run.thread_id)["messages"]][-1] == "ai"
+
+
+def wait_for(condition: Any, what: str, timeout: float = WAIT) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
+
+
+def tool_started(run: Any, name: str) -> bool:
+    return any(i["kind"] == "tool" and i["name"] == name for i in run.state.to_json()["items"])
+
+
+def test_edit_and_reject_resume_the_server_run(agent_server: AgentServer) -> None:
+    bench = connect(agent_server)
+    edited = bench.run("Plan the launch", new_thread=True)
+    (request,) = edited.pending
+    request.edit({"file_path": "/notes.md", "content": "Launch: June\n"})
+    edited.wait(WAIT)
+    assert edited.status == "done", edited.error
+    assert edited.files["/notes.md"] == "Launch: June\n"
+
+    rejected = bench.run("Plan the launch", new_thread=True)
+    rejected.pending[0].reject("Not now.")
+    rejected.wait(WAIT)
+    assert rejected.status == "done", rejected.error
+    assert "/notes.md" not in rejected.files
+    tool_messages = [m for m in bench.state_values(rejected.thread_id)["messages"] if m.type == "tool"]
+    assert "Not now." in tool_messages[-1].content
+
+
+def test_stop_cancels_the_server_run(agent_server: AgentServer) -> None:
+    bench = connect(agent_server)
+    run = bench.start("Do the slow thing", new_thread=True)
+    wait_for(lambda: tool_started(run, "slow_step"), "the slow tool")
+    stopped = bench.stop(run.thread_id)
+    assert stopped is run
+    run.wait(WAIT)
+    assert run.status == "cancelled"
+    wait_for(lambda: server_run(agent_server, bench, run.thread_id)["status"] != "running", "the server")
+    assert server_run(agent_server, bench, run.thread_id)["status"] == "interrupted"
+
+
+def test_files_are_read_and_written_through_the_thread_state(agent_server: AgentServer) -> None:
+    bench = connect(agent_server)
+    run = bench.run("Plan the launch", new_thread=True)
+    run.pending[0].approve()
+    run.wait(WAIT)
+    files = bench.files(run.thread_id)
+    assert dict(files) == {"/notes.md": "Launch: May\n"}
+    files.write("/draft.md", "From the notebook.\n")
+    assert bench.state_values(run.thread_id)["files"]["/draft.md"]["content"] in (
+        "From the notebook.\n",
+        ["From the notebook."],
+    )
+    assert bench.files(run.thread_id)["/draft.md"] == "From the notebook.\n"
+    assert bench.todos(run.thread_id) == run.todos
+    assert [node.name for node in bench.tree(run.thread_id).children] == ["researcher"]
+
+
+def test_the_magics_work_on_a_connected_agent(agent_server: AgentServer, ip: Any) -> None:
+    name = unique("magic")
+    said = ip.run_line_magic("deepagent", f"connect {agent_server.url} --assistant deep -a {name}")
+    assert f"Connected agent {name!r}" in str(said)
+    ip.run_cell_magic("deepagent", f"-a {name} --new -o run", "Plan the launch")
+    run = ip.user_ns["run"]
+    assert run.status == "interrupted", run.error
+    listed = repr(ip.run_line_magic("deepagent", f"threads -a {name}"))
+    assert run.thread_id in listed
+    pending = ip.run_line_magic("deepagent", f"approvals -a {name} -t {run.thread_id}")
+    assert pending is run
+    pending.pending[0].approve()
+    run.wait(WAIT)
+    todos = ip.run_line_magic("deepagent", f"todos -a {name} -t {run.thread_id}")
+    assert "Ask the researcher" in repr(todos)
+    files = ip.run_line_magic("deepagent", f"files -a {name} -t {run.thread_id} /notes.md")
+    assert "Launch: May" in repr(files) + str(getattr(files, "data", ""))
+
+
+def test_bad_input_says_what_to_do_in_one_line(
+    agent_server: AgentServer, ip: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    local = deepnb.agent(unique("local"), "demo:quickstart")
+    before = local.run("Write a brief about tide pools")
+    with pytest.raises(DeepnbError, match=r"has no assistant 'nope': it has deep, researcher\.") as caught:
+        deepnb.connect(agent_server.url, "nope")
+    assert "\n" not in str(caught.value)
+    with pytest.raises(DeepnbError, match=r"Cannot reach an Agent Protocol server at http://127\.0\.0\.1:"):
+        deepnb.connect(f"http://127.0.0.1:{free_port()}", "deep")
+    with pytest.raises(
+        DeepnbError, match=r"refused the request \(HTTP 401\).*pass a key it accepts"
+    ) as caught:
+        deepnb.connect(agent_server.url, "deep", api_key="not-the-key")
+    assert "not-the-key" not in str(caught.value)
+    keyed = deepnb.connect(agent_server.url, "deep", api_key=ACCEPTED_KEY, name=unique("keyed"))
+    assert ACCEPTED_KEY not in repr(keyed) + repr(keyed.server) + repr(keyed.graph)
+
+    monkeypatch.setenv("DEEPNB_TEST_WRONG_KEY", "not-the-key")
+    line = f"connect {agent_server.url} --assistant deep --api-key-env"
+    with pytest.raises(UsageError, match="HTTP 401"):
+        ip.run_line_magic("deepagent", f"{line} DEEPNB_TEST_WRONG_KEY")
+    with pytest.raises(UsageError, match="DEEPNB_TEST_UNSET is not set"):
+        ip.run_line_magic("deepagent", f"{line} DEEPNB_TEST_UNSET")
+    bench = connect(agent_server)
+    with pytest.raises(DeepnbError, match="its threads are UUIDs"):
+        bench.start("Plan the launch", thread="my-thread")
+    assert local.threads()[0].thread_id == before.thread_id  # the local agent is untouched
+    assert local.run("Write a brief about tide pools", thread=before.thread_id).status == "done"
