@@ -269,7 +269,12 @@ class Cluster:
     replicas: dict[str, Replica] = field(default_factory=dict)
 
     def start(self, *names: str) -> None:
-        """Start these replicas side by side and wait until each one answers."""
+        """Start these replicas and wait until each one answers. On a fresh database the first
+        replica starts alone: a replica creates the checkpointer's and store's tables at startup
+        (the migration does not), and two doing it at once crash on a duplicate key."""
+        if not self.replicas and len(names) > 1:
+            self.start(names[0])
+            names = names[1:]
         for name in names:
             self.replicas[name] = launch_replica(
                 name, app=self.app, database_uri=self.database_uri, redis_uri=self.redis_uri,
