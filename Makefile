@@ -64,7 +64,7 @@ redis-server:
 AGENT_VENV := .venv-agent-server
 AGENT_PINNED_ELSEWHERE := langgraph-api|langgraph-runtime-inmem|langgraph-checkpoint-postgres|grpcio[a-z-]*|opentelemetry-[a-z-]*|sse-starlette
 
-$(AGENT_VENV)/.installed: tests/support/scaleout_app/requirements.txt constraints.txt pyproject.toml
+$(AGENT_VENV)/.installed: tests/support/scaleout_app/requirements.txt constraints.txt
 	rm -rf $(AGENT_VENV) && $(PYTHON) -m venv $(AGENT_VENV)
 	grep -vE '^($(AGENT_PINNED_ELSEWHERE))==' constraints.txt > $(AGENT_VENV)/constraints.txt
 	$(AGENT_VENV)/bin/pip install --quiet -c $(AGENT_VENV)/constraints.txt -r tests/support/scaleout_app/requirements.txt
