@@ -152,7 +152,8 @@ async def first_tokens(url: str, trials: int) -> dict[str, float]:
 
 
 def measure(runs: int, jobs: int, trials: int) -> dict[str, Any]:
-    with scaleout.cluster(names=("A",), jobs=jobs) as servers:
+    # Warnings only: the replicas' per-request and per-run INFO lines cost CPU this machine shares.
+    with scaleout.cluster(names=("A",), jobs=jobs, env={"LOG_LEVEL": "WARNING"}) as servers:
         one = [servers["A"].url]
         tokens = asyncio.run(first_tokens(servers["A"].url, trials)) if trials else {}
         asyncio.run(run_batch(one, jobs))  # warm-up: imports, first connections

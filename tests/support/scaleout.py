@@ -22,7 +22,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -214,7 +214,14 @@ def _answers(url: str) -> bool:
 
 
 def launch_replica(
-    name: str, *, app: Path, database_uri: str, redis_uri: str, folder: Path, jobs: int
+    name: str,
+    *,
+    app: Path,
+    database_uri: str,
+    redis_uri: str,
+    folder: Path,
+    jobs: int,
+    env: Mapping[str, str] | None = None,
 ) -> Replica:
     """Start one replica serving ``app``; ``wait_ready`` waits until it answers."""
     port = free_port()
@@ -229,6 +236,7 @@ def launch_replica(
         PG_POOL_SIZE="5",
         PG_MAX_OVERFLOW="5",
         LOG_JSON="true",
+        **(env or {}),
     )
     command = [str(AGENT_VENV / "bin" / "langhost"), "serve", "--host", "127.0.0.1", "--port", str(port)]
     command += ["--config", "langgraph.json", "--n-jobs-per-worker", str(jobs), "--no-browser"]
@@ -266,6 +274,7 @@ class Cluster:
     database_uri: str
     redis_uri: str
     jobs: int
+    env: Mapping[str, str] = field(default_factory=dict)
     replicas: dict[str, Replica] = field(default_factory=dict)
 
     def start(self, *names: str) -> None:
@@ -278,7 +287,7 @@ class Cluster:
         for name in names:
             self.replicas[name] = launch_replica(
                 name, app=self.app, database_uri=self.database_uri, redis_uri=self.redis_uri,
-                folder=self.folder, jobs=self.jobs,
+                folder=self.folder, jobs=self.jobs, env=self.env,
             )
         for name in names:
             wait_ready(self.replicas[name])
@@ -302,9 +311,11 @@ class Cluster:
 
 
 @contextlib.contextmanager
-def cluster(*, names: tuple[str, ...] = ("A", "B"), jobs: int = 4) -> Iterator[Cluster]:
-    """PostgreSQL + Redis + the migration + one replica per name (each with ``jobs`` job slots).
-    Everything is stopped at the end, even when the block fails."""
+def cluster(
+    *, names: tuple[str, ...] = ("A", "B"), jobs: int = 4, env: Mapping[str, str] | None = None
+) -> Iterator[Cluster]:
+    """PostgreSQL + Redis + the migration + one replica per name (each with ``jobs`` job slots and
+    ``env`` added to its environment). Everything is stopped at the end, even when the block fails."""
     problem = missing()
     if problem:
         raise ScaleOutUnavailable(problem)
@@ -317,7 +328,7 @@ def cluster(*, names: tuple[str, ...] = ("A", "B"), jobs: int = 4) -> Iterator[C
         (folder / "pg").mkdir()
         with postgres(folder / "pg") as database_uri, redis(folder) as redis_uri:
             migrate(database_uri, folder / "migrate.log")
-            built = Cluster(folder, app, database_uri, redis_uri, jobs)
+            built = Cluster(folder, app, database_uri, redis_uri, jobs, dict(env or {}))
             try:
                 built.start(*names)
                 yield built
