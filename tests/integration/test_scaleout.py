@@ -295,7 +295,10 @@ def test_through_deepnb_a_run_whose_replica_is_killed_finishes_through_b(
     assert joined.status == "done", joined.error
     assert joined.result == app.WORKER_DONE
     job.wait(RUN_TIMEOUT)
-    assert job.status != "running"  # A's workbench lost its server: it ends, it does not hang
+    # A's workbench lost its server: its run ends (no hang) saying how to re-attach.
+    assert job.status == "error"
+    assert "stopped answering mid-run" in str(job.error), job.error
+    assert f"%deepagent resume -t {job.thread_id} re-attaches" in str(job.error), job.error
     history = run_async(messages(client(b_replica), job.thread_id))
     assert_complete(history, steps=app.STEPS, final=app.WORKER_DONE, prompt_text=KILL_PROMPT)
     assert "Background run succeeded" in b_replica.run_events(run_id)
