@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ROOT_OK := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: lab test lint bench chromium constraints clean widgets
+.PHONY: lab test lint bench chromium redis-server agent-server constraints clean widgets
 
 # The front end: TypeScript in widgets/src, bundled by esbuild into deepnb/_widgets/ (committed, so
 # Binder and `pip install` need no Node.js). Rebuilt only when a source is newer than the bundle.
@@ -51,6 +51,28 @@ chromium:
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
+# Debian's Redis for the scale-out test (two Agent Server replicas share one Redis and one PostgreSQL).
+redis-server:
+	@command -v redis-server >/dev/null 2>&1 || { \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq redis-server >/dev/null; }
+
+# The self-hosted Agent Server (MIT langhost: stock langgraph-api on PostgreSQL + Redis) in its own
+# virtualenv, since it pins its own langgraph-api. deepnb goes in from this checkout (no
+# dependencies: the served graph needs only its scripted model) so the served graph runs offline.
+# The versions follow constraints.txt except the packages langhost pins differently. About a minute.
+AGENT_VENV := .venv-agent-server
+AGENT_PINNED_ELSEWHERE := langgraph-api|langgraph-runtime-inmem|langgraph-checkpoint-postgres|grpcio[a-z-]*|opentelemetry-[a-z-]*|sse-starlette
+
+$(AGENT_VENV)/.installed: tests/support/scaleout_app/requirements.txt constraints.txt
+	rm -rf $(AGENT_VENV) && $(PYTHON) -m venv $(AGENT_VENV)
+	grep -vE '^($(AGENT_PINNED_ELSEWHERE))==' constraints.txt > $(AGENT_VENV)/constraints.txt
+	$(AGENT_VENV)/bin/pip install --quiet -c $(AGENT_VENV)/constraints.txt -r tests/support/scaleout_app/requirements.txt
+	$(AGENT_VENV)/bin/pip install --quiet --no-deps -e .
+	touch $@
+
+agent-server: $(AGENT_VENV)/.installed redis-server
+
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
@@ -69,14 +91,15 @@ check-unit-shell:
 check-security:
 	$(BIN)/python -m pytest -q tests/security -m "not kernel and not browser and not binder"
 
-test: $(VENV)/.installed-test chromium lint $(NODE_MODULES) $(WIDGET_BUNDLE)
+test: $(VENV)/.installed-test chromium agent-server lint $(NODE_MODULES) $(WIDGET_BUNDLE)
 	$(BIN)/python -m pytest
 
-bench: $(VENV)/.installed-test
+bench: $(VENV)/.installed-test agent-server
 	$(BIN)/python bench/overhead.py
 	$(BIN)/python bench/subagents.py
 	$(BIN)/python bench/files.py
 	$(BIN)/python bench/longrun.py
+	$(BIN)/python bench/remote.py
 
 # The newest versions pyproject.toml allows, frozen into constraints.txt (a throwaway virtualenv).
 constraints:
@@ -86,4 +109,4 @@ constraints:
 	mv constraints.new constraints.txt && rm -rf .constraints-venv
 
 clean:
-	rm -rf $(VENV) build dist .pytest_cache widgets/node_modules widgets/.test-build
+	rm -rf $(VENV) $(AGENT_VENV) build dist .pytest_cache widgets/node_modules widgets/.test-build
