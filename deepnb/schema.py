@@ -247,7 +247,10 @@ class Todo(TypedDict):
 
 
 class Progress(TypedDict):
-    """The run's counters; ``todo_progress`` is ``"Task 2 of 5"``, ``"All 5 done"`` or ``""``."""
+    """The run's counters; ``todo_progress`` is ``"Task 2 of 5"``, ``"All 5 done"`` or ``""``.
+    ``elapsed`` is run time: the seconds spent waiting for decisions or answers are not in it but
+    in ``waited``; ``waiting_since`` is when the current wait began (epoch seconds), ``None``
+    while the run runs or once it ended."""
 
     steps: int
     tool_calls: int
@@ -256,6 +259,8 @@ class Progress(TypedDict):
     started_at: float
     elapsed: float
     todo_progress: str
+    waited: NotRequired[float]
+    waiting_since: NotRequired[float | None]
 
 
 class NodeState(TypedDict):

@@ -140,6 +140,10 @@ class RunState:
     tokens_out: int = 0
     started_at: float = field(default_factory=time.time)
     finished_at: float | None = None
+    waited: float = 0.0
+    """Seconds the run spent paused, waiting for decisions or answers: not run time."""
+    waiting_since: float | None = None
+    """When the current wait began (``None`` while the run runs or once it ended)."""
     version: int = 0
     _next_id: int = field(default=0, repr=False)
     _open_text: dict[str, TextItem] = field(default_factory=dict, repr=False)
@@ -154,7 +158,14 @@ class RunState:
 
     @property
     def elapsed(self) -> float:
-        return (self.finished_at or time.time()) - self.started_at
+        """Run time in seconds: from the start to now (or the end), less the time spent waiting."""
+        return (self.finished_at or time.time()) - self.started_at - self.waited
+
+    def _end_wait(self, now: float) -> None:
+        """A wait for decisions is over (the run resumed, or ended): it counts as waited."""
+        if self.waiting_since is not None:
+            self.waited += max(0.0, now - self.waiting_since)
+            self.waiting_since = None
 
     def apply(self, event: ev.Event) -> None:
         """Fold one event into the state."""
@@ -405,6 +416,7 @@ class RunState:
     def _finish(self, status: RunStatus) -> None:
         self.status = status
         self.finished_at = time.time()
+        self._end_wait(self.finished_at)
         for card in self._tools.values():
             if card["status"] == RUNNING:
                 card["status"] = "cancelled" if status == "cancelled" else "interrupted"
@@ -449,6 +461,8 @@ class RunState:
                 path = self.nodes[path]["parent"]
         self.status = "interrupted"
         self.finished_at = time.time()
+        if self.waiting_since is None:
+            self.waiting_since = self.finished_at
 
     def _on_DecisionMade(self, event: ev.DecisionMade) -> None:
         entry = DecisionLogEntry(
@@ -501,6 +515,7 @@ class RunState:
                 node["status"] = RUNNING
         self.status = RUNNING
         self.finished_at = None
+        self._end_wait(time.time())
 
     # -- what the agents were given -----------------------------------------------------
 
@@ -563,6 +578,8 @@ class RunState:
             started_at=self.started_at,
             elapsed=round(self.elapsed, 1),
             todo_progress=todo_progress(self.todos),
+            waited=round(self.waited, 1),
+            waiting_since=self.waiting_since,
         )
 
     @staticmethod

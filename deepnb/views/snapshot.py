@@ -41,9 +41,15 @@ def _head(state: Mapping[str, Any]) -> str:
     return (
         f"deepnb · agent {state['agent']} · thread {state['thread_id']} · "
         f"{_status(state)} · {plural(p['steps'], 'step')} · "
-        f"{plural(p['tool_calls'], 'tool call')} · {p['elapsed']:.1f} s · "
+        f"{plural(p['tool_calls'], 'tool call')} · {p['elapsed']:.1f} s{_waited(p)} · "
         f"tokens {p['tokens_in']:,} in / {p['tokens_out']:,} out"
     )
+
+
+def _waited(progress: Mapping[str, Any]) -> str:
+    """``" (+ 42.0 s waiting)"``: the time spent waiting for decisions, apart from run time."""
+    waited = progress.get("waited") or 0.0  # absent from views saved before it existed
+    return f" (+ {waited:.1f} s waiting)" if waited >= 0.05 else ""
 
 
 AUTO_DECISIONS_KEPT = 20

@@ -330,6 +330,9 @@ export interface Todo {
 
 /**
  * The run's counters; `todo_progress` is `"Task 2 of 5"`, `"All 5 done"` or `""`.
+ * `elapsed` is run time: the seconds spent waiting for decisions or answers are not in it but
+ * in `waited`; `waiting_since` is when the current wait began (epoch seconds), `None`
+ * while the run runs or once it ended.
  */
 export interface Progress {
   steps: number;
@@ -339,6 +342,8 @@ export interface Progress {
   started_at: number;
   elapsed: number;
   todo_progress: string;
+  waited?: number;
+  waiting_since?: number | null;
 }
 
 /**

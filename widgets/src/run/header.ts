@@ -8,6 +8,16 @@ import { RUN_STATUS_LABEL, RUNNING } from "../schema";
 import type { RunStatus } from "../types";
 import type { RunModel } from "./live_model";
 
+const WAITING_RUN: RunStatus = "interrupted";
+
+/** The header's clock: run time, then the wait going on ("12s · waiting 1m 05s") or, once the run
+ * goes on or ends, the time it waited ("12s (+ 1m 05s waiting)"). */
+export function clockText(elapsed: number, waited: number, waiting: number, status: string): string {
+  const run = fmtElapsed(elapsed);
+  if (status === WAITING_RUN) return `${run} · waiting ${fmtElapsed(waiting)}`;
+  return waited >= 1 ? `${run} (+ ${fmtElapsed(waited)} waiting)` : run;
+}
+
 export interface HeaderView {
   el: HTMLElement;
   renderHeader(): void;
@@ -45,24 +55,34 @@ export function headerView(
   stats.append(stepsEl, callsEl, elapsedEl, tokensEl);
   bar.append(pill, agentEl, threadEl, stats, controls);
 
+  // Run time: the time spent waiting for decisions (`waited`, and the wait going on) is not in it.
   function elapsedNow(): number {
     const p = model.get("progress") || {};
     const elapsed = num(p.elapsed);
     if (model.get("status") !== RUNNING) return elapsed;
-    const fromStart = p.started_at ? Date.now() / 1000 - num(p.started_at) : 0;
+    const fromStart = p.started_at ? Date.now() / 1000 - num(p.started_at) - num(p.waited) : 0;
     const fromAnchor = anchor === null ? elapsed : (Date.now() - anchor) / 1000;
     return Math.max(fromStart, fromAnchor, elapsed);
   }
 
-  // The kernel's clock (epoch seconds): the run's start plus its elapsed time, so subagent
+  /** Seconds of the wait going on (0 unless the run waits for a decision or an answer). */
+  function waitingNow(): number {
+    const p = model.get("progress") || {};
+    if (model.get("status") !== WAITING_RUN || !p.waiting_since) return 0;
+    return Math.max(0, Date.now() / 1000 - num(p.waiting_since));
+  }
+
+  // The kernel's clock (epoch seconds): the run's start plus its run and waiting time, so subagent
   // durations agree with the run's even when the browser's clock is off.
   function kernelNow(): number {
     const p = model.get("progress") || {};
-    return p.started_at ? num(p.started_at) + elapsedNow() : Date.now() / 1000;
+    return p.started_at ? num(p.started_at) + elapsedNow() + num(p.waited) + waitingNow() : Date.now() / 1000;
   }
 
   function tick(): void {
-    setText(elapsedEl, fmtElapsed(elapsedNow()));
+    setText(elapsedEl, clockText(elapsedNow(), num((model.get("progress") || {}).waited), waitingNow(),
+      str(model.get("status"))));
+    elapsedEl.title = "Run time; time spent waiting for your decisions is counted apart";
     onTick();
   }
 
@@ -87,8 +107,9 @@ export function headerView(
     show(controls, running && live());
     stopBtn.disabled = stopping;
     setText(stopBtn, stopping ? "Stopping…" : "Stop");
-    if (running && timer === null) timer = setInterval(tick, 1000);
-    if (!running && timer !== null) {
+    const ticking = running || status === WAITING_RUN; // a wait's clock ticks too
+    if (ticking && timer === null) timer = setInterval(tick, 1000);
+    if (!ticking && timer !== null) {
       clearInterval(timer);
       timer = null;
     }
