@@ -169,7 +169,8 @@ class EvalCard(TypedDict):
 class ToolItem(TypedDict):
     """A tool call's card. ``args`` is a one-line summary, ``args_full`` the JSON (both redacted and
     clipped); ``subagent`` is the path of the subagent a ``task`` call started; ``clipped`` says a
-    view shortened the card to fit its message budget."""
+    view shortened the card to fit its message budget; ``edited`` says a person edited the
+    arguments before approving them (``args`` and ``args_full`` are the edited ones)."""
 
     kind: Literal["tool"]
     id: str
@@ -183,6 +184,7 @@ class ToolItem(TypedDict):
     eval: NotRequired[EvalCard]
     subagent: NotRequired[str]
     clipped: NotRequired[bool]
+    edited: NotRequired[bool]
 
 
 class NoticeItem(TypedDict):
@@ -339,7 +341,8 @@ class PendingRequest(TypedDict):
 
 
 class DecisionLogEntry(TypedDict):
-    """One decision as the decision log records it (``auto``: by an "always approve" rule)."""
+    """One decision as the decision log records it (``auto``: by an "always approve" rule; ``diff``:
+    an edit's unified diff from the proposed arguments to the approved ones, as JSON lines)."""
 
     at: str
     interrupt_id: str
@@ -349,6 +352,7 @@ class DecisionLogEntry(TypedDict):
     message: str
     args: str
     auto: bool
+    diff: NotRequired[str]
 
 
 # -- async subagent tasks ---------------------------------------------------------------------

@@ -5,6 +5,7 @@ One fold serves the run object, the live view and the static snapshot, so all th
 
 from __future__ import annotations
 
+import difflib
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -66,6 +67,9 @@ GIVEN_ENTRIES = 40
 """Skills, memory files, agents and tools per agent the run view lists (bounded messages)."""
 ALL_DECISIONS: tuple[DecisionType, ...] = ("approve", "edit", "reject", "respond")
 """What an action allows when its interrupt names no review config for it."""
+DEFAULT_DESCRIPTION_PREFIX = "Tool execution requires approval"
+"""The human-in-the-loop middleware's own description, which it follows with the tool and a repr
+of its arguments: the card shows both already, so only a description someone wrote is kept."""
 
 _Item = TypeVar("_Item", PromptItem, TextItem, ToolItem, NoticeItem, ErrorItem, SummaryItem, UpdateItem)
 
@@ -155,6 +159,8 @@ class RunState:
     main agent's state takes it (``None``: unknown, so a file tool's success counts)."""
     _file_calls: dict[str, str] = field(default_factory=dict, repr=False)
     """Call id of a file-changing tool call → the path it changes (for backends outside state)."""
+    _gated: dict[tuple[str, int], str] = field(default_factory=dict, repr=False)
+    """(interrupt id, action index) → the call id of the tool card the action gates."""
 
     @property
     def elapsed(self) -> float:
@@ -453,6 +459,8 @@ class RunState:
         for card in self._tools.values():
             if card["status"] == RUNNING:
                 card["status"] = WAITING
+        for request in event.interrupts:
+            self._gate_cards(request, self._interrupt_agents.get(request.id, "main"))
         for request in self.pending:
             path = request["agent"]
             while path in self.nodes:  # the subagent that asked, and those waiting on it
@@ -464,7 +472,52 @@ class RunState:
         if self.waiting_since is None:
             self.waiting_since = self.finished_at
 
+    def _gate_cards(self, request: ev.InterruptRequest, agent: str) -> None:
+        """Note which waiting tool card each action of an approval gates: the same agent's call
+        of that tool with those arguments, not already taken by another action."""
+        value = request.value if isinstance(request.value, Mapping) else {}
+        taken = set(self._gated.values())
+        actions = [a for a in value.get("action_requests", []) if isinstance(a, Mapping)]
+        for index, action in enumerate(actions):
+            if (request.id, index) in self._gated:
+                continue
+            shown = _full_args(action.get("args") or {})
+            for call_id, card in self._tools.items():
+                if (
+                    call_id not in taken
+                    and card["status"] == WAITING
+                    and card["agent"] == agent
+                    and card["name"] == action.get("name")
+                    and card["args_full"] == shown
+                ):
+                    self._gated[(request.id, index)] = call_id
+                    taken.add(call_id)
+                    break
+
+    def _proposed_json(self, interrupt_id: str, index: int) -> str | None:
+        """The arguments an action proposed, as its card showed them (JSON, redacted)."""
+        for request in self.pending:
+            for action in request["actions"]:
+                if request["id"] == interrupt_id and action["index"] == index:
+                    return action["args_json"]
+        return None
+
+    def _edited(self, event: ev.DecisionMade, args: Mapping[str, Any]) -> str:
+        """Show an edit on the tool card it gated (the edited arguments, marked edited); return
+        the diff from the proposed arguments to the edited ones (``""`` when unknown)."""
+        call_id = self._gated.get((event.interrupt_id, event.index))
+        card = self._tools.get(call_id) if call_id else None
+        if card is not None:
+            card["args"], card["args_full"], card["edited"] = short_args(args), _full_args(args), True
+        proposed = self._proposed_json(event.interrupt_id, event.index)
+        if proposed is None:
+            return ""
+        edited = redact(json.dumps(dict(args), indent=2, ensure_ascii=False, default=str))
+        return args_diff(proposed, edited)
+
     def _on_DecisionMade(self, event: ev.DecisionMade) -> None:
+        edited_args = event.decision.get("edited_action", {}).get("args") or {}
+        diff = self._edited(event, edited_args) if event.decision.get("type") == "edit" else ""
         entry = DecisionLogEntry(
             at=time.strftime("%Y-%m-%d %H:%M:%S"),
             interrupt_id=event.interrupt_id,
@@ -472,9 +525,11 @@ class RunState:
             tool=event.tool,
             type=cast(DecisionType, str(event.decision.get("type"))),  # approvals.normalize checked it
             message=redact(str(event.decision.get("message") or "")),
-            args=short_args(event.decision.get("edited_action", {}).get("args") or {}),
+            args=short_args(edited_args),
             auto=event.auto,
         )
+        if diff:
+            entry["diff"] = diff
         self.decisions.append(entry)
         for request in self.pending:
             for action in request["actions"]:
@@ -632,6 +687,29 @@ def public_pending(request: PendingRequest) -> PendingRequest:
     return {**request, "actions": actions}
 
 
+def own_description(text: str, tool: str) -> str:
+    """An action's description as its card shows it: one the interrupt config gave, whole; the
+    middleware's generated one ("Tool execution requires approval / Tool: … / Args: {…}") not at
+    all, since the card shows the tool and its arguments itself (a custom prefix is kept)."""
+    at = text.find(f"\n\nTool: {tool}\nArgs: ")
+    if at < 0:
+        return text
+    prefix = text[:at].strip()
+    return "" if prefix == DEFAULT_DESCRIPTION_PREFIX else prefix
+
+
+DIFF_LIMIT = 4000
+"""Characters of an edit's diff the decision log keeps."""
+
+
+def args_diff(proposed: str, edited: str) -> str:
+    """A unified diff, line by line, from the proposed arguments (JSON) to the edited ones."""
+    lines = difflib.unified_diff(
+        proposed.splitlines(), edited.splitlines(), "proposed", "approved", n=2, lineterm=""
+    )
+    return _clip("\n".join(lines), DIFF_LIMIT)
+
+
 def _todo(todo: Mapping[str, Any]) -> Todo:
     # write_todos' argument schema admits only the TodoStatus values, so a call carries no other
     status = cast(TodoStatus, str(todo.get("status", "pending")))
@@ -663,7 +741,7 @@ def _pending(
                 name=name,
                 args=short_args(args),
                 args_json=redact(json.dumps(args, indent=2, ensure_ascii=False, default=str)),
-                description=redact(str(action.get("description") or "")),
+                description=own_description(redact(str(action.get("description") or "")), name),
                 allowed=configs.get(name, list(ALL_DECISIONS)),
                 preview=FilePreview(kind=preview["kind"], text=_clip(redact(preview["text"]), FULL_LIMIT))
                 if preview

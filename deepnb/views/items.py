@@ -62,16 +62,28 @@ def _tool_html(item: Item, label: str) -> str:
     result = f' <span class="dnb-muted">→ {escape(item["result"])}</span>' if item.get("result") else ""
     return (
         f'<div class="dnb-tool" data-status="{escape(item["status"])}">{escape(label)}'
-        f"<b>{escape(item['name'])}</b>({escape(item['args'])}) "
+        f"<b>{escape(item['name'])}</b>({escape(item['args'])}){_edited_html(item)} "
         f'<span class="dnb-muted">[{escape(item["status"])}]</span>{result}</div>'
     )
+
+
+EDITED_BADGE = "✎ edited"
+"""The badge of a tool card whose arguments a person edited before approving them."""
+
+
+def _edited_html(item: Item) -> str:
+    if not item.get("edited"):
+        return ""
+    title = "Arguments edited before approval; the decision log shows the change"
+    return f' <span class="dnb-badge dnb-edited" title="{title}">{EDITED_BADGE}</span>'
 
 
 def _tool_text(item: Item, label: str) -> str:
     if item.get("eval"):
         return _eval_text(item, label)
     result = f" → {item['result']}" if item.get("result") else ""
-    return f"  {label}{item['name']}({item['args']}) [{item['status']}]{result}"
+    edited = f" [{EDITED_BADGE}]" if item.get("edited") else ""
+    return f"  {label}{item['name']}({item['args']}){edited} [{item['status']}]{result}"
 
 
 # -- eval: an interpreter call's card (the code, what it printed, its result or error) -------------

@@ -107,12 +107,29 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
                 f"({escape(action['args'])}){escape(_where(request['agent']))}</div>"
             )
     if state.get("decisions"):
-        rows = "".join(f"<li>{escape(_decision_line(d))}</li>" for d in state["decisions"])
+        rows = "".join(f"<li>{escape(_decision_line(d))}{_diff_html(d)}</li>" for d in state["decisions"])
         if state.get("decisions_folded"):
             rows = f"<li>{escape(_folded_decisions(state))}</li>" + rows
         parts.append(f'<div class="dnb-decisions"><b>Decisions</b><ul>{rows}</ul></div>')
     parts.append("</div>")
     return "\n".join(p for p in parts if p)
+
+
+def _diff_html(decision: Mapping[str, Any]) -> str:
+    """An edit's diff from the proposed arguments to the approved ones, a line each."""
+    diff = decision.get("diff") or ""
+    if not diff:
+        return ""
+    lines = "".join(
+        f'<span class="{_diff_class(line)}">{escape(line)}\n</span>' for line in diff.splitlines()
+    )
+    return f'<pre class="dnb-diff">{lines}</pre>'
+
+
+def _diff_class(line: str) -> str:
+    if line.startswith(("+++", "---")):
+        return "dnb-muted"
+    return {"+": "dnb-add", "-": "dnb-del", "@": "dnb-hunk"}.get(line[:1], "")
 
 
 def _where(agent: str) -> str:
@@ -151,7 +168,9 @@ def snapshot_text(state: Mapping[str, Any]) -> str:
         lines.append("Decisions:")
         if state.get("decisions_folded"):
             lines.append(f"  {_folded_decisions(state)}")
-        lines += [f"  {_decision_line(d)}" for d in state["decisions"]]
+        for decision in state["decisions"]:
+            lines.append(f"  {_decision_line(decision)}")
+            lines += [f"    {line}" for line in (decision.get("diff") or "").splitlines()]
     return "\n".join(lines)
 
 

@@ -242,7 +242,8 @@ export interface EvalCard {
 /**
  * A tool call's card. `args` is a one-line summary, `args_full` the JSON (both redacted and
  * clipped); `subagent` is the path of the subagent a `task` call started; `clipped` says a
- * view shortened the card to fit its message budget.
+ * view shortened the card to fit its message budget; `edited` says a person edited the
+ * arguments before approving them (`args` and `args_full` are the edited ones).
  */
 export interface ToolItem {
   kind: "tool";
@@ -257,6 +258,7 @@ export interface ToolItem {
   eval?: EvalCard;
   subagent?: string;
   clipped?: boolean;
+  edited?: boolean;
 }
 
 /**
@@ -423,7 +425,8 @@ export interface PendingRequest {
 }
 
 /**
- * One decision as the decision log records it (`auto`: by an "always approve" rule).
+ * One decision as the decision log records it (`auto`: by an "always approve" rule; `diff`:
+ * an edit's unified diff from the proposed arguments to the approved ones, as JSON lines).
  */
 export interface DecisionLogEntry {
   at: string;
@@ -434,6 +437,7 @@ export interface DecisionLogEntry {
   message: string;
   args: string;
   auto: boolean;
+  diff?: string;
 }
 
 /**

@@ -5,10 +5,10 @@
 import "./dom";
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import { FakeModel, mount } from "./dom";
+import { click, FakeModel, mount } from "./dom";
 import view from "../src/run_view";
 import { clockText } from "../src/run/header";
-import type { RunTraits } from "../src/types";
+import type { Action, Interrupt, Item, RunTraits } from "../src/types";
 
 let runs = 0;
 const shown: (() => void)[] = [];
@@ -50,5 +50,89 @@ describe("waiting time is not run time", () => {
     // resumed after the wait: the run time leaves the 388 s of waiting out
     fake.update({ status: "running", progress: { ...progress, elapsed: 12, waited: 388, waiting_since: null } });
     assert.match(text(el, ".dnb-elapsed"), /^1\ds \(\+ 6m 28s waiting\)$/);
+  });
+});
+
+function gated(index: number, fields: Partial<Action> = {}): Action {
+  return {
+    index, name: "write_file", args: "file_path='/a.md', content='line one…'",
+    args_json: JSON.stringify({ file_path: "/a.md", content: "line one\nline two" }, null, 2),
+    description: "", allowed: ["approve", "edit", "reject", "respond"], preview: null, decision: null, ...fields,
+  };
+}
+
+describe("Approve all across interrupts", () => {
+  const two = (): Interrupt[] => [
+    { id: "I1", agent: "main/general-purpose", actions: [gated(0)] },
+    { id: "I2", agent: "main/general-purpose#2", actions: [gated(0, { args_json: '{"file_path": "/b.md"}' })] },
+  ];
+
+  it("offers one button when parallel subagents each wait on their own interrupt, and approves each", () => {
+    const { el, fake } = showRun({ status: "interrupted", pending: two() });
+    const every = el.querySelector(".dnb-approve-every") as HTMLButtonElement;
+    assert.equal(every.hidden, false);
+    assert.equal(every.textContent, "Approve all 2");
+    assert.equal(every.getAttribute("aria-label"), "Approve all 2 pending actions of 2 interrupts");
+    click(every);
+    assert.deepEqual(fake.sent.filter((m) => m.type !== "sync"),
+      [{ type: "approve_all", interrupt_id: "I1" }, { type: "approve_all", interrupt_id: "I2" }]);
+    assert.equal(every.disabled, true); // both on their way
+  });
+
+  it("leaves out actions that do not allow approval, and hides for a single interrupt", () => {
+    const pending = two();
+    pending[1].actions[0].allowed = ["reject", "respond"];
+    const { el, fake } = showRun({ status: "interrupted", pending });
+    assert.equal((el.querySelector(".dnb-approve-every") as HTMLElement).hidden, true);
+    fake.update({ pending: two() });
+    assert.equal((el.querySelector(".dnb-approve-every") as HTMLElement).hidden, false);
+    fake.update({ pending: two().slice(0, 1) });
+    assert.equal((el.querySelector(".dnb-approve-every") as HTMLElement).hidden, true);
+  });
+});
+
+describe("approval cards and edits", () => {
+  it("shows the arguments once, readably, with line breaks kept", () => {
+    const { el } = showRun({ status: "interrupted", pending: [{ id: "I1", agent: "main", actions: [gated(0)] }] });
+    const c = el.querySelector(".dnb-approval")!;
+    const occurrences = c.textContent!.split("line two").length - 1;
+    assert.equal(occurrences, 1);
+    assert.deepEqual([...c.querySelectorAll(".dnb-approval-args dt")].map((n) => n.textContent), ["file_path", "content"]);
+    assert.equal(c.querySelector(".dnb-approval-args dd:last-child")!.textContent, "line one\nline two");
+    assert.equal(c.querySelector(".dnb-approval-desc"), null);
+  });
+
+  it("leaves the arguments a preview shows to the preview", () => {
+    const action = gated(0, { preview: { kind: "content", text: "line one\nline two" } });
+    const { el } = showRun({ status: "interrupted", pending: [{ id: "I1", agent: "main", actions: [action] }] });
+    const c = el.querySelector(".dnb-approval")!;
+    assert.deepEqual([...c.querySelectorAll(".dnb-approval-args dt")].map((n) => n.textContent), ["file_path"]);
+    assert.equal(c.textContent!.split("line two").length - 1, 1);
+  });
+
+  it("keeps a description someone wrote", () => {
+    const action = gated(0, { description: "Check the path first" });
+    const { el } = showRun({ status: "interrupted", pending: [{ id: "I1", agent: "main", actions: [action] }] });
+    assert.equal(text(el, ".dnb-approval-desc"), "Check the path first");
+  });
+
+  it("marks an edited tool card and shows the edit's diff in the decision log", () => {
+    const tool = { kind: "tool", id: "tool-c1", agent: "main", name: "write_file", args: "file_path='/a.md'",
+      args_full: "{}", status: "done", result: "ok", result_full: "ok" } as Item;
+    const diff = "--- proposed\n+++ approved\n@@ -1,2 +1,2 @@\n-  \"content\": \"a\"\n+  \"content\": \"b\"";
+    const decisions = [{ at: "2026-01-01 10:00:00", interrupt_id: "I1", index: 0, tool: "write_file", type: "edit" as const,
+      message: "", args: "content='b'", auto: false, diff }];
+    const { el, fake } = showRun({ items: [tool], decisions });
+    const badge = el.querySelector(".dnb-edited") as HTMLElement;
+    assert.equal(badge.hidden, true);
+    fake.update({ items: [{ ...tool, edited: true } as Item] });
+    assert.equal(badge.hidden, false);
+    assert.equal(badge.textContent, "✎ edited");
+    const log = el.querySelector(".dnb-decision")!;
+    assert.deepEqual([...log.querySelectorAll(".dnb-decision-diff span")].map((n) => [n.className, n.textContent]), [
+      ["", "--- proposed\n"], ["", "+++ approved\n"], ["dnb-hunk", "@@ -1,2 +1,2 @@\n"],
+      ["dnb-del", "-  \"content\": \"a\"\n"], ["dnb-add", "+  \"content\": \"b\"\n"],
+    ]);
+    assert.equal(log.querySelector(".dnb-decision-detail"), null); // the diff, not a 30-character prefix
   });
 });

@@ -9,12 +9,17 @@ import { RUNNING, TOOL_STATUS_MARK } from "../schema";
 import type { EvalRun, ToolItem } from "../types";
 import { changed, nodeLabel, type ItemRecord } from "./record";
 
+/** The badge of a tool card whose arguments a person edited before approving them. */
+export const EDITED_BADGE = "✎ edited";
+
 export interface ToolParts {
   head: HTMLElement;
   caret: HTMLElement;
   name: HTMLElement;
   args: HTMLElement;
   badge: HTMLElement;
+  edited: HTMLElement;
+  argsLabel: HTMLElement;
   sub: HTMLElement;
   show: HTMLButtonElement;
   result: HTMLElement;
@@ -37,6 +42,8 @@ export function makeToolCard(rec: ItemRecord, expanded: Set<string>): void {
     name: h("span", "dnb-tool-name"),
     args: h("span", "dnb-tool-args"),
     badge: h("span", "dnb-badge dnb-tool-status"),
+    edited: h("span", "dnb-badge dnb-edited", EDITED_BADGE),
+    argsLabel: h("div", "dnb-detail-label", "Arguments"),
     sub: h("span", "dnb-tool-subagent"),
     show: smallButton("dnb-show-subagent", "show subagent"),
     result: h("div", "dnb-tool-result"),
@@ -49,9 +56,11 @@ export function makeToolCard(rec: ItemRecord, expanded: Set<string>): void {
   };
   rec.tool = t;
   t.show.hidden = true;
-  head.append(t.caret, rec.label!, t.name, t.args, t.sub, t.show, t.badge);
+  t.edited.hidden = true;
+  t.edited.title = "Arguments edited before approval; the decision log shows the change";
+  head.append(t.caret, rec.label!, t.name, t.args, t.sub, t.show, t.edited, t.badge);
   t.evalEl.hidden = true;
-  t.detail.append(h("div", "dnb-detail-label", "Arguments"), t.argsFull, t.resultLabel, t.resultFull);
+  t.detail.append(t.argsLabel, t.argsFull, t.resultLabel, t.resultFull);
   rec.el.append(head, t.evalEl, t.result, t.detail);
   setExpanded(rec, expanded.has(rec.key));
 }
@@ -82,6 +91,10 @@ export function patchTool(rec: ItemRecord, item: ToolItem): void {
   const t = rec.tool!;
   if (changed(rec, item, "name")) setText(t.name, rec.f.name);
   if (changed(rec, item, "args")) setText(t.args, rec.f.args);
+  if (changed(rec, item, "edited")) {
+    show(t.edited, rec.f.edited === true);
+    setText(t.argsLabel, rec.f.edited === true ? "Arguments (edited before approval)" : "Arguments");
+  }
   if (changed(rec, item, "status")) {
     const status = str(rec.f.status) || RUNNING;
     rec.el.setAttribute("data-status", status);
