@@ -54,6 +54,8 @@ FileKind: TypeAlias = Literal["markdown", "code", "table", "image", "binary"]
 """How a file is rendered for the file viewer."""
 ChangeKind: TypeAlias = Literal["added", "modified", "deleted"]
 """What a run did to a file."""
+TodoChangeKind: TypeAlias = Literal["added", "started", "completed", "reopened", "removed"]
+"""What a ``write_todos`` call did to one todo."""
 ItemKind: TypeAlias = Literal["prompt", "text", "tool", "notice", "error", "summary", "update"]
 """The kinds of transcript item."""
 
@@ -102,6 +104,22 @@ NODE_STATUS_LABEL: Final[Mapping[NodeStatus, str]] = {
 """A subagent's status as the live tree shows it."""
 TODO_STATUS_MARK: Final[Mapping[TodoStatus, str]] = {"pending": "○", "in_progress": "◐", "completed": "✓"}
 """The mark of a todo."""
+TODO_CHANGE_MARK: Final[Mapping[TodoChangeKind, str]] = {
+    "added": "+",
+    "started": "◐",
+    "completed": "✓",
+    "reopened": "○",
+    "removed": "−",
+}
+"""The mark of a todo change on a ``write_todos`` card."""
+TODO_CHANGE_LABEL: Final[Mapping[TodoChangeKind, str]] = {
+    "added": "added",
+    "started": "started",
+    "completed": "done",
+    "reopened": "reopened",
+    "removed": "removed",
+}
+"""A todo change in words, as a ``write_todos`` card sums them up ("2 added, 1 done")."""
 TODO_INTERRUPTED_MARK: Final[str] = "⊘"
 """The mark of a todo a stopped or failed run left in progress: shown as interrupted."""
 BROKEN_OFF: Final[frozenset[RunStatus]] = frozenset({"error", "cancelled"})
@@ -166,11 +184,20 @@ class EvalCard(TypedDict):
     error_type: NotRequired[str]
 
 
+class TodoChange(TypedDict):
+    """One todo a ``write_todos`` call changed, and how."""
+
+    change: TodoChangeKind
+    content: str
+
+
 class ToolItem(TypedDict):
     """A tool call's card. ``args`` is a one-line summary, ``args_full`` the JSON (both redacted and
     clipped); ``subagent`` is the path of the subagent a ``task`` call started; ``clipped`` says a
     view shortened the card to fit its message budget; ``edited`` says a person edited the
-    arguments before approving them (``args`` and ``args_full`` are the edited ones)."""
+    arguments before approving them (``args`` and ``args_full`` are the edited ones). A
+    ``write_todos`` card carries ``todo_changes`` (what it added, started, ticked, removed) and
+    sums them up in ``args``; its result, the list's repr, is not kept."""
 
     kind: Literal["tool"]
     id: str
@@ -185,6 +212,7 @@ class ToolItem(TypedDict):
     subagent: NotRequired[str]
     clipped: NotRequired[bool]
     edited: NotRequired[bool]
+    todo_changes: NotRequired[list[TodoChange]]
 
 
 class NoticeItem(TypedDict):

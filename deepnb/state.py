@@ -22,6 +22,7 @@ from deepnb.markup import highlight, markdown
 from deepnb.schema import (
     OPEN_NODE,
     RUNNING,
+    TODO_CHANGE_LABEL,
     WAITING,
     AsyncTaskRow,
     DecisionLogEntry,
@@ -45,6 +46,8 @@ from deepnb.schema import (
     SummaryItem,
     TextItem,
     Todo,
+    TodoChange,
+    TodoChangeKind,
     TodoStatus,
     ToolItem,
     TranscriptItem,
@@ -53,6 +56,8 @@ from deepnb.schema import (
 from deepnb.secrets import redact
 
 ARGS_PREVIEW = 80
+TODOS_TOOL = "write_todos"
+"""The planning tool: its cards show what changed in the todo list, not the list's repr."""
 EVAL_TOOL = "eval"
 """The interpreter's tool: its cards show the code, what it printed and what it returned."""
 FILE_TOOLS = frozenset({"write_file", "edit_file", "delete"})
@@ -159,6 +164,8 @@ class RunState:
     main agent's state takes it (``None``: unknown, so a file tool's success counts)."""
     _file_calls: dict[str, str] = field(default_factory=dict, repr=False)
     """Call id of a file-changing tool call → the path it changes (for backends outside state)."""
+    _todo_lists: dict[str, list[Todo]] = field(default_factory=dict, repr=False)
+    """Each agent's todo list as its last ``write_todos`` call wrote it (to show the next change)."""
     _gated: dict[tuple[str, int], str] = field(default_factory=dict, repr=False)
     """(interrupt id, action index) → the call id of the tool card the action gates."""
 
@@ -273,6 +280,13 @@ class RunState:
                 result_full="",
             )
         )
+        todos = event.args.get("todos") if event.name == TODOS_TOOL else None
+        if isinstance(todos, list):
+            written = [_todo(t) for t in todos if isinstance(t, Mapping)]
+            changes = todo_changes(self._todo_lists.get(event.agent, []), written)
+            self._todo_lists[event.agent] = written
+            card["todo_changes"] = changes
+            card["args"] = changes_summary(changes)
         code = event.args.get("code") if event.name == EVAL_TOOL else None
         if isinstance(code, str):
             shown = _clip(redact(code), FULL_LIMIT)
@@ -306,6 +320,8 @@ class RunState:
         card["status"] = "error" if event.is_error else "done"
         card["result"] = preview
         card["result_full"] = _clip(content, FULL_LIMIT)
+        if "todo_changes" in card and not event.is_error:  # "Updated todo list to [{...}]": the card shows it
+            card["result"] = card["result_full"] = content.split(" to [", 1)[0]
         if "eval" in card:
             outcome = parse_eval(content)
             card["eval"] = {
@@ -459,8 +475,8 @@ class RunState:
         for card in self._tools.values():
             if card["status"] == RUNNING:
                 card["status"] = WAITING
-        for request in event.interrupts:
-            self._gate_cards(request, self._interrupt_agents.get(request.id, "main"))
+        for raised in event.interrupts:
+            self._gate_cards(raised, self._interrupt_agents.get(raised.id, "main"))
         for request in self.pending:
             path = request["agent"]
             while path in self.nodes:  # the subagent that asked, and those waiting on it
@@ -685,6 +701,36 @@ def public_pending(request: PendingRequest) -> PendingRequest:
         {**a, "decision": a["decision"] and a["decision"].copy()} for a in request["actions"]
     ]
     return {**request, "actions": actions}
+
+
+def todo_changes(before: Sequence[Todo], after: Sequence[Todo]) -> list[TodoChange]:
+    """What a ``write_todos`` call changed, in the new list's order, then what it removed: todos
+    added, started, ticked, reopened; a todo is the same todo when its text is."""
+    old = {todo["content"]: todo["status"] for todo in before}
+    moved: dict[TodoStatus, TodoChangeKind] = {
+        "completed": "completed",
+        "in_progress": "started",
+        "pending": "reopened",
+    }
+    changes: list[TodoChange] = []
+    for todo in after:
+        was, now, content = old.get(todo["content"]), todo["status"], redact(todo["content"])
+        if was is None:
+            changes.append(TodoChange(change="added", content=content))
+        if was != now and (was is not None or now != "pending"):
+            changes.append(TodoChange(change=moved[now], content=content))
+    kept = {todo["content"] for todo in after}
+    gone = [todo["content"] for todo in before if todo["content"] not in kept]
+    return changes + [TodoChange(change="removed", content=redact(content)) for content in gone]
+
+
+def changes_summary(changes: Sequence[TodoChange]) -> str:
+    """``"3 added, 1 done"``, counted by kind in a fixed order; ``"no change"`` for none."""
+    counts: dict[str, int] = {}
+    for change in changes:
+        counts[change["change"]] = counts.get(change["change"], 0) + 1
+    parts = [f"{counts[kind]} {label}" for kind, label in TODO_CHANGE_LABEL.items() if kind in counts]
+    return ", ".join(parts) or "no change"
 
 
 def own_description(text: str, tool: str) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from deepnb.markup import escape
+from deepnb.schema import TODO_CHANGE_MARK, shown_as
 
 Item = Mapping[str, Any]
 Render = Callable[[Item, str], str]
@@ -63,8 +64,21 @@ def _tool_html(item: Item, label: str) -> str:
     return (
         f'<div class="dnb-tool" data-status="{escape(item["status"])}">{escape(label)}'
         f"<b>{escape(item['name'])}</b>({escape(item['args'])}){_edited_html(item)} "
-        f'<span class="dnb-muted">[{escape(item["status"])}]</span>{result}</div>'
+        f'<span class="dnb-muted">[{escape(item["status"])}]</span>{result}{_todo_changes_html(item)}</div>'
     )
+
+
+def _todo_changes_html(item: Item) -> str:
+    """A ``write_todos`` card's changes, folded: one line a todo, marked with what happened to it."""
+    changes = item.get("todo_changes") or []
+    if not changes:
+        return ""
+    rows = "".join(
+        f'<li data-change="{escape(c["change"])}">{escape(shown_as(TODO_CHANGE_MARK, c["change"], "·"))} '
+        f"{escape(c['content'])}</li>"
+        for c in changes
+    )
+    return f'<details class="dnb-todo-changes"><summary>changes</summary><ul>{rows}</ul></details>'
 
 
 EDITED_BADGE = "✎ edited"

@@ -87,6 +87,11 @@ export type FileKind = "markdown" | "code" | "table" | "image" | "binary";
 export type ChangeKind = "added" | "modified" | "deleted";
 
 /**
+ * What a `write_todos` call did to one todo.
+ */
+export type TodoChangeKind = "added" | "started" | "completed" | "reopened" | "removed";
+
+/**
  * The kinds of transcript item.
  */
 export type ItemKind = "prompt" | "text" | "tool" | "notice" | "error" | "summary" | "update";
@@ -165,6 +170,28 @@ export const TODO_STATUS_MARK: Readonly<Record<TodoStatus, string>> = {
 };
 
 /**
+ * The mark of a todo change on a `write_todos` card.
+ */
+export const TODO_CHANGE_MARK: Readonly<Record<TodoChangeKind, string>> = {
+  added: "+",
+  started: "◐",
+  completed: "✓",
+  reopened: "○",
+  removed: "−",
+};
+
+/**
+ * A todo change in words, as a `write_todos` card sums them up ("2 added, 1 done").
+ */
+export const TODO_CHANGE_LABEL: Readonly<Record<TodoChangeKind, string>> = {
+  added: "added",
+  started: "started",
+  completed: "done",
+  reopened: "reopened",
+  removed: "removed",
+};
+
+/**
  * The mark of a todo a stopped or failed run left in progress: shown as interrupted.
  */
 export const TODO_INTERRUPTED_MARK = "⊘";
@@ -240,10 +267,20 @@ export interface EvalCard {
 }
 
 /**
+ * One todo a `write_todos` call changed, and how.
+ */
+export interface TodoChange {
+  change: TodoChangeKind;
+  content: string;
+}
+
+/**
  * A tool call's card. `args` is a one-line summary, `args_full` the JSON (both redacted and
  * clipped); `subagent` is the path of the subagent a `task` call started; `clipped` says a
  * view shortened the card to fit its message budget; `edited` says a person edited the
- * arguments before approving them (`args` and `args_full` are the edited ones).
+ * arguments before approving them (`args` and `args_full` are the edited ones). A
+ * `write_todos` card carries `todo_changes` (what it added, started, ticked, removed) and
+ * sums them up in `args`; its result, the list's repr, is not kept.
  */
 export interface ToolItem {
   kind: "tool";
@@ -259,6 +296,7 @@ export interface ToolItem {
   subagent?: string;
   clipped?: boolean;
   edited?: boolean;
+  todo_changes?: TodoChange[];
 }
 
 /**

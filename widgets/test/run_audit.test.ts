@@ -136,3 +136,22 @@ describe("approval cards and edits", () => {
     assert.equal(log.querySelector(".dnb-decision-detail"), null); // the diff, not a 30-character prefix
   });
 });
+
+describe("write_todos cards", () => {
+  it("show the todo change, folded, instead of the list's arguments", () => {
+    const card = { kind: "tool", id: "tool-t1", agent: "main", name: "write_todos", args: "1 added, 1 done, 1 removed",
+      args_full: '{"todos": [{"content": "Report", "status": "pending"}]}', status: "done",
+      result: "Updated todo list", result_full: "Updated todo list",
+      todo_changes: [{ change: "completed", content: "Gather data" }, { change: "added", content: "Report" },
+        { change: "removed", content: "Old idea" }] } as Item;
+    const { el } = showRun({ items: [card] });
+    const tool = el.querySelector(".dnb-tool")!;
+    assert.equal(text(tool, ".dnb-tool-args"), "1 added, 1 done, 1 removed");
+    assert.equal((tool.querySelector(".dnb-tool-detail") as HTMLElement).hidden, true); // folded
+    click(tool.querySelector(".dnb-tool-head"));
+    assert.deepEqual([...tool.querySelectorAll(".dnb-todo-change")].map((n) => [n.getAttribute("data-change"), n.textContent]),
+      [["completed", "✓Gather data"], ["added", "+Report"], ["removed", "−Old idea"]]);
+    assert.equal((tool.querySelector(".dnb-tool-args-full") as HTMLElement).hidden, true);
+    assert.ok(!tool.textContent!.includes('"content"'));
+  });
+});

@@ -5,8 +5,8 @@
 import { h, ownKeys, setAttr, setText, show, smallButton } from "../lib/dom";
 import { shownAs } from "../lib/statuses";
 import { isObj, str } from "../lib/text";
-import { RUNNING, TOOL_STATUS_MARK } from "../schema";
-import type { EvalRun, ToolItem } from "../types";
+import { RUNNING, TODO_CHANGE_LABEL, TODO_CHANGE_MARK, TOOL_STATUS_MARK } from "../schema";
+import type { EvalRun, TodoChange, ToolItem } from "../types";
 import { changed, nodeLabel, type ItemRecord } from "./record";
 
 /** The badge of a tool card whose arguments a person edited before approving them. */
@@ -20,6 +20,7 @@ export interface ToolParts {
   badge: HTMLElement;
   edited: HTMLElement;
   argsLabel: HTMLElement;
+  changes: HTMLElement;
   sub: HTMLElement;
   show: HTMLButtonElement;
   result: HTMLElement;
@@ -44,6 +45,7 @@ export function makeToolCard(rec: ItemRecord, expanded: Set<string>): void {
     badge: h("span", "dnb-badge dnb-tool-status"),
     edited: h("span", "dnb-badge dnb-edited", EDITED_BADGE),
     argsLabel: h("div", "dnb-detail-label", "Arguments"),
+    changes: h("ul", "dnb-todo-changes"),
     sub: h("span", "dnb-tool-subagent"),
     show: smallButton("dnb-show-subagent", "show subagent"),
     result: h("div", "dnb-tool-result"),
@@ -60,7 +62,9 @@ export function makeToolCard(rec: ItemRecord, expanded: Set<string>): void {
   t.edited.title = "Arguments edited before approval; the decision log shows the change";
   head.append(t.caret, rec.label!, t.name, t.args, t.sub, t.show, t.edited, t.badge);
   t.evalEl.hidden = true;
-  t.detail.append(t.argsLabel, t.argsFull, t.resultLabel, t.resultFull);
+  t.changes.hidden = true;
+  t.changes.setAttribute("aria-label", "Todo changes");
+  t.detail.append(t.changes, t.argsLabel, t.argsFull, t.resultLabel, t.resultFull);
   rec.el.append(head, t.evalEl, t.result, t.detail);
   setExpanded(rec, expanded.has(rec.key));
 }
@@ -76,10 +80,24 @@ export function setExpanded(rec: ItemRecord, open: boolean): void {
   if (open) fillDetail(rec);
 }
 
+function changeRow(change: TodoChange): HTMLElement {
+  const li = h("li", "dnb-todo-change");
+  li.setAttribute("data-change", str(change.change));
+  const mark = h("span", "dnb-todo-change-mark", shownAs(TODO_CHANGE_MARK, change.change, "·"));
+  mark.title = shownAs(TODO_CHANGE_LABEL, change.change, str(change.change));
+  li.append(mark, h("span", "dnb-todo-change-text", change.content));
+  return li;
+}
+
 function fillDetail(rec: ItemRecord): void {
   // The full texts are only put into the DOM while a card is open.
   const t = rec.tool!;
-  setText(t.argsFull, rec.f.args_full || "(no arguments)");
+  const changes = Array.isArray(rec.f.todo_changes) ? rec.f.todo_changes as TodoChange[] : null;
+  show(t.changes, changes !== null); // a write_todos card: what changed, not the whole list again
+  show(t.argsLabel, changes === null);
+  show(t.argsFull, changes === null);
+  if (changes) t.changes.replaceChildren(...changes.map(changeRow));
+  setText(t.argsFull, changes ? "" : rec.f.args_full || "(no arguments)");
   const result = rec.f.result_full || "";
   show(t.resultLabel, result !== "");
   show(t.resultFull, result !== "");
@@ -117,7 +135,8 @@ export function patchTool(rec: ItemRecord, item: ToolItem): void {
     show(t.result, str(rec.f.result) !== "" && !isObj(rec.f.eval)); // an eval card shows its parts
     setText(t.result, rec.f.result);
   }
-  const argsChanged = changed(rec, item, "args_full");
+  const changesChanged = changed(rec, item, "todo_changes");
+  const argsChanged = changed(rec, item, "args_full") || changesChanged;
   if ((changed(rec, item, "result_full") || argsChanged) && t.open) fillDetail(rec);
 }
 
