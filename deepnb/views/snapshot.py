@@ -9,7 +9,7 @@ Every piece of agent text is escaped; the only HTML taken as is comes from
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from deepnb.markup import escape
@@ -79,6 +79,27 @@ def _transcript(state: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [clipped.get(item["id"], item) for item in fold(main, state["hidden"])]
 
 
+def final_answer_id(items: Sequence[Mapping[str, Any]], status: str) -> str | None:
+    """The id of the run's final answer: the main agent's text that ends a finished run's
+    transcript (``None`` while it runs, or when it ended otherwise)."""
+    if status != "done" or not items or items[-1]["kind"] != "text":
+        return None
+    return str(items[-1]["id"]) if items[-1].get("agent", "main") == "main" else None
+
+
+def _transcript_html(state: Mapping[str, Any]) -> list[str]:
+    """The main transcript as HTML, the final answer set apart from the tool cards before it."""
+    items = _transcript(state)
+    final = final_answer_id(items, state["status"])
+    return [
+        f'<div class="dnb-final-answer" aria-label="Final answer"><span class="dnb-final-label">Answer</span>'
+        f"{item_html(item)}</div>"
+        if item["id"] == final
+        else item_html(item)
+        for item in items
+    ]
+
+
 def snapshot_html(state: Mapping[str, Any]) -> str:
     """A self-contained HTML rendering of a run's state (``RunState.to_json()``)."""
     state = {**_folded(state), "all_items": state["items"]}
@@ -89,7 +110,7 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
         given_html(state.get("given") or {}),
         todos_html(state["todos"], state["progress"].get("todo_progress", ""), run_status=state["status"]),
         tree_html(state_tree(state), state["items"]) if state.get("tree") else "",
-        *(item_html(item) for item in _transcript(state)),
+        *_transcript_html(state),
     ]
     if state["files_changed"]:
         parts.append(

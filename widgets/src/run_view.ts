@@ -28,7 +28,7 @@ import { runMemory } from "./run/memory";
 import { treeView } from "./run/subagent_tree";
 import { todosView } from "./run/todos";
 import { setExpanded } from "./run/tool_card";
-import { type Entry, ITEM_RECS, itemList, keyItems } from "./run/transcript";
+import { type Entry, finalAnswerKey, ITEM_RECS, itemList, keyItems, markFinal } from "./run/transcript";
 import type { FileMessage, RunTraits } from "./types";
 
 const HEADS = ".dnb-tool-head, .dnb-node-head";
@@ -70,8 +70,21 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
       else byNode.set(agent, [entry]);
     }
     main.sync(mainItems);
+    mainEntries = mainItems;
+    renderFinal();
     tree.syncItems(byNode);
     renderError();
+  }
+
+  let mainEntries: Entry[] = [];
+  let finalKey: string | null = null;
+  function renderFinal(): void { // only the old and the new final answer are touched
+    const key = finalAnswerKey(mainEntries, str(model.get("status")));
+    const old = finalKey === null ? undefined : main.records.get(finalKey);
+    if (old && key !== finalKey) markFinal(old, false);
+    const rec = key === null ? undefined : main.records.get(key);
+    if (rec) markFinal(rec, true);
+    finalKey = key;
   }
 
   function renderTree(): void {
@@ -130,6 +143,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
 
   function renderStatus(): void {
     header.renderStatus();
+    renderFinal();
     todos.render(); // a stopped or failed run shows its in-progress todos as interrupted
     approvals.render();
     questions.render();

@@ -8,7 +8,7 @@ import { afterEach, describe, it } from "node:test";
 import { click, FakeModel, mount } from "./dom";
 import view from "../src/run_view";
 import { clockText } from "../src/run/header";
-import type { Action, Interrupt, Item, RunTraits } from "../src/types";
+import type { Action, Interrupt, Item, RunTraits, TreeNode } from "../src/types";
 
 let runs = 0;
 const shown: (() => void)[] = [];
@@ -153,5 +153,61 @@ describe("write_todos cards", () => {
       [["completed", "✓Gather data"], ["added", "+Report"], ["removed", "−Old idea"]]);
     assert.equal((tool.querySelector(".dnb-tool-args-full") as HTMLElement).hidden, true);
     assert.ok(!tool.textContent!.includes('"content"'));
+  });
+});
+
+function node(id: string, fields: Partial<TreeNode> = {}): TreeNode {
+  return { id, parent: "main", name: "general-purpose", label: "general-purpose", description: "", source: "task",
+    call_id: "c1", status: "done", started_at: 1_700_000_000, finished_at: 1_700_000_010, tool_calls: 0, tokens_in: 0,
+    tokens_out: 0, activity: "", result: "", result_full: "", children: [], calls_declined: 0, calls_failed: 0,
+    ...fields } as TreeNode;
+}
+
+describe("answers and task cards", () => {
+  const task = { kind: "tool", id: "tool-c1", agent: "main", name: "task", args: "description='research'",
+    args_full: "{}", status: "done", result: "It grew.", result_full: "It grew.", subagent: "main/general-purpose" } as Item;
+  const answer = { kind: "text", id: "i9", agent: "main", text: "Growth was 12%.", html: "<p>Growth was 12%.</p>" } as Item;
+
+  it("sets the final answer apart from the last tool card once the run is done", () => {
+    const { el, fake } = showRun({ status: "running", items: [task, answer] });
+    const last = el.querySelector('.dnb-transcript > [data-id="i9"]')!;
+    assert.equal(last.classList.contains("dnb-final-answer"), false);
+    fake.update({ status: "done" });
+    assert.equal(last.classList.contains("dnb-final-answer"), true);
+    assert.equal(text(last, ".dnb-final-label"), "Answer");
+    assert.equal(last.getAttribute("aria-label"), "Final answer");
+    fake.update({ items: [task, answer, { ...task, id: "tool-c2" }] }); // not last any more
+    assert.equal(last.classList.contains("dnb-final-answer"), false);
+    assert.equal(last.querySelector(".dnb-final-label"), null);
+  });
+
+  it("gives a task card one control for its subagent", () => {
+    const { el } = showRun({ items: [task] });
+    const card = el.querySelector(".dnb-tool")!;
+    const links = [...card.querySelectorAll(".dnb-tool-head button, .dnb-tool-head .dnb-tool-subagent")];
+    assert.equal(links.length, 1);
+    assert.equal(links[0].textContent, "→ general-purpose");
+    assert.equal(links[0].getAttribute("data-node"), "main/general-purpose");
+    assert.ok(!card.textContent!.includes("show subagent"));
+  });
+
+  it("shows an opened subagent's answer once", () => {
+    const said = { kind: "text", id: "s1", agent: "main/general-purpose", text: "It  grew.", html: "<p>It grew.</p>" } as Item;
+    const { el } = showRun({ items: [task, said],
+      tree: [node("main/general-purpose", { result: "It grew.", result_full: "It grew." })] });
+    click(el.querySelector(".dnb-show-subagent"));
+    const n = el.querySelector(".dnb-node")!;
+    assert.equal(n.classList.contains("dnb-open"), true);
+    assert.equal(n.querySelectorAll(".dnb-node-transcript .dnb-text").length, 1);
+    assert.equal((n.querySelector(".dnb-node-result-full") as HTMLElement).hidden, true);
+  });
+
+  it("still shows a subagent's result when its transcript does not hold it", () => {
+    const { el } = showRun({ items: [task],
+      tree: [node("main/general-purpose", { result: "It grew.", result_full: "It grew." })] });
+    click(el.querySelector(".dnb-show-subagent"));
+    const full = el.querySelector(".dnb-node-result-full") as HTMLElement;
+    assert.equal(full.hidden, false);
+    assert.equal(full.textContent, "It grew.");
   });
 });

@@ -21,8 +21,7 @@ export interface ToolParts {
   edited: HTMLElement;
   argsLabel: HTMLElement;
   changes: HTMLElement;
-  sub: HTMLElement;
-  show: HTMLButtonElement;
+  sub: HTMLButtonElement;
   result: HTMLElement;
   evalEl: HTMLElement;
   detail: HTMLElement;
@@ -46,8 +45,8 @@ export function makeToolCard(rec: ItemRecord, expanded: Set<string>): void {
     edited: h("span", "dnb-badge dnb-edited", EDITED_BADGE),
     argsLabel: h("div", "dnb-detail-label", "Arguments"),
     changes: h("ul", "dnb-todo-changes"),
-    sub: h("span", "dnb-tool-subagent"),
-    show: smallButton("dnb-show-subagent", "show subagent"),
+    // a task card's one link to its subagent: "→ researcher #2", which shows it in the tree
+    sub: smallButton("dnb-show-subagent dnb-tool-subagent", ""),
     result: h("div", "dnb-tool-result"),
     evalEl: h("div", "dnb-eval"),
     detail: h("div", "dnb-tool-detail"),
@@ -57,10 +56,10 @@ export function makeToolCard(rec: ItemRecord, expanded: Set<string>): void {
     open: false,
   };
   rec.tool = t;
-  t.show.hidden = true;
+  t.sub.hidden = true;
   t.edited.hidden = true;
   t.edited.title = "Arguments edited before approval; the decision log shows the change";
-  head.append(t.caret, rec.label!, t.name, t.args, t.sub, t.show, t.edited, t.badge);
+  head.append(t.caret, rec.label!, t.name, t.args, t.sub, t.edited, t.badge);
   t.evalEl.hidden = true;
   t.changes.hidden = true;
   t.changes.setAttribute("aria-label", "Todo changes");
@@ -124,10 +123,9 @@ export function patchTool(rec: ItemRecord, item: ToolItem): void {
     const path = str(rec.f.subagent);
     show(t.sub, path !== "");
     setText(t.sub, path ? `→ ${nodeLabel(path)}` : "");
-    if (path) t.sub.title = path;
-    show(t.show, path !== "");
-    setAttr(t.show, "data-node", path);
-    t.show.title = path ? `Show subagent ${path} in the Subagents panel` : "";
+    setAttr(t.sub, "data-node", path);
+    t.sub.title = path ? `Show subagent ${path} in the Subagents panel` : "";
+    setAttr(t.sub, "aria-label", path ? `Show subagent ${nodeLabel(path)}` : "");
   }
   const evalChanged = changed(rec, item, "eval");
   if (evalChanged) patchEval(rec, isObj(rec.f.eval) ? rec.f.eval as EvalRun : null);
