@@ -99,7 +99,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
       const node = btn.classList.contains("dnb-show-subagent") && btn.getAttribute("data-node");
       const path = btn.classList.contains("dnb-summary-open") && btn.getAttribute("data-path");
       if (node) tree.reveal(node);
-      if (path) peek.open(path);
+      if (path) peek.open(path, btn.closest<HTMLElement>(".dnb-summary"));
       if (btn.classList.contains("dnb-expand")) {
         btn.disabled = true;
         btn.textContent = "loading…";

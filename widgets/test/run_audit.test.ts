@@ -211,3 +211,23 @@ describe("answers and task cards", () => {
     assert.equal(full.textContent, "It grew.");
   });
 });
+
+describe("summary card", () => {
+  it("opens the history file inside the card, not at the top of the view, and puts it back on close", () => {
+    const summary = { kind: "summary", id: "s1", agent: "main", messages: 12, cutoff: 12, tokens_before: 9000,
+      tokens_after: 1300, summary: "Earlier work", summary_html: "<p>Earlier work</p>",
+      file_path: "/conversation_history/t1.md" } as Item;
+    const { el, fake } = showRun({ items: [summary] });
+    const card = el.querySelector(".dnb-summary")!;
+    const btn = card.querySelector(".dnb-summary-open") as HTMLButtonElement;
+    assert.equal(btn.type, "button");
+    click(btn);
+    assert.deepEqual(fake.sent.filter((m) => m.type === "open_file"), [{ type: "open_file", path: "/conversation_history/t1.md" }]);
+    const peek = el.querySelector(".dnb-filepeek") as HTMLElement;
+    assert.equal(peek.hidden, false);
+    assert.ok(card.contains(peek), "the file opens inside the card that asked for it");
+    click(peek.querySelector(".dnb-filepeek-close"));
+    assert.equal(peek.hidden, true);
+    assert.ok(!card.contains(peek));
+  });
+});
