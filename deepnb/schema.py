@@ -14,7 +14,7 @@ Every value is JSON-ready: strings, numbers, booleans, ``None``, lists and these
 # are strings counts its ``NotRequired`` keys as required, and the TypeScript mirror reads them.
 
 from collections.abc import Mapping
-from typing import Any, Final, Literal, NotRequired, TypeAlias, TypedDict
+from typing import Any, Final, Literal, NotRequired, TypeAlias, TypedDict, get_args
 
 # -- statuses --------------------------------------------------------------------------------
 
@@ -56,6 +56,9 @@ ChangeKind: TypeAlias = Literal["added", "modified", "deleted"]
 """What a run did to a file."""
 TodoChangeKind: TypeAlias = Literal["added", "started", "completed", "reopened", "removed"]
 """What a ``write_todos`` call did to one todo."""
+BookkeepingTool: TypeAlias = Literal["write_todos", "ls", "read_file", "glob", "grep"]
+"""The tools that keep the agent's books (plan, look around, read) rather than do its work: the
+run view's "Hide bookkeeping" filter hides their cards."""
 ItemKind: TypeAlias = Literal["prompt", "text", "tool", "notice", "error", "summary", "update"]
 """The kinds of transcript item."""
 
@@ -67,6 +70,8 @@ ENDED: Final[frozenset[RunStatus]] = frozenset({"done", "error", "cancelled"})
 """The statuses of a run that will not change again."""
 OPEN_NODE: Final[frozenset[NodeStatus]] = frozenset({"running", "waiting"})
 """The statuses of a subagent that has not ended."""
+BOOKKEEPING_TOOLS: Final[frozenset[BookkeepingTool]] = frozenset(get_args(BookkeepingTool))
+"""The bookkeeping tools, as a set (see :data:`BookkeepingTool`)."""
 
 # -- how statuses are shown (Python's snapshots and the front-end use these same tables) --------
 

@@ -29,6 +29,7 @@ import { treeView } from "./run/subagent_tree";
 import { todosView } from "./run/todos";
 import { setExpanded } from "./run/tool_card";
 import { type Entry, finalAnswerKey, ITEM_RECS, itemList, keyItems, markFinal } from "./run/transcript";
+import { transcriptTools } from "./run/transcript_tools";
 import type { FileMessage, RunTraits } from "./types";
 
 const HEADS = ".dnb-tool-head, .dnb-node-head";
@@ -46,7 +47,10 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   const todos = todosView(model);
   const given = givenView(model);
   const transcript = h("div", "dnb-transcript");
+  transcript.setAttribute("role", "log");
+  transcript.setAttribute("aria-label", "Transcript");
   const main = itemList(transcript, expanded);
+  const tools = transcriptTools(() => main.records.values(), expanded);
   const tree = treeView(model, st, expanded, header.kernelNow, () => renderItems());
   const peek = peekView(model, st);
   const tasks = asyncView(model);
@@ -54,7 +58,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   const questions = questionsView(model, st, undefined, () => gone);
   const filesEl = h("div", "dnb-files");
   const errorEl = h("div", "dnb-error dnb-run-error");
-  root.append(style, header.el, given.el, peek.el, todos.el, tree.el, tasks.el, transcript, questions.el,
+  root.append(style, header.el, given.el, peek.el, todos.el, tree.el, tasks.el, tools.el, transcript, questions.el,
     approvals.el, approvals.log, filesEl, errorEl);
   el.replaceChildren(root);
 
@@ -72,6 +76,8 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     main.sync(mainItems);
     mainEntries = mainItems;
     renderFinal();
+    show(tools.el, mainItems.length > 1);
+    tools.apply();
     tree.syncItems(byNode);
     renderError();
   }
@@ -240,6 +246,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     root.removeEventListener("keydown", onKeyDown);
     unwatch();
     header.dispose();
+    tools.dispose();
     approvals.dispose();
     questions.dispose();
     tree.dispose();

@@ -92,6 +92,12 @@ export type ChangeKind = "added" | "modified" | "deleted";
 export type TodoChangeKind = "added" | "started" | "completed" | "reopened" | "removed";
 
 /**
+ * The tools that keep the agent's books (plan, look around, read) rather than do its work: the
+ * run view's "Hide bookkeeping" filter hides their cards.
+ */
+export type BookkeepingTool = "write_todos" | "ls" | "read_file" | "glob" | "grep";
+
+/**
  * The kinds of transcript item.
  */
 export type ItemKind = "prompt" | "text" | "tool" | "notice" | "error" | "summary" | "update";
@@ -115,6 +121,11 @@ export const ENDED: ReadonlySet<RunStatus> = new Set<RunStatus>(["done", "error"
  * The statuses of a subagent that has not ended.
  */
 export const OPEN_NODE: ReadonlySet<NodeStatus> = new Set<NodeStatus>(["running", "waiting"]);
+
+/**
+ * The bookkeeping tools, as a set (see `BookkeepingTool`).
+ */
+export const BOOKKEEPING_TOOLS: ReadonlySet<BookkeepingTool> = new Set<BookkeepingTool>(["write_todos", "ls", "read_file", "glob", "grep"]);
 
 /**
  * A run's status in words (the status pill, a snapshot's head line).

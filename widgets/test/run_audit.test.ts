@@ -231,3 +231,58 @@ describe("summary card", () => {
     assert.ok(!card.contains(peek));
   });
 });
+
+describe("transcript search and filters", () => {
+  const tool = (id: string, name: string, args: string, result = ""): Item => ({ kind: "tool", id, agent: "main", name, args,
+    args_full: `{"x": "${args}"}`, status: "done", result, result_full: result } as Item);
+  const items = (): Item[] => [
+    { kind: "prompt", id: "p", agent: "main", text: "Research otters" } as Item,
+    tool("t1", "ls", "path='/'"),
+    tool("t2", "read_file", "file_path='/notes.md'", "Otters hold hands while sleeping"),
+    tool("t3", "write_file", "file_path='/report.md'"),
+    { kind: "text", id: "x", agent: "main", text: "Sea otters are mustelids.", html: "<p>Sea otters are mustelids.</p>" } as Item,
+  ];
+  const visible = (el: Element): string[] =>
+    [...el.querySelectorAll(".dnb-transcript > .dnb-item")].filter((n) => !(n as HTMLElement).hidden)
+      .map((n) => n.getAttribute("data-id")!);
+  const type = (input: HTMLInputElement, value: string): void => {
+    input.value = value;
+    input.dispatchEvent(new (globalThis as any).Event("input", { bubbles: true }));
+  };
+
+  it("filters to the items holding the text, closed cards' results included, and marks them", () => {
+    const { el, fake } = showRun({ items: items() });
+    const search = el.querySelector(".dnb-search") as HTMLInputElement;
+    assert.equal(search.getAttribute("aria-label"), "Search the transcript");
+    type(search, "HANDS");
+    assert.deepEqual(visible(el), ["t2"]); // found in the closed card's result
+    assert.ok(el.querySelector('[data-id="t2"]')!.classList.contains("dnb-match"));
+    assert.equal(text(el, ".dnb-search-count"), "1 of 5 items match");
+    fake.update({ items: [...items(), tool("t4", "grep", "pattern='hands'")] }); // new items are filtered too
+    assert.deepEqual(visible(el), ["t2", "t4"]);
+    search.dispatchEvent(new (globalThis as any).KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
+    assert.deepEqual(visible(el), ["p", "t1", "t2", "t3", "x", "t4"]);
+    assert.equal(el.querySelector(".dnb-match"), null);
+  });
+
+  it("hides the bookkeeping tools' cards, and shows them again", () => {
+    const { el } = showRun({ items: items() });
+    const hide = el.querySelector(".dnb-hide-bookkeeping") as HTMLButtonElement;
+    click(hide);
+    assert.equal(hide.getAttribute("aria-pressed"), "true");
+    assert.deepEqual(visible(el), ["p", "t3", "x"]);
+    assert.equal(text(el, ".dnb-search-count"), "2 bookkeeping hidden");
+    click(hide);
+    assert.deepEqual(visible(el), ["p", "t1", "t2", "t3", "x"]);
+  });
+
+  it("expands and collapses every tool card", () => {
+    const { el } = showRun({ items: items() });
+    const open = (): boolean[] => [...el.querySelectorAll(".dnb-tool")].map((n) => n.classList.contains("dnb-open"));
+    click(el.querySelector(".dnb-expand-all"));
+    assert.deepEqual(open(), [true, true, true]);
+    assert.equal(text(el, '[data-id="t2"] .dnb-tool-result-full'), "Otters hold hands while sleeping");
+    click(el.querySelector(".dnb-collapse-all"));
+    assert.deepEqual(open(), [false, false, false]);
+  });
+});
