@@ -83,6 +83,14 @@ RUN_STATUS_LABEL: Final[Mapping[RunStatus, str]] = {
     "cancelled": "stopped",
 }
 """A run's status in words (the status pill, a snapshot's head line)."""
+RUN_STATUS_SAID: Final[Mapping[RunStatus, str]] = {
+    "interrupted": "The run is waiting for you.",
+    "done": "The run finished.",
+    "error": "The run failed.",
+    "cancelled": "The run was stopped.",
+}
+"""What the run view's live region says when the run comes to each status (read aloud by screen
+readers; a run that resumes is said apart)."""
 TOOL_STATUS_MARK: Final[Mapping[ToolStatus, str]] = {
     "done": "✓",
     "error": "✗",

@@ -18,6 +18,7 @@ import { type NotebookManager, saveViewsAsSnapshots } from "./lib/saved_snapshot
 import { isObj, str } from "./lib/text";
 import { RUNNING } from "./schema";
 import { approvalsView } from "./run/approvals";
+import { announcer } from "./run/announcer";
 import { asyncView } from "./run/async_tasks";
 import { peekView } from "./run/file_peek";
 import { givenView } from "./run/given";
@@ -42,6 +43,8 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   const expanded = st.expanded;
 
   const root = h("div", "deepnb deepnb-run");
+  root.setAttribute("role", "region");
+  const live = announcer(); // run status, new approval cards, the run's end: said as they happen
   const style = h("style");
   const header = headerView(model, root, () => tree.tick(), () => !gone);
   const todos = todosView(model);
@@ -59,7 +62,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   const filesEl = h("div", "dnb-files");
   const errorEl = h("div", "dnb-error dnb-run-error");
   root.append(style, header.el, given.el, peek.el, todos.el, tree.el, tasks.el, tools.el, transcript, questions.el,
-    approvals.el, approvals.log, filesEl, errorEl);
+    approvals.el, approvals.log, filesEl, errorEl, live.el);
   el.replaceChildren(root);
 
   // The main transcript shows the main agent's items; a subagent's items go to its node in the
@@ -130,7 +133,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
 
   function toggle(head: HTMLElement): void {
     if (head.classList.contains("dnb-node-head")) return tree.toggle(head);
-    const rec = ITEM_RECS.get(head.parentNode as Element);
+    const rec = ITEM_RECS.get(head.closest(".dnb-item") as Element);
     if (!rec || rec.kind !== "tool") return;
     const open = rec.tool!.open;
     if (open) expanded.delete(rec.key);
@@ -147,9 +150,14 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     todos.renderProgress();
   }
 
+  function announce(): void {
+    live.update(str(model.get("status")), str(model.get("error")), model.get("pending"));
+  }
+
   function renderStatus(): void {
     header.renderStatus();
     renderFinal();
+    announce();
     todos.render(); // a stopped or failed run shows its in-progress todos as interrupted
     approvals.render();
     questions.render();
@@ -159,6 +167,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     approvals.render();
     questions.render();
     header.renderStatus();
+    announce();
   }
 
   function renderFiles(): void {
@@ -195,6 +204,11 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
 
   const renderCss = (): void => setText(style, model.get("code_css"));
 
+  function renderHeader(): void {
+    header.renderHeader();
+    root.setAttribute("aria-label", `deepnb run of agent ${str(model.get("agent"))}`);
+  }
+
   const handlers: Record<string, (...args: any[]) => void> = {
     "change:items": renderItems,
     "change:tree": renderTree,
@@ -211,7 +225,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     "change:files_not_written": renderFiles,
     "change:given": given.render,
     "change:error": renderError,
-    "change:agent": header.renderHeader,
+    "change:agent": renderHeader,
     "change:thread_id": header.renderHeader,
     "change:live_controls": header.renderControls,
     "change:stop_hint": header.renderControls,
@@ -219,7 +233,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   };
 
   renderCss();
-  header.renderHeader();
+  renderHeader();
   header.renderControls();
   renderProgress();
   todos.render();
@@ -247,6 +261,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     unwatch();
     header.dispose();
     tools.dispose();
+    live.dispose();
     approvals.dispose();
     questions.dispose();
     tree.dispose();

@@ -139,6 +139,17 @@ export const RUN_STATUS_LABEL: Readonly<Record<RunStatus, string>> = {
 };
 
 /**
+ * What the run view's live region says when the run comes to each status (read aloud by screen
+ * readers; a run that resumes is said apart).
+ */
+export const RUN_STATUS_SAID: Readonly<Partial<Record<RunStatus, string>>> = {
+  interrupted: "The run is waiting for you.",
+  done: "The run finished.",
+  error: "The run failed.",
+  cancelled: "The run was stopped.",
+};
+
+/**
  * The mark a tool card shows for its status (a running card shows none: it spins).
  */
 export const TOOL_STATUS_MARK: Readonly<Partial<Record<ToolStatus, string>>> = {

@@ -5,9 +5,10 @@
 import "./dom";
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import { click, FakeModel, mount } from "./dom";
+import { click, FakeModel, mount, settle } from "./dom";
 import view from "../src/run_view";
 import { clockText } from "../src/run/header";
+import { pendingAnnouncement, statusAnnouncement } from "../src/run/announcer";
 import type { Action, Interrupt, Item, RunTraits, TreeNode } from "../src/types";
 
 let runs = 0;
@@ -39,6 +40,7 @@ describe("waiting time is not run time", () => {
     assert.equal(clockText(65, 0, 0, "done"), "1m 05s");
     assert.equal(clockText(12, 0, 90, "interrupted"), "12s · waiting 1m 30s");
     assert.equal(clockText(12, 300, 0, "done"), "12s (+ 5m 00s waiting)");
+    assert.equal(clockText(12, 0, null, "interrupted"), "12s · waiting"); // not "waiting 0s" when unknown
   });
 
   it("stops the run clock while the run waits, and ticks the wait instead", () => {
@@ -150,7 +152,7 @@ describe("write_todos cards", () => {
     assert.equal((tool.querySelector(".dnb-tool-detail") as HTMLElement).hidden, true); // folded
     click(tool.querySelector(".dnb-tool-head"));
     assert.deepEqual([...tool.querySelectorAll(".dnb-todo-change")].map((n) => [n.getAttribute("data-change"), n.textContent]),
-      [["completed", "✓Gather data"], ["added", "+Report"], ["removed", "−Old idea"]]);
+      [["completed", "✓ Gather data"], ["added", "+ Report"], ["removed", "− Old idea"]]);
     assert.equal((tool.querySelector(".dnb-tool-args-full") as HTMLElement).hidden, true);
     assert.ok(!tool.textContent!.includes('"content"'));
   });
@@ -184,7 +186,7 @@ describe("answers and task cards", () => {
   it("gives a task card one control for its subagent", () => {
     const { el } = showRun({ items: [task] });
     const card = el.querySelector(".dnb-tool")!;
-    const links = [...card.querySelectorAll(".dnb-tool-head button, .dnb-tool-head .dnb-tool-subagent")];
+    const links = [...card.querySelectorAll(".dnb-tool-row button, .dnb-tool-subagent")];
     assert.equal(links.length, 1);
     assert.equal(links[0].textContent, "→ general-purpose");
     assert.equal(links[0].getAttribute("data-node"), "main/general-purpose");
@@ -284,5 +286,83 @@ describe("transcript search and filters", () => {
     assert.equal(text(el, '[data-id="t2"] .dnb-tool-result-full'), "Otters hold hands while sleeping");
     click(el.querySelector(".dnb-collapse-all"));
     assert.deepEqual(open(), [false, false, false]);
+  });
+});
+
+describe("accessibility", () => {
+  const FOCUSABLE = "button, input, textarea, select, a[href], [tabindex]";
+  const focusables = (el: Element): HTMLElement[] =>
+    [...el.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((n) => {
+      for (let p: HTMLElement | null = n; p; p = p.parentElement) if (p.hidden) return false;
+      return !(n as HTMLButtonElement).disabled && n.getAttribute("tabindex") !== "-1";
+    });
+  const nameOf = (n: Element): string => (n.getAttribute("aria-label") || n.textContent || "").trim();
+  const busy = (): Partial<RunTraits> => ({
+    status: "interrupted",
+    items: [
+      { kind: "prompt", id: "p", agent: "main", text: "Go" } as Item,
+      { kind: "tool", id: "tool-c1", agent: "main", name: "task", args: "description='x'", args_full: "{}",
+        status: "waiting", result: "", result_full: "", subagent: "main/general-purpose" } as Item,
+    ],
+    tree: [node("main/general-purpose", { status: "waiting", finished_at: null })],
+    pending: [{ id: "I1", agent: "main/general-purpose", actions: [gated(0)] }],
+  });
+
+  it("gives the view's parts roles and names", () => {
+    const { el } = showRun(busy());
+    const role = (r: string, name: string): Element | undefined =>
+      [...el.querySelectorAll(`[role="${r}"]`)].find((n) => n.getAttribute("aria-label") === name);
+    assert.ok(role("region", "deepnb run of agent researcher"));
+    assert.ok(role("group", "Run status"));
+    assert.ok(role("log", "Transcript"));
+    assert.ok(role("toolbar", "Transcript tools"));
+    assert.ok(role("region", "Subagents"));
+    assert.ok(role("region", "Approvals"));
+    assert.ok(role("group", "Approval: write_file, by subagent general-purpose"));
+    assert.ok(role("article", "Tool call task"));
+    const live = el.querySelector('[aria-live="polite"][role="status"].dnb-announce')!;
+    assert.equal(live.textContent, ""); // a view rendered afresh says nothing
+    for (const n of focusables(el)) {
+      assert.notEqual(nameOf(n), "", `${n.outerHTML.slice(0, 80)} has no accessible name`);
+      assert.ok(Number(n.getAttribute("tabindex") || 0) <= 0, "no tabindex jumps the reading order");
+    }
+    for (const head of el.querySelectorAll('[role="button"]')) { // no button inside a button
+      assert.equal(head.querySelector("button, [role=button]"), null);
+    }
+  });
+
+  it("keeps focus in reading order: header, toolbar, transcript, subagents' cards in place, approvals", () => {
+    const { el } = showRun(busy());
+    const order = focusables(el).map((n) => n.className.split(" ")[0] || n.tagName);
+    const at = (cls: string): number => order.indexOf(cls);
+    assert.ok(at("dnb-node-head") < at("dnb-search"), order.join(" "));
+    assert.ok(at("dnb-search") < at("dnb-tool-head"));
+    assert.ok(at("dnb-tool-head") < at("dnb-show-subagent"));
+    assert.ok(at("dnb-show-subagent") < at("dnb-approve"));
+    // the DOM order is the visual order: nothing is moved with CSS order or floats
+    const css = (globalThis as any).window.getComputedStyle;
+    for (const n of focusables(el)) assert.ok(["", "0"].includes(String(css(n).order)));
+  });
+
+  it("announces status changes, new approval cards and the run's end", async () => {
+    const { el, fake } = showRun({ status: "running" });
+    const live = el.querySelector(".dnb-announce")!;
+    fake.update({ pending: [{ id: "I1", agent: "main/general-purpose", actions: [gated(0)] }], status: "interrupted" });
+    await settle();
+    assert.equal(live.textContent,
+      "The run is waiting for you. Approval needed: write_file, by subagent general-purpose.");
+    fake.update({ pending: [{ id: "I1", agent: "main/general-purpose", actions: [gated(0)] },
+      { id: "I2", agent: "main", actions: [gated(0, { name: "edit_file" })] }] });
+    await settle();
+    assert.equal(live.textContent, "Approval needed: edit_file, by main agent.");
+    fake.update({ status: "running", pending: [] });
+    await settle();
+    assert.equal(live.textContent, "The run goes on.");
+    fake.update({ status: "done" });
+    await settle();
+    assert.equal(live.textContent, "The run finished.");
+    assert.equal(statusAnnouncement("running", "error", "model refused"), "The run failed. model refused");
+    assert.equal(statusAnnouncement("running", "cancelled"), "The run was stopped.");
+    assert.equal(pendingAnnouncement([{ id: "Q", agent: "main", actions: [], kind: "question" }]), "Question from main agent.");
   });
 });

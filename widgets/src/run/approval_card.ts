@@ -171,10 +171,9 @@ function previewed(preview: Preview | null | undefined): string[] {
 export function argsList(action: Action, skip: string[] = []): HTMLElement | null {
   const fields = editFields(action.args_json).filter((f) => !skip.includes(f.name));
   if (!fields.length) return null;
-  const dl = h("dl", "dnb-approval-args");
-  dl.setAttribute("aria-label", `${str(action.name)} arguments`);
+  const dl = h("dl", "dnb-approval-args dnb-question-fields"); // laid out as a question's fields
   for (const f of fields) {
-    dl.append(h("dt", "dnb-argv-name", f.whole ? "arguments" : f.name), h("dd", "dnb-argv-value", f.text));
+    dl.append(h("dt", "", f.whole ? "arguments" : f.name), h("dd", "", f.text));
   }
   return dl;
 }
@@ -182,6 +181,8 @@ export function argsList(action: Action, skip: string[] = []): HTMLElement | nul
 /** A new card for one action of an interrupt. */
 export function makeCard(request: Interrupt, action: Action, key: string): Card {
   const el = h("div", "dnb-approval");
+  el.setAttribute("role", "group");
+  el.setAttribute("aria-label", `Approval: ${str(action.name)}, by ${agentName(request.agent)}`);
   el.setAttribute("data-interrupt", str(request.id));
   el.setAttribute("data-index", str(action.index));
   const head = h("div", "dnb-approval-head");
@@ -249,7 +250,6 @@ export function logEntry(entry: DecisionEntry): HTMLLIElement {
   if (diff) { // what the edit changed: proposed → approved arguments, a line each
     const pre = previewEl({ kind: "diff", text: diff })!;
     pre.classList.add("dnb-decision-diff");
-    pre.setAttribute("aria-label", `${str(entry.tool)}: arguments proposed and approved`);
     li.append(pre);
   }
   return li;

@@ -13,7 +13,6 @@ import {
 } from "./approval_card";
 import type { RunModel } from "./live_model";
 import type { RunMemory } from "./memory";
-import { agentName } from "./record";
 
 interface Group { el: HTMLElement; all: HTMLButtonElement; cardsEl: HTMLElement }
 
@@ -42,6 +41,8 @@ export function approvalsView(
   const cards = new Map<string, Card>(); // key → card
   const groups = new Map<string, Group>(); // interrupt id → its group
   const el = h("div", "dnb-pending");
+  el.setAttribute("role", "region");
+  el.setAttribute("aria-label", "Approvals");
   // JupyterLab's shortcuts (Shift+Enter runs the cell, A/B/D… in command mode) stay out of the
   // forms and buttons: Lumino stops looking for a shortcut at this attribute.
   el.setAttribute("data-lm-suppress-shortcuts", "true");
@@ -137,7 +138,6 @@ export function approvalsView(
     }
     show(group.all, undecided > 1);
     setText(group.all, many ? `Approve these ${undecided}` : `Approve all ${undecided}`);
-    group.all.setAttribute("aria-label", `Approve all ${undecided} actions of ${agentName(request.agent)}`);
     group.all.disabled = ended || idle === 0;
     return undecided;
   }

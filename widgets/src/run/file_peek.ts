@@ -23,7 +23,7 @@ export function peekView(model: RunModel, st: RunMemory): PeekView {
   el.setAttribute("role", "region");
   const head = h("div", "dnb-filepeek-head");
   const pathEl = h("code", "dnb-filepeek-path");
-  const closeBtn = smallButton("dnb-filepeek-close", "×");
+  const closeBtn = smallButton("dnb-btn dnb-filepeek-close", "×");
   closeBtn.title = "Close";
   closeBtn.setAttribute("aria-label", "Close the file");
   head.append(h("span", "dnb-filepeek-title", "File"), pathEl, closeBtn);
@@ -66,10 +66,8 @@ export function peekView(model: RunModel, st: RunMemory): PeekView {
     if (!home && el.parentNode) home = { parent: el.parentNode, next: el.nextSibling };
     if (anchor) {
       anchor.append(el); // inside the card: the panel opens where the reader is, not at the top
-      el.classList.add("dnb-filepeek-inline");
     } else if (home && el.parentNode !== home.parent) {
       home.parent.insertBefore(el, home.next && home.next.parentNode === home.parent ? home.next : null);
-      el.classList.remove("dnb-filepeek-inline");
     }
   }
 

@@ -12,9 +12,9 @@ const WAITING_RUN: RunStatus = "interrupted";
 
 /** The header's clock: run time, then the wait going on ("12s · waiting 1m 05s") or, once the run
  * goes on or ends, the time it waited ("12s (+ 1m 05s waiting)"). */
-export function clockText(elapsed: number, waited: number, waiting: number, status: string): string {
+export function clockText(elapsed: number, waited: number, waiting: number | null, status: string): string {
   const run = fmtElapsed(elapsed);
-  if (status === WAITING_RUN) return `${run} · waiting ${fmtElapsed(waiting)}`;
+  if (status === WAITING_RUN) return waiting === null ? `${run} · waiting` : `${run} · waiting ${fmtElapsed(waiting)}`;
   return waited >= 1 ? `${run} (+ ${fmtElapsed(waited)} waiting)` : run;
 }
 
@@ -39,6 +39,8 @@ export function headerView(
   let timer: ReturnType<typeof setInterval> | null = null;
   let anchor: number | null = null; // Date.now() - elapsed at the last progress update (clock-skew fallback)
   const bar = h("div", "dnb-progress");
+  bar.setAttribute("role", "group");
+  bar.setAttribute("aria-label", "Run status");
   const pill = h("span", "dnb-pill dnb-status");
   const agentEl = h("span", "dnb-agent");
   const threadEl = h("span", "dnb-thread dnb-muted");
@@ -65,24 +67,24 @@ export function headerView(
     return Math.max(fromStart, fromAnchor, elapsed);
   }
 
-  /** Seconds of the wait going on (0 unless the run waits for a decision or an answer). */
-  function waitingNow(): number {
+  /** Seconds of the wait going on (0 unless the run waits for a decision or an answer; `null`
+   * while it waits since a time the view was not told). */
+  function waitingNow(): number | null {
     const p = model.get("progress") || {};
-    if (model.get("status") !== WAITING_RUN || !p.waiting_since) return 0;
-    return Math.max(0, Date.now() / 1000 - num(p.waiting_since));
+    if (model.get("status") !== WAITING_RUN) return 0;
+    return p.waiting_since ? Math.max(0, Date.now() / 1000 - num(p.waiting_since)) : null;
   }
 
   // The kernel's clock (epoch seconds): the run's start plus its run and waiting time, so subagent
   // durations agree with the run's even when the browser's clock is off.
   function kernelNow(): number {
     const p = model.get("progress") || {};
-    return p.started_at ? num(p.started_at) + elapsedNow() + num(p.waited) + waitingNow() : Date.now() / 1000;
+    return p.started_at ? num(p.started_at) + elapsedNow() + num(p.waited) + num(waitingNow()) : Date.now() / 1000;
   }
 
   function tick(): void {
     setText(elapsedEl, clockText(elapsedNow(), num((model.get("progress") || {}).waited), waitingNow(),
       str(model.get("status"))));
-    elapsedEl.title = "Run time; time spent waiting for your decisions is counted apart";
     onTick();
   }
 

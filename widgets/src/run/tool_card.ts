@@ -5,7 +5,7 @@
 import { h, ownKeys, setAttr, setText, show, smallButton } from "../lib/dom";
 import { shownAs } from "../lib/statuses";
 import { isObj, str } from "../lib/text";
-import { RUNNING, TODO_CHANGE_LABEL, TODO_CHANGE_MARK, TOOL_STATUS_MARK } from "../schema";
+import { RUNNING, TODO_CHANGE_MARK, TOOL_STATUS_MARK } from "../schema";
 import type { EvalRun, TodoChange, ToolItem } from "../types";
 import { changed, nodeLabel, type ItemRecord } from "./record";
 
@@ -58,13 +58,16 @@ export function makeToolCard(rec: ItemRecord, expanded: Set<string>): void {
   rec.tool = t;
   t.sub.hidden = true;
   t.edited.hidden = true;
-  t.edited.title = "Arguments edited before approval; the decision log shows the change";
-  head.append(t.caret, rec.label!, t.name, t.args, t.sub, t.edited, t.badge);
+  t.caret.setAttribute("aria-hidden", "true");
+  head.append(t.caret, rec.label!, t.name, t.args, t.edited, t.badge);
+  // The subagent link is a button of its own: beside the head (itself a button), not inside it.
+  const row = h("div", "dnb-tool-row");
+  row.append(head, t.sub);
+  rec.el.setAttribute("role", "article");
   t.evalEl.hidden = true;
   t.changes.hidden = true;
-  t.changes.setAttribute("aria-label", "Todo changes");
   t.detail.append(t.changes, t.argsLabel, t.argsFull, t.resultLabel, t.resultFull);
-  rec.el.append(head, t.evalEl, t.result, t.detail);
+  rec.el.append(row, t.evalEl, t.result, t.detail);
   setExpanded(rec, expanded.has(rec.key));
 }
 
@@ -82,9 +85,7 @@ export function setExpanded(rec: ItemRecord, open: boolean): void {
 function changeRow(change: TodoChange): HTMLElement {
   const li = h("li", "dnb-todo-change");
   li.setAttribute("data-change", str(change.change));
-  const mark = h("span", "dnb-todo-change-mark", shownAs(TODO_CHANGE_MARK, change.change, "·"));
-  mark.title = shownAs(TODO_CHANGE_LABEL, change.change, str(change.change));
-  li.append(mark, h("span", "dnb-todo-change-text", change.content));
+  li.append(`${shownAs(TODO_CHANGE_MARK, change.change, "·")} `, h("span", "", change.content));
   return li;
 }
 
@@ -106,11 +107,13 @@ function fillDetail(rec: ItemRecord): void {
 /** Shows what changed in a tool item. */
 export function patchTool(rec: ItemRecord, item: ToolItem): void {
   const t = rec.tool!;
-  if (changed(rec, item, "name")) setText(t.name, rec.f.name);
+  if (changed(rec, item, "name")) {
+    setText(t.name, rec.f.name);
+    rec.el.setAttribute("aria-label", `Tool call ${str(rec.f.name)}`);
+  }
   if (changed(rec, item, "args")) setText(t.args, rec.f.args);
   if (changed(rec, item, "edited")) {
-    show(t.edited, rec.f.edited === true);
-    setText(t.argsLabel, rec.f.edited === true ? "Arguments (edited before approval)" : "Arguments");
+    show(t.edited, rec.f.edited === true); // the decision log shows what the edit changed
   }
   if (changed(rec, item, "status")) {
     const status = str(rec.f.status) || RUNNING;

@@ -17,7 +17,6 @@ const SEARCHED = ["text", "name", "args", "args_full", "result_full", "summary",
 export function searchText(rec: ItemRecord): string {
   const parts = SEARCHED.map((name) => rec.f[name]).filter((v) => typeof v === "string");
   for (const change of list(rec.f.todo_changes)) if (isObj(change)) parts.push(str(change.content));
-  if (isObj(rec.f.eval)) parts.push(str(rec.f.eval.code), str(rec.f.eval.stdout), str(rec.f.eval.result));
   return parts.join("\n").toLowerCase();
 }
 
@@ -45,11 +44,10 @@ export function transcriptTools(
   search.type = "search";
   search.placeholder = "Search the transcript";
   search.setAttribute("aria-label", "Search the transcript");
-  const hide = smallButton("dnb-hide-bookkeeping", "Hide bookkeeping",
-    `Hide the cards of ${[...BOOKKEEPING_TOOLS].join(", ")}`);
+  const hide = smallButton("dnb-btn dnb-hide-bookkeeping", "Hide bookkeeping");
   hide.setAttribute("aria-pressed", "false");
-  const expand = smallButton("dnb-expand-all", "Expand all", "Open every tool card and summary");
-  const collapse = smallButton("dnb-collapse-all", "Collapse all", "Close every tool card and summary");
+  const expand = smallButton("dnb-btn dnb-expand-all", "Expand all");
+  const collapse = smallButton("dnb-btn dnb-collapse-all", "Collapse all");
   const count = h("span", "dnb-search-count dnb-muted");
   count.setAttribute("role", "status");
   count.setAttribute("aria-live", "polite");
