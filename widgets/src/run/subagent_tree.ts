@@ -96,9 +96,10 @@ function setNodeOpen(rec: NodeRecord, open: boolean): void {
 
 function fillNodeResult(rec: NodeRecord): void {
   // As with tool cards, the full result is only put into the DOM while the card is open.
-  const result = rec.answered ? "" : str(rec.f.result_full);
-  show(rec.resultLabel, result !== "");
-  show(rec.resultFull, result !== "");
+  // When the node's own transcript ends with its answer, the "Result" block stays hidden.
+  const result = str(rec.f.result_full);
+  show(rec.resultLabel, result !== "" && !rec.answered);
+  show(rec.resultFull, result !== "" && !rec.answered);
   setText(rec.resultFull, result);
 }
 
