@@ -123,9 +123,10 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
         if request.get("kind") == "question":
             parts.append(question_html(request))
         for action in request["actions"]:
+            said = f"<br><i>{escape(action['description'])}</i>" if action.get("description") else ""
             parts.append(
                 f'<div class="dnb-pending">Waiting for approval: <b>{escape(action["name"])}</b>'
-                f"({escape(action['args'])}){escape(_where(request['agent']))}</div>"
+                f"({escape(action['args'])}){escape(_where(request['agent']))}{said}</div>"
             )
     if state.get("decisions"):
         rows = "".join(f"<li>{escape(_decision_line(d))}{_diff_html(d)}</li>" for d in state["decisions"])
@@ -185,6 +186,8 @@ def snapshot_text(state: Mapping[str, Any]) -> str:
             lines.append(
                 f"Waiting for approval: {action['name']}({action['args']}){_where(request['agent'])}"
             )
+            if action.get("description"):  # one the interrupt config gave (the middleware's is dropped)
+                lines.append(f"  {action['description']}")
     if state.get("decisions"):
         lines.append("Decisions:")
         if state.get("decisions_folded"):

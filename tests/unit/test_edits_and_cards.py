@@ -81,3 +81,10 @@ def test_the_middlewares_own_description_is_left_out_a_written_one_kept() -> Non
 
 def test_args_diff_is_empty_when_nothing_changed() -> None:
     assert args_diff('{\n  "a": 1\n}', '{\n  "a": 1\n}') == ""
+
+
+def test_the_snapshot_shows_a_written_description_and_not_the_generated_one() -> None:
+    written, generated = paused("Check the path first").to_json(), paused().to_json()
+    assert "<i>Check the path first</i>" in snapshot_html(written)
+    assert "\n  Check the path first" in snapshot_text(written)
+    assert "Tool execution requires approval" not in snapshot_html(generated) + snapshot_text(generated)
