@@ -53,7 +53,8 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   transcript.setAttribute("role", "log");
   transcript.setAttribute("aria-label", "Transcript");
   const main = itemList(transcript, expanded);
-  const tools = transcriptTools(() => main.records.values(), expanded);
+  // The search and filters cover the main transcript and the open subagents' transcripts.
+  const tools = transcriptTools(() => [...main.records.values(), ...tree.records()], expanded);
   const tree = treeView(model, st, expanded, header.kernelNow, () => renderItems());
   const peek = peekView(model, st);
   const tasks = asyncView(model);
@@ -80,8 +81,8 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     mainEntries = mainItems;
     renderFinal();
     show(tools.el, mainItems.length > 1);
-    tools.apply();
     tree.syncItems(byNode);
+    tools.apply();
     renderError();
   }
 

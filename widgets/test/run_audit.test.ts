@@ -267,6 +267,19 @@ describe("transcript search and filters", () => {
     assert.equal(el.querySelector(".dnb-match"), null);
   });
 
+  it("searches an open subagent's transcript too", () => {
+    const sub = { kind: "text", id: "s1", agent: "main/general-purpose", text: "Otters use rocks as tools.",
+      html: "<p>Otters use rocks as tools.</p>" } as Item;
+    const { el } = showRun({ items: [...items(), sub], tree: [node("main/general-purpose")] });
+    click(el.querySelector(".dnb-node-head"));
+    const said = el.querySelector('.dnb-node-transcript [data-id="s1"]') as HTMLElement;
+    type(el.querySelector(".dnb-search") as HTMLInputElement, "rocks");
+    assert.equal(said.hidden, false);
+    assert.ok(said.classList.contains("dnb-match"));
+    assert.deepEqual(visible(el), []);
+    assert.equal(text(el, ".dnb-search-count"), "1 of 6 items match");
+  });
+
   it("hides the bookkeeping tools' cards, and shows them again", () => {
     const { el } = showRun({ items: items() });
     const hide = el.querySelector(".dnb-hide-bookkeeping") as HTMLButtonElement;

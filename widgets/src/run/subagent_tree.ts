@@ -9,7 +9,7 @@ import { NODE_STATUS_LABEL, RUNNING } from "../schema";
 import type { TreeNode } from "../types";
 import type { RunModel } from "./live_model";
 import type { RunMemory } from "./memory";
-import { changed, differs } from "./record";
+import { changed, differs, type ItemRecord } from "./record";
 import { type Entry, type ItemList, itemList } from "./transcript";
 
 /** " (1 declined, 2 failed)": the calls that did not do their work, so a "✓ done" node says so. */
@@ -198,6 +198,8 @@ export interface TreeView {
   syncItems(groups: Map<string, Entry[]>): void;
   has(id: string): boolean;
   toggle(head: HTMLElement): void;
+  /** The item records of the open cards' transcripts (closed cards hold none). */
+  records(): Iterable<ItemRecord>;
   /** Opens a node's card and brings it into view (the task card's "show subagent"). */
   reveal(id: string): void;
   tick(): void;
@@ -330,5 +332,9 @@ export function treeView(
     ticking.clear();
   }
 
-  return { el, render, syncItems, has: (id) => nodes.has(id), toggle, reveal, tick, dispose };
+  function* records(): Iterable<ItemRecord> {
+    for (const rec of nodes.values()) if (rec.open) yield* rec.items.records.values();
+  }
+
+  return { el, render, syncItems, records, has: (id) => nodes.has(id), toggle, reveal, tick, dispose };
 }
