@@ -4,7 +4,8 @@ the change; an approval card shows a description only when someone wrote one."""
 from __future__ import annotations
 
 from deepnb import events as ev
-from deepnb.state import RunState, args_diff, own_description
+from deepnb.card_text import args_diff, own_description
+from deepnb.state import RunState
 from deepnb.views.snapshot import snapshot_html, snapshot_text
 
 ARGS = {"file_path": "/report.md", "content": "# Report\nDraft one\n"}

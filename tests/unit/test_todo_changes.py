@@ -4,7 +4,8 @@ removed), not the list's Python repr, live and in the snapshot."""
 from __future__ import annotations
 
 from deepnb import events as ev
-from deepnb.state import RunState, changes_summary, todo_changes
+from deepnb.card_text import changes_summary, todo_changes
+from deepnb.state import RunState
 from deepnb.views.snapshot import snapshot_html, snapshot_text
 
 FIRST = [
