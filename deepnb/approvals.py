@@ -112,8 +112,12 @@ def check_card(kind: str, content: Mapping[str, Any], pending: Sequence[Mapping[
     if request.get("kind") == "question":
         raise DeepnbError("That interrupt asks a question: answer it in its reply box. Nothing was sent.")
     actions = {a["index"]: a for a in request.get("actions", ())}
-    if kind == "approve_all":
-        return [index for index, action in actions.items() if not action.get("decision")]
+    if kind == "approve_all":  # the undecided actions that allow an approval; others wait for theirs
+        return [
+            index
+            for index, action in actions.items()
+            if not action.get("decision") and "approve" in action.get("allowed", ("approve",))
+        ]
     index = content.get("index")
     if isinstance(index, bool) or not isinstance(index, int) or index not in actions:
         raise DeepnbError(f"Approval {interrupt_id} has no action {index!r}: nothing was sent.")

@@ -14,7 +14,7 @@ Every value is JSON-ready: strings, numbers, booleans, ``None``, lists and these
 # are strings counts its ``NotRequired`` keys as required, and the TypeScript mirror reads them.
 
 from collections.abc import Mapping
-from typing import Any, Final, Literal, NotRequired, TypeAlias, TypedDict
+from typing import Any, Final, Literal, NotRequired, TypeAlias, TypedDict, get_args
 
 # -- statuses --------------------------------------------------------------------------------
 
@@ -54,6 +54,11 @@ FileKind: TypeAlias = Literal["markdown", "code", "table", "image", "binary"]
 """How a file is rendered for the file viewer."""
 ChangeKind: TypeAlias = Literal["added", "modified", "deleted"]
 """What a run did to a file."""
+TodoChangeKind: TypeAlias = Literal["added", "started", "completed", "reopened", "removed"]
+"""What a ``write_todos`` call did to one todo."""
+BookkeepingTool: TypeAlias = Literal["write_todos", "ls", "read_file", "glob", "grep"]
+"""The tools that keep the agent's books (plan, look around, read) rather than do its work: the
+run view's "Hide bookkeeping" filter hides their cards."""
 ItemKind: TypeAlias = Literal["prompt", "text", "tool", "notice", "error", "summary", "update"]
 """The kinds of transcript item."""
 
@@ -65,6 +70,8 @@ ENDED: Final[frozenset[RunStatus]] = frozenset({"done", "error", "cancelled"})
 """The statuses of a run that will not change again."""
 OPEN_NODE: Final[frozenset[NodeStatus]] = frozenset({"running", "waiting"})
 """The statuses of a subagent that has not ended."""
+BOOKKEEPING_TOOLS: Final[frozenset[BookkeepingTool]] = frozenset(get_args(BookkeepingTool))
+"""The bookkeeping tools, as a set (see :data:`BookkeepingTool`)."""
 
 # -- how statuses are shown (Python's snapshots and the front-end use these same tables) --------
 
@@ -76,6 +83,14 @@ RUN_STATUS_LABEL: Final[Mapping[RunStatus, str]] = {
     "cancelled": "stopped",
 }
 """A run's status in words (the status pill, a snapshot's head line)."""
+RUN_STATUS_SAID: Final[Mapping[RunStatus, str]] = {
+    "interrupted": "The run is waiting for you.",
+    "done": "The run finished.",
+    "error": "The run failed.",
+    "cancelled": "The run was stopped.",
+}
+"""What the run view's live region says when the run comes to each status (read aloud by screen
+readers; a run that resumes is said apart)."""
 TOOL_STATUS_MARK: Final[Mapping[ToolStatus, str]] = {
     "done": "✓",
     "error": "✗",
@@ -102,6 +117,22 @@ NODE_STATUS_LABEL: Final[Mapping[NodeStatus, str]] = {
 """A subagent's status as the live tree shows it."""
 TODO_STATUS_MARK: Final[Mapping[TodoStatus, str]] = {"pending": "○", "in_progress": "◐", "completed": "✓"}
 """The mark of a todo."""
+TODO_CHANGE_MARK: Final[Mapping[TodoChangeKind, str]] = {
+    "added": "+",
+    "started": "◐",
+    "completed": "✓",
+    "reopened": "○",
+    "removed": "−",
+}
+"""The mark of a todo change on a ``write_todos`` card."""
+TODO_CHANGE_LABEL: Final[Mapping[TodoChangeKind, str]] = {
+    "added": "added",
+    "started": "started",
+    "completed": "done",
+    "reopened": "reopened",
+    "removed": "removed",
+}
+"""A todo change in words, as a ``write_todos`` card sums them up ("2 added, 1 done")."""
 TODO_INTERRUPTED_MARK: Final[str] = "⊘"
 """The mark of a todo a stopped or failed run left in progress: shown as interrupted."""
 BROKEN_OFF: Final[frozenset[RunStatus]] = frozenset({"error", "cancelled"})
@@ -166,10 +197,20 @@ class EvalCard(TypedDict):
     error_type: NotRequired[str]
 
 
+class TodoChange(TypedDict):
+    """One todo a ``write_todos`` call changed, and how."""
+
+    change: TodoChangeKind
+    content: str
+
+
 class ToolItem(TypedDict):
     """A tool call's card. ``args`` is a one-line summary, ``args_full`` the JSON (both redacted and
     clipped); ``subagent`` is the path of the subagent a ``task`` call started; ``clipped`` says a
-    view shortened the card to fit its message budget."""
+    view shortened the card to fit its message budget; ``edited`` says a person edited the
+    arguments before approving them (``args`` and ``args_full`` are the edited ones). A
+    ``write_todos`` card carries ``todo_changes`` (what it added, started, ticked, removed) and
+    sums them up in ``args``; its result, the list's repr, is not kept."""
 
     kind: Literal["tool"]
     id: str
@@ -183,6 +224,8 @@ class ToolItem(TypedDict):
     eval: NotRequired[EvalCard]
     subagent: NotRequired[str]
     clipped: NotRequired[bool]
+    edited: NotRequired[bool]
+    todo_changes: NotRequired[list[TodoChange]]
 
 
 class NoticeItem(TypedDict):
@@ -247,7 +290,10 @@ class Todo(TypedDict):
 
 
 class Progress(TypedDict):
-    """The run's counters; ``todo_progress`` is ``"Task 2 of 5"``, ``"All 5 done"`` or ``""``."""
+    """The run's counters; ``todo_progress`` is ``"Task 2 of 5"``, ``"All 5 done"`` or ``""``.
+    ``elapsed`` is run time: the seconds spent waiting for decisions or answers are not in it but
+    in ``waited``; ``waiting_since`` is when the current wait began (epoch seconds), ``None``
+    while the run runs or once it ended."""
 
     steps: int
     tool_calls: int
@@ -256,6 +302,8 @@ class Progress(TypedDict):
     started_at: float
     elapsed: float
     todo_progress: str
+    waited: NotRequired[float]
+    waiting_since: NotRequired[float | None]
 
 
 class NodeState(TypedDict):
@@ -334,7 +382,8 @@ class PendingRequest(TypedDict):
 
 
 class DecisionLogEntry(TypedDict):
-    """One decision as the decision log records it (``auto``: by an "always approve" rule)."""
+    """One decision as the decision log records it (``auto``: by an "always approve" rule; ``diff``:
+    an edit's unified diff from the proposed arguments to the approved ones, as JSON lines)."""
 
     at: str
     interrupt_id: str
@@ -344,6 +393,7 @@ class DecisionLogEntry(TypedDict):
     message: str
     args: str
     auto: bool
+    diff: NotRequired[str]
 
 
 # -- async subagent tasks ---------------------------------------------------------------------

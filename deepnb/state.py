@@ -13,6 +13,7 @@ from typing import Any, TypeVar, cast
 
 from deepnb import events as ev
 from deepnb.async_tasks import merge_rows
+from deepnb.card_text import args_diff, changes_summary, own_description, todo_changes
 from deepnb.explain import PREVIEW_LIMIT, clip_failure
 from deepnb.files.paths import is_history
 from deepnb.interpreter import parse_eval
@@ -52,6 +53,8 @@ from deepnb.schema import (
 from deepnb.secrets import redact
 
 ARGS_PREVIEW = 80
+TODOS_TOOL = "write_todos"
+"""The planning tool: its cards show what changed in the todo list, not the list's repr."""
 EVAL_TOOL = "eval"
 """The interpreter's tool: its cards show the code, what it printed and what it returned."""
 FILE_TOOLS = frozenset({"write_file", "edit_file", "delete"})
@@ -140,6 +143,10 @@ class RunState:
     tokens_out: int = 0
     started_at: float = field(default_factory=time.time)
     finished_at: float | None = None
+    waited: float = 0.0
+    """Seconds the run spent paused, waiting for decisions or answers: not run time."""
+    waiting_since: float | None = None
+    """When the current wait began (``None`` while the run runs or once it ended)."""
     version: int = 0
     _next_id: int = field(default=0, repr=False)
     _open_text: dict[str, TextItem] = field(default_factory=dict, repr=False)
@@ -151,10 +158,21 @@ class RunState:
     main agent's state takes it (``None``: unknown, so a file tool's success counts)."""
     _file_calls: dict[str, str] = field(default_factory=dict, repr=False)
     """Call id of a file-changing tool call → the path it changes (for backends outside state)."""
+    _todo_lists: dict[str, list[Todo]] = field(default_factory=dict, repr=False)
+    """Each agent's todo list as its last ``write_todos`` call wrote it (to show the next change)."""
+    _gated: dict[tuple[str, int], str] = field(default_factory=dict, repr=False)
+    """(interrupt id, action index) → the call id of the tool card the action gates."""
 
     @property
     def elapsed(self) -> float:
-        return (self.finished_at or time.time()) - self.started_at
+        """Run time in seconds: from the start to now (or the end), less the time spent waiting."""
+        return (self.finished_at or time.time()) - self.started_at - self.waited
+
+    def _end_wait(self, now: float) -> None:
+        """A wait for decisions is over (the run resumed, or ended): it counts as waited."""
+        if self.waiting_since is not None:
+            self.waited += max(0.0, now - self.waiting_since)
+            self.waiting_since = None
 
     def apply(self, event: ev.Event) -> None:
         """Fold one event into the state."""
@@ -256,6 +274,13 @@ class RunState:
                 result_full="",
             )
         )
+        todos = event.args.get("todos") if event.name == TODOS_TOOL else None
+        if isinstance(todos, list):
+            written = [_todo(t) for t in todos if isinstance(t, Mapping)]
+            changes = todo_changes(self._todo_lists.get(event.agent, []), written)
+            self._todo_lists[event.agent] = written
+            card["todo_changes"] = changes
+            card["args"] = changes_summary(changes)
         code = event.args.get("code") if event.name == EVAL_TOOL else None
         if isinstance(code, str):
             shown = _clip(redact(code), FULL_LIMIT)
@@ -289,6 +314,8 @@ class RunState:
         card["status"] = "error" if event.is_error else "done"
         card["result"] = preview
         card["result_full"] = _clip(content, FULL_LIMIT)
+        if "todo_changes" in card and not event.is_error:  # "Updated todo list to [{...}]": the card shows it
+            card["result"] = card["result_full"] = content.split(" to [", 1)[0]
         if "eval" in card:
             outcome = parse_eval(content)
             card["eval"] = {
@@ -405,6 +432,7 @@ class RunState:
     def _finish(self, status: RunStatus) -> None:
         self.status = status
         self.finished_at = time.time()
+        self._end_wait(self.finished_at)
         for card in self._tools.values():
             if card["status"] == RUNNING:
                 card["status"] = "cancelled" if status == "cancelled" else "interrupted"
@@ -441,6 +469,8 @@ class RunState:
         for card in self._tools.values():
             if card["status"] == RUNNING:
                 card["status"] = WAITING
+        for raised in event.interrupts:
+            self._gate_cards(raised, self._interrupt_agents.get(raised.id, "main"))
         for request in self.pending:
             path = request["agent"]
             while path in self.nodes:  # the subagent that asked, and those waiting on it
@@ -449,8 +479,55 @@ class RunState:
                 path = self.nodes[path]["parent"]
         self.status = "interrupted"
         self.finished_at = time.time()
+        if self.waiting_since is None:
+            self.waiting_since = self.finished_at
+
+    def _gate_cards(self, request: ev.InterruptRequest, agent: str) -> None:
+        """Note which waiting tool card each action of an approval gates: the same agent's call
+        of that tool with those arguments, not already taken by another action."""
+        value = request.value if isinstance(request.value, Mapping) else {}
+        taken = set(self._gated.values())
+        actions = [a for a in value.get("action_requests", []) if isinstance(a, Mapping)]
+        for index, action in enumerate(actions):
+            if (request.id, index) in self._gated:
+                continue
+            shown = _full_args(action.get("args") or {})
+            for call_id, card in self._tools.items():
+                if (
+                    call_id not in taken
+                    and card["status"] == WAITING
+                    and card["agent"] == agent
+                    and card["name"] == action.get("name")
+                    and card["args_full"] == shown
+                ):
+                    self._gated[(request.id, index)] = call_id
+                    taken.add(call_id)
+                    break
+
+    def _proposed_json(self, interrupt_id: str, index: int) -> str | None:
+        """The arguments an action proposed, as its card showed them (JSON, redacted)."""
+        for request in self.pending:
+            for action in request["actions"]:
+                if request["id"] == interrupt_id and action["index"] == index:
+                    return action["args_json"]
+        return None
+
+    def _edited(self, event: ev.DecisionMade, args: Mapping[str, Any]) -> str:
+        """Show an edit on the tool card it gated (the edited arguments, marked edited); return
+        the diff from the proposed arguments to the edited ones (``""`` when unknown)."""
+        call_id = self._gated.get((event.interrupt_id, event.index))
+        card = self._tools.get(call_id) if call_id else None
+        if card is not None:
+            card["args"], card["args_full"], card["edited"] = short_args(args), _full_args(args), True
+        proposed = self._proposed_json(event.interrupt_id, event.index)
+        if proposed is None:
+            return ""
+        edited = redact(json.dumps(dict(args), indent=2, ensure_ascii=False, default=str))
+        return args_diff(proposed, edited)
 
     def _on_DecisionMade(self, event: ev.DecisionMade) -> None:
+        edited_args = event.decision.get("edited_action", {}).get("args") or {}
+        diff = self._edited(event, edited_args) if event.decision.get("type") == "edit" else ""
         entry = DecisionLogEntry(
             at=time.strftime("%Y-%m-%d %H:%M:%S"),
             interrupt_id=event.interrupt_id,
@@ -458,9 +535,11 @@ class RunState:
             tool=event.tool,
             type=cast(DecisionType, str(event.decision.get("type"))),  # approvals.normalize checked it
             message=redact(str(event.decision.get("message") or "")),
-            args=short_args(event.decision.get("edited_action", {}).get("args") or {}),
+            args=short_args(edited_args),
             auto=event.auto,
         )
+        if diff:
+            entry["diff"] = diff
         self.decisions.append(entry)
         for request in self.pending:
             for action in request["actions"]:
@@ -501,6 +580,7 @@ class RunState:
                 node["status"] = RUNNING
         self.status = RUNNING
         self.finished_at = None
+        self._end_wait(time.time())
 
     # -- what the agents were given -----------------------------------------------------
 
@@ -563,6 +643,8 @@ class RunState:
             started_at=self.started_at,
             elapsed=round(self.elapsed, 1),
             todo_progress=todo_progress(self.todos),
+            waited=round(self.waited, 1),
+            waiting_since=self.waiting_since,
         )
 
     @staticmethod
@@ -646,7 +728,7 @@ def _pending(
                 name=name,
                 args=short_args(args),
                 args_json=redact(json.dumps(args, indent=2, ensure_ascii=False, default=str)),
-                description=redact(str(action.get("description") or "")),
+                description=own_description(redact(str(action.get("description") or "")), name),
                 allowed=configs.get(name, list(ALL_DECISIONS)),
                 preview=FilePreview(kind=preview["kind"], text=_clip(redact(preview["text"]), FULL_LIMIT))
                 if preview

@@ -277,8 +277,24 @@ def inspect(args: Any) -> Any:
     return wb.get(args.agent, build=False).inspect()
 
 
+@safe_display
+@dataclass(frozen=True, repr=False)
+class Stopped(Message):
+    """``%deepagent stop``'s answer: one line, not a second copy of the run's view (the view
+    already on the page shows where it stopped); ``run`` is the run it stopped."""
+
+    run: Any = None
+
+
 def stop(args: Any) -> Any:
-    return wb.get(args.agent, build=False).stop(args.thread)
+    """Stop the run holding the thread; say so in one line."""
+    workbench = wb.get(args.agent, build=False)
+    run = workbench.stop(args.thread)
+    return Stopped(
+        f"Stopped the run on thread {run.thread_id} of agent {workbench.name}; "
+        "the thread keeps everything up to the last step.",
+        run,
+    )
 
 
 def approvals(args: Any) -> Any:

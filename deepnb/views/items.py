@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from deepnb.markup import escape
+from deepnb.schema import TODO_CHANGE_MARK, shown_as
 
 Item = Mapping[str, Any]
 Render = Callable[[Item, str], str]
@@ -62,16 +63,41 @@ def _tool_html(item: Item, label: str) -> str:
     result = f' <span class="dnb-muted">→ {escape(item["result"])}</span>' if item.get("result") else ""
     return (
         f'<div class="dnb-tool" data-status="{escape(item["status"])}">{escape(label)}'
-        f"<b>{escape(item['name'])}</b>({escape(item['args'])}) "
-        f'<span class="dnb-muted">[{escape(item["status"])}]</span>{result}</div>'
+        f"<b>{escape(item['name'])}</b>({escape(item['args'])}){_edited_html(item)} "
+        f'<span class="dnb-muted">[{escape(item["status"])}]</span>{result}{_todo_changes_html(item)}</div>'
     )
+
+
+def _todo_changes_html(item: Item) -> str:
+    """A ``write_todos`` card's changes, folded: one line a todo, marked with what happened to it."""
+    changes = item.get("todo_changes") or []
+    if not changes:
+        return ""
+    rows = "".join(
+        f'<li data-change="{escape(c["change"])}">{escape(shown_as(TODO_CHANGE_MARK, c["change"], "·"))} '
+        f"{escape(c['content'])}</li>"
+        for c in changes
+    )
+    return f'<details class="dnb-todo-changes"><summary>changes</summary><ul>{rows}</ul></details>'
+
+
+EDITED_BADGE = "✎ edited"
+"""The badge of a tool card whose arguments a person edited before approving them."""
+
+
+def _edited_html(item: Item) -> str:
+    if not item.get("edited"):
+        return ""
+    title = "Arguments edited before approval; the decision log shows the change"
+    return f' <span class="dnb-badge dnb-edited" title="{title}">{EDITED_BADGE}</span>'
 
 
 def _tool_text(item: Item, label: str) -> str:
     if item.get("eval"):
         return _eval_text(item, label)
     result = f" → {item['result']}" if item.get("result") else ""
-    return f"  {label}{item['name']}({item['args']}) [{item['status']}]{result}"
+    edited = f" [{EDITED_BADGE}]" if item.get("edited") else ""
+    return f"  {label}{item['name']}({item['args']}){edited} [{item['status']}]{result}"
 
 
 # -- eval: an interpreter call's card (the code, what it printed, its result or error) -------------

@@ -9,7 +9,7 @@ Every piece of agent text is escaped; the only HTML taken as is comes from
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from deepnb.markup import escape
@@ -41,9 +41,15 @@ def _head(state: Mapping[str, Any]) -> str:
     return (
         f"deepnb · agent {state['agent']} · thread {state['thread_id']} · "
         f"{_status(state)} · {plural(p['steps'], 'step')} · "
-        f"{plural(p['tool_calls'], 'tool call')} · {p['elapsed']:.1f} s · "
+        f"{plural(p['tool_calls'], 'tool call')} · {p['elapsed']:.1f} s{_waited(p)} · "
         f"tokens {p['tokens_in']:,} in / {p['tokens_out']:,} out"
     )
+
+
+def _waited(progress: Mapping[str, Any]) -> str:
+    """``" (+ 42.0 s waiting)"``: the time spent waiting for decisions, apart from run time."""
+    waited = progress.get("waited") or 0.0  # absent from views saved before it existed
+    return f" (+ {waited:.1f} s waiting)" if waited >= 0.05 else ""
 
 
 AUTO_DECISIONS_KEPT = 20
@@ -73,6 +79,27 @@ def _transcript(state: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [clipped.get(item["id"], item) for item in fold(main, state["hidden"])]
 
 
+def final_answer_id(items: Sequence[Mapping[str, Any]], status: str) -> str | None:
+    """The id of the run's final answer: the main agent's text that ends a finished run's
+    transcript (``None`` while it runs, or when it ended otherwise)."""
+    if status != "done" or not items or items[-1]["kind"] != "text":
+        return None
+    return str(items[-1]["id"]) if items[-1].get("agent", "main") == "main" else None
+
+
+def _transcript_html(state: Mapping[str, Any]) -> list[str]:
+    """The main transcript as HTML, the final answer set apart from the tool cards before it."""
+    items = _transcript(state)
+    final = final_answer_id(items, state["status"])
+    return [
+        f'<div class="dnb-final-answer" aria-label="Final answer"><span class="dnb-final-label">Answer</span>'
+        f"{item_html(item)}</div>"
+        if item["id"] == final
+        else item_html(item)
+        for item in items
+    ]
+
+
 def snapshot_html(state: Mapping[str, Any]) -> str:
     """A self-contained HTML rendering of a run's state (``RunState.to_json()``)."""
     state = {**_folded(state), "all_items": state["items"]}
@@ -83,7 +110,7 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
         given_html(state.get("given") or {}),
         todos_html(state["todos"], state["progress"].get("todo_progress", ""), run_status=state["status"]),
         tree_html(state_tree(state), state["items"]) if state.get("tree") else "",
-        *(item_html(item) for item in _transcript(state)),
+        *_transcript_html(state),
     ]
     if state["files_changed"]:
         parts.append(
@@ -96,17 +123,35 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
         if request.get("kind") == "question":
             parts.append(question_html(request))
         for action in request["actions"]:
+            said = f"<br><i>{escape(action['description'])}</i>" if action.get("description") else ""
             parts.append(
                 f'<div class="dnb-pending">Waiting for approval: <b>{escape(action["name"])}</b>'
-                f"({escape(action['args'])}){escape(_where(request['agent']))}</div>"
+                f"({escape(action['args'])}){escape(_where(request['agent']))}{said}</div>"
             )
     if state.get("decisions"):
-        rows = "".join(f"<li>{escape(_decision_line(d))}</li>" for d in state["decisions"])
+        rows = "".join(f"<li>{escape(_decision_line(d))}{_diff_html(d)}</li>" for d in state["decisions"])
         if state.get("decisions_folded"):
             rows = f"<li>{escape(_folded_decisions(state))}</li>" + rows
         parts.append(f'<div class="dnb-decisions"><b>Decisions</b><ul>{rows}</ul></div>')
     parts.append("</div>")
     return "\n".join(p for p in parts if p)
+
+
+def _diff_html(decision: Mapping[str, Any]) -> str:
+    """An edit's diff from the proposed arguments to the approved ones, a line each."""
+    diff = decision.get("diff") or ""
+    if not diff:
+        return ""
+    lines = "".join(
+        f'<span class="{_diff_class(line)}">{escape(line)}\n</span>' for line in diff.splitlines()
+    )
+    return f'<pre class="dnb-diff">{lines}</pre>'
+
+
+def _diff_class(line: str) -> str:
+    if line.startswith(("+++", "---")):
+        return "dnb-muted"
+    return {"+": "dnb-add", "-": "dnb-del", "@": "dnb-hunk"}.get(line[:1], "")
 
 
 def _where(agent: str) -> str:
@@ -141,11 +186,15 @@ def snapshot_text(state: Mapping[str, Any]) -> str:
             lines.append(
                 f"Waiting for approval: {action['name']}({action['args']}){_where(request['agent'])}"
             )
+            if action.get("description"):  # one the interrupt config gave (the middleware's is dropped)
+                lines.append(f"  {action['description']}")
     if state.get("decisions"):
         lines.append("Decisions:")
         if state.get("decisions_folded"):
             lines.append(f"  {_folded_decisions(state)}")
-        lines += [f"  {_decision_line(d)}" for d in state["decisions"]]
+        for decision in state["decisions"]:
+            lines.append(f"  {_decision_line(decision)}")
+            lines += [f"    {line}" for line in (decision.get("diff") or "").splitlines()]
     return "\n".join(lines)
 
 

@@ -29,6 +29,13 @@ STATIC_CSS = """
 .deepnb-tree summary{cursor:pointer}
 .deepnb-tree [data-status=error]>details>summary .dnb-state{color:var(--jp-error-color1,#d32f2f)}
 .deepnb-tree .dnb-node-body{padding-left:14px}
+.deepnb-snapshot .dnb-badge{font-size:11px;color:var(--jp-warn-color1,#f57c00)}
+.deepnb-snapshot pre.dnb-diff{margin:2px 0 4px;font-size:11.5px;white-space:pre-wrap}
+.deepnb-snapshot .dnb-diff .dnb-add{color:var(--jp-success-color1,#388e3c)}
+.deepnb-snapshot .dnb-diff .dnb-del{color:var(--jp-error-color1,#d32f2f)}
+.deepnb-snapshot .dnb-final-answer{margin-top:8px;padding:4px 10px;
+ border-top:1px solid var(--jp-border-color2,#ddd);border-left:3px solid var(--jp-success-color1,#388e3c)}
+.deepnb-snapshot .dnb-final-label{font-size:11px;font-weight:600;color:var(--jp-success-color1,#388e3c)}
 """
 """Rules for the classes the static renderers use (``deepnb-snapshot``, ``dnb-*``, ``deepnb-tree``)."""
 

@@ -38,12 +38,28 @@ def _node_line(node: SubagentNode) -> str:
     return " ".join(parts[:3]) + (" · " + " · ".join(parts[3:]) if parts[3:] else "")
 
 
+def same_answer(text: str, preview: str) -> bool:
+    """Whether ``text`` (an agent's answer) is what ``preview`` shows: the same words, or their
+    beginning when the preview was clipped ("…"). A subagent's answer then shows once."""
+    words, shown = " ".join(text.split()), preview.strip()
+    if not words or not shown:
+        return False
+    return words == shown or (shown.endswith("…") and words.startswith(shown[:-1]))
+
+
+def _answered(node: SubagentNode, own: Sequence[Mapping[str, Any]]) -> bool:
+    """The node's transcript already shows its answer (so no "Result" line repeats it)."""
+    return any(item["kind"] == "text" and same_answer(item.get("text", ""), node.result) for item in own)
+
+
 def _node_html(node: SubagentNode, items: Sequence[Mapping[str, Any]]) -> str:
-    own = [item_html(item, labelled=False) for item in items if item.get("agent") == node.path]
+    own_items = [item for item in items if item.get("agent") == node.path]
+    own = [item_html(item, labelled=False) for item in own_items]
+    result = node.result and not _answered(node, own_items)
     body = [
         f"<div>{escape(node.description)}</div>" if node.description else "",
         *own,
-        f'<div class="dnb-muted">Result: {escape(node.result)}</div>' if node.result else "",
+        f'<div class="dnb-muted">Result: {escape(node.result)}</div>' if result else "",
     ]
     children = "".join(
         f'<li data-status="{escape(c.status)}">{_node_html(c, items)}</li>' for c in node.children
@@ -76,10 +92,9 @@ def tree_text(root: SubagentNode, items: Sequence[Mapping[str, Any]] = ()) -> st
         lines.append(pad + _node_line(node))
         if node.description:
             lines.append(f"{pad}    {node.description}")
-        for item in items:
-            if item.get("agent") == node.path:
-                lines.append(f"{pad}    {item_text(item, labelled=False)}")
-        if node.result:
+        own = [item for item in items if item.get("agent") == node.path]
+        lines.extend(f"{pad}    {item_text(item, labelled=False)}" for item in own)
+        if node.result and not _answered(node, own):
             lines.append(f"{pad}    → {' '.join(node.result.split())[:160]}")
         for child in node.children:
             add(child, depth + 1)

@@ -137,7 +137,7 @@ def test_background_run_returns_at_once_and_one_run_per_thread(ip, tmp_path):
     listed, _ = run_cell(ip, "%deepagent threads")
     assert listed.result.rows[0][4] == "running"
     stopped, _ = run_cell(ip, "%deepagent stop")
-    assert stopped.result is run
+    assert stopped.result.run is run
     run.wait(10)
     assert run.status == "cancelled"
     assert "thread keeps everything" in run.state.items[-1]["text"]

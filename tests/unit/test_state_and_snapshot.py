@@ -366,7 +366,8 @@ def test_snapshot_text_has_todos_and_tool_lines() -> None:
     assert "  ○ Report" in lines
     assert "› Analyse the data" in lines
     assert any(
-        line.startswith("  write_todos(todos=[") and line.endswith("[done] → Updated todo list")
+        line.startswith("  write_todos(3 added, 1 started, 1 done)")
+        and line.endswith("[done] → Updated todo list")
         for line in lines
     )
     assert any(

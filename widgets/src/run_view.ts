@@ -18,6 +18,7 @@ import { type NotebookManager, saveViewsAsSnapshots } from "./lib/saved_snapshot
 import { isObj, str } from "./lib/text";
 import { RUNNING } from "./schema";
 import { approvalsView } from "./run/approvals";
+import { announcer } from "./run/announcer";
 import { asyncView } from "./run/async_tasks";
 import { peekView } from "./run/file_peek";
 import { givenView } from "./run/given";
@@ -28,7 +29,8 @@ import { runMemory } from "./run/memory";
 import { treeView } from "./run/subagent_tree";
 import { todosView } from "./run/todos";
 import { setExpanded } from "./run/tool_card";
-import { type Entry, ITEM_RECS, itemList, keyItems } from "./run/transcript";
+import { type Entry, finalAnswerKey, ITEM_RECS, itemList, keyItems, markFinal } from "./run/transcript";
+import { transcriptTools } from "./run/transcript_tools";
 import type { FileMessage, RunTraits } from "./types";
 
 const HEADS = ".dnb-tool-head, .dnb-node-head";
@@ -41,12 +43,18 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   const expanded = st.expanded;
 
   const root = h("div", "deepnb deepnb-run");
+  root.setAttribute("role", "region");
+  const live = announcer(); // run status, new approval cards, the run's end: said as they happen
   const style = h("style");
   const header = headerView(model, root, () => tree.tick(), () => !gone);
   const todos = todosView(model);
   const given = givenView(model);
   const transcript = h("div", "dnb-transcript");
+  transcript.setAttribute("role", "log");
+  transcript.setAttribute("aria-label", "Transcript");
   const main = itemList(transcript, expanded);
+  // The search and filters cover the main transcript and the open subagents' transcripts.
+  const tools = transcriptTools(() => [...main.records.values(), ...tree.records()], expanded);
   const tree = treeView(model, st, expanded, header.kernelNow, () => renderItems());
   const peek = peekView(model, st);
   const tasks = asyncView(model);
@@ -54,8 +62,8 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   const questions = questionsView(model, st, undefined, () => gone);
   const filesEl = h("div", "dnb-files");
   const errorEl = h("div", "dnb-error dnb-run-error");
-  root.append(style, header.el, given.el, peek.el, todos.el, tree.el, tasks.el, transcript, questions.el,
-    approvals.el, approvals.log, filesEl, errorEl);
+  root.append(style, header.el, given.el, peek.el, todos.el, tree.el, tasks.el, tools.el, transcript, questions.el,
+    approvals.el, approvals.log, filesEl, errorEl, live.el);
   el.replaceChildren(root);
 
   // The main transcript shows the main agent's items; a subagent's items go to its node in the
@@ -70,8 +78,23 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
       else byNode.set(agent, [entry]);
     }
     main.sync(mainItems);
+    mainEntries = mainItems;
+    renderFinal();
+    show(tools.el, mainItems.length > 1);
     tree.syncItems(byNode);
+    tools.apply();
     renderError();
+  }
+
+  let mainEntries: Entry[] = [];
+  let finalKey: string | null = null;
+  function renderFinal(): void { // only the old and the new final answer are touched
+    const key = finalAnswerKey(mainEntries, str(model.get("status")));
+    const old = finalKey === null ? undefined : main.records.get(finalKey);
+    if (old && key !== finalKey) markFinal(old, false);
+    const rec = key === null ? undefined : main.records.get(key);
+    if (rec) markFinal(rec, true);
+    finalKey = key;
   }
 
   function renderTree(): void {
@@ -86,7 +109,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
       const node = btn.classList.contains("dnb-show-subagent") && btn.getAttribute("data-node");
       const path = btn.classList.contains("dnb-summary-open") && btn.getAttribute("data-path");
       if (node) tree.reveal(node);
-      if (path) peek.open(path);
+      if (path) peek.open(path, btn.closest<HTMLElement>(".dnb-summary"));
       if (btn.classList.contains("dnb-expand")) {
         btn.disabled = true;
         btn.textContent = "loading…";
@@ -111,7 +134,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
 
   function toggle(head: HTMLElement): void {
     if (head.classList.contains("dnb-node-head")) return tree.toggle(head);
-    const rec = ITEM_RECS.get(head.parentNode as Element);
+    const rec = ITEM_RECS.get(head.closest(".dnb-item") as Element);
     if (!rec || rec.kind !== "tool") return;
     const open = rec.tool!.open;
     if (open) expanded.delete(rec.key);
@@ -128,8 +151,14 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     todos.renderProgress();
   }
 
+  function announce(): void {
+    live.update(str(model.get("status")), str(model.get("error")), model.get("pending"));
+  }
+
   function renderStatus(): void {
     header.renderStatus();
+    renderFinal();
+    announce();
     todos.render(); // a stopped or failed run shows its in-progress todos as interrupted
     approvals.render();
     questions.render();
@@ -139,6 +168,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     approvals.render();
     questions.render();
     header.renderStatus();
+    announce();
   }
 
   function renderFiles(): void {
@@ -175,6 +205,11 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
 
   const renderCss = (): void => setText(style, model.get("code_css"));
 
+  function renderHeader(): void {
+    header.renderHeader();
+    root.setAttribute("aria-label", `deepnb run of agent ${str(model.get("agent"))}`);
+  }
+
   const handlers: Record<string, (...args: any[]) => void> = {
     "change:items": renderItems,
     "change:tree": renderTree,
@@ -191,7 +226,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     "change:files_not_written": renderFiles,
     "change:given": given.render,
     "change:error": renderError,
-    "change:agent": header.renderHeader,
+    "change:agent": renderHeader,
     "change:thread_id": header.renderHeader,
     "change:live_controls": header.renderControls,
     "change:stop_hint": header.renderControls,
@@ -199,7 +234,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   };
 
   renderCss();
-  header.renderHeader();
+  renderHeader();
   header.renderControls();
   renderProgress();
   todos.render();
@@ -226,6 +261,8 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     root.removeEventListener("keydown", onKeyDown);
     unwatch();
     header.dispose();
+    tools.dispose();
+    live.dispose();
     approvals.dispose();
     questions.dispose();
     tree.dispose();

@@ -87,6 +87,17 @@ export type FileKind = "markdown" | "code" | "table" | "image" | "binary";
 export type ChangeKind = "added" | "modified" | "deleted";
 
 /**
+ * What a `write_todos` call did to one todo.
+ */
+export type TodoChangeKind = "added" | "started" | "completed" | "reopened" | "removed";
+
+/**
+ * The tools that keep the agent's books (plan, look around, read) rather than do its work: the
+ * run view's "Hide bookkeeping" filter hides their cards.
+ */
+export type BookkeepingTool = "write_todos" | "ls" | "read_file" | "glob" | "grep";
+
+/**
  * The kinds of transcript item.
  */
 export type ItemKind = "prompt" | "text" | "tool" | "notice" | "error" | "summary" | "update";
@@ -112,6 +123,11 @@ export const ENDED: ReadonlySet<RunStatus> = new Set<RunStatus>(["done", "error"
 export const OPEN_NODE: ReadonlySet<NodeStatus> = new Set<NodeStatus>(["running", "waiting"]);
 
 /**
+ * The bookkeeping tools, as a set (see `BookkeepingTool`).
+ */
+export const BOOKKEEPING_TOOLS: ReadonlySet<BookkeepingTool> = new Set<BookkeepingTool>(["write_todos", "ls", "read_file", "glob", "grep"]);
+
+/**
  * A run's status in words (the status pill, a snapshot's head line).
  */
 export const RUN_STATUS_LABEL: Readonly<Record<RunStatus, string>> = {
@@ -120,6 +136,17 @@ export const RUN_STATUS_LABEL: Readonly<Record<RunStatus, string>> = {
   done: "done",
   error: "failed",
   cancelled: "stopped",
+};
+
+/**
+ * What the run view's live region says when the run comes to each status (read aloud by screen
+ * readers; a run that resumes is said apart).
+ */
+export const RUN_STATUS_SAID: Readonly<Partial<Record<RunStatus, string>>> = {
+  interrupted: "The run is waiting for you.",
+  done: "The run finished.",
+  error: "The run failed.",
+  cancelled: "The run was stopped.",
 };
 
 /**
@@ -162,6 +189,28 @@ export const TODO_STATUS_MARK: Readonly<Record<TodoStatus, string>> = {
   pending: "○",
   in_progress: "◐",
   completed: "✓",
+};
+
+/**
+ * The mark of a todo change on a `write_todos` card.
+ */
+export const TODO_CHANGE_MARK: Readonly<Record<TodoChangeKind, string>> = {
+  added: "+",
+  started: "◐",
+  completed: "✓",
+  reopened: "○",
+  removed: "−",
+};
+
+/**
+ * A todo change in words, as a `write_todos` card sums them up ("2 added, 1 done").
+ */
+export const TODO_CHANGE_LABEL: Readonly<Record<TodoChangeKind, string>> = {
+  added: "added",
+  started: "started",
+  completed: "done",
+  reopened: "reopened",
+  removed: "removed",
 };
 
 /**
@@ -240,9 +289,20 @@ export interface EvalCard {
 }
 
 /**
+ * One todo a `write_todos` call changed, and how.
+ */
+export interface TodoChange {
+  change: TodoChangeKind;
+  content: string;
+}
+
+/**
  * A tool call's card. `args` is a one-line summary, `args_full` the JSON (both redacted and
  * clipped); `subagent` is the path of the subagent a `task` call started; `clipped` says a
- * view shortened the card to fit its message budget.
+ * view shortened the card to fit its message budget; `edited` says a person edited the
+ * arguments before approving them (`args` and `args_full` are the edited ones). A
+ * `write_todos` card carries `todo_changes` (what it added, started, ticked, removed) and
+ * sums them up in `args`; its result, the list's repr, is not kept.
  */
 export interface ToolItem {
   kind: "tool";
@@ -257,6 +317,8 @@ export interface ToolItem {
   eval?: EvalCard;
   subagent?: string;
   clipped?: boolean;
+  edited?: boolean;
+  todo_changes?: TodoChange[];
 }
 
 /**
@@ -330,6 +392,9 @@ export interface Todo {
 
 /**
  * The run's counters; `todo_progress` is `"Task 2 of 5"`, `"All 5 done"` or `""`.
+ * `elapsed` is run time: the seconds spent waiting for decisions or answers are not in it but
+ * in `waited`; `waiting_since` is when the current wait began (epoch seconds), `None`
+ * while the run runs or once it ended.
  */
 export interface Progress {
   steps: number;
@@ -339,6 +404,8 @@ export interface Progress {
   started_at: number;
   elapsed: number;
   todo_progress: string;
+  waited?: number;
+  waiting_since?: number | null;
 }
 
 /**
@@ -418,7 +485,8 @@ export interface PendingRequest {
 }
 
 /**
- * One decision as the decision log records it (`auto`: by an "always approve" rule).
+ * One decision as the decision log records it (`auto`: by an "always approve" rule; `diff`:
+ * an edit's unified diff from the proposed arguments to the approved ones, as JSON lines).
  */
 export interface DecisionLogEntry {
   at: string;
@@ -429,6 +497,7 @@ export interface DecisionLogEntry {
   message: string;
   args: string;
   auto: boolean;
+  diff?: string;
 }
 
 /**

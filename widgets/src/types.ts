@@ -47,6 +47,7 @@ export type {
   SummaryItem,
   TextItem,
   Todo,
+  TodoChange,
   TodoStatus,
   ToolItem,
   ToolStatus,

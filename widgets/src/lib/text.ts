@@ -42,3 +42,12 @@ const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 /** `value` as the text a view shows: a string with its bidi control characters escaped. */
 export const shownText = (value: unknown): string =>
   str(value).replace(BIDI_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
+/** Whether `text` (an agent's answer) is what `preview` shows: the same words, or, when the preview
+ * was clipped ("…"), their beginning. A subagent's answer then shows once, not twice. */
+export function sameAnswer(text: unknown, preview: unknown): boolean {
+  const words = str(text).split(/\s+/).filter(Boolean).join(" ");
+  const shown = str(preview).trim();
+  if (!shown || !words) return false;
+  return words === shown || (shown.endsWith("…") && words.startsWith(shown.slice(0, -1)));
+}

@@ -160,19 +160,40 @@ export function signature(request: Interrupt, action: Action): string {
     action.allowed, action.preview, Boolean(action.clipped)]);
 }
 
+/** The arguments a file preview already shows: the content written, or the strings replaced. */
+function previewed(preview: Preview | null | undefined): string[] {
+  if (!isObj(preview)) return [];
+  return preview.kind === "content" ? ["content"] : preview.kind === "diff" ? ["old_string", "new_string"] : [];
+}
+
+/** An action's arguments, once and readably: one row per argument, strings as they are (line
+ * breaks kept), anything else as JSON; those the preview shows are left to it. */
+export function argsList(action: Action, skip: string[] = []): HTMLElement | null {
+  const fields = editFields(action.args_json).filter((f) => !skip.includes(f.name));
+  if (!fields.length) return null;
+  const dl = h("dl", "dnb-approval-args dnb-question-fields"); // laid out as a question's fields
+  for (const f of fields) {
+    dl.append(h("dt", "", f.whole ? "arguments" : f.name), h("dd", "", f.text));
+  }
+  return dl;
+}
+
 /** A new card for one action of an interrupt. */
 export function makeCard(request: Interrupt, action: Action, key: string): Card {
   const el = h("div", "dnb-approval");
+  el.setAttribute("role", "group");
+  el.setAttribute("aria-label", `Approval: ${str(action.name)}, by ${agentName(request.agent)}`);
   el.setAttribute("data-interrupt", str(request.id));
   el.setAttribute("data-index", str(action.index));
   const head = h("div", "dnb-approval-head");
   const agent = h("span", "dnb-approval-agent", agentName(request.agent));
   agent.title = str(request.agent) || "main";
-  head.append(h("span", "dnb-approval-tool", action.name), agent,
-    h("span", "dnb-approval-args", action.args));
+  head.append(h("span", "dnb-approval-tool", action.name), agent);
   el.append(head);
   if (str(action.description)) el.append(h("div", "dnb-approval-desc", action.description));
   const preview = previewEl(action.preview);
+  const argv = argsList(action, preview ? previewed(action.preview) : []);
+  if (argv) el.append(argv);
   if (preview) el.append(preview);
   if (action.clipped) el.append(h("div", "dnb-approval-clipped", CLIPPED_NOTE));
   const bar = h("div", "dnb-approval-buttons");
@@ -222,8 +243,14 @@ export function logEntry(entry: DecisionEntry): HTMLLIElement {
   time.title = at;
   li.append(time, h("span", "dnb-decision-tool", entry.tool),
     h("span", "dnb-decision-type", shownAs(DECISION_LABEL, type, type)));
-  const detail = type === "edit" ? str(entry.args) : str(entry.message);
+  const diff = type === "edit" ? str(entry.diff) : "";
+  const detail = type === "edit" ? (diff ? "" : str(entry.args)) : str(entry.message);
   if (detail) li.append(h("span", "dnb-decision-detail", detail));
   if (entry.auto) li.append(h("span", "dnb-decision-auto", "(auto)"));
+  if (diff) { // what the edit changed: proposed → approved arguments, a line each
+    const pre = previewEl({ kind: "diff", text: diff })!;
+    pre.classList.add("dnb-decision-diff");
+    li.append(pre);
+  }
   return li;
 }

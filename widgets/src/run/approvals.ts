@@ -5,7 +5,7 @@
 import { h, keepOnly, placeAt, setAttr, setText, show } from "../lib/dom";
 import { goneText } from "../lib/kernel";
 import { isIn } from "../lib/statuses";
-import { isObj, list, str } from "../lib/text";
+import { isObj, list, plural, str } from "../lib/text";
 import { ENDED, RUNNING } from "../schema";
 import type { DecisionEntry, DecisionSent, Interrupt, RunOutgoing, RunTraits } from "../types";
 import {
@@ -41,12 +41,17 @@ export function approvalsView(
   const cards = new Map<string, Card>(); // key → card
   const groups = new Map<string, Group>(); // interrupt id → its group
   const el = h("div", "dnb-pending");
+  el.setAttribute("role", "region");
+  el.setAttribute("aria-label", "Approvals");
   // JupyterLab's shortcuts (Shift+Enter runs the cell, A/B/D… in command mode) stay out of the
   // forms and buttons: Lumino stops looking for a shortcut at this attribute.
   el.setAttribute("data-lm-suppress-shortcuts", "true");
   const title = h("div", "dnb-pending-title");
+  // Parallel subagents each wait on their own interrupt: one button approves them all.
+  const every = actButton("dnb-approve-every", "", "approve-every");
+  every.hidden = true;
   const groupsEl = h("div", "dnb-interrupts");
-  el.append(title, groupsEl);
+  el.append(title, every, groupsEl);
   const log = h("details", "dnb-decisions");
   const logSummary = h("summary", "dnb-decisions-summary");
   const logList = h("ol", "dnb-decision-list");
@@ -103,7 +108,9 @@ export function approvalsView(
   }
 
   // Places (and patches) the cards of one interrupt; returns how many are undecided.
-  function renderGroup(request: Interrupt, seen: Set<unknown>, errors: Record<string, string>, ended: boolean): number {
+  function renderGroup(
+    request: Interrupt, seen: Set<unknown>, errors: Record<string, string>, ended: boolean, many: boolean,
+  ): number {
     const iid = str(request.id);
     const group = groupFor(iid);
     let prev: HTMLElement | null = null;
@@ -130,9 +137,24 @@ export function approvalsView(
       }
     }
     show(group.all, undecided > 1);
-    setText(group.all, `Approve all ${undecided}`);
+    setText(group.all, many ? `Approve these ${undecided}` : `Approve all ${undecided}`);
     group.all.disabled = ended || idle === 0;
     return undecided;
+  }
+
+  /** The interrupts with undecided actions that allow approval, each with those actions' keys. */
+  function approvable(requests: Interrupt[]): Map<string, string[]> {
+    const out = new Map<string, string[]>();
+    for (const request of requests) {
+      const iid = str(request.id);
+      for (const action of list(request.actions)) {
+        if (!isObj(action) || isObj(action.decision) || !list(action.allowed).includes("approve")) continue;
+        const key = `${iid}:${str(action.index)}`;
+        if (!out.has(iid)) out.set(iid, []);
+        out.get(iid)!.push(key);
+      }
+    }
+    return out;
   }
 
   function render(): void {
@@ -145,14 +167,21 @@ export function approvalsView(
     const seen = new Set<unknown>();
     let prev: HTMLElement | null = null;
     let undecided = 0;
+    const open = approvable(requests);
+    const many = open.size > 1;
     for (const request of requests) {
       const group = groupFor(str(request.id));
       if (seen.has(group)) continue; // an interrupt listed twice
       seen.add(group);
-      undecided += renderGroup(request, seen, errors, ended);
+      undecided += renderGroup(request, seen, errors, ended, many);
       placeAt(groupsEl, group.el, prev);
       prev = group.el;
     }
+    const keys = [...open.values()].flat();
+    show(every, many);
+    setText(every, `Approve all ${keys.length}`);
+    every.setAttribute("aria-label", `Approve all ${plural(keys.length, "pending action")} of ${open.size} interrupts`);
+    every.disabled = ended || keys.every((key) => st.sending.has(key));
     setAttr(el, "data-status", status);
     setText(title, gone() && undecided ? goneText(str(read("thread_id"))) : pendingTitle(status, undecided));
     show(el, cards.size > 0);
@@ -248,9 +277,17 @@ export function approvalsView(
     else refuse(card, "Write a message: it is what the agent gets instead of the tool's result.");
   }
 
+  // One approval per interrupt, each as that interrupt's own Approve all (the kernel approves its
+  // undecided actions that allow it).
+  function approveEvery(): void {
+    const requests = list(read("pending")).filter(isObj) as Interrupt[];
+    for (const iid of approvable(requests).keys()) approveAll(iid);
+  }
+
   function approveAll(iid: string): void {
     const keys = [...cards.values()]
-      .filter((card) => card.iid === iid && !isObj(card.action.decision) && !st.sending.has(card.key))
+      .filter((card) => card.iid === iid && !isObj(card.action.decision) && !st.sending.has(card.key) &&
+        list(card.action.allowed).includes("approve"))
       .map((card) => card.key);
     dispatch(keys, `${iid}:0`, { type: "approve_all", interrupt_id: iid });
   }
@@ -272,6 +309,7 @@ export function approvalsView(
     if (!btn || !el.contains(btn) || btn.disabled) return;
     const act = btn.getAttribute("data-act")!;
     if (act === "approve-all") return approveAll(str(btn.getAttribute("data-interrupt")));
+    if (act === "approve-every") return approveEvery();
     const card = cards.get(keyOf(btn));
     if (!card) return;
     if (act === "approve") decide(card, { type: "approve" });

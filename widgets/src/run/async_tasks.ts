@@ -69,7 +69,7 @@ export function asyncView(model: RunModel): AsyncView {
   el.hidden = true;
   const head = h("div", "dnb-async-head");
   const when = h("span", "dnb-async-refreshed dnb-muted");
-  const refreshBtn = smallButton("dnb-async-refresh", "Refresh");
+  const refreshBtn = smallButton("dnb-btn dnb-async-refresh", "Refresh");
   refreshBtn.title = "Ask the server for the tasks' current status";
   head.append(h("span", "dnb-async-title", "Async tasks"), when, refreshBtn);
   const errorEl = h("div", "dnb-async-error");

@@ -11,7 +11,8 @@ import type { RunMemory } from "./memory";
 export interface PeekView {
   el: HTMLElement;
   render(): void;
-  open(path: string): void;
+  /** Shows `path`; under `anchor` (the card whose button asked) when given, else in its place. */
+  open(path: string, anchor?: HTMLElement | null): void;
   /** The kernel's answer; dropped when the panel was closed meanwhile. */
   receive(msg: FileMessage): void;
   dispose(): void;
@@ -22,7 +23,7 @@ export function peekView(model: RunModel, st: RunMemory): PeekView {
   el.setAttribute("role", "region");
   const head = h("div", "dnb-filepeek-head");
   const pathEl = h("code", "dnb-filepeek-path");
-  const closeBtn = smallButton("dnb-filepeek-close", "×");
+  const closeBtn = smallButton("dnb-btn dnb-filepeek-close", "×");
   closeBtn.title = "Close";
   closeBtn.setAttribute("aria-label", "Close the file");
   head.append(h("span", "dnb-filepeek-title", "File"), pathEl, closeBtn);
@@ -58,8 +59,21 @@ export function peekView(model: RunModel, st: RunMemory): PeekView {
     }
   }
 
-  function open(path: string): void {
+  // Where the panel lives when no card asked for it (set by the first open, from its place).
+  let home: { parent: Node; next: Node | null } | null = null;
+
+  function place(anchor: HTMLElement | null | undefined): void {
+    if (!home && el.parentNode) home = { parent: el.parentNode, next: el.nextSibling };
+    if (anchor) {
+      anchor.append(el); // inside the card: the panel opens where the reader is, not at the top
+    } else if (home && el.parentNode !== home.parent) {
+      home.parent.insertBefore(el, home.next && home.next.parentNode === home.parent ? home.next : null);
+    }
+  }
+
+  function open(path: string, anchor?: HTMLElement | null): void {
     if (!path) return;
+    place(anchor);
     st.peek = { path, loading: true, slow: false };
     render();
     model.send({ type: "open_file", path });
@@ -85,6 +99,7 @@ export function peekView(model: RunModel, st: RunMemory): PeekView {
   function close(): void {
     st.peek = null;
     render();
+    place(null);
   }
 
   closeBtn.addEventListener("click", close);

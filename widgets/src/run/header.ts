@@ -8,6 +8,16 @@ import { RUN_STATUS_LABEL, RUNNING } from "../schema";
 import type { RunStatus } from "../types";
 import type { RunModel } from "./live_model";
 
+const WAITING_RUN: RunStatus = "interrupted";
+
+/** The header's clock: run time, then the wait going on ("12s · waiting 1m 05s") or, once the run
+ * goes on or ends, the time it waited ("12s (+ 1m 05s waiting)"). */
+export function clockText(elapsed: number, waited: number, waiting: number | null, status: string): string {
+  const run = fmtElapsed(elapsed);
+  if (status === WAITING_RUN) return waiting === null ? `${run} · waiting` : `${run} · waiting ${fmtElapsed(waiting)}`;
+  return waited >= 1 ? `${run} (+ ${fmtElapsed(waited)} waiting)` : run;
+}
+
 export interface HeaderView {
   el: HTMLElement;
   renderHeader(): void;
@@ -29,6 +39,8 @@ export function headerView(
   let timer: ReturnType<typeof setInterval> | null = null;
   let anchor: number | null = null; // Date.now() - elapsed at the last progress update (clock-skew fallback)
   const bar = h("div", "dnb-progress");
+  bar.setAttribute("role", "group");
+  bar.setAttribute("aria-label", "Run status");
   const pill = h("span", "dnb-pill dnb-status");
   const agentEl = h("span", "dnb-agent");
   const threadEl = h("span", "dnb-thread dnb-muted");
@@ -45,24 +57,34 @@ export function headerView(
   stats.append(stepsEl, callsEl, elapsedEl, tokensEl);
   bar.append(pill, agentEl, threadEl, stats, controls);
 
+  // Run time: the time spent waiting for decisions (`waited`, and the wait going on) is not in it.
   function elapsedNow(): number {
     const p = model.get("progress") || {};
     const elapsed = num(p.elapsed);
     if (model.get("status") !== RUNNING) return elapsed;
-    const fromStart = p.started_at ? Date.now() / 1000 - num(p.started_at) : 0;
+    const fromStart = p.started_at ? Date.now() / 1000 - num(p.started_at) - num(p.waited) : 0;
     const fromAnchor = anchor === null ? elapsed : (Date.now() - anchor) / 1000;
     return Math.max(fromStart, fromAnchor, elapsed);
   }
 
-  // The kernel's clock (epoch seconds): the run's start plus its elapsed time, so subagent
+  /** Seconds of the wait going on (0 unless the run waits for a decision or an answer; `null`
+   * while it waits since a time the view was not told). */
+  function waitingNow(): number | null {
+    const p = model.get("progress") || {};
+    if (model.get("status") !== WAITING_RUN) return 0;
+    return p.waiting_since ? Math.max(0, Date.now() / 1000 - num(p.waiting_since)) : null;
+  }
+
+  // The kernel's clock (epoch seconds): the run's start plus its run and waiting time, so subagent
   // durations agree with the run's even when the browser's clock is off.
   function kernelNow(): number {
     const p = model.get("progress") || {};
-    return p.started_at ? num(p.started_at) + elapsedNow() : Date.now() / 1000;
+    return p.started_at ? num(p.started_at) + elapsedNow() + num(p.waited) + num(waitingNow()) : Date.now() / 1000;
   }
 
   function tick(): void {
-    setText(elapsedEl, fmtElapsed(elapsedNow()));
+    setText(elapsedEl, clockText(elapsedNow(), num((model.get("progress") || {}).waited), waitingNow(),
+      str(model.get("status"))));
     onTick();
   }
 
@@ -87,8 +109,9 @@ export function headerView(
     show(controls, running && live());
     stopBtn.disabled = stopping;
     setText(stopBtn, stopping ? "Stopping…" : "Stop");
-    if (running && timer === null) timer = setInterval(tick, 1000);
-    if (!running && timer !== null) {
+    const ticking = running || status === WAITING_RUN; // a wait's clock ticks too
+    if (ticking && timer === null) timer = setInterval(tick, 1000);
+    if (!ticking && timer !== null) {
       clearInterval(timer);
       timer = null;
     }

@@ -70,6 +70,8 @@ export function signature(request: Question): string {
 export function makeQuestionCard(request: Question): QuestionCard {
   const iid = str(request.id);
   const el = h("div", "dnb-question");
+  el.setAttribute("role", "group");
+  el.setAttribute("aria-label", `Question from ${agentName(request.agent)}`);
   el.setAttribute("data-interrupt", iid);
   const head = h("div", "dnb-question-head");
   head.append(h("span", "dnb-question-title", "Waiting for your answer"),

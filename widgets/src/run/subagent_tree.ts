@@ -4,12 +4,12 @@
 
 import { h, keepOnly, ownKeys, placeAt, setAttr, setText, show } from "../lib/dom";
 import { shownAs } from "../lib/statuses";
-import { fmtElapsed, fmtInt, isObj, known, list, num, plural, str } from "../lib/text";
+import { fmtElapsed, fmtInt, isObj, known, list, num, plural, sameAnswer, str } from "../lib/text";
 import { NODE_STATUS_LABEL, RUNNING } from "../schema";
 import type { TreeNode } from "../types";
 import type { RunModel } from "./live_model";
 import type { RunMemory } from "./memory";
-import { changed, differs } from "./record";
+import { changed, differs, type ItemRecord } from "./record";
 import { type Entry, type ItemList, itemList } from "./transcript";
 
 /** " (1 declined, 2 failed)": the calls that did not do their work, so a "✓ done" node says so. */
@@ -41,6 +41,8 @@ interface NodeRecord {
   resultFull: HTMLElement;
   children: HTMLElement;
   items: ItemList;
+  /** The node's own transcript, open, already ends with its answer: no "Result" block again. */
+  answered: boolean;
 }
 
 function makeNode(id: string, expanded: Set<string>): NodeRecord {
@@ -68,6 +70,7 @@ function makeNode(id: string, expanded: Set<string>): NodeRecord {
     resultFull: h("pre", "dnb-pre dnb-node-result-full"),
     children: h("div", "dnb-node-row dnb-node-children"),
     items: itemList(transcript, expanded),
+    answered: false,
   };
   const top = h("div", "dnb-node-top");
   top.append(rec.caret, rec.label, rec.badge);
@@ -93,13 +96,14 @@ function setNodeOpen(rec: NodeRecord, open: boolean): void {
 
 function fillNodeResult(rec: NodeRecord): void {
   // As with tool cards, the full result is only put into the DOM while the card is open.
+  // When the node's own transcript ends with its answer, the "Result" block stays hidden.
   const result = str(rec.f.result_full);
-  show(rec.resultLabel, result !== "");
-  show(rec.resultFull, result !== "");
+  show(rec.resultLabel, result !== "" && !rec.answered);
+  show(rec.resultFull, result !== "" && !rec.answered);
   setText(rec.resultFull, result);
 }
 
-function patchNode(rec: NodeRecord, node: TreeNode): void {
+function patchNode(rec: NodeRecord, node: TreeNode): boolean {
   if (differs(rec, "label", str(node.label) || str(node.name) || rec.id.split("/").pop())) {
     setText(rec.label, rec.f.label);
   }
@@ -143,6 +147,7 @@ function patchNode(rec: NodeRecord, node: TreeNode): void {
   if (changed(rec, node, "result_full") && rec.open) fillNodeResult(rec);
   changed(rec, node, "started_at");
   changed(rec, node, "finished_at");
+  return resultChanged;
 }
 
 /** How long a subagent ran, or has been running by the kernel's clock `now` (epoch seconds). */
@@ -186,12 +191,15 @@ export function countsText(byId: Map<string, TreeNode>): string {
 
 export interface TreeView {
   el: HTMLElement;
-  /** Patches the cards; true when nodes came or went (items may then change lists). */
+  /** Patches the cards; true when nodes came or went (items may then change lists), or an open
+   * card's answer came (its transcript may already show it). */
   render(): boolean;
   /** Shows each open card's items; `groups` maps a node id to its entries. */
   syncItems(groups: Map<string, Entry[]>): void;
   has(id: string): boolean;
   toggle(head: HTMLElement): void;
+  /** The item records of the open cards' transcripts (closed cards hold none). */
+  records(): Iterable<ItemRecord>;
   /** Opens a node's card and brings it into view (the task card's "show subagent"). */
   reveal(id: string): void;
   tick(): void;
@@ -231,6 +239,7 @@ export function treeView(
     const clock = now();
     const seen = new Set<string>();
     let added = false;
+    let answers = false; // an open node's answer came: its transcript may show it already
     const place = (container: HTMLElement, ids: string[], prev: HTMLElement | null = null): HTMLElement | null => {
       for (const id of ids) {
         if (seen.has(id)) continue;
@@ -241,7 +250,7 @@ export function treeView(
           if (st.nodesOpen.has(id)) setNodeOpen(rec, true);
           added = true;
         }
-        patchNode(rec, byId.get(id)!);
+        if (patchNode(rec, byId.get(id)!) && rec.open) answers = true;
         if (known(rec.f.finished_at)) ticking.delete(rec);
         else ticking.add(rec);
         setText(rec.duration, nodeDuration(rec.f, clock));
@@ -269,7 +278,7 @@ export function treeView(
     }
     setText(counts, countsText(byId));
     show(el, byId.size > 0);
-    return added || removed;
+    return added || removed || answers;
   }
 
   function syncItems(groups: Map<string, Entry[]>): void {
@@ -278,6 +287,11 @@ export function treeView(
       const entries = groups.get(rec.id) || [];
       rec.items.sync(entries);
       show(rec.empty, entries.length === 0);
+      const answered = entries.some(({ item }) => item.kind === "text" && sameAnswer(item.text, rec.f.result));
+      if (answered !== rec.answered) {
+        rec.answered = answered;
+        fillNodeResult(rec);
+      }
     }
   }
 
@@ -318,5 +332,9 @@ export function treeView(
     ticking.clear();
   }
 
-  return { el, render, syncItems, has: (id) => nodes.has(id), toggle, reveal, tick, dispose };
+  function* records(): Iterable<ItemRecord> {
+    for (const rec of nodes.values()) if (rec.open) yield* rec.items.records.values();
+  }
+
+  return { el, render, syncItems, records, has: (id) => nodes.has(id), toggle, reveal, tick, dispose };
 }

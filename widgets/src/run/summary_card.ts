@@ -27,7 +27,7 @@ export function makeSummary(rec: ItemRecord, expanded: Set<string>): void {
     details: h("details", "dnb-summary-details"),
     history: h("div", "dnb-summary-history"),
     path: h("code", "dnb-summary-path"),
-    openBtn: smallButton("dnb-summary-open", "Open history file"),
+    openBtn: smallButton("dnb-btn dnb-summary-open", "Open history file"),
   };
   rec.summary = s;
   const meta = h("span", "dnb-summary-meta");
@@ -42,6 +42,8 @@ export function makeSummary(rec: ItemRecord, expanded: Set<string>): void {
     else expanded.delete(rec.key);
   });
   s.history.append(s.openBtn, s.path);
+  rec.el.setAttribute("role", "article");
+  rec.el.setAttribute("aria-label", "Context summarized");
   rec.el.append(head, s.details, s.history);
 }
 

@@ -11,6 +11,8 @@ export interface TodosView { el: HTMLElement; render(): void; renderProgress(): 
 
 export function todosView(model: RunModel): TodosView {
   const el = h("div", "dnb-todos");
+  el.setAttribute("role", "region");
+  el.setAttribute("aria-label", "Todos");
   const head = h("div", "dnb-todos-head");
   const progress = h("span", "dnb-todos-progress dnb-muted");
   head.append(h("span", "dnb-todos-title", "Todos"), progress);

@@ -5,9 +5,12 @@
 import { h, ownKeys, setAttr, setText, show, smallButton } from "../lib/dom";
 import { shownAs } from "../lib/statuses";
 import { isObj, str } from "../lib/text";
-import { RUNNING, TOOL_STATUS_MARK } from "../schema";
-import type { EvalRun, ToolItem } from "../types";
+import { RUNNING, TODO_CHANGE_MARK, TOOL_STATUS_MARK } from "../schema";
+import type { EvalRun, TodoChange, ToolItem } from "../types";
 import { changed, nodeLabel, type ItemRecord } from "./record";
+
+/** The badge of a tool card whose arguments a person edited before approving them. */
+export const EDITED_BADGE = "✎ edited";
 
 export interface ToolParts {
   head: HTMLElement;
@@ -15,8 +18,10 @@ export interface ToolParts {
   name: HTMLElement;
   args: HTMLElement;
   badge: HTMLElement;
-  sub: HTMLElement;
-  show: HTMLButtonElement;
+  edited: HTMLElement;
+  argsLabel: HTMLElement;
+  changes: HTMLElement;
+  sub: HTMLButtonElement;
   result: HTMLElement;
   evalEl: HTMLElement;
   detail: HTMLElement;
@@ -37,8 +42,11 @@ export function makeToolCard(rec: ItemRecord, expanded: Set<string>): void {
     name: h("span", "dnb-tool-name"),
     args: h("span", "dnb-tool-args"),
     badge: h("span", "dnb-badge dnb-tool-status"),
-    sub: h("span", "dnb-tool-subagent"),
-    show: smallButton("dnb-show-subagent", "show subagent"),
+    edited: h("span", "dnb-badge dnb-edited", EDITED_BADGE),
+    argsLabel: h("div", "dnb-detail-label", "Arguments"),
+    changes: h("ul", "dnb-todo-changes"),
+    // a task card's one link to its subagent: "→ researcher #2", which shows it in the tree
+    sub: smallButton("dnb-show-subagent dnb-tool-subagent", ""),
     result: h("div", "dnb-tool-result"),
     evalEl: h("div", "dnb-eval"),
     detail: h("div", "dnb-tool-detail"),
@@ -48,11 +56,18 @@ export function makeToolCard(rec: ItemRecord, expanded: Set<string>): void {
     open: false,
   };
   rec.tool = t;
-  t.show.hidden = true;
-  head.append(t.caret, rec.label!, t.name, t.args, t.sub, t.show, t.badge);
+  t.sub.hidden = true;
+  t.edited.hidden = true;
+  t.caret.setAttribute("aria-hidden", "true");
+  head.append(t.caret, rec.label!, t.name, t.args, t.edited, t.badge);
+  // The subagent link is a button of its own: beside the head (itself a button), not inside it.
+  const row = h("div", "dnb-tool-row");
+  row.append(head, t.sub);
+  rec.el.setAttribute("role", "article");
   t.evalEl.hidden = true;
-  t.detail.append(h("div", "dnb-detail-label", "Arguments"), t.argsFull, t.resultLabel, t.resultFull);
-  rec.el.append(head, t.evalEl, t.result, t.detail);
+  t.changes.hidden = true;
+  t.detail.append(t.changes, t.argsLabel, t.argsFull, t.resultLabel, t.resultFull);
+  rec.el.append(row, t.evalEl, t.result, t.detail);
   setExpanded(rec, expanded.has(rec.key));
 }
 
@@ -67,10 +82,22 @@ export function setExpanded(rec: ItemRecord, open: boolean): void {
   if (open) fillDetail(rec);
 }
 
+function changeRow(change: TodoChange): HTMLElement {
+  const li = h("li", "dnb-todo-change");
+  li.setAttribute("data-change", str(change.change));
+  li.append(`${shownAs(TODO_CHANGE_MARK, change.change, "·")} `, h("span", "", change.content));
+  return li;
+}
+
 function fillDetail(rec: ItemRecord): void {
   // The full texts are only put into the DOM while a card is open.
   const t = rec.tool!;
-  setText(t.argsFull, rec.f.args_full || "(no arguments)");
+  const changes = Array.isArray(rec.f.todo_changes) ? rec.f.todo_changes as TodoChange[] : null;
+  show(t.changes, changes !== null); // a write_todos card: what changed, not the whole list again
+  show(t.argsLabel, changes === null);
+  show(t.argsFull, changes === null);
+  if (changes) t.changes.replaceChildren(...changes.map(changeRow));
+  setText(t.argsFull, changes ? "" : rec.f.args_full || "(no arguments)");
   const result = rec.f.result_full || "";
   show(t.resultLabel, result !== "");
   show(t.resultFull, result !== "");
@@ -80,8 +107,14 @@ function fillDetail(rec: ItemRecord): void {
 /** Shows what changed in a tool item. */
 export function patchTool(rec: ItemRecord, item: ToolItem): void {
   const t = rec.tool!;
-  if (changed(rec, item, "name")) setText(t.name, rec.f.name);
+  if (changed(rec, item, "name")) {
+    setText(t.name, rec.f.name);
+    rec.el.setAttribute("aria-label", `Tool call ${str(rec.f.name)}`);
+  }
   if (changed(rec, item, "args")) setText(t.args, rec.f.args);
+  if (changed(rec, item, "edited")) {
+    show(t.edited, rec.f.edited === true); // the decision log shows what the edit changed
+  }
   if (changed(rec, item, "status")) {
     const status = str(rec.f.status) || RUNNING;
     rec.el.setAttribute("data-status", status);
@@ -93,10 +126,9 @@ export function patchTool(rec: ItemRecord, item: ToolItem): void {
     const path = str(rec.f.subagent);
     show(t.sub, path !== "");
     setText(t.sub, path ? `→ ${nodeLabel(path)}` : "");
-    if (path) t.sub.title = path;
-    show(t.show, path !== "");
-    setAttr(t.show, "data-node", path);
-    t.show.title = path ? `Show subagent ${path} in the Subagents panel` : "";
+    setAttr(t.sub, "data-node", path);
+    t.sub.title = path ? `Show subagent ${path} in the Subagents panel` : "";
+    setAttr(t.sub, "aria-label", path ? `Show subagent ${nodeLabel(path)}` : "");
   }
   const evalChanged = changed(rec, item, "eval");
   if (evalChanged) patchEval(rec, isObj(rec.f.eval) ? rec.f.eval as EvalRun : null);
@@ -104,7 +136,8 @@ export function patchTool(rec: ItemRecord, item: ToolItem): void {
     show(t.result, str(rec.f.result) !== "" && !isObj(rec.f.eval)); // an eval card shows its parts
     setText(t.result, rec.f.result);
   }
-  const argsChanged = changed(rec, item, "args_full");
+  const changesChanged = changed(rec, item, "todo_changes");
+  const argsChanged = changed(rec, item, "args_full") || changesChanged;
   if ((changed(rec, item, "result_full") || argsChanged) && t.open) fillDetail(rec);
 }
 

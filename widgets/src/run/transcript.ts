@@ -160,3 +160,25 @@ export function itemList(container: HTMLElement, expanded: Set<string>): ItemLis
 
   return { records, sync, clear };
 }
+
+/** The key of the run's final answer: the main agent's text that ends a finished run's transcript
+ * (`null` while the run runs, or when it ended otherwise). */
+export function finalAnswerKey(entries: Entry[], status: string): string | null {
+  const last = entries[entries.length - 1];
+  if (status !== "done" || !last || last.item.kind !== "text") return null;
+  const agent = str((last.item as { agent?: unknown }).agent) || "main";
+  return agent === "main" ? last.key : null;
+}
+
+/** Marks `rec` as the final answer (set apart from the tool cards before it, labelled), or not. */
+export function markFinal(rec: ItemRecord, final: boolean): void {
+  if (rec.el.classList.contains("dnb-final-answer") === final) return;
+  rec.el.classList.toggle("dnb-final-answer", final);
+  if (final) {
+    rec.el.setAttribute("aria-label", "Final answer");
+    rec.el.prepend(h("span", "dnb-final-label", "Answer"));
+  } else {
+    rec.el.removeAttribute("aria-label");
+    rec.el.querySelector(":scope > .dnb-final-label")?.remove();
+  }
+}

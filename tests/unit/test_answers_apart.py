@@ -1,0 +1,64 @@
+"""The final answer is set apart from the last tool card, and an opened subagent shows its answer
+once (its own transcript ends with it): in the static snapshot as in the live view."""
+
+from __future__ import annotations
+
+from deepnb import events as ev
+from deepnb.state import RunState
+from deepnb.views.snapshot import final_answer_id, snapshot_html, snapshot_text
+from deepnb.views.subagent_tree import same_answer
+
+SUB = "main/general-purpose"
+ANSWER = "The market grew 12% in 2025, led by exports."
+
+
+def a_run(*, finished: bool = True) -> RunState:
+    state = RunState(agent="a", thread_id="t")
+    events: list[ev.Event] = [
+        ev.RunStarted("main", "t", "Research it"),
+        ev.ToolCallStarted(
+            "main", "c1", "task", {"description": "research", "subagent_type": "general-purpose"}
+        ),
+        ev.SubagentStarted("main", "T1", "c1", "general-purpose", "research", SUB),
+        ev.ModelTurn(SUB, ANSWER, (), 10, 5),
+        ev.ToolCallFinished("main", "c1", "task", ANSWER),
+        ev.ModelTurn("main", "Growth was **12%**.", (), 10, 5),
+    ]
+    if finished:
+        events.append(ev.RunFinished("main", "Growth was 12%."))
+    for event in events:
+        state.apply(event)
+    return state
+
+
+def test_the_final_answer_is_set_apart_once_the_run_is_done() -> None:
+    html = snapshot_html(a_run().to_json())
+    final = html.split('<div class="dnb-final-answer"', 1)
+    assert len(final) == 2 and '<span class="dnb-final-label">Answer</span>' in final[1]
+    assert "Growth was <strong>12%</strong>" in final[1] and "task" not in final[1].split("</div></div>")[0]
+    assert '<div class="dnb-final-answer"' not in snapshot_html(a_run(finished=False).to_json())
+
+
+def test_final_answer_id_wants_the_main_agents_text_last() -> None:
+    text = {"kind": "text", "id": "i9", "agent": "main"}
+    tool = {"kind": "tool", "id": "tool-c1", "agent": "main"}
+    assert final_answer_id([tool, text], "done") == "i9"
+    assert final_answer_id([text, tool], "done") is None
+    assert final_answer_id([tool, text], "error") is None
+    assert final_answer_id([tool, {**text, "agent": SUB}], "done") is None
+
+
+def test_a_subagents_answer_shows_once_in_the_tree() -> None:
+    data = a_run().to_json()
+    html, text = snapshot_html(data), snapshot_text(data)
+    tree_html = html.split('<div class="deepnb-tree">', 1)[1].split("</ul></div>", 1)[0]
+    assert tree_html.count("12% in 2025") == 1 and "Result:" not in tree_html
+    tree_text = text.split("Subagents (1):", 1)[1].split("› Research it", 1)[0]
+    assert tree_text.count("12% in 2025") == 1
+
+
+def test_same_answer_matches_the_words_or_a_clipped_preview() -> None:
+    assert same_answer("The  market\ngrew.", "The market grew.")
+    assert same_answer("The market grew 12% in 2025.", "The market grew…")
+    assert not same_answer("The market shrank.", "The market grew.")
+    assert not same_answer("", "x") and not same_answer("x", "")

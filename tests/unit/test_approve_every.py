@@ -1,0 +1,63 @@
+""" "Approve all" when parallel subagents each wait on their own interrupt: the view's one button
+sends each interrupt its own approval, and both subagents go on."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+
+import deepnb
+from deepnb.approvals import check_card
+
+
+@pytest.fixture
+def view() -> Any:
+    from deepnb.views.run_view import RunView
+
+    bench = deepnb.agent(
+        f"every-{uuid.uuid4().hex[:6]}",
+        "demo:approvals",
+        interrupt_on={"write_file": True, "edit_file": True},
+    )
+    run = bench.run("Plan the launch")
+    run.pending[0].approve()  # the main agent's plan; then two subagents stop in parallel
+    run.wait()
+    widget = RunView(run)
+    widget.send = lambda message, buffers=None: None
+    yield widget
+    run.stop()
+    widget.close()
+
+
+def test_approve_all_answers_every_parallel_interrupt(view: Any) -> None:
+    run = view.run
+    assert run.status == "interrupted"
+    interrupts = {p["id"]: p["agent"] for p in run.state.pending}
+    assert len(interrupts) == 2 and set(interrupts.values()) == {
+        "main/general-purpose",
+        "main/general-purpose#2",
+    }
+    for interrupt_id in interrupts:  # what the front-end's one button sends: one message per interrupt
+        view._handle_custom_msg({"type": "approve_all", "interrupt_id": interrupt_id}, [])
+    run.wait()
+    assert view.card_errors == {}
+    assert sorted((d["interrupt_id"], d["type"]) for d in run.decisions[1:]) == sorted(
+        (iid, "approve") for iid in interrupts
+    )
+    assert [p.name for p in run.pending] == ["edit_file"]  # both subagents went on; the main agent edits
+
+
+def test_approve_all_leaves_actions_that_do_not_allow_approval() -> None:
+    pending = [
+        {
+            "id": "i1",
+            "actions": [
+                {"index": 0, "name": "write_file", "allowed": ["approve", "reject"], "decision": None},
+                {"index": 1, "name": "execute", "allowed": ["reject", "respond"], "decision": None},
+                {"index": 2, "name": "edit_file", "allowed": ["approve"], "decision": {"type": "approve"}},
+            ],
+        }
+    ]
+    assert check_card("approve_all", {"interrupt_id": "i1"}, pending) == [0]

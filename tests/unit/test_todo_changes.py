@@ -1,0 +1,64 @@
+"""A ``write_todos`` card shows what the call changed in the todo list (added, started, ticked,
+removed), not the list's Python repr, live and in the snapshot."""
+
+from __future__ import annotations
+
+from deepnb import events as ev
+from deepnb.card_text import changes_summary, todo_changes
+from deepnb.state import RunState
+from deepnb.views.snapshot import snapshot_html, snapshot_text
+
+FIRST = [
+    {"content": "Gather data", "status": "in_progress"},
+    {"content": "Analyse it", "status": "pending"},
+    {"content": "Old idea", "status": "pending"},
+]
+SECOND = [
+    {"content": "Gather data", "status": "completed"},
+    {"content": "Analyse it", "status": "in_progress"},
+    {"content": "Report", "status": "pending"},
+]
+
+
+def planned() -> RunState:
+    state = RunState(agent="a", thread_id="t")
+    for n, todos in enumerate((FIRST, SECOND), start=1):
+        state.apply(ev.ToolCallStarted("main", f"c{n}", "write_todos", {"todos": todos}))
+        state.apply(ev.ToolCallFinished("main", f"c{n}", "write_todos", f"Updated todo list to {todos}"))
+    return state
+
+
+def test_each_write_todos_card_shows_its_change() -> None:
+    first, second = (i for i in planned().items if i["kind"] == "tool")
+    assert first["args"] == "3 added, 1 started"
+    assert second["args"] == "1 added, 1 started, 1 done, 1 removed"
+    assert second["todo_changes"] == [
+        {"change": "completed", "content": "Gather data"},
+        {"change": "started", "content": "Analyse it"},
+        {"change": "added", "content": "Report"},
+        {"change": "removed", "content": "Old idea"},
+    ]
+    assert (second["result"], second["result_full"]) == ("Updated todo list", "Updated todo list")  # no repr
+
+
+def test_the_snapshot_shows_the_change_folded_and_no_repr() -> None:
+    data = planned().to_json()
+    html, text = snapshot_html(data), snapshot_text(data)
+    assert "{&#x27;content&#x27;" not in html and "{'content'" not in text
+    assert "write_todos(1 added, 1 started, 1 done, 1 removed) [done] → Updated todo list" in text
+    assert '<details class="dnb-todo-changes"><summary>changes</summary>' in html
+    assert '<li data-change="removed">− Old idea</li>' in html
+
+
+def test_a_failed_write_todos_keeps_its_error() -> None:
+    state = RunState(agent="a", thread_id="t")
+    state.apply(ev.ToolCallStarted("main", "c1", "write_todos", {"todos": FIRST}))
+    state.apply(ev.ToolCallFinished("main", "c1", "write_todos", "Error: bad status", is_error=True))
+    assert state.items[0]["result"] == "Error: bad status"
+
+
+def test_unchanged_lists_and_reopened_todos() -> None:
+    todos = [{"content": "A", "status": "completed"}]
+    reopened = [{"content": "A", "status": "pending"}]
+    assert changes_summary(todo_changes(todos, todos)) == "no change"  # type: ignore[arg-type]
+    assert todo_changes(todos, reopened) == [{"change": "reopened", "content": "A"}]  # type: ignore[arg-type]
