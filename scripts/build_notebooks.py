@@ -689,8 +689,9 @@ def remote() -> list:
         new_code_cell(
             "import deepnb\n\n"
             "again = deepnb.connect(server.url, assistant=\"editor\", name=\"editor-again\")\n"
-            "[t.thread_id == editing.thread_id for t in again.threads()], sorted(again.files(editing.thread_id))"
+            "[t.thread_id == editing.thread_id for t in again.threads()]"
         ),
+        new_code_cell("sorted(again.files(editing.thread_id))"),
         new_markdown_cell("Stop the server (the kernel's exit would stop it too):"),
         new_code_cell("%deepagent serve --stop"),
     ]
