@@ -18,6 +18,7 @@ from typing import Any
 from deepnb.errors import DeepnbError
 from deepnb.remote import messages as convert
 from deepnb.remote.client import Disconnected, Server, explain, status_of, unreachable
+from deepnb.safe_display import safe_display
 
 log = logging.getLogger(__name__)
 STREAM_MODE_NAMES = {"messages": "messages-tuple"}
@@ -79,6 +80,7 @@ def snapshot_of(state: Mapping[str, Any]) -> Snapshot:
 EMPTY = Snapshot(values={})
 
 
+@safe_display
 class ServerGraph:
     """One assistant of an Agent Protocol server, driven like a compiled graph."""
 
