@@ -17,7 +17,9 @@ import deepnb
 from deepnb import agents
 from deepnb._loop import run_sync
 from deepnb.errors import DeepnbError
+from deepnb.magics import commands
 from deepnb.remote import RemoteWorkbench
+from deepnb.run import KERNEL_INTERRUPT
 from deepnb.secrets import redact
 from deepnb.session import Session
 from deepnb.views.output import run_bundle
@@ -56,6 +58,8 @@ def test_connect_registers_a_session_under_its_name(agent_server: AgentServer) -
     assert agents.find(bench.name) is bench
     assert deepnb.connect(agent_server.url, "deep") is agents.find("deep")  # default: the assistant
     assert bench.url in bench.label and "deep" in bench.label
+    listed = repr(commands.agents())
+    assert bench.name in listed and bench.url in listed
 
 
 def test_a_remote_run_streams_todos_tools_subagents_and_waits_for_approval(agent_server: AgentServer) -> None:
@@ -116,12 +120,15 @@ def test_edit_and_reject_resume_the_server_run(agent_server: AgentServer) -> Non
     assert "Not now." in tool_messages[-1].content
 
 
-def test_stop_cancels_the_server_run(agent_server: AgentServer) -> None:
+@pytest.mark.parametrize("how", ["stop", "kernel interrupt"])
+def test_stop_cancels_the_server_run(agent_server: AgentServer, how: str) -> None:
     bench = connect(agent_server)
     run = bench.start("Do the slow thing", new_thread=True)
     wait_for(lambda: tool_started(run, "slow_step"), "the slow tool")
-    stopped = bench.stop(run.thread_id)
-    assert stopped is run
+    if how == "stop":
+        assert bench.stop(run.thread_id) is run
+    else:
+        run.stop(reason=KERNEL_INTERRUPT)  # what the ■ button (Ctrl-C) does to a cell's run
     run.wait(WAIT)
     assert run.status == "cancelled"
     wait_for(lambda: server_run(agent_server, bench, run.thread_id)["status"] != "running", "the server")
