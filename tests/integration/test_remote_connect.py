@@ -146,6 +146,10 @@ def test_files_are_read_and_written_through_the_thread_state(agent_server: Agent
     run.wait(WAIT)
     files = bench.files(run.thread_id)
     assert dict(files) == {"/notes.md": "Launch: May\n"}
+    (change,) = run.changes()  # against the thread's files before the run, read at its checkpoint
+    assert (change.path, change.kind) == ("/notes.md", "added") and "+Launch: May" in change.diff
+    steps = bench.history(run.thread_id)
+    assert [s.step for s in steps] == sorted((s.step for s in steps), reverse=True) and steps[0].next == ()
     files.write("/draft.md", "From the notebook.\n")
     assert bench.state_values(run.thread_id)["files"]["/draft.md"]["content"] in (
         "From the notebook.\n",
