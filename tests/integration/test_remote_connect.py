@@ -260,3 +260,11 @@ def test_the_research_demo_served_shows_what_it_shows_in_the_kernel(agent_server
     assert shown(remote) == shown(local)
     text = run_bundle(remote)["text/plain"]
     assert "Subagents (3):" in text and "Context summarized" in text
+
+
+def test_a_run_that_fails_on_the_server_shows_why(agent_server: AgentServer) -> None:
+    bench = connect(agent_server)
+    run = bench.run("Fail now", new_thread=True)
+    assert run.status == "error"
+    assert run.error is not None and "The model broke." in run.error and "\n" not in run.error
+    assert bench.threads()[0].thread_id == run.thread_id  # the thread is there, to look at or retry
