@@ -126,7 +126,7 @@ def connect(args: Any) -> Message:
                 "(e.g. in the shell that starts Jupyter), or leave --api-key-env out for a server "
                 "without keys."
             )
-    workbench = connect_to(args.url, args.assistant, name=args.agent, api_key=api_key)
+    workbench = connect_to(args.url, args.assistant or "", name=args.agent, api_key=api_key)
     return Message(
         f"Connected agent {workbench.name!r} to assistant {workbench.graph_id!r} at {workbench.url}. "
         f"Run it with %%deepagent -a {workbench.name}; "

@@ -118,7 +118,7 @@ def define(line: str) -> None:
 
 @magic_arguments(name="deepagent connect")
 @argument("url", help="The Agent Protocol server's URL (langgraph dev, a deployment).")
-@argument("--assistant", required=True, metavar="ID", help="The assistant id, or the graph id, to run.")
+@argument("--assistant", metavar="ID", help="The assistant id, or the graph id, to run (required).")
 @argument("-a", "--agent", metavar="NAME", help="Register it under this name (default: the assistant).")
 @argument(
     "--api-key-env",

@@ -106,6 +106,10 @@ async def find_assistant(client: Any, server: Server, wanted: str) -> Mapping[st
             return dict(match[0])
     names = sorted({str(a.get("graph_id")) for a in found} | {str(a.get("name")) for a in found})
     have = ", ".join(names) if names else "none"
+    if not wanted:
+        raise DeepnbError(
+            f"Name the agent to run with --assistant ID: the server at {server.url} has {have}."
+        )
     raise DeepnbError(
         f"The Agent Protocol server at {server.url} has no assistant {wanted!r}: it has {have}. "
         "Pass one of them as --assistant (or assistant=...)."

@@ -18,6 +18,7 @@ from typing import Any
 from deepnb.errors import DeepnbError
 from deepnb.remote import messages as convert
 from deepnb.remote.client import Disconnected, Server, explain, status_of, unreachable
+from deepnb.safe_display import safe_display
 
 log = logging.getLogger(__name__)
 STREAM_MODE_NAMES = {"messages": "messages-tuple"}
@@ -79,6 +80,7 @@ def snapshot_of(state: Mapping[str, Any]) -> Snapshot:
 EMPTY = Snapshot(values={})
 
 
+@safe_display
 class ServerGraph:
     """One assistant of an Agent Protocol server, driven like a compiled graph."""
 
@@ -226,10 +228,11 @@ class ServerGraph:
             raise DeepnbError(f"The run ended on the server with status {status!r}: its log says why.")
 
     def _create(self, thread_id: str, graph_input: Any, config: Mapping[str, Any], modes: list[str]) -> Any:
+        from langgraph.types import Command  # noqa: PLC0415  # lazy: langgraph is heavy to import
+
         options: dict[str, Any] = {}
-        resume = getattr(graph_input, "resume", None)
-        if resume is not None and type(graph_input).__name__ == "Command":
-            options["command"] = {"resume": resume}
+        if isinstance(graph_input, Command):  # answers to interrupts: the server resumes its thread
+            options["command"] = {"resume": graph_input.resume}
         else:
             options["input"] = graph_input
         run_config = {k: v for k, v in config.items() if k == "recursion_limit"}
@@ -249,8 +252,8 @@ class ServerGraph:
 
     def _chunks(self, event: str, data: Any) -> list[tuple[tuple[str, ...], str, Any]]:
         mode, *namespace = event.split("|")
-        if mode == "error":
-            detail = data.get("message") or data.get("error") if isinstance(data, Mapping) else data
+        if mode == "error":  # the graph raised on the server: its message, as a local run shows it
+            detail = (data.get("message") or data.get("error")) if isinstance(data, Mapping) else data
             raise DeepnbError(f"The run failed on the server: {detail}")
         if mode == "messages-tuple":
             mode = "messages"

@@ -52,6 +52,7 @@ class RemoteWorkbench(Workbench):
         self.graph_id = str(assistant.get("graph_id") or self.assistant_id)
         graph = ServerGraph(server, client, self.assistant_id, graph_id=self.graph_id)
         super().__init__(name, graph, None, label=f"{self.graph_id} at {server.url}", files=FileSetup())
+        self.origin = server.url  # where it is defined, as %deepagent agents shows it
         self.database = ("agent-server", server.url)
         """Runs on one thread of the server are one at a time, whatever agent starts them."""
 

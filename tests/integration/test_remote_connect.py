@@ -17,7 +17,9 @@ import deepnb
 from deepnb import agents
 from deepnb._loop import run_sync
 from deepnb.errors import DeepnbError
+from deepnb.magics import commands
 from deepnb.remote import RemoteWorkbench
+from deepnb.run import KERNEL_INTERRUPT
 from deepnb.secrets import redact
 from deepnb.session import Session
 from deepnb.views.output import run_bundle
@@ -56,6 +58,8 @@ def test_connect_registers_a_session_under_its_name(agent_server: AgentServer) -
     assert agents.find(bench.name) is bench
     assert deepnb.connect(agent_server.url, "deep") is agents.find("deep")  # default: the assistant
     assert bench.url in bench.label and "deep" in bench.label
+    listed = repr(commands.agents())
+    assert bench.name in listed and bench.url in listed
 
 
 def test_a_remote_run_streams_todos_tools_subagents_and_waits_for_approval(agent_server: AgentServer) -> None:
@@ -116,12 +120,15 @@ def test_edit_and_reject_resume_the_server_run(agent_server: AgentServer) -> Non
     assert "Not now." in tool_messages[-1].content
 
 
-def test_stop_cancels_the_server_run(agent_server: AgentServer) -> None:
+@pytest.mark.parametrize("how", ["stop", "kernel interrupt"])
+def test_stop_cancels_the_server_run(agent_server: AgentServer, how: str) -> None:
     bench = connect(agent_server)
     run = bench.start("Do the slow thing", new_thread=True)
     wait_for(lambda: tool_started(run, "slow_step"), "the slow tool")
-    stopped = bench.stop(run.thread_id)
-    assert stopped is run
+    if how == "stop":
+        assert bench.stop(run.thread_id) is run
+    else:
+        run.stop(reason=KERNEL_INTERRUPT)  # what the ■ button (Ctrl-C) does to a cell's run
     run.wait(WAIT)
     assert run.status == "cancelled"
     wait_for(lambda: server_run(agent_server, bench, run.thread_id)["status"] != "running", "the server")
@@ -139,6 +146,10 @@ def test_files_are_read_and_written_through_the_thread_state(agent_server: Agent
     run.wait(WAIT)
     files = bench.files(run.thread_id)
     assert dict(files) == {"/notes.md": "Launch: May\n"}
+    (change,) = run.changes()  # against the thread's files before the run, read at its checkpoint
+    assert (change.path, change.kind) == ("/notes.md", "added") and "+Launch: May" in change.diff
+    steps = bench.history(run.thread_id)
+    assert [s.step for s in steps] == sorted((s.step for s in steps), reverse=True) and steps[0].next == ()
     files.write("/draft.md", "From the notebook.\n")
     assert bench.state_values(run.thread_id)["files"]["/draft.md"]["content"] in (
         "From the notebook.\n",
@@ -193,6 +204,10 @@ def test_bad_input_says_what_to_do_in_one_line(
     line = f"connect {agent_server.url} --assistant deep --api-key-env"
     with pytest.raises(UsageError, match="HTTP 401"):
         ip.run_line_magic("deepagent", f"{line} DEEPNB_TEST_WRONG_KEY")
+    with pytest.raises(
+        UsageError, match=r"Name the agent to run with --assistant ID: .* has deep, research, "
+    ):
+        ip.run_line_magic("deepagent", f"connect {agent_server.url}")
     with pytest.raises(UsageError, match="DEEPNB_TEST_UNSET is not set"):
         ip.run_line_magic("deepagent", f"{line} DEEPNB_TEST_UNSET")
     bench = connect(agent_server)
@@ -245,3 +260,11 @@ def test_the_research_demo_served_shows_what_it_shows_in_the_kernel(agent_server
     assert shown(remote) == shown(local)
     text = run_bundle(remote)["text/plain"]
     assert "Subagents (3):" in text and "Context summarized" in text
+
+
+def test_a_run_that_fails_on_the_server_shows_why(agent_server: AgentServer) -> None:
+    bench = connect(agent_server)
+    run = bench.run("Fail now", new_thread=True)
+    assert run.status == "error"
+    assert run.error is not None and "The model broke." in run.error and "\n" not in run.error
+    assert bench.threads()[0].thread_id == run.thread_id  # the thread is there, to look at or retry

@@ -7,6 +7,7 @@ A deep agent on deepnb's scripted model (offline). By prompt:
   with "carefully" in it, it calls ``slow_step`` before writing (a run still going before it pauses).
 - "Ask ...": calls ``send_note`` (gated; may be answered in its place) and ``ask_user`` (a raw
   ``interrupt()``).
+- "Fail ...": the model raises ("The model broke.").
 - "... slow ...": calls ``slow_step``, which takes ``SLOW_SECONDS`` (long enough to stop it, or to
   restart the kernel, mid-run).
 
@@ -57,6 +58,7 @@ def ask_user(question: str) -> str:
 SCRIPT = {
     "agents": {
         "main": [
+            {"match": "^Fail", "turns": [{"error": "The model broke."}]},
             {
                 "match": "^Ask",
                 "turns": [
