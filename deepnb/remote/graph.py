@@ -42,7 +42,7 @@ class Join:
     """The input of a run that joins a run already going on the server (from its first event)."""
 
     run_id: str
-    last_event_id: str = "-1"
+    last_event_id: str = "-"
 
 
 @dataclass(frozen=True)
@@ -313,7 +313,7 @@ class ServerGraph:
                     continue
                 raise self._failure(exc, thread_id) from None
             log.debug("deepnb: rejoining run %s on %s after %r", run_id, self.server.url, cause)
-            return self.client.runs.join_stream(thread_id, run_id, last_event_id=last or "-1")
+            return self.client.runs.join_stream(thread_id, run_id, last_event_id=last or "-")
         raise Disconnected(
             f"the Agent Protocol server at {self.server.url} stopped answering mid-run "
             "(the run may go on there)",

@@ -154,7 +154,7 @@ def test_stop_after_a_restart_cancels_the_run_on_the_server(agent_server: AgentS
     thread_id = kernel_that_dies(agent_server.url, "Do the slow thing", after_tool="slow_step")
     name = unique("stopper")
     ip.run_line_magic("deepagent", f"connect {agent_server.url} --assistant deep -a {name}")
-    run = ip.run_line_magic("deepagent", f"stop -a {name} -t {thread_id}")
+    run = ip.run_line_magic("deepagent", f"stop -a {name} -t {thread_id}").run
     run.wait(WAIT)
     assert run.status == "cancelled"
     assert [i["name"] for i in run.state.to_json()["items"] if i["kind"] == "tool"] == ["slow_step"]
