@@ -235,6 +235,7 @@ class Workbench:
         if new_thread and thread:
             raise DeepnbError("Use either -t THREAD or --new, not both.")
         input_for(self.graph, prompt, agent=self.name)  # a prompt the graph cannot take: one line
+        fresh = new_thread or (not thread and self.selected_thread is None)  # nothing to read yet
         thread_id = self.fresh_thread_id() if new_thread else (thread or self.current_thread)
         run = Run(self, thread_id, shown_input(prompt))
         self.active_run(thread_id)  # a run whose interrupts were answered elsewhere lets go
@@ -256,8 +257,8 @@ class Workbench:
         with self._lock:
             self._latest[thread_id] = run
         try:
-            graph_input = self._input_for(thread_id, prompt)
-            run.start(self.graph, graph_input, auto_approve=auto_approve)
+            graph_input = self._input_for(thread_id, prompt, fresh=fresh)
+            run.start(self.graph, graph_input, auto_approve=auto_approve, fresh_thread=fresh)
         except BaseException:
             self.release_thread(run)
             raise
@@ -270,10 +271,10 @@ class Workbench:
         run = self.start(prompt, **options)
         return run if background else run.follow()
 
-    def _input_for(self, thread_id: str, prompt: str | Mapping[str, Any]) -> Any:
+    def _input_for(self, thread_id: str, prompt: str | Mapping[str, Any], *, fresh: bool = False) -> Any:
         """The graph input: the prompt (or dict), or ``None`` to continue a failed or stopped run
-        of the same prompt from its last checkpoint."""
-        if not isinstance(prompt, str):
+        of the same prompt from its last checkpoint (never on a ``fresh`` thread: it has none)."""
+        if not isinstance(prompt, str) or fresh:
             return input_for(self.graph, prompt, agent=self.name)
         snapshot = run_sync(self.graph.aget_state({"configurable": {"thread_id": thread_id}}))
         if snapshot.next and not snapshot.interrupts:

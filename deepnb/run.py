@@ -86,6 +86,7 @@ class Run(Displayable):
         self._resuming = False
         self._interrupts: dict[str, ev.InterruptRequest] = {}
         self.checkpoint_before: str | None = None
+        self._fresh_thread = False
         """The thread's checkpoint when the run started (``None`` for a new thread)."""
         self.output: Any = None
         """Once done: the structured response where the agent has a ``response_format``, the
@@ -388,9 +389,13 @@ class Run(Displayable):
 
     # -- driving ----------------------------------------------------------------------------
 
-    def start(self, graph: Any, graph_input: Any, *, auto_approve: bool = False) -> Run:
-        """Start streaming on the engine loop; returns at once."""
+    def start(
+        self, graph: Any, graph_input: Any, *, auto_approve: bool = False, fresh_thread: bool = False
+    ) -> Run:
+        """Start streaming on the engine loop; returns at once. A ``fresh_thread`` (one just
+        made) has no state to read first, which saves a round trip on a server."""
         self.auto_approve = auto_approve
+        self._fresh_thread = fresh_thread
         self._translator.node_updates = not speaks_messages(graph)  # its nodes' updates are its story
         self._future = submit(self._drive(graph, graph_input))
         return self
@@ -412,10 +417,14 @@ class Run(Displayable):
         try:  # everything, the first read of the thread included, ends in a final status
             await settled(self.workbench, self.thread_id)  # a notebook write on its way lands first
             if first:
-                before = await graph.aget_state(config)
-                self.checkpoint_before = (before.config or {}).get("configurable", {}).get("checkpoint_id")
+                values: Mapping[str, Any] = {}
+                if not self._fresh_thread:
+                    before = await graph.aget_state(config)
+                    configurable = (before.config or {}).get("configurable", {})
+                    self.checkpoint_before = configurable.get("checkpoint_id")
+                    values = before.values or {}
                 self.emit(ev.RunStarted(ev.MAIN, self.thread_id, self.prompt))
-                self._announce_given(graph, before.values or {})
+                self._announce_given(graph, values)
             if self._stop_requested:
                 raise asyncio.CancelledError
             while True:
