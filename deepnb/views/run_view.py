@@ -20,7 +20,6 @@ from deepnb.run import Run
 from deepnb.schema import RUNNING, RunStateJSON, TranscriptItem
 from deepnb.secrets import redact
 from deepnb.state import RunState
-from deepnb.views.assets import asset, stylesheet
 from deepnb.views.bounds import (
     MESSAGE_LIMIT,
     TRAIT_BUDGETS,
@@ -34,6 +33,7 @@ from deepnb.views.collapse import fold, hidden_ids
 from deepnb.views.file_preview import render_file
 from deepnb.views.messages import RUN_MESSAGES
 from deepnb.views.messages import check as check_message
+from deepnb.views.shared_code import LOADER, code_refs, code_trait
 from deepnb.views.throttle import Throttle
 
 _SYNCED = (
@@ -67,8 +67,8 @@ class RunView(anywidget.AnyWidget):
     and a large patch goes out in parts.
     """
 
-    _esm = asset("run_view.js")
-    _css = stylesheet("run_view.css")
+    _esm = LOADER  # the bundle and styles come once per kernel, see deepnb.views.shared_code
+    _code = code_trait()
 
     agent = t.Unicode("", help="The agent's name.").tag(sync=True)
     thread_id = t.Unicode("", help="The thread the run writes to.").tag(sync=True)
@@ -128,6 +128,7 @@ class RunView(anywidget.AnyWidget):
             live_controls=live_controls,
             stop_hint="" if live_controls else "Stop needs the kernel's interrupt (■) here.",
             code_css=code_css(".deepnb"),
+            _code=code_refs("run_view"),
             **kwargs,
         )
         self.pending = pending
