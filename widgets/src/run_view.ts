@@ -81,6 +81,11 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   function onClick(event: MouseEvent): void {
     const target = event.target as Element | null;
     if (!target || !target.closest) return;
+    const file = target.closest<HTMLElement>(".dnb-file-open");
+    if (file && root.contains(file)) {
+      peek.open(file.textContent || "");
+      return;
+    }
     const btn = target.closest("button");
     if (btn) {
       const node = btn.classList.contains("dnb-show-subagent") && btn.getAttribute("data-node");
@@ -104,6 +109,11 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   function onKeyDown(event: KeyboardEvent): void {
     if (event.key !== "Enter" && event.key !== " ") return;
     const head = event.target as HTMLElement;
+    if (head.matches && head.matches(".dnb-file-open") && root.contains(head)) {
+      event.preventDefault();
+      peek.open(head.textContent || "");
+      return;
+    }
     if (!head.matches || !head.matches(HEADS) || !root.contains(head)) return; // not a button in it
     event.preventDefault();
     toggle(head);
@@ -155,7 +165,13 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
         parts.push(wrap(h("code", "dnb-file", path)));
       });
     };
-    list("Files changed: ", files, (code) => code);
+    list("Files changed: ", files, (code) => { // a click (or Enter) opens the file in the file peek
+      code.classList.add("dnb-file-open");
+      code.setAttribute("role", "button");
+      code.tabIndex = 0;
+      code.title = `Open ${code.textContent}`;
+      return code;
+    });
     list("Not written: ", notWritten, (code) => {
       const struck = h("s", "dnb-file-not-written");
       struck.append(code);

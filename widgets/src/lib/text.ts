@@ -42,3 +42,11 @@ const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 /** `value` as the text a view shows: a string with its bidi control characters escaped. */
 export const shownText = (value: unknown): string =>
   str(value).replace(BIDI_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
+/** `text` shortened to `max` characters by an ellipsis in its middle, so both the start of a long
+ * path and its file name stay visible. */
+export function middleEllipsis(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const tail = Math.ceil((max - 1) * 0.6);
+  return `${text.slice(0, max - 1 - tail)}…${text.slice(text.length - tail)}`;
+}
