@@ -79,7 +79,6 @@ def themed_code_css(scope: str, code_class: str) -> str:
             continue
         family = _family(token)
         if family is not None:
-            variable = f"--jp-mirror-editor-{family}-color"
-            style = _COLOR.sub(lambda m, v=variable: f"{m[1]}: {m[2]}var({v}, {m[3]})", style)
+            style = _COLOR.sub(rf"\1: \2var(--jp-mirror-editor-{family}-color, \3)", style)
         rules.append(f"{block} .{name} {{ {style} }}")
     return "\n".join(rules)

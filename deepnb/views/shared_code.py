@@ -17,7 +17,7 @@ import hashlib
 import threading
 from typing import Any, TypedDict
 
-import ipywidgets
+import ipywidgets  # type: ignore[import-untyped]  # no type information; anywidget builds on it
 import traitlets as t
 
 from deepnb.views.assets import asset, stylesheet
@@ -43,7 +43,7 @@ class CodeRefs(TypedDict):
     css: list[str]
 
 
-class CodePart(ipywidgets.Widget):
+class CodePart(ipywidgets.Widget):  # type: ignore[misc]  # an untyped base
     """One piece of a view's bundle or stylesheet, as a model with no view of its own."""
 
     text = t.Unicode("", help="A piece of the code or CSS; the parts joined in order make the file.").tag(
