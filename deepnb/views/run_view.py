@@ -19,6 +19,7 @@ from deepnb.markup import code_css, escape
 from deepnb.run import Run
 from deepnb.schema import RUNNING, RunStateJSON, TranscriptItem
 from deepnb.secrets import redact
+from deepnb.session import Session
 from deepnb.state import RunState
 from deepnb.views.bounds import (
     MESSAGE_LIMIT,
@@ -34,6 +35,7 @@ from deepnb.views.file_preview import render_file
 from deepnb.views.messages import RUN_MESSAGES
 from deepnb.views.messages import check as check_message
 from deepnb.views.shared_code import LOADER, code_refs, code_trait
+from deepnb.views.thread_preview import thread_message, threads_message
 from deepnb.views.throttle import Throttle
 
 _SYNCED = (
@@ -305,6 +307,8 @@ class RunView(anywidget.AnyWidget):
             targets = check_card(kind, content, self._pending()) if kind in CARD_MESSAGES else []
             if kind == "answer":
                 check_answer_card(content, self._pending())
+            if kind == "show_thread" and not content.get("thread_id"):
+                raise DeepnbError("show_thread names no thread_id.")
         except DeepnbError as exc:
             self._refuse(_card_key(content), str(exc))
             return
@@ -327,6 +331,8 @@ class RunView(anywidget.AnyWidget):
             self.send(self._file_message(content.get("path", "")))
         elif kind == "refresh_tasks":
             self._refresh_tasks()
+        elif kind in ("threads", "show_thread"):
+            self.send(self._thread_message(kind, content))
 
     def _pending(self) -> list[dict[str, Any]]:
         """The approval cards as the front-end has them (``clipped`` where shortened)."""
@@ -348,6 +354,20 @@ class RunView(anywidget.AnyWidget):
         else:
             reply["text"], reply["html"] = rendered.text, rendered.html
         return _bounded_file(reply, rendered if not reply["error"] else None)
+
+    def _thread_message(self, kind: str, content: Mapping[str, Any]) -> dict[str, Any]:
+        """The thread switcher's list, or one thread's latest state (read-only), from the session."""
+        session = self.run.workbench
+        if not isinstance(session, Session):
+            return {
+                "type": "threads" if kind == "threads" else "thread",
+                "threads": [],
+                "html": "",
+                "error": "This agent does not list its threads.",
+            }
+        if kind == "threads":
+            return threads_message(session)
+        return thread_message(session, content["thread_id"])
 
     def _refresh_tasks(self) -> None:
         """Ask the Agent Protocol server for the async tasks' current status."""

@@ -26,6 +26,7 @@ import { headerView } from "./run/header";
 import { liveModel } from "./run/live_model";
 import { runMemory } from "./run/memory";
 import { treeView } from "./run/subagent_tree";
+import { threadsView } from "./run/threads";
 import { todosView } from "./run/todos";
 import { setExpanded } from "./run/tool_card";
 import { type Entry, ITEM_RECS, itemList, keyItems } from "./run/transcript";
@@ -52,10 +53,11 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   const tasks = asyncView(model);
   const approvals = approvalsView(model, st, undefined, () => gone);
   const questions = questionsView(model, st, undefined, () => gone);
+  const threads = threadsView(model, () => !gone);
   const filesEl = h("div", "dnb-files");
   const errorEl = h("div", "dnb-error dnb-run-error");
   root.append(style, header.el, given.el, peek.el, todos.el, tree.el, tasks.el, transcript, questions.el,
-    approvals.el, approvals.log, filesEl, errorEl);
+    approvals.el, approvals.log, filesEl, errorEl, threads.el);
   el.replaceChildren(root);
 
   // The main transcript shows the main agent's items; a subagent's items go to its node in the
@@ -131,6 +133,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
 
   function onMessage(msg: unknown): void {
     if (isObj(msg) && msg.type === "file") peek.receive(msg as FileMessage);
+    else threads.receive(msg);
   }
 
   function renderProgress(): void {
@@ -247,6 +250,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     tree.dispose();
     peek.dispose();
     tasks.dispose();
+    threads.dispose();
     model.dispose();
     main.clear();
   };
