@@ -53,6 +53,8 @@ _SYNCED = (
     "given",
 )
 _LIVE = tuple(name for name in _SYNCED if name not in ("items", "tree"))
+LIVE_ITEMS = 300
+"""Transcript items a streaming view holds at most before its old steps are folded again."""
 
 
 class RunView(anywidget.AnyWidget):
@@ -121,6 +123,7 @@ class RunView(anywidget.AnyWidget):
     def __init__(self, run: Run, *, live_controls: bool = True, **kwargs: Any) -> None:
         state = run.state.to_json()
         self._folded = hidden_ids(run.state.items, budget=TRAIT_BUDGETS["items"])
+        self._expanded = False  # "show all" asked for: live folding stops
         traits, _ = self._bounded_traits(run.state, state)
         pending = traits.pop("pending")  # sent after the opening, which it would make too large
         super().__init__(
@@ -157,8 +160,16 @@ class RunView(anywidget.AnyWidget):
                 self._send_in_full(state.to_json())
             else:
                 self._full_version = None
+                self._refold_if_long(state)
                 self._send_patch(state)
         self.flushes += 1
+
+    def _refold_if_long(self, state: RunState) -> None:
+        """While a long run streams, fold its old steps again once the view holds more than
+        :data:`LIVE_ITEMS` items, so the browser keeps a few hundred items however long the run
+        (unless the person asked for all of them with "show all")."""
+        if not self._expanded and len(self._sent_ids) > LIVE_ITEMS:
+            self._folded = hidden_ids(state.items, budget=TRAIT_BUDGETS["items"])
 
     def _bounded_traits(
         self, run_state: RunState, state: RunStateJSON
@@ -321,6 +332,7 @@ class RunView(anywidget.AnyWidget):
                     self._send_patch(self.run.state, everything=True)
         elif kind == "expand":  # the folded notice asks for the whole transcript
             with self.run._lock:
+                self._expanded = True
                 self._folded = frozenset()
                 self._send_patch(self.run.state, everything=True)
         elif kind in CARD_MESSAGES:

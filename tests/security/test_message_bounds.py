@@ -154,3 +154,30 @@ def test_a_short_runs_snapshot_is_unchanged(monkeypatch: pytest.MonkeyPatch, tmp
     monkeypatch.setattr(snapshot, "hidden_ids", lambda items, **_: frozenset())
     monkeypatch.setattr(snapshot, "clip_item", dict)
     assert snapshot.snapshot_bundle(run.state) == bundle
+
+
+def test_a_streaming_view_keeps_a_few_hundred_items_however_long_the_run(long_run: dict[str, Any]) -> None:
+    """The front end's transcript, rebuilt from every message in order as the browser applies them
+    (openings and full syncs replace it, patches change it), never holds the whole long run: old
+    steps are folded again while it streams, so the browser's DOM stays small."""
+    from deepnb.views.run_view import LIVE_ITEMS
+
+    run, sent = long_run["run"], long_run["sent"]
+    before_expand = sent[: len(sent) - len(long_run["expanded"])]
+    assert len(run.state.items) > LIVE_ITEMS + 150  # long enough to need it
+    order: list[str] = []
+    largest = 0
+    for kind, data in before_expand:
+        state = data.get("state") or {}
+        if kind == "comm_open" and state.get("_model_name") != "AnyModel":
+            continue  # a code part
+        if "items" in state:  # an opening or a full sync
+            order = [item["id"] for item in state["items"]]
+        content = data.get("content") or {}
+        if data.get("method") == "custom" and content.get("type") == "patch":
+            if "ids" in content:
+                order = list(content["ids"])
+            else:
+                order += content.get("append_ids", [])
+        largest = max(largest, len(order))
+    assert largest <= LIVE_ITEMS + 150, f"the view held {largest} items at once"
