@@ -8,7 +8,8 @@ headless Chromium (``/usr/bin/chromium``, or ``$DEEPNB_CHROMIUM``), opens a note
 first (the baseline, ``--baseline-steps``), then the long one (``--steps``). During each run the
 page records, and the script prints:
 
-- the DOM nodes of the run's view at the end, and of the whole page (goal: a few thousand);
+- the DOM nodes of the run's view: the most while it streamed (sampled twice a second) and at
+  the end, and of the whole page (goal: a few thousand);
 - frames: the longest gap between two animation frames while the run streamed, and how many
   were over 16 ms (one frame at 60 Hz; headless Chromium on a busy machine is slower than a
   person's browser, so compare with the baseline measured in the same page);
@@ -53,7 +54,13 @@ from tests.support.notebook_ui import open_notebook, wait_for_cell  # noqa: E402
 # Installed before JupyterLab loads: frame gaps, long tasks and websocket message handling times.
 PROBE = """
 (() => {
-  const probe = window.__dnb = { recording: false, frames: [], longtasks: [], messages: [] };
+  const probe = window.__dnb = { recording: false, frames: [], longtasks: [], messages: [], nodes: 0 };
+  setInterval(() => { // the run view's DOM while it streams, sampled twice a second
+    if (!probe.recording) return;
+    const views = document.querySelectorAll('.deepnb-run');
+    const view = views[views.length - 1];
+    if (view) probe.nodes = Math.max(probe.nodes, view.querySelectorAll('*').length);
+  }, 500);
   let last = performance.now();
   const frame = (now) => {
     if (probe.recording) probe.frames.push(now - last);
@@ -110,7 +117,7 @@ def _stats(values: list[float]) -> dict[str, float]:
 
 def measure(page: Any, steps: int, tag: str, timeout: float) -> dict[str, Any]:
     """Run ``steps`` replayed steps in a new cell and record the page while they stream."""
-    page.evaluate("() => { const p = window.__dnb; p.frames = []; p.longtasks = []; p.messages = []; }")
+    page.evaluate("() => Object.assign(window.__dnb, { frames: [], longtasks: [], messages: [], nodes: 0 })")
     cell = page.locator(".jp-Notebook .jp-CodeCell").nth(1 if tag == "baseline" else 2)
     cell.locator(".jp-InputPrompt").first.click()
     page.evaluate("() => { window.__dnb.recording = true; }")
@@ -134,6 +141,7 @@ def measure(page: Any, steps: int, tag: str, timeout: float) -> dict[str, Any]:
         "steps": steps,
         "seconds": elapsed,
         "view_nodes": counts["view"],
+        "view_nodes_max": data["nodes"],
         "page_nodes": counts["page"],
         "frames": frames,
         "frames_over_16": sum(1 for f in data["frames"] if f > 17.5),  # 16.7 ms at 60 Hz, give or take
@@ -216,6 +224,7 @@ def _print(results: list[dict[str, Any]]) -> None:
     rows = [
         ("run", lambda r: f"{r['steps']:,} steps"),
         ("cell wall time", lambda r: f"{r['seconds']:.1f} s"),
+        ("DOM nodes in the view (most)", lambda r: f"{r['view_nodes_max']:,}"),
         ("DOM nodes in the view (end)", lambda r: f"{r['view_nodes']:,}"),
         ("DOM nodes in the page (end)", lambda r: f"{r['page_nodes']:,}"),
         ("frames recorded", lambda r: f"{r['frames']['n']:,}"),
