@@ -147,7 +147,8 @@ def view_messages(session: KernelSession, comm_id: str) -> list[dict]:
 
 
 ASSETS = ("_esm", "_css")
-"""The view's front-end code and styles: in every view's opening, the same whatever the run."""
+"""The view's loader and styles in its opening (the bundle itself comes once per kernel in code
+part models, on comms of their own: ``bench/opening.py`` measures those)."""
 
 
 def message_size(msg: dict, *, assets: bool = False) -> int:

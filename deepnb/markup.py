@@ -24,6 +24,7 @@ from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
 from deepnb.bidi import reveal_controls
+from deepnb.code_style import themed_code_css
 from deepnb.safe_display import shown_text
 
 if TYPE_CHECKING:  # markdown-it is imported when the first Markdown is rendered
@@ -123,6 +124,6 @@ def markdown(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def code_css(scope: str = ".deepnb") -> str:
-    """The Pygments style rules for highlighted code inside ``scope``."""
-    rules = HtmlFormatter().get_style_defs(f"{scope} .{CODE_CLASS}").splitlines()
-    return "\n".join(rule for rule in rules if rule.startswith(scope))
+    """The style rules for highlighted code inside ``scope``: Pygments' token classes coloured by
+    the notebook's theme (:mod:`deepnb.code_style`)."""
+    return themed_code_css(scope, CODE_CLASS)

@@ -243,7 +243,12 @@ def new(args: Any) -> Message:
 def todos(args: Any) -> TodoList:
     workbench: Session = wb.get(args.agent, build=False)
     thread = args.thread or workbench.current_thread
-    return TodoList(workbench.todos(thread), f"Todos of agent {workbench.name!r}, thread {thread}")
+    run = workbench.active_run(thread) or workbench.latest_run(thread)
+    return TodoList(
+        workbench.todos(thread),
+        f"Todos of agent {workbench.name!r}, thread {thread}",
+        run_status=run.status if run is not None else None,
+    )
 
 
 def files(args: Any) -> Any:

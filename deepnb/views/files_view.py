@@ -53,12 +53,12 @@ from deepnb.safe_display import safe_display
 from deepnb.schema import FileEntry
 from deepnb.secrets import redact
 from deepnb.session import Session
-from deepnb.views.assets import asset, stylesheet
 from deepnb.views.file_preview import TEXT_LIMIT, FileDisplay, render_file
 from deepnb.views.listings import FolderListing, files_html
 from deepnb.views.messages import FILES_MESSAGES, MessageRefused
 from deepnb.views.messages import check as check_message
 from deepnb.views.output import widget_bundle, with_static
+from deepnb.views.shared_code import LOADER, code_refs, code_trait
 from deepnb.views.throttle import Throttle
 
 if TYPE_CHECKING:
@@ -148,8 +148,8 @@ class FilesView(anywidget.AnyWidget):
     writes files, the open folders and the open file refresh, at most 20 times a second.
     """
 
-    _esm = asset("files_view.js")
-    _css = stylesheet("files_view.css")
+    _esm = LOADER  # the bundle and styles come once per kernel, see deepnb.views.shared_code
+    _code = code_trait()
 
     agent = t.Unicode("", help="The agent's name.").tag(sync=True)
     thread_id = t.Unicode("", help="The thread whose files these are.").tag(sync=True)
@@ -177,6 +177,7 @@ class FilesView(anywidget.AnyWidget):
             root_total=len(entries),
             mounts=files.mounts,
             code_css=code_css(".deepnb-files"),
+            _code=code_refs("files_view"),
             **kwargs,
         )
         self.files = files

@@ -151,19 +151,27 @@ def todos_html(
 
 @safe_display
 class TodoList:
-    """A thread's todo list (``%deepagent todos``), shown as text or HTML; ``items`` holds the data."""
+    """A thread's todo list (``%deepagent todos``), shown as text or HTML; ``items`` holds the data.
+    ``run_status`` is the status of the thread's latest run: a stopped or failed one shows the todo
+    it left in progress as interrupted, in the same words as the run's view."""
 
-    def __init__(self, items: Sequence[Mapping[str, str]], title: str) -> None:
+    def __init__(
+        self, items: Sequence[Mapping[str, str]], title: str, *, run_status: str | None = None
+    ) -> None:
         self.items: list[Mapping[str, str]] = list(items)
         self.title = title
+        self.run_status = run_status
 
     def __repr__(self) -> str:
         if not self.items:
             return f"{self.title}: no todos."
-        return "\n".join([f"{self.title}:", *todo_lines(self.items)])
+        return "\n".join([f"{self.title}:", *todo_lines(self.items, run_status=self.run_status)])
 
     def _repr_html_(self) -> str:
-        body = todos_html(self.items, todo_progress(self.items)) or "<p>No todos.</p>"
+        body = (
+            todos_html(self.items, todo_progress(self.items), run_status=self.run_status)
+            or "<p>No todos.</p>"
+        )
         return f'<div class="deepnb-snapshot"><div>{escape(self.title)}</div>{body}</div>'
 
 

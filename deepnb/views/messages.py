@@ -32,14 +32,17 @@ RUN_MESSAGES: Kinds = {
     "expand": {},
     "refresh_tasks": {},
     "open_file": {"path": TEXT},
+    "threads": {},
+    "show_thread": {"thread_id": TEXT},
     "decide": {"interrupt_id": TEXT, "index": INT, "decision": (dict,)},
     "always": {"interrupt_id": TEXT, "index": INT, "tool": TEXT},
     "approve_all": {"interrupt_id": TEXT},
     "answer": {"interrupt_id": TEXT, "value": JSON},
 }
 """What the run view's front-end sends: Stop, a resync, the whole of a folded transcript, a file
-to show, the async tasks' refresh, the approval cards' decisions, and a raw interrupt's answer
-(its ``value`` is checked to be JSON data by :func:`deepnb.interrupts.check_answer_card`)."""
+to show, the thread switcher's list and one thread to show, the async tasks' refresh, the
+approval cards' decisions, and a raw interrupt's answer (its ``value`` is checked to be JSON data
+by :func:`deepnb.interrupts.check_answer_card`)."""
 
 SEQ = (str, int)
 FILES_MESSAGES: Kinds = {

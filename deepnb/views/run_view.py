@@ -19,8 +19,8 @@ from deepnb.markup import code_css, escape
 from deepnb.run import Run
 from deepnb.schema import RUNNING, RunStateJSON, TranscriptItem
 from deepnb.secrets import redact
+from deepnb.session import Session
 from deepnb.state import RunState
-from deepnb.views.assets import asset, stylesheet
 from deepnb.views.bounds import (
     MESSAGE_LIMIT,
     TRAIT_BUDGETS,
@@ -34,6 +34,8 @@ from deepnb.views.collapse import fold, hidden_ids
 from deepnb.views.file_preview import render_file
 from deepnb.views.messages import RUN_MESSAGES
 from deepnb.views.messages import check as check_message
+from deepnb.views.shared_code import LOADER, code_refs, code_trait
+from deepnb.views.thread_preview import thread_message, threads_message
 from deepnb.views.throttle import Throttle
 
 _SYNCED = (
@@ -51,6 +53,8 @@ _SYNCED = (
     "given",
 )
 _LIVE = tuple(name for name in _SYNCED if name not in ("items", "tree"))
+LIVE_ITEMS = 300
+"""Transcript items a streaming view holds at most before its old steps are folded again."""
 
 
 class RunView(anywidget.AnyWidget):
@@ -67,8 +71,8 @@ class RunView(anywidget.AnyWidget):
     and a large patch goes out in parts.
     """
 
-    _esm = asset("run_view.js")
-    _css = stylesheet("run_view.css")
+    _esm = LOADER  # the bundle and styles come once per kernel, see deepnb.views.shared_code
+    _code = code_trait()
 
     agent = t.Unicode("", help="The agent's name.").tag(sync=True)
     thread_id = t.Unicode("", help="The thread the run writes to.").tag(sync=True)
@@ -119,6 +123,7 @@ class RunView(anywidget.AnyWidget):
     def __init__(self, run: Run, *, live_controls: bool = True, **kwargs: Any) -> None:
         state = run.state.to_json()
         self._folded = hidden_ids(run.state.items, budget=TRAIT_BUDGETS["items"])
+        self._expanded = False  # "show all" asked for: live folding stops
         traits, _ = self._bounded_traits(run.state, state)
         pending = traits.pop("pending")  # sent after the opening, which it would make too large
         super().__init__(
@@ -128,6 +133,7 @@ class RunView(anywidget.AnyWidget):
             live_controls=live_controls,
             stop_hint="" if live_controls else "Stop needs the kernel's interrupt (■) here.",
             code_css=code_css(".deepnb"),
+            _code=code_refs("run_view"),
             **kwargs,
         )
         self.pending = pending
@@ -154,8 +160,16 @@ class RunView(anywidget.AnyWidget):
                 self._send_in_full(state.to_json())
             else:
                 self._full_version = None
+                self._refold_if_long(state)
                 self._send_patch(state)
         self.flushes += 1
+
+    def _refold_if_long(self, state: RunState) -> None:
+        """While a long run streams, fold its old steps again once the view holds more than
+        :data:`LIVE_ITEMS` items, so the browser keeps a few hundred items however long the run
+        (unless the person asked for all of them with "show all")."""
+        if not self._expanded and len(self._sent_ids) > LIVE_ITEMS:
+            self._folded = hidden_ids(state.items, budget=TRAIT_BUDGETS["items"])
 
     def _bounded_traits(
         self, run_state: RunState, state: RunStateJSON
@@ -304,6 +318,8 @@ class RunView(anywidget.AnyWidget):
             targets = check_card(kind, content, self._pending()) if kind in CARD_MESSAGES else []
             if kind == "answer":
                 check_answer_card(content, self._pending())
+            if kind == "show_thread" and not content.get("thread_id"):
+                raise DeepnbError("show_thread names no thread_id.")
         except DeepnbError as exc:
             self._refuse(_card_key(content), str(exc))
             return
@@ -316,6 +332,7 @@ class RunView(anywidget.AnyWidget):
                     self._send_patch(self.run.state, everything=True)
         elif kind == "expand":  # the folded notice asks for the whole transcript
             with self.run._lock:
+                self._expanded = True
                 self._folded = frozenset()
                 self._send_patch(self.run.state, everything=True)
         elif kind in CARD_MESSAGES:
@@ -326,6 +343,8 @@ class RunView(anywidget.AnyWidget):
             self.send(self._file_message(content.get("path", "")))
         elif kind == "refresh_tasks":
             self._refresh_tasks()
+        elif kind in ("threads", "show_thread"):
+            self.send(self._thread_message(kind, content))
 
     def _pending(self) -> list[dict[str, Any]]:
         """The approval cards as the front-end has them (``clipped`` where shortened)."""
@@ -347,6 +366,20 @@ class RunView(anywidget.AnyWidget):
         else:
             reply["text"], reply["html"] = rendered.text, rendered.html
         return _bounded_file(reply, rendered if not reply["error"] else None)
+
+    def _thread_message(self, kind: str, content: Mapping[str, Any]) -> dict[str, Any]:
+        """The thread switcher's list, or one thread's latest state (read-only), from the session."""
+        session = self.run.workbench
+        if not isinstance(session, Session):
+            return {
+                "type": "threads" if kind == "threads" else "thread",
+                "threads": [],
+                "html": "",
+                "error": "This agent does not list its threads.",
+            }
+        if kind == "threads":
+            return threads_message(session)
+        return thread_message(session, content["thread_id"])
 
     def _refresh_tasks(self) -> None:
         """Ask the Agent Protocol server for the async tasks' current status."""

@@ -16,7 +16,7 @@ import pytest
 import deepnb
 from deepnb.views.bounds import MESSAGE_LIMIT
 from tests.support.agents import scripted, unique
-from tests.support.view_messages import message_size, run_data
+from tests.support.view_messages import message_size
 
 CONTENT = "".join(f"line {n:06d}: the agent writes a long report, part by part.\n" for n in range(3500))
 SMALL = {"file_path": "/small.md", "content": "small"}
@@ -63,7 +63,7 @@ def _cards(view: Any) -> list[dict[str, Any]]:
 def test_no_message_carries_the_whole_arguments(gated: dict[str, Any]) -> None:
     sent = gated["sent"]
     assert len(sent) > 2
-    largest = max(message_size(run_data(data)) for data in sent)
+    largest = max(message_size(data) for data in sent)  # the view's code included
     assert largest <= MESSAGE_LIMIT, f"largest message {largest:,} bytes"
     big, small = _cards(gated["view"])
     assert big["clipped"] is True and "run.pending[i].edit({...})" in big["args_json"]

@@ -52,6 +52,8 @@ VALID: dict[str, dict[str, Any]] = {
     "expand": {"type": "expand"},
     "refresh_tasks": {"type": "refresh_tasks"},
     "open_file": {"type": "open_file", "path": "/a.md"},
+    "threads": {"type": "threads"},
+    "show_thread": {"type": "show_thread", "thread_id": "t"},
     "decide": {"type": "decide", "interrupt_id": IID, "index": 0, "decision": {"type": "approve"}},
     "always": {"type": "always", "interrupt_id": IID, "index": 0, "tool": "write_file"},
     "approve_all": {"type": "approve_all", "interrupt_id": IID},
@@ -84,6 +86,7 @@ FORGED: dict[str, list[tuple[str, Any]]] = {
         ("args not an object", {"type": "edit", "args": ["x"]}),
     ],
     "path": [("int", 5), ("list", ["/a.md"]), ("object", {"path": "/a.md"})],
+    "thread_id": [("missing", ...), ("int", 5), ("list", ["t"])],
     "value": [("missing", ...), ("set", {1}), ("nan", float("nan"))],
 }
 EXTRA = ("extra field", "index_all")

@@ -1,5 +1,7 @@
-"""Long runs stay within bounds: no front-end message of the run view over 64 KB at any point
-(opening, live patches, a view that asks for everything mid-run, the pause and the end, the whole
+"""Long runs stay within bounds: no front-end message over 64 KB at any point (the view's code
+included: it comes once per kernel in code parts, see deepnb.views.shared_code, and
+test_view_code_once.py for every kind of view), through a long run (opening, live patches, a view
+that asks for everything mid-run, the pause and the end, the whole
 transcript on request, a large file peeked), and a saved snapshot that folds old steps but keeps
 the final answer, the errors and the approvals. A short run's snapshot is left as it was."""
 
@@ -16,7 +18,7 @@ import pytest
 
 import deepnb
 from deepnb.models.resolve import online_environment
-from tests.support.view_messages import message_size, run_data
+from tests.support.view_messages import message_size
 
 LIMIT = 64 * 1024
 STEPS = 300
@@ -50,8 +52,10 @@ def long_script(steps: int = STEPS) -> dict[str, Any]:
 def long_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """One long run through a real RunView, every comm message it published recorded."""
     from deepnb.views.run_view import RunView
+    from deepnb.views.shared_code import forget_parts
     from deepnb.views.snapshot import snapshot_bundle
 
+    forget_parts()  # as in a new kernel: the view's code parts open with it, and are counted
     home = tmp_path_factory.mktemp("home")
     script = home / "long.json"
     script.write_text(json.dumps(long_script()), encoding="utf-8")
@@ -99,9 +103,9 @@ def test_no_message_of_a_long_run_is_over_64_kb(long_run: dict[str, Any]) -> Non
     assert run.status == "done" and run.result == FINAL
     kinds = {msg_type for msg_type, _ in sent}
     assert {"comm_open", "comm_msg"} <= kinds and len(sent) > 10
-    sizes = sorted(
-        ((message_size(run_data(data)), kind, str(data)[:120]) for kind, data in sent), reverse=True
-    )
+    parts = [d for k, d in sent if k == "comm_open" and d["state"].get("_model_name") == "WidgetModel"]
+    assert parts, "the view's code parts were not opened with the first view"
+    sizes = sorted(((message_size(data), kind, str(data)[:120]) for kind, data in sent), reverse=True)
     assert sizes[0][0] <= LIMIT, f"largest message {sizes[0][0]:,} bytes: {sizes[0][1]} {sizes[0][2]}"
 
 
@@ -150,3 +154,30 @@ def test_a_short_runs_snapshot_is_unchanged(monkeypatch: pytest.MonkeyPatch, tmp
     monkeypatch.setattr(snapshot, "hidden_ids", lambda items, **_: frozenset())
     monkeypatch.setattr(snapshot, "clip_item", dict)
     assert snapshot.snapshot_bundle(run.state) == bundle
+
+
+def test_a_streaming_view_keeps_a_few_hundred_items_however_long_the_run(long_run: dict[str, Any]) -> None:
+    """The front end's transcript, rebuilt from every message in order as the browser applies them
+    (openings and full syncs replace it, patches change it), never holds the whole long run: old
+    steps are folded again while it streams, so the browser's DOM stays small."""
+    from deepnb.views.run_view import LIVE_ITEMS
+
+    run, sent = long_run["run"], long_run["sent"]
+    before_expand = sent[: len(sent) - len(long_run["expanded"])]
+    assert len(run.state.items) > LIVE_ITEMS + 150  # long enough to need it
+    order: list[str] = []
+    largest = 0
+    for kind, data in before_expand:
+        state = data.get("state") or {}
+        if kind == "comm_open" and state.get("_model_name") != "AnyModel":
+            continue  # a code part
+        if "items" in state:  # an opening or a full sync
+            order = [item["id"] for item in state["items"]]
+        content = data.get("content") or {}
+        if data.get("method") == "custom" and content.get("type") == "patch":
+            if "ids" in content:
+                order = list(content["ids"])
+            else:
+                order += content.get("append_ids", [])
+        largest = max(largest, len(order))
+    assert largest <= LIVE_ITEMS + 150, f"the view held {largest} items at once"

@@ -40,3 +40,50 @@ def test_a_running_or_finished_run_shows_its_in_progress_todo_as_active(end: ev.
     assert "  ◐ Analyse it" in snapshot_text(data).splitlines()
     html = snapshot_html(data)
     assert '<li data-status="in_progress">◐ Analyse it' in html and "interrupted" not in html
+
+
+class _Run:
+    def __init__(self, status: str) -> None:
+        self.status = status
+
+
+class _Session:
+    """What ``%deepagent todos`` reads of a session: the todos and the thread's latest run."""
+
+    name = "planner"
+    current_thread = "t1"
+
+    def __init__(self, status: str | None) -> None:
+        self.status = status
+
+    def todos(self, thread_id: str | None = None) -> list[dict[str, str]]:
+        return [dict(t) for t in TODOS]
+
+    def active_run(self, thread_id: str | None = None) -> None:
+        return None
+
+    def latest_run(self, thread_id: str | None = None) -> _Run | None:
+        return _Run(self.status) if self.status else None
+
+
+@pytest.mark.parametrize(
+    ("status", "line"),
+    [
+        ("cancelled", "  ⊘ Analyse it (interrupted)"),
+        ("error", "  ⊘ Analyse it (interrupted)"),
+        ("done", "  ◐ Analyse it"),
+        (None, "  ◐ Analyse it"),
+    ],
+)
+def test_the_todos_magic_says_what_the_view_says(
+    monkeypatch: pytest.MonkeyPatch, status: str | None, line: str
+) -> None:
+    from argparse import Namespace
+
+    from deepnb.magics import commands
+
+    monkeypatch.setattr(commands.wb, "get", lambda *_a, **_k: _Session(status))
+    shown = commands.todos(Namespace(agent=None, thread=None))
+    assert line in repr(shown).splitlines()
+    interrupted = '<li data-status="interrupted">⊘ Analyse it' in shown._repr_html_()
+    assert interrupted == (status in ("cancelled", "error"))

@@ -15,6 +15,7 @@ import { changesView } from "./files/changes";
 import { treeView } from "./files/file_tree";
 import { viewerView } from "./files/file_viewer";
 import type { Request } from "./files/request";
+import type { LineTarget } from "./files/reveal";
 import { searchView } from "./files/search";
 import { h, setText, show, smallButton } from "./lib/dom";
 import { sendIfLive, watchKernel } from "./lib/kernel";
@@ -65,7 +66,7 @@ function render({ model, el }: { model: AnyModel<FilesTraits>; el: HTMLElement }
   const filesPanel = h("div", "dnb-fv-panel dnb-fv-files-panel");
   const side = h("div", "dnb-fv-side");
   const tree = treeView(request, (path) => openFile(path));
-  const search = searchView(request, (path) => openFile(path), () => str(model.get("path")) || "/");
+  const search = searchView(request, (path, at) => openFile(path, at), () => str(model.get("path")) || "/");
   side.append(search.el, tree.el);
   const viewer = viewerView(request, (path) => tree.refresh([path]), (path) => tree.select(path));
   filesPanel.append(side, viewer.el);
@@ -104,8 +105,8 @@ function render({ model, el }: { model: AnyModel<FilesTraits>; el: HTMLElement }
     if (tab === "changes") changes.refresh();
   }
 
-  function openFile(path: string): void {
-    viewer.open(path);
+  function openFile(path: string, at?: LineTarget): void {
+    viewer.open(path, { at });
   }
 
   function renderHead(): void {

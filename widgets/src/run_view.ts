@@ -27,6 +27,7 @@ import { headerView } from "./run/header";
 import { liveModel } from "./run/live_model";
 import { runMemory } from "./run/memory";
 import { treeView } from "./run/subagent_tree";
+import { threadsView } from "./run/threads";
 import { todosView } from "./run/todos";
 import { setExpanded } from "./run/tool_card";
 import { type Entry, finalAnswerKey, ITEM_RECS, itemList, keyItems, markFinal } from "./run/transcript";
@@ -60,10 +61,11 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   const tasks = asyncView(model);
   const approvals = approvalsView(model, st, undefined, () => gone);
   const questions = questionsView(model, st, undefined, () => gone);
+  const threads = threadsView(model, () => !gone);
   const filesEl = h("div", "dnb-files");
   const errorEl = h("div", "dnb-error dnb-run-error");
   root.append(style, header.el, given.el, peek.el, todos.el, tree.el, tasks.el, tools.el, transcript, questions.el,
-    approvals.el, approvals.log, filesEl, errorEl, live.el);
+    approvals.el, approvals.log, filesEl, errorEl, threads.el, live.el);
   el.replaceChildren(root);
 
   // The main transcript shows the main agent's items; a subagent's items go to its node in the
@@ -104,6 +106,11 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   function onClick(event: MouseEvent): void {
     const target = event.target as Element | null;
     if (!target || !target.closest) return;
+    const file = target.closest<HTMLElement>(".dnb-file-open");
+    if (file && root.contains(file)) {
+      peek.open(file.textContent || "");
+      return;
+    }
     const btn = target.closest("button");
     if (btn) {
       const node = btn.classList.contains("dnb-show-subagent") && btn.getAttribute("data-node");
@@ -127,6 +134,11 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   function onKeyDown(event: KeyboardEvent): void {
     if (event.key !== "Enter" && event.key !== " ") return;
     const head = event.target as HTMLElement;
+    if (head.matches && head.matches(".dnb-file-open") && root.contains(head)) {
+      event.preventDefault();
+      peek.open(head.textContent || "");
+      return;
+    }
     if (!head.matches || !head.matches(HEADS) || !root.contains(head)) return; // not a button in it
     event.preventDefault();
     toggle(head);
@@ -144,6 +156,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
 
   function onMessage(msg: unknown): void {
     if (isObj(msg) && msg.type === "file") peek.receive(msg as FileMessage);
+    else threads.receive(msg);
   }
 
   function renderProgress(): void {
@@ -185,7 +198,13 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
         parts.push(wrap(h("code", "dnb-file", path)));
       });
     };
-    list("Files changed: ", files, (code) => code);
+    list("Files changed: ", files, (code) => { // a click (or Enter) opens the file in the file peek
+      code.classList.add("dnb-file-open");
+      code.setAttribute("role", "button");
+      code.tabIndex = 0;
+      code.title = `Open ${code.textContent}`;
+      return code;
+    });
     list("Not written: ", notWritten, (code) => {
       const struck = h("s", "dnb-file-not-written");
       struck.append(code);
@@ -268,6 +287,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     tree.dispose();
     peek.dispose();
     tasks.dispose();
+    threads.dispose();
     model.dispose();
     main.clear();
   };

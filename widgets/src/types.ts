@@ -102,6 +102,8 @@ export type RunOutgoing =
   | { type: "expand" }
   | { type: "refresh_tasks" }
   | { type: "open_file"; path: string }
+  | { type: "threads" }
+  | { type: "show_thread"; thread_id: string }
   | { type: "decide"; interrupt_id: string; index: number; decision: DecisionSent }
   | { type: "always"; interrupt_id: string; index: number; tool: string }
   | { type: "approve_all"; interrupt_id: string }

@@ -4,7 +4,7 @@
 import "./dom";
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import { click, FakeModel, mount, press, settle } from "./dom";
+import { click, FakeModel, mount, press, settle, window } from "./dom";
 import view from "../src/files_view";
 import type { Entry, FilesTraits } from "../src/types";
 
@@ -106,6 +106,60 @@ describe("file view", () => {
     assert.equal(text(el, ".dnb-fv-hit-text"), "a <needle>");
     click(el.querySelector(".dnb-fv-hit"));
     assert.deepEqual({ ...fake.sent.at(-1), seq: undefined }, { type: "open", path: "/a.md", seq: undefined });
+  });
+
+  it("opens a grep hit's file at its line: marked and scrolled to, in code and in Markdown", () => {
+    const { el, fake } = show();
+    click(el.querySelector(".dnb-fv-mode-grep"));
+    const input = el.querySelector(".dnb-fv-query") as HTMLInputElement;
+    input.value = "tide";
+    press(input, "Enter");
+    const ask = fake.sent.at(-1);
+    fake.message({ type: "results", seq: ask.seq, error: "", mode: "grep", query: "tide", path: "/", total: 2, capped: false,
+      results: [{ path: "/b.py", line: 3, text: "    return tide" }, { path: "/a.md", line: 5, text: "- the **tide** turns" }] });
+    const hits = [...el.querySelectorAll(".dnb-fv-hit")];
+    assert.equal(hits[0].getAttribute("title"), "/b.py:3");
+    const scrolled: string[] = [];
+    (globalThis as any).HTMLElement.prototype.scrollIntoView = function () { scrolled.push(this.className); };
+    click(hits[0]);
+    const open = fake.sent.at(-1);
+    assert.deepEqual({ ...open, seq: undefined }, { type: "open", path: "/b.py", seq: undefined });
+    fake.message({ ...file("/b.py", { kind: "code", text: "def f():\n    x = 1\n    return tide\n",
+      html: '<pre class="dnb-code"><code>def f():\n    x = 1\n    return tide\n</code></pre>' }), seq: open.seq });
+    const mark = el.querySelector(".dnb-fv-content pre .dnb-fv-line-mark") as HTMLElement;
+    assert.ok(mark, "no mark on the line");
+    assert.equal(mark.getAttribute("data-line"), "3");
+    const lineHeight = parseFloat(mark.style.height);
+    assert.ok(lineHeight > 0);
+    assert.equal(parseFloat(mark.style.top), parseFloat(window.getComputedStyle(mark.parentElement! as any).paddingTop || "0") + 2 * lineHeight);
+    assert.deepEqual(scrolled, ["dnb-fv-line-mark"]);
+
+    click(hits[1]);
+    const md = fake.sent.at(-1);
+    fake.message({ ...file("/a.md", { html: "<h1>Tides</h1><p>The tide is high.</p><ul><li>the <strong>tide</strong> turns</li></ul>" }),
+      seq: md.seq });
+    assert.equal(el.querySelector(".dnb-fv-line-mark"), null);
+    assert.deepEqual([...el.querySelectorAll(".dnb-fv-hit-block")].map((n) => n.tagName), ["LI"]);
+
+    click(row(el, "/a.md")); // opened from the tree: no line, no mark
+    fake.message({ ...file("/a.md"), seq: fake.sent.at(-1).seq });
+    assert.equal(el.querySelector(".dnb-fv-hit-block"), null);
+  });
+
+  it("cuts a hit's long path in the middle, the whole path in its title, and keeps the match", () => {
+    const { el, fake } = show();
+    click(el.querySelector(".dnb-fv-mode-grep"));
+    const input = el.querySelector(".dnb-fv-query") as HTMLInputElement;
+    input.value = "needle";
+    press(input, "Enter");
+    const long = "/research/2026/very-long-folder-name-for-the-coast/stations/north-pier-readings.md";
+    fake.message({ type: "results", seq: fake.sent.at(-1).seq, error: "", mode: "grep", query: "needle", path: "/", total: 1,
+      capped: false, results: [{ path: long, line: 12, text: "the needle" }] });
+    const shownPath = text(el, ".dnb-fv-hit-path");
+    assert.ok(shownPath.length <= 36 && shownPath.includes("…"), shownPath);
+    assert.ok(shownPath.startsWith("/research") && shownPath.endsWith("readings.md"), shownPath);
+    assert.equal(el.querySelector(".dnb-fv-hit")!.getAttribute("title"), `${long}:12`);
+    assert.equal(text(el, ".dnb-fv-hit-text"), "the needle");
   });
 
   it("shows what the run changed, on its own tab", () => {

@@ -80,6 +80,35 @@ describe("kernel gone", () => {
     assert.equal(controls.hidden, true);
   });
 
+  it("a running view whose kernel is gone says so and stops its clock", (t) => {
+    let now = 1_700_000_000_000 + 10_000; // 10 s into the run
+    t.mock.method(Date, "now", () => now);
+    const s = session();
+    const { el } = showRun(s, { status: "running", pending: [],
+      progress: { steps: 1, tool_calls: 1, tokens_in: 1, tokens_out: 1, started_at: 1_700_000_000, elapsed: 9,
+        todo_progress: "" } });
+    const pill = el.querySelector<HTMLElement>(".dnb-status")!;
+    const elapsed = el.querySelector<HTMLElement>(".dnb-elapsed")!;
+    assert.equal(pill.textContent, "running");
+    assert.equal(elapsed.textContent, "10s");
+    now += 5_000;
+    s.statusChanged.emit("dead");
+    assert.equal(pill.textContent, "kernel gone");
+    assert.equal(pill.getAttribute("data-status"), "gone");
+    assert.equal(el.querySelector(".deepnb-run")!.getAttribute("data-kernel"), "gone");
+    assert.equal(elapsed.textContent, "15s");
+    now += 60_000; // a minute later the clock still says when the kernel went
+    s.statusChanged.emit("idle");
+    assert.equal(elapsed.textContent, "15s");
+  });
+
+  it("a finished run keeps its own status when the kernel goes", () => {
+    const s = session();
+    const { el } = showRun(s, { status: "done", pending: [] });
+    s.statusChanged.emit("dead");
+    assert.equal(el.querySelector(".dnb-status")!.textContent, "done");
+  });
+
   it("never throws a closed comm's error at the user", () => {
     const { el, fake } = showRun(session(), { status: "running", pending: [] });
     fake.send = () => { throw new Error("Cannot send"); };

@@ -4,7 +4,7 @@
 import "./dom";
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import { click, FakeModel, mount, settle } from "./dom";
+import { click, FakeModel, mount, press, settle } from "./dom";
 import view from "../src/run_view";
 import { callsHint, countsText, nodeDuration, parentsOf } from "../src/run/subagent_tree";
 import type { Item, RunTraits, TreeNode } from "../src/types";
@@ -184,6 +184,24 @@ describe("run view", () => {
     assert.equal(text(el, ".dnb-filepeek-body em"), "ory");
     click(el.querySelector(".dnb-filepeek-close"));
     assert.equal((el.querySelector(".dnb-filepeek") as HTMLElement).hidden, true);
+    await settle();
+  });
+
+  it("opens a changed file in the file peek on a click or Enter; a file never written is not a link", async () => {
+    const { el, fake } = show({ files_changed: ["/notes/plan.md", "/b.md"], files_not_written: ["/refused.md"] });
+    const links = [...el.querySelectorAll(".dnb-files .dnb-file-open")];
+    assert.deepEqual(links.map((n) => n.textContent), ["/notes/plan.md", "/b.md"]);
+    assert.equal(links[0].getAttribute("role"), "button");
+    assert.equal(links[0].getAttribute("title"), "Open /notes/plan.md");
+    assert.equal(el.querySelector(".dnb-files s .dnb-file-open"), null);
+    click(links[0]);
+    assert.deepEqual(fake.sent.at(-1), { type: "open_file", path: "/notes/plan.md" });
+    assert.equal(el.querySelector(".dnb-filepeek")!.getAttribute("data-path"), "/notes/plan.md");
+    press(links[1], "Enter");
+    assert.deepEqual(fake.sent.at(-1), { type: "open_file", path: "/b.md" });
+    const sent = fake.sent.length;
+    click(el.querySelector(".dnb-files s .dnb-file"));
+    assert.equal(fake.sent.length, sent);
     await settle();
   });
 

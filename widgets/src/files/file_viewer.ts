@@ -10,13 +10,15 @@ import { FILE_KIND_LABEL } from "../schema";
 import type { Blob64, FileReply, Saved } from "../types";
 import { saveBlob } from "./download";
 import { fmtSize, fmtTime } from "./format";
+import { clearMark, type LineTarget, revealLine } from "./reveal";
 import type { Request } from "./request";
 
 const TEXT_KINDS = new Set(["markdown", "code", "table"]);
 
 export interface ViewerView {
   el: HTMLElement;
-  open(path: string, options?: { quiet?: boolean }): void;
+  /** Shows `path`; with `at`, marks that line (a grep hit) once the file is there. */
+  open(path: string, options?: { quiet?: boolean; at?: LineTarget }): void;
   readonly path: string;
   /** The kernel says files changed: show the file again, or warn the editor. */
   changed(paths: string[] | null): void;
@@ -61,7 +63,7 @@ export function viewerView(
   // `original`, the text it opened with); saving: a save is on its way.
   const st = {
     path: "", file: null as FileReply | null, seq: null as string | null, editing: false, original: "",
-    saving: false, error: "",
+    saving: false, error: "", at: undefined as LineTarget | undefined,
   };
 
   function render(): void {
@@ -115,7 +117,7 @@ export function viewerView(
     return Boolean(st.editing && st.file && st.file.editable && textarea.value !== st.original);
   }
 
-  function open(pathValue: string, { quiet = false } = {}): void {
+  function open(pathValue: string, { quiet = false, at }: { quiet?: boolean; at?: LineTarget } = {}): void {
     const path = str(pathValue);
     if (!path) return;
     if (dirty() && path !== st.path) {
@@ -130,6 +132,7 @@ export function viewerView(
     }
     st.path = path;
     st.error = "";
+    if (!quiet) st.at = at; // a refresh keeps the line asked for; another open forgets it
     setText(actionError, "");
     onSelect(path);
     const sent = request<FileReply>({ type: "open", path }, (msg) => {
@@ -153,6 +156,9 @@ export function viewerView(
       setHtml(msg);
     }
     render();
+    if (st.at && !msg.error) revealLine(content, str(msg.kind), st.at);
+    else clearMark(content);
+    st.at = undefined; // once: a live refresh of the file does not scroll it again
   }
 
   function edit(): void {

@@ -1,16 +1,21 @@
 // The search box: file names by glob pattern, or lines by text (grep), under the view's folder.
 
 import { h, ownKeys, setText, smallButton } from "../lib/dom";
-import { isObj, list, num, str } from "../lib/text";
+import { isObj, list, middleEllipsis, num, str } from "../lib/text";
 import type { Results, SearchHit } from "../types";
+import type { LineTarget } from "./reveal";
 import type { Request } from "./request";
+
+const PATH_CHARS = 36; // a hit's path beyond this is cut in its middle (the whole path in its title)
 
 type Mode = "glob" | "grep";
 
 export interface SearchView { el: HTMLElement; refresh(): void; dispose(): void }
 
 /** `rootPath()` gives the folder to search. */
-export function searchView(request: Request, onOpenFile: (path: string) => void, rootPath: () => string): SearchView {
+export function searchView(
+  request: Request, onOpenFile: (path: string, at?: LineTarget) => void, rootPath: () => string,
+): SearchView {
   const el = h("div", "dnb-fv-search-box");
   const form = h("form", "dnb-fv-search");
   form.setAttribute("role", "search");
@@ -82,8 +87,12 @@ export function searchView(request: Request, onOpenFile: (path: string) => void,
       const li = h("li", "dnb-fv-hit-item");
       const btn = smallButton("dnb-fv-hit", undefined);
       btn.setAttribute("data-path", str(hit.path));
-      btn.append(h("span", "dnb-fv-hit-path", hit.path));
+      btn.title = str(hit.path);
+      btn.append(h("span", "dnb-fv-hit-path", middleEllipsis(str(hit.path), PATH_CHARS)));
       if (grep) {
+        btn.setAttribute("data-line", String(num(hit.line)));
+        btn.setAttribute("data-text", str(hit.text));
+        btn.title = `${str(hit.path)}:${num(hit.line)}`;
         btn.append(h("span", "dnb-fv-hit-line", `:${num(hit.line)}`), h("span", "dnb-fv-hit-text", hit.text));
       }
       li.append(btn);
@@ -113,7 +122,10 @@ export function searchView(request: Request, onOpenFile: (path: string) => void,
       return;
     }
     const hit = target.closest && target.closest(".dnb-fv-hit");
-    if (hit) onOpenFile(hit.getAttribute("data-path")!);
+    if (!hit) return;
+    const line = Number(hit.getAttribute("data-line"));
+    onOpenFile(hit.getAttribute("data-path")!, line > 0
+      ? { line, text: hit.getAttribute("data-text") || "", query: last ? last.query : "" } : undefined);
   }
 
   // Enter runs the search itself: a notebook's own key handling may not let the form submit.

@@ -51,3 +51,11 @@ export function sameAnswer(text: unknown, preview: unknown): boolean {
   if (!shown || !words) return false;
   return words === shown || (shown.endsWith("…") && words.startsWith(shown.slice(0, -1)));
 }
+
+/** `text` shortened to `max` characters by an ellipsis in its middle, so both the start of a long
+ * path and its file name stay visible. */
+export function middleEllipsis(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const tail = Math.ceil((max - 1) * 0.6);
+  return `${text.slice(0, max - 1 - tail)}…${text.slice(text.length - tail)}`;
+}

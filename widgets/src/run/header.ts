@@ -18,6 +18,9 @@ export function clockText(elapsed: number, waited: number, waiting: number | nul
   return waited >= 1 ? `${run} (+ ${fmtElapsed(waited)} waiting)` : run;
 }
 
+/** The status pill of a running view whose kernel restarted or shut down. */
+export const KERNEL_GONE = "kernel gone";
+
 export interface HeaderView {
   el: HTMLElement;
   renderHeader(): void;
@@ -31,7 +34,8 @@ export interface HeaderView {
 }
 
 /** `onTick` runs every second while the run runs (and whenever the clock is shown again); Stop
- * shows only while `live()` (no kernel, nothing to stop). */
+ * shows only while `live()` (no kernel, nothing to stop), and a running run whose kernel is gone
+ * says "kernel gone" with its clock stopped. */
 export function headerView(
   model: RunModel, root: HTMLElement, onTick: () => void, live: () => boolean = () => true,
 ): HeaderView {
@@ -57,11 +61,14 @@ export function headerView(
   stats.append(stepsEl, callsEl, elapsedEl, tokensEl);
   bar.append(pill, agentEl, threadEl, stats, controls);
 
+  let frozen: number | null = null; // the run's elapsed time when its kernel went away
+
   // Run time: the time spent waiting for decisions (`waited`, and the wait going on) is not in it.
   function elapsedNow(): number {
     const p = model.get("progress") || {};
     const elapsed = num(p.elapsed);
     if (model.get("status") !== RUNNING) return elapsed;
+    if (frozen !== null) return frozen;
     const fromStart = p.started_at ? Date.now() / 1000 - num(p.started_at) - num(p.waited) : 0;
     const fromAnchor = anchor === null ? elapsed : (Date.now() - anchor) / 1000;
     return Math.max(fromStart, fromAnchor, elapsed);
@@ -100,11 +107,16 @@ export function headerView(
   function renderStatus(): string {
     const status = str(model.get("status")) || RUNNING;
     root.setAttribute("data-status", status);
-    pill.setAttribute("data-status", status);
     const kinds = new Set(list(model.get("pending")).map((p) => (isObj(p) && p.kind) || "approval"));
     const asks = status === ("interrupted" satisfies RunStatus) && kinds.size === 1 && kinds.has("question");
-    setText(pill, asks ? "waiting for your answer" : shownAs(RUN_STATUS_LABEL, status, status));
-    const running = status === RUNNING;
+    // A run still "running" whose kernel is gone will never end: the pill says so, the clock stops.
+    const orphaned = status === RUNNING && !live();
+    if (orphaned && frozen === null) frozen = elapsedNow();
+    pill.setAttribute("data-status", orphaned ? "gone" : status);
+    if (orphaned) root.setAttribute("data-kernel", "gone"); // spinners and the streaming cursor stop
+    pill.title = orphaned ? "The kernel behind this view restarted or shut down: the run stopped with it." : "";
+    setText(pill, orphaned ? KERNEL_GONE : asks ? "waiting for your answer" : shownAs(RUN_STATUS_LABEL, status, status));
+    const running = status === RUNNING && !orphaned;
     if (!running) stopping = false;
     show(controls, running && live());
     stopBtn.disabled = stopping;

@@ -1,0 +1,255 @@
+"""The run view in a real browser while a long run streams: is the page still responsive?
+
+    python bench/browser_stream.py [--steps 2000] [--baseline-steps 100]
+
+Starts JupyterLab on 127.0.0.1 (a free port, its own process group, stopped at the end) and
+headless Chromium (``/usr/bin/chromium``, or ``$DEEPNB_CHROMIUM``), opens a notebook, and runs
+``bench/overhead.py``'s replay script through ``%%deepagent`` twice in the same page: a short run
+first (the baseline, ``--baseline-steps``), then the long one (``--steps``). During each run the
+page records, and the script prints:
+
+- the DOM nodes of the run's view: the most while it streamed (sampled twice a second) and at
+  the end, and of the whole page (goal: a few thousand);
+- frames: the longest gap between two animation frames while the run streamed, and how many
+  were over 16 ms (one frame at 60 Hz; headless Chromium on a busy machine is slower than a
+  person's browser, so compare with the baseline measured in the same page);
+- long tasks (the browser's own "longtask" entries, over 50 ms): how many, the longest, their
+  total;
+- per-message handling: for each kernel message on the websocket, the time from its arrival to
+  the end of the task that handled it (its microtasks included), median and 95th percentile.
+
+Figures, not a pass/fail test: exits 0 unless something failed to run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.overhead import build_script  # noqa: E402
+from tests.browser.conftest import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    JupyterServer,
+    _free_port,
+    _server_command,
+    _server_env,
+    _stop,
+)
+from tests.support.notebook_ui import open_notebook, wait_for_cell  # noqa: E402
+
+# Installed before JupyterLab loads: frame gaps, long tasks and websocket message handling times.
+PROBE = """
+(() => {
+  const probe = window.__dnb = { recording: false, frames: [], longtasks: [], messages: [], nodes: 0 };
+  setInterval(() => { // the run view's DOM while it streams, sampled twice a second
+    if (!probe.recording) return;
+    const views = document.querySelectorAll('.deepnb-run');
+    const view = views[views.length - 1];
+    if (view) probe.nodes = Math.max(probe.nodes, view.querySelectorAll('*').length);
+  }, 500);
+  let last = performance.now();
+  const frame = (now) => {
+    if (probe.recording) probe.frames.push(now - last);
+    last = now;
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+  try {
+    new PerformanceObserver((list) => {
+      if (probe.recording) for (const e of list.getEntries()) probe.longtasks.push(e.duration);
+    }).observe({ entryTypes: ["longtask"] });
+  } catch (e) {}
+  const channel = new MessageChannel();
+  const pending = [];
+  channel.port1.onmessage = () => {
+    const end = performance.now();
+    for (const start of pending.splice(0)) probe.messages.push(end - start);
+  };
+  const desc = Object.getOwnPropertyDescriptor(WebSocket.prototype, "onmessage");
+  Object.defineProperty(WebSocket.prototype, "onmessage", {
+    configurable: true,
+    get() { return desc.get.call(this); },
+    set(handler) {
+      desc.set.call(this, handler && function (event) {
+        const start = performance.now();
+        try { return handler.call(this, event); } finally {
+          if (probe.recording) { pending.push(start); channel.port2.postMessage(0); }
+        }
+      });
+    },
+  });
+})();
+"""
+
+COUNTS = """() => {
+  const views = [...document.querySelectorAll('.deepnb-run')];
+  const view = views[views.length - 1];
+  return { view: view ? view.querySelectorAll('*').length : 0, page: document.querySelectorAll('*').length };
+}"""
+
+
+def _stats(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {"n": 0, "max": 0.0, "median": 0.0, "p95": 0.0, "total": 0.0}
+    ordered = sorted(values)
+    return {
+        "n": len(values),
+        "max": ordered[-1],
+        "median": statistics.median(ordered),
+        "p95": ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))],
+        "total": sum(values),
+    }
+
+
+def measure(page: Any, steps: int, tag: str, timeout: float) -> dict[str, Any]:
+    """Run ``steps`` replayed steps in a new cell and record the page while they stream."""
+    page.evaluate("() => Object.assign(window.__dnb, { frames: [], longtasks: [], messages: [], nodes: 0 })")
+    cell = page.locator(".jp-Notebook .jp-CodeCell").nth(1 if tag == "baseline" else 2)
+    cell.locator(".jp-InputPrompt").first.click()
+    page.evaluate("() => { window.__dnb.recording = true; }")
+    started = time.monotonic()
+    page.keyboard.press("Shift+Enter")
+    try:
+        wait_for_cell(cell, timeout=timeout * 1000)
+        cell.locator('.deepnb-run[data-status="done"]').wait_for(timeout=timeout * 1000)
+    except Exception:
+        statuses = "() => [...document.querySelectorAll('.deepnb-run')].map((v) => v.dataset.status)"
+        shown = page.evaluate(statuses)
+        print(f"the {tag} run did not end done (views: {shown}); page in bench-failure.png", file=sys.stderr)
+        page.screenshot(path="bench-failure.png", full_page=True)
+        raise
+    elapsed = time.monotonic() - started
+    page.evaluate("() => { window.__dnb.recording = false; }")
+    data = page.evaluate("() => window.__dnb")
+    counts = page.evaluate(COUNTS)
+    frames = _stats(data["frames"])
+    return {
+        "steps": steps,
+        "seconds": elapsed,
+        "view_nodes": counts["view"],
+        "view_nodes_max": data["nodes"],
+        "page_nodes": counts["page"],
+        "frames": frames,
+        "frames_over_16": sum(1 for f in data["frames"] if f > 17.5),  # 16.7 ms at 60 Hz, give or take
+        "longtasks": _stats(data["longtasks"]),
+        "messages": _stats(data["messages"]),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--baseline-steps", type=int, default=100)
+    parser.add_argument("--timeout", type=float, default=900, help="seconds for one run")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    work = Path(tempfile.mkdtemp(prefix="deepnb-browser-bench-"))
+    root, state = work / "root", work / "state"
+    for folder in (root, state / "runtime", state / "ipython", state / "settings", state / "workspaces"):
+        folder.mkdir(parents=True)
+    for steps, name in ((args.baseline_steps, "short.json"), (args.steps, "long.json")):
+        script = build_script(steps)  # the long one is summarized on the way
+        script["summaries"] = {"main": "The earlier steps listed the notes and wrote one file in ten."}
+        (root / name).write_text(json.dumps(script))
+    cells = [
+        "%load_ext deepnb",
+        "%%deepagent -a short -m scripted:short.json\nWork through the plan.",
+        "%%deepagent -a long -m scripted:long.json\nWork through the plan.",
+    ]
+    port, token = _free_port(), secrets.token_hex(16)
+    log = state / "server.log"
+    env = {**_server_env(state), "LANGSMITH_TRACING": "false", "PYTHONPATH": str(ROOT)}
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            _server_command(root, port, token, state),
+            cwd=root,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    server = JupyterServer(root, port, token, log, process)
+    results: list[dict[str, Any]] = []
+    try:
+        deadline = time.monotonic() + 60
+        while not server.ready():
+            if process.poll() is not None or time.monotonic() > deadline:
+                print(server.log_tail(), file=sys.stderr)
+                return 1
+            time.sleep(0.2)
+        server.put_notebook("bench.ipynb", cells)
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=os.environ.get("DEEPNB_CHROMIUM", CHROMIUM), headless=True, args=CHROMIUM_ARGS
+            )
+            try:
+                context = browser.new_context(viewport={"width": 1280, "height": 1000})
+                context.add_init_script(PROBE)
+                page = context.new_page()
+                open_notebook(page, server, "bench.ipynb")
+                first = page.locator(".jp-Notebook .jp-CodeCell").first
+                first.locator(".jp-InputPrompt").click()
+                page.keyboard.press("Shift+Enter")
+                wait_for_cell(first)
+                results.append(measure(page, args.baseline_steps, "baseline", args.timeout))
+                results.append(measure(page, args.steps, "long", args.timeout))
+            finally:
+                browser.close()
+    finally:
+        _stop(process, server)
+        shutil.rmtree(work, ignore_errors=True)
+    _print(results)
+    return 0
+
+
+def _print(results: list[dict[str, Any]]) -> None:
+    rows = [
+        ("run", lambda r: f"{r['steps']:,} steps"),
+        ("cell wall time", lambda r: f"{r['seconds']:.1f} s"),
+        ("DOM nodes in the view (most)", lambda r: f"{r['view_nodes_max']:,}"),
+        ("DOM nodes in the view (end)", lambda r: f"{r['view_nodes']:,}"),
+        ("DOM nodes in the page (end)", lambda r: f"{r['page_nodes']:,}"),
+        ("frames recorded", lambda r: f"{r['frames']['n']:,}"),
+        ("longest frame", lambda r: f"{r['frames']['max']:.0f} ms"),
+        ("median frame", lambda r: f"{r['frames']['median']:.1f} ms"),
+        ("95th pct frame", lambda r: f"{r['frames']['p95']:.1f} ms"),
+        (
+            "frames over 16.7 ms",
+            lambda r: (
+                f"{r['frames_over_16']:,} ({100 * r['frames_over_16'] / max(1, r['frames']['n']):.0f}%)"
+            ),
+        ),
+        ("long tasks (>50 ms)", lambda r: f"{r['longtasks']['n']:,}"),
+        ("longest task", lambda r: f"{r['longtasks']['max']:.0f} ms"),
+        ("long tasks total", lambda r: f"{r['longtasks']['total'] / 1000:.1f} s"),
+        ("messages handled", lambda r: f"{r['messages']['n']:,}"),
+        ("per message, median", lambda r: f"{r['messages']['median']:.2f} ms"),
+        ("per message, 95th pct", lambda r: f"{r['messages']['p95']:.2f} ms"),
+        ("per message, max", lambda r: f"{r['messages']['max']:.0f} ms"),
+    ]
+    print(f"{'':32}{'baseline':>18}{'long run':>18}")
+    for label, cell in rows:
+        print(f"{label:32}" + "".join(f"{cell(r):>18}" for r in results))
+    print("\nGoals: the DOM stays under a few thousand nodes; frames while streaming under 16 ms.")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,42 @@
+// deepnb's view loader: every view's `_esm` (a few hundred bytes instead of the whole bundle).
+// The view's bundle and stylesheet come from the code part models its `_code` trait names, once
+// per kernel (deepnb/views/shared_code.py); then the bundle's own `render` draws the view.
+
+import { type CodeRefs, isCodeRefs, loadView } from "./lib/shared_code";
+
+interface Manager {
+  get_model(id: string): Promise<{ get(name: string): unknown }>;
+}
+
+interface Props {
+  model: { get(name: string): unknown; widget_manager?: Manager };
+  el: HTMLElement;
+  host?: { getModel(ref: string): Promise<{ get(name: string): unknown }> };
+}
+
+const PREFIX = "anywidget:";
+
+function texts(props: Props): (ref: string) => Promise<string> {
+  return async (ref) => {
+    const manager = props.model.widget_manager;
+    const part = props.host
+      ? await props.host.getModel(ref)
+      : await manager!.get_model(ref.startsWith(PREFIX) ? ref.slice(PREFIX.length) : ref);
+    return String(part.get("text") ?? "");
+  };
+}
+
+async function render(props: Props): Promise<unknown> {
+  const refs = props.model.get("_code") as CodeRefs;
+  if (!isCodeRefs(refs)) throw new Error("deepnb: this view names no code (_code is empty)");
+  try {
+    const view = await loadView(refs, texts(props));
+    return view.render(props);
+  } catch (error) {
+    console.error("deepnb: could not load the view's code", error);
+    props.el.textContent = "deepnb: this view's code did not load; run the cell again.";
+    return undefined;
+  }
+}
+
+export default { render };
