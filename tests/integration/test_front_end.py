@@ -62,9 +62,12 @@ VIEWS = [("run_view.js", "run_view.css"), ("files_view.js", "files_view.css")]
 
 @pytest.mark.parametrize(("script", "styles"), VIEWS)
 def test_views_code_and_styles_stay_small(script: str, styles: str) -> None:
-    """What every view's opening message carries before any of the run's data: the minified bundle
-    and stylesheets (the hand-written files were 105 KB for the run view)."""
+    """What a kernel sends once per kind of view, before any of the run's data: the minified bundle
+    and stylesheets (the hand-written files were 105 KB for the run view). They travel in shared
+    code parts of at most 48 KB each, not in every view's opening message
+    (tests/security/test_view_code_once.py), so this is a budget on the code's growth, not on a
+    message's size."""
     from deepnb.views.assets import asset, stylesheet
 
     code = asset(script).read_text(encoding="utf-8") + stylesheet(styles)
-    assert len(json.dumps(code, ensure_ascii=False).encode()) <= 80 * 1024
+    assert len(json.dumps(code, ensure_ascii=False).encode()) <= 96 * 1024
