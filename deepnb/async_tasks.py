@@ -304,6 +304,11 @@ def _failure(exc: Exception, server: RemoteAgent, row: AsyncTaskRow, timeout: fl
                 f"{server_at} has no run {row['run_id']} on thread {row['thread_id']}: it may have "
                 "restarted without its data, or the url may point at another server."
             )
+        elif code in (401, 403) and not server.key_from_environment:  # a connected agent's server
+            text = (
+                f"{server_at} refused the request (HTTP {code}): connect again with a key it accepts "
+                "(deepnb.connect(..., api_key=...))."
+            )
         elif code in (401, 403):
             text = (
                 f"{server_at} refused the request (HTTP {code}): check the headers in the subagent's "

@@ -15,12 +15,15 @@ from typing import Any
 import pytest
 
 import deepnb
+from deepnb import events as ev
 from deepnb._loop import run_sync
 from deepnb.async_tasks import FIELDS, ServedAgent, refresh_async_tasks, refresh_tasks, remote_agents
 from deepnb.errors import DeepnbError
 from deepnb.remote import RemoteWorkbench
+from deepnb.state import RunState
 from deepnb.views.output import run_bundle
 from deepnb.views.run_view import RunView
+from deepnb.views.snapshot import snapshot_bundle
 from tests.support.agent_server.key_check import ACCEPTED_KEY
 from tests.support.agent_server.supervisor_graph import RESULT
 from tests.support.agents import unique
@@ -107,8 +110,10 @@ def test_the_refresh_asks_the_agents_server_with_its_key(agent_server: AgentServ
     run_sync(bench.graph.aupdate_state(config, {"async_tasks": {row["task_id"]: unfinished}}))
     with pytest.raises(DeepnbError) as raised:
         run_sync(refresh_async_tasks(wrong, run.thread_id))
-    assert str(raised.value).startswith(f"The Agent Protocol server at {agent_server.url} ")
-    assert "refused the request (HTTP 401)" in str(raised.value) and "not-the-key" not in str(raised.value)
+    assert str(raised.value) == (
+        f"The Agent Protocol server at {agent_server.url} (async subagent 'researcher') refused the "
+        "request (HTTP 401): connect again with a key it accepts (deepnb.connect(..., api_key=...))."
+    )
 
 
 def test_a_task_on_another_server_stays_as_last_seen_and_says_why(agent_server: AgentServer) -> None:
@@ -143,3 +148,16 @@ def test_a_task_on_another_server_stays_as_last_seen_and_says_why(agent_server: 
     view.sync()
     assert view.async_error == refreshed.note
     assert [task["status"] for task in view.async_tasks][1] == "running"
+
+
+# -- without a server ------------------------------------------------------------------------
+
+
+def test_the_static_form_lists_tasks_as_text_never_as_markup() -> None:
+    task = dict.fromkeys(FIELDS, "") | {"task_id": "t-1", "agent_name": "<b>critic</b>", "status": "running"}
+    state = RunState(agent="a", thread_id="t")
+    state.apply(ev.AsyncTasksChanged(ev.MAIN, {"t-1": task}))
+    bundle = snapshot_bundle(state)
+    assert "&lt;b&gt;critic&lt;/b&gt;" in bundle["text/html"] and "<b>critic</b>" not in bundle["text/html"]
+    assert "<b>critic</b>: running (task t-1)" in bundle["text/plain"]
+    assert "Async tasks" not in snapshot_bundle(RunState(agent="a", thread_id="t"))["text/html"]
