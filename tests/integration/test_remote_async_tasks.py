@@ -25,7 +25,7 @@ from deepnb.views.output import run_bundle
 from deepnb.views.run_view import RunView
 from deepnb.views.snapshot import snapshot_bundle
 from tests.support.agent_server.key_check import ACCEPTED_KEY
-from tests.support.agent_server.supervisor_graph import RESULT
+from tests.support.agent_server.supervisor_graph import NOTIFIED, RESULT
 from tests.support.agents import unique
 from tests.support.servers import FOREIGN_ENV, AgentServer, agent_server_fixture
 
@@ -161,3 +161,36 @@ def test_the_static_form_lists_tasks_as_text_never_as_markup() -> None:
     assert "&lt;b&gt;critic&lt;/b&gt;" in bundle["text/html"] and "<b>critic</b>" not in bundle["text/html"]
     assert "<b>critic</b>: running (task t-1)" in bundle["text/plain"]
     assert "Async tasks" not in snapshot_bundle(RunState(agent="a", thread_id="t"))["text/html"]
+
+
+def wait_for_notification(bench: RemoteWorkbench, thread_id: str) -> list[dict[str, Any]]:
+    """The thread's runs once the subagent's notification run (the second) has finished."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        runs = [dict(r) for r in run_sync(bench.graph.client.runs.list(thread_id, limit=10))]
+        if len(runs) >= 2 and all(r["status"] not in ("pending", "running") for r in runs):
+            return runs
+        if time.monotonic() > deadline:
+            pytest.fail(f"no notification run finished on the supervisor's thread: {runs}")
+        time.sleep(0.2)
+
+
+def test_a_subagent_of_the_same_deployment_is_asked_on_the_agents_server(agent_server: AgentServer) -> None:
+    bench = supervisor(agent_server)
+    run = bench.run("Ask the analyst about the launch.", new_thread=True)
+    assert run.status == "done", run.error
+    (row,) = run.async_tasks
+    assert row["agent_name"] == "analyst" and row["status"] in {"pending", "running", "success"}
+
+    # The analyst wakes the supervisor when it finishes: a run on its thread that deepnb did not start.
+    wait_for_notification(bench, run.thread_id)
+    messages = bench.state_values(run.thread_id)["messages"]
+    assert messages[-1].content == NOTIFIED
+
+    stored = dict(bench.state_values(run.thread_id)["async_tasks"])
+    stored[row["task_id"]] = {**stored[row["task_id"]], "status": "running"}
+    config = {"configurable": {"thread_id": run.thread_id}}
+    run_sync(bench.graph.aupdate_state(config, {"async_tasks": stored}))
+    refreshed = run_sync(refresh_tasks(bench, run.thread_id))
+    assert [(r["task_id"], r["status"]) for r in refreshed.rows] == [(row["task_id"], "success")]
+    assert refreshed.note == ""
