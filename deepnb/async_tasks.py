@@ -6,21 +6,36 @@ state key, ``{task_id: {task_id, agent_name, thread_id, run_id, status, created_
 last_checked_at, last_updated_at}}``, and updates a task's status only when one of its tools (or
 its middleware, before a model call) asks the server. :func:`refresh_async_tasks` asks the server
 without running the agent, and writes nothing back into the thread.
+
+An agent built in the kernel names its subagents' servers in its spec (:func:`remote_agents`). A
+served agent (``deepnb.connect``) has no spec here: it says where it is served
+(:class:`ServedAgent`), and its tasks are asked about on that server, where a subagent of the same
+deployment runs; a task that server does not know runs elsewhere and keeps its status as last seen.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from deepnb.errors import DeepnbError
 from deepnb.handles import AgentHandle
 from deepnb.schema import AsyncTaskRow, AsyncTaskStatus
 
-__all__ = ["FIELDS", "RemoteAgent", "merge_rows", "refresh_async_tasks", "remote_agents", "task_rows"]
+__all__ = [
+    "FIELDS",
+    "Refreshed",
+    "RemoteAgent",
+    "ServedAgent",
+    "merge_rows",
+    "refresh_async_tasks",
+    "refresh_tasks",
+    "remote_agents",
+    "task_rows",
+]
 
 FIELDS: tuple[str, ...] = tuple(AsyncTaskRow.__annotations__)
 """The keys of a row (:class:`deepnb.schema.AsyncTaskRow`), all strings."""
@@ -83,6 +98,21 @@ class RemoteAgent:
     name: str
     url: str
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    api_key: str | None = field(default=None, repr=False)
+    """Sent as ``x-api-key``. Without it, the key in the SDK's environment variables (as the
+    agent's tools send it), unless ``key_from_environment`` is false."""
+    key_from_environment: bool = field(default=True, repr=False)
+
+
+@runtime_checkable
+class ServedAgent(Protocol):
+    """An agent served by an Agent Protocol server (``deepnb.connect``): its spec is not known
+    here, so the tasks it started are asked about on the server it runs on."""
+
+    @property
+    def agent_server(self) -> RemoteAgent:
+        """The agent's own server (any ``name``): its URL, headers and API key."""
+        ...
 
 
 def remote_agents(workbench: AgentHandle) -> dict[str, RemoteAgent]:
@@ -103,16 +133,33 @@ def remote_agents(workbench: AgentHandle) -> dict[str, RemoteAgent]:
 # -- refreshing ------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Refreshed:
+    """What :func:`refresh_tasks` found: the rows, and one line (or ``""``) on the tasks whose
+    status stays as last seen because their server cannot be known."""
+
+    rows: list[AsyncTaskRow]
+    note: str = ""
+
+
 async def refresh_async_tasks(
     workbench: AgentHandle, thread_id: str, *, timeout: float = 10.0
 ) -> list[AsyncTaskRow]:
+    """The rows of :func:`refresh_tasks`."""
+    return (await refresh_tasks(workbench, thread_id, timeout=timeout)).rows
+
+
+async def refresh_tasks(workbench: AgentHandle, thread_id: str, *, timeout: float = 10.0) -> Refreshed:
     """The thread's async tasks (as :func:`task_rows`) with their live status from their servers.
 
     Tasks whose status is final (``success``, ``error``, ``timeout``, ``cancelled``), and tasks
     of subagents whose server is unknown (see :func:`remote_agents`), keep their stored status
-    and ``last_checked_at``. The others get the status deepagents' ``check_async_task`` would
-    report (``pending``, ``running``, ``waiting``, ``success``, …), the run it follows, and
-    ``last_checked_at`` = now; ``last_updated_at`` moves when the status or run changed.
+    and ``last_checked_at``. A served agent's tasks (:class:`ServedAgent`) are asked about on its
+    own server; those it does not know run on another server, which a served agent does not
+    name: they keep their status too, and :attr:`Refreshed.note` says so. The others get the
+    status deepagents' ``check_async_task`` would report (``pending``, ``running``, ``waiting``,
+    ``success``, …), the run it follows, and ``last_checked_at`` = now; ``last_updated_at``
+    moves when the status or run changed.
 
     Nothing is written into the thread. Await it on deepnb's engine loop (``run_sync`` from
     other threads). Raises :class:`DeepnbError` with one sentence when a server cannot be
@@ -120,39 +167,70 @@ async def refresh_async_tasks(
     """
     snapshot = await workbench.graph.aget_state({"configurable": {"thread_id": thread_id}})
     rows = task_rows((snapshot.values or {}).get("async_tasks"))
-    servers = remote_agents(workbench)
-    due = [row for row in rows if row["status"] not in _FINAL and row["agent_name"] in servers]
+    named = remote_agents(workbench)
+    home = workbench.agent_server if isinstance(workbench, ServedAgent) else None
+    servers: dict[str, RemoteAgent] = {}  # by task id: where each task not yet final is asked about
+    for row in rows:
+        server = named.get(row["agent_name"]) or (home and replace(home, name=row["agent_name"]))
+        if row["status"] not in _FINAL and server:
+            servers[row["task_id"]] = server
+    due = [row for row in rows if row["task_id"] in servers]
     if not due:
-        return rows
-    clients: dict[tuple[str, frozenset[tuple[str, str]]], Any] = {}
+        return Refreshed(rows)
+    clients: dict[_ServerKey, Any] = {}
     try:
         for row in due:
-            server = servers[row["agent_name"]]
+            server = servers[row["task_id"]]
             if _server_key(server) not in clients:
                 clients[_server_key(server)] = _client(server, row, timeout)
         found = await asyncio.gather(
-            *(_observe(clients[_server_key(servers[row["agent_name"]])], row) for row in due),
+            *(_observe(clients[_server_key(servers[row["task_id"]])], row) for row in due),
             return_exceptions=True,
         )
     finally:
         await asyncio.gather(*(client.aclose() for client in clients.values()), return_exceptions=True)
-    observed: list[tuple[str, str]] = []
+    observed: list[tuple[AsyncTaskRow, tuple[str, str]]] = []
+    elsewhere: list[AsyncTaskRow] = []
     for row, result in zip(due, found, strict=True):
         if isinstance(result, Exception):
-            raise _failure(result, servers[row["agent_name"]], row, timeout) from result
+            if row["agent_name"] not in named and _status_code(result) == 404:
+                elsewhere.append(row)  # not on the served agent's own server
+                continue
+            raise _failure(result, servers[row["task_id"]], row, timeout) from result
         if isinstance(result, BaseException):
             raise result
-        observed.append(result)
+        observed.append((row, result))
     now = _now()
-    for row, (status, run_id) in zip(due, observed, strict=True):
+    for row, (status, run_id) in observed:
         if status != row["status"] or run_id != row["run_id"]:
             row["last_updated_at"] = now
         row.update({"status": status, "run_id": run_id, "last_checked_at": now})
-    return rows
+    return Refreshed(rows, _elsewhere_note(elsewhere, home))
 
 
-def _server_key(server: RemoteAgent) -> tuple[str, frozenset[tuple[str, str]]]:
-    return (server.url, frozenset(server.headers.items()))
+def _elsewhere_note(rows: list[AsyncTaskRow], home: RemoteAgent | None) -> str:
+    """One line on the tasks a served agent's server does not know."""
+    if not rows or home is None:
+        return ""
+    names = ", ".join(dict.fromkeys(row["agent_name"] or "?" for row in rows))
+    many = len(rows) > 1
+    tasks = f"{len(rows)} tasks ({names}) run" if many else f"Task {rows[0]['task_id']} ({names}) runs"
+    return (
+        f"{tasks} on another server than {home.url}, where this agent is served; a served agent does "
+        "not say where its subagents run, so the status shown is as last seen."
+    )
+
+
+def _status_code(exc: BaseException) -> int | None:
+    code = getattr(getattr(exc, "response", None), "status_code", None)
+    return code if isinstance(code, int) else None
+
+
+_ServerKey = tuple[str, frozenset[tuple[str, str]], str | None, bool]
+
+
+def _server_key(server: RemoteAgent) -> _ServerKey:
+    return (server.url, frozenset(server.headers.items()), server.api_key, server.key_from_environment)
 
 
 def _client(server: RemoteAgent, row: AsyncTaskRow, timeout: float) -> Any:
@@ -165,11 +243,14 @@ def _client(server: RemoteAgent, row: AsyncTaskRow, timeout: float) -> Any:
     from langgraph_sdk.client import LangGraphClient  # noqa: PLC0415
 
     try:
-        configured = get_client(url=server.url, headers=dict(server.headers)).http.client
+        if server.api_key or not server.key_from_environment:
+            configured = get_client(url=server.url, api_key=server.api_key, headers=dict(server.headers))
+        else:  # the key in the environment, as get_client finds it
+            configured = get_client(url=server.url, headers=dict(server.headers))
         return LangGraphClient(
             httpx.AsyncClient(
-                base_url=configured.base_url,
-                headers=configured.headers,
+                base_url=configured.http.client.base_url,
+                headers=configured.http.client.headers,
                 timeout=httpx.Timeout(timeout),
                 transport=httpx.AsyncHTTPTransport(retries=1),
             )
@@ -222,6 +303,11 @@ def _failure(exc: Exception, server: RemoteAgent, row: AsyncTaskRow, timeout: fl
             text = (
                 f"{server_at} has no run {row['run_id']} on thread {row['thread_id']}: it may have "
                 "restarted without its data, or the url may point at another server."
+            )
+        elif code in (401, 403) and not server.key_from_environment:  # a connected agent's server
+            text = (
+                f"{server_at} refused the request (HTTP {code}): connect again with a key it accepts "
+                "(deepnb.connect(..., api_key=...))."
             )
         elif code in (401, 403):
             text = (

@@ -16,6 +16,7 @@ from typing import Any
 
 from deepnb import claims
 from deepnb._loop import run_sync
+from deepnb.async_tasks import RemoteAgent
 from deepnb.errors import DeepnbError
 from deepnb.files.setup import FileSetup
 from deepnb.local import ThreadInfo, Workbench
@@ -59,6 +60,14 @@ class RemoteWorkbench(Workbench):
     @property
     def url(self) -> str:
         return self.server.url
+
+    @property
+    def agent_server(self) -> RemoteAgent:
+        """Where the async tasks this agent starts are asked about (``refresh_async_tasks``):
+        its own server, with its headers and key, where a subagent of the same deployment runs."""
+        return RemoteAgent(
+            self.graph_id, self.url, self.server.headers, self.server.api_key, key_from_environment=False
+        )
 
     @property
     def file_setup(self) -> FileSetup:

@@ -149,6 +149,30 @@ def todos_html(
     return f'{heading}<ul class="dnb-todos">{rows}</ul>'
 
 
+# -- async tasks ----------------------------------------------------------------------------------
+
+
+def async_task_lines(tasks: Sequence[Mapping[str, str]]) -> list[str]:
+    """A thread's async subagent tasks as last seen, one line each (none for no tasks)."""
+    if not tasks:
+        return []
+    lines = ["Async tasks:"]
+    for task in tasks:
+        agent, status = task.get("agent_name") or "?", task.get("status") or "?"
+        lines.append(f"  {agent}: {status} (task {task.get('task_id', '')})")
+    return lines
+
+
+def async_tasks_html(tasks: Sequence[Mapping[str, str]]) -> str:
+    """A thread's async subagent tasks as a static table (``""`` for no tasks)."""
+    if not tasks:
+        return ""
+    columns = ("Agent", "Status", "Task", "Created", "Updated")
+    keys = ("agent_name", "status", "task_id", "created_at", "last_updated_at")
+    table = _table_html(columns, [[t.get(key, "") for key in keys] for t in tasks])
+    return f'<div class="dnb-async"><div><b>Async tasks</b></div>{table}</div>'
+
+
 @safe_display
 class TodoList:
     """A thread's todo list (``%deepagent todos``), shown as text or HTML; ``items`` holds the data.

@@ -12,7 +12,7 @@ import traitlets as t
 from deepnb import events as ev
 from deepnb._loop import run_sync
 from deepnb.approvals import CARD_MESSAGES, ApprovalRequest, check_card, restore_hidden
-from deepnb.async_tasks import refresh_async_tasks
+from deepnb.async_tasks import refresh_tasks
 from deepnb.errors import DeepnbError
 from deepnb.interrupts import check_answer_card
 from deepnb.markup import code_css, escape
@@ -110,7 +110,9 @@ class RunView(anywidget.AnyWidget):
         help="What the agents were given: skills [{name, description, agent}] and memory files "
         "[{path, agent}] loaded into their prompts, and tools {agent: [names]} each can call."
     ).tag(sync=True)
-    async_error = t.Unicode("", help="Why the last on-demand refresh of async tasks failed.").tag(sync=True)
+    async_error = t.Unicode(
+        "", help="Why the last on-demand refresh of async tasks failed, or left some as last seen."
+    ).tag(sync=True)
     live_controls = t.Bool(
         True, help="Whether Stop works while the cell runs (the kernel handles widget events)."
     ).tag(sync=True)
@@ -384,15 +386,15 @@ class RunView(anywidget.AnyWidget):
     def _refresh_tasks(self) -> None:
         """Ask the Agent Protocol server for the async tasks' current status."""
         try:
-            rows = run_sync(refresh_async_tasks(self.run.workbench, self.run.thread_id))
+            refreshed = run_sync(refresh_tasks(self.run.workbench, self.run.thread_id))
         except DeepnbError as exc:
             self.async_error = str(exc)
             return
         except Exception as exc:  # shown on the panel rather than lost in the kernel log
             self.async_error = redact(f"Could not refresh the async tasks: {type(exc).__name__}: {exc}")
             return
-        self.async_error = ""
-        self.run.emit(ev.AsyncTasksChanged(ev.MAIN, {row["task_id"]: row for row in rows}))
+        self.async_error = refreshed.note  # "", or why some tasks are as last seen
+        self.run.emit(ev.AsyncTasksChanged(ev.MAIN, {row["task_id"]: row for row in refreshed.rows}))
 
     def _decide(self, kind: str, content: dict[str, Any], targets: list[int]) -> None:
         """A decision from a card, checked against it. A refused one is explained on that

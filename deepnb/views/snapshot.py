@@ -1,7 +1,7 @@
 """Static snapshots of a run: HTML and plain text for places where widgets don't run
 (GitHub, nbviewer, nbconvert, a saved notebook opened without a kernel): the head line, the
-todos, the subagent tree, the transcript (each item by :mod:`deepnb.views.items`), pending
-approvals and the decision log.
+todos, the subagent tree, the transcript (each item by :mod:`deepnb.views.items`), the async
+tasks as last seen, pending approvals and the decision log.
 
 Every piece of agent text is escaped; the only HTML taken as is comes from
 :func:`deepnb.markup.markdown`, which escapes raw HTML itself.
@@ -21,7 +21,7 @@ from deepnb.views.bounds import clip_item
 from deepnb.views.collapse import fold, hidden_ids
 from deepnb.views.given import given_html, given_lines
 from deepnb.views.items import item_html, item_text, plural
-from deepnb.views.listings import todo_lines, todos_html
+from deepnb.views.listings import async_task_lines, async_tasks_html, todo_lines, todos_html
 from deepnb.views.questions import question_html, question_text
 from deepnb.views.styles import snapshot_style
 from deepnb.views.subagent_tree import state_tree, tree_html, tree_text
@@ -111,6 +111,7 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
         todos_html(state["todos"], state["progress"].get("todo_progress", ""), run_status=state["status"]),
         tree_html(state_tree(state), state["items"]) if state.get("tree") else "",
         *_transcript_html(state),
+        async_tasks_html(state.get("async_tasks") or []),  # absent from views saved before it existed
     ]
     if state["files_changed"]:
         parts.append(
@@ -175,6 +176,7 @@ def snapshot_text(state: Mapping[str, Any]) -> str:
     if state.get("tree"):
         lines.append(tree_text(state_tree(state), state["items"]))
     lines += [item_text(item) for item in _transcript(state)]
+    lines += async_task_lines(state.get("async_tasks") or [])
     if state["files_changed"]:
         lines.append("Files changed: " + ", ".join(state["files_changed"]))
     if state.get("files_not_written"):

@@ -29,6 +29,8 @@ SERVER_FOLDER = Path(__file__).parent / "agent_server"
 START_TIMEOUT = 90.0
 FOREIGN_ENV = online_environment()
 """Variables that would send traces or API keys out, or pick a model."""
+URL_VARIABLE = "DEEPNB_AGENT_SERVER_URL"
+"""The server's own URL, for graphs whose async subagents run on the same server."""
 
 
 @dataclass
@@ -89,7 +91,7 @@ def start(folder: Path, log: Path, *, jobs: int = 10, port: int | None = None) -
         process = subprocess.Popen(
             command,
             cwd=folder,
-            env=server_env(),
+            env={**server_env(), URL_VARIABLE: url},
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
