@@ -32,6 +32,7 @@ EXPECTED = {
         "Files changed",
         "SkillsMiddleware",
     ],
+    "remote": ["Subagents</b> (3)", "write_file: approve", "# Launch plan", "Stopped the server at"],
 }
 pytestmark = pytest.mark.binder
 
