@@ -26,7 +26,7 @@ from deepnb.models.scripted import ScriptedChatModel, parse_script
 
 RESULT = "Done: the launch is in May, notes in /notes.md."
 FOUND = "Found it: the launch moved to May."
-SLOW_SECONDS = 6.0
+SLOW_SECONDS = 12.0
 WRITE_NOTES = {"name": "write_file", "args": {"file_path": "/notes.md", "content": "Launch: May\n"}}
 TODOS = [
     {"content": "Ask the researcher", "status": "in_progress"},
