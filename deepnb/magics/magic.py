@@ -11,17 +11,18 @@ import asyncio
 import importlib.metadata
 import re
 import sys
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
 from deepnb.errors import DeepnbError
-from deepnb.magics import commands, parser
+from deepnb.magics import parser
 from deepnb.magics.interpolate import interpolate
-from deepnb.run import KERNEL_INTERRUPT
-from deepnb.session import Session
-from deepnb.spec import parse_interrupt_on
+
+if TYPE_CHECKING:
+    from deepnb.session import Session
 
 _CELL_HEAD = re.compile(r"^%%deepagent(?:[ \t]|$)")
 
@@ -33,6 +34,15 @@ def _kernel_handles_events_while_awaiting() -> bool:
     except importlib.metadata.PackageNotFoundError:
         return False
     return int(version.split(".")[0]) >= 7
+
+
+def _commands() -> ModuleType:
+    """What the subcommands and the cell do. They reach every layer (agents, extensions, remote
+    agents, views): ``%load_ext deepnb`` registers the magics without them, the first use loads them."""
+    # lazy: keeps %load_ext deepnb to the magics' own definitions
+    from deepnb.magics import commands  # noqa: PLC0415
+
+    return commands
 
 
 @magics_class
@@ -58,6 +68,7 @@ class DeepnbMagics(Magics):
         return namespace
 
     def _subcommand(self, name: str, args: Any) -> Any:
+        commands = _commands()
         if name == "help":
             return commands.Message(parser.usage())
         if name == "define":
@@ -90,6 +101,9 @@ class DeepnbMagics(Magics):
         except (KeyboardInterrupt, asyncio.CancelledError):
             # The kernel's interrupt: an async cell sees it as its task cancelled. Either way the
             # user pressed ■ (or Ctrl-C), so the run stops and the cell says KeyboardInterrupt.
+            # lazy: the engine is loaded by now (a run exists); %load_ext deepnb does not load it
+            from deepnb.run import KERNEL_INTERRUPT  # noqa: PLC0415
+
             run.stop(reason=KERNEL_INTERRUPT)
             await _settle(run)
             raise KeyboardInterrupt(f"{run.id} {KERNEL_INTERRUPT}") from None
@@ -103,6 +117,7 @@ class DeepnbMagics(Magics):
                 "--wait needs a kernel that handles widget events while a cell runs (ipykernel 7 or "
                 "later, in JupyterLab or Notebook 7). Leave it out: decide on the cards, then go on."
             )
+        commands = _commands()
         try:
             if args.input:
                 prompt = commands.input_variable(args.input, cell, self._user_ns)
@@ -114,7 +129,7 @@ class DeepnbMagics(Magics):
                     )
                 prompt = prompt.strip()
             options = {
-                "interrupt_on": parse_interrupt_on(args.interrupt_on),
+                "interrupt_on": commands.parse_interrupt_on(args.interrupt_on),
                 "interpreter": commands.interpreter_option(args.interpreter, args.ptc),
             }
             workbench: Session = commands.workbench_for(args.agent, args.model, options, self._user_ns)

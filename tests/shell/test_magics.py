@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -52,6 +53,25 @@ def test_load_ext_does_not_import_agent_libraries():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_load_ext_loads_only_the_magics_own_modules():
+    """%load_ext deepnb registers the magics; the engine, the session layer, the views, extensions,
+    remote agents and Pygments load with the first %deepagent that needs them."""
+    code = (
+        "import sys\n"
+        "from IPython.testing.globalipapp import start_ipython\n"
+        "ip = start_ipython()\n"
+        "before = set(sys.modules)\n"
+        "ip.run_line_magic('load_ext', 'deepnb')\n"
+        "print(sorted(m for m in set(sys.modules) - before if m.startswith(('deepnb', 'pygments'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = ast.literal_eval(out.stdout.strip().splitlines()[-1])
+    assert "deepnb.magics.magic" in loaded
+    engine = ("deepnb.run", "deepnb.local", "deepnb.remote", "deepnb.extensions", "deepnb.views", "pygments")
+    assert [m for m in loaded if m.startswith(engine)] == []
+    assert len(loaded) <= 12, loaded
 
 
 def test_cell_runs_the_demo_and_shows_live_view_and_snapshot(ip):
