@@ -25,6 +25,16 @@ most self time, and the browser's own work (script, style, layout, paint, garbag
 total time. The profiler slows the page a little: compare figures from runs without it.
 
 Figures, not a pass/fail test: exits 0 unless something failed to run.
+
+What the profile showed for a 2,000-step run (2 shared cores, headless Chromium 156, software
+rendering): script was a small part of each frame; the browser's paint, pre-paint, layout and
+style passes, which grow with the nodes on the page, were most of it, and folding 240 old items
+at once made the longest frames. Since the view folds past 120 items (not 300), skips the items a
+patch did not change and paints each item as a layer of its own, the same run, back to back on the
+same machine: most DOM nodes in the view 3,860 → 1,780; longest frame 133 → 67 ms; frames over
+16.7 ms 38 → 15 (95th percentile 16.8 ms, one frame, in both); long tasks 7 (0.5 s) → 2 (0.1 s);
+per message 95th percentile 10.3 → 5.9 ms, longest 108 → 38 ms; main-thread CPU for the whole
+run in ``--profile``'s trace 23.9 → 13.9 s.
 """
 
 from __future__ import annotations
