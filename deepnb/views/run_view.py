@@ -53,8 +53,10 @@ _SYNCED = (
     "given",
 )
 _LIVE = tuple(name for name in _SYNCED if name not in ("items", "tree"))
-LIVE_ITEMS = 300
-"""Transcript items a streaming view holds at most before its old steps are folded again."""
+LIVE_ITEMS = 120
+"""Transcript items a streaming view holds at most before its old steps are folded again. Each
+token costs the browser a style, layout and paint pass over the page, which grows with the
+transcript's nodes: at 300 items a 2,000-step run's frames often took two (bench/browser_stream.py)."""
 
 
 class RunView(anywidget.AnyWidget):

@@ -3,7 +3,7 @@
 
 import { h, setText, show } from "../lib/dom";
 import { shownAs } from "../lib/statuses";
-import { fmtElapsed, fmtInt, isObj, list, num, plural, str } from "../lib/text";
+import { fmtElapsed, isObj, list, num, str } from "../lib/text";
 import { RUN_STATUS_LABEL, RUNNING } from "../schema";
 import type { RunStatus } from "../types";
 import type { RunModel } from "./live_model";
@@ -17,6 +17,13 @@ export function clockText(elapsed: number, waited: number, waiting: number | nul
   if (status === WAITING_RUN) return waiting === null ? `${run} · waiting` : `${run} · waiting ${fmtElapsed(waiting)}`;
   return waited >= 1 ? `${run} (+ ${fmtElapsed(waited)} waiting)` : run;
 }
+
+// The header's counts change with every streamed token: one formatter for all of them (a
+// `toLocaleString("en-US")` per count builds a new one each time). Same text as lib/text's fmtInt.
+const INTEGER = new Intl.NumberFormat("en-US");
+
+/** A count as the header shows it: rounded, with thousands separators ("12,345"). */
+export const count = (value: unknown): string => INTEGER.format(Math.round(num(value)));
 
 /** The status pill of a running view whose kernel restarted or shut down. */
 export const KERNEL_GONE = "kernel gone";
@@ -98,9 +105,9 @@ export function headerView(
   function renderProgress(): void {
     const p = model.get("progress") || {};
     anchor = Date.now() - num(p.elapsed) * 1000;
-    setText(stepsEl, `step ${fmtInt(p.steps)}`);
-    setText(callsEl, plural(p.tool_calls, "tool call"));
-    setText(tokensEl, `tokens ${fmtInt(p.tokens_in)} in / ${fmtInt(p.tokens_out)} out`);
+    setText(stepsEl, `step ${count(p.steps)}`);
+    setText(callsEl, `${count(p.tool_calls)} tool call${num(p.tool_calls) === 1 ? "" : "s"}`);
+    setText(tokensEl, `tokens ${count(p.tokens_in)} in / ${count(p.tokens_out)} out`);
     tick();
   }
 

@@ -12,6 +12,8 @@ export interface ItemRecord {
   el: HTMLElement;
   /** The fields last shown, by name. */
   f: Record<string, any>;
+  /** The item object last shown: an update that hands back the same object changes nothing. */
+  item?: object;
   /** The agent path last shown. */
   agent?: string;
   /** The subagent's name, on text, tool and summary items. */

@@ -2,7 +2,8 @@
 // place.
 // Updates arrive up to 20 times a second and `items` can hold thousands of entries, so each list
 // keeps one record per item id: new elements only for new ids, DOM writes only for fields that
-// changed. A streaming text grows by appending to its text node.
+// changed, and no look at an item the update handed back unchanged (the same object). A streaming
+// text grows by appending to its text node.
 
 import { h, keepOnly, placeAt, setAttr, setText, smallButton } from "../lib/dom";
 import { armImages } from "../lib/images";
@@ -74,6 +75,7 @@ export function makeItem(item: Item, key: string, expanded: Set<string>): ItemRe
 
 /** Shows what changed in an item. */
 export function patchItem(rec: ItemRecord, item: Item): void {
+  rec.item = item;
   if (rec.kind === "update") {
     if (changed(rec, item, "node")) setText(rec.label!, rec.f.node);
     if (changed(rec, item, "text")) setText(rec.body!, rec.f.text);
@@ -142,8 +144,11 @@ export function itemList(container: HTMLElement, expanded: Set<string>): ItemLis
         rec.el.remove();
         rec = undefined;
       }
-      if (rec) patchItem(rec, item);
-      else {
+      if (rec) {
+        // A live patch hands back the items it did not change as the same objects: only the
+        // changed ones (a streaming text, a tool's result) are compared field by field.
+        if (rec.item !== item) patchItem(rec, item);
+      } else {
         records.set(key, (rec = makeItem(item, key, expanded)));
         ITEM_RECS.set(rec.el, rec);
       }
