@@ -154,7 +154,7 @@ def save_notebook(page: Any) -> None:
     page.locator(".jp-NotebookPanel-toolbar [data-jp-item-name='save'] jp-button").click()
 
 
-def saved_output(server: Any, name: str, cell: int, timeout: float = 15) -> dict[str, Any]:
+def saved_output(server: Any, name: str, cell: int, timeout: float = 45) -> dict[str, Any]:
     """The data of the first output of code cell ``cell`` once the front-end has saved it."""
     import urllib.error
 
