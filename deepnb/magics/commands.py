@@ -428,3 +428,11 @@ def _port(text: str | None) -> int | None:
     if not text.isdigit():
         raise DeepnbError(f"--port {text!r} is not a port number: give one such as --port 2024.")
     return int(text)
+
+
+def export(args: Any) -> Message:
+    """Write a thread as a standalone notebook (``deepnb.export``); say where, in one line."""
+    from deepnb.exporting import export_thread  # noqa: PLC0415  # lazy: it loads nbformat
+
+    session: Session = wb.get(args.agent, build=False)
+    return Message(repr(export_thread(session, args.path, thread=args.thread, force=args.force)))

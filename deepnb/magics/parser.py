@@ -254,6 +254,14 @@ def serve(line: str) -> None:
     """Serve deepnb.toml's agents with langgraph dev in the background (--stop ends it)."""
 
 
+@magic_arguments(name="deepagent export")
+@_common
+@argument("path", help="The notebook to write (PATH.ipynb; it must not exist, unless --force).")
+@argument("--force", action="store_true", help="Replace the notebook at PATH.")
+def export(line: str) -> None:
+    """Write a thread as a standalone notebook: its prompts, run views and files."""
+
+
 SUMMARIES = {
     "help": "Show this help.",
     "define": "Define (or redefine) a named agent.",
@@ -277,6 +285,7 @@ SUMMARIES = {
     "reload": "Rebuild agents with the current extensions and deepnb.toml (threads kept).",
     "deploy": "Write deepnb.toml's agents as an Agent Server app (langgraph.json) into PATH.",
     "serve": "Serve deepnb.toml's agents with langgraph dev in the background (--stop ends it).",
+    "export": "Write a thread as a standalone notebook (prompts, run views, files): PATH.ipynb.",
 }
 SUBCOMMANDS: dict[str, Command] = {
     "help": help_,
@@ -301,6 +310,7 @@ SUBCOMMANDS: dict[str, Command] = {
     "reload": reload,
     "deploy": deploy,
     "serve": serve,
+    "export": export,
 }
 
 

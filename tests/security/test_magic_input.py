@@ -27,7 +27,7 @@ def _usage_error(shell: Any, source: str) -> str:
 
 
 COMMANDS: dict[str, Callable[..., Any]] = {"%%deepagent": parser.cell, **parser.SUBCOMMANDS}
-REQUIRED = {"define": "x", "use": "x", "extension": "x", "deploy": "x", "connect": "x"}
+REQUIRED = {"define": "x", "use": "x", "extension": "x", "deploy": "x", "connect": "x", "export": "x.ipynb"}
 """A value for each command's required positional argument, so the rest can be tried alone."""
 CODE = {"js": "1 + 1"}
 """What follows the options of a command whose last argument is code."""

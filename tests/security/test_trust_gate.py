@@ -378,7 +378,7 @@ READ_ONLY = {
     "use": "default",
     "extensions": "",
 }
-ACTS = {"define", "resume", "reload", "extension", "trust", "deploy", "serve", "connect"}
+ACTS = {"define", "resume", "reload", "extension", "trust", "deploy", "serve", "connect", "export"}
 
 
 def test_every_subcommand_is_classified() -> None:
