@@ -6,7 +6,8 @@ snapshot where this kernel has the run (a ``display_data`` output with ``text/ht
 wrote as a Markdown cell holding the file in a fenced code block. Everything the agent or the model
 wrote is escaped (no HTML of theirs is rendered) and every string passes
 :func:`deepnb.secrets.redact`. It is built from the :class:`~deepnb.session.Session` protocol only,
-so local and remote agents export alike.
+so local and remote agents export alike; the run's view comes from the renderer the display
+package registers for a run's state (this module, in the session layer, imports no view).
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from deepnb.displayable import renderer_for
 from deepnb.errors import DeepnbError
 from deepnb.secrets import redact, redact_data
 from deepnb.session import Session
-from deepnb.views.snapshot import snapshot_bundle
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|~])")
 TOOL_ARGS_SHOWN = 300
@@ -119,6 +120,15 @@ def _conversation(replies: Sequence[Any]) -> str:
     return "\n\n".join(parts) or "*(no reply)*"
 
 
+def _snapshot(state: Any) -> dict[str, str]:
+    """A run's static view (``text/html`` and ``text/plain``), by the renderer the display
+    package registers for a run's state."""
+    bundle = renderer_for(type(state)).bundle
+    assert bundle is not None, "deepnb.views.renderers registers a run state's snapshot"
+    data = bundle(state)
+    return {mime: data[mime] for mime in ("text/html", "text/plain")}
+
+
 def _title(session: Session, thread_id: str, prompts: int) -> str:
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     return (
@@ -184,7 +194,7 @@ def build_notebook(session: Session, thread_id: str) -> tuple[Any, int, int, int
     for n, (prompt, replies) in enumerate(turns):
         cells.append(v4.new_markdown_cell(f"**Prompt {n + 1}**\n\n{markdown_text(prompt)}"))
         if n == shown_at and run is not None:
-            output = v4.new_output("display_data", data=snapshot_bundle(run.state), metadata={})
+            output = v4.new_output("display_data", data=_snapshot(run.state), metadata={})
             cell = v4.new_code_cell(f"# The run's view as it ended (prompt {n + 1})", outputs=[output])
             cells.append(cell)
         else:
