@@ -24,6 +24,7 @@ from typing import Any
 
 from deepnb.displayable import renderer_for
 from deepnb.errors import DeepnbError
+from deepnb.safe_display import safe_display
 from deepnb.secrets import redact, redact_data
 from deepnb.session import Session
 
@@ -32,6 +33,7 @@ TOOL_ARGS_SHOWN = 300
 """Characters of a tool call's arguments a conversation cell shows."""
 
 
+@safe_display
 @dataclass(frozen=True)
 class Exported:
     """What :func:`export_thread` wrote: where, from which thread, how many prompts and files."""
