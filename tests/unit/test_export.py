@@ -70,6 +70,7 @@ def test_the_notebook_is_valid_and_shows_each_prompt_its_run_and_the_files(
     assert "First answer" in view.outputs[0].data["text/plain"]  # each run replays the script
     assert "&lt;img src=x" in view.outputs[0].data["text/html"]
     assert "<img src=x" not in view.outputs[0].data["text/html"]
+    assert "<script" not in json.dumps(notebook)
     assert mimetypes(notebook) == {"text/html", "text/plain"}
     assert "/a\\.md" in file_cell.source
     assert "````md\n<b>x</b>\n```\n````" in file_cell.source
