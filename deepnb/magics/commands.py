@@ -265,6 +265,7 @@ def history(args: Any) -> Table:
     )
 
 
+@safe_display
 class ForkedThread(str):
     """The id of a thread made by ``%deepagent fork``: a plain ``str``, shown as one line."""
 
