@@ -12,6 +12,8 @@ from deepnb.events import message_text
 
 INPUT = "__input__"
 """The node a thread's first checkpoint (the run's input) counts as written by."""
+START = "__start__"
+"""The node that reads a run's input into the state (it writes only the input keys)."""
 
 
 def pairs(snapshots: Sequence[Any]) -> Iterator[tuple[Any, Any | None]]:
@@ -20,10 +22,13 @@ def pairs(snapshots: Sequence[Any]) -> Iterator[tuple[Any, Any | None]]:
         yield snapshot, snapshots[index + 1] if index + 1 < len(snapshots) else None
 
 
-def as_node(older: Any | None) -> str:
-    """The node a copy of the checkpoint after ``older`` is written as, so that the same nodes
-    run next: the first of its writers."""
-    return writer(older).split(", ")[0]
+def as_node(snapshots: Sequence[Any], index: int) -> str:
+    """The node a copy of ``snapshots[index]`` is written as, so that the same nodes run next:
+    the first node that wrote it, or, for a step written from outside (a file the notebook
+    wrote), the node that wrote the step before."""
+    while index + 1 < len(snapshots) and not snapshots[index + 1].tasks:
+        index += 1
+    return writer(snapshots[index + 1] if index + 1 < len(snapshots) else None).split(", ")[0]
 
 
 def writer(older: Any | None) -> str:
@@ -84,17 +89,25 @@ def changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> tuple[str, .
     return tuple(found)
 
 
-def pick(snapshots: Sequence[Any], at: int | str, *, thread: str, agent: str) -> tuple[Any, Any | None]:
-    """The snapshot a fork starts from — step ``at`` (a number, or its digits) or the checkpoint
-    with id ``at`` — and the one before it; one line naming the range where there is none."""
+def pick(snapshots: Sequence[Any], at: int | str, *, thread: str, agent: str) -> int:
+    """Where in ``snapshots`` a fork starts — step ``at`` (a number, or its digits) or the
+    checkpoint with id ``at`` —; one line naming the range where there is none, or where the step
+    holds a run's input the agent has not read yet (there is nothing of it in the state to copy)."""
     if not snapshots:
         raise DeepnbError(f"Agent {agent!r} has no thread {thread!r}: %deepagent threads lists its threads.")
     steps = [int((s.metadata or {}).get("step", 0)) for s in snapshots]
     wanted = str(at).strip()
-    for (snapshot, older), step in zip(pairs(snapshots), steps, strict=True):
+    for index, (snapshot, step) in enumerate(zip(snapshots, steps, strict=True)):
         checkpoint_id = str((snapshot.config or {}).get("configurable", {}).get("checkpoint_id", ""))
         if wanted == checkpoint_id or (wanted.lstrip("-").isdigit() and int(wanted) == step):
-            return snapshot, older
+            if (snapshot.metadata or {}).get("source") == "input":
+                raise DeepnbError(
+                    f"Step {step} of thread {thread!r} holds a prompt the agent has not read yet: fork at "
+                    f"step {step + 1} (with it) or {step - 1} (before it)."
+                    if step >= 0
+                    else f"Step {step} of thread {thread!r} holds only its first prompt: fork at step 0."
+                )
+            return index
     raise DeepnbError(
         f"Thread {thread!r} has no step or checkpoint {wanted!r}: its steps run from {min(steps)} to "
         f"{max(steps)} (%deepagent history -t {thread} lists them)."

@@ -19,7 +19,7 @@ from deepnb.errors import DeepnbError
 from deepnb.files.files import Files
 from deepnb.files.setup import FileSetup
 from deepnb.graph_input import input_for, shown_input
-from deepnb.history import as_node, described, pairs, pick
+from deepnb.history import INPUT, START, as_node, described, pairs, pick
 from deepnb.run import PENDING_ONLY, Run
 from deepnb.safe_display import safe_display
 from deepnb.spec import AgentSpec
@@ -370,10 +370,24 @@ class Workbench:
         checkpoint id), with the same nodes to run next, so a run there goes on from that step;
         returns its id. The original thread is untouched."""
         snapshots = self._snapshots(thread_id)
-        target, older = pick(snapshots, at, thread=thread_id, agent=self.name)
+        index = pick(snapshots, at, thread=thread_id, agent=self.name)
+        target = snapshots[index]
         new = self.fresh_thread_id()
         config = {"configurable": {"thread_id": new}}
-        run_sync(self.graph.aupdate_state(config, dict(target.values or {}), as_node=as_node(older)))
+        values = dict(target.values or {})
+        node = as_node(snapshots, index)
+        if node == START and as_node(snapshots, index + 1) != INPUT:  # a later run's first step:
+            # the start node writes only the input keys, so the rest goes in first, as the node
+            # that ended the run before
+            run_sync(self.graph.aupdate_state(config, values, as_node=as_node(snapshots, index + 1)))
+        run_sync(self.graph.aupdate_state(config, values, as_node=node))
+        made = run_sync(self.graph.aget_state(config))
+        if tuple(made.next or ()) != tuple(target.next or ()) or made.values != values:
+            run_sync(self.checkpointer.adelete_thread(new))  # never a fork that would differ
+            raise DeepnbError(
+                f"Step {at} of thread {thread_id!r} cannot be copied exactly (its state or what runs next "
+                "would differ): fork at the step after it (%deepagent history lists them)."
+            )
         return new
 
     def _continue(self, thread_id: str) -> Run:

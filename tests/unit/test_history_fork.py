@@ -8,6 +8,8 @@ import pytest
 import deepnb
 from deepnb.errors import DeepnbError
 from deepnb.history import changes
+from deepnb.remote import RemoteWorkbench
+from deepnb.remote.client import Server
 from tests.unit.conftest import unique
 
 WAIT = 30.0
@@ -103,3 +105,31 @@ def test_a_fork_at_a_step_that_does_not_exist_names_the_range() -> None:
     with pytest.raises(DeepnbError, match=rf"Agent '{workbench.name}' has no thread 'ghost'"):
         workbench.fork("ghost", 1)
     assert len(workbench.threads()) == 1  # nothing half-made
+
+
+def test_every_step_of_two_runs_and_a_notebook_write_forks_exactly() -> None:
+    workbench = deepnb.agent(name=unique("forkall"), model="demo:quickstart")
+    first = _done(workbench, "Write a brief about tide pools")
+    workbench.files(first.thread_id).write("/note.md", "hello")  # a step written from outside
+    workbench.start("And another", thread=first.thread_id).wait(WAIT)
+    config = {"configurable": {"thread_id": first.thread_id}}
+    snapshots = list(workbench.graph.get_state_history(config))
+    assert {s.metadata["source"] for s in snapshots} == {"input", "loop", "update"}
+    for snapshot in snapshots:
+        step = snapshot.metadata["step"]
+        if snapshot.metadata["source"] == "input":  # the prompt is not in the state yet
+            with pytest.raises(DeepnbError, match=rf"^Step {step} of thread '{first.thread_id}' holds "):
+                workbench.fork(first.thread_id, step)
+            continue
+        forked = workbench.graph.get_state(
+            {"configurable": {"thread_id": workbench.fork(first.thread_id, step)}}
+        )
+        assert (forked.next, forked.values) == (snapshot.next, snapshot.values), step
+
+
+def test_a_remote_workbench_refuses_to_fork_in_one_line() -> None:
+    server = Server("http://127.0.0.1:9")  # nothing here sends a request
+    remote = RemoteWorkbench(unique("remote"), server, None, {"assistant_id": "a1", "graph_id": "deep"})
+    with pytest.raises(DeepnbError, match="forking a server thread is not supported yet") as refused:
+        remote.fork("t1", 3)
+    assert "\n" not in str(refused.value)
