@@ -16,14 +16,15 @@ def _cell(ip, source: str):
 
 
 def test_history_and_fork_magics(ip):
-    _cell(ip, "%%deepagent -m demo:quickstart --new -o ran\nA brief")
+    _cell(ip, "%%deepagent -m demo:quickstart --new -o ran\nA brief <script>alert(1)</script>")
     run = ip.user_ns["ran"].wait(60)
     assert run.status == "done", run.error
     table = _cell(ip, f"%deepagent history -t {run.thread_id}").result
     assert table.columns[:4] == ("step", "agent", "node", "changed")
     assert [row[0] for row in table.rows] == [c.step for c in run.workbench.history(run.thread_id)]
     assert any("tool call: write_todos" in row[3] for row in table.rows)
-    assert "<script" not in table._repr_html_()
+    html = table._repr_html_()
+    assert "prompt: A brief &lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script" not in html
 
     forked = _cell(ip, f"forked = %deepagent fork -t {run.thread_id} --at 3").result
     assert forked is None and isinstance(ip.user_ns["forked"], str)  # the id, as a plain string
