@@ -197,6 +197,19 @@ def stop(line: str) -> None:
     """Stop the run on a thread."""
 
 
+@magic_arguments(name="deepagent history")
+@_common
+def history(line: str) -> None:
+    """Show a thread's checkpoints: step, agent and node, what changed, when."""
+
+
+@magic_arguments(name="deepagent fork")
+@argument("--at", required=True, metavar="STEP", help="The step number (or checkpoint id) to fork at.")
+@_common
+def fork(line: str) -> None:
+    """Make a new thread from a thread's checkpoint; prints (and returns) the new thread id."""
+
+
 @magic_arguments(name="deepagent approvals")
 @_common
 def approvals(line: str) -> None:
@@ -277,6 +290,8 @@ SUMMARIES = {
     "repl": "Show the interpreter's globals for a thread.",
     "js": "Evaluate JavaScript against a copy of a thread's interpreter state.",
     "stop": "Stop the run on a thread.",
+    "history": "Show a thread's checkpoints: step, agent and node, what changed, when.",
+    "fork": "Make a new thread from a thread's step: %deepagent fork -t THREAD --at STEP.",
     "approvals": "Show the approvals a thread waits for (also after a restart).",
     "resume": "Resume a thread: pending approvals, or a failed or stopped run.",
     "extension": "Load the extension(s) at PATH (a file or a folder).",
@@ -302,6 +317,8 @@ SUBCOMMANDS: dict[str, Command] = {
     "repl": repl,
     "js": js,
     "stop": stop,
+    "history": history,
+    "fork": fork,
     "approvals": approvals,
     "resume": resume,
     "extension": extension,
