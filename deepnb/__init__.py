@@ -32,6 +32,7 @@ __all__ = [
     "attach",
     "connect",
     "deploy",
+    "export",
     "extensions",
     "get",
     "load_ipython_extension",
@@ -133,6 +134,19 @@ def deploy(path: str | os.PathLike[str], *, agents: Sequence[str] | None = None,
     from deepnb.deployment import deploy as write  # noqa: PLC0415  # lazy: see above
 
     return write(path, agents=agents, force=force)
+
+
+def export(
+    path: str | os.PathLike[str], *, thread: str | None = None, agent: str | None = None, force: bool = False
+) -> Any:
+    """Write ``thread`` (default: the current one) of ``agent`` (default: the current agent) to
+    ``path`` (``.ipynb``) as a standalone notebook that opens without a kernel: each prompt, the
+    run's view where this kernel has the run (else the replies), and the files the agent wrote.
+    ``force`` replaces a notebook already there."""
+    from deepnb.exporting import export_thread  # noqa: PLC0415  # lazy: see above
+    from deepnb.workbench import get as lookup  # noqa: PLC0415  # lazy: see above
+
+    return export_thread(lookup(agent, build=False), path, thread=thread, force=force)
 
 
 def serve(agents: Sequence[str] | None = None, *, port: int | None = None, connect: bool = True) -> Any:

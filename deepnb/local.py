@@ -19,6 +19,7 @@ from deepnb.errors import DeepnbError
 from deepnb.files.files import Files
 from deepnb.files.setup import FileSetup
 from deepnb.graph_input import input_for, shown_input
+from deepnb.history import INPUT, START, as_node, described, pairs, pick
 from deepnb.run import PENDING_ONLY, Run
 from deepnb.safe_display import safe_display
 from deepnb.spec import AgentSpec
@@ -31,23 +32,32 @@ def new_thread_id() -> str:
 
 @dataclass(frozen=True)
 class Checkpoint:
-    """A step of a thread's history: its checkpoint id, step number, when it was saved, and
-    which nodes were to run next (empty once the run ended)."""
+    """A step of a thread's history: its checkpoint id, step number, when it was saved, which
+    nodes were to run next (empty once the run ended), the agent and node(s) that wrote it, and
+    what changed since the step before (:func:`deepnb.history.changes`)."""
 
     checkpoint_id: str
     step: int
     created_at: str
     next: tuple[str, ...]
+    agent: str = ""
+    node: str = ""
+    changes: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, snapshot: Any) -> Checkpoint:
-        """A LangGraph ``StateSnapshot`` as a history step."""
+    def of(cls, snapshot: Any, older: Any | None = None) -> Checkpoint:
+        """A LangGraph ``StateSnapshot`` as a history step; ``older``, the snapshot before it,
+        says what changed."""
         configurable = (snapshot.config or {}).get("configurable", {})
+        agent, node, changed = described(snapshot, older)
         return cls(
             checkpoint_id=str(configurable.get("checkpoint_id", "")),
             step=int((snapshot.metadata or {}).get("step", 0)),
             created_at=str(snapshot.created_at or ""),
             next=tuple(snapshot.next or ()),
+            agent=agent,
+            node=node,
+            changes=changed,
         )
 
 
@@ -342,13 +352,43 @@ class Workbench:
         return run
 
     def history(self, thread_id: str | None = None) -> list[Checkpoint]:
-        """The thread's checkpoints, the newest first."""
-        config = {"configurable": {"thread_id": thread_id or self.current_thread}}
+        """The thread's checkpoints, the newest first: each with the agent and node that wrote
+        it and what changed (a message, a tool call, todos, files). An unknown thread has none."""
+        snapshots = self._snapshots(thread_id or self.current_thread)
+        return [Checkpoint.of(snapshot, older) for snapshot, older in pairs(snapshots)]
 
-        async def collect() -> list[Checkpoint]:
-            return [Checkpoint.of(snapshot) async for snapshot in self.graph.aget_state_history(config)]
+    def _snapshots(self, thread_id: str) -> list[Any]:
+        config = {"configurable": {"thread_id": thread_id}}
+
+        async def collect() -> list[Any]:
+            return [snapshot async for snapshot in self.graph.aget_state_history(config)]
 
         return run_sync(collect())
+
+    def fork(self, thread_id: str, at: int | str) -> str:
+        """A new thread whose state is ``thread_id``'s at step ``at`` (a step number or a
+        checkpoint id), with the same nodes to run next, so a run there goes on from that step;
+        returns its id. The original thread is untouched."""
+        snapshots = self._snapshots(thread_id)
+        index = pick(snapshots, at, thread=thread_id, agent=self.name)
+        target = snapshots[index]
+        new = self.fresh_thread_id()
+        config = {"configurable": {"thread_id": new}}
+        values = dict(target.values or {})
+        node = as_node(snapshots, index)
+        if node == START and as_node(snapshots, index + 1) != INPUT:  # a later run's first step:
+            # the start node writes only the input keys, so the rest goes in first, as the node
+            # that ended the run before
+            run_sync(self.graph.aupdate_state(config, values, as_node=as_node(snapshots, index + 1)))
+        run_sync(self.graph.aupdate_state(config, values, as_node=node))
+        made = run_sync(self.graph.aget_state(config))
+        if tuple(made.next or ()) != tuple(target.next or ()) or made.values != values:
+            run_sync(self.checkpointer.adelete_thread(new))  # never a fork that would differ
+            raise DeepnbError(
+                f"Step {at} of thread {thread_id!r} cannot be copied exactly (its state or what runs next "
+                "would differ): fork at the step after it (%deepagent history lists them)."
+            )
+        return new
 
     def _continue(self, thread_id: str) -> Run:
         active = self.active_run(thread_id)

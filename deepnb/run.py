@@ -86,8 +86,11 @@ class Run(Displayable):
         self._resuming = False
         self._interrupts: dict[str, ev.InterruptRequest] = {}
         self.checkpoint_before: str | None = None
-        self._fresh_thread = False
         """The thread's checkpoint when the run started (``None`` for a new thread)."""
+        self.checkpoint_after: str | None = None
+        """The thread's checkpoint when the run ended (finished, failed, stopped or paused for
+        approval); ``None`` while it runs, or where the checkpointer could not be read."""
+        self._fresh_thread = False
         self.output: Any = None
         """Once done: the structured response where the agent has a ``response_format``, the
         final state values for a graph that does not speak messages, else ``None``."""
@@ -466,6 +469,7 @@ class Run(Displayable):
             self.emit(ev.RunFailed(ev.MAIN, describe_failure(exc, tools=tools), calls))
         finally:
             self._resuming = False
+            self.checkpoint_after = await _latest_checkpoint(graph, config)
             if not paused:
                 self.workbench.release_thread(self)
             self._done.set()
@@ -494,6 +498,17 @@ class Run(Displayable):
             f"<Run {self.id} agent={self.workbench.name!r} thread={self.thread_id!r} "
             f"status={self.status!r} steps={self.state.steps}" + (f" {result!r}" if result else "") + ">"
         )
+
+
+async def _latest_checkpoint(graph: Any, config: Mapping[str, Any]) -> str | None:
+    """The id of the thread's latest checkpoint, or ``None`` where it cannot be read."""
+    try:
+        snapshot = await graph.aget_state(config)
+    except (Exception, asyncio.CancelledError):  # a run's end never fails for it (a cancelled read too)
+        log.debug("deepnb: could not read the checkpoint a run ended at", exc_info=True)
+        return None
+    configurable = (snapshot.config or {}).get("configurable", {}) if snapshot is not None else {}
+    return configurable.get("checkpoint_id")
 
 
 def _previews(

@@ -103,7 +103,13 @@ class Session(Protocol):
         ...
 
     def history(self, thread_id: str | None = None) -> list[Checkpoint]:
-        """A thread's checkpoints, the newest first."""
+        """A thread's checkpoints, the newest first, each with the agent and node that wrote it
+        and what changed."""
+        ...
+
+    def fork(self, thread_id: str, at: int | str) -> str:
+        """A new thread from ``thread_id``'s state at step ``at`` (a step number or a checkpoint
+        id), the same nodes to run next; returns its id. The original thread is untouched."""
         ...
 
     def files(self, thread_id: str | None = None) -> Files:

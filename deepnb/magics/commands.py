@@ -235,6 +235,57 @@ def threads(args: Any) -> Table:
     )
 
 
+def _known_thread(workbench: Session, thread: str) -> None:
+    if thread not in {t.thread_id for t in workbench.threads()}:
+        raise DeepnbError(
+            f"Agent {workbench.name!r} has no thread {thread!r}: %deepagent threads lists its threads."
+        )
+
+
+def history(args: Any) -> Table:
+    workbench: Session = wb.get(args.agent, build=False)
+    thread = args.thread or workbench.current_thread
+    _known_thread(workbench, thread)
+    rows = tuple(
+        (
+            c.step,
+            c.agent,
+            c.node,
+            "; ".join(c.changes) or "—",
+            ", ".join(c.next) or "—",
+            c.created_at[:19].replace("T", " "),
+            c.checkpoint_id,
+        )
+        for c in workbench.history(thread)
+    )
+    return Table(
+        ("step", "agent", "node", "changed", "next", "saved (UTC)", "checkpoint"),
+        rows,
+        empty=f"Thread {thread!r} of agent {workbench.name!r} has no checkpoints yet.",
+    )
+
+
+@safe_display
+class ForkedThread(str):
+    """The id of a thread made by ``%deepagent fork``: a plain ``str``, shown as one line."""
+
+    origin = ""
+    at = ""
+
+    def __repr__(self) -> str:
+        return f"New thread {self!s} from thread {self.origin} at {self.at}."
+
+
+def fork(args: Any) -> ForkedThread:
+    workbench: Session = wb.get(args.agent, build=False)
+    thread = args.thread or workbench.current_thread
+    _known_thread(workbench, thread)
+    at = str(args.at).strip()
+    forked = ForkedThread(workbench.fork(thread, int(at) if at.lstrip("-").isdigit() else at))
+    forked.origin, forked.at = thread, (f"step {at}" if at.lstrip("-").isdigit() else f"checkpoint {at}")
+    return forked
+
+
 def new(args: Any) -> Message:
     workbench: Session = wb.get(args.agent, build=False)
     return Message(f"New thread {workbench.new_thread()} on agent {workbench.name!r}.")
@@ -428,3 +479,11 @@ def _port(text: str | None) -> int | None:
     if not text.isdigit():
         raise DeepnbError(f"--port {text!r} is not a port number: give one such as --port 2024.")
     return int(text)
+
+
+def export(args: Any) -> Message:
+    """Write a thread as a standalone notebook (``deepnb.export``); say where, in one line."""
+    from deepnb.exporting import export_thread  # noqa: PLC0415  # lazy: it loads nbformat
+
+    session: Session = wb.get(args.agent, build=False)
+    return Message(repr(export_thread(session, args.path, thread=args.thread, force=args.force)))

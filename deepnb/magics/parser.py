@@ -197,6 +197,19 @@ def stop(line: str) -> None:
     """Stop the run on a thread."""
 
 
+@magic_arguments(name="deepagent history")
+@_common
+def history(line: str) -> None:
+    """Show a thread's checkpoints: step, agent and node, what changed, when."""
+
+
+@magic_arguments(name="deepagent fork")
+@argument("--at", required=True, metavar="STEP", help="The step number (or checkpoint id) to fork at.")
+@_common
+def fork(line: str) -> None:
+    """Make a new thread from a thread's checkpoint; prints (and returns) the new thread id."""
+
+
 @magic_arguments(name="deepagent approvals")
 @_common
 def approvals(line: str) -> None:
@@ -254,6 +267,14 @@ def serve(line: str) -> None:
     """Serve deepnb.toml's agents with langgraph dev in the background (--stop ends it)."""
 
 
+@magic_arguments(name="deepagent export")
+@_common
+@argument("path", help="The notebook to write (PATH.ipynb; it must not exist, unless --force).")
+@argument("--force", action="store_true", help="Replace the notebook at PATH.")
+def export(line: str) -> None:
+    """Write a thread as a standalone notebook: its prompts, run views and files."""
+
+
 SUMMARIES = {
     "help": "Show this help.",
     "define": "Define (or redefine) a named agent.",
@@ -269,6 +290,8 @@ SUMMARIES = {
     "repl": "Show the interpreter's globals for a thread.",
     "js": "Evaluate JavaScript against a copy of a thread's interpreter state.",
     "stop": "Stop the run on a thread.",
+    "history": "Show a thread's checkpoints: step, agent and node, what changed, when.",
+    "fork": "Make a new thread from a thread's step: %deepagent fork -t THREAD --at STEP.",
     "approvals": "Show the approvals a thread waits for (also after a restart).",
     "resume": "Resume a thread: pending approvals, or a failed or stopped run.",
     "extension": "Load the extension(s) at PATH (a file or a folder).",
@@ -277,6 +300,7 @@ SUMMARIES = {
     "reload": "Rebuild agents with the current extensions and deepnb.toml (threads kept).",
     "deploy": "Write deepnb.toml's agents as an Agent Server app (langgraph.json) into PATH.",
     "serve": "Serve deepnb.toml's agents with langgraph dev in the background (--stop ends it).",
+    "export": "Write a thread as a standalone notebook (prompts, run views, files): PATH.ipynb.",
 }
 SUBCOMMANDS: dict[str, Command] = {
     "help": help_,
@@ -293,6 +317,8 @@ SUBCOMMANDS: dict[str, Command] = {
     "repl": repl,
     "js": js,
     "stop": stop,
+    "history": history,
+    "fork": fork,
     "approvals": approvals,
     "resume": resume,
     "extension": extension,
@@ -301,6 +327,7 @@ SUBCOMMANDS: dict[str, Command] = {
     "reload": reload,
     "deploy": deploy,
     "serve": serve,
+    "export": export,
 }
 
 

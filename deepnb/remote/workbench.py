@@ -189,6 +189,12 @@ class RemoteWorkbench(Workbench):
                 return self.join(thread, going)
         return super().stop(thread)
 
+    def fork(self, thread_id: str, at: int | str) -> str:
+        raise DeepnbError(
+            f"Agent {self.name!r} is served by {self.url}: forking a server thread is not supported yet; "
+            "fork a thread of an agent defined in this kernel."
+        )
+
     def inspect(self) -> Any:
         raise DeepnbError(
             f"Agent {self.name!r} is served by {self.url} (assistant {self.graph_id!r}): its anatomy is "

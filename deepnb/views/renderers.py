@@ -9,6 +9,7 @@ from deepnb.extensions.report import Listing
 from deepnb.files.files import Files
 from deepnb.interpreter import Interpreter
 from deepnb.run import Run
+from deepnb.state import RunState
 from deepnb.tree import SubagentNode
 from deepnb.views.anatomy_view import anatomy_html, anatomy_text
 from deepnb.views.listings import (
@@ -20,6 +21,7 @@ from deepnb.views.listings import (
     thread_files_text,
 )
 from deepnb.views.output import run_bundle
+from deepnb.views.snapshot import snapshot_bundle
 from deepnb.views.subagent_tree import tree_html, tree_text
 
 RENDERERS: dict[type, Renderer] = {
@@ -29,6 +31,7 @@ RENDERERS: dict[type, Renderer] = {
     Interpreter: Renderer(text=interpreter_text, html=interpreter_html),
     Listing: Renderer(text=extensions_text, html=extensions_html),
     Anatomy: Renderer(text=anatomy_text, html=anatomy_html),
+    RunState: Renderer(bundle=snapshot_bundle),  # a run as saved: its static view (deepnb.exporting)
 }
 
 

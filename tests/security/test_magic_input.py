@@ -27,8 +27,16 @@ def _usage_error(shell: Any, source: str) -> str:
 
 
 COMMANDS: dict[str, Callable[..., Any]] = {"%%deepagent": parser.cell, **parser.SUBCOMMANDS}
-REQUIRED = {"define": "x", "use": "x", "extension": "x", "deploy": "x", "connect": "x"}
-"""A value for each command's required positional argument, so the rest can be tried alone."""
+REQUIRED = {
+    "define": "x",
+    "use": "x",
+    "extension": "x",
+    "deploy": "x",
+    "connect": "x",
+    "export": "x.ipynb",
+    "fork": "--at 1",
+}
+"""A value for each command's required positional argument (or option), so the rest can be tried alone."""
 CODE = {"js": "1 + 1"}
 """What follows the options of a command whose last argument is code."""
 QUOTED = {"output": ("'my_var'", "my_var")}

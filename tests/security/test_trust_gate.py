@@ -374,11 +374,12 @@ READ_ONLY = {
     "repl": "",
     "js": "1 + 1",
     "stop": "",
+    "history": "",
     "approvals": "",
     "use": "default",
     "extensions": "",
 }
-ACTS = {"define", "resume", "reload", "extension", "trust", "deploy", "serve", "connect"}
+ACTS = {"define", "resume", "reload", "extension", "trust", "deploy", "serve", "connect", "export", "fork"}
 
 
 def test_every_subcommand_is_classified() -> None:

@@ -1,0 +1,240 @@
+"""A thread as a standalone notebook (nbformat 4) that opens without a kernel.
+
+A title cell; for each prompt of the thread, the prompt as a Markdown cell, then the run's static
+snapshot where this kernel has the run (a ``display_data`` output with ``text/html`` and
+``text/plain``, no widget), else the conversation's replies as Markdown; then each file the agent
+wrote as a Markdown cell holding the file in a fenced code block. Everything the agent or the model
+wrote is escaped (no HTML of theirs is rendered) and every string passes
+:func:`deepnb.secrets.redact`. It is built from the :class:`~deepnb.session.Session` protocol only,
+so local and remote agents export alike; the run's view comes from the renderer the display
+package registers for a run's state (this module, in the session layer, imports no view).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from deepnb.displayable import renderer_for
+from deepnb.errors import DeepnbError
+from deepnb.safe_display import safe_display
+from deepnb.secrets import redact, redact_data
+from deepnb.session import Session
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|~])")
+TOOL_ARGS_SHOWN = 300
+"""Characters of a tool call's arguments a conversation cell shows."""
+
+
+@safe_display
+@dataclass(frozen=True)
+class Exported:
+    """What :func:`export_thread` wrote: where, from which thread, how many prompts and files."""
+
+    path: Path
+    agent: str
+    thread_id: str
+    prompts: int
+    files: int
+    snapshots: int
+
+    def __repr__(self) -> str:
+        return (
+            f"Wrote {self.path}: thread {self.thread_id} of agent {self.agent!r}, "
+            f"{self.prompts} prompt(s), {self.snapshots} run view(s), {self.files} file(s)."
+        )
+
+
+def markdown_text(text: str) -> str:
+    """``text`` as Markdown that shows it literally: Markdown punctuation backslash-escaped, ``&``,
+    ``<`` and ``>`` as entities (no HTML passes), leading spaces kept, line breaks kept."""
+    lines = []
+    for line in redact(text).splitlines() or [""]:
+        escaped = _MARKDOWN_PUNCTUATION.sub(r"\\\1", line)
+        escaped = escaped.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        stripped = escaped.lstrip(" \t")
+        lines.append("&nbsp;" * (len(escaped) - len(stripped)) + stripped)
+    return "  \n".join(lines)
+
+
+def fenced(text: str, language: str = "") -> str:
+    """``text`` in a fenced code block longer than any backtick run inside it (so it cannot close
+    early); the Markdown renderer escapes a code block's content."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    info = language if language.isalnum() else ""
+    return f"{fence}{info}\n{redact(text)}\n{fence}"
+
+
+def _kind(message: Any) -> str:
+    if isinstance(message, Mapping):
+        return str(message.get("type") or message.get("role") or "")
+    return str(getattr(message, "type", ""))
+
+
+def _field(message: Any, name: str) -> Any:
+    return message.get(name) if isinstance(message, Mapping) else getattr(message, name, None)
+
+
+def _text(content: Any) -> str:
+    """A message's text: a string, or the text blocks of a list of content blocks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Sequence):
+        parts = [b.get("text", "") if isinstance(b, Mapping) else str(b) for b in content]
+        return "\n".join(p for p in parts if isinstance(p, str) and p)
+    return "" if content is None else str(content)
+
+
+def _turns(messages: Sequence[Any]) -> list[tuple[str, list[Any]]]:
+    """The thread's messages as (prompt, the messages that answered it), one per human message."""
+    turns: list[tuple[str, list[Any]]] = []
+    for message in messages:
+        if _kind(message) in ("human", "user"):
+            turns.append((_text(_field(message, "content")), []))
+        elif turns:
+            turns[-1][1].append(message)
+    return turns
+
+
+def _conversation(replies: Sequence[Any]) -> str:
+    """The replies to one prompt as Markdown: the agent's text, the tools it called (escaped)."""
+    parts = []
+    for message in replies:
+        kind = _kind(message)
+        if kind in ("ai", "assistant"):
+            text = _text(_field(message, "content"))
+            if text.strip():
+                parts.append(markdown_text(text))
+            for call in _field(message, "tool_calls") or []:
+                args = json.dumps(call.get("args", {}), ensure_ascii=False, default=str)
+                if len(args) > TOOL_ARGS_SHOWN:
+                    args = args[:TOOL_ARGS_SHOWN] + "…"
+                name = markdown_text(str(call.get("name", "?")))
+                parts.append(f"*Tool call* {name}: {markdown_text(args)}")
+    return "\n\n".join(parts) or "*(no reply)*"
+
+
+def _snapshot(state: Any) -> dict[str, str]:
+    """A run's static view (``text/html`` and ``text/plain``), by the renderer the display
+    package registers for a run's state."""
+    bundle = renderer_for(type(state)).bundle
+    assert bundle is not None, "deepnb.views.renderers registers a run state's snapshot"
+    data = bundle(state)
+    return {mime: data[mime] for mime in ("text/html", "text/plain")}
+
+
+def _title(session: Session, thread_id: str, prompts: int) -> str:
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return (
+        f"# Agent {markdown_text(session.name)}, thread {markdown_text(thread_id)}\n\n"
+        f"Exported by deepnb on {when}: {prompts} prompt(s) with what the agent did, then the files "
+        f"it wrote. Model: {markdown_text(session.label)}. This notebook needs no kernel."
+    )
+
+
+def _file_cells(session: Session, thread_id: str) -> list[str]:
+    files = session.files(thread_id)
+    cells = []
+    for path in sorted(files):
+        try:
+            body = fenced(files[path], Path(path).suffix.lstrip("."))
+        except (DeepnbError, UnicodeDecodeError, ValueError):
+            body = "*(not text: left out)*"
+        cells.append(f"### File {markdown_text(path)}\n\n{body}")
+    return cells
+
+
+def _exists(target: Path) -> DeepnbError:
+    return DeepnbError(f"{target} exists: choose another path, or replace it with --force (force=True).")
+
+
+def _checked(
+    session: Session, path: str | os.PathLike[str], thread: str | None, force: bool
+) -> tuple[Path, str]:
+    target = Path(path)
+    if target.suffix != ".ipynb":
+        raise DeepnbError(f"Export to a path ending in .ipynb, not {str(target)!r}.")
+    if target.exists() and not force:
+        raise _exists(target)
+    if not target.parent.is_dir():
+        raise DeepnbError(f"The folder {target.parent} does not exist: create it first.")
+    thread_id = thread or session.selected_thread
+    if thread_id is None:
+        raise DeepnbError(f"Agent {session.name!r} has no thread yet: run a task first, or name one with -t.")
+    if thread_id not in {t.thread_id for t in session.threads()}:
+        raise DeepnbError(
+            f"Agent {session.name!r} has no thread {thread_id!r}: %deepagent threads lists them."
+        )
+    return target, thread_id
+
+
+def build_notebook(session: Session, thread_id: str) -> tuple[Any, int, int, int]:
+    """The notebook of a thread and its counts (prompts, run views, files); nothing written."""
+    # lazy: nbformat loads jsonschema, which only an export needs
+    import nbformat  # noqa: PLC0415
+    from nbformat import v4  # noqa: PLC0415
+
+    turns = _turns(session.state_values(thread_id).get("messages") or [])
+    if not turns:
+        raise DeepnbError(
+            f"Thread {thread_id!r} of agent {session.name!r} has no prompt yet: nothing to export."
+        )
+    run = session.latest_run(thread_id)
+    shown_at = -1
+    if run is not None:
+        matches = [n for n, (prompt, _) in enumerate(turns) if prompt == run.prompt]
+        shown_at = matches[-1] if matches else len(turns) - 1
+    cells = [v4.new_markdown_cell(_title(session, thread_id, len(turns)))]
+    for n, (prompt, replies) in enumerate(turns):
+        cells.append(v4.new_markdown_cell(f"**Prompt {n + 1}**\n\n{markdown_text(prompt)}"))
+        if n == shown_at and run is not None:
+            output = v4.new_output("display_data", data=_snapshot(run.state), metadata={})
+            cell = v4.new_code_cell(f"# The run's view as it ended (prompt {n + 1})", outputs=[output])
+            cells.append(cell)
+        else:
+            cells.append(v4.new_markdown_cell(_conversation(replies)))
+    files = _file_cells(session, thread_id)
+    if files:
+        cells.append(v4.new_markdown_cell("## Files the agent wrote"))
+        cells += [v4.new_markdown_cell(text) for text in files]
+    notebook = v4.new_notebook(
+        cells=cells,
+        metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+            "language_info": {"name": "python"},
+            "deepnb": {"agent": redact(session.name), "thread_id": redact(thread_id)},
+        },
+    )
+    return nbformat.from_dict(redact_data(notebook)), len(turns), int(shown_at >= 0), len(files)
+
+
+def export_thread(
+    session: Session, path: str | os.PathLike[str], *, thread: str | None = None, force: bool = False
+) -> Exported:
+    """Write ``thread`` (default: the agent's current thread) of ``session`` to ``path`` (``.ipynb``)
+    as a standalone notebook. Refuses a path that exists unless ``force``; writes a temporary file
+    next to it and renames it, so nothing is ever half-written."""
+    import nbformat  # noqa: PLC0415  # lazy: see build_notebook
+
+    target, thread_id = _checked(session, path, thread, force)
+    notebook, prompts, snapshots, files = build_notebook(session, thread_id)
+    nbformat.validate(notebook)
+    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            nbformat.write(notebook, handle)
+        if target.exists() and not force:  # appeared meanwhile
+            raise _exists(target)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return Exported(target, session.name, thread_id, prompts, files, snapshots)

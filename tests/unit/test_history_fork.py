@@ -1,0 +1,135 @@
+"""A thread's history says who wrote each step and what changed; a fork copies a thread's state at
+a step (its next nodes too) into a new thread that goes on from there, the original untouched."""
+
+from __future__ import annotations
+
+import pytest
+
+import deepnb
+from deepnb.errors import DeepnbError
+from deepnb.history import changes
+from deepnb.remote import RemoteWorkbench
+from deepnb.remote.client import Server
+from tests.unit.conftest import unique
+
+WAIT = 30.0
+
+
+def _done(workbench, prompt: str):
+    run = workbench.start(prompt).wait(WAIT)
+    assert run.status == "done", run.error
+    return run
+
+
+def _answer(workbench, thread: str) -> str:
+    messages = workbench.state_values(thread)["messages"]
+    return [m for m in messages if m.type == "ai"][-1].content
+
+
+def test_history_names_the_writer_and_what_changed() -> None:
+    workbench = deepnb.agent(name=unique("hist"), model="demo:quickstart")
+    run = _done(workbench, "Write a brief about tide pools")
+    steps = workbench.history(run.thread_id)
+    assert {s.agent for s in steps} == {workbench.name}
+    assert steps[-1].node == "__input__" and steps[-1].step == -1
+    changed = [c for s in steps for c in s.changes]
+    assert "prompt: Write a brief about tide pools" in changed
+    assert "tool call: write_todos" in changed and "tool result: write_todos" in changed
+    assert any(c.startswith("todos: ") for c in changed)
+    assert any(c.startswith("file: /") for c in changed)
+    by_node = {s.node for s in steps if any(c.startswith("tool call: ") for c in s.changes)}
+    assert by_node == {"model"}  # tool calls come from the model's turns
+    assert all(not s.changes for s in steps if s.node.endswith("after_agent"))
+
+
+def test_changes_of_state_values() -> None:
+    before = {"todos": [], "files": {"/a.md": "x", "/b.md": "y"}, "flag": 1}
+    after = {"todos": [{"content": "t", "status": "completed"}], "files": {"/a.md": "z"}, "flag": 2}
+    assert changes(before, after) == ("file: /a.md", "file deleted: /b.md", "flag changed", "todos: 1/1 done")
+    assert changes(after, after) == ()
+
+
+def test_checkpoint_after_names_where_the_run_ended_and_the_next_run_starts() -> None:
+    workbench = deepnb.agent(name=unique("after"), model="demo:quickstart")
+    first = _done(workbench, "Write a brief about tide pools")
+    assert first.checkpoint_before is None
+    assert first.checkpoint_after == workbench.history(first.thread_id)[0].checkpoint_id
+    second = workbench.start("And another", thread=first.thread_id).wait(WAIT)
+    assert second.checkpoint_before == first.checkpoint_after
+    latest = workbench.history(first.thread_id)[0].checkpoint_id
+    assert second.checkpoint_after == latest != first.checkpoint_after
+
+
+def test_a_fork_mid_run_keeps_what_runs_next_and_a_run_there_goes_on() -> None:
+    workbench = deepnb.agent(name=unique("fork"), model="demo:quickstart")
+    run = _done(workbench, "Write a brief about tide pools")
+    original = workbench.history(run.thread_id)
+    middle = next(s for s in original if s.next == ("tools",))
+    forked = workbench.fork(run.thread_id, middle.step)
+    assert forked != run.thread_id
+    assert (
+        workbench.state_values(forked)
+        == workbench.graph.get_state(
+            {"configurable": {"thread_id": run.thread_id, "checkpoint_id": middle.checkpoint_id}}
+        ).values
+    )
+    assert workbench.history(forked)[0].next == ("tools",)
+    going_on = workbench.resume(forked).wait(WAIT)  # continues from the fork's step: no new prompt
+    assert going_on.status == "done", going_on.error
+    assert _answer(workbench, forked) == _answer(workbench, run.thread_id)
+    assert workbench.history(run.thread_id) == original  # the original thread is untouched
+
+
+def test_a_fork_at_a_paused_step_waits_for_the_same_approval() -> None:
+    workbench = deepnb.agent(unique("forkhitl"), "demo:approvals", interrupt_on={"write_file": True})
+    run = workbench.run("Plan the launch")
+    assert run.status == "interrupted"
+    asked = {p.args["file_path"] for p in run.pending}
+    forked = workbench.fork(run.thread_id, run.checkpoint_after)  # a checkpoint id works as well
+    waiting = workbench.resume(forked).wait(WAIT)  # the approval step runs again and asks again
+    assert waiting.status == "interrupted" and {p.args["file_path"] for p in waiting.pending} == asked
+    assert run.status == "interrupted" and workbench.active_run(run.thread_id) is run
+    workbench.stop(forked)
+    workbench.stop(run.thread_id)
+
+
+def test_a_fork_at_a_step_that_does_not_exist_names_the_range() -> None:
+    workbench = deepnb.agent(name=unique("forkbad"), model="demo:quickstart")
+    run = _done(workbench, "Write a brief about tide pools")
+    last = workbench.history(run.thread_id)[0].step
+    missing = rf"has no step or checkpoint '999': its steps run from -1 to {last} "
+    with pytest.raises(DeepnbError, match=missing):
+        workbench.fork(run.thread_id, 999)
+    with pytest.raises(DeepnbError, match="has no step or checkpoint 'nope'"):
+        workbench.fork(run.thread_id, "nope")
+    with pytest.raises(DeepnbError, match=rf"Agent '{workbench.name}' has no thread 'ghost'"):
+        workbench.fork("ghost", 1)
+    assert len(workbench.threads()) == 1  # nothing half-made
+
+
+def test_every_step_of_two_runs_and_a_notebook_write_forks_exactly() -> None:
+    workbench = deepnb.agent(name=unique("forkall"), model="demo:quickstart")
+    first = _done(workbench, "Write a brief about tide pools")
+    workbench.files(first.thread_id).write("/note.md", "hello")  # a step written from outside
+    workbench.start("And another", thread=first.thread_id).wait(WAIT)
+    config = {"configurable": {"thread_id": first.thread_id}}
+    snapshots = list(workbench.graph.get_state_history(config))
+    assert {s.metadata["source"] for s in snapshots} == {"input", "loop", "update"}
+    for snapshot in snapshots:
+        step = snapshot.metadata["step"]
+        if snapshot.metadata["source"] == "input":  # the prompt is not in the state yet
+            with pytest.raises(DeepnbError, match=rf"^Step {step} of thread '{first.thread_id}' holds "):
+                workbench.fork(first.thread_id, step)
+            continue
+        forked = workbench.graph.get_state(
+            {"configurable": {"thread_id": workbench.fork(first.thread_id, step)}}
+        )
+        assert (forked.next, forked.values) == (snapshot.next, snapshot.values), step
+
+
+def test_a_remote_workbench_refuses_to_fork_in_one_line() -> None:
+    server = Server("http://127.0.0.1:9")  # nothing here sends a request
+    remote = RemoteWorkbench(unique("remote"), server, None, {"assistant_id": "a1", "graph_id": "deep"})
+    with pytest.raises(DeepnbError, match="forking a server thread is not supported yet") as refused:
+        remote.fork("t1", 3)
+    assert "\n" not in str(refused.value)
