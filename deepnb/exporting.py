@@ -24,6 +24,7 @@ from typing import Any
 
 from deepnb.displayable import renderer_for
 from deepnb.errors import DeepnbError
+from deepnb.message_parts import field, text_of
 from deepnb.safe_display import safe_display
 from deepnb.secrets import redact, redact_data
 from deepnb.session import Session
@@ -79,18 +80,6 @@ def _kind(message: Any) -> str:
     return str(getattr(message, "type", ""))
 
 
-def _field(message: Any, name: str) -> Any:
-    return message.get(name) if isinstance(message, Mapping) else getattr(message, name, None)
-
-
-def _text(content: Any) -> str:
-    """A message's text: a string, or the text blocks of a list of content blocks."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, Sequence):
-        parts = [b.get("text", "") if isinstance(b, Mapping) else str(b) for b in content]
-        return "\n".join(p for p in parts if isinstance(p, str) and p)
-    return "" if content is None else str(content)
 
 
 def _turns(messages: Sequence[Any]) -> list[tuple[str, list[Any]]]:
@@ -98,7 +87,7 @@ def _turns(messages: Sequence[Any]) -> list[tuple[str, list[Any]]]:
     turns: list[tuple[str, list[Any]]] = []
     for message in messages:
         if _kind(message) in ("human", "user"):
-            turns.append((_text(_field(message, "content")), []))
+            turns.append((text_of(field(message, "content")), []))
         elif turns:
             turns[-1][1].append(message)
     return turns
@@ -110,10 +99,10 @@ def _conversation(replies: Sequence[Any]) -> str:
     for message in replies:
         kind = _kind(message)
         if kind in ("ai", "assistant"):
-            text = _text(_field(message, "content"))
+            text = text_of(field(message, "content"))
             if text.strip():
                 parts.append(markdown_text(text))
-            for call in _field(message, "tool_calls") or []:
+            for call in field(message, "tool_calls") or []:
                 args = json.dumps(call.get("args", {}), ensure_ascii=False, default=str)
                 if len(args) > TOOL_ARGS_SHOWN:
                     args = args[:TOOL_ARGS_SHOWN] + "…"

@@ -10,11 +10,12 @@ the reply fits in one front-end message.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from deepnb.errors import DeepnbError
 from deepnb.markup import escape, markdown
+from deepnb.message_parts import field, text_of
 from deepnb.secrets import redact
 from deepnb.session import Session
 from deepnb.state import todo_progress
@@ -45,18 +46,6 @@ def threads_message(session: Session) -> dict[str, Any]:
         return {"type": "threads", "threads": [], "error": redact(f"Could not list the threads: {exc}")}
 
 
-def _field(message: Any, name: str) -> Any:
-    return message.get(name) if isinstance(message, Mapping) else getattr(message, name, None)
-
-
-def _text(content: Any) -> str:
-    """A message's text: a string, or the text blocks of a list of content blocks."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, Sequence):
-        parts = [b.get("text", "") if isinstance(b, Mapping) else str(b) for b in content]
-        return "\n".join(p for p in parts if isinstance(p, str) and p)
-    return "" if content is None else str(content)
 
 
 def _clip(text: str) -> str:
@@ -65,24 +54,24 @@ def _clip(text: str) -> str:
 
 
 def _call(call: Any) -> str:
-    name = str(_field(call, "name") or "?")
-    args = json.dumps(_field(call, "args") or {}, ensure_ascii=False, default=str)
+    name = str(field(call, "name") or "?")
+    args = json.dumps(field(call, "args") or {}, ensure_ascii=False, default=str)
     return f"{name}({args[1:-1] if args.startswith('{') else args})"
 
 
 def message_html(message: Any) -> str:
     """One message of a thread as safe HTML."""
-    kind = str(_field(message, "type") or _field(message, "role") or "")
-    text = _text(_field(message, "content"))
+    kind = str(field(message, "type") or field(message, "role") or "")
+    text = text_of(field(message, "content"))
     if kind in ("human", "user"):
         return f'<div class="dnb-thread-msg dnb-prompt">› {escape(_clip(text))}</div>'
     if kind == "tool":
-        name = escape(str(_field(message, "name") or "tool"))
+        name = escape(str(field(message, "name") or "tool"))
         return f'<div class="dnb-thread-msg dnb-muted">{name} → {escape(_clip(text))}</div>'
     if kind in ("ai", "assistant"):
         calls = "".join(
             f'<div class="dnb-thread-msg dnb-thread-call">→ {escape(_clip(_call(c)))}</div>'
-            for c in _field(message, "tool_calls") or []
+            for c in field(message, "tool_calls") or []
         )
         body = f'<div class="dnb-thread-msg dnb-md">{markdown(_clip(text))}</div>' if text.strip() else ""
         return body + calls
