@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deepnb import building
+from deepnb import building, structured
 from deepnb import extensions as ext
 from deepnb import workbench as wb
 from deepnb.checkpoint import make_checkpointer
@@ -60,11 +60,22 @@ def input_variable(name: str, body: str, namespace: dict[str, Any]) -> Any:
     return value
 
 
+def schema_variable(name: str | None, namespace: dict[str, Any]) -> Any:
+    """``--schema VAR``: the ``response_format`` in ``VAR`` (``None`` without the option)."""
+    if name is None:
+        return None
+    if name not in namespace:
+        raise DeepnbError(
+            f"No variable named {name!r}: --schema takes a variable holding {structured.SCHEMA_KINDS}."
+        )
+    return structured.check_schema(namespace[name], variable=name)
+
+
 def workbench_for(
     name: str | None, model: str | None, options: dict[str, Any], namespace: dict[str, Any]
 ) -> Session:
     """The workbench a cell runs on: defined on first use, rebuilt when ``-m`` or an option
-    (``--interrupt-on``, ``--interpreter``) changes it (its threads are kept). ``options`` holds
+    (``--interrupt-on``, ``--interpreter``, ``--schema``) changes it (its threads are kept). ``options`` holds
     the cell's agent options, ``None`` where the cell doesn't set one."""
     from deepnb.models import resolve_model  # noqa: PLC0415  # lazy: it imports langchain_core
 
@@ -82,7 +93,7 @@ def workbench_for(
     if isinstance(existing, RemoteWorkbench):
         raise DeepnbError(
             f"Agent {name!r} is served by {existing.url}: its model and options are the server's "
-            "(-m, --interrupt-on, --interpreter do not apply here); change them where it is served."
+            "(-m, --interrupt-on, --interpreter, --schema do not apply here); change them where it is served."
         )
     if existing.spec is None:
         raise DeepnbError(

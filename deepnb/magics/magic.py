@@ -131,6 +131,7 @@ class DeepnbMagics(Magics):
             options = {
                 "interrupt_on": commands.parse_interrupt_on(args.interrupt_on),
                 "interpreter": commands.interpreter_option(args.interpreter, args.ptc),
+                "response_format": commands.schema_variable(args.schema, self._user_ns),
             }
             workbench: Session = commands.workbench_for(args.agent, args.model, options, self._user_ns)
             run = workbench.start(

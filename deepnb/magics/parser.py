@@ -71,6 +71,12 @@ def _common(func: _Declared) -> _Declared:
 )
 @argument("-o", "--output", metavar="VAR", help="Store the run object in this variable.")
 @argument(
+    "--schema",
+    metavar="VAR",
+    help="Answer in this structure: a variable holding a Pydantic model, dataclass, TypedDict or JSON "
+    "schema (run.output is the parsed object).",
+)
+@argument(
     "--input",
     dest="input",
     metavar="VAR",

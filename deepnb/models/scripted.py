@@ -15,6 +15,14 @@ A script is YAML or JSON::
       general-purpose:     # a subagent, by its name
         - turns: [{text: "Found it."}]
 
+A structured answer (an agent built with ``response_format``) is a tool call named after the
+schema (the class's name, or a JSON schema's ``title``), as LangChain's ``ToolStrategy`` expects
+from a model without native structured output; ``run.output`` is then the parsed object::
+
+    agents:
+      main:
+        - tool_calls: [{name: Person, args: {name: Ada, age: 36}}]
+
 An agent's value may also be a plain list of turns. A turn may instead be ``{error: "message"}``,
 which makes the model raise, to rehearse failures.
 

@@ -12,6 +12,7 @@ from IPython.display import display
 
 from deepnb import events as ev
 from deepnb.run import Run
+from deepnb.structured import output_rows
 from deepnb.views.run_view import RunView
 from deepnb.views.snapshot import snapshot_bundle
 
@@ -33,7 +34,7 @@ def widget_bundle(widget: anywidget.AnyWidget, **kwargs: Any) -> tuple[dict[str,
 def run_bundle(run: Run, *, live_controls: bool = True) -> dict[str, Any]:
     """A run displayed: its live view (approval cards included) over a snapshot of its state now."""
     widget, _ = widget_bundle(RunView(run, live_controls=live_controls))
-    return with_static(widget, snapshot_bundle(run.state))
+    return with_static(widget, snapshot_bundle(run.state, output=output_rows(run.output)))
 
 
 def show_run(run: Run, *, live_controls: bool = True) -> Any:
@@ -43,7 +44,7 @@ def show_run(run: Run, *, live_controls: bool = True) -> Any:
     widget_data, _ = widget_bundle(view)
 
     def bundle() -> dict[str, Any]:
-        return with_static(widget_data, snapshot_bundle(run.state))
+        return with_static(widget_data, snapshot_bundle(run.state, output=output_rows(run.output)))
 
     handle = display(bundle(), raw=True, display_id=True)
 

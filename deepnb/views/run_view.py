@@ -21,6 +21,7 @@ from deepnb.schema import RUNNING, RunStateJSON, TranscriptItem
 from deepnb.secrets import redact
 from deepnb.session import Session
 from deepnb.state import RunState
+from deepnb.structured import output_rows
 from deepnb.views.bounds import (
     MESSAGE_LIMIT,
     TRAIT_BUDGETS,
@@ -120,6 +121,9 @@ class RunView(anywidget.AnyWidget):
     ).tag(sync=True)
     stop_hint = t.Unicode("", help="Shown beside Stop when it cannot work mid-cell.").tag(sync=True)
     code_css = t.Unicode("", help="Styles for highlighted code.").tag(sync=True)
+    output: t.List[list[str]] = t.List(
+        help="The run's structured output (run.output) as [field, value] rows, set when it ends."
+    ).tag(sync=True)
     revision = t.Int(0, help="Counts full syncs; live patches before one are superseded by it.").tag(
         sync=True
     )
@@ -141,6 +145,7 @@ class RunView(anywidget.AnyWidget):
             **kwargs,
         )
         self.pending = pending
+        self.output = _rows(run)
         self.run = run
         self.flushes = 0
         self._note_sent(run.state, state)
@@ -241,6 +246,7 @@ class RunView(anywidget.AnyWidget):
             spent += cost
         for group in groups:
             self.send_state(group)
+        self.output = _rows(self.run)  # sent when it changed
         self._note_sent(run_state, state)
         if rest:  # tree nodes past the trait's budget
             for part in split_patch({"type": "patch", "state": {}, "upsert": [], "nodes": rest}):
@@ -479,6 +485,11 @@ class RunView(anywidget.AnyWidget):
     def close(self) -> None:
         self._unsubscribe()
         super().close()
+
+
+def _rows(run: Run) -> list[list[str]]:
+    """``run.output`` as the ``output`` trait's rows (none until the run has it, at its end)."""
+    return [list(row) for row in output_rows(run.output)]
 
 
 def _card_key(content: Any) -> str:

@@ -22,6 +22,7 @@ from deepnb.views.collapse import fold, hidden_ids
 from deepnb.views.given import given_html, given_lines
 from deepnb.views.items import item_html, item_text, plural
 from deepnb.views.listings import async_task_lines, async_tasks_html, todo_lines, todos_html
+from deepnb.views.output_table import OutputRows, output_html, output_lines
 from deepnb.views.questions import question_html, question_text
 from deepnb.views.styles import snapshot_style
 from deepnb.views.subagent_tree import state_tree, tree_html, tree_text
@@ -111,6 +112,7 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
         todos_html(state["todos"], state["progress"].get("todo_progress", ""), run_status=state["status"]),
         tree_html(state_tree(state), state["items"]) if state.get("tree") else "",
         *_transcript_html(state),
+        output_html(state.get("output") or ()),  # the run's structured output, if it has one
         async_tasks_html(state.get("async_tasks") or []),  # absent from views saved before it existed
     ]
     if state["files_changed"]:
@@ -176,6 +178,7 @@ def snapshot_text(state: Mapping[str, Any]) -> str:
     if state.get("tree"):
         lines.append(tree_text(state_tree(state), state["items"]))
     lines += [item_text(item) for item in _transcript(state)]
+    lines += output_lines(state.get("output") or ())
     lines += async_task_lines(state.get("async_tasks") or [])
     if state["files_changed"]:
         lines.append("Files changed: " + ", ".join(state["files_changed"]))
@@ -204,8 +207,11 @@ def _folded_decisions(state: Mapping[str, Any]) -> str:
     return f"… {state['decisions_folded']:,} earlier automatic approvals (run.decisions lists them all)"
 
 
-def snapshot_bundle(state: RunState | Mapping[str, Any]) -> dict[str, str]:
+def snapshot_bundle(state: RunState | Mapping[str, Any], *, output: OutputRows = ()) -> dict[str, str]:
     """``text/html`` and ``text/plain`` of a run's state, secrets redacted (the agent's name and
-    the thread id come from the notebook, not from events) and bidi controls shown."""
+    the thread id come from the notebook, not from events) and bidi controls shown; ``output``,
+    the rows of its structured output (:func:`deepnb.structured.output_rows`), as a table."""
     data = state.to_json() if isinstance(state, RunState) else state
+    if output:
+        data = {**data, "output": [list(row) for row in output]}
     return {"text/html": shown_text(snapshot_html(data)), "text/plain": shown_text(snapshot_text(data))}

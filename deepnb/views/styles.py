@@ -36,6 +36,9 @@ STATIC_CSS = """
 .deepnb-snapshot .dnb-final-answer{margin-top:8px;padding:4px 10px;
  border-top:1px solid var(--jp-border-color2,#ddd);border-left:3px solid var(--jp-success-color1,#388e3c)}
 .deepnb-snapshot .dnb-final-label{font-size:11px;font-weight:600;color:var(--jp-success-color1,#388e3c)}
+.deepnb-snapshot .dnb-output{margin-top:8px;padding:4px 10px;
+ border-left:3px solid var(--jp-success-color1,#388e3c)}
+.deepnb-snapshot .dnb-output-table th{text-align:left;padding-right:12px;font-weight:600;vertical-align:top}
 """
 """Rules for the classes the static renderers use (``deepnb-snapshot``, ``dnb-*``, ``deepnb-tree``)."""
 

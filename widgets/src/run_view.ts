@@ -22,6 +22,7 @@ import { announcer } from "./run/announcer";
 import { asyncView } from "./run/async_tasks";
 import { peekView } from "./run/file_peek";
 import { givenView } from "./run/given";
+import { outputView } from "./run/output";
 import { questionsView } from "./run/questions";
 import { headerView } from "./run/header";
 import { liveModel } from "./run/live_model";
@@ -50,6 +51,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   const header = headerView(model, root, () => tree.tick(), () => !gone);
   const todos = todosView(model);
   const given = givenView(model);
+  const output = outputView(model);
   const transcript = h("div", "dnb-transcript");
   transcript.setAttribute("role", "log");
   transcript.setAttribute("aria-label", "Transcript");
@@ -64,7 +66,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   const threads = threadsView(model, () => !gone);
   const filesEl = h("div", "dnb-files");
   const errorEl = h("div", "dnb-error dnb-run-error");
-  root.append(style, header.el, given.el, peek.el, todos.el, tree.el, tasks.el, tools.el, transcript, questions.el,
+  root.append(style, header.el, given.el, peek.el, todos.el, tree.el, tasks.el, tools.el, transcript, output.el, questions.el,
     approvals.el, approvals.log, filesEl, errorEl, threads.el, live.el);
   el.replaceChildren(root);
 
@@ -244,6 +246,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     "change:files_changed": renderFiles,
     "change:files_not_written": renderFiles,
     "change:given": given.render,
+    "change:output": output.render,
     "change:error": renderError,
     "change:agent": renderHeader,
     "change:thread_id": header.renderHeader,
@@ -258,6 +261,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   renderProgress();
   todos.render();
   given.render();
+  output.render();
   tree.render();
   renderItems();
   tasks.render();

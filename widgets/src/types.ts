@@ -83,6 +83,8 @@ export interface RunTraits extends Omit<RunStateJSON, "async_tasks"> {
   live_controls: boolean;
   stop_hint: string;
   code_css: string;
+  /** The run's structured output as [field, value] rows (deepnb.structured.output_rows). */
+  output: [string, string][];
   /** Counts full syncs; live patches before one are superseded by it. */
   revision: number;
 }
