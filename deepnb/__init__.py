@@ -4,6 +4,7 @@
 ``deepnb.agent(...)`` builds and registers an agent, ``deepnb.attach(graph)`` registers one you
 compiled, ``deepnb.connect(url, assistant)`` one served over the Agent Protocol, and
 ``deepnb.get(name)`` returns a registered agent or builds one the project's ``deepnb.toml`` defines;
+``deepnb.compare(prompt, models=[...])`` runs one task on several models side by side;
 ``deepnb.deploy(path)`` writes those agents as a LangGraph Agent Server app and ``deepnb.serve()``
 serves them with ``langgraph dev``. Extensions (``deepnb.extensions``) add tools, middleware and
 backend routes to every agent deepnb builds.
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 __all__ = [
+    "Comparison",
     "DeepnbError",
     "Files",
     "Run",
@@ -30,6 +32,7 @@ __all__ = [
     "__version__",
     "agent",
     "attach",
+    "compare",
     "connect",
     "deploy",
     "export",
@@ -43,6 +46,7 @@ __all__ = [
 
 # Public name -> the module that defines it; imported on first attribute access.
 _LAZY_NAMES = {
+    "Comparison": "deepnb.comparing",
     "DeepnbError": "deepnb.errors",
     "Files": "deepnb.files",
     "Run": "deepnb.run",
@@ -56,6 +60,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from deepnb import extensions, models
+    from deepnb.comparing import Comparison
     from deepnb.errors import DeepnbError
     from deepnb.files import Files
     from deepnb.models.scripted import ScriptedChatModel
@@ -101,6 +106,24 @@ def attach(graph: Any, name: str = "default", **options: Any) -> Workbench:
     from deepnb.workbench import attach as register  # noqa: PLC0415  # lazy: see above
 
     return register(graph, name, **options)
+
+
+def compare(
+    prompt: str | Mapping[str, Any],
+    models: Sequence[Any] | Mapping[str, Any] | None = None,
+    *,
+    agents: Sequence[str] | None = None,
+    agent: str | None = None,
+    **options: Any,
+) -> Comparison:
+    """Run ``prompt`` on several models at once, side by side, each on a new thread; returns a
+    ``Comparison`` at once (``.runs``, ``.wait()``, ``.stop()``, ``.table()``, ``.to_records()``,
+    ``.to_pandas()``). Each column is a copy of ``agent`` (default: the current agent) with that
+    model; ``agents=[...]`` compares registered agents instead. ``options``: ``auto_approve`` and
+    ``create_deep_agent``'s keyword arguments (e.g. ``response_format=``) for every column."""
+    from deepnb.comparing import compare as start  # noqa: PLC0415  # lazy: see above
+
+    return start(prompt, models, agents=agents, agent=agent, **options)
 
 
 def connect(

@@ -77,15 +77,27 @@ def install(
     name: str, spec: AgentSpec, saver: Any, previous: Workbench | None, *, origin: str | None = None
 ) -> Workbench:
     """Build ``spec`` with the registered extensions and register it as ``name``."""
+    workbench = _built(name, spec, saver, origin=origin)
+    if previous is not None and previous.checkpointer is saver:
+        workbench.carry_over(previous)
+    return agents.register(workbench)
+
+
+def variant(name: str, spec: AgentSpec, saver: Any, *, origin: str | None = None) -> Workbench:
+    """A workbench named ``name`` built from ``spec`` (with the registered extensions) on
+    ``saver``, not registered: the agent registered as ``name``, if any, stays as it is
+    (``deepnb.compare`` runs its models so)."""
+    return _built(name, spec, saver, origin=origin)
+
+
+def _built(name: str, spec: AgentSpec, saver: Any, *, origin: str | None) -> Workbench:
     from deepnb.extensions.hosting import apply  # noqa: PLC0415  # lazy: it imports langchain
 
     effective, applied = apply(spec)
     graph = effective.build(name=name, checkpointer=saver)
     workbench = Workbench(name, graph, saver, spec=effective, origin=origin)
     workbench.extensions = applied
-    if previous is not None and previous.checkpointer is saver:
-        workbench.carry_over(previous)
-    return agents.register(workbench)
+    return workbench
 
 
 def agent(

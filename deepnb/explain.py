@@ -59,8 +59,10 @@ _TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 _MODEL_CALLS = frozenset({"_execute_model_sync", "_execute_model_async"})
 """LangChain's innermost model-call step: a failure below it is the model's, not a hook's."""
 _LIBRARY_DIRS = tuple(
-    {*(sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")),
-     str(Path(__file__).parent)}
+    {
+        *(sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")),
+        str(Path(__file__).parent),
+    }
 )
 """Code that is not the user's: where a failure is located, frames from here are passed over."""
 

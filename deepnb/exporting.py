@@ -80,8 +80,6 @@ def _kind(message: Any) -> str:
     return str(getattr(message, "type", ""))
 
 
-
-
 def _turns(messages: Sequence[Any]) -> list[tuple[str, list[Any]]]:
     """The thread's messages as (prompt, the messages that answered it), one per human message."""
     turns: list[tuple[str, list[Any]]] = []

@@ -88,9 +88,11 @@ def state_change(workbench: AgentHandle, thread_id: str, path: str) -> Iterator[
         future.result()
     except BaseException:  # interrupted while waiting: give the lock back once it is ours
         future.add_done_callback(
-            lambda f: f.cancelled()
-            or f.exception() is not None
-            or engine_loop().call_soon_threadsafe(_release, key)
+            lambda f: (
+                f.cancelled()
+                or f.exception() is not None
+                or engine_loop().call_soon_threadsafe(_release, key)
+            )
         )
         raise
     try:

@@ -95,7 +95,6 @@ def _state_entry(path: str, data: Mapping[str, Any]) -> Entry:
     return Entry(path, size=size, modified_at=data.get("modified_at"))
 
 
-
 def _file_data(data: bytes, previous: Mapping[str, Any] | None) -> FileData:
     from deepagents.backends.utils import create_file_data  # noqa: PLC0415  # lazy: heavy
 

@@ -71,6 +71,27 @@ def schema_variable(name: str | None, namespace: dict[str, Any]) -> Any:
     return structured.check_schema(namespace[name], variable=name)
 
 
+def compare(
+    models: str,
+    agent: str | None,
+    prompt: Any,
+    options: dict[str, Any],
+    *,
+    auto_approve: bool,
+    namespace: dict[str, Any],
+) -> Any:
+    """``--compare A,B``: the task on each model at once (``deepnb.compare``)."""
+    from deepnb.comparing import compare as start  # noqa: PLC0415  # lazy: only a compare cell needs it
+
+    names = [name.strip() for name in models.split(",")]
+    if not all(names):
+        raise DeepnbError(
+            f"--compare {models!r} has an empty model: write models between commas, e.g. --compare A,B."
+        )
+    chosen = {key: value for key, value in options.items() if value is not None}
+    return start(prompt, names, agent=agent, auto_approve=auto_approve, namespace=namespace, **chosen)
+
+
 def workbench_for(
     name: str | None, model: str | None, options: dict[str, Any], namespace: dict[str, Any]
 ) -> Session:

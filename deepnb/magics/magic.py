@@ -86,7 +86,7 @@ class DeepnbMagics(Magics):
         if args.bg:
             return
         try:
-            run.follow()
+            run.follow()  # a comparison follows all its runs: Ctrl-C stops them all
         finally:
             view.sync()
 
@@ -97,7 +97,7 @@ class DeepnbMagics(Magics):
         if args.bg:
             return
         try:
-            await run.wait_async(settled=args.wait)
+            await run.wait_async(settled=args.wait)  # a comparison: all its runs
         except (KeyboardInterrupt, asyncio.CancelledError):
             # The kernel's interrupt: an async cell sees it as its task cancelled. Either way the
             # user pressed ■ (or Ctrl-C), so the run stops and the cell says KeyboardInterrupt.
@@ -133,6 +133,16 @@ class DeepnbMagics(Magics):
                 "interpreter": commands.interpreter_option(args.interpreter, args.ptc),
                 "response_format": commands.schema_variable(args.schema, self._user_ns),
             }
+            if args.compare:
+                comparison = commands.compare(
+                    args.compare,
+                    args.agent,
+                    prompt,
+                    options,
+                    auto_approve=args.auto_approve,
+                    namespace=self._user_ns,
+                )
+                return self._show_comparison(comparison, args, live_controls=live_controls)
             workbench: Session = commands.workbench_for(args.agent, args.model, options, self._user_ns)
             run = workbench.start(
                 prompt,
@@ -149,6 +159,17 @@ class DeepnbMagics(Magics):
         if args.output:
             self._user_ns[args.output] = run
         return run, view, args
+
+    def _show_comparison(self, comparison: Any, args: Any, *, live_controls: bool) -> tuple[Any, Any, Any]:
+        """Display a ``--compare`` cell's comparison; it then stands where a run does (waited
+        for, stopped, stored in ``-o VAR``)."""
+        # lazy: the compare view loads ipywidgets and anywidget, which %load_ext deepnb does not need
+        from deepnb.views.compare_view import show_comparison  # noqa: PLC0415
+
+        view = show_comparison(comparison, live_controls=live_controls or args.bg)
+        if args.output:
+            self._user_ns[args.output] = comparison
+        return comparison, view, args
 
 
 async def _settle(run: Any) -> None:

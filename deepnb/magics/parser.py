@@ -71,6 +71,11 @@ def _common(func: _Declared) -> _Declared:
 )
 @argument("-o", "--output", metavar="VAR", help="Store the run object in this variable.")
 @argument(
+    "--compare",
+    metavar="MODEL,MODEL,...",
+    help="Run the task on each of these models at once, side by side, each on a new thread.",
+)
+@argument(
     "--schema",
     metavar="VAR",
     help="Answer in this structure: a variable holding a Pydantic model, dataclass, TypedDict or JSON "
@@ -346,6 +351,8 @@ CONFLICTS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "%%deepagent": (
         ("bg", "wait", "--bg returns at once, --wait keeps the cell busy until every approval is decided"),
         ("thread", "new", "-t runs on that thread, --new starts a new one"),
+        ("model", "compare", "--compare names every model the task runs on"),
+        ("thread", "compare", "--compare runs each model on a new thread"),
     ),
 }
 """Options that contradict each other, per command: (dest, dest, why). (``--auto-approve`` with

@@ -60,9 +60,7 @@ def _part_html(part: AgentPart) -> str:
     model = f' · <span class="dnb-muted">{escape(part.model)}</span>' if part.model else ""
     body = []
     if part.middleware:
-        items = "".join(
-            f"<li><code>{escape(m.name)}</code> — {escape(m.why)}</li>" for m in part.middleware
-        )
+        items = "".join(f"<li><code>{escape(m.name)}</code> — {escape(m.why)}</li>" for m in part.middleware)
         body.append(f"<div>Middleware, outermost first:</div><ol>{items}</ol>")
     if part.excluded:
         body.append(f"<div>Excluded by the harness profile: {escape(', '.join(part.excluded))}</div>")
@@ -81,7 +79,7 @@ def _part_html(part: AgentPart) -> str:
         body.append(f"<div>Asks for approval before:</div><ul>{items}</ul>")
     body += [f'<div class="dnb-muted">Note: {escape(note)}</div>' for note in part.notes]
     return (
-        f'<details open><summary><b>{escape(part.role)} {escape(part.name)}</b>{model}</summary>'
+        f"<details open><summary><b>{escape(part.role)} {escape(part.name)}</b>{model}</summary>"
         f'<div class="dnb-node-body">{"".join(body)}</div></details>'
     )
 

@@ -180,7 +180,7 @@ def _summary_text(item: Item, label: str) -> str:
 def _update_html(item: Item, label: str) -> str:  # drawn as a tool card is: no new snapshot style
     return (
         f'<div class="dnb-tool dnb-update">{escape(label)}<b>{escape(item["node"])}</b>'
-        f'<pre>{escape(item.get("text", ""))}</pre></div>'
+        f"<pre>{escape(item.get('text', ''))}</pre></div>"
     )
 
 

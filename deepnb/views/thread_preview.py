@@ -46,8 +46,6 @@ def threads_message(session: Session) -> dict[str, Any]:
         return {"type": "threads", "threads": [], "error": redact(f"Could not list the threads: {exc}")}
 
 
-
-
 def _clip(text: str) -> str:
     text = redact(text)
     return text if len(text) <= TEXT_CHARS else text[:TEXT_CHARS] + f"… ({len(text) - TEXT_CHARS:,} more)"

@@ -1,0 +1,179 @@
+"""The compare view (``deepnb.compare``, ``%%deepagent --compare``): one column per model (or
+agent) with its live run view, then a table that fills in as the runs finish; and the static form
+saved notebooks keep (each run's snapshot side by side, then the table). Every text is escaped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ipywidgets as widgets  # type: ignore[import-untyped]  # no type information
+from IPython.display import display
+
+from deepnb import events as ev
+from deepnb.comparing import Comparison, ComparisonTable
+from deepnb.markup import escape
+from deepnb.safe_display import shown_text
+from deepnb.schema import RUN_STATUS_LABEL, shown_as
+from deepnb.structured import output_rows
+from deepnb.views.listings import Table
+from deepnb.views.output import with_static
+from deepnb.views.run_view import RunView
+from deepnb.views.snapshot import snapshot_bundle
+from deepnb.views.styles import snapshot_style
+
+SHOWN_CELL = 120
+"""Characters of a result, an error or an output a table cell shows."""
+_ENDS = (ev.RunFinished, ev.RunFailed, ev.RunCancelled, ev.RunPaused)
+_GRID = "display:grid;grid-template-columns:repeat({n},minmax(0,1fr));gap:8px;align-items:start"
+
+
+def _clip(text: Any) -> str:
+    line = str(text or "").strip().splitlines()[0] if str(text or "").strip() else ""
+    return line if len(line) <= SHOWN_CELL else line[: SHOWN_CELL - 1] + "…"
+
+
+def _output(value: Any) -> str:
+    rows = output_rows(value)
+    return _clip(", ".join(f"{key}={shown}" for key, shown in rows) if rows else "")
+
+
+def table_of(table: ComparisonTable) -> Table:
+    """The records as a listing table: a row per model (or agent), values shortened."""
+    columns = [
+        table.by,
+        "status",
+        "result",
+        "steps",
+        "tool calls",
+        "tokens in",
+        "tokens out",
+        "time (s)",
+        "error",
+    ]
+    structured = any("output" in record for record in table.records)
+    if structured:
+        columns.append("output")
+    rows = []
+    for r in table.records:
+        row = [
+            r[table.by],
+            shown_as(RUN_STATUS_LABEL, r["status"], r["status"]),
+            _clip(r["result"]),
+            r["steps"],
+            r["tool_calls"],
+            f"{r['tokens_in']:,}",
+            f"{r['tokens_out']:,}",
+            f"{r['seconds']:.1f}",
+            _clip(r["error"]),
+        ]
+        if structured:
+            row.append(_output(r.get("output")))
+        rows.append(tuple(row))
+    return Table(tuple(columns), tuple(rows))
+
+
+def comparison_table_text(table: ComparisonTable) -> str:
+    return repr(table_of(table))
+
+
+def comparison_table_html(table: ComparisonTable) -> str:
+    return f'<div class="deepnb-compare-table" aria-label="Comparison">{table_of(table)._repr_html_()}</div>'
+
+
+def _snapshot(comparison: Comparison, key: str) -> dict[str, str]:
+    run = comparison.runs[key]
+    return snapshot_bundle(run.state, output=output_rows(run.output))
+
+
+def comparison_static(comparison: Comparison) -> dict[str, str]:
+    """``text/html`` (each run's snapshot in its column, then the table) and ``text/plain``."""
+    keys = list(comparison.runs)
+    columns = "".join(
+        f'<div class="dnb-compare-column"><div class="dnb-compare-head">{escape(key)}</div>'
+        f"{_snapshot(comparison, key)['text/html']}</div>"
+        for key in keys
+    )
+    table = comparison.table()
+    grid = f'<div style="{_GRID.format(n=len(keys))}">{columns}</div>'
+    html = f'{snapshot_style()}<div class="deepnb-compare">{grid}{comparison_table_html(table)}</div>'
+    text = "\n\n".join(
+        [
+            *(f"== {key} ==\n{_snapshot(comparison, key)['text/plain']}" for key in keys),
+            comparison_table_text(table),
+        ]
+    )
+    return {"text/html": shown_text(html), "text/plain": shown_text(text)}
+
+
+class CompareView:
+    """The live compare view: a grid of run views, one column per model, over the table, which
+    is redrawn as each run stops. ``widget`` is the ipywidgets box to display."""
+
+    def __init__(self, comparison: Comparison, *, live_controls: bool = True) -> None:
+        self.comparison = comparison
+        self.views = {key: RunView(run, live_controls=live_controls) for key, run in comparison.runs.items()}
+        columns = [
+            widgets.VBox(
+                [widgets.HTML(f'<div class="dnb-compare-head"><b>{escape(key)}</b></div>'), view],
+                layout=widgets.Layout(min_width="0"),
+            )
+            for key, view in self.views.items()
+        ]
+        grid = widgets.GridBox(
+            columns,
+            layout=widgets.Layout(
+                grid_template_columns=f"repeat({len(columns)}, minmax(0, 1fr))", grid_gap="8px", width="100%"
+            ),
+        )
+        self.table = widgets.HTML(self._table_html())
+        self.widget = widgets.VBox([grid, self.table])
+        self.widget.add_class("deepnb-compare")
+        self._unsubscribe = [run.subscribe(self._on_event) for run in comparison.runs.values()]
+
+    def _table_html(self) -> str:
+        return shown_text(comparison_table_html(self.comparison.table()))
+
+    def _on_event(self, event: ev.Event) -> None:
+        if isinstance(event, _ENDS):
+            self.table.value = self._table_html()
+
+    def sync(self) -> None:
+        """Send each run view's final state now, and the table."""
+        for view in self.views.values():
+            view.sync()
+        self.table.value = self._table_html()
+
+    def close(self) -> None:
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        for view in self.views.values():
+            view.close()
+        self.widget.close()
+
+
+def _bundle(view: CompareView) -> dict[str, Any]:
+    data = view.widget._repr_mimebundle_()
+    widget = data[0] if isinstance(data, tuple) else data
+    return with_static(widget or {}, comparison_static(view.comparison))
+
+
+def comparison_bundle(comparison: Comparison) -> dict[str, Any]:
+    """A comparison displayed: the live view over its static form as it is now."""
+    return _bundle(CompareView(comparison))
+
+
+def show_comparison(comparison: Comparison, *, live_controls: bool = True) -> CompareView:
+    """Display the live compare view; as each run stops, the output's static form is redrawn,
+    so a saved notebook keeps every run's end."""
+    view = CompareView(comparison, live_controls=live_controls)
+    handle = display(_bundle(view), raw=True, display_id=True)
+
+    def on_event(event: ev.Event) -> None:
+        if isinstance(event, _ENDS):
+            handle.update(_bundle(view), raw=True)
+
+    for run in comparison.runs.values():
+        run.subscribe(on_event)
+    if comparison.done:
+        handle.update(_bundle(view), raw=True)
+    return view

@@ -1,0 +1,64 @@
+"""``%%deepagent --compare MODEL,MODEL``: the cell's task on each model at once, displayed side
+by side with the table; bad input in one line."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.utils.capture import capture_output
+
+from deepnb import workbench
+from deepnb.comparing import Comparison
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+
+def script(tmp_path, name: str, answer: str) -> str:
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(textwrap.dedent(f"agents:\n  main:\n    - turns: [{{text: {answer!r}}}]\n"))
+    return str(path)
+
+
+def run_cell(ip, source: str):
+    with capture_output() as captured:
+        result = ip.run_cell(source)
+    return result, captured
+
+
+def test_compare_runs_each_model_and_shows_them_side_by_side(ip, tmp_path) -> None:
+    first, second = script(tmp_path, "a", "Paris, says A."), script(tmp_path, "b", "Lyon, says B.")
+    result, captured = run_cell(
+        ip, f"%%deepagent --compare scripted:{first},scripted:{second} -o cmp\nCapital?"
+    )
+    assert result.error_in_exec is None, result.error_in_exec
+    comparison = ip.user_ns["cmp"]
+    assert isinstance(comparison, Comparison)
+    assert list(comparison.runs) == [f"scripted:{first}", f"scripted:{second}"]
+    assert [run.result for run in comparison.runs.values()] == ["Paris, says A.", "Lyon, says B."]
+    shown = captured.outputs[-1].data
+    assert WIDGET_MIME in shown
+    assert shown["text/html"].count('class="dnb-compare-column"') == 2
+    assert "Paris, says A." in shown["text/html"] and "Lyon, says B." in shown["text/html"]
+    assert "Capital?" in shown["text/plain"]
+    assert workbench.registered() == {}  # the models ran on copies of the default: none was defined
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ("--compare demo:quickstart", "at least two models"),
+        ("--compare demo:quickstart,demo:quickstart", "given twice"),
+        ("--compare demo:quickstart,nocolon", "Malformed model 'nocolon'"),
+        ("--compare demo:quickstart,,demo:research", "has an empty model"),
+        ("-a nobody-here --compare demo:quickstart,demo:research", "No agent named 'nobody-here'"),
+        ("-m demo:quickstart --compare demo:quickstart,demo:research", "use either -m"),
+        ("-t abc --compare demo:quickstart,demo:research", "use either -t"),
+    ],
+)
+def test_bad_compare_input_is_one_line(ip, options: str, said: str) -> None:
+    result, _ = run_cell(ip, f"%%deepagent {options}\nGo")
+    assert isinstance(result.error_in_exec, UsageError), result.error_in_exec
+    message = str(result.error_in_exec)
+    assert said in message and "\n" not in message
