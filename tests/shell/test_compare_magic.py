@@ -8,9 +8,11 @@ import textwrap
 import pytest
 from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
+from pydantic import BaseModel
 
 from deepnb import workbench
 from deepnb.comparing import Comparison
+from tests.support.agents import unique
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
@@ -62,3 +64,30 @@ def test_bad_compare_input_is_one_line(ip, options: str, said: str) -> None:
     assert isinstance(result.error_in_exec, UsageError), result.error_in_exec
     message = str(result.error_in_exec)
     assert said in message and "\n" not in message
+
+
+class Verdict(BaseModel):
+    """Defined here: the testing shell's ``__main__`` is pytest's (see test_schema_magic.py)."""
+
+    winner: str
+
+
+def test_compare_on_a_named_agent_with_a_schema(ip, tmp_path) -> None:
+    paths = []
+    for name in ("x", "y"):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(
+            f"agents:\n  main:\n    - tool_calls: [{{name: Verdict, args: {{winner: {name}}}}}]\n"
+        )
+        paths.append(f"scripted:{path}")
+    agent = unique("judge")
+    ip.run_line_magic("deepagent", f"define {agent} -m demo:quickstart")
+    ip.user_ns["Verdict"] = Verdict
+    result, captured = run_cell(
+        ip, f"%%deepagent -a {agent} --compare {','.join(paths)} --schema Verdict -o judged\nWho wins?"
+    )
+    assert result.error_in_exec is None, result.error_in_exec
+    records = ip.user_ns["judged"].to_records()
+    assert [r["output"] for r in records] == [Verdict(winner="x"), Verdict(winner="y")]
+    assert "winner=x" in captured.outputs[-1].data["text/html"]
+    assert workbench.get(agent).spec.options.get("response_format") is None  # the agent: unchanged
