@@ -19,7 +19,6 @@ from deepnb.views.listings import Table
 from deepnb.views.output import with_static
 from deepnb.views.run_view import RunView
 from deepnb.views.snapshot import snapshot_bundle
-from deepnb.views.styles import snapshot_style
 
 SHOWN_CELL = 120
 """Characters of a result, an error or an output a table cell shows."""
@@ -95,7 +94,7 @@ def comparison_static(comparison: Comparison) -> dict[str, str]:
     )
     table = comparison.table()
     grid = f'<div style="{_GRID.format(n=len(keys))}">{columns}</div>'
-    html = f'{snapshot_style()}<div class="deepnb-compare">{grid}{comparison_table_html(table)}</div>'
+    html = f'<div class="deepnb-compare">{grid}{comparison_table_html(table)}</div>'  # styles: in each column
     text = "\n\n".join(
         [
             *(f"== {key} ==\n{_snapshot(comparison, key)['text/plain']}" for key in keys),

@@ -163,3 +163,12 @@ def test_to_pandas_without_pandas_says_how_to_install(base: str, monkeypatch: py
     monkeypatch.setitem(sys.modules, "pandas", None)
     with pytest.raises(DeepnbError, match="needs pandas: pip install pandas"):
         comparison.to_pandas()
+
+
+def test_an_attached_graph_cannot_change_its_model() -> None:
+    name = unique("attached")
+    graph = workbench.agent(unique("source"), answering("x")).graph
+    deepnb.attach(graph, name)
+    with pytest.raises(DeepnbError) as caught:
+        deepnb.compare("Go", models=["demo:quickstart", "demo:research"], agent=name)
+    assert "was attached as a compiled graph" in str(caught.value) and "agents=[...]" in str(caught.value)
