@@ -265,6 +265,7 @@ class Workbench:
                 "Wait for it, stop it with %deepagent stop, or start another thread with --new."
             )
         with self._lock:
+            run.previous = self._latest.get(thread_id)  # a recording replays the thread's runs in order
             self._latest[thread_id] = run
         try:
             graph_input = self._input_for(thread_id, prompt, fresh=fresh)
