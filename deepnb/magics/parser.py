@@ -82,6 +82,12 @@ def _common(func: _Declared) -> _Declared:
     action="store_true",
     help="Send {braces} in the prompt as they are.",
 )
+@argument(
+    "--record",
+    metavar="PATH",
+    help="When the run ends, write it to PATH (.yaml) as a script -m scripted:PATH replays offline.",
+)
+@argument("--force", action="store_true", help="With --record: replace the file at PATH.")
 def cell(line: str) -> None:
     """%%deepagent [options]: run the cell body as a task for a deep agent."""
 
@@ -340,6 +346,11 @@ CONFLICTS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "%%deepagent": (
         ("bg", "wait", "--bg returns at once, --wait keeps the cell busy until every approval is decided"),
         ("thread", "new", "-t runs on that thread, --new starts a new one"),
+        (
+            "bg",
+            "record",
+            "--record writes the run when it ends: record a background run with run.record(PATH)",
+        ),
     ),
 }
 """Options that contradict each other, per command: (dest, dest, why). (``--auto-approve`` with
