@@ -22,7 +22,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -68,6 +68,8 @@ class Recorded:
     subagents: int
     waiting: bool = False
     """The run was waiting for approval: the script ends at its cards."""
+    replays: tuple[str, ...] = ()
+    """The prompts the script answers, in the order to send them (redacted, as it matches them)."""
 
     def __repr__(self) -> str:
         tail = " It ends where the run waits for approval." if self.waiting else ""
@@ -77,9 +79,11 @@ class Recorded:
         )
 
 
-def _anchored(text: str) -> str:
-    """A regex matching exactly ``text`` (spaces left readable: the script's regexes are not verbose)."""
-    return rf"\A{re.escape(text).replace(chr(92) + ' ', ' ')}\Z"
+def _anchored(text: str, *, padded: bool = False) -> str:
+    """A regex matching exactly ``text`` (spaces left readable: the script's regexes are not
+    verbose); ``padded``: with any white space around it (a cell's prompt is stripped)."""
+    pad = r"\s*" if padded else ""
+    return rf"\A{pad}{re.escape(text).replace(chr(92) + ' ', ' ')}{pad}\Z"
 
 
 def _turn(event: ev.ModelTurn) -> dict[str, Any]:
@@ -134,6 +138,7 @@ class _Script:
         self.summaries: dict[str, str] = {}
         self.turns = 0
         self.tasks = 0
+        self.prompts: list[str] = []
 
     def add(self, agent: str, match: str, turns: list[dict[str, Any]], what: str) -> None:
         conversations = self.agents.setdefault(agent, [])
@@ -175,9 +180,10 @@ def _conversations(run: Recordable, script: _Script) -> bool:
             script.summary(ev.MAIN if started_by is None else started_by.subagent_type, event.summary)
     if not isinstance(prompt, str):
         raise DeepnbError(f"{run.id} was given a graph input, not a prompt: only prompts can be replayed.")
+    script.prompts.append(prompt)
     for path, agent_turns in turns.items():
         if path == ev.MAIN:
-            script.add(ev.MAIN, _anchored(prompt), agent_turns, "prompt")
+            script.add(ev.MAIN, _anchored(prompt.strip(), padded=True), agent_turns, "prompt")
         elif path in tasks:
             task = tasks[path]
             if task.subagent_type == ev.MAIN:
@@ -297,14 +303,7 @@ def record(
         f"Replay it offline: %%deepagent -m scripted:{target.name} --new (then each prompt in order)."
     )
     write_text(target, to_yaml(data, header=header), force=force)
+    waiting = run.status == "interrupted"
     return Recorded(
-        target, run.id, len(runs), script.turns, script.tasks, waiting=run.status == "interrupted"
+        target, run.id, len(runs), script.turns, script.tasks, waiting=waiting, replays=tuple(script.prompts)
     )
-
-
-def prompts_of(run: Recordable) -> Iterator[str]:
-    """The prompts a recording of ``run`` replays, in order (redacted, as the script matches them)."""
-    for each in _runs_of_thread(run):
-        started = next((e for e in each.log if isinstance(e, ev.RunStarted)), None)
-        if started is not None and started.prompt is not None:
-            yield started.prompt

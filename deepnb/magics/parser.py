@@ -306,7 +306,7 @@ SUMMARIES = {
     "reload": "Rebuild agents with the current extensions and deepnb.toml (threads kept).",
     "deploy": "Write deepnb.toml's agents as an Agent Server app (langgraph.json) into PATH.",
     "serve": "Serve deepnb.toml's agents with langgraph dev in the background (--stop ends it).",
-    "export": "Write a thread as a standalone notebook (prompts, run views, files): PATH.ipynb.",
+    "export": "Write a thread as a standalone notebook (prompts, run views, files, a replay if recorded).",
 }
 SUBCOMMANDS: dict[str, Command] = {
     "help": help_,

@@ -169,6 +169,7 @@ def test_a_thread_of_two_prompts_replays_prompt_by_prompt(tmp_path: Path) -> Non
     assert second.previous is first
     recorded = second.record(tmp_path / "two.yaml")
     assert recorded.prompts == 2
+    assert recorded.replays == ("the first task", "the second task")
     again, replayed = replay(tmp_path / "two.yaml", ["the first task", "the second task"])
     assert transcript(replayed) == transcript(second)
     assert files(again, replayed.thread_id) == files(bench, second.thread_id) == {"/a.md": "two"}
@@ -296,7 +297,7 @@ def test_the_script_files_turns_by_agent_with_anchored_matches_ids_and_usage() -
     data, counts = script_of([FakeRun(log)])
     assert data["agents"]["main"] == [
         {
-            "match": r"\AFind \(a\) cat\?\Z",
+            "match": r"\A\s*Find \(a\) cat\?\s*\Z",
             "turns": [
                 {
                     "text": "Asking.",
