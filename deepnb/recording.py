@@ -123,9 +123,10 @@ def _runs_of_thread(run: Recordable) -> list[Recordable]:
     if run.status == "running":
         raise DeepnbError(f"{run.id} is still running: record it once it ends (run.wait()).")
     if run.status not in ("done", "interrupted"):
+        ended = "failed" if run.status == "error" else "was stopped"
         raise DeepnbError(
-            f"{run.id} is {run.status}: a recording replays a finished run (or one waiting for "
-            "approval), not a failed or stopped one."
+            f"{run.id} {ended}: a recording replays a finished run (or one waiting for approval), "
+            "not a failed or stopped one."
         )
     return runs
 

@@ -15,6 +15,10 @@ A script is YAML or JSON::
       general-purpose:     # a subagent, by its name
         - turns: [{text: "Found it."}]
 
+``run.record(PATH)`` (or ``%%deepagent --record PATH``) writes a script from a real run
+(:mod:`deepnb.recording`): every turn with its tool calls' ``id`` and its ``usage``, each
+conversation matched by its prompt or task description.
+
 An agent's value may also be a plain list of turns. A turn may instead be ``{error: "message"}``,
 which makes the model raise, to rehearse failures.
 
