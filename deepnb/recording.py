@@ -43,17 +43,45 @@ RECORDED = (ev.RunStarted, ev.ModelTurn, ev.SubagentStarted, ev.Summarized)
 class Recordable(Protocol):
     """What a recording needs of a run (:class:`deepnb.run.Run`)."""
 
-    id: str
-    thread_id: str
-    checkpoint_before: str | None
-    previous: Any
-    """The run this kernel ran before it on the same thread, if any (a :class:`Recordable`)."""
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def thread_id(self) -> str: ...
+
+    @property
+    def checkpoint_before(self) -> str | None: ...
+
+    @property
+    def previous(self) -> RunLog | None:
+        """What this kernel kept of the run before it on the same thread, if any."""
+        ...
 
     @property
     def status(self) -> str: ...
 
     @property
     def log(self) -> Sequence[ev.Event]: ...
+
+
+@dataclass(frozen=True)
+class RunLog:
+    """What a thread keeps of a run that ended, for recordings of the runs after it: its events,
+    not the run (whose state can be large)."""
+
+    id: str
+    thread_id: str
+    checkpoint_before: str | None
+    status: str
+    log: tuple[ev.Event, ...]
+    previous: RunLog | None
+
+
+def kept(run: Recordable | None) -> RunLog | None:
+    """``run`` as the next run on its thread keeps it (``None`` for none)."""
+    if run is None:
+        return None
+    return RunLog(run.id, run.thread_id, run.checkpoint_before, run.status, tuple(run.log), run.previous)
 
 
 @safe_display
@@ -104,9 +132,11 @@ def _turn(event: ev.ModelTurn) -> dict[str, Any]:
 
 def _runs_of_thread(run: Recordable) -> list[Recordable]:
     """The runs of ``run``'s thread, the first prompt first, as this kernel ran them."""
-    runs = [run]
-    while runs[-1].previous is not None:
-        runs.append(runs[-1].previous)
+    runs: list[Recordable] = [run]
+    earlier = run.previous
+    while earlier is not None:
+        runs.append(earlier)
+        earlier = earlier.previous
     runs.reverse()
     if runs[0].checkpoint_before is not None:
         raise DeepnbError(
@@ -114,10 +144,10 @@ def _runs_of_thread(run: Recordable) -> list[Recordable]:
             "(or was forked): a recording replays a thread from its first prompt. Record a run on a "
             "new thread (--new)."
         )
-    for earlier in runs[:-1]:
-        if earlier.status != "done":
+    for older in runs[:-1]:
+        if older.status != "done":
             raise DeepnbError(
-                f"{earlier.id}, an earlier run on thread {run.thread_id!r}, is {earlier.status}: a "
+                f"{older.id}, an earlier run on thread {run.thread_id!r}, is {older.status}: a "
                 "recording replays finished runs only. Record a run on a new thread (--new)."
             )
     if run.status == "running":

@@ -28,7 +28,7 @@ from deepnb.graph_input import output_of, speaks_messages
 from deepnb.handles import AgentHandle
 from deepnb.interpreter import Interpreter
 from deepnb.interrupts import PendingInterrupt, check_answer
-from deepnb.recording import RECORDED, Recorded, model_profile, record
+from deepnb.recording import RECORDED, Recorded, RunLog, model_profile, record
 from deepnb.safe_display import safe_display
 from deepnb.schema import ENDED, FilePreview, RunStatus, Todo
 from deepnb.secrets import redact, redact_data
@@ -98,8 +98,8 @@ class Run(Displayable):
         final state values for a graph that does not speak messages, else ``None``."""
         self.log: list[ev.Event] = []
         """The events a recording is made of (:mod:`deepnb.recording`), redacted, in order."""
-        self.previous: Run | None = None
-        """The run this kernel ran before this one on the same thread (set by the workbench)."""
+        self.previous: RunLog | None = None
+        """What this kernel kept of the run before this one on its thread (set by the workbench)."""
         self.recording: Recorded | None = None
         """Where :meth:`record` last wrote this run."""
 

@@ -166,7 +166,7 @@ def test_a_thread_of_two_prompts_replays_prompt_by_prompt(tmp_path: Path) -> Non
     bench = deepnb.agent(unique("two"), model)
     first = bench.start("the first task", new_thread=True).wait(WAIT)
     second = bench.start("the second task").wait(WAIT)
-    assert second.previous is first
+    assert second.previous is not None and second.previous.id == first.id
     recorded = second.record(tmp_path / "two.yaml")
     assert recorded.prompts == 2
     assert recorded.replays == ("the first task", "the second task")
@@ -250,8 +250,17 @@ def test_what_cannot_be_replayed_is_refused_in_one_line_with_nothing_written(tmp
     first = bench.start("one", new_thread=True).wait(WAIT)
     fork = bench.fork(first.thread_id, first.checkpoint_after or "")
     forked = bench.start("two", thread=fork).wait(WAIT)
+    mixed = deepnb.agent(
+        unique("mixed"),
+        scripted({"main": [{"match": "bad", "turns": [{"error": "down"}]}, {"turns": ["ok"]}]}),
+    )
+    bad = mixed.start("bad", new_thread=True).wait(WAIT)
+    good = mixed.start("good").wait(WAIT)
+    assert (bad.status, good.status) == ("error", "done")
+    assert good.previous is not None and good.previous.status == "error"
     cases = [
         (failed, "x.yaml", "run-[0-9]+ failed"),
+        (good, "x.yaml", "an earlier run on thread .* is error"),
         (forked, "x.yaml", "had prompts this kernel did not run"),
         (first, "x.json", "ending in .yaml"),
         (first, "missing/x.yaml", "does not exist"),
