@@ -385,3 +385,49 @@ def test_a_path_that_exists_is_kept_and_a_failed_write_leaves_nothing(tmp_path: 
     write_text(target, "theirs", force=True)
     assert target.read_text(encoding="utf-8") == "theirs"
     assert [p.name for p in tmp_path.iterdir()] == ["r.yaml"]
+
+
+def _write(path: str) -> dict[str, Any]:
+    return {"tool_calls": [{"name": "write_file", "args": {"file_path": path, "content": path}}]}
+
+
+GATED_SUBAGENTS = {
+    "main": [
+        {
+            "tool_calls": [
+                {"name": "task", "args": {"subagent_type": "general-purpose", "description": f"write {n}"}}
+                for n in ("x", "y")
+            ]
+        },
+        "Both done.",
+    ],
+    "general-purpose": [
+        {"match": "x", "turns": [_write("/x.md"), "x ok"]},
+        {"match": "y", "turns": [_write("/y.md"), "y ok"]},
+    ],
+}
+
+
+def test_parallel_subagents_waiting_for_approval_replay_with_the_same_cards(tmp_path: Path) -> None:
+    bench = deepnb.agent(
+        unique("gated-subagents"), scripted(GATED_SUBAGENTS), interrupt_on={"write_file": True}
+    )
+    run = bench.start("go", new_thread=True).wait(WAIT)
+    cards = sorted((r.name, str(r.args), r.agent) for r in run.pending)
+    assert [agent for *_, agent in cards] == ["main/general-purpose", "main/general-purpose#2"]
+    for request in run.pending:
+        request.approve()
+    run.wait(WAIT)
+    assert run.status == "done"
+    run.record(tmp_path / "gated.yaml")
+    again, replayed = replay(tmp_path / "gated.yaml", ["go"], interrupt_on={"write_file": True})
+    assert sorted((r.name, str(r.args), r.agent) for r in replayed.pending) == cards
+    for request in replayed.pending:
+        request.approve()
+    replayed.wait(WAIT)
+    assert transcript(replayed) == transcript(run)
+    assert (
+        files(again, replayed.thread_id)
+        == files(bench, run.thread_id)
+        == {"/x.md": "/x.md", "/y.md": "/y.md"}
+    )
