@@ -164,13 +164,30 @@ def _check_record(args: Any) -> None:
 
 
 def _record(run: Any, args: Any) -> None:
-    """With ``--record PATH``: write the run that ended to PATH; say where in one line."""
+    """With ``--record PATH``: write the run that ended to PATH; say where in one line. A run
+    that waits for approval is written up to its cards, and again once it finishes."""
     if not args.record:
         return
     try:
-        print(repr(run.record(args.record, force=args.force)))
+        recorded = run.record(args.record, force=args.force)
     except DeepnbError as exc:
         raise UsageError(str(exc)) from None
+    print(repr(recorded) + (" The file is written again when the run finishes." if recorded.waiting else ""))
+    if recorded.waiting:
+        _record_when_finished(run, args.record)
+
+
+def _record_when_finished(run: Any, path: str) -> None:
+    # lazy: the engine is loaded by now (a run exists); %load_ext deepnb does not load it
+    from deepnb.events import RunCancelled, RunFailed, RunFinished  # noqa: PLC0415
+
+    def listener(event: Any) -> None:
+        if isinstance(event, RunFinished | RunFailed | RunCancelled):
+            unsubscribe()
+        if isinstance(event, RunFinished):  # a listener's failure is logged, never the run's
+            run.record(path, force=True)
+
+    unsubscribe = run.subscribe(listener)
 
 
 async def _settle(run: Any) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import nbformat
 import pytest
 from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
@@ -71,3 +72,47 @@ def test_an_existing_path_is_refused_before_the_run_unless_forced(ip: Any, tmp_p
 )
 def test_bad_record_options_are_one_line(ip: Any, options: str, error: str) -> None:
     assert error in _refused(ip, f"%%deepagent -m demo:quickstart -a recorder3 {options}\n{PROMPT}")
+
+
+GATED = """
+agents:
+  main:
+    - text: Writing it.
+      tool_calls: [{name: write_file, args: {file_path: /n.md, content: hi}}]
+    - text: Written.
+"""
+
+
+def test_a_run_waiting_for_approval_is_written_again_when_it_finishes(ip: Any, tmp_path: Path) -> None:
+    script = tmp_path / "gated-model.yaml"
+    script.write_text(GATED, encoding="utf-8")
+    path = tmp_path / "gated.yaml"
+    cell = (
+        f"%%deepagent -m 'scripted:{script}' -a recorder4 --new --interrupt-on write_file --record '{path}'"
+    )
+    with capture_output() as shown:
+        ip.run_cell(f"{cell} -o gated\nwrite a note")
+    run = ip.user_ns["gated"]
+    assert run.status == "interrupted"
+    assert "It ends where the run waits for approval. The file is written again when the run finishes." in (
+        shown.stdout
+    )
+    assert "Written." not in path.read_text(encoding="utf-8")
+    run.pending[0].approve()
+    run.wait(30)
+    assert run.status == "done"
+    assert "text: Written." in path.read_text(encoding="utf-8")
+    assert run.recording is not None and not run.recording.waiting
+
+
+def test_an_export_of_a_recorded_cell_ends_with_its_replay(ip: Any, tmp_path: Path) -> None:
+    path = tmp_path / "brief.yaml"
+    with capture_output():
+        ip.run_cell(f"%%deepagent -m demo:quickstart -a recorder5 --new --record '{path}'\n{PROMPT}")
+    shown = ip.run_line_magic("deepagent", f"export '{tmp_path / 'brief.ipynb'}' -a recorder5")
+    assert repr(shown).endswith("Its last cells replay the run offline from brief.replay.yaml.")
+    assert (tmp_path / "brief.replay.yaml").read_text(encoding="utf-8") == path.read_text(encoding="utf-8")
+    notebook = nbformat.read(tmp_path / "brief.ipynb", as_version=4)
+    assert notebook.cells[-1].source == (
+        f"%%deepagent -m scripted:brief.replay.yaml -a recorder5 --new --no-interpolate\n{PROMPT}"
+    )
