@@ -322,11 +322,17 @@ def record(
     force: bool = False,
     agent: str = "",
     profile: Mapping[str, Any] | None = None,
+    delay: float = 0.0,
 ) -> Recorded:
-    """Write ``run`` (with the runs before it on its thread) to ``path`` as a replay script."""
+    """Write ``run`` (with the runs before it on its thread) to ``path`` as a replay script;
+    ``delay``: seconds between the replay's streamed tokens (``0``: at once)."""
+    if isinstance(delay, bool) or not isinstance(delay, int | float) or not 0 <= delay <= 10:
+        raise DeepnbError(f"delay is the seconds between streamed tokens, 0 to 10, not {delay!r}.")
     target = check_target(path, force=force)
     runs = _runs_of_thread(run)
     data, script = script_of(runs, profile=profile)
+    if delay:
+        data = {"delay": float(delay), **data}
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     header = (
         f"Recorded by deepnb on {when} from {run.id} of agent {redact(agent)!r}, thread "

@@ -398,12 +398,13 @@ class Run(Displayable):
 
         return unsubscribe
 
-    def record(self, path: str | os.PathLike[str], *, force: bool = False) -> Recorded:
+    def record(self, path: str | os.PathLike[str], *, force: bool = False, delay: float = 0.0) -> Recorded:
         """Write this run (and the runs before it on its thread) as a replay script at ``path``
         (``.yaml``), which ``-m scripted:PATH`` replays offline; a path that exists is refused
-        unless ``force``. See :mod:`deepnb.recording`."""
+        unless ``force``; ``delay`` paces the replay's tokens (seconds). See :mod:`deepnb.recording`."""
         profile = model_profile(self.workbench)
-        self.recording = record(self, path, force=force, agent=self.workbench.name, profile=profile)
+        name = self.workbench.name
+        self.recording = record(self, path, force=force, agent=name, profile=profile, delay=delay)
         return self.recording
 
     # -- driving ----------------------------------------------------------------------------

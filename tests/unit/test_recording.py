@@ -172,6 +172,11 @@ def test_a_thread_of_two_prompts_replays_prompt_by_prompt(tmp_path: Path) -> Non
     assert recorded.replays == ("the first task", "the second task")
     again, replayed = replay(tmp_path / "two.yaml", ["the first task", "the second task"])
     assert transcript(replayed) == transcript(second)
+    paced = second.record(tmp_path / "paced.yaml", delay=0.01)
+    assert load_script(paced.path).delay == 0.01
+    assert load_script(tmp_path / "two.yaml").delay == 0
+    with pytest.raises(DeepnbError, match="delay"):
+        second.record(tmp_path / "bad.yaml", delay=-1)
     assert files(again, replayed.thread_id) == files(bench, second.thread_id) == {"/a.md": "two"}
 
 
