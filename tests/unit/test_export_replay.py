@@ -90,3 +90,19 @@ def test_a_recording_gone_from_disk_or_of_an_older_run_adds_no_replay(
 
 def path_text(path: Path) -> str:
     return path.read_text(encoding="utf-8")
+
+
+def test_a_secret_set_after_the_recording_is_redacted_in_the_exported_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    late = "latecomer-value-77"
+    bench = deepnb.agent(unique("late"), scripted({"main": [f"[{late}]: the answer"]}))
+    run = bench.start("answer", new_thread=True).wait(WAIT)
+    run.record(tmp_path / "run.yaml")
+    assert late in path_text(tmp_path / "run.yaml")  # not a secret when it was recorded
+    monkeypatch.setenv("DEEPNB_LATE_TEST_TOKEN", late)
+    exported = deepnb.export(tmp_path / "late.ipynb", agent=bench.name)
+    assert exported.replay is not None
+    assert late not in path_text(exported.replay)
+    script = load_script(exported.replay)
+    assert script.agents["main"][0].turns[0].text == "[[redacted]]: the answer"
