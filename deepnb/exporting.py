@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -22,12 +23,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from deepnb.displayable import renderer_for
 from deepnb.errors import DeepnbError
 from deepnb.message_parts import field, text_of
+from deepnb.recording import Recorded, to_yaml, write_text
 from deepnb.safe_display import safe_display
 from deepnb.secrets import redact, redact_data
 from deepnb.session import Session
+from deepnb.spec import parse_interrupt_on
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|~])")
 TOOL_ARGS_SHOWN = 300
@@ -45,11 +50,14 @@ class Exported:
     prompts: int
     files: int
     snapshots: int
+    replay: Path | None = None
+    """The recording written next to the notebook, which its last cells replay offline."""
 
     def __repr__(self) -> str:
+        replay = f" Its last cells replay the run offline from {self.replay.name}." if self.replay else ""
         return (
             f"Wrote {self.path}: thread {self.thread_id} of agent {self.agent!r}, "
-            f"{self.prompts} prompt(s), {self.snapshots} run view(s), {self.files} file(s)."
+            f"{self.prompts} prompt(s), {self.snapshots} run view(s), {self.files} file(s).{replay}"
         )
 
 
@@ -163,8 +171,56 @@ def _checked(
     return target, thread_id
 
 
-def build_notebook(session: Session, thread_id: str) -> tuple[Any, int, int, int]:
-    """The notebook of a thread and its counts (prompts, run views, files); nothing written."""
+def replay_path(target: Path) -> Path:
+    """Where an export of ``target`` puts the recording its replay cells read."""
+    return target.with_name(f"{target.stem}.replay.yaml")
+
+
+def _recording(session: Session, thread_id: str) -> Recorded | None:
+    """The recording of the thread's latest run, if it was recorded and the file is still there."""
+    run = session.latest_run(thread_id)
+    recorded = run.recording if run is not None else None
+    return recorded if recorded is not None and recorded.path.is_file() else None
+
+
+def _replay_cells(session: Session, recorded: Recorded, script: str) -> list[Any]:
+    """A Markdown cell saying what the replay is, then code cells that replay it offline: the
+    extension, then one ``%%deepagent -m scripted:SCRIPT`` cell per prompt (the first on a new
+    thread, the next ones going on with it)."""
+    from nbformat import v4  # noqa: PLC0415  # lazy: see build_notebook
+
+    spec = getattr(session, "declared_spec", None)
+    gated = parse_interrupt_on((spec.options if spec is not None else {}).get("interrupt_on"))
+    options = f" --interrupt-on {shlex.quote(','.join(gated))}" if gated else ""
+    head = f"%%deepagent -m {shlex.quote('scripted:' + script)} -a {shlex.quote(session.name)}"
+    cells = [
+        v4.new_markdown_cell(
+            "## Replay offline\n\n"
+            f"The run was recorded to {markdown_text(script)}, next to this notebook. Run the cells "
+            "below (deepnb installed) to replay it without a model key: the same replies, tool calls "
+            "and files, on a new thread." + (" Decide on the approval cards as the run did." if gated else "")
+        ),
+        v4.new_code_cell("%load_ext deepnb"),
+    ]
+    for n, prompt in enumerate(recorded.replays):
+        flags = " --new" if n == 0 else ""
+        cells.append(v4.new_code_cell(f"{head}{flags}{options} --no-interpolate\n{prompt}"))
+    return cells
+
+
+def _replay_text(recorded: Recorded) -> str:
+    """The recording as the export writes it: read back, secrets redacted once more."""
+    text = recorded.path.read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    clean = redact_data(data)
+    return text if clean == data else to_yaml(clean)
+
+
+def build_notebook(
+    session: Session, thread_id: str, *, replay: str | None = None
+) -> tuple[Any, int, int, int]:
+    """The notebook of a thread and its counts (prompts, run views, files); nothing written.
+    ``replay``: the file name of the thread's recording next to the notebook, for replay cells."""
     # lazy: nbformat loads jsonschema, which only an export needs
     import nbformat  # noqa: PLC0415
     from nbformat import v4  # noqa: PLC0415
@@ -192,6 +248,9 @@ def build_notebook(session: Session, thread_id: str) -> tuple[Any, int, int, int
     if files:
         cells.append(v4.new_markdown_cell("## Files the agent wrote"))
         cells += [v4.new_markdown_cell(text) for text in files]
+    recorded = _recording(session, thread_id) if replay is not None else None
+    if recorded is not None and replay is not None:
+        cells += _replay_cells(session, recorded, replay)
     notebook = v4.new_notebook(
         cells=cells,
         metadata={
@@ -212,8 +271,16 @@ def export_thread(
     import nbformat  # noqa: PLC0415  # lazy: see build_notebook
 
     target, thread_id = _checked(session, path, thread, force)
-    notebook, prompts, snapshots, files = build_notebook(session, thread_id)
+    recorded = _recording(session, thread_id)
+    replay = replay_path(target) if recorded is not None else None
+    if replay is not None and replay.exists() and not force:
+        raise _exists(replay)
+    notebook, prompts, snapshots, files = build_notebook(
+        session, thread_id, replay=replay.name if replay is not None else None
+    )
     nbformat.validate(notebook)
+    if recorded is not None and replay is not None:  # the recording first: the notebook reads it
+        write_text(replay, _replay_text(recorded), force=force)
     fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -223,5 +290,7 @@ def export_thread(
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
+        if replay is not None and not force:
+            replay.unlink(missing_ok=True)
         raise
-    return Exported(target, session.name, thread_id, prompts, files, snapshots)
+    return Exported(target, session.name, thread_id, prompts, files, snapshots, replay)

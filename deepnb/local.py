@@ -20,6 +20,7 @@ from deepnb.files.files import Files
 from deepnb.files.setup import FileSetup
 from deepnb.graph_input import input_for, shown_input
 from deepnb.history import INPUT, START, as_node, described, pairs, pick
+from deepnb.recording import kept
 from deepnb.run import PENDING_ONLY, Run
 from deepnb.safe_display import safe_display
 from deepnb.spec import AgentSpec
@@ -265,6 +266,7 @@ class Workbench:
                 "Wait for it, stop it with %deepagent stop, or start another thread with --new."
             )
         with self._lock:
+            run.previous = kept(self._latest.get(thread_id))  # a recording replays the thread's runs
             self._latest[thread_id] = run
         try:
             graph_input = self._input_for(thread_id, prompt, fresh=fresh)

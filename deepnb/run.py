@@ -6,6 +6,7 @@ import asyncio
 import concurrent.futures
 import itertools
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -27,6 +28,7 @@ from deepnb.graph_input import output_of, speaks_messages
 from deepnb.handles import AgentHandle
 from deepnb.interpreter import Interpreter
 from deepnb.interrupts import PendingInterrupt, check_answer
+from deepnb.recording import RECORDED, Recorded, RunLog, model_profile, record
 from deepnb.safe_display import safe_display
 from deepnb.schema import ENDED, FilePreview, RunStatus, Todo
 from deepnb.secrets import redact, redact_data
@@ -94,6 +96,12 @@ class Run(Displayable):
         self.output: Any = None
         """Once done: the structured response where the agent has a ``response_format``, the
         final state values for a graph that does not speak messages, else ``None``."""
+        self.log: list[ev.Event] = []
+        """The events a recording is made of (:mod:`deepnb.recording`), redacted, in order."""
+        self.previous: RunLog | None = None
+        """What this kernel kept of the run before this one on its thread (set by the workbench)."""
+        self.recording: Recorded | None = None
+        """Where :meth:`record` last wrote this run."""
 
     # -- the contract -----------------------------------------------------------------------
 
@@ -390,6 +398,15 @@ class Run(Displayable):
 
         return unsubscribe
 
+    def record(self, path: str | os.PathLike[str], *, force: bool = False, delay: float = 0.0) -> Recorded:
+        """Write this run (and the runs before it on its thread) as a replay script at ``path``
+        (``.yaml``), which ``-m scripted:PATH`` replays offline; a path that exists is refused
+        unless ``force``; ``delay`` paces the replay's tokens (seconds). See :mod:`deepnb.recording`."""
+        profile = model_profile(self.workbench)
+        name = self.workbench.name
+        self.recording = record(self, path, force=force, agent=name, profile=profile, delay=delay)
+        return self.recording
+
     # -- driving ----------------------------------------------------------------------------
 
     def start(
@@ -409,6 +426,8 @@ class Run(Displayable):
         event = redact_data(event)
         with self._lock:
             self.state.apply(event)
+            if isinstance(event, RECORDED):
+                self.log.append(event)
             listeners = list(self._listeners)
         for listener in listeners:  # a listener's failure, whatever it raises, is not the run's
             contained(listener, event, what=f"a run listener on {type(event).__name__}")

@@ -89,6 +89,7 @@ class DeepnbMagics(Magics):
             run.follow()  # a comparison follows all its runs: Ctrl-C stops them all
         finally:
             view.sync()
+        _record(run, args)
 
     async def cell_async(self, line: str, cell: str) -> None:
         """Run the cell body as a task; the cell awaits the run, so Stop and the approval cards
@@ -109,6 +110,7 @@ class DeepnbMagics(Magics):
             raise KeyboardInterrupt(f"{run.id} {KERNEL_INTERRUPT}") from None
         finally:
             view.sync()
+        _record(run, args)
 
     def _start(self, line: str, cell: str, *, live_controls: bool) -> tuple[Any, Any, Any]:
         args = parser.parse(parser.cell, line)
@@ -119,6 +121,7 @@ class DeepnbMagics(Magics):
             )
         commands = _commands()
         try:
+            _check_record(args)
             if args.input:
                 prompt = commands.input_variable(args.input, cell, self._user_ns)
             else:
@@ -170,6 +173,43 @@ class DeepnbMagics(Magics):
         if args.output:
             self._user_ns[args.output] = comparison
         return comparison, view, args
+
+
+def _check_record(args: Any) -> None:
+    """Refuse ``--record PATH`` before the run starts if PATH can't take the recording."""
+    if args.force and not args.record:
+        raise DeepnbError("--force replaces the file --record PATH writes: give --record PATH too.")
+    if args.record:
+        from deepnb.recording import check_target  # noqa: PLC0415  # lazy: as _commands()
+
+        check_target(args.record, force=args.force)
+
+
+def _record(run: Any, args: Any) -> None:
+    """With ``--record PATH``: write the run that ended to PATH; say where in one line. A run
+    that waits for approval is written up to its cards, and again once it finishes."""
+    if not args.record:
+        return
+    try:
+        recorded = run.record(args.record, force=args.force)
+    except DeepnbError as exc:
+        raise UsageError(str(exc)) from None
+    print(repr(recorded) + (" The file is written again when the run finishes." if recorded.waiting else ""))
+    if recorded.waiting:
+        _record_when_finished(run, args.record)
+
+
+def _record_when_finished(run: Any, path: str) -> None:
+    # lazy: the engine is loaded by now (a run exists); %load_ext deepnb does not load it
+    from deepnb.events import RunCancelled, RunFailed, RunFinished  # noqa: PLC0415
+
+    def listener(event: Any) -> None:
+        if isinstance(event, RunFinished | RunFailed | RunCancelled):
+            unsubscribe()
+        if isinstance(event, RunFinished):  # a listener's failure is logged, never the run's
+            run.record(path, force=True)
+
+    unsubscribe = run.subscribe(listener)
 
 
 async def _settle(run: Any) -> None:

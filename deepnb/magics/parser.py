@@ -93,6 +93,12 @@ def _common(func: _Declared) -> _Declared:
     action="store_true",
     help="Send {braces} in the prompt as they are.",
 )
+@argument(
+    "--record",
+    metavar="PATH",
+    help="When the run ends, write it to PATH (.yaml) as a script -m scripted:PATH replays offline.",
+)
+@argument("--force", action="store_true", help="With --record: replace the file at PATH.")
 def cell(line: str) -> None:
     """%%deepagent [options]: run the cell body as a task for a deep agent."""
 
@@ -311,7 +317,7 @@ SUMMARIES = {
     "reload": "Rebuild agents with the current extensions and deepnb.toml (threads kept).",
     "deploy": "Write deepnb.toml's agents as an Agent Server app (langgraph.json) into PATH.",
     "serve": "Serve deepnb.toml's agents with langgraph dev in the background (--stop ends it).",
-    "export": "Write a thread as a standalone notebook (prompts, run views, files): PATH.ipynb.",
+    "export": "Write a thread as a standalone notebook (prompts, run views, files, a replay if recorded).",
 }
 SUBCOMMANDS: dict[str, Command] = {
     "help": help_,
@@ -353,6 +359,11 @@ CONFLICTS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("thread", "new", "-t runs on that thread, --new starts a new one"),
         ("model", "compare", "--compare names every model the task runs on"),
         ("thread", "compare", "--compare runs each model on a new thread"),
+        (
+            "bg",
+            "record",
+            "--record writes the run when it ends: record a background run with run.record(PATH)",
+        ),
     ),
 }
 """Options that contradict each other, per command: (dest, dest, why). (``--auto-approve`` with

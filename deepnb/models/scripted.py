@@ -23,6 +23,10 @@ from a model without native structured output; ``run.output`` is then the parsed
       main:
         - tool_calls: [{name: Person, args: {name: Ada, age: 36}}]
 
+``run.record(PATH)`` (or ``%%deepagent --record PATH``) writes a script from a real run
+(:mod:`deepnb.recording`): every turn with its tool calls' ``id`` and its ``usage``, each
+conversation matched by its prompt or task description.
+
 An agent's value may also be a plain list of turns. A turn may instead be ``{error: "message"}``,
 which makes the model raise, to rehearse failures.
 
