@@ -360,6 +360,11 @@ CONFLICTS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("model", "compare", "--compare names every model the task runs on"),
         ("thread", "compare", "--compare runs each model on a new thread"),
         (
+            "compare",
+            "record",
+            "--record writes one run: record one of a comparison's runs with run.record(PATH)",
+        ),
+        (
             "bg",
             "record",
             "--record writes the run when it ends: record a background run with run.record(PATH)",

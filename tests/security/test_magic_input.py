@@ -99,6 +99,22 @@ def test_contradicting_options_are_refused_before_anything_runs(ip: Any, options
     assert "conflicted" not in ip.user_ns and not workbench.registered()
 
 
+def _given(dest: str) -> str:
+    """The cell's option for ``dest`` as it would be typed, with a value where it takes one."""
+    action = next(a for a in parser.cell.parser._actions if a.dest == dest)
+    flag = max(action.option_strings, key=len)
+    return flag if action.nargs == 0 else f"{flag} x"
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "why"), parser.CONFLICTS["%%deepagent"], ids=lambda value: str(value)[:24]
+)
+def test_every_declared_conflict_of_the_cell_is_refused(ip: Any, first: str, second: str, why: str) -> None:
+    message = _usage_error(ip, f"%%deepagent {_given(first)} {_given(second)} -o conflicted\nA brief")
+    assert "not both" in message and why in message
+    assert "conflicted" not in ip.user_ns and not workbench.registered()
+
+
 BAD_NAMES = ["__builtins__", "__name__", "class", "None", "1x", "a-b", "a.b", "get_ipython", "In", "Out"]
 
 
