@@ -239,12 +239,19 @@ class Workbench:
         thread: str | None = None,
         new_thread: bool = False,
         auto_approve: bool = False,
+        at: int | str | None = None,
     ) -> Run:
         """Start a run on a thread and return at once. One run per thread at a time. ``prompt``
-        is a prompt, or a dict of input keys for a graph that does not speak messages."""
+        is a prompt, or a dict of input keys for a graph that does not speak messages. With
+        ``at`` (a step number or a checkpoint id) the run goes on a new thread forked from
+        ``thread`` (default: the current one) at that step; the original thread is untouched."""
         if new_thread and thread:
             raise DeepnbError("Use either -t THREAD or --new, not both.")
+        if at is not None and new_thread:
+            raise DeepnbError("Use either --at STEP or --new, not both (--at forks a thread that has steps).")
         input_for(self.graph, prompt, agent=self.name)  # a prompt the graph cannot take: one line
+        if at is not None:
+            thread = self.fork(thread or self.current_thread, at)
         fresh = new_thread or (not thread and self.selected_thread is None)  # nothing to read yet
         thread_id = self.fresh_thread_id() if new_thread else (thread or self.current_thread)
         run = Run(self, thread_id, shown_input(prompt))
@@ -267,7 +274,11 @@ class Workbench:
         with self._lock:
             self._latest[thread_id] = run
         try:
-            graph_input = self._input_for(thread_id, prompt, fresh=fresh)
+            graph_input = (  # a fork takes the prompt as it is, never as "go on with the same one"
+                input_for(self.graph, prompt, agent=self.name)
+                if at is not None
+                else self._input_for(thread_id, prompt, fresh=fresh)
+            )
             run.start(self.graph, graph_input, auto_approve=auto_approve, fresh_thread=fresh)
         except BaseException:
             self.release_thread(run)

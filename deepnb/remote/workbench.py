@@ -123,10 +123,11 @@ class RemoteWorkbench(Workbench):
         thread: str | None = None,
         new_thread: bool = False,
         auto_approve: bool = False,
+        at: int | str | None = None,
     ) -> Run:
         if thread:
             self._check_thread(thread)
-        return super().start(prompt, thread=thread, new_thread=new_thread, auto_approve=auto_approve)
+        return super().start(prompt, thread=thread, new_thread=new_thread, auto_approve=auto_approve, at=at)
 
     def _server_run(self, thread_id: str) -> str | None:
         self._check_thread(thread_id)
