@@ -545,7 +545,8 @@ async def _model_steps(graph: Any, config: Mapping[str, Any], since: str | None)
     try:
         async for snapshot in graph.aget_state_history(config):
             snapshots.append(snapshot)
-            if since is not None and (snapshot.config or {}).get("configurable", {}).get("checkpoint_id") == since:
+            configurable = (snapshot.config or {}).get("configurable", {})
+            if since is not None and configurable.get("checkpoint_id") == since:
                 break
     except Exception:  # the history is only for "fork here": the run's end does not wait on it
         log.debug("deepnb: could not read the checkpoints of a run's steps", exc_info=True)
