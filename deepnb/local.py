@@ -383,7 +383,7 @@ class Workbench:
         snapshots = self._snapshots(thread_id)
         index = pick(snapshots, at, thread=thread_id, agent=self.name)
         target = snapshots[index]
-        new = self.fresh_thread_id()
+        new = self._new_fork_thread(thread_id)
         config = {"configurable": {"thread_id": new}}
         values = dict(target.values or {})
         node = as_node(snapshots, index)
@@ -394,12 +394,20 @@ class Workbench:
         run_sync(self.graph.aupdate_state(config, values, as_node=node))
         made = run_sync(self.graph.aget_state(config))
         if tuple(made.next or ()) != tuple(target.next or ()) or made.values != values:
-            run_sync(self.checkpointer.adelete_thread(new))  # never a fork that would differ
+            self._discard_thread(new)  # never a fork that would differ
             raise DeepnbError(
                 f"Step {at} of thread {thread_id!r} cannot be copied exactly (its state or what runs next "
                 "would differ): fork at the step after it (%deepagent history lists them)."
             )
         return new
+
+    def _new_fork_thread(self, thread_id: str) -> str:
+        """The id of the thread a fork of ``thread_id`` is written to (a server makes it first)."""
+        return self.fresh_thread_id()
+
+    def _discard_thread(self, thread_id: str) -> None:
+        """Delete a thread deepnb just made (a fork that could not be copied exactly)."""
+        run_sync(self.checkpointer.adelete_thread(thread_id))
 
     def _continue(self, thread_id: str) -> Run:
         active = self.active_run(thread_id)

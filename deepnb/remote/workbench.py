@@ -191,10 +191,25 @@ class RemoteWorkbench(Workbench):
         return super().stop(thread)
 
     def fork(self, thread_id: str, at: int | str) -> str:
-        raise DeepnbError(
-            f"Agent {self.name!r} is served by {self.url}: forking a server thread is not supported yet; "
-            "fork a thread of an agent defined in this kernel."
-        )
+        """A new server thread whose state is ``thread_id``'s at step ``at``, the same nodes to
+        run next (written through the thread-state API as the local fork is); returns its id."""
+        self._check_thread(thread_id)
+        return super().fork(thread_id, at)
+
+    def _new_fork_thread(self, thread_id: str) -> str:
+        new = self.fresh_thread_id()
+        metadata = {"assistant_id": self.assistant_id, "graph_id": self.graph_id, "forked_from": thread_id}
+        try:
+            run_sync(self.graph.client.threads.create(thread_id=new, metadata=metadata))
+        except Exception as exc:
+            raise explain(exc, self.server, doing="making the fork's thread") from None
+        return new
+
+    def _discard_thread(self, thread_id: str) -> None:
+        try:
+            run_sync(self.graph.client.threads.delete(thread_id))
+        except Exception as exc:
+            raise explain(exc, self.server, doing="deleting a fork that differed") from None
 
     def inspect(self) -> Any:
         raise DeepnbError(
