@@ -427,6 +427,11 @@ class Run(Displayable):
         with self._lock:
             return self._timeline.records()
 
+    @property
+    def timeline_version(self) -> tuple[int, int]:
+        """Changes whenever the timeline does (a call came or ended, the steps were mapped)."""
+        return self._timeline.version
+
     def when_ended(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` (on the engine's thread) each time the run stops running: it ended
         or paused, its checkpoints and the timeline's steps known."""

@@ -51,12 +51,16 @@ class Timeline:
         self._open: dict[str, TimelineRecord] = {}
         self._records: list[TimelineRecord] = []
         self._main_turns: list[TimelineRecord] = []
+        self._changes = 0
+        self._mapped = 0
 
     def note(self, event: ev.Event, now: float) -> None:
         """Take ``event``, emitted at ``now`` (``time.monotonic()``)."""
         if self._origin is None:
             self._origin = now
         at = _round(now - self._origin)
+        if isinstance(event, ev.ModelTurn | ev.ToolCallStarted | ev.ToolCallFinished):
+            self._changes += 1
         if isinstance(event, ev.ModelTurn):
             start = self._ready.get(event.agent, 0.0)
             record = self._record("model", event.agent, "", start)
@@ -99,6 +103,12 @@ class Timeline:
         """Give the main agent's model calls, in order, the (step, checkpoint id) each wrote."""
         for record, (step, checkpoint) in zip(self._main_turns, steps, strict=False):
             record["step"], record["checkpoint"] = step, checkpoint
+        self._mapped += 1
+
+    @property
+    def version(self) -> tuple[int, int]:
+        """Changes with every call that came or ended, and every mapping of the steps."""
+        return (self._changes, self._mapped)
 
     @property
     def size(self) -> int:

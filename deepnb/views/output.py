@@ -33,7 +33,7 @@ def widget_bundle(widget: anywidget.AnyWidget, **kwargs: Any) -> tuple[dict[str,
 def run_bundle(run: Run, *, live_controls: bool = True) -> dict[str, Any]:
     """A run displayed: its live view (approval cards included) over a snapshot of its state now."""
     widget, _ = widget_bundle(RunView(run, live_controls=live_controls))
-    return with_static(widget, snapshot_bundle(run.state))
+    return with_static(widget, snapshot_bundle(run.state, run.timeline))
 
 
 def show_run(run: Run, *, live_controls: bool = True) -> Any:
@@ -43,7 +43,7 @@ def show_run(run: Run, *, live_controls: bool = True) -> Any:
     widget_data, _ = widget_bundle(view)
 
     def bundle() -> dict[str, Any]:
-        return with_static(widget_data, snapshot_bundle(run.state))
+        return with_static(widget_data, snapshot_bundle(run.state, run.timeline))
 
     handle = display(bundle(), raw=True, display_id=True)
 
@@ -52,6 +52,7 @@ def show_run(run: Run, *, live_controls: bool = True) -> Any:
             handle.update(bundle(), raw=True)
 
     run.subscribe(on_event)
+    run.when_ended(lambda: handle.update(bundle(), raw=True))  # with the steps the run wrote
     if run.done:
         handle.update(bundle(), raw=True)
     return view

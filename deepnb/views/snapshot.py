@@ -25,6 +25,7 @@ from deepnb.views.listings import async_task_lines, async_tasks_html, todo_lines
 from deepnb.views.questions import question_html, question_text
 from deepnb.views.styles import snapshot_style
 from deepnb.views.subagent_tree import state_tree, tree_html, tree_text
+from deepnb.views.timeline_view import timeline_html, timeline_lines
 
 
 def _status(state: Mapping[str, Any]) -> str:
@@ -100,8 +101,9 @@ def _transcript_html(state: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def snapshot_html(state: Mapping[str, Any]) -> str:
-    """A self-contained HTML rendering of a run's state (``RunState.to_json()``)."""
+def snapshot_html(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]] = ()) -> str:
+    """A self-contained HTML rendering of a run's state (``RunState.to_json()``) and its
+    ``timeline`` (``run.timeline``, if given)."""
     state = {**_folded(state), "all_items": state["items"]}
     parts = [
         snapshot_style(),
@@ -112,6 +114,7 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
         tree_html(state_tree(state), state["items"]) if state.get("tree") else "",
         *_transcript_html(state),
         async_tasks_html(state.get("async_tasks") or []),  # absent from views saved before it existed
+        timeline_html(timeline, thread=state["thread_id"]),
     ]
     if state["files_changed"]:
         parts.append(
@@ -166,8 +169,8 @@ def _decision_line(decision: Mapping[str, Any]) -> str:
     return line + (f" ({detail})" if detail else "") + (" — auto" if decision.get("auto") else "")
 
 
-def snapshot_text(state: Mapping[str, Any]) -> str:
-    """A plain-text rendering of a run's state."""
+def snapshot_text(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]] = ()) -> str:
+    """A plain-text rendering of a run's state (and its ``timeline``, if given)."""
     state = {**_folded(state), "all_items": state["items"]}
     lines = [_head(state), *given_lines(state.get("given") or {})]
     if state["todos"]:
@@ -177,6 +180,7 @@ def snapshot_text(state: Mapping[str, Any]) -> str:
         lines.append(tree_text(state_tree(state), state["items"]))
     lines += [item_text(item) for item in _transcript(state)]
     lines += async_task_lines(state.get("async_tasks") or [])
+    lines += timeline_lines(timeline, thread=state["thread_id"])
     if state["files_changed"]:
         lines.append("Files changed: " + ", ".join(state["files_changed"]))
     if state.get("files_not_written"):
@@ -204,8 +208,14 @@ def _folded_decisions(state: Mapping[str, Any]) -> str:
     return f"… {state['decisions_folded']:,} earlier automatic approvals (run.decisions lists them all)"
 
 
-def snapshot_bundle(state: RunState | Mapping[str, Any]) -> dict[str, str]:
-    """``text/html`` and ``text/plain`` of a run's state, secrets redacted (the agent's name and
-    the thread id come from the notebook, not from events) and bidi controls shown."""
+def snapshot_bundle(
+    state: RunState | Mapping[str, Any], timeline: Sequence[Mapping[str, Any]] = ()
+) -> dict[str, str]:
+    """``text/html`` and ``text/plain`` of a run's state (and its ``timeline``), secrets redacted
+    (the agent's name and the thread id come from the notebook, not from events) and bidi
+    controls shown."""
     data = state.to_json() if isinstance(state, RunState) else state
-    return {"text/html": shown_text(snapshot_html(data)), "text/plain": shown_text(snapshot_text(data))}
+    return {
+        "text/html": shown_text(snapshot_html(data, timeline)),
+        "text/plain": shown_text(snapshot_text(data, timeline)),
+    }
