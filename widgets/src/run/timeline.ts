@@ -21,6 +21,7 @@ export function timelineView(model: RunModel): TimelineView {
   steps.setAttribute("aria-label", "Steps of the main agent");
   const said = h("div", "dnb-tl-forked");
   said.setAttribute("role", "status");
+  said.setAttribute("aria-label", "Fork");
   el.append(summary, chart, steps, said);
   el.hidden = true;
 
