@@ -26,6 +26,9 @@ from deepnb.run import Run
 from deepnb.safe_display import safe_display
 
 THREADS_LISTED = 100
+FORK_KEY = "deepnb_assistant_id"
+"""The thread metadata naming the assistant a fork belongs to: a server keeps ``assistant_id`` to
+itself (it sets it when a run starts) and drops it from what a client writes."""
 
 
 def _steps(values: Any) -> int:
@@ -91,14 +94,15 @@ class RemoteWorkbench(Workbench):
         client = self.graph.client
 
         async def search() -> list[Any]:
-            return list(
-                await client.threads.search(
-                    metadata={"assistant_id": self.assistant_id},
+            found: list[Any] = []
+            for key in ("assistant_id", FORK_KEY):  # a fork has no run yet, so no assistant_id
+                found += await client.threads.search(
+                    metadata={key: self.assistant_id},
                     limit=THREADS_LISTED,
                     sort_by="updated_at",
                     sort_order="desc",
                 )
-            )
+            return found
 
         try:
             found = run_sync(search())
@@ -198,7 +202,7 @@ class RemoteWorkbench(Workbench):
 
     def _new_fork_thread(self, thread_id: str) -> str:
         new = self.fresh_thread_id()
-        metadata = {"assistant_id": self.assistant_id, "graph_id": self.graph_id, "forked_from": thread_id}
+        metadata = {FORK_KEY: self.assistant_id, "graph_id": self.graph_id, "forked_from": thread_id}
         try:
             run_sync(self.graph.client.threads.create(thread_id=new, metadata=metadata))
         except Exception as exc:

@@ -43,7 +43,8 @@ def test_a_server_thread_forks_at_a_step_and_goes_on_from_there(agent_server: Ag
     first_turn = min((s for s in history if s.next == ("tools",)), key=lambda s: s.step)
 
     forked = bench.fork(run.thread_id, first_turn.step)
-    assert forked != run.thread_id
+    assert forked != run.thread_id and forked in {t.thread_id for t in bench.threads()}
+    assert len(bench.history(forked)) < len(history)  # its own steps only, from the fork on
     assert bench.history(forked)[0].next == ("tools",)  # the same nodes run next
     copied = _messages(bench, forked)
     assert copied == messages[: len(copied)] and copied[-1][0] == "ai"
