@@ -495,7 +495,9 @@ class Run(Displayable):
         finally:
             self._resuming = False
             self.checkpoint_after = await _latest_checkpoint(graph, config)
-            steps = await _model_steps(graph, config, self.checkpoint_before)
+            with self._lock:
+                turns = self._timeline.main_turns
+            steps = await _model_steps(graph, config, self.checkpoint_before, turns) if turns else []
             with self._lock:
                 self._timeline.map_steps(steps)
                 ended = list(self._ended)
@@ -542,13 +544,22 @@ async def _latest_checkpoint(graph: Any, config: Mapping[str, Any]) -> str | Non
     return configurable.get("checkpoint_id")
 
 
-async def _model_steps(graph: Any, config: Mapping[str, Any], since: str | None) -> list[tuple[int, str]]:
-    """The (step, checkpoint id) of each model turn the run wrote (read once, when it ends)."""
+CHECKPOINTS_PER_TURN = 10
+"""Checkpoints read back per model turn of the main agent, at most, to find the steps a run wrote
+(a deep agent's turn writes a few: the model, its middleware, the tools)."""
+
+
+async def _model_steps(
+    graph: Any, config: Mapping[str, Any], since: str | None, turns: int
+) -> list[tuple[int, str]]:
+    """The (step, checkpoint id) of the ``turns`` model turns the run wrote, read once when it
+    ends: the thread's newest checkpoints down to ``since`` (where the run started)."""
     if not speaks_messages(graph):
         return []
     snapshots: list[Any] = []
+    limit = CHECKPOINTS_PER_TURN * turns + 20
     try:
-        async for snapshot in graph.aget_state_history(config):
+        async for snapshot in graph.aget_state_history(config, limit=limit):
             snapshots.append(snapshot)
             configurable = (snapshot.config or {}).get("configurable", {})
             if since is not None and configurable.get("checkpoint_id") == since:
@@ -556,7 +567,7 @@ async def _model_steps(graph: Any, config: Mapping[str, Any], since: str | None)
     except Exception:  # the history is only for "fork here": the run's end does not wait on it
         log.debug("deepnb: could not read the checkpoints of a run's steps", exc_info=True)
         return []
-    return model_steps(snapshots, since)
+    return model_steps(snapshots, since)[-turns:]  # the newest: the run's own, where `since` was not reached
 
 
 def _previews(

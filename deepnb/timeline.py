@@ -100,7 +100,8 @@ class Timeline:
         return record
 
     def map_steps(self, steps: list[tuple[int, str]]) -> None:
-        """Give the main agent's model calls, in order, the (step, checkpoint id) each wrote."""
+        """Give the main agent's model calls the (step, checkpoint id) each wrote, oldest first
+        (fewer steps than calls: a stopped run's last call wrote none, so the first ones match)."""
         for record, (step, checkpoint) in zip(self._main_turns, steps, strict=False):
             record["step"], record["checkpoint"] = step, checkpoint
         self._mapped += 1
@@ -111,8 +112,9 @@ class Timeline:
         return (self._changes, self._mapped)
 
     @property
-    def size(self) -> int:
-        return len(self._records)
+    def main_turns(self) -> int:
+        """How many model calls the main agent made so far."""
+        return len(self._main_turns)
 
     def records(self) -> list[TimelineRecord]:
         """A copy of the records, in the order the calls started."""
