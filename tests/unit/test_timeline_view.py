@@ -4,6 +4,7 @@ here" answered in Python against the steps the run wrote."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import deepnb
@@ -98,5 +99,30 @@ def test_fork_here_forks_at_a_step_the_run_wrote() -> None:
         original = next(c for c in history if c.checkpoint_id == first["checkpoint"])
         assert run.workbench.history(new)[0].next == original.next  # the same nodes run next
         assert original.step == first["step"] and original.node == "model"
+    finally:
+        view.close()
+
+
+def test_a_live_view_gets_the_timeline_with_its_steps_when_the_run_ends() -> None:
+    from deepnb.views.run_view import RunView
+
+    workbench = deepnb.agent(name=unique("tllive"), model=scripted(AGENTS, delay=0.005))
+    run = workbench.start("go")
+    view = RunView(run)  # made as the run starts: its timeline comes as the run goes and ends
+    try:
+        run.wait(30)
+        assert run.status == "done", run.error
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and len(view.timeline.get("bars") or []) < len(run.timeline):
+            time.sleep(0.05)
+        while time.monotonic() < deadline and not any("step" in b for b in view.timeline["bars"]):
+            time.sleep(0.05)
+        bars = view.timeline["bars"]
+        assert [b["label"] for b in bars] == [
+            timeline_payload(run.timeline, thread=run.thread_id)["bars"][n]["label"] for n in range(len(bars))
+        ]
+        steps = [r["step"] for r in run.timeline if r["step"] is not None]
+        assert [b["step"] for b in bars if "step" in b] == steps and steps
+        assert message_size(view.timeline) <= 64 * 1024
     finally:
         view.close()
