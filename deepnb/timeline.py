@@ -35,6 +35,10 @@ class TimelineRecord(TypedDict):
     step: int | None
     """For the main agent's model calls: the thread's step (checkpoint) it wrote, once known."""
     checkpoint: str | None
+    call_id: str
+    """A tool call's id (empty for a model call)."""
+    calls: list[str]
+    """The ids of the tool calls a model call asked for (empty for a tool call)."""
 
 
 def _round(seconds: float) -> float:
@@ -66,12 +70,14 @@ class Timeline:
             record = self._record("model", event.agent, "", start)
             record["end"], record["latency"] = at, _round(at - start)
             record["tokens_in"], record["tokens_out"] = event.input_tokens, event.output_tokens
+            record["calls"] = [str(call.get("id") or "") for call in event.tool_calls]
             if event.agent == ev.MAIN:
                 self._main_turns.append(record)
             self._ready[event.agent] = at
         elif isinstance(event, ev.ToolCallStarted):
             if event.call_id not in self._open:
                 self._open[event.call_id] = self._record("tool", event.agent, event.name, at)
+                self._open[event.call_id]["call_id"] = event.call_id
         elif isinstance(event, ev.ToolCallFinished):
             started = self._open.pop(event.call_id, None)
             if started is not None:
@@ -95,6 +101,8 @@ class Timeline:
             tokens_out=0,
             step=None,
             checkpoint=None,
+            call_id="",
+            calls=[],
         )
         self._records.append(record)
         return record
@@ -118,7 +126,8 @@ class Timeline:
 
     def records(self) -> list[TimelineRecord]:
         """A copy of the records, in the order the calls started."""
-        return sorted((TimelineRecord(**r) for r in self._records), key=lambda r: r["start"])
+        copies = (TimelineRecord(**{**r, "calls": list(r["calls"])}) for r in self._records)
+        return sorted(copies, key=lambda r: r["start"])
 
     def to_dicts(self) -> list[dict[str, Any]]:
         return [dict(r) for r in self.records()]

@@ -25,7 +25,7 @@ from deepnb.views.listings import async_task_lines, async_tasks_html, todo_lines
 from deepnb.views.questions import question_html, question_text
 from deepnb.views.styles import snapshot_style
 from deepnb.views.subagent_tree import state_tree, tree_html, tree_text
-from deepnb.views.timeline_view import timeline_html, timeline_lines
+from deepnb.views.timeline_view import FINAL, fork_command, step_links, timeline_html, timeline_lines
 
 
 def _status(state: Mapping[str, Any]) -> str:
@@ -88,17 +88,26 @@ def final_answer_id(items: Sequence[Mapping[str, Any]], status: str) -> str | No
     return str(items[-1]["id"]) if items[-1].get("agent", "main") == "main" else None
 
 
-def _transcript_html(state: Mapping[str, Any]) -> list[str]:
-    """The main transcript as HTML, the final answer set apart from the tool cards before it."""
+def _transcript_html(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]] = ()) -> list[str]:
+    """The main transcript as HTML, the final answer set apart from the tool cards before it;
+    each step of the main agent says its number and the command that forks the thread there."""
     items = _transcript(state)
     final = final_answer_id(items, state["status"])
+    links = step_links(timeline)
     return [
         f'<div class="dnb-final-answer" aria-label="Final answer"><span class="dnb-final-label">Answer</span>'
-        f"{item_html(item)}</div>"
+        f"{item_html(item)}{_step_link(state, links.get(FINAL))}</div>"
         if item["id"] == final
-        else item_html(item)
+        else item_html(item) + _step_link(state, links.get(str(item["id"])))
         for item in items
     ]
+
+
+def _step_link(state: Mapping[str, Any], step: int | None) -> str:
+    if step is None:
+        return ""
+    command = escape(fork_command(state["thread_id"], step))
+    return f'<div class="dnb-muted dnb-step-link">step {step} · fork here: <code>{command}</code></div>'
 
 
 def snapshot_html(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]] = ()) -> str:
@@ -112,7 +121,7 @@ def snapshot_html(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]
         given_html(state.get("given") or {}),
         todos_html(state["todos"], state["progress"].get("todo_progress", ""), run_status=state["status"]),
         tree_html(state_tree(state), state["items"]) if state.get("tree") else "",
-        *_transcript_html(state),
+        *_transcript_html(state, timeline),
         async_tasks_html(state.get("async_tasks") or []),  # absent from views saved before it existed
         timeline_html(timeline, thread=state["thread_id"]),
     ]

@@ -53,7 +53,25 @@ def _compact(record: Mapping[str, Any], lane: int) -> dict[str, Any]:
     }
     if record.get("step") is not None:
         bar["step"], bar["checkpoint"] = record["step"], record["checkpoint"]
+        bar["item"] = step_item(record)
     return bar
+
+
+FINAL = "final"
+"""Where a main step that asked for no tool shows: the run's final answer."""
+
+
+def step_item(record: Mapping[str, Any]) -> str:
+    """The transcript item a main model call's step shows on: the card of the first tool call it
+    asked for (``tool-<call id>``, as :class:`deepnb.state.RunState` names cards), else the
+    final answer (:data:`FINAL`)."""
+    calls = [c for c in record.get("calls") or [] if c]
+    return f"tool-{calls[0]}" if calls else FINAL
+
+
+def step_links(records: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """Transcript item (:func:`step_item`) → the step its main model call wrote."""
+    return {step_item(r): int(r["step"]) for r in records if r.get("step") is not None}
 
 
 def timeline_payload(records: Sequence[Mapping[str, Any]], *, thread: str) -> dict[str, Any]:

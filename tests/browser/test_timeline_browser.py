@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
 BARS = [
     {"kind": "model", "lane": 0, "name": "", "start": 0.0, "end": 1.2, "step": 1, "checkpoint": "cp-1",
-     "label": "model call · main · 1.20 s · 300 in / 20 out · step 1"},
+     "item": "tool-c1", "label": "model call · main · 1.20 s · 300 in / 20 out · step 1"},
     {"kind": "tool", "lane": 0, "name": "task", "start": 1.2, "end": 3.0,
      "label": "tool task · main · 1.80 s"},
     {"kind": "model", "lane": 1, "name": "", "start": 1.3, "end": 2.0,
@@ -24,7 +24,7 @@ BARS = [
     {"kind": "tool", "lane": 1, "name": "<b>ls</b>", "start": 2.0, "end": None,
      "label": "tool <b>ls</b> · main/general-purpose · running"},
     {"kind": "model", "lane": 0, "name": "", "start": 3.0, "end": 3.5, "step": 5, "checkpoint": "cp-5",
-     "label": "model call · main · 0.50 s · 400 in / 30 out · step 5"},
+     "item": "final", "label": "model call · main · 0.50 s · 400 in / 30 out · step 5"},
 ]
 TIMELINE = {
     "thread": "t-a11y",
@@ -102,3 +102,16 @@ def test_the_timeline_draws_bars_and_fork_here_names_the_new_thread(page: Any) -
         "New thread abc123def456 from step 5: continue with %%deepagent -t abc123def456"
     )
     expect(forks.nth(1)).to_be_enabled()
+
+    # The step also shows on the transcript item its model call made: the task's card.
+    card = page.get_by_role("article", name="Tool call task")
+    chip = card.get_by_role("button", name="step 1 · fork here")
+    expect(chip).to_be_visible()
+    chip.click()
+    sent = page.evaluate("window.model.sent.filter(m => m.type === 'fork')")
+    assert sent[-1] == {"type": "fork", "checkpoint": "cp-1"}
+    assert page.get_by_role("button", name="step 5 · fork here").count() == 0  # no final answer yet
+    text_item = {"kind": "text", "id": "t9", "agent": "main", "text": "Done.", "html": "<p>Done.</p>"}
+    page.evaluate(f"window.model.update({{items: [...window.model.traits.items, {json.dumps(text_item)}]}})")
+    final = page.locator(".dnb-final-answer")
+    expect(final.get_by_role("button", name="step 5 · fork here")).to_be_visible()

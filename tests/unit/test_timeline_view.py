@@ -49,6 +49,15 @@ def test_the_snapshot_draws_the_waterfall_and_lists_the_steps_to_fork() -> None:
         assert f"%deepagent fork -t {run.thread_id} --at {step}" in html
         assert f"  step {step}: model call " in text
     assert "Timeline: 4 model calls, 2 tool calls over " in text
+    task_call = next(r for r in run.timeline if r["name"] == "task")
+    main_calls = [r for r in run.timeline if r["step"] is not None]
+    assert main_calls[0]["calls"] == [task_call["call_id"]] and main_calls[1]["calls"] == []
+    first, last = (
+        f"step {r['step']} · fork here: <code>%deepagent fork -t {run.thread_id} --at {r['step']}</code>"
+        for r in main_calls
+    )
+    assert html.count(first) == html.count(last) == 1  # on the task's card, and on the final answer
+    assert html.index(first) < html.index("Final answer") < html.index(last)
     assert "dnb-timeline" not in snapshot_bundle(run.state)["text/html"]  # no timeline given: none
 
 

@@ -99,6 +99,12 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     const rec = key === null ? undefined : main.records.get(key);
     if (rec) markFinal(rec, true);
     finalKey = key;
+    timeline.markSteps(main.records, finalKey); // the last step shows on the final answer
+  }
+
+  function renderTimeline(): void {
+    timeline.render();
+    timeline.markSteps(main.records, finalKey);
   }
 
   function renderTree(): void {
@@ -252,7 +258,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     "change:live_controls": header.renderControls,
     "change:stop_hint": header.renderControls,
     "change:code_css": renderCss,
-    "change:timeline": timeline.render,
+    "change:timeline": renderTimeline,
   };
 
   renderCss();
@@ -267,7 +273,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   peek.render();
   renderFiles();
   renderStatus();
-  timeline.render();
+  renderTimeline();
   for (const [name, fn] of Object.entries(handlers)) model.on(name, fn);
   root.addEventListener("click", onClick);
   root.addEventListener("keydown", onKeyDown);

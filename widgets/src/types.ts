@@ -92,6 +92,8 @@ export interface RunTraits extends Omit<RunStateJSON, "async_tasks"> {
 export interface TimelineBar {
   kind: string; lane: number; name: string; start: number; end: number | null; label: string;
   step?: number; checkpoint?: string;
+  /** The transcript item the step shows on: "tool-<call id>", or "final" (the final answer). */
+  item?: string;
 }
 
 export interface TimelinePayload {

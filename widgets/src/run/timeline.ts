@@ -7,7 +7,14 @@ import { isObj, list, num, str } from "../lib/text";
 import type { ForkedMessage, TimelineBar, TimelinePayload } from "../types";
 import type { RunModel } from "./live_model";
 
-export interface TimelineView { el: HTMLElement; render(): void; receive(msg: unknown): boolean; dispose(): void }
+export interface TimelineView {
+  el: HTMLElement;
+  render(): void;
+  /** Puts "step N · fork here" on the transcript items the main agent's steps made. */
+  markSteps(records: Map<string, { el: HTMLElement }>, finalKey: string | null): void;
+  receive(msg: unknown): boolean;
+  dispose(): void;
+}
 
 const pct = (value: number, total: number): string => `${Math.min(100, (100 * value) / total).toFixed(2)}%`;
 
@@ -24,6 +31,8 @@ export function timelineView(model: RunModel): TimelineView {
   said.setAttribute("aria-label", "Fork");
   el.append(summary, chart, steps, said);
   el.hidden = true;
+  const chips = new Map<string, HTMLButtonElement>(); // transcript item key → its step's button
+  let stepBars: TimelineBar[] = [];
 
   function bar(b: TimelineBar, total: number): HTMLElement {
     const node = h("div", "dnb-tl-bar");
@@ -55,7 +64,8 @@ export function timelineView(model: RunModel): TimelineView {
       row.append(name, track);
       return row;
     }));
-    steps.replaceChildren(...bars.filter((b) => b.step !== undefined && b.checkpoint).map((b) => {
+    stepBars = bars.filter((b) => b.step !== undefined && b.checkpoint);
+    steps.replaceChildren(...stepBars.map((b) => {
       const li = h("li", "dnb-tl-step", `step ${num(b.step)} · ${b.label} `);
       li.setAttribute("data-step", str(b.step));
       const fork = smallButton("dnb-btn dnb-tl-fork", "Fork here", `Make a new thread from step ${num(b.step)}`);
@@ -65,19 +75,46 @@ export function timelineView(model: RunModel): TimelineView {
     }));
   }
 
-  function onClick(event: MouseEvent): void {
-    const btn = (event.target as Element | null)?.closest?.<HTMLButtonElement>(".dnb-tl-fork");
-    if (!btn || !steps.contains(btn)) return;
+  function fork(btn: HTMLButtonElement): void {
     btn.disabled = true;
     setText(said, "Forking…");
     model.send({ type: "fork", checkpoint: str(btn.getAttribute("data-checkpoint")) });
   }
 
+  function onClick(event: MouseEvent): void {
+    const btn = (event.target as Element | null)?.closest?.<HTMLButtonElement>(".dnb-tl-fork");
+    if (btn && steps.contains(btn)) fork(btn);
+  }
+
+  function markSteps(records: Map<string, { el: HTMLElement }>, finalKey: string | null): void {
+    const wanted = new Map<string, TimelineBar>();
+    for (const b of stepBars) wanted.set(b.item === "final" ? str(finalKey) : str(b.item), b);
+    for (const [key, chip] of chips) {
+      const rec = records.get(key);
+      if (!wanted.has(key) || !rec || !rec.el.contains(chip)) {
+        chip.remove();
+        chips.delete(key);
+      }
+    }
+    for (const [key, b] of wanted) {
+      const rec = records.get(key);
+      if (!rec || chips.has(key)) continue;
+      const chip = smallButton("dnb-btn dnb-tl-fork dnb-step-fork", `step ${num(b.step)} · fork here`,
+        `Make a new thread from step ${num(b.step)}`);
+      chip.setAttribute("data-checkpoint", str(b.checkpoint));
+      chip.addEventListener("click", () => fork(chip));
+      chips.set(key, chip);
+      rec.el.append(chip);
+    }
+  }
+
   function receive(msg: unknown): boolean {
     if (!isObj(msg) || msg.type !== "forked") return false;
     const m = msg as unknown as ForkedMessage;
-    for (const btn of steps.querySelectorAll<HTMLButtonElement>(".dnb-tl-fork")) btn.disabled = false;
+    const buttons = [...steps.querySelectorAll<HTMLButtonElement>(".dnb-tl-fork"), ...chips.values()];
+    for (const btn of buttons) btn.disabled = false;
     said.replaceChildren();
+    el.open = true; // the answer shows in the timeline's section
     if (m.error) said.append(h("span", "dnb-error", m.error));
     else {
       said.append(`New thread ${str(m.thread_id)} from step ${num(m.step)}: continue with `,
@@ -87,5 +124,5 @@ export function timelineView(model: RunModel): TimelineView {
   }
 
   steps.addEventListener("click", onClick);
-  return { el, render, receive, dispose: () => steps.removeEventListener("click", onClick) };
+  return { el, render, markSteps, receive, dispose: () => steps.removeEventListener("click", onClick) };
 }
