@@ -564,7 +564,7 @@ async def _model_steps(
             configurable = (snapshot.config or {}).get("configurable", {})
             if since is not None and configurable.get("checkpoint_id") == since:
                 break
-    except Exception:  # the history is only for "fork here": the run's end does not wait on it
+    except Exception:  # the steps only serve "fork here": an unreadable history is no failure
         log.debug("deepnb: could not read the checkpoints of a run's steps", exc_info=True)
         return []
     return model_steps(snapshots, since)[-turns:]  # the newest: the run's own, where `since` was not reached
