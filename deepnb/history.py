@@ -112,3 +112,22 @@ def pick(snapshots: Sequence[Any], at: int | str, *, thread: str, agent: str) ->
         f"Thread {thread!r} has no step or checkpoint {wanted!r}: its steps run from {min(steps)} to "
         f"{max(steps)} (%deepagent history -t {thread} lists them)."
     )
+
+
+MODEL = "model"
+"""The node of a deep agent (``create_agent``) that calls the model: each of its writes is a turn."""
+
+
+def model_steps(snapshots: Sequence[Any], since: str | None) -> list[tuple[int, str]]:
+    """The (step, checkpoint id) of each checkpoint the model node wrote after checkpoint
+    ``since`` (``None``: from the thread's start), oldest first: a run's model turns, in order.
+    ``snapshots`` are the thread's newest first, down to ``since`` at least."""
+    found: list[tuple[int, str]] = []
+    for snapshot, older in pairs(snapshots):
+        configurable = (snapshot.config or {}).get("configurable", {})
+        if since is not None and configurable.get("checkpoint_id") == since:
+            break
+        if writer(older).split(", ")[0] == MODEL:
+            step = int((snapshot.metadata or {}).get("step", 0))
+            found.append((step, str(configurable.get("checkpoint_id"))))
+    return found[::-1]

@@ -240,12 +240,19 @@ class Workbench:
         thread: str | None = None,
         new_thread: bool = False,
         auto_approve: bool = False,
+        at: int | str | None = None,
     ) -> Run:
         """Start a run on a thread and return at once. One run per thread at a time. ``prompt``
-        is a prompt, or a dict of input keys for a graph that does not speak messages."""
+        is a prompt, or a dict of input keys for a graph that does not speak messages. With
+        ``at`` (a step number or a checkpoint id) the run goes on a new thread forked from
+        ``thread`` (default: the current one) at that step; the original thread is untouched."""
         if new_thread and thread:
             raise DeepnbError("Use either -t THREAD or --new, not both.")
+        if at is not None and new_thread:
+            raise DeepnbError("Use either --at STEP or --new, not both (--at forks a thread that has steps).")
         input_for(self.graph, prompt, agent=self.name)  # a prompt the graph cannot take: one line
+        if at is not None:
+            thread = self.fork(thread or self.current_thread, at)
         fresh = new_thread or (not thread and self.selected_thread is None)  # nothing to read yet
         thread_id = self.fresh_thread_id() if new_thread else (thread or self.current_thread)
         run = Run(self, thread_id, shown_input(prompt))
@@ -269,7 +276,11 @@ class Workbench:
             run.previous = kept(self._latest.get(thread_id))  # a recording replays the thread's runs
             self._latest[thread_id] = run
         try:
-            graph_input = self._input_for(thread_id, prompt, fresh=fresh)
+            graph_input = (  # a fork takes the prompt as it is, never as "go on with the same one"
+                input_for(self.graph, prompt, agent=self.name)
+                if at is not None
+                else self._input_for(thread_id, prompt, fresh=fresh)
+            )
             run.start(self.graph, graph_input, auto_approve=auto_approve, fresh_thread=fresh)
         except BaseException:
             self.release_thread(run)
@@ -374,7 +385,7 @@ class Workbench:
         snapshots = self._snapshots(thread_id)
         index = pick(snapshots, at, thread=thread_id, agent=self.name)
         target = snapshots[index]
-        new = self.fresh_thread_id()
+        new = self._new_fork_thread(thread_id)
         config = {"configurable": {"thread_id": new}}
         values = dict(target.values or {})
         node = as_node(snapshots, index)
@@ -385,12 +396,20 @@ class Workbench:
         run_sync(self.graph.aupdate_state(config, values, as_node=node))
         made = run_sync(self.graph.aget_state(config))
         if tuple(made.next or ()) != tuple(target.next or ()) or made.values != values:
-            run_sync(self.checkpointer.adelete_thread(new))  # never a fork that would differ
+            self._discard_thread(new)  # never a fork that would differ
             raise DeepnbError(
                 f"Step {at} of thread {thread_id!r} cannot be copied exactly (its state or what runs next "
                 "would differ): fork at the step after it (%deepagent history lists them)."
             )
         return new
+
+    def _new_fork_thread(self, thread_id: str) -> str:
+        """The id of the thread a fork of ``thread_id`` is written to (a server makes it first)."""
+        return self.fresh_thread_id()
+
+    def _discard_thread(self, thread_id: str) -> None:
+        """Delete a thread deepnb just made (a fork that could not be copied exactly)."""
+        run_sync(self.checkpointer.adelete_thread(thread_id))
 
     def _continue(self, thread_id: str) -> Run:
         active = self.active_run(thread_id)

@@ -26,6 +26,7 @@ from deepnb.files.files import Files
 from deepnb.files.hold import settled
 from deepnb.graph_input import output_of, speaks_messages
 from deepnb.handles import AgentHandle
+from deepnb.history import model_steps
 from deepnb.interpreter import Interpreter
 from deepnb.interrupts import PendingInterrupt, check_answer
 from deepnb.recording import RECORDED, Recorded, RunLog, model_profile, record
@@ -33,6 +34,7 @@ from deepnb.safe_display import safe_display
 from deepnb.schema import ENDED, FilePreview, RunStatus, Todo
 from deepnb.secrets import redact, redact_data
 from deepnb.state import RunState
+from deepnb.timeline import Timeline, TimelineRecord
 from deepnb.tree import SubagentNode, Summary, build_tree
 
 log = logging.getLogger(__name__)
@@ -93,6 +95,8 @@ class Run(Displayable):
         """The thread's checkpoint when the run ended (finished, failed, stopped or paused for
         approval); ``None`` while it runs, or where the checkpointer could not be read."""
         self._fresh_thread = False
+        self._timeline = Timeline()
+        self._ended: list[Callable[[], None]] = []
         self.output: Any = None
         """Once done: the structured response where the agent has a ``response_format``, the
         final state values for a graph that does not speak messages, else ``None``."""
@@ -425,12 +429,33 @@ class Run(Displayable):
         everything downstream (state, views, snapshots, magics) sees only the redacted event."""
         event = redact_data(event)
         with self._lock:
+            self._timeline.note(event, time.monotonic())
             self.state.apply(event)
             if isinstance(event, RECORDED):
                 self.log.append(event)
             listeners = list(self._listeners)
         for listener in listeners:  # a listener's failure, whatever it raises, is not the run's
             contained(listener, event, what=f"a run listener on {type(event).__name__}")
+
+    @property
+    def timeline(self) -> list[TimelineRecord]:
+        """One record per model call and per tool call: ``kind``, ``agent`` (path),
+        ``agent_name``, ``name`` (the tool), ``start`` and ``end`` (seconds from the run's start),
+        ``latency``, ``tokens_in``/``tokens_out`` (model calls), and for the main agent's model
+        calls the ``step`` and ``checkpoint`` each wrote (once the run ended: fork there)."""
+        with self._lock:
+            return self._timeline.records()
+
+    @property
+    def timeline_version(self) -> tuple[int, int]:
+        """Changes whenever the timeline does (a call came or ended, the steps were mapped)."""
+        return self._timeline.version
+
+    def when_ended(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` (on the engine's thread) each time the run stops running: it ended
+        or paused, its checkpoints and the timeline's steps known."""
+        with self._lock:
+            self._ended.append(callback)
 
     async def _drive(self, graph: Any, graph_input: Any, *, first: bool = True) -> None:
         self._task = asyncio.current_task()
@@ -489,9 +514,17 @@ class Run(Displayable):
         finally:
             self._resuming = False
             self.checkpoint_after = await _latest_checkpoint(graph, config)
+            with self._lock:
+                turns = self._timeline.main_turns
+            steps = await _model_steps(graph, config, self.checkpoint_before, turns) if turns else []
+            with self._lock:
+                self._timeline.map_steps(steps)
+                ended = list(self._ended)
             if not paused:
                 self.workbench.release_thread(self)
             self._done.set()
+            for callback in ended:
+                contained(callback, what="a run's end callback")
 
     def _announce_given(self, graph: Any, values: Mapping[str, Any]) -> None:
         """Say what the agents were given: the tools each can call (read from the graph), and
@@ -528,6 +561,32 @@ async def _latest_checkpoint(graph: Any, config: Mapping[str, Any]) -> str | Non
         return None
     configurable = (snapshot.config or {}).get("configurable", {}) if snapshot is not None else {}
     return configurable.get("checkpoint_id")
+
+
+CHECKPOINTS_PER_TURN = 10
+"""Checkpoints read back per model turn of the main agent, at most, to find the steps a run wrote
+(a deep agent's turn writes a few: the model, its middleware, the tools)."""
+
+
+async def _model_steps(
+    graph: Any, config: Mapping[str, Any], since: str | None, turns: int
+) -> list[tuple[int, str]]:
+    """The (step, checkpoint id) of the ``turns`` model turns the run wrote, read once when it
+    ends: the thread's newest checkpoints down to ``since`` (where the run started)."""
+    if not speaks_messages(graph):
+        return []
+    snapshots: list[Any] = []
+    limit = CHECKPOINTS_PER_TURN * turns + 20
+    try:
+        async for snapshot in graph.aget_state_history(config, limit=limit):
+            snapshots.append(snapshot)
+            configurable = (snapshot.config or {}).get("configurable", {})
+            if since is not None and configurable.get("checkpoint_id") == since:
+                break
+    except Exception:  # the steps only serve "fork here": an unreadable history is no failure
+        log.debug("deepnb: could not read the checkpoints of a run's steps", exc_info=True)
+        return []
+    return model_steps(snapshots, since)[-turns:]  # the newest: the run's own, where `since` was not reached
 
 
 def _previews(

@@ -59,9 +59,12 @@ class Session(Protocol):
         thread: str | None = None,
         new_thread: bool = False,
         auto_approve: bool = False,
+        at: int | str | None = None,
     ) -> Run:
         """Start a run on a thread and return at once; one run per thread at a time. ``prompt``
-        is a prompt, or a dict of input keys for a graph that does not speak messages."""
+        is a prompt, or a dict of input keys for a graph that does not speak messages. With
+        ``at`` (a step number or a checkpoint id) it runs on a new thread forked from ``thread``
+        (or the current one) at that step, the original untouched."""
         ...
 
     def run(self, prompt: str | Mapping[str, Any], *, background: bool = False, **options: Any) -> Run:

@@ -308,13 +308,28 @@ class ForkedThread(str):
         return f"New thread {self!s} from thread {self.origin} at {self.at}."
 
 
+def step_or_checkpoint(at: str) -> int | str:
+    """``--at``'s value: a step number (its digits), else a checkpoint id."""
+    at = str(at).strip()
+    return int(at) if at.lstrip("-").isdigit() else at
+
+
+def _where(at: str) -> str:
+    found = step_or_checkpoint(at)
+    return f"step {found}" if isinstance(found, int) else f"checkpoint {found}"
+
+
+def forked_line(new: str, origin: str, at: str) -> str:
+    """The one line that says a thread was forked (by ``%deepagent fork`` or ``--at``)."""
+    return f"New thread {new} from thread {origin} at {_where(at)}."
+
+
 def fork(args: Any) -> ForkedThread:
     workbench: Session = wb.get(args.agent, build=False)
     thread = args.thread or workbench.current_thread
     _known_thread(workbench, thread)
-    at = str(args.at).strip()
-    forked = ForkedThread(workbench.fork(thread, int(at) if at.lstrip("-").isdigit() else at))
-    forked.origin, forked.at = thread, (f"step {at}" if at.lstrip("-").isdigit() else f"checkpoint {at}")
+    forked = ForkedThread(workbench.fork(thread, step_or_checkpoint(args.at)))
+    forked.origin, forked.at = thread, _where(args.at)
     return forked
 
 

@@ -147,14 +147,18 @@ class DeepnbMagics(Magics):
                 )
                 return self._show_comparison(comparison, args, live_controls=live_controls)
             workbench: Session = commands.workbench_for(args.agent, args.model, options, self._user_ns)
+            origin = (args.thread or workbench.current_thread) if args.at is not None else None
             run = workbench.start(
                 prompt,
                 thread=args.thread,
                 new_thread=args.new,
                 auto_approve=args.auto_approve,
+                at=commands.step_or_checkpoint(args.at) if args.at is not None else None,
             )
         except DeepnbError as exc:
             raise UsageError(str(exc)) from None
+        if origin is not None:
+            print(commands.forked_line(run.thread_id, origin, args.at))
         # lazy: the run view loads anywidget, which %load_ext deepnb does not need
         from deepnb.views.output import show_run  # noqa: PLC0415
 

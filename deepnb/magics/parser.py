@@ -61,6 +61,7 @@ def _common(func: _Declared) -> _Declared:
 @argument("-a", "--agent", help="Agent name (default: the current agent, 'default').")
 @argument("-t", "--thread", help="Thread id to run on (default: the agent's current thread).")
 @argument("--new", action="store_true", help="Start a new thread.")
+@argument("--at", metavar="STEP", help="Fork the thread at this step (or checkpoint id) and run there.")
 @argument("--interrupt-on", dest="interrupt_on", metavar="TOOL,...", help="Ask before these tools run.")
 @argument("--auto-approve", dest="auto_approve", action="store_true", help="Approve every gated call.")
 @argument("--interpreter", action="store_true", help="Give the agent the QuickJS interpreter (eval).")
@@ -369,6 +370,8 @@ CONFLICTS: dict[str, tuple[tuple[str, str, str], ...]] = {
             "record",
             "--record writes the run when it ends: record a background run with run.record(PATH)",
         ),
+        ("at", "new", "--at forks a thread at one of its steps, --new starts an empty one"),
+        ("compare", "at", "--compare runs each model on a new thread of its own"),
     ),
 }
 """Options that contradict each other, per command: (dest, dest, why). (``--auto-approve`` with

@@ -26,6 +26,9 @@ from deepnb.run import Run
 from deepnb.safe_display import safe_display
 
 THREADS_LISTED = 100
+FORK_KEY = "deepnb_assistant_id"
+"""The thread metadata naming the assistant a fork belongs to: a server keeps ``assistant_id`` to
+itself (it sets it when a run starts) and drops it from what a client writes."""
 
 
 def _steps(values: Any) -> int:
@@ -91,14 +94,15 @@ class RemoteWorkbench(Workbench):
         client = self.graph.client
 
         async def search() -> list[Any]:
-            return list(
-                await client.threads.search(
-                    metadata={"assistant_id": self.assistant_id},
+            found: list[Any] = []
+            for key in ("assistant_id", FORK_KEY):  # a fork has no run yet, so no assistant_id
+                found += await client.threads.search(
+                    metadata={key: self.assistant_id},
                     limit=THREADS_LISTED,
                     sort_by="updated_at",
                     sort_order="desc",
                 )
-            )
+            return found
 
         try:
             found = run_sync(search())
@@ -123,10 +127,11 @@ class RemoteWorkbench(Workbench):
         thread: str | None = None,
         new_thread: bool = False,
         auto_approve: bool = False,
+        at: int | str | None = None,
     ) -> Run:
         if thread:
             self._check_thread(thread)
-        return super().start(prompt, thread=thread, new_thread=new_thread, auto_approve=auto_approve)
+        return super().start(prompt, thread=thread, new_thread=new_thread, auto_approve=auto_approve, at=at)
 
     def _server_run(self, thread_id: str) -> str | None:
         self._check_thread(thread_id)
@@ -190,10 +195,25 @@ class RemoteWorkbench(Workbench):
         return super().stop(thread)
 
     def fork(self, thread_id: str, at: int | str) -> str:
-        raise DeepnbError(
-            f"Agent {self.name!r} is served by {self.url}: forking a server thread is not supported yet; "
-            "fork a thread of an agent defined in this kernel."
-        )
+        """A new server thread whose state is ``thread_id``'s at step ``at``, the same nodes to
+        run next (written through the thread-state API as the local fork is); returns its id."""
+        self._check_thread(thread_id)
+        return super().fork(thread_id, at)
+
+    def _new_fork_thread(self, thread_id: str) -> str:
+        new = self.fresh_thread_id()
+        metadata = {FORK_KEY: self.assistant_id, "graph_id": self.graph_id, "forked_from": thread_id}
+        try:
+            run_sync(self.graph.client.threads.create(thread_id=new, metadata=metadata))
+        except Exception as exc:
+            raise explain(exc, self.server, doing="making the fork's thread") from None
+        return new
+
+    def _discard_thread(self, thread_id: str) -> None:
+        try:
+            run_sync(self.graph.client.threads.delete(thread_id))
+        except Exception as exc:
+            raise explain(exc, self.server, doing="deleting a fork that differed") from None
 
     def inspect(self) -> Any:
         raise DeepnbError(

@@ -16,9 +16,8 @@ from deepnb.safe_display import shown_text
 from deepnb.schema import RUN_STATUS_LABEL, shown_as
 from deepnb.structured import output_rows
 from deepnb.views.listings import Table
-from deepnb.views.output import with_static
+from deepnb.views.output import run_snapshot, with_static
 from deepnb.views.run_view import RunView
-from deepnb.views.snapshot import snapshot_bundle
 
 SHOWN_CELL = 120
 """Characters of a result, an error or an output a table cell shows."""
@@ -81,7 +80,7 @@ def comparison_table_html(table: ComparisonTable) -> str:
 
 def _snapshot(comparison: Comparison, key: str) -> dict[str, str]:
     run = comparison.runs[key]
-    return snapshot_bundle(run.state, output=output_rows(run.output))
+    return run_snapshot(run)
 
 
 def comparison_static(comparison: Comparison) -> dict[str, str]:

@@ -31,10 +31,15 @@ def widget_bundle(widget: anywidget.AnyWidget, **kwargs: Any) -> tuple[dict[str,
     return bundle if isinstance(bundle, tuple) else (bundle or {}, {})
 
 
+def run_snapshot(run: Run) -> dict[str, str]:
+    """A run's static snapshot now: its state, its timeline and its structured output."""
+    return snapshot_bundle(run.state, run.timeline, output=output_rows(run.output))
+
+
 def run_bundle(run: Run, *, live_controls: bool = True) -> dict[str, Any]:
     """A run displayed: its live view (approval cards included) over a snapshot of its state now."""
     widget, _ = widget_bundle(RunView(run, live_controls=live_controls))
-    return with_static(widget, snapshot_bundle(run.state, output=output_rows(run.output)))
+    return with_static(widget, run_snapshot(run))
 
 
 def show_run(run: Run, *, live_controls: bool = True) -> Any:
@@ -44,7 +49,7 @@ def show_run(run: Run, *, live_controls: bool = True) -> Any:
     widget_data, _ = widget_bundle(view)
 
     def bundle() -> dict[str, Any]:
-        return with_static(widget_data, snapshot_bundle(run.state, output=output_rows(run.output)))
+        return with_static(widget_data, run_snapshot(run))
 
     handle = display(bundle(), raw=True, display_id=True)
 
@@ -53,6 +58,7 @@ def show_run(run: Run, *, live_controls: bool = True) -> Any:
             handle.update(bundle(), raw=True)
 
     run.subscribe(on_event)
+    run.when_ended(lambda: handle.update(bundle(), raw=True))  # with the steps the run wrote
     if run.done:
         handle.update(bundle(), raw=True)
     return view

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
@@ -38,6 +39,7 @@ from deepnb.views.messages import check as check_message
 from deepnb.views.shared_code import LOADER, code_refs, code_trait
 from deepnb.views.thread_preview import thread_message, threads_message
 from deepnb.views.throttle import Throttle
+from deepnb.views.timeline_view import timeline_payload
 
 _SYNCED = (
     "status",
@@ -54,6 +56,8 @@ _SYNCED = (
     "given",
 )
 _LIVE = tuple(name for name in _SYNCED if name not in ("items", "tree"))
+TIMELINE_EVERY = 1.0
+"""Seconds between the timeline's updates while a run streams."""
 LIVE_ITEMS = 120
 """Transcript items a streaming view holds at most before its old steps are folded again. Each
 token costs the browser a style, layout and paint pass over the page, which grows with the
@@ -127,6 +131,10 @@ class RunView(anywidget.AnyWidget):
     revision = t.Int(0, help="Counts full syncs; live patches before one are superseded by it.").tag(
         sync=True
     )
+    timeline = t.Dict(
+        help="The waterfall of model and tool calls: {thread, lanes: [{agent, label}], bars: [{kind, lane, "
+        "name, start, end, label, step?, checkpoint?}], total, left_out} (deepnb.views.timeline_view)."
+    ).tag(sync=True)
 
     def __init__(self, run: Run, *, live_controls: bool = True, **kwargs: Any) -> None:
         state = run.state.to_json()
@@ -150,16 +158,32 @@ class RunView(anywidget.AnyWidget):
         self.flushes = 0
         self._note_sent(run.state, state)
         self._full_version: int | None = None
+        self._timeline_sent: tuple[int, int] | None = None
+        self._timeline_at = 0.0
         self._throttle = Throttle(self._flush)
+        self._sync_timeline()
         self.on_msg(self._on_front_end_message)
         self._unsubscribe = run.subscribe(self._on_event)
+        run.when_ended(self._throttle.poke)  # the steps the run wrote are known then
         if run.done:
             self._throttle.poke()
 
     def _on_event(self, _event: ev.Event) -> None:
         self._throttle.poke()
 
+    def _sync_timeline(self) -> None:
+        """Send the timeline when its calls changed since it was last sent: while the run runs,
+        once a second at most (it is a chart, not the transcript)."""
+        version, now = self.run.timeline_version, time.monotonic()
+        if version == self._timeline_sent:
+            return
+        if self.run.state.status == RUNNING and now - self._timeline_at < TIMELINE_EVERY:
+            return  # the next event's flush (or the run's end) sends it
+        self._timeline_sent, self._timeline_at = version, now
+        self.timeline = timeline_payload(self.run.timeline, thread=self.run.state.thread_id)
+
     def _flush(self) -> None:
+        self._sync_timeline()
         with self.run._lock:
             state = self.run.state
             if state.status != RUNNING:
@@ -330,6 +354,7 @@ class RunView(anywidget.AnyWidget):
                 check_answer_card(content, self._pending())
             if kind == "show_thread" and not content.get("thread_id"):
                 raise DeepnbError("show_thread names no thread_id.")
+            step = self._step_of(content.get("checkpoint")) if kind == "fork" else None
         except DeepnbError as exc:
             self._refuse(_card_key(content), str(exc))
             return
@@ -355,6 +380,26 @@ class RunView(anywidget.AnyWidget):
             self._refresh_tasks()
         elif kind in ("threads", "show_thread"):
             self.send(self._thread_message(kind, content))
+        elif kind == "fork" and step is not None:
+            self.send(self._fork(content["checkpoint"], step))
+
+    def _step_of(self, checkpoint: Any) -> int:
+        """The step a checkpoint of this run's timeline is; refused unless the run wrote it."""
+        for record in self.run.timeline if isinstance(checkpoint, str) else ():
+            if record["checkpoint"] == checkpoint and record["step"] is not None:
+                return record["step"]
+        raise DeepnbError("Refused a 'fork' message: its checkpoint is not a step this run wrote.")
+
+    def _fork(self, checkpoint: str, step: int) -> dict[str, Any]:
+        """Fork the run's thread at one of the steps it wrote; the reply names the new thread."""
+        reply: dict[str, Any] = {"type": "forked", "checkpoint": checkpoint, "step": step}
+        reply.update(thread_id="", error="")
+        session = cast(Session, self.run.workbench)
+        try:
+            reply["thread_id"] = session.fork(self.run.thread_id, checkpoint)
+        except DeepnbError as exc:
+            reply["error"] = redact(str(exc))
+        return reply
 
     def _pending(self) -> list[dict[str, Any]]:
         """The approval cards as the front-end has them (``clipped`` where shortened)."""

@@ -26,6 +26,7 @@ from deepnb.views.output_table import OutputRows, output_html, output_lines
 from deepnb.views.questions import question_html, question_text
 from deepnb.views.styles import snapshot_style
 from deepnb.views.subagent_tree import state_tree, tree_html, tree_text
+from deepnb.views.timeline_view import FINAL, fork_command, step_links, timeline_html, timeline_lines
 
 
 def _status(state: Mapping[str, Any]) -> str:
@@ -88,21 +89,31 @@ def final_answer_id(items: Sequence[Mapping[str, Any]], status: str) -> str | No
     return str(items[-1]["id"]) if items[-1].get("agent", "main") == "main" else None
 
 
-def _transcript_html(state: Mapping[str, Any]) -> list[str]:
-    """The main transcript as HTML, the final answer set apart from the tool cards before it."""
+def _transcript_html(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]] = ()) -> list[str]:
+    """The main transcript as HTML, the final answer set apart from the tool cards before it;
+    each step of the main agent says its number and the command that forks the thread there."""
     items = _transcript(state)
     final = final_answer_id(items, state["status"])
+    links = step_links(timeline)
     return [
         f'<div class="dnb-final-answer" aria-label="Final answer"><span class="dnb-final-label">Answer</span>'
-        f"{item_html(item)}</div>"
+        f"{item_html(item)}{_step_link(state, links.get(FINAL))}</div>"
         if item["id"] == final
-        else item_html(item)
+        else item_html(item) + _step_link(state, links.get(str(item["id"])))
         for item in items
     ]
 
 
-def snapshot_html(state: Mapping[str, Any]) -> str:
-    """A self-contained HTML rendering of a run's state (``RunState.to_json()``)."""
+def _step_link(state: Mapping[str, Any], step: int | None) -> str:
+    if step is None:
+        return ""
+    command = escape(fork_command(state["thread_id"], step))
+    return f'<div class="dnb-muted dnb-step-link">step {step} · fork here: <code>{command}</code></div>'
+
+
+def snapshot_html(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]] = ()) -> str:
+    """A self-contained HTML rendering of a run's state (``RunState.to_json()``) and its
+    ``timeline`` (``run.timeline``, if given)."""
     state = {**_folded(state), "all_items": state["items"]}
     parts = [
         snapshot_style(),
@@ -111,9 +122,10 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
         given_html(state.get("given") or {}),
         todos_html(state["todos"], state["progress"].get("todo_progress", ""), run_status=state["status"]),
         tree_html(state_tree(state), state["items"]) if state.get("tree") else "",
-        *_transcript_html(state),
+        *_transcript_html(state, timeline),
         output_html(state.get("output") or ()),  # the run's structured output, if it has one
         async_tasks_html(state.get("async_tasks") or []),  # absent from views saved before it existed
+        timeline_html(timeline, thread=state["thread_id"]),
     ]
     if state["files_changed"]:
         parts.append(
@@ -168,8 +180,8 @@ def _decision_line(decision: Mapping[str, Any]) -> str:
     return line + (f" ({detail})" if detail else "") + (" — auto" if decision.get("auto") else "")
 
 
-def snapshot_text(state: Mapping[str, Any]) -> str:
-    """A plain-text rendering of a run's state."""
+def snapshot_text(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]] = ()) -> str:
+    """A plain-text rendering of a run's state (and its ``timeline``, if given)."""
     state = {**_folded(state), "all_items": state["items"]}
     lines = [_head(state), *given_lines(state.get("given") or {})]
     if state["todos"]:
@@ -180,6 +192,7 @@ def snapshot_text(state: Mapping[str, Any]) -> str:
     lines += [item_text(item) for item in _transcript(state)]
     lines += output_lines(state.get("output") or ())
     lines += async_task_lines(state.get("async_tasks") or [])
+    lines += timeline_lines(timeline, thread=state["thread_id"])
     if state["files_changed"]:
         lines.append("Files changed: " + ", ".join(state["files_changed"]))
     if state.get("files_not_written"):
@@ -207,11 +220,20 @@ def _folded_decisions(state: Mapping[str, Any]) -> str:
     return f"… {state['decisions_folded']:,} earlier automatic approvals (run.decisions lists them all)"
 
 
-def snapshot_bundle(state: RunState | Mapping[str, Any], *, output: OutputRows = ()) -> dict[str, str]:
-    """``text/html`` and ``text/plain`` of a run's state, secrets redacted (the agent's name and
-    the thread id come from the notebook, not from events) and bidi controls shown; ``output``,
-    the rows of its structured output (:func:`deepnb.structured.output_rows`), as a table."""
+def snapshot_bundle(
+    state: RunState | Mapping[str, Any],
+    timeline: Sequence[Mapping[str, Any]] = (),
+    *,
+    output: OutputRows = (),
+) -> dict[str, str]:
+    """``text/html`` and ``text/plain`` of a run's state (and its ``timeline``), secrets redacted
+    (the agent's name and the thread id come from the notebook, not from events) and bidi
+    controls shown; ``output``, the rows of its structured output
+    (:func:`deepnb.structured.output_rows`), as a table."""
     data = state.to_json() if isinstance(state, RunState) else state
     if output:
         data = {**data, "output": [list(row) for row in output]}
-    return {"text/html": shown_text(snapshot_html(data)), "text/plain": shown_text(snapshot_text(data))}
+    return {
+        "text/html": shown_text(snapshot_html(data, timeline)),
+        "text/plain": shown_text(snapshot_text(data, timeline)),
+    }

@@ -77,6 +77,22 @@ def test_updates_to_displays_of_earlier_cells_are_dropped() -> None:
         ("6 tool calls · 2.3 s · tokens 3,374 in", "6 tool calls · N s · tokens 3,374 in"),
         ("[done] · 0.4 s · 1 tool call", "[done] · N s · 1 tool call"),
         ("notebook: /tmp/tmp7urcz9nq/tide_tools.py", "notebook: /tmp/TMPDIR/tide_tools.py"),
+        (
+            '<div>a</div>\n<details class="dnb-timeline"><summary>Timeline: 2 model calls</summary>'
+            '<svg><rect x="150.0"><title>model call · main · 0.31 s</title></rect></svg></details>'
+            "\n<div>b</div>",
+            "<div>a</div>\n<div>b</div>",
+        ),
+        (
+            '<div class="dnb-tool">ls</div><div class="dnb-muted dnb-step-link">step 3 · fork here: '
+            "<code>%deepagent fork -t 3f9a0c1b2d4e --at 3</code></div>",
+            '<div class="dnb-tool">ls</div>',
+        ),
+        (
+            "Done.\nTimeline: 2 model calls, 1 tool calls over 0.62 s\n  step 1: model call 0.31 s — "
+            "%deepagent fork -t 3f9a0c1b2d4e --at 1\nFiles changed: /a.md",
+            "Done.\nFiles changed: /a.md",
+        ),
     ],
 )
 def test_sanitizers_hide_what_changes_between_executions(text: str, expected: str) -> None:
@@ -91,6 +107,7 @@ def test_sanitizers_hide_what_changes_between_executions(text: str, expected: st
         "Half Moon Bay: 2.05 m",
         "timeout 30 s",
         "id 1234",
+        "step 3 of the plan",
     ],
 )
 def test_sanitizers_leave_the_rest_alone(text: str) -> None:

@@ -127,9 +127,24 @@ def test_every_step_of_two_runs_and_a_notebook_write_forks_exactly() -> None:
         assert (forked.next, forked.values) == (snapshot.next, snapshot.values), step
 
 
-def test_a_remote_workbench_refuses_to_fork_in_one_line() -> None:
+def test_a_remote_fork_of_a_thread_that_is_no_server_thread_is_one_line() -> None:
+    # forking a served thread is tested against a real server: tests/integration/test_remote_fork.py
     server = Server("http://127.0.0.1:9")  # nothing here sends a request
     remote = RemoteWorkbench(unique("remote"), server, None, {"assistant_id": "a1", "graph_id": "deep"})
-    with pytest.raises(DeepnbError, match="forking a server thread is not supported yet") as refused:
+    with pytest.raises(DeepnbError, match="'t1' is not a thread of the Agent Protocol server") as refused:
         remote.fork("t1", 3)
     assert "\n" not in str(refused.value)
+
+
+def test_run_at_a_step_goes_on_a_fork_with_the_new_prompt() -> None:
+    workbench = deepnb.agent(name=unique("runat"), model="demo:quickstart")
+    run = _done(workbench, "Write a brief about tide pools")
+    original = workbench.history(run.thread_id)
+    again = workbench.run("Now about kelp", thread=run.thread_id, at=original[-2].step)
+    assert again.status == "done", again.error
+    assert again.thread_id not in (run.thread_id, "") and workbench.current_thread == again.thread_id
+    humans = [m.content for m in workbench.state_values(again.thread_id)["messages"] if m.type == "human"]
+    assert humans == ["Write a brief about tide pools", "Now about kelp"]
+    assert workbench.history(run.thread_id) == original
+    with pytest.raises(DeepnbError, match="not both"):
+        workbench.start("x", new_thread=True, at=1)

@@ -29,6 +29,7 @@ import { liveModel } from "./run/live_model";
 import { runMemory } from "./run/memory";
 import { treeView } from "./run/subagent_tree";
 import { threadsView } from "./run/threads";
+import { timelineView } from "./run/timeline";
 import { todosView } from "./run/todos";
 import { setExpanded } from "./run/tool_card";
 import { type Entry, finalAnswerKey, ITEM_RECS, itemList, keyItems, markFinal } from "./run/transcript";
@@ -64,10 +65,11 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   const approvals = approvalsView(model, st, undefined, () => gone);
   const questions = questionsView(model, st, undefined, () => gone);
   const threads = threadsView(model, () => !gone);
+  const timeline = timelineView(model);
   const filesEl = h("div", "dnb-files");
   const errorEl = h("div", "dnb-error dnb-run-error");
   root.append(style, header.el, given.el, peek.el, todos.el, tree.el, tasks.el, tools.el, transcript, output.el, questions.el,
-    approvals.el, approvals.log, filesEl, errorEl, threads.el, live.el);
+    approvals.el, approvals.log, filesEl, errorEl, timeline.el, threads.el, live.el);
   el.replaceChildren(root);
 
   // The main transcript shows the main agent's items; a subagent's items go to its node in the
@@ -99,6 +101,12 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     const rec = key === null ? undefined : main.records.get(key);
     if (rec) markFinal(rec, true);
     finalKey = key;
+    timeline.markSteps(main.records, finalKey); // the last step shows on the final answer
+  }
+
+  function renderTimeline(): void {
+    timeline.render();
+    timeline.markSteps(main.records, finalKey);
   }
 
   function renderTree(): void {
@@ -158,7 +166,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
 
   function onMessage(msg: unknown): void {
     if (isObj(msg) && msg.type === "file") peek.receive(msg as FileMessage);
-    else threads.receive(msg);
+    else if (!timeline.receive(msg)) threads.receive(msg);
   }
 
   function renderProgress(): void {
@@ -253,6 +261,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     "change:live_controls": header.renderControls,
     "change:stop_hint": header.renderControls,
     "change:code_css": renderCss,
+    "change:timeline": renderTimeline,
   };
 
   renderCss();
@@ -268,6 +277,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   peek.render();
   renderFiles();
   renderStatus();
+  renderTimeline();
   for (const [name, fn] of Object.entries(handlers)) model.on(name, fn);
   root.addEventListener("click", onClick);
   root.addEventListener("keydown", onKeyDown);
@@ -292,6 +302,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     peek.dispose();
     tasks.dispose();
     threads.dispose();
+    timeline.dispose();
     model.dispose();
     main.clear();
   };

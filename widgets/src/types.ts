@@ -87,7 +87,24 @@ export interface RunTraits extends Omit<RunStateJSON, "async_tasks"> {
   output: [string, string][];
   /** Counts full syncs; live patches before one are superseded by it. */
   revision: number;
+  /** The waterfall of model and tool calls (deepnb.views.timeline_view.timeline_payload). */
+  timeline: TimelinePayload;
 }
+
+export interface TimelineBar {
+  kind: string; lane: number; name: string; start: number; end: number | null; label: string;
+  step?: number; checkpoint?: string;
+  /** The transcript item the step shows on: "tool-<call id>", or "final" (the final answer). */
+  item?: string;
+}
+
+export interface TimelinePayload {
+  thread?: string; lanes?: { agent: string; label: string }[]; bars?: TimelineBar[];
+  total?: number; left_out?: number;
+}
+
+/** The answer to "fork here": the new thread, or why there is none. */
+export interface ForkedMessage { type: "forked"; checkpoint: string; step: number; thread_id: string; error: string }
 
 export type RunIncoming = PatchMessage | FileMessage;
 
@@ -109,7 +126,8 @@ export type RunOutgoing =
   | { type: "decide"; interrupt_id: string; index: number; decision: DecisionSent }
   | { type: "always"; interrupt_id: string; index: number; tool: string }
   | { type: "approve_all"; interrupt_id: string }
-  | { type: "answer"; interrupt_id: string; value: unknown };
+  | { type: "answer"; interrupt_id: string; value: unknown }
+  | { type: "fork"; checkpoint: string };
 
 // -- the file view --------------------------------------------------------------------------------
 

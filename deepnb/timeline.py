@@ -1,0 +1,133 @@
+"""A run's timeline: one record per model call and per tool call, with when it started and ended
+(seconds from the run's start), its latency, and for a model call its tokens.
+
+Times are taken as the events are emitted (one ``time.monotonic()`` per event, in ``Run.emit``).
+A model call starts when its agent was last ready to call it — the run's (or the subagent's)
+start, or the end of its previous model call or tool call — and ends with its ``ModelTurn``.
+The main agent's model calls also carry the step and checkpoint they wrote, once the run ended
+(:func:`deepnb.history.model_steps`), so a fork can start there.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from deepnb import events as ev
+
+
+class TimelineRecord(TypedDict):
+    """One model call or tool call of a run."""
+
+    kind: str
+    """``"model"`` or ``"tool"``."""
+    agent: str
+    """The agent's path: ``"main"``, ``"main/general-purpose#2"``, …"""
+    agent_name: str
+    """The agent's name (its path's last part)."""
+    name: str
+    """The tool's name (empty for a model call)."""
+    start: float
+    end: float | None
+    """``None`` while the call is going on."""
+    latency: float | None
+    tokens_in: int
+    tokens_out: int
+    step: int | None
+    """For the main agent's model calls: the thread's step (checkpoint) it wrote, once known."""
+    checkpoint: str | None
+    call_id: str
+    """A tool call's id (empty for a model call)."""
+    calls: list[str]
+    """The ids of the tool calls a model call asked for (empty for a tool call)."""
+
+
+def _round(seconds: float) -> float:
+    return round(seconds, 4)
+
+
+class Timeline:
+    """Collects a run's model and tool calls as its events come (not thread-safe: ``Run.emit``
+    calls :meth:`note` under the run's lock)."""
+
+    def __init__(self) -> None:
+        self._origin: float | None = None
+        self._ready: dict[str, float] = {}
+        self._open: dict[str, TimelineRecord] = {}
+        self._records: list[TimelineRecord] = []
+        self._main_turns: list[TimelineRecord] = []
+        self._changes = 0
+        self._mapped = 0
+
+    def note(self, event: ev.Event, now: float) -> None:
+        """Take ``event``, emitted at ``now`` (``time.monotonic()``)."""
+        if self._origin is None:
+            self._origin = now
+        at = _round(now - self._origin)
+        if isinstance(event, ev.ModelTurn | ev.ToolCallStarted | ev.ToolCallFinished):
+            self._changes += 1
+        if isinstance(event, ev.ModelTurn):
+            start = self._ready.get(event.agent, 0.0)
+            record = self._record("model", event.agent, "", start)
+            record["end"], record["latency"] = at, _round(at - start)
+            record["tokens_in"], record["tokens_out"] = event.input_tokens, event.output_tokens
+            record["calls"] = [str(call.get("id") or "") for call in event.tool_calls]
+            if event.agent == ev.MAIN:
+                self._main_turns.append(record)
+            self._ready[event.agent] = at
+        elif isinstance(event, ev.ToolCallStarted):
+            if event.call_id not in self._open:
+                self._open[event.call_id] = self._record("tool", event.agent, event.name, at)
+                self._open[event.call_id]["call_id"] = event.call_id
+        elif isinstance(event, ev.ToolCallFinished):
+            started = self._open.pop(event.call_id, None)
+            if started is not None:
+                started["end"], started["latency"] = at, _round(at - started["start"])
+            self._ready[event.agent] = at
+        elif isinstance(event, ev.SubagentStarted):
+            self._ready[event.path] = at
+        elif isinstance(event, ev.RunResumed):
+            self._ready[ev.MAIN] = at
+
+    def _record(self, kind: str, agent: str, name: str, start: float) -> TimelineRecord:
+        record = TimelineRecord(
+            kind=kind,
+            agent=agent,
+            agent_name=agent.rsplit("/", 1)[-1],
+            name=name,
+            start=start,
+            end=None,
+            latency=None,
+            tokens_in=0,
+            tokens_out=0,
+            step=None,
+            checkpoint=None,
+            call_id="",
+            calls=[],
+        )
+        self._records.append(record)
+        return record
+
+    def map_steps(self, steps: list[tuple[int, str]]) -> None:
+        """Give the main agent's model calls the (step, checkpoint id) each wrote, oldest first
+        (fewer steps than calls: a stopped run's last call wrote none, so the first ones match)."""
+        for record, (step, checkpoint) in zip(self._main_turns, steps, strict=False):
+            record["step"], record["checkpoint"] = step, checkpoint
+        self._mapped += 1
+
+    @property
+    def version(self) -> tuple[int, int]:
+        """Changes with every call that came or ended, and every mapping of the steps."""
+        return (self._changes, self._mapped)
+
+    @property
+    def main_turns(self) -> int:
+        """How many model calls the main agent made so far."""
+        return len(self._main_turns)
+
+    def records(self) -> list[TimelineRecord]:
+        """A copy of the records, in the order the calls started."""
+        copies = (TimelineRecord(**{**r, "calls": list(r["calls"])}) for r in self._records)
+        return sorted(copies, key=lambda r: r["start"])
+
+    def to_dicts(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.records()]

@@ -1,0 +1,65 @@
+"""Time travel on a served agent: a server thread's history, a fork at one of its steps (the same
+nodes to run next), a run on the fork, and the original thread untouched."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import deepnb
+from deepnb.errors import DeepnbError
+from deepnb.remote import RemoteWorkbench
+from tests.support.agents import unique
+from tests.support.servers import FOREIGN_ENV, AgentServer, agent_server_fixture
+
+WAIT = 60.0
+
+agent_server = agent_server_fixture()
+
+
+@pytest.fixture(autouse=True)
+def _offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in FOREIGN_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+
+
+def connect(server: AgentServer) -> RemoteWorkbench:
+    return deepnb.connect(server.url, "deep", name=unique("fork"))
+
+
+def _messages(bench: RemoteWorkbench, thread: str) -> list[tuple[str, Any]]:
+    return [(m.type, m.content) for m in bench.state_values(thread)["messages"]]
+
+
+def test_a_server_thread_forks_at_a_step_and_goes_on_from_there(agent_server: AgentServer) -> None:
+    bench = connect(agent_server)
+    run = bench.run("Plan the launch", new_thread=True)
+    run.pending[0].approve()
+    assert run.wait(WAIT).status == "done", run.error
+    history = bench.history(run.thread_id)
+    messages = _messages(bench, run.thread_id)
+    first_turn = min((s for s in history if s.next == ("tools",)), key=lambda s: s.step)
+
+    forked = bench.fork(run.thread_id, first_turn.step)
+    assert forked != run.thread_id and forked in {t.thread_id for t in bench.threads()}
+    assert len(bench.history(forked)) < len(history)  # its own steps only, from the fork on
+    assert bench.history(forked)[0].next == ("tools",)  # the same nodes run next
+    copied = _messages(bench, forked)
+    assert copied == messages[: len(copied)] and copied[-1][0] == "ai"
+
+    going_on = bench.resume(forked).wait(WAIT)  # runs the tools of that step, then the next turns
+    assert going_on.status == "interrupted", going_on.error
+    assert [r.name for r in going_on.pending] == ["write_file"]
+    assert [node.name for node in going_on.tree.children] == ["researcher"]
+
+    again = bench.run("Plan the launch", thread=run.thread_id, at=first_turn.checkpoint_id)
+    assert again.thread_id not in (run.thread_id, forked) and again.status == "interrupted", again.error
+    humans = [content for kind, content in _messages(bench, again.thread_id) if kind == "human"]
+    assert humans == ["Plan the launch", "Plan the launch"]
+
+    assert bench.history(run.thread_id) == history  # the original thread is untouched
+    assert _messages(bench, run.thread_id) == messages
+    with pytest.raises(DeepnbError, match="no step or checkpoint '999': its steps run from"):
+        bench.fork(run.thread_id, 999)
