@@ -52,6 +52,8 @@ COLUMNS = (
 _NOT_RUN_OPTIONS = ("thread", "new_thread", "background")
 _SLOT_ENDS = (ev.RunFinished, ev.RunFailed, ev.RunCancelled, ev.RunPaused)
 Listener = Callable[[int], None]
+WHOLE = -1
+"""The index a listener is called with when the batch as a whole changed (nothing runs any more)."""
 
 
 @dataclasses.dataclass
@@ -192,6 +194,7 @@ class Batch(Displayable):
             call_soon(self._fill, what="starting a batch's next run")
 
     def _update_settled(self) -> None:
+        ended = False
         with self._lock:
             busy = bool(self._queue) or self._running() > 0
             if busy:
@@ -200,12 +203,15 @@ class Batch(Displayable):
             elif not self._settled.is_set():
                 self.finished_at = time.time()
                 self._settled.set()
+                ended = True
+        if ended:
+            self._notify(WHOLE)
 
     # -- listeners (the grid view) ----------------------------------------------------------
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call ``listener(index)`` whenever input ``index``'s row may have changed (often on the
-        engine thread: keep it quick)."""
+        """Call ``listener(index)`` whenever input ``index``'s row may have changed, and
+        ``listener(WHOLE)`` when nothing runs any more (often on the engine thread: keep it quick)."""
         with self._lock:
             self._listeners.append(listener)
 

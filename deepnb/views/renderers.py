@@ -4,6 +4,7 @@ installed on the first display. A new displayable type gets its renderer here.""
 from __future__ import annotations
 
 from deepnb.anatomy import Anatomy
+from deepnb.batch import Batch
 from deepnb.displayable import Renderer, register
 from deepnb.extensions.report import Listing
 from deepnb.files.files import Files
@@ -12,6 +13,7 @@ from deepnb.run import Run
 from deepnb.state import RunState
 from deepnb.tree import SubagentNode
 from deepnb.views.anatomy_view import anatomy_html, anatomy_text
+from deepnb.views.batch_view import batch_bundle
 from deepnb.views.listings import (
     extensions_html,
     extensions_text,
@@ -32,6 +34,7 @@ RENDERERS: dict[type, Renderer] = {
     Listing: Renderer(text=extensions_text, html=extensions_html),
     Anatomy: Renderer(text=anatomy_text, html=anatomy_html),
     RunState: Renderer(bundle=snapshot_bundle),  # a run as saved: its static view (deepnb.exporting)
+    Batch: Renderer(bundle=batch_bundle),  # repr(batch) stays the batch's own one line
 }
 
 
