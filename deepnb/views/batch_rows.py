@@ -92,9 +92,9 @@ def batch_text(batch: Batch) -> str:
     for index in range(len(batch)):
         r = grid_row(batch, index)
         lines.append(
-            f"{index:>4} {STATUS_MARK.get(r['status'], r['status']):<24} {r['steps']:>3} steps "
-            f"{r['tools']:>3} tools {r['tin']:>7}/{r['tout']:<6} tok {r['elapsed']:>6.1f} s  "
-            f"{r['input']} → {r['line']}"
+            f"{index:>4} {STATUS_MARK.get(r['status'], r['status']):<24} {plural(r['steps'], 'step')} · "
+            f"{plural(r['tools'], 'tool call')} · tokens {r['tin']:,} in / {r['tout']:,} out · "
+            f"{r['elapsed']:.1f} s · {r['input']} → {r['line']}"
         )
     return shown_text(redact("\n".join(lines)))
 
