@@ -11,6 +11,7 @@ from typing import Any
 from deepnb.batch import Batch
 from deepnb.markup import escape
 from deepnb.safe_display import shown_text
+from deepnb.schema import RUN_STATUS_LABEL, shown_as
 from deepnb.secrets import redact
 from deepnb.views.items import plural
 
@@ -18,14 +19,13 @@ LINE_LIMIT = 160
 """Characters of an answer's (or error's) first line a row shows."""
 INPUT_LIMIT = 80
 """Characters of an input a row shows."""
-STATUS_MARK = {
-    "queued": "· queued",
-    "running": "◐ running",
-    "interrupted": "‖ waiting for approval",
-    "done": "✓ done",
-    "error": "✗ error",
-    "cancelled": "■ stopped",
-}
+ORDER = ("running", "interrupted", "queued", "done", "error", "cancelled")
+"""The statuses in the order the progress line counts them."""
+
+
+def status_label(status: str) -> str:
+    """A row's status in words (``queued`` for an input whose run has not started)."""
+    return shown_as(RUN_STATUS_LABEL, status, status)
 
 
 def _clip(text: str, limit: int) -> str:
@@ -78,7 +78,7 @@ def batch_progress(batch: Batch) -> dict[str, Any]:
 
 def _progress_line(batch: Batch) -> str:
     p = batch_progress(batch)
-    counts = ", ".join(f"{p[s]} {STATUS_MARK[s].split(' ', 1)[1]}" for s in STATUS_MARK if p[s])
+    counts = ", ".join(f"{p[s]} {status_label(s)}" for s in ORDER if p[s])
     eta = f" · about {p['eta']:.0f} s left" if p["eta"] is not None else ""
     return (
         f"deepnb · batch of {plural(p['total'], 'run')} · agent {batch.session.name} · "
@@ -92,7 +92,7 @@ def batch_text(batch: Batch) -> str:
     for index in range(len(batch)):
         r = grid_row(batch, index)
         lines.append(
-            f"{index:>4} {STATUS_MARK.get(r['status'], r['status']):<24} {plural(r['steps'], 'step')} · "
+            f"{index:>4} {status_label(r['status']):<26} {plural(r['steps'], 'step')} · "
             f"{plural(r['tools'], 'tool call')} · tokens {r['tin']:,} in / {r['tout']:,} out · "
             f"{r['elapsed']:.1f} s · {r['input']} → {r['line']}"
         )
@@ -119,7 +119,7 @@ def batch_html(batch: Batch) -> str:
         body.append(
             f'<tr data-status="{escape(r["status"])}"><td class="dnb-num">{index}</td>'
             f"<td>{escape(r['input'])}</td>"
-            f'<td class="dnb-st">{escape(STATUS_MARK.get(r["status"], r["status"]))}</td>'
+            f'<td class="dnb-st">{escape(status_label(r["status"]))}</td>'
             f'<td class="dnb-num">{r["steps"]}</td><td class="dnb-num">{r["tools"]}</td>'
             f'<td class="dnb-num">{r["tin"]:,}</td><td class="dnb-num">{r["tout"]:,}</td>'
             f'<td class="dnb-num">{r["elapsed"]:.1f} s</td><td>{escape(r["line"])}</td></tr>'

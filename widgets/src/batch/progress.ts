@@ -2,7 +2,9 @@
 // estimate of the time left; the clock moves between the kernel's updates.
 
 import { h, setText } from "../lib/dom";
+import { shownAs } from "../lib/statuses";
 import { fmtElapsed, isObj, num, plural } from "../lib/text";
+import { RUN_STATUS_LABEL } from "../schema";
 
 export interface ProgressView {
   el: HTMLElement;
@@ -11,14 +13,7 @@ export interface ProgressView {
   tick(): void;
 }
 
-const PARTS: [string, string][] = [
-  ["running", "running"],
-  ["interrupted", "waiting for approval"],
-  ["queued", "queued"],
-  ["done", "done"],
-  ["error", "failed"],
-  ["cancelled", "stopped"],
-];
+const ORDER = ["running", "interrupted", "queued", "done", "error", "cancelled"];
 
 export function progressView(): ProgressView {
   const el = h("div", "dnb-batch-progress");
@@ -50,7 +45,8 @@ export function progressView(): ProgressView {
       const total = num(progress.total);
       bar.max = Math.max(1, total);
       bar.value = num(progress.ended);
-      const counts = PARTS.filter(([key]) => num(progress[key]) > 0).map(([key, word]) => `${num(progress[key])} ${word}`);
+      const counts = ORDER.filter((key) => num(progress[key]) > 0)
+        .map((key) => `${num(progress[key])} ${shownAs(RUN_STATUS_LABEL, key, key)}`);
       setText(text, `${num(progress.ended)} of ${plural(total, "run")} ended${counts.length ? ` (${counts.join(", ")})` : ""}`);
       tick();
     },

@@ -4,6 +4,7 @@
 import { h, setAttr, setText } from "../lib/dom";
 import { fmtElapsed, fmtInt, isObj, num, str } from "../lib/text";
 import { shownAs } from "../lib/statuses";
+import { RUN_STATUS_LABEL } from "../schema";
 
 /** A row as the kernel sends it (deepnb/views/batch_rows.py grid_row). */
 export interface Row {
@@ -18,15 +19,6 @@ export interface Row {
   line: string;
   waiting: boolean;
 }
-
-export const STATUS_TEXT: Readonly<Record<string, string>> = {
-  queued: "· queued",
-  running: "◐ running",
-  interrupted: "‖ waiting",
-  done: "✓ done",
-  error: "✗ error",
-  cancelled: "■ stopped",
-};
 
 export const COLUMNS = ["#", "Input", "Status", "Step", "Tool calls", "Tokens in / out", "Time", "Answer"];
 
@@ -94,7 +86,7 @@ export function rowsView(): RowsView {
     input.title = str(row.input);
     const st = str(row.status);
     setAttr(record.tr, "data-status", st);
-    setText(status, shownAs(STATUS_TEXT, st, st));
+    setText(status, shownAs(RUN_STATUS_LABEL, st, st)); // "queued" is no run status: shown as it is
     if (row.waiting) {
       if (record.mark.parentNode !== status) status.append(" ", record.mark);
     }
