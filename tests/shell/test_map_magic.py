@@ -80,6 +80,7 @@ def test_bad_input_is_one_line_and_starts_nothing(
     bench = deepnb.workbench.get(name)
     ip.user_ns["xs"] = value
     ip.user_ns.pop("nothing_here", None)
+    ip.user_ns.pop("failed", None)  # the shell's namespace outlives a test
     with capture_output():
         result = ip.run_cell(f"%%deepagent {line} -a {name} -o failed\n{body}")
     error = result.error_in_exec
