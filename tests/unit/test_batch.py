@@ -32,6 +32,7 @@ def _answers(n: int) -> dict[str, Any]:
 def test_never_more_than_concurrency_runs_at_once_and_results_in_input_order() -> None:
     meter = Meter()
     bench = deepnb.agent(name=unique("batch"), model=timed(_answers(10), turn_seconds=0.05, meter=meter))
+    mine = bench.new_thread()
     batch = bench.map([f"q{i}" for i in range(10)], concurrency=3)
     assert len(batch) == 10
     batch.wait(WAIT)
@@ -41,6 +42,7 @@ def test_never_more_than_concurrency_runs_at_once_and_results_in_input_order() -
     threads = {run.thread_id for run in batch.runs if run is not None}
     assert len(threads) == 10  # each on a new thread
     assert set(threads) <= {t.thread_id for t in bench.threads()}
+    assert bench.current_thread == mine  # the batch's threads are its own
 
 
 def test_a_run_that_fails_does_not_stop_the_batch() -> None:
