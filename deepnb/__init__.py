@@ -8,7 +8,7 @@ compiled, ``deepnb.connect(url, assistant)`` one served over the Agent Protocol,
 serves them with ``langgraph dev``. Extensions (``deepnb.extensions``) add tools, middleware and
 backend routes to every agent deepnb builds.
 
-The types those calls return (``Workbench``, ``Run``, ``Files``), ``DeepnbError``, the replay model
+The types those calls return (``Workbench``, ``Run``, ``Batch``, ``Files``), ``DeepnbError``, the replay model
 ``ScriptedChatModel`` and the ``extensions`` and ``models`` packages are attributes of ``deepnb``
 too. They load on first use (PEP 562), so ``import deepnb`` imports no agent library.
 """
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 __all__ = [
+    "Batch",
     "DeepnbError",
     "Files",
     "Run",
@@ -43,6 +44,7 @@ __all__ = [
 
 # Public name -> the module that defines it; imported on first attribute access.
 _LAZY_NAMES = {
+    "Batch": "deepnb.batch",
     "DeepnbError": "deepnb.errors",
     "Files": "deepnb.files",
     "Run": "deepnb.run",
@@ -56,6 +58,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from deepnb import extensions, models
+    from deepnb.batch import Batch
     from deepnb.errors import DeepnbError
     from deepnb.files import Files
     from deepnb.models.scripted import ScriptedChatModel
