@@ -16,6 +16,10 @@ new thread.
 3. The grid's front-end messages during the concurrent batch (state updates and ``rows``
    messages on its comm): peak in any 1-second window and mean rate. Target: at most 20/s.
 
+Rows marked ``(info)`` help read them: the kernel's CPU time per run during the concurrent batch
+(the engine streams every run on one thread, so this bounds the throughput once the model's waits
+overlap) and the machine's load average.
+
 Exits non-zero only if something fails (a cell error, a run that did not end done), not on a
 missed target.
 """
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import statistics
 import sys
 import time
@@ -95,6 +100,7 @@ def main() -> int:
 
         print(f"· concurrency {args.concurrency}, with the kernel asked 1 + 1 meanwhile…", flush=True)
         before = len(session.iopub)
+        cell(session, "import time; cpu0 = time.process_time()")
         cell(session, f"%%deepagent map inputs -c {args.concurrency} -a batched --bg -o many\n")
         latencies: list[float] = []
         while True:
@@ -106,8 +112,9 @@ def main() -> int:
             if value(session, "many.done"):
                 break
             time.sleep(0.02)
-        cell(session, "many.wait();")
+        cell(session, "many.wait(); cpu = time.process_time() - cpu0")
         concurrent = value(session, "many.elapsed")
+        cpu = value(session, "cpu")
         if value(session, "many.counts()['done']") != args.inputs:
             raise BenchFailure(f"the concurrent batch did not end done: {value(session, 'many.counts()')}")
 
@@ -141,9 +148,15 @@ def main() -> int:
     median = statistics.median(latencies) * 1000
     print(f"{'kernel: median 1 + 1 during the batch (ms) (info)':<52}{median:>14.1f}")
     print(f"{'kernel: cells answered during the batch (info)':<52}{len(latencies):>14}")
+    slowest = ", ".join(
+        f"#{n} {t * 1000:.0f}" for t, n in sorted(((t, n) for n, t in enumerate(latencies)), reverse=True)[:4]
+    )
+    print(f"{'kernel: slowest cells, by order (ms) (info)':<52}{slowest:>14}")
     print(f"{'grid: messages, peak in any 1 s':<52}{peak_rate(times):>14.0f}{'≤ 20':>12}")
     print(f"{'grid: messages per second, mean (info)':<52}{mean_rate:>14.1f}")
     print(f"{'grid: messages in all (info)':<52}{len(times):>14}")
+    print(f"{'kernel CPU per run, concurrent batch (ms) (info)':<52}{cpu / args.inputs * 1000:>14.1f}")
+    print(f"{'load average of the machine, 1 min (info)':<52}{os.getloadavg()[0]:>14.2f}")
     met = speedup >= SPEEDUP_TARGET and max(latencies) <= LATENCY_TARGET and peak_rate(times) <= RATE_TARGET
     print("\nall targets met" if met else "\nsome targets missed")
     return 0

@@ -150,6 +150,12 @@ class BatchView(anywidget.AnyWidget):
             self.selected = index
             self.detail = self._detail_view.model_id
 
+    def close(self) -> None:
+        """Close the grid and the run view it shows; the batch goes on."""
+        self._unsubscribe()
+        self._close_detail()
+        super().close()
+
     def _close_detail(self) -> None:
         view, self._detail_view = self._detail_view, None
         with self.hold_sync():

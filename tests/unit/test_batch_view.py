@@ -88,3 +88,8 @@ def test_front_end_messages_are_checked_and_stop_stops_every_run() -> None:
     assert batch.statuses == ["cancelled"] * 4
     view._on_front_end_message(view, {"type": "close"}, [])
     assert view.selected == -1 and view.detail == ""
+    view._on_front_end_message(view, {"type": "open", "index": 1}, [])
+    detail = view._detail_view
+    assert detail is not None and detail.comm is not None
+    view.close()
+    assert detail.comm is None and view._detail_view is None and not batch._listeners
