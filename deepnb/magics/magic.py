@@ -85,13 +85,15 @@ class DeepnbMagics(Magics):
     def cell(self, line: str, cell: str) -> None:
         """Run the cell body as a task, blocking until the run ends (unless ``--bg``)."""
         if _is_map(line):
-            batch, args = self._start_map(line, cell)
+            batch, grid, args = self._start_map(line, cell)
             if not args.bg:
                 try:
                     batch.wait()
                 except KeyboardInterrupt:
                     batch.stop()
                     raise
+                finally:
+                    grid.sync()
             return
         run, view, args = self._start(line, cell, live_controls=False)
         if args.bg:
@@ -106,7 +108,7 @@ class DeepnbMagics(Magics):
         work mid-cell. With ``--wait`` it also waits through approvals. ``map VAR`` starts a batch
         (the body is the template) and awaits it unless ``--bg``."""
         if _is_map(line):
-            batch, args = self._start_map(line, cell)
+            batch, grid, args = self._start_map(line, cell)
             if not args.bg:
                 try:
                     while not batch.done:  # woken often, so the kernel's interrupt lands at once
@@ -114,6 +116,8 @@ class DeepnbMagics(Magics):
                 except (KeyboardInterrupt, asyncio.CancelledError):
                     batch.stop()
                     raise KeyboardInterrupt("the batch was stopped") from None
+                finally:
+                    grid.sync()
             return
         run, view, args = self._start(line, cell, live_controls=_kernel_handles_events_while_awaiting())
         if args.bg:
@@ -132,7 +136,7 @@ class DeepnbMagics(Magics):
         finally:
             view.sync()
 
-    def _start_map(self, line: str, cell: str) -> tuple[Any, Any]:
+    def _start_map(self, line: str, cell: str) -> tuple[Any, Any, Any]:
         """``%%deepagent map VAR [options]``: start the batch and show its grid."""
         args = parser.parse(parser.map_, line.split(None, 1)[1] if len(line.split(None, 1)) > 1 else "")
         try:
@@ -142,8 +146,7 @@ class DeepnbMagics(Magics):
         # lazy: the grid loads anywidget, which %load_ext deepnb does not need
         from deepnb.views.batch_view import show_batch  # noqa: PLC0415
 
-        show_batch(batch)
-        return batch, args
+        return batch, show_batch(batch), args
 
     def _start(self, line: str, cell: str, *, live_controls: bool) -> tuple[Any, Any, Any]:
         args = parser.parse(parser.cell, line)

@@ -19,6 +19,7 @@ import anywidget
 import traitlets as t
 from IPython.display import display
 
+from deepnb._loop import run_sync
 from deepnb.batch import Batch
 from deepnb.errors import DeepnbError
 from deepnb.views.batch_rows import batch_progress, batch_snapshot_bundle, grid_row
@@ -149,6 +150,15 @@ class BatchView(anywidget.AnyWidget):
         with self.hold_sync():
             self.selected = index
             self.detail = self._detail_view.model_id
+
+    def sync(self) -> None:
+        """Send the grid's latest state now (when a cell that waited for the batch ends, so its
+        output is final)."""
+
+        async def flush() -> None:
+            self._throttle.flush_now()
+
+        run_sync(flush())
 
     def close(self) -> None:
         """Close the grid and the run view it shows; the batch goes on."""

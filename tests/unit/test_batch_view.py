@@ -12,6 +12,7 @@ from deepnb.views.batch_rows import LINE_LIMIT, batch_snapshot_bundle, first_lin
 from deepnb.views.batch_view import BatchView
 from deepnb.views.bounds import MESSAGE_LIMIT
 from deepnb.views.run_view import RunView
+from deepnb.views.throttle import MAX_MESSAGES_PER_SECOND
 from tests.support.agents import scripted, unique
 from tests.support.timed_model import timed
 
@@ -28,11 +29,13 @@ class Sent:
 
     def __init__(self, view: BatchView) -> None:
         self.messages: list[Any] = []
+        self.times: list[float] = []
         comm = view.comm
         original = comm.send
 
         def send(data: Any = None, *args: Any, **kwargs: Any) -> Any:
             self.messages.append(data)
+            self.times.append(time.monotonic())
             return original(data, *args, **kwargs)
 
         comm.send = send
@@ -52,7 +55,7 @@ def test_rows_and_the_static_table_escape_the_agents_text() -> None:
 def test_many_runs_make_few_messages_each_under_the_limit() -> None:
     n = 60
     long_answer = "y" * 5000
-    model = timed({"main": [{"turns": [{"text": long_answer}]}]}, turn_seconds=0.05)
+    model = timed({"main": [{"turns": [{"text": long_answer}]}]}, turn_seconds=0.3)
     bench = deepnb.agent(name=unique("busy"), model=model)
     batch = bench.map([f"q{i}" for i in range(n)], concurrency=20)
     view = BatchView(batch)
@@ -61,7 +64,8 @@ def test_many_runs_make_few_messages_each_under_the_limit() -> None:
     time.sleep(0.5)  # the last throttled flush
     assert view.messages >= 1 and len(sent.messages) >= view.messages
     assert max(len(json.dumps(m).encode()) for m in sent.messages) <= MESSAGE_LIMIT
-    assert view.messages < n  # not one per run, let alone one per event
+    for start in sent.times:  # at most 20 a second, however many runs change at once
+        assert sum(start <= t < start + 1.0 for t in sent.times) <= MAX_MESSAGES_PER_SECOND
     assert [row["status"] for row in view.rows] == ["done"] * n
     assert view.progress["done"] == n and view.progress["eta"] is None
 
