@@ -98,12 +98,17 @@ class BatchView(anywidget.AnyWidget):
         if self.batch.done and not self._dirty:
             if not self._full_sent or changed:
                 everything = [grid_row(self.batch, i) for i in range(len(self.batch))]
+                fitting = _fitting(everything)
                 with self.hold_sync():
-                    self.rows = _fitting(everything)
+                    self.rows = fitting
                     self.progress = progress
+                rest = [row for row in everything[len(fitting) :] if self._sent.get(row["i"]) != row]
+                parts = _parts(rest)  # the rows past the trait's budget, as live messages
+                for part in parts:
+                    self.send({"type": "rows", "rows": part})
                 self._sent = {row["i"]: row for row in everything}
                 self._full_sent = True
-                sent = 1
+                sent = 1 + len(parts)
         else:
             self._full_sent = False
             parts = _parts(changed) or [[]]

@@ -97,3 +97,17 @@ def test_front_end_messages_are_checked_and_stop_stops_every_run() -> None:
     assert detail is not None and detail.comm is not None
     view.close()
     assert detail.comm is None and view._detail_view is None and not batch._listeners
+
+
+def test_a_grid_opened_after_a_large_batch_gets_every_row() -> None:
+    n = 250
+    bench = deepnb.agent(name=unique("large"), model=scripted({"main": [{"turns": [{"text": "z" * 300}]}]}))
+    batch = bench.map([f"input number {i} " + "x" * 60 for i in range(n)], concurrency=16).wait(WAIT)
+    view = BatchView(batch)
+    sent = Sent(view)
+    view._on_front_end_message(view, {"type": "hello"}, [])
+    view.sync()
+    shown = {row["i"] for row in view.rows}
+    shown |= {row["i"] for m in sent.messages if m.get("method") == "custom" for row in m["content"]["rows"]}
+    assert len(view.rows) < n and shown == set(range(n))
+    assert max(len(json.dumps(m).encode()) for m in sent.messages) <= MESSAGE_LIMIT
