@@ -70,3 +70,14 @@ def test_the_grids_stop_stops_every_run(kernel: KernelSession) -> None:
     kernel.click(comm_id, {"type": "stop"})
     ended = kernel.execute("stopped.wait(60); print(stopped.statuses)")
     assert ended.text().strip() == str(["cancelled"] * 4), ended.text()
+
+
+def test_a_map_cell_waits_for_its_batch_and_leaves_the_final_grid(kernel: KernelSession) -> None:
+    before = len(grids(kernel))
+    waited = kernel.execute("%%deepagent map topics -c 4 -a slow -o waited\nWrite about {input}")
+    assert waited.ok, waited.text()
+    _, state = grids(kernel)[before]
+    assert state["progress"]["done"] == 4  # sent before the cell went idle
+    assert [row["status"] for row in state["rows"]] == ["done"] * 4
+    final = [o for o in waited.outputs if o["msg_type"] == "update_display_data"][-1]["content"]["data"]
+    assert "4 of 4 ended (4 done)" in final["text/plain"] and "deepnb-batch-snapshot" in final["text/html"]
