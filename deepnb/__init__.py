@@ -9,7 +9,7 @@ compiled, ``deepnb.connect(url, assistant)`` one served over the Agent Protocol,
 serves them with ``langgraph dev``. Extensions (``deepnb.extensions``) add tools, middleware and
 backend routes to every agent deepnb builds.
 
-The types those calls return (``Workbench``, ``Run``, ``Files``), ``DeepnbError``, the replay model
+The types those calls return (``Workbench``, ``Run``, ``Batch``, ``Files``), ``DeepnbError``, the replay model
 ``ScriptedChatModel`` and the ``extensions`` and ``models`` packages are attributes of ``deepnb``
 too. They load on first use (PEP 562), so ``import deepnb`` imports no agent library.
 """
@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 __all__ = [
+    "Batch",
     "Comparison",
     "DeepnbError",
     "Files",
@@ -46,6 +47,7 @@ __all__ = [
 
 # Public name -> the module that defines it; imported on first attribute access.
 _LAZY_NAMES = {
+    "Batch": "deepnb.batch",
     "Comparison": "deepnb.comparing",
     "DeepnbError": "deepnb.errors",
     "Files": "deepnb.files",
@@ -60,6 +62,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from deepnb import extensions, models
+    from deepnb.batch import Batch
     from deepnb.comparing import Comparison
     from deepnb.errors import DeepnbError
     from deepnb.files import Files

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -14,6 +14,8 @@ from deepnb import claims
 from deepnb._loop import run_sync
 from deepnb.anatomy import Anatomy, inspect_agent
 from deepnb.approvals import ApprovalRequest
+from deepnb.batch import Batch, check_run_options
+from deepnb.batch_inputs import check_concurrency, prepare
 from deepnb.checkpoint import database_key
 from deepnb.errors import DeepnbError
 from deepnb.files.files import Files
@@ -293,6 +295,24 @@ class Workbench:
         Ctrl-C stops the run."""
         run = self.start(prompt, **options)
         return run if background else run.follow()
+
+    def map(
+        self,
+        inputs: Iterable[str | Mapping[str, Any]],
+        *,
+        concurrency: int = 4,
+        template: str | None = None,
+        **run_options: Any,
+    ) -> Batch:
+        """Start one run per input, each on a new thread, at most ``concurrency`` at once, and
+        return the :class:`~deepnb.batch.Batch` at once. Inputs are prompts or dicts; with a
+        ``template`` (``"Summarize {title}"``) each dict's fields fill it (a string fills
+        ``{input}``), without one a dict is the graph's input. ``run_options`` go to each run
+        (``auto_approve=True``). Bad input raises one line and starts nothing."""
+        limit = check_concurrency(concurrency)
+        prepared = prepare(inputs, template=template)
+        check_run_options(self, run_options)
+        return Batch(self, prepared, concurrency=limit, template=template, run_options=run_options).begin()
 
     def _input_for(self, thread_id: str, prompt: str | Mapping[str, Any], *, fresh: bool = False) -> Any:
         """The graph input: the prompt (or dict), or ``None`` to continue a failed or stopped run

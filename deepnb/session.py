@@ -9,9 +9,10 @@ workbench's methods keep these signatures.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
+from deepnb.batch import Batch
 from deepnb.files.files import Files
 from deepnb.local import Checkpoint, ThreadInfo
 from deepnb.run import Run
@@ -70,6 +71,19 @@ class Session(Protocol):
     def run(self, prompt: str | Mapping[str, Any], *, background: bool = False, **options: Any) -> Run:
         """Run ``prompt`` (or a dict of input keys, for a graph that does not speak messages);
         wait for the end unless ``background``."""
+        ...
+
+    def map(
+        self,
+        inputs: Iterable[str | Mapping[str, Any]],
+        *,
+        concurrency: int = 4,
+        template: str | None = None,
+        **run_options: Any,
+    ) -> Batch:
+        """Start one run per input (a prompt, or a dict: its fields fill ``template``, or without
+        one it is the graph's input), each on a new thread, at most ``concurrency`` at once;
+        return the :class:`~deepnb.batch.Batch` at once."""
         ...
 
     def resume(self, thread_id: str | None = None, *, decisions: list[dict[str, Any]] | None = None) -> Run:

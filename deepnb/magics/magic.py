@@ -77,11 +77,24 @@ class DeepnbMagics(Magics):
             return commands.use(args)
         if name == "agents":
             return commands.agents()
+        if name == "map":
+            return _mapping().start_map(args, "", self._user_ns)
         return getattr(commands, name)(args)
 
     @cell_magic("deepagent")  # type: ignore[arg-type]
     def cell(self, line: str, cell: str) -> None:
         """Run the cell body as a task, blocking until the run ends (unless ``--bg``)."""
+        if _is_map(line):
+            batch, grid, args = self._start_map(line, cell)
+            if not args.bg:
+                try:
+                    batch.wait()
+                except KeyboardInterrupt:
+                    batch.stop()
+                    raise
+                finally:
+                    grid.sync()
+            return
         run, view, args = self._start(line, cell, live_controls=False)
         if args.bg:
             return
@@ -93,7 +106,20 @@ class DeepnbMagics(Magics):
 
     async def cell_async(self, line: str, cell: str) -> None:
         """Run the cell body as a task; the cell awaits the run, so Stop and the approval cards
-        work mid-cell. With ``--wait`` it also waits through approvals."""
+        work mid-cell. With ``--wait`` it also waits through approvals. ``map VAR`` starts a batch
+        (the body is the template) and awaits it unless ``--bg``."""
+        if _is_map(line):
+            batch, grid, args = self._start_map(line, cell)
+            if not args.bg:
+                try:
+                    while not batch.done:  # woken often, so the kernel's interrupt lands at once
+                        await asyncio.sleep(0.1)
+                except (KeyboardInterrupt, asyncio.CancelledError):
+                    batch.stop()
+                    raise KeyboardInterrupt("the batch was stopped") from None
+                finally:
+                    grid.sync()
+            return
         run, view, args = self._start(line, cell, live_controls=_kernel_handles_events_while_awaiting())
         if args.bg:
             return
@@ -111,6 +137,18 @@ class DeepnbMagics(Magics):
         finally:
             view.sync()
         _record(run, args)
+
+    def _start_map(self, line: str, cell: str) -> tuple[Any, Any, Any]:
+        """``%%deepagent map VAR [options]``: start the batch and show its grid."""
+        args = parser.parse(parser.map_, line.split(None, 1)[1] if len(line.split(None, 1)) > 1 else "")
+        try:
+            batch = _mapping().start_map(args, cell, self._user_ns)
+        except DeepnbError as exc:
+            raise UsageError(str(exc)) from None
+        # lazy: the grid loads anywidget, which %load_ext deepnb does not need
+        from deepnb.views.batch_view import show_batch  # noqa: PLC0415
+
+        return batch, show_batch(batch), args
 
     def _start(self, line: str, cell: str, *, live_controls: bool) -> tuple[Any, Any, Any]:
         args = parser.parse(parser.cell, line)
@@ -214,6 +252,20 @@ def _record_when_finished(run: Any, path: str) -> None:
             run.record(path, force=True)
 
     unsubscribe = run.subscribe(listener)
+
+
+def _is_map(line: str) -> bool:
+    """Whether a ``%%deepagent`` line is the ``map VAR`` cell form."""
+    words = line.split(None, 1)
+    return bool(words) and words[0] == "map"
+
+
+def _mapping() -> ModuleType:
+    """The map command (loads the engine and the agents, as the subcommands do)."""
+    # lazy: keeps %load_ext deepnb to the magics' own definitions
+    from deepnb.magics import mapping  # noqa: PLC0415
+
+    return mapping
 
 
 async def _settle(run: Any) -> None:

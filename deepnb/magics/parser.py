@@ -293,6 +293,17 @@ def export(line: str) -> None:
     """Write a thread as a standalone notebook: its prompts, run views and files."""
 
 
+@magic_arguments(name="deepagent map")
+@argument("inputs", metavar="VAR", help="A variable holding the list of inputs (strings or dicts).")
+@argument("-c", "--concurrency", metavar="N", help="How many runs go at once (default: 4).")
+@argument("-a", "--agent", help="Agent name (default: the current agent).")
+@argument("-o", "--output", metavar="OUT", help="Store the batch in this variable.")
+@argument("--auto-approve", dest="auto_approve", action="store_true", help="Approve every gated call.")
+@argument("--bg", action="store_true", help="Return at once (a cell form waits for the batch).")
+def map_(line: str) -> None:
+    """One run per input of VAR, each on a new thread; as a cell, the body is the template."""
+
+
 SUMMARIES = {
     "help": "Show this help.",
     "define": "Define (or redefine) a named agent.",
@@ -319,6 +330,7 @@ SUMMARIES = {
     "deploy": "Write deepnb.toml's agents as an Agent Server app (langgraph.json) into PATH.",
     "serve": "Serve deepnb.toml's agents with langgraph dev in the background (--stop ends it).",
     "export": "Write a thread as a standalone notebook (prompts, run views, files, a replay if recorded).",
+    "map": "One run per input of VAR (a list); as %%deepagent map VAR, the cell body is the template.",
 }
 SUBCOMMANDS: dict[str, Command] = {
     "help": help_,
@@ -346,6 +358,7 @@ SUBCOMMANDS: dict[str, Command] = {
     "deploy": deploy,
     "serve": serve,
     "export": export,
+    "map": map_,
 }
 
 
@@ -377,7 +390,7 @@ CONFLICTS: dict[str, tuple[tuple[str, str, str], ...]] = {
 """Options that contradict each other, per command: (dest, dest, why). (``--auto-approve`` with
 ``--interrupt-on`` is not one: the gated calls are approved and logged as *auto*.)"""
 
-VARIABLES: dict[str, tuple[str, ...]] = {"%%deepagent": ("output",)}
+VARIABLES: dict[str, tuple[str, ...]] = {"%%deepagent": ("output",), "deepagent map": ("output",)}
 """Options whose value names a kernel variable deepnb assigns, per command."""
 
 

@@ -4,6 +4,7 @@ installed on the first display. A new displayable type gets its renderer here.""
 from __future__ import annotations
 
 from deepnb.anatomy import Anatomy
+from deepnb.batch import Batch
 from deepnb.comparing import Comparison, ComparisonTable
 from deepnb.displayable import Renderer, register
 from deepnb.extensions.report import Listing
@@ -13,6 +14,7 @@ from deepnb.run import Run
 from deepnb.state import RunState
 from deepnb.tree import SubagentNode
 from deepnb.views.anatomy_view import anatomy_html, anatomy_text
+from deepnb.views.batch_view import batch_bundle
 from deepnb.views.compare_view import comparison_bundle, comparison_table_html, comparison_table_text
 from deepnb.views.listings import (
     extensions_html,
@@ -33,11 +35,10 @@ RENDERERS: dict[type, Renderer] = {
     Interpreter: Renderer(text=interpreter_text, html=interpreter_html),
     Listing: Renderer(text=extensions_text, html=extensions_html),
     Anatomy: Renderer(text=anatomy_text, html=anatomy_html),
-    RunState: Renderer(bundle=snapshot_bundle),
+    RunState: Renderer(bundle=snapshot_bundle),  # a run as saved: its static view (deepnb.exporting)
     Comparison: Renderer(bundle=comparison_bundle),  # repr(comparison) stays its own one line
-    ComparisonTable: Renderer(
-        text=comparison_table_text, html=comparison_table_html
-    ),  # a run as saved: its static view (deepnb.exporting)
+    ComparisonTable: Renderer(text=comparison_table_text, html=comparison_table_html),
+    Batch: Renderer(bundle=batch_bundle),  # repr(batch) stays the batch's own one line
 }
 
 

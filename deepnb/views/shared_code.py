@@ -32,6 +32,7 @@ LOADER = asset("loader.js").read_text(encoding="utf-8")
 _VIEWS = {
     "run_view": ("run_view.js", "run_view.css"),
     "files_view": ("files_view.js", "files_view.css"),
+    "batch_view": ("batch_view.js", "batch_view.css"),
 }
 
 

@@ -15,16 +15,52 @@ from tests.browser.test_run_view_a11y_browser import ORIGIN, PAGE, TRAITS, WIDGE
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
 BARS = [
-    {"kind": "model", "lane": 0, "name": "", "start": 0.0, "end": 1.2, "step": 1, "checkpoint": "cp-1",
-     "item": "tool-c1", "label": "model call · main · 1.20 s · 300 in / 20 out · step 1"},
-    {"kind": "tool", "lane": 0, "name": "task", "start": 1.2, "end": 3.0,
-     "label": "tool task · main · 1.80 s"},
-    {"kind": "model", "lane": 1, "name": "", "start": 1.3, "end": 2.0,
-     "label": "model call · main/general-purpose · 0.70 s · 100 in / 9 out"},
-    {"kind": "tool", "lane": 1, "name": "<b>ls</b>", "start": 2.0, "end": None,
-     "label": "tool <b>ls</b> · main/general-purpose · running"},
-    {"kind": "model", "lane": 0, "name": "", "start": 3.0, "end": 3.5, "step": 5, "checkpoint": "cp-5",
-     "item": "final", "label": "model call · main · 0.50 s · 400 in / 30 out · step 5"},
+    {
+        "kind": "model",
+        "lane": 0,
+        "name": "",
+        "start": 0.0,
+        "end": 1.2,
+        "step": 1,
+        "checkpoint": "cp-1",
+        "item": "tool-c1",
+        "label": "model call · main · 1.20 s · 300 in / 20 out · step 1",
+    },
+    {
+        "kind": "tool",
+        "lane": 0,
+        "name": "task",
+        "start": 1.2,
+        "end": 3.0,
+        "label": "tool task · main · 1.80 s",
+    },
+    {
+        "kind": "model",
+        "lane": 1,
+        "name": "",
+        "start": 1.3,
+        "end": 2.0,
+        "label": "model call · main/general-purpose · 0.70 s · 100 in / 9 out",
+    },
+    {
+        "kind": "tool",
+        "lane": 1,
+        "name": "<b>ls</b>",
+        "start": 2.0,
+        "end": None,
+        "label": "tool <b>ls</b> · main/general-purpose · running",
+    },
+    {
+        "kind": "model",
+        "lane": 0,
+        "name": "",
+        "start": 3.0,
+        "end": 3.5,
+        "step": 5,
+        "checkpoint": "cp-5",
+        "item": "final",
+        "label": "model call · main · 0.50 s · 400 in / 30 out · step 5",
+    },
 ]
 TIMELINE = {
     "thread": "t-a11y",
@@ -95,9 +131,7 @@ def test_the_timeline_draws_bars_and_fork_here_names_the_new_thread(page: Any) -
     assert sent == [{"type": "fork", "checkpoint": "cp-5"}]
     expect(page.get_by_role("status", name="Fork")).to_have_text("Forking…")
     answer = {"type": "forked", "checkpoint": "cp-5", "step": 5, "thread_id": "abc123def456", "error": ""}
-    page.evaluate(
-        f"for (const fn of window.model.handlers['msg:custom'] || []) fn({json.dumps(answer)})"
-    )
+    page.evaluate(f"for (const fn of window.model.handlers['msg:custom'] || []) fn({json.dumps(answer)})")
     expect(page.get_by_role("status", name="Fork")).to_have_text(
         "New thread abc123def456 from step 5: continue with %%deepagent -t abc123def456"
     )

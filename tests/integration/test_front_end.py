@@ -57,7 +57,11 @@ def test_view_logic_passes_its_node_tests() -> None:
     assert "ℹ fail 0" in tested.stdout and "ℹ pass 0" not in tested.stdout, tested.stdout[-2_000:]
 
 
-VIEWS = [("run_view.js", "run_view.css"), ("files_view.js", "files_view.css")]
+VIEWS = [
+    ("run_view.js", "run_view.css"),
+    ("files_view.js", "files_view.css"),
+    ("batch_view.js", "batch_view.css"),
+]
 
 
 @pytest.mark.parametrize(("script", "styles"), VIEWS)

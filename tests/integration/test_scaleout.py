@@ -114,7 +114,10 @@ def test_a_run_started_on_a_is_watched_and_approved_through_b(replicas: scaleout
         thread = await a.threads.create()
         text = "Do two steps, then publish the report."
         run = await a.runs.create(
-            thread["thread_id"], "worker", input=prompt(text), stream_mode=["updates", "messages-tuple"],
+            thread["thread_id"],
+            "worker",
+            input=prompt(text),
+            stream_mode=["updates", "messages-tuple"],
             stream_resumable=True,
         )
         # Watch through B: join the run's stream from its start until the pause.

@@ -342,6 +342,7 @@ def test_a_background_run_refreshes_an_open_view(kernel: KernelSession, tmp_path
     seen = len(kernel.custom)
     started = kernel.execute("%%deepagent -a live --bg -o second_live\nsecond")
     assert started.ok, started.text()
+
     # The run's start and end come as "/" (the thread locks and unlocks its files); the write names
     # its path, in one of the messages after them.
     def written() -> bool:

@@ -42,8 +42,10 @@ def _interrupt_when_streaming(kernel: KernelSession, code: str) -> Execution:
     before = len(kernel.run_views())
     execution = kernel.submit(code)
     kernel.wait_for(
-        lambda: (len(kernel.run_views()) > before and kernel.run_views()[-1][1]["todos"])
-        or "todos written" in execution.text(),
+        lambda: (
+            (len(kernel.run_views()) > before and kernel.run_views()[-1][1]["todos"])
+            or "todos written" in execution.text()
+        ),
         timeout=60,
     )
     kernel.interrupt()

@@ -35,6 +35,7 @@ REQUIRED = {
     "connect": "x",
     "export": "x.ipynb",
     "fork": "--at 1",
+    "map": "x",
 }
 """A value for each command's required positional argument (or option), so the rest can be tried alone."""
 CODE = {"js": "1 + 1"}

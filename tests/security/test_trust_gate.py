@@ -379,7 +379,19 @@ READ_ONLY = {
     "use": "default",
     "extensions": "",
 }
-ACTS = {"define", "resume", "reload", "extension", "trust", "deploy", "serve", "connect", "export", "fork"}
+ACTS = {
+    "define",
+    "resume",
+    "reload",
+    "extension",
+    "trust",
+    "deploy",
+    "serve",
+    "connect",
+    "export",
+    "fork",
+    "map",
+}
 
 
 def test_every_subcommand_is_classified() -> None:

@@ -48,9 +48,21 @@ def _files_view(run: Any) -> Any:
     return FilesView(run.files)
 
 
+_batches: dict[str, Any] = {}
+
+
+def _batch_view(run: Any) -> Any:
+    from deepnb.views.batch_view import BatchView
+
+    if run.id not in _batches:  # one batch of the run's agent, finished, for every view of it
+        _batches[run.id] = run.workbench.map(["Research how deep agents plan."] * 3).wait(60)
+    return BatchView(_batches[run.id])
+
+
 FACTORIES: dict[str, tuple[Callable[[Any], Any], tuple[str, str]]] = {
     "RunView": (_run_view, ("run_view.js", "run_view.css")),
     "FilesView": (_files_view, ("files_view.js", "files_view.css")),
+    "BatchView": (_batch_view, ("batch_view.js", "batch_view.css")),
 }
 
 
@@ -119,7 +131,7 @@ def test_a_views_code_comes_once_and_no_message_is_over_64_kb(
 def _shared_parts(kind: str) -> list[Any]:
     from deepnb.views import shared_code
 
-    view = {"RunView": "run_view", "FilesView": "files_view"}[kind]
+    view = {"RunView": "run_view", "FilesView": "files_view", "BatchView": "batch_view"}[kind]
     return shared_code._parts[view][1]
 
 

@@ -244,7 +244,12 @@ def launch_replica(
     started = time.monotonic()
     with log.open("wb") as out:
         process = subprocess.Popen(
-            command, cwd=app, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+            command,
+            cwd=app,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
         )
     return Replica(name, url, log, process, started)
@@ -286,8 +291,13 @@ class Cluster:
             names = names[1:]
         for name in names:
             self.replicas[name] = launch_replica(
-                name, app=self.app, database_uri=self.database_uri, redis_uri=self.redis_uri,
-                folder=self.folder, jobs=self.jobs, env=self.env,
+                name,
+                app=self.app,
+                database_uri=self.database_uri,
+                redis_uri=self.redis_uri,
+                folder=self.folder,
+                jobs=self.jobs,
+                env=self.env,
             )
         for name in names:
             wait_ready(self.replicas[name])

@@ -59,11 +59,12 @@ def test_every_name_in_all_resolves_in_a_fresh_interpreter() -> None:
 
 
 def test_names_are_the_documented_objects() -> None:
-    from deepnb import errors, extensions, models, run, workbench
+    from deepnb import batch, errors, extensions, models, run, workbench
     from deepnb.files import files
     from deepnb.models import scripted
 
     assert deepnb.Run is run.Run
+    assert deepnb.Batch is batch.Batch
     assert deepnb.Workbench is workbench.Workbench
     assert deepnb.Files is files.Files
     assert deepnb.DeepnbError is errors.DeepnbError

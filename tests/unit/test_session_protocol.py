@@ -20,7 +20,18 @@ MEMBERS = sorted(name for name in vars(Session) if not name.startswith("_"))
 
 
 def test_the_protocol_names_what_magics_and_views_ask_of_a_session() -> None:
-    expected = {"name", "label", "start", "resume", "stop", "state_values", "history", "threads", "files"}
+    expected = {
+        "name",
+        "label",
+        "start",
+        "resume",
+        "stop",
+        "state_values",
+        "history",
+        "threads",
+        "files",
+        "map",
+    }
     assert expected <= set(MEMBERS)
 
 
@@ -100,3 +111,12 @@ def test_resume_with_decisions_decides_the_waiting_requests() -> None:
     assert resumed is run
     run.wait(WAIT)
     assert {p.args["file_path"] for p in run.pending} == {"/announce.md", "/risks.md"}
+
+
+def test_map_runs_a_batch_through_the_session() -> None:
+    workbench = deepnb.agent(name=unique("mapped"), model="demo:quickstart")
+    batch = workbench.map(["Write a brief about tide pools", "Write a brief about kelp"], concurrency=2)
+    assert batch.session is workbench
+    batch.wait(WAIT)
+    assert batch.statuses == ["done", "done"], [run.error for run in batch.runs if run]
+    assert all(isinstance(result, str) and result for result in batch.results)

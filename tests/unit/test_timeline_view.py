@@ -63,8 +63,16 @@ def test_the_snapshot_draws_the_waterfall_and_lists_the_steps_to_fork() -> None:
 
 def test_names_in_the_chart_are_escaped() -> None:
     record = {
-        "kind": "tool", "agent": "main/<img src=x>", "agent_name": "<img src=x>", "name": "<script>",
-        "start": 0.0, "end": 1.0, "latency": 1.0, "tokens_in": 0, "tokens_out": 0, "step": None,
+        "kind": "tool",
+        "agent": "main/<img src=x>",
+        "agent_name": "<img src=x>",
+        "name": "<script>",
+        "start": 0.0,
+        "end": 1.0,
+        "latency": 1.0,
+        "tokens_in": 0,
+        "tokens_out": 0,
+        "step": None,
         "checkpoint": None,
     }
     html = snapshot_bundle(_run().state, [record])["text/html"]
@@ -74,9 +82,17 @@ def test_names_in_the_chart_are_escaped() -> None:
 def test_the_live_payload_keeps_within_its_budget_latest_bars_first() -> None:
     many = [
         {
-            "kind": "tool", "agent": f"main/sub#{n % 7}", "agent_name": "sub", "name": "t" * 40,
-            "start": float(n), "end": n + 0.5, "latency": 0.5, "tokens_in": 0, "tokens_out": 0,
-            "step": None, "checkpoint": None,
+            "kind": "tool",
+            "agent": f"main/sub#{n % 7}",
+            "agent_name": "sub",
+            "name": "t" * 40,
+            "start": float(n),
+            "end": n + 0.5,
+            "latency": 0.5,
+            "tokens_in": 0,
+            "tokens_out": 0,
+            "step": None,
+            "checkpoint": None,
         }
         for n in range(5000)
     ]

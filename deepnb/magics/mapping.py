@@ -1,0 +1,42 @@
+"""``%%deepagent map VAR`` (and ``%deepagent map VAR``): one run per input of the list in ``VAR``,
+through :meth:`deepnb.session.Session.map`. The cell body is the template (``{field}`` per record,
+``{input}`` for a string input); with no body, a string is the prompt and a dict the graph's input."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from deepnb.batch import Batch
+from deepnb.errors import DeepnbError
+from deepnb.magics.commands import workbench_for
+
+
+def concurrency_of(text: str | None) -> int:
+    """``-c N`` as a whole number of runs at once, at least 1 (default 4)."""
+    if text is None:
+        return 4
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise DeepnbError(f"-c takes how many runs go at once, a whole number of at least 1, not {text!r}.")
+    return value
+
+
+def start_map(args: Any, body: str, namespace: dict[str, Any]) -> Batch:
+    """Start the batch the magic's ``args`` and cell ``body`` describe; store it in ``-o OUT``."""
+    if args.inputs not in namespace:
+        raise DeepnbError(
+            f"No variable named {args.inputs!r}: map takes a variable that holds a list of inputs "
+            "(strings or dicts)."
+        )
+    concurrency = concurrency_of(args.concurrency)
+    template = body.strip() or None
+    workbench = workbench_for(args.agent, None, {}, namespace)
+    batch = workbench.map(
+        namespace[args.inputs], concurrency=concurrency, template=template, auto_approve=args.auto_approve
+    )
+    if args.output:
+        namespace[args.output] = batch
+    return batch

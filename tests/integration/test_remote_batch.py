@@ -1,0 +1,56 @@
+"""``workbench.map`` on a connected agent: the server runs each input on a thread of its own, at
+most ``concurrency`` at once, and the batch reads them as it reads local runs (results, failures,
+runs waiting for approval)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import deepnb
+from deepnb._loop import run_sync
+from tests.support.agent_server.researcher_graph import RESULT
+from tests.support.agents import unique
+from tests.support.servers import FOREIGN_ENV, AgentServer, agent_server_fixture
+
+WAIT = 120.0
+
+agent_server = agent_server_fixture()
+
+
+@pytest.fixture(autouse=True)
+def _offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in FOREIGN_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+
+
+def test_map_over_three_inputs_on_a_connected_agent(agent_server: AgentServer) -> None:
+    bench = deepnb.connect(agent_server.url, "researcher", name=unique("remote-map"))
+    batch = bench.map(
+        [{"q": "the launch"}, {"q": "the budget"}, {"q": "the venue"}], template="Look up {q}", concurrency=2
+    )
+    batch.wait(WAIT)
+    assert batch.statuses == ["done"] * 3, [run.error for run in batch.runs if run]
+    assert batch.results == [RESULT] * 3
+    threads = [run.thread_id for run in batch.runs if run is not None]
+    assert len(set(threads)) == 3
+    for thread, prompt in zip(
+        threads, ("Look up the launch", "Look up the budget", "Look up the venue"), strict=True
+    ):
+        state: Any = run_sync(bench.graph.client.threads.get_state(thread))
+        assert state["values"]["messages"][0]["content"] == prompt  # the server ran it
+    records = batch.to_records()
+    assert [r["q"] for r in records] == ["the launch", "the budget", "the venue"]
+    assert all(r["tool_calls"] == 1 and r["thread_id"] in threads for r in records)
+
+
+def test_a_remote_batch_keeps_going_past_failures_and_counts_approvals(agent_server: AgentServer) -> None:
+    bench = deepnb.connect(agent_server.url, "deep", name=unique("remote-gated"))
+    batch = bench.map(["Fail now", "Plan the launch"], concurrency=2).wait(WAIT)
+    assert batch.statuses == ["error", "interrupted"]
+    assert "The model broke." in (batch.runs[0].error or "")
+    assert [p.name for p in batch.pending] == ["write_file"]
+    batch.stop().wait(WAIT)
+    assert batch.statuses == ["error", "cancelled"]
