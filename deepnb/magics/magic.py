@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.utils.text import DollarFormatter
 
 from deepnb.errors import DeepnbError
 from deepnb.magics import parser
@@ -67,6 +68,14 @@ class DeepnbMagics(Magics):
         namespace: dict[str, Any] = self.shell.user_ns  # a traitlets Instance(dict)
         return namespace
 
+    def _expanded(self, line: str) -> str:
+        """``{expr}`` and ``$name`` in the line filled from the kernel's namespace, as IPython
+        fills them for every magic it calls: the awaited form of the cell bypasses that call."""
+        try:
+            return str(DollarFormatter().vformat(line, args=[], kwargs=self._user_ns))
+        except Exception:  # as IPython's var_expand: a line it can't fill is used as written
+            return line
+
     def _subcommand(self, name: str, args: Any) -> Any:
         commands = _commands()
         if name == "help":
@@ -108,6 +117,7 @@ class DeepnbMagics(Magics):
         """Run the cell body as a task; the cell awaits the run, so Stop and the approval cards
         work mid-cell. With ``--wait`` it also waits through approvals. ``map VAR`` starts a batch
         (the body is the template) and awaits it unless ``--bg``."""
+        line = self._expanded(line)
         if _is_map(line):
             batch, grid, args = self._start_map(line, cell)
             if not args.bg:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import asyncio
 import re
 import subprocess
 import sys
@@ -325,6 +326,18 @@ def test_transform_cell_turns_deepagent_cells_into_awaits():
     assert "\"a 'quoted' task\\n\"" in code
     assert transform_cell(["%%deepagentx\n"]) == ["%%deepagentx\n"]
     assert transform_cell(["print(1)\n"]) == ["print(1)\n"]
+
+
+@pytest.mark.parametrize("written", ["-a {who} -o filled", "-a $who -o filled"])
+def test_the_awaited_cell_fills_variables_in_its_line_as_ipython_does(ip, written: str) -> None:
+    """A kernel runs a ``%%deepagent`` cell awaited (``transform_cell``), not through IPython's
+    ``run_cell_magic``, which is what fills ``{expr}`` and ``$name`` in a magic's line."""
+    ip.user_ns["who"] = f"vars-{len(written)}"
+    magics = ip.find_cell_magic("deepagent").__self__
+    with capture_output():
+        asyncio.run(magics.cell_async(f"-m demo:quickstart {written}", "A brief on tide pools"))
+    assert ip.user_ns["filled"].workbench.name == ip.user_ns["who"]
+    assert ip.user_ns["filled"].status == "done"
 
 
 def test_unload_removes_magics_and_transformer(ip):
