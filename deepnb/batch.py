@@ -49,7 +49,7 @@ COLUMNS = (
     "thread_id",
 )
 """The columns ``to_records()`` gives every input, after its input fields."""
-_NOT_RUN_OPTIONS = ("thread", "new_thread", "background")
+_NOT_RUN_OPTIONS = ("thread", "new_thread", "at", "background")
 _SLOT_ENDS = (ev.RunFinished, ev.RunFailed, ev.RunCancelled, ev.RunPaused)
 Listener = Callable[[int], None]
 WHOLE = -1

@@ -99,6 +99,7 @@ class BatchView(anywidget.AnyWidget):
             if not self._full_sent or changed:
                 everything = [grid_row(self.batch, i) for i in range(len(self.batch))]
                 fitting = _fitting(everything)
+                synced = int(self.rows != fitting or self.progress != progress)  # equal traits send nothing
                 with self.hold_sync():
                     self.rows = fitting
                     self.progress = progress
@@ -108,7 +109,7 @@ class BatchView(anywidget.AnyWidget):
                     self.send({"type": "rows", "rows": part})
                 self._sent = {row["i"]: row for row in everything}
                 self._full_sent = True
-                sent = 1 + len(parts)
+                sent = synced + len(parts)
         else:
             self._full_sent = False
             parts = _parts(changed) or [[]]

@@ -3,12 +3,19 @@
 
 import "./dom";
 import assert from "node:assert/strict";
-import { afterEach, describe, it } from "node:test";
+import { afterEach, beforeEach, describe, it } from "node:test";
 import { click, FakeModel, mount, press } from "./dom";
 import view from "../src/batch_view";
 
 const shown: (() => void)[] = [];
-afterEach(() => { for (const dispose of shown.splice(0)) dispose(); });
+// The clock reads Date.now(): held still, so what it shows doesn't depend on how busy the machine is.
+const realNow = Date.now;
+const stillNow = realNow();
+beforeEach(() => { Date.now = () => stillNow; });
+afterEach(() => {
+  Date.now = realNow;
+  for (const dispose of shown.splice(0)) dispose();
+});
 
 function row(i: number, fields: Record<string, unknown> = {}) {
   return { i, input: `q${i}`, status: "queued", steps: 0, tools: 0, tin: 0, tout: 0, elapsed: 0, line: "",
