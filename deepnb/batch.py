@@ -25,7 +25,7 @@ from deepnb import events as ev
 from deepnb._loop import call_soon
 from deepnb.approvals import ApprovalRequest
 from deepnb.batch_inputs import BatchInput
-from deepnb.displayable import Displayable
+from deepnb.displayable import LiveDisplayable
 from deepnb.errors import DeepnbError
 from deepnb.interrupts import PendingInterrupt
 from deepnb.run import Run
@@ -118,7 +118,7 @@ def _merge(record: dict[str, Any], fields: Mapping[str, Any], prefix: str) -> No
 
 
 @safe_display
-class Batch(Displayable):
+class Batch(LiveDisplayable):
     """Runs of one agent over many inputs (``workbench.map``). ``runs`` and ``results`` are in
     input order; ``wait()`` blocks until none runs or waits in the queue; ``stop()`` stops them
     all; ``to_records()`` / ``to_pandas()`` give one row per input. Displayed, a batch is a live

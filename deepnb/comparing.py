@@ -12,7 +12,7 @@ from typing import Any, Literal
 from deepnb import agents as agents_registry
 from deepnb import building
 from deepnb.checkpoint import make_checkpointer
-from deepnb.displayable import Displayable
+from deepnb.displayable import Displayable, LiveDisplayable
 from deepnb.errors import DeepnbError
 from deepnb.local import Workbench
 from deepnb.run import KERNEL_INTERRUPT, Run
@@ -35,7 +35,7 @@ class ComparisonTable(Displayable):
 
 
 @safe_display
-class Comparison(Displayable):
+class Comparison(LiveDisplayable):
     """One task run by several models (or agents) at once. ``runs`` maps each model (or agent)
     to its :class:`~deepnb.run.Run`; displayed, the runs' live views side by side and a table
     that fills in as they finish."""

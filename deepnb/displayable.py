@@ -19,11 +19,14 @@ from deepnb.safe_display import safe_display
 @dataclass(frozen=True)
 class Renderer:
     """How one type shows: ``text`` is its ``repr`` (``None``: the class writes its own), ``html``
-    its static HTML, ``bundle`` a whole mime bundle (a live view with its static snapshot)."""
+    its static HTML, ``bundle`` a whole mime bundle (a live view with its static snapshot), ``show``
+    what displays a :class:`LiveDisplayable`."""
 
     text: Callable[[Any], str] | None = None
     html: Callable[[Any], str] | None = None
     bundle: Callable[[Any], dict[str, Any]] | None = None
+    show: Callable[[Any], object] | None = None
+    """For what changes after it is shown: display it with an output that its view updates."""
 
 
 _RENDERERS: dict[type, Renderer] = {}
@@ -73,3 +76,19 @@ class Displayable:
         ``__repr__`` and ``_repr_html_``)."""
         bundle = renderer_for(type(self)).bundle
         return None if bundle is None else bundle(self)
+
+
+@safe_display
+class LiveDisplayable(Displayable):
+    """Mixin for what goes on after it is shown (a run, a batch, a comparison): displayed, as a
+    cell's result or by ``display()``, it goes through its renderer's ``show``, whose output is
+    updated as it ends. So a notebook saved later keeps the end, not the moment it was shown,
+    where widgets don't run (a reopened notebook, GitHub, nbconvert)."""
+
+    __slots__ = ()
+
+    def _ipython_display_(self) -> None:
+        show = renderer_for(type(self)).show
+        if show is None:
+            raise LookupError(f"deepnb has no live display for {type(self).__qualname__}.")
+        show(self)

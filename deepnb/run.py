@@ -17,7 +17,7 @@ from deepnb import streaming
 from deepnb._loop import in_engine_thread, run_sync, submit
 from deepnb.anatomy import tools_by_agent
 from deepnb.approvals import ApprovalRequest, normalize, preview, tool_schema
-from deepnb.displayable import Displayable
+from deepnb.displayable import LiveDisplayable
 from deepnb.errors import DeepnbError
 from deepnb.explain import failure_message
 from deepnb.failures import contained, failed_tool_calls
@@ -61,7 +61,7 @@ class RunHost(AgentHandle, Protocol):
 
 
 @safe_display
-class Run(Displayable):
+class Run(LiveDisplayable):
     """A run of an agent on a thread. ``status`` is ``"running"``, ``"interrupted"``, ``"done"``,
     ``"error"`` or ``"cancelled"``; ``wait()`` blocks until it is no longer running. Displayed, a
     run shows a live view (approval cards included) over a static snapshot."""

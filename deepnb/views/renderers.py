@@ -14,8 +14,13 @@ from deepnb.run import Run
 from deepnb.state import RunState
 from deepnb.tree import SubagentNode
 from deepnb.views.anatomy_view import anatomy_html, anatomy_text
-from deepnb.views.batch_view import batch_bundle
-from deepnb.views.compare_view import comparison_bundle, comparison_table_html, comparison_table_text
+from deepnb.views.batch_view import batch_bundle, show_batch
+from deepnb.views.compare_view import (
+    comparison_bundle,
+    comparison_table_html,
+    comparison_table_text,
+    show_comparison,
+)
 from deepnb.views.listings import (
     extensions_html,
     extensions_text,
@@ -24,21 +29,23 @@ from deepnb.views.listings import (
     thread_files_html,
     thread_files_text,
 )
-from deepnb.views.output import run_bundle
+from deepnb.views.output import run_bundle, show_run
 from deepnb.views.snapshot import snapshot_bundle
 from deepnb.views.subagent_tree import tree_html, tree_text
 
 RENDERERS: dict[type, Renderer] = {
-    Run: Renderer(bundle=run_bundle),  # repr(run) stays the run's own one line
+    Run: Renderer(bundle=run_bundle, show=show_run),  # repr(run) stays the run's own one line
     Files: Renderer(text=thread_files_text, html=thread_files_html),
     SubagentNode: Renderer(text=tree_text, html=tree_html),
     Interpreter: Renderer(text=interpreter_text, html=interpreter_html),
     Listing: Renderer(text=extensions_text, html=extensions_html),
     Anatomy: Renderer(text=anatomy_text, html=anatomy_html),
     RunState: Renderer(bundle=snapshot_bundle),  # a run as saved: its static view (deepnb.exporting)
-    Comparison: Renderer(bundle=comparison_bundle),  # repr(comparison) stays its own one line
+    Comparison: Renderer(
+        bundle=comparison_bundle, show=show_comparison
+    ),  # repr(comparison) stays its own one line
     ComparisonTable: Renderer(text=comparison_table_text, html=comparison_table_html),
-    Batch: Renderer(bundle=batch_bundle),  # repr(batch) stays the batch's own one line
+    Batch: Renderer(bundle=batch_bundle, show=show_batch),  # repr(batch) stays the batch's own one line
 }
 
 

@@ -13,7 +13,7 @@ import pytest
 
 import deepnb
 from deepnb import displayable
-from deepnb.displayable import Displayable, Renderer, register, renderer_for
+from deepnb.displayable import Displayable, LiveDisplayable, Renderer, register, renderer_for
 from deepnb.markup import escape
 from deepnb.secrets import REDACTED
 from deepnb.views.items import KINDS, item_html, item_text, summary_line
@@ -55,12 +55,17 @@ def test_every_displayable_type_of_deepnb_has_a_renderer() -> None:
         types += [
             cls
             for cls in vars(module).values()
-            if inspect.isclass(cls) and issubclass(cls, Displayable) and cls is not Displayable
+            if inspect.isclass(cls)
+            and issubclass(cls, Displayable)
+            and cls not in (Displayable, LiveDisplayable)
         ]
     assert {cls.__name__ for cls in types} >= {"Run", "Files", "SubagentNode", "Interpreter", "Listing"}
+    live = {cls.__name__ for cls in types if issubclass(cls, LiveDisplayable)}
+    assert live >= {"Run", "Batch", "Comparison"}
     for cls in types:
         renderer = renderer_for(cls)
         assert renderer.html or renderer.bundle, cls
+        assert renderer.show or not issubclass(cls, LiveDisplayable), cls
 
 
 class _Thing(Displayable):
