@@ -10,6 +10,7 @@ from deepnb.errors import DeepnbError
 from deepnb.files.rules import agent_rules
 from deepnb.gating import check as check_gating
 from deepnb.interpreter import interpreter_middleware
+from deepnb.structured import expect_in_checkpoints
 
 # create_deep_agent's keyword arguments that a spec passes through unchanged.
 AGENT_OPTIONS = frozenset(
@@ -92,6 +93,7 @@ class AgentSpec:
             if not any(isinstance(m, TodoListMiddleware) for m in middleware):
                 middleware.insert(0, TodoListMiddleware())
         check_gating(options, middleware)
+        expect_in_checkpoints(options.get("response_format"))
         return create_deep_agent(
             model=self.model,
             middleware=middleware,

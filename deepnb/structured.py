@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,6 +18,31 @@ SHOWN_VALUE = 200
 """Characters of one field's value a view shows."""
 SHOWN_FIELDS = 40
 """Fields of one output a view shows (a graph's final state may hold many)."""
+
+
+_NAMED: set[tuple[str, str]] = set()
+"""The classes agents were given as ``response_format``: (module, name)."""
+_UNREGISTERED = "Deserializing unregistered type"
+
+
+class _NamedStructures(logging.Filter):
+    """Drops LangGraph's warning that a checkpoint holds a type outside its allowlist when the type
+    is one the user gave an agent as its ``response_format``: the run's output is read back as
+    that class by design. Every other type is still warned about."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args if isinstance(record.args, tuple) else ()
+        return not (str(record.msg).startswith(_UNREGISTERED) and tuple(args[:2]) in _NAMED)
+
+
+def expect_in_checkpoints(schema: Any) -> None:
+    """Say that instances of ``schema`` (an agent's ``response_format``) come back from the
+    checkpoint: LangGraph then does not warn, once per class, in the notebook's output."""
+    if not isinstance(schema, type):  # a JSON schema or TypedDict output is a plain dict
+        return
+    if not _NAMED:
+        logging.getLogger("langgraph.checkpoint.serde.jsonplus").addFilter(_NamedStructures())
+    _NAMED.add((schema.__module__, schema.__name__))
 
 
 def check_schema(value: Any, *, variable: str) -> Any:

@@ -5,6 +5,7 @@ key/value table in the snapshot and the live view's ``output`` trait."""
 from __future__ import annotations
 
 import dataclasses
+import logging
 from typing import Any
 
 import pytest
@@ -138,3 +139,36 @@ def test_a_long_output_is_shortened_and_many_fields_cut() -> None:
     assert len(rows) == 41
     assert all(len(value) <= 200 for _, value in rows[:40])
     assert rows[-1] == ("…", "20 more fields (run.output has them all)")
+
+
+class QuietShape(BaseModel):
+    """Only the test below uses it: LangGraph warns once per class and process."""
+
+    name: str
+    age: int
+
+
+class OtherShape(BaseModel):
+    name: str
+
+
+def test_a_response_format_class_comes_back_from_the_checkpoint_without_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    shape, other = QuietShape, OtherShape
+    script = {
+        "main": [{"turns": [{"tool_calls": [{"name": shape.__name__, "args": {"name": "Ada", "age": 36}}]}]}]
+    }
+    bench = deepnb.agent(unique("quiet"), model=scripted(script), response_format=shape)
+    with caplog.at_level("WARNING", logger="langgraph.checkpoint.serde.jsonplus"):
+        run = bench.run("Who?")
+        assert run.status == "done" and run.output == shape(name="Ada", age=36)
+        # a type the user named nowhere is still warned about
+        logger = logging.getLogger("langgraph.checkpoint.serde.jsonplus")
+        logger.warning(
+            "Deserializing unregistered type %s.%s from checkpoint.", other.__module__, other.__name__
+        )
+    unregistered = [r.getMessage() for r in caplog.records if "unregistered type" in r.getMessage()]
+    assert unregistered == [
+        f"Deserializing unregistered type {other.__module__}.{other.__name__} from checkpoint."
+    ]
