@@ -640,8 +640,8 @@ def remote() -> list:
         new_code_cell(
             "import tempfile\nfrom pathlib import Path\n\n"
             "project = Path(tempfile.mkdtemp())\n"
-            f"(project / \"deepnb.toml\").write_text({REMOTE_PROJECT!r})\n"
-            "print((project / \"deepnb.toml\").read_text())"
+            f'(project / "deepnb.toml").write_text({REMOTE_PROJECT!r})\n'
+            'print((project / "deepnb.toml").read_text())'
         ),
         new_code_cell("%cd {project}"),
         new_markdown_cell(
@@ -672,11 +672,11 @@ def remote() -> list:
             metadata={"tags": ["nbval-ignore-output"]},
         ),
         new_code_cell(
-            "while editing.status == \"interrupted\":\n"
+            'while editing.status == "interrupted":\n'
             "    for request in editing.pending:\n"
             "        request.approve()\n"
             "    editing.wait(120)\n"
-            "editing.status, [d[\"tool\"] for d in editing.decisions]"
+            'editing.status, [d["tool"] for d in editing.decisions]'
         ),
         new_code_cell('print(editing.files["/plan.md"])'),
         new_markdown_cell(
@@ -688,12 +688,158 @@ def remote() -> list:
         ),
         new_code_cell(
             "import deepnb\n\n"
-            "again = deepnb.connect(server.url, assistant=\"editor\", name=\"editor-again\")\n"
+            'again = deepnb.connect(server.url, assistant="editor", name="editor-again")\n'
             "[t.thread_id == editing.thread_id for t in again.threads()]"
         ),
         new_code_cell("sorted(again.files(editing.thread_id))"),
         new_markdown_cell("Stop the server (the kernel's exit would stop it too):"),
         new_code_cell("%deepagent serve --stop"),
+    ]
+
+
+REVIEWS = """\
+reviews = [
+    {"id": 1, "text": "The battery dies before lunch, every single day."},
+    {"id": 2, "text": "Gorgeous screen: bright, sharp and easy on the eyes."},
+    {"id": 3, "text": "The shipping took two weeks longer than promised."},
+    {"id": 4, "text": "Lovely keyboard to type on, but the fan is loud."},
+    {"id": 5, "text": "For the price, I can't complain at all."},
+    {"id": 6, "text": "Their support team replaced my unit within a day."},
+    {"id": 7, "text": "The speaker sounds tinny at any volume."},
+    {"id": 8, "text": "The weight is perfect for carrying around campus."},
+    {"id": 9, "text": "The hinge cracked after a month of gentle use."},
+    {"id": 10, "text": "The camera is fine in daylight, grainy at night."},
+]
+len(reviews)"""
+
+IGNORE_OUTPUT = {"tags": ["nbval-ignore-output"]}
+"""A cell whose output holds times (elapsed, an ETA, when a checkpoint was saved): not compared."""
+
+
+def many_runs() -> list:
+    return [
+        new_markdown_cell(
+            "# Many runs: batches, comparisons, forks, recordings\n\n"
+            "Research is rarely one run. This notebook runs one agent over a small dataset and pulls "
+            "its structured answers into pandas, runs one task on two models side by side, goes back "
+            "to a step of a thread and tries again from there, turns a run into a replay file, and "
+            "exports a thread as a notebook of its own. The models are deepnb's offline demos, so "
+            "nothing needs a key."
+        ),
+        new_code_cell("%load_ext deepnb"),
+        new_markdown_cell(
+            "## A batch over a dataset, with structured output\n\n"
+            "Ten product reviews, and the structure each answer should take. `response_format=` "
+            "accepts what `create_deep_agent` accepts: a Pydantic model (as here), a dataclass, a "
+            "TypedDict or a JSON schema."
+        ),
+        new_code_cell(REVIEWS),
+        new_code_cell(
+            "from typing import Literal\n\n"
+            "from pydantic import BaseModel\n\n\n"
+            "class Review(BaseModel):\n"
+            '    sentiment: Literal["positive", "mixed", "negative"]\n'
+            "    score: int\n"
+            "    topic: str\n"
+            "    summary: str"
+        ),
+        new_code_cell(
+            'import deepnb\n\ntriage = deepnb.agent("triage", model="demo:reviews", response_format=Review)'
+        ),
+        new_markdown_cell(
+            "`%%deepagent map VAR` runs the agent once per item of `VAR`, each on a new thread, "
+            "`-c` at a time; the cell body is the template, filled from each record's fields. "
+            "The grid is live: a row per input with its status, steps, tool calls, tokens, time "
+            "and the answer's first line, progress with the time left, and **Stop all**. Click a "
+            "row to open that run's full view below the grid. From Python, "
+            "`triage.map(reviews, concurrency=4, template=...)` returns the same `Batch` at once."
+        ),
+        new_code_cell(
+            "%%deepagent map reviews -a triage -c 4 -o batch\nClassify this review: {text}",
+            metadata=IGNORE_OUTPUT,
+        ),
+        new_code_cell("batch.counts()"),
+        new_markdown_cell(
+            "Each run's structured answer is `run.output`, a `Review`; `batch.to_pandas()` puts the "
+            "inputs, the run's figures and the output's fields in one row per review."
+        ),
+        new_code_cell(
+            'frame = batch.to_pandas()\nframe[["id", "status", "sentiment", "score", "topic", "summary"]]'
+        ),
+        new_code_cell('frame.groupby("sentiment")["score"].agg(["count", "mean"])'),
+        new_markdown_cell(
+            "## Two models, one task\n\n"
+            "`%%deepagent --compare MODEL,MODEL` runs the cell's task on each model at once, each "
+            "on a copy of the agent and a thread of its own, side by side, with a table under them "
+            "as they finish. `deepnb.compare(prompt, models=[...])` is the same from Python. Here "
+            "the careful demo plans, keeps notes and checks them; the terse one answers at once."
+        ),
+        new_code_cell(
+            "%%deepagent --compare demo:quickstart,demo:terse -o comparison\n"
+            "Write me a short brief on life in tide pools.",
+            metadata=IGNORE_OUTPUT,
+        ),
+        new_code_cell('comparison.to_pandas()[["model", "status", "steps", "tool_calls", "tokens_out"]]'),
+        new_markdown_cell(
+            "## Back to a step, and on from there\n\n"
+            "Every step of a thread is a checkpoint. `%deepagent history` lists them; "
+            "`%%deepagent -t THREAD --at STEP` forks the thread at that step and sends the cell's "
+            "prompt to the fork. The original thread is untouched. Each step in a run's view also "
+            "has a **fork here** button, and the timeline under the transcript shows every model "
+            "and tool call over time."
+        ),
+        new_code_cell(
+            "%%deepagent -a notes -m demo:quickstart -o first\n"
+            "Write me a short brief on life in tide pools. Keep notes in a file as you go.",
+            metadata=IGNORE_OUTPUT,
+        ),
+        new_code_cell(
+            "thread = first.thread_id\n"
+            "steps_before = len(first.workbench.history(thread))\n"
+            "%deepagent history -a notes -t {thread}",
+            metadata=IGNORE_OUTPUT,
+        ),
+        new_code_cell(
+            "%%deepagent -a notes -t {thread} --at 2 -o retry\n"
+            "Write me a short brief on life in tide pools, for ten-year-olds.",
+            metadata=IGNORE_OUTPUT,
+        ),
+        new_code_cell(
+            "retry.thread_id != thread, retry.status, len(first.workbench.history(thread)) == steps_before"
+        ),
+        new_markdown_cell(
+            "## A run as a replay, and a thread as a notebook\n\n"
+            "`%%deepagent --record PATH` (or `run.record(PATH)`) writes the run as a `scripted:` "
+            "replay file: every model turn of the agent and its subagents, with tool calls and "
+            "token usage, secrets redacted. `-m scripted:PATH` replays it offline to the same "
+            "transcript and files. This is how a run with a real model becomes a demo anyone can "
+            "open on Binder."
+        ),
+        new_code_cell(
+            "import tempfile\nfrom pathlib import Path\n\n"
+            "out = Path(tempfile.mkdtemp())\n"
+            'recording = out / "tide-pools.yaml"'
+        ),
+        new_code_cell(
+            "%%deepagent -a recorder -m demo:quickstart --record {recording} -o recorded\n"
+            "Write me a short brief on life in tide pools. Keep notes in a file as you go.",
+            metadata=IGNORE_OUTPUT,
+        ),
+        new_code_cell(
+            "%%deepagent -a replayer -m scripted:{recording} -o replayed\n"
+            "Write me a short brief on life in tide pools. Keep notes in a file as you go.",
+            metadata=IGNORE_OUTPUT,
+        ),
+        new_code_cell("replayed.result == recorded.result, dict(replayed.files) == dict(recorded.files)"),
+        new_markdown_cell(
+            "`%deepagent export PATH.ipynb` writes a thread as a standalone notebook: each prompt, "
+            "the run's static view and the files the agent wrote. A recorded thread also gets its "
+            "replay file alongside and cells that replay it offline."
+        ),
+        new_code_cell(
+            'deepnb.export(out / "tide-pools.ipynb", thread=recorded.thread_id, agent="recorder")\n'
+            "sorted(path.name for path in out.iterdir())"
+        ),
     ]
 
 
@@ -707,6 +853,7 @@ BUILDERS = {
     "extensions": extensions,
     "bring-your-own": bring_your_own,
     "remote": remote,
+    "many-runs": many_runs,
 }
 
 

@@ -33,6 +33,13 @@ EXPECTED = {
         "SkillsMiddleware",
     ],
     "remote": ["Subagents</b> (3)", "write_file: approve", "# Launch plan", "Stopped the server at"],
+    "many-runs": [
+        "10 of 10 ended (10 done)",
+        "Battery dies before lunch.",
+        "demo:terse",
+        "New thread",
+        "tide-pools.replay.yaml",
+    ],
 }
 pytestmark = pytest.mark.binder
 
