@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 from deepnb import claims
-from deepnb._loop import run_sync
+from deepnb._loop import in_engine_thread, run_sync
 from deepnb.anatomy import Anatomy, inspect_agent
 from deepnb.approvals import ApprovalRequest
 from deepnb.batch import Batch, check_run_options
@@ -25,8 +25,12 @@ from deepnb.history import INPUT, START, as_node, described, pairs, pick
 from deepnb.recording import kept
 from deepnb.run import PENDING_ONLY, Run
 from deepnb.safe_display import safe_display
+from deepnb.schema import ENDED
 from deepnb.spec import AgentSpec
 from deepnb.tree import SubagentNode, tree_from_messages
+
+ENDING_SECONDS = 10.0
+"""How long a run that has ended may take to read its last checkpoints and let go of its thread."""
 
 
 def new_thread_id() -> str:
@@ -232,6 +236,10 @@ class Workbench:
         run = cast(Run | None, claims.holder(self.database, thread_id or self.current_thread))
         if run is not None and run.status == "interrupted":
             run.refresh()
+            run = cast(Run | None, claims.holder(self.database, thread_id or self.current_thread))
+        elif run is not None and run.status in ENDED and not in_engine_thread():
+            # It has ended and reads its last checkpoints before it lets go: a moment, then free.
+            run.wait(ENDING_SECONDS)
             run = cast(Run | None, claims.holder(self.database, thread_id or self.current_thread))
         return run
 

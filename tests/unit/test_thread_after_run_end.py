@@ -1,0 +1,51 @@
+"""A run that shows ``done`` may still read its last checkpoints before it lets go of its thread;
+the next cell on that thread neither finds it "already running" nor resumes it."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import pytest
+
+import deepnb
+from deepnb import run as run_module
+from deepnb.errors import DeepnbError
+from tests.support.agents import scripted, unique
+
+SCRIPT = {"main": [{"turns": [{"text": "first answer"}]}]}
+
+
+@pytest.fixture
+def slow_ending(monkeypatch: pytest.MonkeyPatch) -> None:
+    reading = run_module._model_steps
+
+    async def slowly(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(0.5)
+        return await reading(*args, **kwargs)
+
+    monkeypatch.setattr(run_module, "_model_steps", slowly)
+
+
+def _ended(run: Any) -> None:
+    deadline = time.monotonic() + 30
+    while run.status == "running" and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert run.status == "done" and not run.done, "the test needs a run that is done but still ending"
+
+
+def test_a_new_task_right_after_the_end_runs_on_the_thread(slow_ending: None) -> None:
+    bench = deepnb.agent(unique("ending"), model=scripted(SCRIPT))
+    first = bench.start("one", new_thread=True)
+    _ended(first)
+    second = bench.start("two", thread=first.thread_id)
+    assert second.wait(30).status == "done"
+
+
+def test_resume_right_after_the_end_has_nothing_to_resume(slow_ending: None) -> None:
+    bench = deepnb.agent(unique("ending"), model=scripted(SCRIPT))
+    first = bench.start("one", new_thread=True)
+    _ended(first)
+    with pytest.raises(DeepnbError, match="nothing to resume"):
+        bench.resume(first.thread_id)
