@@ -1,9 +1,15 @@
 """How a run reads its graph: the stream of ``(namespace, mode, data)`` chunks, on the engine loop.
 
-``astream()`` it is. Driving the synchronous ``stream()`` in a worker thread instead was measured
-(``bench/longrun.py --sync-thread``) and kept out: on a 2,000-step run it took ×1.19 the bare loop's
-time against ×1.18 for this (×1.13 against ×1.24 on 300 steps: within this machine's noise), and
-it cannot run tools or middleware that only have an async implementation.
+``astream()`` it is. Driving the synchronous ``stream()`` in a worker thread instead (its chunks
+handed to the engine loop in batches, Stop acting at the next chunk) is measured by
+``bench/overhead.py`` in the same repeats as the bare ``stream()`` loop, and is faster: on a
+300-step run, ×1.11 the bare loop's wall time and ×1.10 its kernel CPU, against ×1.16 and ×1.27
+for this (medians of 5 repeats on a shared 2-core machine; earlier, ``bench/longrun.py`` had
+them within noise). It is kept out because it cannot run what only has an async implementation:
+a tool given only a coroutine raises ``NotImplementedError: StructuredTool does not support sync
+invocation`` under ``stream()``, and a graph node given only an async function raises
+``TypeError: No synchronous function provided``. Choosing it per graph (only where every node,
+tool and subagent has a synchronous implementation) is what would be left to take it.
 """
 
 from __future__ import annotations
