@@ -13,9 +13,14 @@ Three figures, each printed as a ratio against a baseline measured alongside it:
 3. ``%load_ext deepnb`` in a fresh IPython shell against ``import deepagents`` in a fresh process,
    and whether loading the extension imported deepagents or LangChain.
 
-Rows marked ``(info)`` help read the figures: kernel and client CPU time, bare ``astream()`` on
-deepnb's engine loop, the default-mode ``stream()``, the bytes the view sends. ``--profile`` adds
-an instrumented run that shows where deepnb's own CPU time goes (engine thread).
+Rows marked ``(info)`` help read the figures: kernel and client CPU time, the default-mode
+``stream()``, the bytes the view sends, and variants timed in the same repeats as the baseline
+(each a median of per-repeat ratios): deepnb driving the synchronous ``stream()`` in a worker
+thread (the alternative to ``astream()`` that :mod:`deepnb.streaming` explains) and bare
+``astream()`` on deepnb's engine loop. ``--profile DIR`` adds an instrumented run
+that shows where deepnb's own CPU time goes (engine thread), and a cProfile of the engine thread
+over one more run, saved as ``DIR/engine.prof`` (``python -m pstats``) with its top functions in
+``DIR/engine.txt``.
 
 Exits 0 whether or not the targets are met; non-zero only if something failed (a cell error, a
 run that did not end ``done``, a subprocess that crashed).
@@ -162,6 +167,80 @@ async def _b_drain(prompt, thread):
     chunks = _b_agent.astream(_b_input(prompt), _b_config(thread), stream_mode=_B_MODES, subgraphs=True)
     async for _ in chunks:
         pass
+
+
+# The alternative to astream(): the synchronous stream() in a worker thread, its chunks handed to
+# the engine loop in batches (the loop is woken only when it waits for one), Stop acting at the
+# next chunk (the worker checks after each one).
+import asyncio as _s_asyncio
+import collections as _s_collections
+import contextvars as _s_contextvars
+import threading as _s_threading
+
+import deepnb.streaming as _s_streaming
+from deepnb import events as _s_ev
+
+_s_astream = _s_streaming.chunks
+
+
+async def _s_threaded(graph, graph_input, config):
+    loop = _s_asyncio.get_running_loop()
+    queue = _s_collections.deque()
+    lock = _s_threading.Lock()
+    waiter = [None]
+    stop = _s_threading.Event()
+    end = object()
+
+    def wake(future):
+        if not future.done():
+            future.set_result(None)
+
+    def put(entry):
+        with lock:
+            queue.append(entry)
+            future, waiter[0] = waiter[0], None
+        if future is not None:
+            loop.call_soon_threadsafe(wake, future)
+
+    def work():
+        try:
+            stream = graph.stream(graph_input, config, stream_mode=list(_s_ev.STREAM_MODES), subgraphs=True)
+            try:
+                for chunk in stream:
+                    put((True, chunk))
+                    if stop.is_set():
+                        break
+            finally:
+                stream.close()
+        except BaseException as exc:
+            put((False, exc))
+        put(end)
+
+    context = _s_contextvars.copy_context()
+    worker = _s_threading.Thread(target=context.run, args=(work,), name="deepnb-stream", daemon=True)
+    worker.start()
+    try:
+        while True:
+            with lock:
+                future = None if queue else loop.create_future()
+                waiter[0] = future
+            if future is not None:
+                await future
+                continue
+            entry = queue.popleft()
+            if entry is end:
+                return
+            ok, value = entry
+            if not ok:
+                raise value
+            yield value
+    finally:
+        stop.set()
+        await loop.run_in_executor(None, worker.join)
+
+
+def _b_variant(name):
+    _s_streaming.chunks = _s_threaded if name == "sync-thread" else _s_astream
 
 
 # Report the cell before this one (wall and kernel CPU seconds), then drop its thread and
@@ -422,6 +501,7 @@ def _p_wrap(owner, name, key, generator=False):
 
 _p_wrap(_p_events.EventTranslator, "translate", "translate", generator=True)
 _p_wrap(_p_run.Run, "emit", "emit")
+_p_wrap(_p_run, "redact_data", "redact_data")
 _p_wrap(_p_state.RunState, "apply", "apply")
 _p_wrap(_p_state, "redact", "redact")
 _p_wrap(_p_state, "markdown", "markdown")
@@ -445,6 +525,7 @@ print(_b_json.dumps({"engine": _p_engine, "parts": _P}))
 PROFILE_LINES = (
     ("translate", "EventTranslator.translate (chunks → events)"),
     ("emit", "Run.emit (the fold, then listeners)"),
+    ("redact_data", "  secrets.redact_data (the event)"),
     ("apply", "  RunState.apply"),
     ("redact", "    secrets.redact"),
     ("markdown", "    render.markdown (finished turns)"),
@@ -454,6 +535,54 @@ PROFILE_LINES = (
     ("remove_buffers", "    ipywidgets _remove_buffers"),
     ("send", "    Widget._send (serialize, sign, send)"),
 )
+
+
+# cProfile on the engine thread (a profiler sees only the thread that enables it).
+CPROFILE_START = """
+import cProfile as _c_cProfile
+
+_c_profile = _c_cProfile.Profile()
+
+
+async def _c_enable():
+    _c_profile.enable()
+
+
+async def _c_disable():
+    _c_profile.disable()
+
+
+_b_run_sync(_c_enable())
+"""
+
+CPROFILE_REPORT = """
+import io as _c_io
+import pstats as _c_pstats
+
+_b_run_sync(_c_disable())
+_c_profile.dump_stats({path!r})
+_c_out = _c_io.StringIO()
+_c_stats = _c_pstats.Stats(_c_profile, stream=_c_out)
+_c_stats.sort_stats("tottime").print_stats({top})
+_c_stats.sort_stats("cumulative").print_stats({top})
+print(_c_out.getvalue())
+"""
+CPROFILE_TOP = 30
+
+
+def cprofile(bench: Bench, path: Path, out: Path) -> None:
+    """One more deepnb run under cProfile (engine thread): the stats to ``out/engine.prof``, the
+    top functions by own and cumulative time to ``out/engine.txt`` (and the first few printed)."""
+    out.mkdir(parents=True, exist_ok=True)
+    bench.cell(CPROFILE_START)
+    run, _ = bench.deepnb(path)
+    _, text = bench.cell(CPROFILE_REPORT.format(path=str(out / "engine.prof"), top=CPROFILE_TOP))
+    (out / "engine.txt").write_text(text, encoding="utf-8")
+    lines = text.splitlines()
+    start = next((n for n, line in enumerate(lines) if line.strip().startswith("ncalls")), 0)
+    print(f"\ncProfile of the engine thread over one run ({run.report['cell']:.2f} s wall), by own time:")
+    print("\n".join(lines[start : start + 16]))
+    print(f"  (all of it: {out / 'engine.txt'}; python -m pstats {out / 'engine.prof'})")
 
 
 def profile(bench: Bench, path: Path) -> None:
@@ -479,12 +608,36 @@ def profile(bench: Bench, path: Path) -> None:
 # -- the whole benchmark ---------------------------------------------------------------------
 
 
+VARIANTS = (("sync-thread", "deepnb, sync stream() in a worker thread"),)
+"""deepnb run another way (see ``_b_variant`` in SETUP), timed in every repeat."""
+REFERENCES = ((ENGINE_ASTREAM, "ref: bare astream() on engine loop"),)
+
+
+def paired_row(figure: str, values: list[float], bases: list[float], *, target: float | None = None):
+    """Medians of ``values`` and ``bases``, and the median of their ratios repeat by repeat."""
+    ratio = statistics.median(v / b for v, b in zip(values, bases, strict=True))
+    return (
+        figure,
+        f"{statistics.median(values):.2f} s",
+        f"{statistics.median(bases):.2f} s",
+        f"{ratio:.3f}",
+        f"≤ {target:.2f}" if target else "(info)",
+        verdict(ratio, target) if target else "",
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     options = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     options.add_argument(
-        "--profile", action="store_true", help="add an instrumented run: where deepnb's CPU time goes"
+        "--profile",
+        metavar="DIR",
+        type=Path,
+        help="add an instrumented run (where deepnb's CPU time goes) and a cProfile of the engine "
+        "thread, saved in DIR",
     )
+    options.add_argument("--repeats", type=int, default=REPEATS, help=f"timed repeats (default {REPEATS})")
     args = options.parse_args(argv)
+    repeats = max(1, args.repeats)
 
     began = time.monotonic()
     script = build_script()
@@ -493,7 +646,7 @@ def main(argv: list[str] | None = None) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="deepnb-bench-"))
     path = workdir / "overhead.json"
     path.write_text(json.dumps(script), encoding="utf-8")
-    print(f"deepnb overhead benchmark: {STEPS} steps, {tokens} streamed tokens, delay 0, {REPEATS} repeats")
+    print(f"deepnb overhead benchmark: {STEPS} steps, {tokens} streamed tokens, delay 0, {repeats} repeats")
 
     try:
         print("· extension load time (fresh processes)…", flush=True)
@@ -508,26 +661,41 @@ def main(argv: list[str] | None = None) -> int:
             print("· warm-up runs…", flush=True)
             bench.baseline("warm-b", prompt=WARMUP_PROMPT)
             bench.deepnb(path, prompt=WARMUP_PROMPT)
+            for name, _ in VARIANTS:
+                bench.cell(f"_b_variant({name!r})")
+                bench.deepnb(path, prompt=WARMUP_PROMPT)
+            bench.cell("_b_variant('default')")
 
             base: list[Timed] = []
             runs: list[Timed] = []
+            variants: dict[str, list[Timed]] = {name: [] for name, _ in VARIANTS}
+            references: dict[str, list[Timed]] = {label: [] for _, label in REFERENCES}
             rates: list[tuple[int, int, float, int, int]] = []
-            for n in range(REPEATS):
-                print(f"· repeat {n + 1}/{REPEATS}: baseline…", end="", flush=True)
+            for n in range(repeats):
+                print(f"· repeat {n + 1}/{repeats}: baseline…", end="", flush=True)
                 base.append(bench.baseline(f"base-{n}"))
                 print(f" {base[-1].report['cell']:.2f} s; deepnb…", end="", flush=True)
                 run, comm_id = bench.deepnb(path)
                 runs.append(run)
-                print(f" {run.report['cell']:.2f} s", flush=True)
+                print(f" {run.report['cell']:.2f} s", end="", flush=True)
                 received, sent = view_update_times(session, comm_id)
                 mean = len(received) / run.report["cell"]
                 size = view_update_bytes(session, comm_id)
                 rates.append((peak_per_window(received), peak_per_window(sent), mean, len(received), size))
-            print("· references: bare astream() on deepnb's engine loop, bare stream()…", flush=True)
-            engine = bench.baseline("engine", template=ENGINE_ASTREAM)
+                for name, _ in VARIANTS:
+                    bench.cell(f"_b_variant({name!r})")
+                    try:
+                        variants[name].append(bench.deepnb(path)[0])
+                    finally:
+                        bench.cell("_b_variant('default')")
+                    print(f"; {name} {variants[name][-1].report['cell']:.2f} s", end="", flush=True)
+                for template, label in REFERENCES:
+                    references[label].append(bench.baseline(f"ref-{len(references[label])}-{n}", template))
+                print(flush=True)
             plain = bench.baseline("plain", template=PLAIN)
             if args.profile:
                 profile(bench, path)
+                cprofile(bench, path, args.profile)
         finally:
             session.close()
     except BenchFailure as exc:
@@ -538,9 +706,10 @@ def main(argv: list[str] | None = None) -> int:
 
     med = statistics.median
     base_loop = med(t.report["loop"] for t in base)
-    base_cell = med(t.report["cell"] for t in base)
-    wall = med(t.report["cell"] for t in runs) / base_cell
-    cpu = med(t.report["cpu"] for t in runs) / med(t.report["cpu"] for t in base)
+    base_cells = [t.report["cell"] for t in base]
+    wall = med(t.report["cell"] / b for t, b in zip(runs, base_cells, strict=True))
+    base_cpu = [t.report["cpu"] for t in base]
+    cpu = med(t.report["cpu"] / b for t, b in zip(runs, base_cpu, strict=True))
     peak = max(r[0] for r in rates)
     updates = med(r[3] for r in rates)
     size = med(r[4] for r in rates)
@@ -548,15 +717,19 @@ def main(argv: list[str] | None = None) -> int:
     load_ratio = load_s / import_s
     forbidden = sorted(heavy & {"deepagents", "langchain"})
     rows = [
-        ratio_row("wall time, in kernel (cell)", med(t.report["cell"] for t in runs), base_cell,
-                  target=WALL_TARGET),
+        paired_row("wall time, in kernel (cell)", [t.report["cell"] for t in runs], base_cells,
+                   target=WALL_TARGET),
+        *(paired_row(f"  {label}", [t.report["cell"] for t in variants[name]], base_cells)
+          for name, label in VARIANTS),
         ratio_row("wall time, client (reply+idle)", med(t.client for t in runs), med(t.client for t in base)),
-        ratio_row("kernel CPU time (all threads)", med(t.report["cpu"] for t in runs),
-                  med(t.report["cpu"] for t in base)),
+        paired_row("kernel CPU time (all threads)", [t.report["cpu"] for t in runs], base_cpu),
+        *(paired_row(f"  {label}", [t.report["cpu"] for t in variants[name]], base_cpu)
+          for name, label in VARIANTS),
         ratio_row("client CPU (reading iopub)", med(t.client_cpu for t in runs),
                   med(t.client_cpu for t in base)),
         ratio_row("run.state.elapsed / bare loop", med(t.report["elapsed"] for t in runs), base_loop),
-        ratio_row("ref: bare astream() on engine loop", engine.report["loop"], base_loop),
+        *(paired_row(label, [t.report["loop"] for t in refs], [t.report["loop"] for t in base])
+          for label, refs in references.items()),
         ratio_row("ref: bare stream(), default mode", plain.report["loop"], base_loop),
         ("view updates, peak in 1 s window", f"{peak}/s", "—", "—", f"≤ {RATE_TARGET:.0f}/s",
          verdict(peak, RATE_TARGET)),

@@ -27,8 +27,8 @@ _KEY_SHAPES = re.compile(
     r"\b(sk-[A-Za-z0-9_\-]{12,}|sk-ant-[A-Za-z0-9_\-]{12,}|AIza[0-9A-Za-z_\-]{20,}"
     r"|ghp_[A-Za-z0-9]{20,}|xox[abp]-[A-Za-z0-9\-]{10,}|lsv2_[A-Za-z0-9_]{20,})"
 )
-_KEY_PREFIXES = ("sk-", "AIza", "ghp_", "xox", "lsv2_")
-"""Every key shape starts with one of these: a text without any skips the regular expression."""
+_KEY_PREFIX = re.compile(r"sk-|AIza|ghp_|xox|lsv2_")
+"""Every key shape starts with one of these: a text without any skips the full expression."""
 _BEARER = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}")
 REDACTED = "[redacted]"
 MIN_SECRET = 6
@@ -84,18 +84,33 @@ def redact(text: str) -> str:
     forms), key-shaped tokens and bearer tokens replaced by ``[redacted]``."""
     if len(text) < MIN_SECRET:
         return text
-    for form in secret_forms():
+    return _redact(text, secret_forms())
+
+
+def _redact(text: str, forms: tuple[str, ...]) -> str:
+    """:func:`redact` with the secrets' forms given (read once for many strings)."""
+    if len(text) < MIN_SECRET:  # no secret (nor key, nor bearer token) is this short
+        return text
+    for form in forms:
         if form in text:
             text = text.replace(form, REDACTED)
-    if any(prefix in text for prefix in _KEY_PREFIXES):
+    if _KEY_PREFIX.search(text):
         text = _KEY_SHAPES.sub(REDACTED, text)
     if "bearer" in text.lower():
         text = _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
     return text
 
 
+_ATOMS = frozenset({int, float, bool, type(None)})
+"""Types that hold no string: returned as they are without a look inside."""
+
+
 @functools.cache
-def _field_names(kind: type) -> tuple[str, ...]:
+def _field_names(kind: type) -> tuple[str, ...] | None:
+    """The init fields of a dataclass type (an event's), or ``None`` for any other type (and for
+    a dataclass that is also a string, mapping or sequence, which is read as one)."""
+    if not dataclasses.is_dataclass(kind) or issubclass(kind, (str, Mapping, list, tuple)):
+        return None
     return tuple(f.name for f in dataclasses.fields(kind) if f.init)
 
 
@@ -103,11 +118,25 @@ def redact_data(value: Any) -> Any:
     """``value`` with :func:`redact` applied to every string inside it: mapping keys and values,
     list and tuple items, dataclass fields (so an event comes back as an event of its kind).
     Other objects are returned as they are; so is anything that holds no secret (no copy)."""
-    return map_strings(value, redact)
+    return map_strings(value, functools.partial(_redact, forms=secret_forms()))
 
 
 def map_strings(value: Any, change: Callable[[str], str]) -> Any:
     """``value`` with ``change`` applied to every string inside it (see :func:`redact_data`)."""
+    kind: type = type(value)
+    if kind is str:
+        return change(value)
+    if kind in _ATOMS:
+        return value
+    names = _field_names(kind)
+    if names is not None:  # a dataclass (every event is one): the most common case after str
+        changes = {}
+        for name in names:
+            old = getattr(value, name)
+            new = change(old) if type(old) is str else map_strings(old, change)
+            if new is not old:
+                changes[name] = new
+        return dataclasses.replace(value, **changes) if changes else value
     if isinstance(value, str):
         return change(value)
     if isinstance(value, Mapping):
@@ -122,12 +151,4 @@ def map_strings(value: Any, change: Callable[[str], str]) -> Any:
         if isinstance(value, list):
             return items
         return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        changes = {}
-        for name in _field_names(type(value)):
-            old = getattr(value, name)
-            new = map_strings(old, change)
-            if new is not old:
-                changes[name] = new
-        return dataclasses.replace(value, **changes) if changes else value
     return value

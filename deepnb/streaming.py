@@ -1,9 +1,15 @@
 """How a run reads its graph: the stream of ``(namespace, mode, data)`` chunks, on the engine loop.
 
-``astream()`` it is. Driving the synchronous ``stream()`` in a worker thread instead was measured
-(``bench/longrun.py --sync-thread``) and kept out: on a 2,000-step run it took ×1.19 the bare loop's
-time against ×1.18 for this (×1.13 against ×1.24 on 300 steps: within this machine's noise), and
-it cannot run tools or middleware that only have an async implementation.
+``astream()`` it is. Driving the synchronous ``stream()`` in a worker thread instead (its chunks
+handed to the engine loop in batches, Stop acting at the next chunk) is timed by
+``bench/overhead.py`` in the same repeats as the bare ``stream()`` loop. On a 300-step run it
+was not consistently faster: ×1.11 against ×1.16 for this in one run of 5 repeats, ×1.22 against
+×1.16 in the next run of 7 (wall time, medians of per-repeat ratios, on a shared 2-core machine;
+``bench/longrun.py`` had found them within noise too). And it cannot run what only has an async
+implementation: a tool given only a coroutine raises ``NotImplementedError: StructuredTool does
+not support sync invocation`` under ``stream()``, a graph node given only an async function
+``TypeError: No synchronous function provided``. Choosing it per graph (only where every node,
+tool and subagent has a synchronous implementation) would be the way to use it, were it faster.
 """
 
 from __future__ import annotations

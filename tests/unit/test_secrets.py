@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterator, Mapping
+
 import pytest
 
 from deepnb import events as ev
 from deepnb.run import describe_failure
-from deepnb.secrets import REDACTED, redact
+from deepnb.secrets import REDACTED, redact, redact_data
 from deepnb.state import RunState
 from deepnb.views.snapshot import snapshot_bundle
 
@@ -125,3 +128,41 @@ def test_long_secret_in_tool_args_is_not_shown_in_part(monkeypatch: pytest.Monke
     card = state.items[-1]
     assert LONG_SECRET not in card["args_full"]
     assert LONG_SECRET[:12] not in card["args"]
+
+
+def test_redact_data_returns_what_holds_no_secret_as_it_is(secret_env: None) -> None:
+    clean = ev.ToolCallStarted("main", "c1", "ls", {"path": "/", "depth": 2, "all": None})
+    assert redact_data(clean) is clean
+    dirty = ev.ToolCallStarted("main", "c1", "ls", {"path": "/", "key": PLAIN_SECRET})
+    shown = redact_data(dirty)
+    assert type(shown) is ev.ToolCallStarted and shown.args == {"path": "/", "key": "[redacted]"}
+
+
+@dataclasses.dataclass
+class _Pairs(Mapping[str, str]):
+    """A dataclass that is also a mapping: read as a mapping, as before."""
+
+    data: dict[str, str]
+
+    def __getitem__(self, key: str) -> str:
+        return self.data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.data)
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Note:
+    text: str
+    lines: tuple[str, ...] = ()
+
+
+def test_redact_data_reads_odd_types_as_before(secret_env: None) -> None:
+    assert redact_data(_Pairs({"a": PLAIN_SECRET})) == {"a": "[redacted]"}
+    assert redact_data(_Note(f"x {PLAIN_SECRET}", ("a", PLAIN_SECRET))) == _Note(
+        "x [redacted]", ("a", "[redacted]")
+    )
+    assert redact_data(f"BEARER {'t' * 12}") == "BEARER [redacted]"
