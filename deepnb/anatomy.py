@@ -10,7 +10,9 @@ shows as much as a built one; what cannot be read is said in ``notes``. No agent
 
 from __future__ import annotations
 
+import contextlib
 import re
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -162,10 +164,26 @@ def _part(
     )
 
 
+_TOOLS_READ: weakref.WeakKeyDictionary[Any, dict[str, tuple[str, ...]]] = weakref.WeakKeyDictionary()
+"""What :func:`tools_by_agent` read of each compiled graph: a compiled graph does not change, and
+every run of it (a batch's hundred) would read it again, building each tool's schema."""
+
+
 def tools_by_agent(graph: Any) -> dict[str, tuple[str, ...]]:
     """The tools each agent can call: ``"main"`` and each subagent's name → tool names (what a
     run view lists; ``{}`` for a graph that isn't a LangChain agent). Harness profiles are not
-    looked up: their tool exclusions are in the stacks already."""
+    looked up: their tool exclusions are in the stacks already. Read once per graph."""
+    try:
+        return dict(_TOOLS_READ[graph])
+    except (KeyError, TypeError):  # not read yet, or a graph that can't be weakly referenced
+        pass
+    found = _read_tools_by_agent(graph)
+    with contextlib.suppress(TypeError):
+        _TOOLS_READ[graph] = found
+    return dict(found)
+
+
+def _read_tools_by_agent(graph: Any) -> dict[str, tuple[str, ...]]:
     stack = middleware_of(graph, prefer=_rank)
     if stack is None:
         return {}
