@@ -10,7 +10,9 @@ from deepnb import anatomy
 from tests.support.agents import unique
 
 
-def test_the_tools_of_a_graph_are_read_once_however_many_runs_list_them(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_tools_of_a_graph_are_read_once_however_many_runs_list_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     graph = deepnb.agent(unique("tools-once"), model="demo:quickstart").graph
     reads = []
     reading = anatomy._read_tools_by_agent
