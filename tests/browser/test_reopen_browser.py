@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -69,6 +70,10 @@ def snapshot_cells(path: Path) -> list[str]:
     ]
 
 
+CELL_SOURCE = "(el) => el.closest('.jp-CodeCell')?.querySelector('.cm-content')?.textContent"
+"""The source of the code cell an output element is under."""
+
+
 def assert_readable(page: Any, views: tuple[tuple[str, str], ...], artifact: Any = None) -> None:
     """Every view shows its text; nothing says "model not found"; no output box is empty."""
     for index, (source, text) in enumerate(views):
@@ -78,11 +83,21 @@ def assert_readable(page: Any, views: tuple[tuple[str, str], ...], artifact: Any
             output.screenshot(path=str(artifact(f"view-{index}.png")))
     expect(page.get_by_text("model not found")).to_have_count(0)
     expect(page.get_by_text("Error displaying widget")).to_have_count(0)
-    empty = page.evaluate(
-        """() => [...document.querySelectorAll('.jp-Notebook .jp-OutputArea-output')]
-            .filter((el) => !el.innerText.trim() || el.getBoundingClientRect().height < 4)
-            .map((el) => el.closest('.jp-CodeCell')?.querySelector('.cm-content')?.textContent)"""
-    )
+    # JupyterLab draws only the cells near the screen (content-visibility): each output is brought
+    # into view, then given a moment to draw, before it counts as empty.
+    outputs = page.locator(".jp-Notebook .jp-OutputArea-output")
+    empty = []
+    for index in range(outputs.count()):
+        output = outputs.nth(index)
+        output.scroll_into_view_if_needed()
+        try:
+            expect(output).to_contain_text(re.compile(r"\S"), timeout=5_000)
+        except AssertionError:
+            empty.append(output.evaluate(CELL_SOURCE))
+            continue
+        box = output.bounding_box()
+        if box is None or box["height"] < 4:
+            empty.append(output.evaluate(CELL_SOURCE))
     assert not empty, f"empty output boxes under cells: {empty}"
 
 
