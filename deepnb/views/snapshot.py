@@ -107,8 +107,8 @@ def _transcript_html(state: Mapping[str, Any], timeline: Sequence[Mapping[str, A
 def _step_link(state: Mapping[str, Any], step: int | None) -> str:
     if step is None:
         return ""
-    command = escape(fork_command(state["thread_id"], step))
-    return f'<div class="dnb-muted dnb-step-link">step {step} · fork here: <code>{command}</code></div>'
+    command = escape(fork_command(state["thread_id"], step))  # listed in full under the timeline
+    return f'<div class="dnb-muted dnb-step-link" title="{command}">step {step}</div>'
 
 
 def snapshot_html(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]] = ()) -> str:

@@ -6,6 +6,7 @@ the checkpoint each wrote (to fork there). The live view gets :func:`timeline_pa
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -95,7 +96,9 @@ def timeline_payload(records: Sequence[Mapping[str, Any]], *, thread: str) -> di
 
 
 def fork_command(thread: str, step: int) -> str:
-    return f"%deepagent fork -t {thread} --at {step}"
+    """The magic that forks ``thread`` at ``step``, as it can be pasted into a cell (a thread id
+    with spaces or quotes is quoted the way the magic's parser reads it)."""
+    return f"%deepagent fork -t {shlex.quote(thread)} --at {step}"
 
 
 def _summary(records: Sequence[Mapping[str, Any]]) -> str:

@@ -84,8 +84,8 @@ def test_updates_to_displays_of_earlier_cells_are_dropped() -> None:
             "<div>a</div>\n<div>b</div>",
         ),
         (
-            '<div class="dnb-tool">ls</div><div class="dnb-muted dnb-step-link">step 3 · fork here: '
-            "<code>%deepagent fork -t 3f9a0c1b2d4e --at 3</code></div>",
+            '<div class="dnb-tool">ls</div><div class="dnb-muted dnb-step-link" '
+            'title="%deepagent fork -t 3f9a0c1b2d4e --at 3">step 3</div>',
             '<div class="dnb-tool">ls</div>',
         ),
         (

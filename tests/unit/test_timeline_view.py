@@ -8,8 +8,9 @@ import time
 from typing import Any
 
 import deepnb
+from deepnb.magics import parser
 from deepnb.views.snapshot import snapshot_bundle
-from deepnb.views.timeline_view import TIMELINE_BUDGET, timeline_payload
+from deepnb.views.timeline_view import TIMELINE_BUDGET, fork_command, timeline_payload
 from tests.support.agents import scripted, unique
 from tests.support.view_messages import message_size
 
@@ -53,7 +54,7 @@ def test_the_snapshot_draws_the_waterfall_and_lists_the_steps_to_fork() -> None:
     main_calls = [r for r in run.timeline if r["step"] is not None]
     assert main_calls[0]["calls"] == [task_call["call_id"]] and main_calls[1]["calls"] == []
     first, last = (
-        f"step {r['step']} · fork here: <code>%deepagent fork -t {run.thread_id} --at {r['step']}</code>"
+        f'title="%deepagent fork -t {run.thread_id} --at {r["step"]}">step {r["step"]}</div>'
         for r in main_calls
     )
     assert html.count(first) == html.count(last) == 1  # on the task's card, and on the final answer
@@ -151,3 +152,10 @@ def test_a_live_view_gets_the_timeline_with_its_steps_when_the_run_ends() -> Non
         assert message_size(view.timeline) <= 64 * 1024
     finally:
         view.close()
+
+
+def test_a_fork_command_reads_back_as_the_thread_it_names() -> None:
+    for thread in ["3f9a0c1b2d4e", "my thread", 'it\'s "quoted"']:
+        line = fork_command(thread, 4).removeprefix("%deepagent fork ")
+        args = parser.parse(parser.SUBCOMMANDS["fork"], line)
+        assert (args.thread, args.at) == (thread, "4")
