@@ -4,7 +4,7 @@
 import "./dom";
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { saveViewsAsSnapshots, snapshotsOnly } from "../src/lib/saved_snapshots";
+import { deepnbModelIds, saveViewsAsSnapshots, snapshotsOnly } from "../src/lib/saved_snapshots";
 
 const VIEW = "application/vnd.jupyter.widget-view+json";
 const output = (id: string, html = '<div class="deepnb-snapshot">run</div>') => ({
@@ -68,6 +68,23 @@ describe("saved snapshots", () => {
     saveState.emit("started");
     saveState.emit("failed"); // a save that never read the notebook
     assert.equal(viewOf(model.toJSON()).model_id, "a");
+  });
+
+  it("knows deepnb's anywidgets and the layouts it marks with a deepnb- class, live or saved", () => {
+    const model = (fields: Record<string, unknown>) => ({ get: (name: string) => fields[name] });
+    const live = new Map([
+      ["run", model({ _anywidget_id: "deepnb.views.run_view.RunView" })],
+      ["compare", model({ _dom_classes: ["deepnb-compare"] })],
+      ["other", model({ _anywidget_id: "other.Widget", _dom_classes: ["mine"] })],
+      ["box", model({ _dom_classes: [] })],
+    ]);
+    assert.deepEqual([...deepnbModelIds({ _modelsSync: live })].sort(), ["compare", "run"]);
+    const state = {
+      run: { state: { _anywidget_id: "deepnb.views.batch_view.BatchView" } },
+      compare: { state: { _dom_classes: ["deepnb-compare"] } },
+      other: { state: { _dom_classes: ["widget-vbox"] } },
+    };
+    assert.deepEqual([...deepnbModelIds({ get_state_sync: () => ({ state }) })].sort(), ["compare", "run"]);
   });
 
   it("leaves front ends without a notebook alone", () => {

@@ -37,17 +37,23 @@ export interface NotebookManager {
 }
 
 const isDeepnbId = (id: unknown): boolean => String(id || "").startsWith("deepnb.");
+/** A layout deepnb builds from plain ipywidgets (the compare view's columns) is marked by a class. */
+const isDeepnbLayout = (classes: unknown): boolean =>
+  Array.isArray(classes) && classes.some((c) => String(c).startsWith("deepnb-"));
+const isDeepnbModel = (get: (name: string) => unknown): boolean =>
+  isDeepnbId(get("_anywidget_id")) || isDeepnbLayout(get("_dom_classes"));
 
-/** The ids of deepnb's view models the widget manager holds (live, or cut off by a restart). */
+/** The ids of deepnb's view models the widget manager holds (live, or cut off by a restart): its
+ * anywidgets, and the ipywidgets layouts it marks with a `deepnb-` class. */
 export function deepnbModelIds(manager: NotebookManager): Set<string> {
   const ids = new Set<string>();
   const models = manager._modelsSync; // ipywidgets 8: every model by id, synchronously
   if (models instanceof Map) {
-    for (const [id, model] of models) if (isDeepnbId(model.get("_anywidget_id"))) ids.add(id);
+    for (const [id, model] of models) if (isDeepnbModel((name) => model.get(name))) ids.add(id);
     return ids;
   }
   const state = manager.get_state_sync ? manager.get_state_sync({ drop_defaults: true }).state || {} : {};
-  for (const [id, entry] of Object.entries(state)) if (isDeepnbId((entry.state || {})._anywidget_id)) ids.add(id);
+  for (const [id, entry] of Object.entries(state)) if (isDeepnbModel((name) => (entry.state || {})[name])) ids.add(id);
   return ids;
 }
 
