@@ -28,6 +28,7 @@ from deepnb.batch_inputs import BatchInput
 from deepnb.displayable import LiveDisplayable
 from deepnb.errors import DeepnbError
 from deepnb.interrupts import PendingInterrupt
+from deepnb.listeners import Listeners
 from deepnb.run import Run
 from deepnb.safe_display import safe_display
 from deepnb.schema import ENDED
@@ -145,7 +146,7 @@ class Batch(LiveDisplayable):
         self._lock = threading.RLock()
         self._settled = threading.Event()
         self._stopping = False
-        self._listeners: list[Listener] = []
+        self._listeners: Listeners[int] = Listeners()
 
     # -- starting ---------------------------------------------------------------------------
 
@@ -216,20 +217,10 @@ class Batch(LiveDisplayable):
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener(index)`` whenever input ``index``'s row may have changed, and
         ``listener(WHOLE)`` when nothing runs any more (often on the engine thread: keep it quick)."""
-        with self._lock:
-            self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-
-        return unsubscribe
+        return self._listeners.add(listener)
 
     def _notify(self, index: int) -> None:
-        with self._lock:
-            listeners = list(self._listeners)
-        for listener in listeners:
+        for listener in self._listeners.now():
             listener(index)
 
     # -- the contract -----------------------------------------------------------------------

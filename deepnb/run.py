@@ -29,6 +29,7 @@ from deepnb.handles import AgentHandle
 from deepnb.history import model_steps
 from deepnb.interpreter import Interpreter
 from deepnb.interrupts import PendingInterrupt, check_answer
+from deepnb.listeners import Listeners
 from deepnb.recording import RECORDED, Recorded, RunLog, model_profile, record
 from deepnb.safe_display import safe_display
 from deepnb.schema import ENDED, FilePreview, RunStatus, Todo
@@ -75,7 +76,7 @@ class Run(LiveDisplayable):
             agent=redact(workbench.name), thread_id=redact(thread_id), in_state=self._in_state
         )
         self.auto_approve = False
-        self._listeners: list[Listener] = []
+        self._listeners: Listeners[ev.Event] = Listeners()
         self._lock = threading.RLock()
         self._done = threading.Event()
         self._future: concurrent.futures.Future[None] | None = None
@@ -392,15 +393,7 @@ class Run(LiveDisplayable):
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener(event)`` for each event from now on (on the engine thread)."""
-        with self._lock:
-            self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-
-        return unsubscribe
+        return self._listeners.add(listener)
 
     def record(self, path: str | os.PathLike[str], *, force: bool = False, delay: float = 0.0) -> Recorded:
         """Write this run (and the runs before it on its thread) as a replay script at ``path``
@@ -433,7 +426,7 @@ class Run(LiveDisplayable):
             self.state.apply(event)
             if isinstance(event, RECORDED):
                 self.log.append(event)
-            listeners = list(self._listeners)
+            listeners = self._listeners.now()
         for listener in listeners:  # a listener's failure, whatever it raises, is not the run's
             contained(listener, event, what=f"a run listener on {type(event).__name__}")
 
