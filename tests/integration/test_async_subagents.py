@@ -19,15 +19,11 @@ import deepnb
 from deepnb._loop import run_sync
 from deepnb.async_tasks import FIELDS, merge_rows, refresh_async_tasks, remote_agents, task_rows
 from deepnb.errors import DeepnbError
-from deepnb.models.resolve import online_environment
 from deepnb.models.scripted import ScriptedChatModel, parse_script
-from tests.support.servers import AgentServer, agent_server_fixture, free_port
+from tests.support.servers import AgentServer, agent_server_fixture, free_port, offline_client_fixture
 
 TASK_TIMEOUT = 60.0
 PROMPT = "Find out when the launch is."
-
-# Variables that would send traces or API keys out, or pick a model.
-_FOREIGN_ENV = online_environment()
 
 
 # -- the server ------------------------------------------------------------------------------
@@ -40,11 +36,7 @@ def unique(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:8]}"
 
 
-@pytest.fixture(autouse=True)
-def _offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in _FOREIGN_ENV:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+offline_client = offline_client_fixture()
 
 
 # -- the agent -------------------------------------------------------------------------------

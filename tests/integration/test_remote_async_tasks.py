@@ -27,7 +27,7 @@ from deepnb.views.snapshot import snapshot_bundle
 from tests.support.agent_server.key_check import ACCEPTED_KEY
 from tests.support.agent_server.supervisor_graph import NOTIFIED, RESULT
 from tests.support.agents import unique
-from tests.support.servers import FOREIGN_ENV, AgentServer, agent_server_fixture
+from tests.support.servers import AgentServer, agent_server_fixture, offline_client_fixture
 
 WAIT = 60.0
 PROMPT = "Find out when the launch is."
@@ -35,11 +35,7 @@ PROMPT = "Find out when the launch is."
 agent_server = agent_server_fixture(jobs=4)
 
 
-@pytest.fixture(autouse=True)
-def _offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in FOREIGN_ENV:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+offline_client = offline_client_fixture()
 
 
 def supervisor(server: AgentServer, **options: Any) -> RemoteWorkbench:

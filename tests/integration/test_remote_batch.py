@@ -6,24 +6,18 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 import deepnb
 from deepnb._loop import run_sync
 from tests.support.agent_server.researcher_graph import RESULT
 from tests.support.agents import unique
-from tests.support.servers import FOREIGN_ENV, AgentServer, agent_server_fixture
+from tests.support.servers import AgentServer, agent_server_fixture, offline_client_fixture
 
 WAIT = 120.0
 
 agent_server = agent_server_fixture()
 
 
-@pytest.fixture(autouse=True)
-def _offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in FOREIGN_ENV:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+offline_client = offline_client_fixture()
 
 
 def test_map_over_three_inputs_on_a_connected_agent(agent_server: AgentServer) -> None:

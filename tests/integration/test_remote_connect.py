@@ -25,7 +25,12 @@ from deepnb.session import Session
 from deepnb.views.output import run_bundle
 from tests.support.agent_server.key_check import ACCEPTED_KEY
 from tests.support.agents import unique
-from tests.support.servers import FOREIGN_ENV, AgentServer, agent_server_fixture, free_port
+from tests.support.servers import (
+    AgentServer,
+    agent_server_fixture,
+    free_port,
+    offline_client_fixture,
+)
 
 WAIT = 60.0
 RESULT = "Done: the launch is in May, notes in /notes.md."
@@ -35,11 +40,7 @@ RESEARCH_PROMPT = "Write a short report on how coral reefs recover after bleachi
 agent_server = agent_server_fixture()
 
 
-@pytest.fixture(autouse=True)
-def _offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in FOREIGN_ENV:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+offline_client = offline_client_fixture()
 
 
 def connect(server: AgentServer, **options: Any) -> RemoteWorkbench:

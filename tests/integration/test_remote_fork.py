@@ -11,18 +11,14 @@ import deepnb
 from deepnb.errors import DeepnbError
 from deepnb.remote import RemoteWorkbench
 from tests.support.agents import unique
-from tests.support.servers import FOREIGN_ENV, AgentServer, agent_server_fixture
+from tests.support.servers import AgentServer, agent_server_fixture, offline_client_fixture
 
 WAIT = 60.0
 
 agent_server = agent_server_fixture()
 
 
-@pytest.fixture(autouse=True)
-def _offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in FOREIGN_ENV:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+offline_client = offline_client_fixture()
 
 
 def connect(server: AgentServer) -> RemoteWorkbench:

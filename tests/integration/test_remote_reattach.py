@@ -16,13 +16,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import deepnb
 from deepnb._loop import run_sync
 from deepnb.remote import RemoteWorkbench
 from tests.support.agents import unique
-from tests.support.servers import FOREIGN_ENV, AgentServer, agent_server_fixture, server_env, start
+from tests.support.servers import (
+    AgentServer,
+    agent_server_fixture,
+    offline_client_fixture,
+    server_env,
+    start,
+)
 
 WAIT = 60.0
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,11 +52,7 @@ os._exit(0)  # the kernel dies: no clean-up, no cancel
 """
 
 
-@pytest.fixture(autouse=True)
-def _offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in FOREIGN_ENV:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+offline_client = offline_client_fixture()
 
 
 def kernel_that_dies(url: str, prompt: str, *, after_tool: str) -> str:

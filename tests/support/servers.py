@@ -138,3 +138,16 @@ def agent_server_fixture(*, jobs: int = 10) -> Callable[..., Iterator[AgentServe
             server.stop()
 
     return agent_server
+
+
+def offline_client_fixture() -> Callable[..., None]:
+    """An autouse fixture for a module whose tests are clients of servers on 127.0.0.1: no model
+    choice, key or tracing switch from the environment reaches them, and no proxy sits between."""
+
+    @pytest.fixture(autouse=True)
+    def offline_client(monkeypatch: pytest.MonkeyPatch) -> None:
+        for name in FOREIGN_ENV:
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+
+    return offline_client
