@@ -118,16 +118,52 @@ MODEL = "model"
 """The node of a deep agent (``create_agent``) that calls the model: each of its writes is a turn."""
 
 
-def model_steps(snapshots: Sequence[Any], since: str | None) -> list[tuple[int, str]]:
+Written = tuple[int, str, frozenset[str]]
+"""A checkpoint as :func:`model_steps` reads it: its step, its id, and the nodes that wrote it."""
+
+
+def model_steps(written: Sequence[Written], since: str | None) -> list[tuple[int, str]]:
     """The (step, checkpoint id) of each checkpoint the model node wrote after checkpoint
     ``since`` (``None``: from the thread's start), oldest first: a run's model turns, in order.
-    ``snapshots`` are the thread's newest first, down to ``since`` at least."""
+    ``written`` are the thread's checkpoints, newest first, down to ``since`` at least."""
     found: list[tuple[int, str]] = []
-    for snapshot, older in pairs(snapshots):
-        configurable = (snapshot.config or {}).get("configurable", {})
-        if since is not None and configurable.get("checkpoint_id") == since:
+    for step, checkpoint_id, nodes in written:
+        if since is not None and checkpoint_id == since:
             break
-        if writer(older).split(", ")[0] == MODEL:
-            step = int((snapshot.metadata or {}).get("step", 0))
-            found.append((step, str(configurable.get("checkpoint_id"))))
+        if MODEL in nodes:
+            found.append((step, checkpoint_id))
     return found[::-1]
+
+
+def written_from_checkpoints(checkpoints: Sequence[Any]) -> list[Written]:
+    """:data:`Written` for a saver's ``CheckpointTuple``s (newest first), from each checkpoint's
+    ``versions_seen``: a node that ran has seen new versions. No state is rebuilt (rebuilding
+    every step's messages grows with the square of the thread's length)."""
+    return [
+        (
+            int((newer.metadata or {}).get("step", 0)),
+            str((newer.config or {}).get("configurable", {}).get("checkpoint_id")),
+            frozenset(ran(older.checkpoint, newer.checkpoint)) if older is not None else frozenset({INPUT}),
+        )
+        for newer, older in pairs(checkpoints)
+    ]
+
+
+def written_from_snapshots(snapshots: Sequence[Any]) -> list[Written]:
+    """:data:`Written` for ``StateSnapshot``s (newest first, as a server's thread history gives
+    them): the nodes the snapshot before had to run."""
+    return [
+        (
+            int((snapshot.metadata or {}).get("step", 0)),
+            str((snapshot.config or {}).get("configurable", {}).get("checkpoint_id")),
+            frozenset(writer(older).split(", ")),
+        )
+        for snapshot, older in pairs(snapshots)
+    ]
+
+
+def ran(older: Mapping[str, Any], newer: Mapping[str, Any]) -> set[str]:
+    """The nodes that ran between two checkpoints (LangGraph ``Checkpoint`` dicts): those whose
+    seen channel versions changed."""
+    before, after = older.get("versions_seen") or {}, newer.get("versions_seen") or {}
+    return {node for node, seen in after.items() if seen != before.get(node)}

@@ -26,7 +26,7 @@ from deepnb.files.files import Files
 from deepnb.files.hold import settled
 from deepnb.graph_input import output_of, speaks_messages
 from deepnb.handles import AgentHandle
-from deepnb.history import model_steps
+from deepnb.history import model_steps, written_from_checkpoints, written_from_snapshots
 from deepnb.interpreter import Interpreter
 from deepnb.interrupts import PendingInterrupt, check_answer
 from deepnb.listeners import Listeners
@@ -565,21 +565,35 @@ async def _model_steps(
     graph: Any, config: Mapping[str, Any], since: str | None, turns: int
 ) -> list[tuple[int, str]]:
     """The (step, checkpoint id) of the ``turns`` model turns the run wrote, read once when it
-    ends: the thread's newest checkpoints down to ``since`` (where the run started)."""
+    ends: the thread's newest checkpoints down to ``since`` (where the run started). A local
+    graph's are listed from its saver; a server's come from its thread history."""
     if not speaks_messages(graph):
         return []
-    snapshots: list[Any] = []
+    saver: Any = getattr(graph, "checkpointer", None)
     limit = CHECKPOINTS_PER_TURN * turns + 20
     try:
-        async for snapshot in graph.aget_state_history(config, limit=limit):
-            snapshots.append(snapshot)
-            configurable = (snapshot.config or {}).get("configurable", {})
-            if since is not None and configurable.get("checkpoint_id") == since:
-                break
+        if hasattr(saver, "alist"):
+            own = {"configurable": {**config["configurable"], "checkpoint_ns": ""}}  # not subgraphs'
+            listed = await _down_to(saver.alist(own, limit=limit), since)
+            written = written_from_checkpoints(listed)
+        else:
+            snapshots = await _down_to(graph.aget_state_history(config, limit=limit), since)
+            written = written_from_snapshots(snapshots)
     except Exception:  # the steps only serve "fork here": an unreadable history is no failure
         log.debug("deepnb: could not read the checkpoints of a run's steps", exc_info=True)
         return []
-    return model_steps(snapshots, since)[-turns:]  # the newest: the run's own, where `since` was not reached
+    return model_steps(written, since)[-turns:]  # the newest: the run's own, where `since` was not reached
+
+
+async def _down_to(checkpoints: Any, since: str | None) -> list[Any]:
+    """Checkpoints or snapshots of an async iterator (newest first), down to checkpoint ``since``."""
+    found: list[Any] = []
+    async for checkpoint in checkpoints:
+        found.append(checkpoint)
+        configurable = (checkpoint.config or {}).get("configurable", {})
+        if since is not None and configurable.get("checkpoint_id") == since:
+            break
+    return found
 
 
 def _previews(

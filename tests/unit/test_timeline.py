@@ -68,6 +68,21 @@ def test_the_timeline_of_a_second_run_maps_only_its_own_steps() -> None:
     assert steps and min(steps) > max(r["step"] for r in first.timeline if r["step"] is not None)
 
 
+def test_the_steps_are_read_from_the_saver_without_rebuilding_each_steps_state(monkeypatch) -> None:
+    """Rebuilding every checkpoint's state to find the model's steps cost seconds at a run's
+    end and grew with the square of its length: the steps come from the saver's listing."""
+    workbench = deepnb.agent(name=unique("timeline3"), model=scripted(AGENTS, delay=0))
+
+    def rebuilt(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("a run's end rebuilt the state of every step")
+
+    monkeypatch.setattr(type(workbench.graph), "aget_state_history", rebuilt)
+    run = workbench.run("go")
+    assert run.status == "done", run.error
+    steps = [r["step"] for r in run.timeline if r["agent"] == "main" and r["kind"] == "model"]
+    assert len(steps) == 2 and None not in steps and steps == sorted(steps)
+
+
 def test_an_open_call_has_no_end_and_a_resume_restarts_the_main_agents_clock() -> None:
     timeline = Timeline()
     timeline.note(ev.RunStarted(ev.MAIN, "t", "go"), 10.0)
