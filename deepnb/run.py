@@ -506,18 +506,29 @@ class Run(LiveDisplayable):
             self.emit(ev.RunFailed(ev.MAIN, describe_failure(exc, tools=tools), calls))
         finally:
             self._resuming = False
-            self.checkpoint_after = await _latest_checkpoint(graph, config)
+            await self._read_end(graph, config)
             with self._lock:
-                turns = self._timeline.main_turns
-            steps = await _model_steps(graph, config, self.checkpoint_before, turns) if turns else []
-            with self._lock:
-                self._timeline.map_steps(steps)
                 ended = list(self._ended)
             if not paused:
                 self.workbench.release_thread(self)
             self._done.set()
             for callback in ended:
                 contained(callback, what="a run's end callback")
+
+    async def _read_end(self, graph: Any, config: Mapping[str, Any]) -> None:
+        """Read where the run ended: its last checkpoint and the steps its model turns wrote
+        (for "fork here"). A failed read, or a Stop while they are read, leaves them unknown;
+        the run ends all the same."""
+        try:
+            self.checkpoint_after = await _latest_checkpoint(graph, config)
+            with self._lock:
+                turns = self._timeline.main_turns
+            steps = await _model_steps(graph, config, self.checkpoint_before, turns) if turns else []
+        except (Exception, asyncio.CancelledError):
+            log.debug("deepnb: could not read where %s ended", self.id, exc_info=True)
+            return
+        with self._lock:
+            self._timeline.map_steps(steps)
 
     def _announce_given(self, graph: Any, values: Mapping[str, Any]) -> None:
         """Say what the agents were given: the tools each can call (read from the graph), and
@@ -546,12 +557,8 @@ class Run(LiveDisplayable):
 
 
 async def _latest_checkpoint(graph: Any, config: Mapping[str, Any]) -> str | None:
-    """The id of the thread's latest checkpoint, or ``None`` where it cannot be read."""
-    try:
-        snapshot = await graph.aget_state(config)
-    except (Exception, asyncio.CancelledError):  # a run's end never fails for it (a cancelled read too)
-        log.debug("deepnb: could not read the checkpoint a run ended at", exc_info=True)
-        return None
+    """The id of the thread's latest checkpoint, or ``None`` where there is none."""
+    snapshot = await graph.aget_state(config)
     configurable = (snapshot.config or {}).get("configurable", {}) if snapshot is not None else {}
     return configurable.get("checkpoint_id")
 
@@ -571,17 +578,11 @@ async def _model_steps(
         return []
     saver: Any = getattr(graph, "checkpointer", None)
     limit = CHECKPOINTS_PER_TURN * turns + 20
-    try:
-        if hasattr(saver, "alist"):
-            own = {"configurable": {**config["configurable"], "checkpoint_ns": ""}}  # not subgraphs'
-            listed = await _down_to(saver.alist(own, limit=limit), since)
-            written = written_from_checkpoints(listed)
-        else:
-            snapshots = await _down_to(graph.aget_state_history(config, limit=limit), since)
-            written = written_from_snapshots(snapshots)
-    except Exception:  # the steps only serve "fork here": an unreadable history is no failure
-        log.debug("deepnb: could not read the checkpoints of a run's steps", exc_info=True)
-        return []
+    if hasattr(saver, "alist"):
+        own = {"configurable": {**config["configurable"], "checkpoint_ns": ""}}  # not subgraphs'
+        written = written_from_checkpoints(await _down_to(saver.alist(own, limit=limit), since))
+    else:
+        written = written_from_snapshots(await _down_to(graph.aget_state_history(config, limit=limit), since))
     return model_steps(written, since)[-turns:]  # the newest: the run's own, where `since` was not reached
 
 

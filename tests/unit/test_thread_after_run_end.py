@@ -17,15 +17,19 @@ from tests.support.agents import scripted, unique
 SCRIPT = {"main": [{"turns": [{"text": "first answer"}]}]}
 
 
-@pytest.fixture
-def slow_ending(monkeypatch: pytest.MonkeyPatch) -> None:
+def _slow_steps(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
     reading = run_module._model_steps
 
     async def slowly(*args: Any, **kwargs: Any) -> Any:
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(seconds)
         return await reading(*args, **kwargs)
 
     monkeypatch.setattr(run_module, "_model_steps", slowly)
+
+
+@pytest.fixture
+def slow_ending(monkeypatch: pytest.MonkeyPatch) -> None:
+    _slow_steps(monkeypatch, 0.5)
 
 
 def _ended(run: Any) -> None:
@@ -49,3 +53,16 @@ def test_resume_right_after_the_end_has_nothing_to_resume(slow_ending: None) -> 
     _ended(first)
     with pytest.raises(DeepnbError, match="nothing to resume"):
         bench.resume(first.thread_id)
+
+
+def test_stop_while_a_run_reads_its_end_ends_it_at_once_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stop reaching a run that is done but still reading its steps cancelled that read and left
+    the run never ended: its cell and ``wait()`` hung."""
+    _slow_steps(monkeypatch, 60)
+    bench = deepnb.agent(unique("ending"), model=scripted(SCRIPT))
+    first = bench.start("one", new_thread=True)
+    _ended(first)
+    first.stop()
+    assert first.wait(10).status == "done" and first.result == "first answer"
+    monkeypatch.undo()
+    assert bench.start("two", thread=first.thread_id).wait(30).status == "done"  # the thread is free
