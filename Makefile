@@ -91,8 +91,27 @@ check-unit-shell:
 check-security:
 	$(BIN)/python -m pytest -q tests/security -m "not kernel and not browser and not binder"
 
+# The whole suite in three parts side by side: most of its time goes on waiting for kernels,
+# browsers and servers, so the parts overlap well even on two cores. Each part has its own
+# temporary folder (pytest prunes old numbered ones, another part's included) and cache; its
+# output is printed when it ends, and any part failing fails the target.
+TEST_PARTS := test-browsers-security test-notebooks-kernels test-units-integration
+.PHONY: $(TEST_PARTS)
 test: $(VENV)/.installed-test chromium agent-server lint $(NODE_MODULES) $(WIDGET_BUNDLE)
-	$(BIN)/python -m pytest
+	@$(MAKE) --no-print-directory -j3 --output-sync=target $(TEST_PARTS)
+
+PYTEST_PART = d=$$(mktemp -d -t deepnb-$@-XXXXXX); \
+	$(BIN)/python -m pytest --basetemp=$$d -o cache_dir=.pytest_cache/$@ $(1); \
+	status=$$?; rm -rf $$d; exit $$status
+
+test-browsers-security:
+	@$(call PYTEST_PART,tests/browser tests/security)
+
+test-notebooks-kernels:
+	@$(call PYTEST_PART,notebooks tests/notebooks tests/kernel)
+
+test-units-integration:
+	@$(call PYTEST_PART,tests/unit tests/shell tests/integration)
 
 bench: $(VENV)/.installed-test agent-server
 	$(BIN)/python bench/overhead.py
