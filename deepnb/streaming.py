@@ -4,8 +4,9 @@
 handed to the engine loop in batches, Stop acting at the next chunk) is timed by
 ``bench/overhead.py`` in the same repeats as the bare ``stream()`` loop. On a 300-step run it
 was not consistently faster: ×1.11 against ×1.16 for this in one run of 5 repeats, ×1.22 against
-×1.16 in the next run of 7 (wall time, medians of per-repeat ratios, on a shared 2-core machine;
-``bench/longrun.py`` had found them within noise too). And it cannot run what only has an async
+×1.16 in the next run of 7, ×1.16 against ×1.38 in a later run of 7 (wall time, medians of
+per-repeat ratios, on a shared 2-core machine); on a 1,200-step run it was slower (47.0 s against
+41.5 s), and ``bench/longrun.py`` had found them within noise. And it cannot run what only has an async
 implementation: a tool given only a coroutine raises ``NotImplementedError: StructuredTool does
 not support sync invocation`` under ``stream()``, a graph node given only an async function
 ``TypeError: No synchronous function provided``. Choosing it per graph (only where every node,
