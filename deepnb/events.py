@@ -16,6 +16,8 @@ from deepnb.schema import FilePreview
 
 STREAM_MODES = ("updates", "messages", "tasks", "custom")
 MAIN = "main"
+MODEL_NODE = "model"
+"""The node of a deep agent (``create_agent``) that calls the model: each of its writes is a turn."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +43,8 @@ class ModelTurn(Event):
     tool_calls: tuple[Mapping[str, Any], ...] = ()
     input_tokens: int = 0
     output_tokens: int = 0
+    step: int | None = None
+    """For the main agent's model node: the thread's step (checkpoint) the turn wrote."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,6 +300,8 @@ class EventTranslator:
 
     _seen_turns: set[str] = field(default_factory=set)
     """Ids of AI messages already reported: a resumed approval re-sends the message it held."""
+    _model_step: int | None = None
+    """The LangGraph step the main agent's model node streams in (from the messages' metadata)."""
     _by_call: dict[str, str] = field(default_factory=dict)
     """``task`` tool call id → path, so a subagent re-run after an approval keeps its path."""
     _call_tasks: dict[str, str] = field(default_factory=dict)
@@ -347,9 +353,13 @@ class EventTranslator:
             yield Custom(agent, data)
 
     def _message(self, agent: str, data: Any) -> Iterator[Event]:
-        message, _metadata = data
+        message, metadata = data
         if getattr(message, "type", None) != "AIMessageChunk":
             return
+        node = metadata.get("langgraph_node") if isinstance(metadata, Mapping) else None
+        if agent == self.main and node == MODEL_NODE:
+            step = metadata.get("langgraph_step")  # the step of the checkpoint the node writes
+            self._model_step = step if isinstance(step, int) else None
         text = message_text(message.content)
         if text:
             yield TextDelta(agent, text)
@@ -388,7 +398,8 @@ class EventTranslator:
                 inp, out = _usage(message)
                 if inp:
                     self._last_input[agent] = inp
-                yield ModelTurn(agent, message_text(message.content), calls, inp, out)
+                step = self._model_step if agent == self.main and node == MODEL_NODE else None
+                yield ModelTurn(agent, message_text(message.content), calls, inp, out, step)
                 for call in calls:
                     yield ToolCallStarted(agent, str(call.get("id")), call["name"], call["args"])
             elif kind == "tool":

@@ -26,7 +26,6 @@ from deepnb.files.files import Files
 from deepnb.files.hold import settled
 from deepnb.graph_input import output_of, speaks_messages
 from deepnb.handles import AgentHandle
-from deepnb.history import model_steps, written_from_checkpoints, written_from_snapshots
 from deepnb.interpreter import Interpreter
 from deepnb.interrupts import PendingInterrupt, check_answer
 from deepnb.listeners import Listeners
@@ -435,18 +434,18 @@ class Run(LiveDisplayable):
         """One record per model call and per tool call: ``kind``, ``agent`` (path),
         ``agent_name``, ``name`` (the tool), ``start`` and ``end`` (seconds from the run's start),
         ``latency``, ``tokens_in``/``tokens_out`` (model calls), and for the main agent's model
-        calls the ``step`` and ``checkpoint`` each wrote (once the run ended: fork there)."""
+        calls the thread's ``step`` each wrote (fork there: ``%deepagent fork --at STEP``)."""
         with self._lock:
             return self._timeline.records()
 
     @property
-    def timeline_version(self) -> tuple[int, int]:
-        """Changes whenever the timeline does (a call came or ended, the steps were mapped)."""
+    def timeline_version(self) -> int:
+        """Changes whenever the timeline does (a call came or ended)."""
         return self._timeline.version
 
     def when_ended(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` (on the engine's thread) each time the run stops running: it ended
-        or paused, its checkpoints and the timeline's steps known."""
+        or paused, the checkpoint it ended at known."""
         with self._lock:
             self._ended.append(callback)
 
@@ -516,19 +515,12 @@ class Run(LiveDisplayable):
                 contained(callback, what="a run's end callback")
 
     async def _read_end(self, graph: Any, config: Mapping[str, Any]) -> None:
-        """Read where the run ended: its last checkpoint and the steps its model turns wrote
-        (for "fork here"). A failed read, or a Stop while they are read, leaves them unknown;
-        the run ends all the same."""
+        """Read the checkpoint the run ended at. A failed read, or a Stop while it is read,
+        leaves it unknown; the run ends all the same."""
         try:
             self.checkpoint_after = await _latest_checkpoint(graph, config)
-            with self._lock:
-                turns = self._timeline.main_turns
-            steps = await _model_steps(graph, config, self.checkpoint_before, turns) if turns else []
         except (Exception, asyncio.CancelledError):
             log.debug("deepnb: could not read where %s ended", self.id, exc_info=True)
-            return
-        with self._lock:
-            self._timeline.map_steps(steps)
 
     def _announce_given(self, graph: Any, values: Mapping[str, Any]) -> None:
         """Say what the agents were given: the tools each can call (read from the graph), and
@@ -561,40 +553,6 @@ async def _latest_checkpoint(graph: Any, config: Mapping[str, Any]) -> str | Non
     snapshot = await graph.aget_state(config)
     configurable = (snapshot.config or {}).get("configurable", {}) if snapshot is not None else {}
     return configurable.get("checkpoint_id")
-
-
-CHECKPOINTS_PER_TURN = 10
-"""Checkpoints read back per model turn of the main agent, at most, to find the steps a run wrote
-(a deep agent's turn writes a few: the model, its middleware, the tools)."""
-
-
-async def _model_steps(
-    graph: Any, config: Mapping[str, Any], since: str | None, turns: int
-) -> list[tuple[int, str]]:
-    """The (step, checkpoint id) of the ``turns`` model turns the run wrote, read once when it
-    ends: the thread's newest checkpoints down to ``since`` (where the run started). A local
-    graph's are listed from its saver; a server's come from its thread history."""
-    if not speaks_messages(graph):
-        return []
-    saver: Any = getattr(graph, "checkpointer", None)
-    limit = CHECKPOINTS_PER_TURN * turns + 20
-    if hasattr(saver, "alist"):
-        own = {"configurable": {**config["configurable"], "checkpoint_ns": ""}}  # not subgraphs'
-        written = written_from_checkpoints(await _down_to(saver.alist(own, limit=limit), since))
-    else:
-        written = written_from_snapshots(await _down_to(graph.aget_state_history(config, limit=limit), since))
-    return model_steps(written, since)[-turns:]  # the newest: the run's own, where `since` was not reached
-
-
-async def _down_to(checkpoints: Any, since: str | None) -> list[Any]:
-    """Checkpoints or snapshots of an async iterator (newest first), down to checkpoint ``since``."""
-    found: list[Any] = []
-    async for checkpoint in checkpoints:
-        found.append(checkpoint)
-        configurable = (checkpoint.config or {}).get("configurable", {})
-        if since is not None and configurable.get("checkpoint_id") == since:
-            break
-    return found
 
 
 def _previews(

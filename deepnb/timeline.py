@@ -4,8 +4,8 @@
 Times are taken as the events are emitted (one ``time.monotonic()`` per event, in ``Run.emit``).
 A model call starts when its agent was last ready to call it — the run's (or the subagent's)
 start, or the end of its previous model call or tool call — and ends with its ``ModelTurn``.
-The main agent's model calls also carry the step and checkpoint they wrote, once the run ended
-(:func:`deepnb.history.model_steps`), so a fork can start there.
+The main agent's model calls also carry the thread's step they wrote (from the stream, as the
+call ends), so a fork can start there: ``%deepagent fork -t THREAD --at STEP``.
 """
 
 from __future__ import annotations
@@ -33,8 +33,7 @@ class TimelineRecord(TypedDict):
     tokens_in: int
     tokens_out: int
     step: int | None
-    """For the main agent's model calls: the thread's step (checkpoint) it wrote, once known."""
-    checkpoint: str | None
+    """For the main agent's model calls: the thread's step (checkpoint) it wrote."""
     call_id: str
     """A tool call's id (empty for a model call)."""
     calls: list[str]
@@ -56,7 +55,6 @@ class Timeline:
         self._records: list[TimelineRecord] = []
         self._main_turns: list[TimelineRecord] = []
         self._changes = 0
-        self._mapped = 0
 
     def note(self, event: ev.Event, now: float) -> None:
         """Take ``event``, emitted at ``now`` (``time.monotonic()``)."""
@@ -72,6 +70,7 @@ class Timeline:
             record["tokens_in"], record["tokens_out"] = event.input_tokens, event.output_tokens
             record["calls"] = [str(call.get("id") or "") for call in event.tool_calls]
             if event.agent == ev.MAIN:
+                record["step"] = event.step
                 self._main_turns.append(record)
             self._ready[event.agent] = at
         elif isinstance(event, ev.ToolCallStarted):
@@ -100,24 +99,16 @@ class Timeline:
             tokens_in=0,
             tokens_out=0,
             step=None,
-            checkpoint=None,
             call_id="",
             calls=[],
         )
         self._records.append(record)
         return record
 
-    def map_steps(self, steps: list[tuple[int, str]]) -> None:
-        """Give the main agent's model calls the (step, checkpoint id) each wrote, oldest first
-        (fewer steps than calls: a stopped run's last call wrote none, so the first ones match)."""
-        for record, (step, checkpoint) in zip(self._main_turns, steps, strict=False):
-            record["step"], record["checkpoint"] = step, checkpoint
-        self._mapped += 1
-
     @property
-    def version(self) -> tuple[int, int]:
-        """Changes with every call that came or ended, and every mapping of the steps."""
-        return (self._changes, self._mapped)
+    def version(self) -> int:
+        """Changes with every call that came or ended."""
+        return self._changes
 
     @property
     def main_turns(self) -> int:

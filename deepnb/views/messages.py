@@ -38,13 +38,13 @@ RUN_MESSAGES: Kinds = {
     "always": {"interrupt_id": TEXT, "index": INT, "tool": TEXT},
     "approve_all": {"interrupt_id": TEXT},
     "answer": {"interrupt_id": TEXT, "value": JSON},
-    "fork": {"checkpoint": TEXT},
+    "fork": {"step": INT},
 }
 """What the run view's front-end sends: Stop, a resync, the whole of a folded transcript, a file
 to show, the thread switcher's list and one thread to show, the async tasks' refresh, the
 approval cards' decisions, a raw interrupt's answer (its ``value`` is checked to be JSON data
 by :func:`deepnb.interrupts.check_answer_card`), and "fork here" on a step of the timeline (its
-``checkpoint`` must be one the run wrote)."""
+``step`` must be one the run wrote)."""
 
 SEQ = (str, int)
 FILES_MESSAGES: Kinds = {

@@ -133,7 +133,7 @@ class RunView(anywidget.AnyWidget):
     )
     timeline = t.Dict(
         help="The waterfall of model and tool calls: {thread, lanes: [{agent, label}], bars: [{kind, lane, "
-        "name, start, end, label, step?, checkpoint?}], total, left_out} (deepnb.views.timeline_view)."
+        "name, start, end, label, step?}], total, left_out} (deepnb.views.timeline_view)."
     ).tag(sync=True)
 
     def __init__(self, run: Run, *, live_controls: bool = True, **kwargs: Any) -> None:
@@ -158,7 +158,7 @@ class RunView(anywidget.AnyWidget):
         self.flushes = 0
         self._note_sent(run.state, state)
         self._full_version: int | None = None
-        self._timeline_sent: tuple[int, int] | None = None
+        self._timeline_sent: int | None = None
         self._timeline_at = 0.0
         self._throttle = Throttle(self._flush)
         self._sync_timeline()
@@ -354,7 +354,7 @@ class RunView(anywidget.AnyWidget):
                 check_answer_card(content, self._pending())
             if kind == "show_thread" and not content.get("thread_id"):
                 raise DeepnbError("show_thread names no thread_id.")
-            step = self._step_of(content.get("checkpoint")) if kind == "fork" else None
+            step = self._own_step(content.get("step")) if kind == "fork" else None
         except DeepnbError as exc:
             self._refuse(_card_key(content), str(exc))
             return
@@ -381,22 +381,20 @@ class RunView(anywidget.AnyWidget):
         elif kind in ("threads", "show_thread"):
             self.send(self._thread_message(kind, content))
         elif kind == "fork" and step is not None:
-            self.send(self._fork(content["checkpoint"], step))
+            self.send(self._fork(step))
 
-    def _step_of(self, checkpoint: Any) -> int:
-        """The step a checkpoint of this run's timeline is; refused unless the run wrote it."""
-        for record in self.run.timeline if isinstance(checkpoint, str) else ():
-            if record["checkpoint"] == checkpoint and record["step"] is not None:
-                return record["step"]
-        raise DeepnbError("Refused a 'fork' message: its checkpoint is not a step this run wrote.")
+    def _own_step(self, step: Any) -> int:
+        """``step``, refused unless it is a step the run's main agent wrote (on its timeline)."""
+        if step not in {record["step"] for record in self.run.timeline if record["step"] is not None}:
+            raise DeepnbError("Refused a 'fork' message: its step is not one this run wrote.")
+        return int(step)
 
-    def _fork(self, checkpoint: str, step: int) -> dict[str, Any]:
+    def _fork(self, step: int) -> dict[str, Any]:
         """Fork the run's thread at one of the steps it wrote; the reply names the new thread."""
-        reply: dict[str, Any] = {"type": "forked", "checkpoint": checkpoint, "step": step}
-        reply.update(thread_id="", error="")
+        reply: dict[str, Any] = {"type": "forked", "step": step, "thread_id": "", "error": ""}
         session = cast(Session, self.run.workbench)
         try:
-            reply["thread_id"] = session.fork(self.run.thread_id, checkpoint)
+            reply["thread_id"] = session.fork(self.run.thread_id, step)
         except DeepnbError as exc:
             reply["error"] = redact(str(exc))
         return reply

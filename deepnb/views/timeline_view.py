@@ -1,6 +1,6 @@
 """A run's timeline as a waterfall: a lane per agent (the main agent first, each subagent on its
-own), a bar per model call and per tool call over the run's time, and the main agent's steps with
-the checkpoint each wrote (to fork there). The live view gets :func:`timeline_payload` (drawn in
+own), a bar per model call and per tool call over the run's time, and the main agent's steps
+with the thread's step each wrote (to fork there). The live view gets :func:`timeline_payload` (drawn in
 ``widgets/src/run/timeline.ts``); the static snapshot :func:`timeline_html` (an SVG) and
 :func:`timeline_lines`. Every name is escaped."""
 
@@ -53,7 +53,7 @@ def _compact(record: Mapping[str, Any], lane: int) -> dict[str, Any]:
         "label": _label(record),
     }
     if record.get("step") is not None:
-        bar["step"], bar["checkpoint"] = record["step"], record["checkpoint"]
+        bar["step"] = record["step"]
         bar["item"] = step_item(record)
     return bar
 

@@ -1,6 +1,6 @@
 """The run view's timeline in a real browser (headless Chromium, no Jupyter server): the built
 bundle draws the waterfall from a stand-in model (a lane per agent, a labelled bar per call), "Fork
-here" on a step sends the step's checkpoint, and the kernel's answer shows the new thread's line."""
+here" on a step sends the step, and the kernel's answer shows the new thread's line."""
 
 from __future__ import annotations
 
@@ -22,7 +22,6 @@ BARS = [
         "start": 0.0,
         "end": 1.2,
         "step": 1,
-        "checkpoint": "cp-1",
         "item": "tool-c1",
         "label": "model call · main · 1.20 s · 300 in / 20 out · step 1",
     },
@@ -57,7 +56,6 @@ BARS = [
         "start": 3.0,
         "end": 3.5,
         "step": 5,
-        "checkpoint": "cp-5",
         "item": "final",
         "label": "model call · main · 0.50 s · 400 in / 30 out · step 5",
     },
@@ -128,9 +126,9 @@ def test_the_timeline_draws_bars_and_fork_here_names_the_new_thread(page: Any) -
     expect(forks).to_have_count(2)
     forks.nth(1).click()
     sent = page.evaluate("window.model.sent.filter(m => m.type === 'fork')")
-    assert sent == [{"type": "fork", "checkpoint": "cp-5"}]
+    assert sent == [{"type": "fork", "step": 5}]
     expect(page.get_by_role("status", name="Fork")).to_have_text("Forking…")
-    answer = {"type": "forked", "checkpoint": "cp-5", "step": 5, "thread_id": "abc123def456", "error": ""}
+    answer = {"type": "forked", "step": 5, "thread_id": "abc123def456", "error": ""}
     page.evaluate(f"for (const fn of window.model.handlers['msg:custom'] || []) fn({json.dumps(answer)})")
     expect(page.get_by_role("status", name="Fork")).to_have_text(
         "New thread abc123def456 from step 5: continue with %%deepagent -t abc123def456"
@@ -143,7 +141,7 @@ def test_the_timeline_draws_bars_and_fork_here_names_the_new_thread(page: Any) -
     expect(chip).to_be_visible()
     chip.click()
     sent = page.evaluate("window.model.sent.filter(m => m.type === 'fork')")
-    assert sent[-1] == {"type": "fork", "checkpoint": "cp-1"}
+    assert sent[-1] == {"type": "fork", "step": 1}
     assert page.get_by_role("button", name="step 5 · fork here").count() == 0  # no final answer yet
     text_item = {"kind": "text", "id": "t9", "agent": "main", "text": "Done.", "html": "<p>Done.</p>"}
     page.evaluate(f"window.model.update({{items: [...window.model.traits.items, {json.dumps(text_item)}]}})")

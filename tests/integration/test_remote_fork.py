@@ -37,9 +37,9 @@ def test_a_server_thread_forks_at_a_step_and_goes_on_from_there(agent_server: Ag
     history = bench.history(run.thread_id)
     messages = _messages(bench, run.thread_id)
     first_turn = min((s for s in history if s.next == ("tools",)), key=lambda s: s.step)
-    by_id = {step.checkpoint_id: step for step in history}
+    by_step = {step.step: step for step in history}
     turns = [r for r in run.timeline if r["agent"] == "main" and r["kind"] == "model"]
-    assert turns and all(by_id[r["checkpoint"]].node == "model" for r in turns)  # "fork here" on a server
+    assert turns and all(by_step[r["step"]].node == "model" for r in turns)  # "fork here" on a server
 
     forked = bench.fork(run.thread_id, first_turn.step)
     assert forked != run.thread_id and forked in {t.thread_id for t in bench.threads()}

@@ -58,7 +58,7 @@ VALID: dict[str, dict[str, Any]] = {
     "always": {"type": "always", "interrupt_id": IID, "index": 0, "tool": "write_file"},
     "approve_all": {"type": "approve_all", "interrupt_id": IID},
     "answer": {"type": "answer", "interrupt_id": IID, "value": "yes"},
-    "fork": {"type": "fork", "checkpoint": "c"},
+    "fork": {"type": "fork", "step": 2},
 }
 """One well-formed message of each kind the run view accepts (``answer`` answers a raw interrupt:
 tests/security/test_answer_messages.py forges it against one)."""
@@ -89,7 +89,14 @@ FORGED: dict[str, list[tuple[str, Any]]] = {
     "path": [("int", 5), ("list", ["/a.md"]), ("object", {"path": "/a.md"})],
     "thread_id": [("missing", ...), ("int", 5), ("list", ["t"])],
     "value": [("missing", ...), ("set", {1}), ("nan", float("nan"))],
-    "checkpoint": [("missing", ...), ("int", 5), ("unknown", "not-a-step-of-this-run"), ("list", ["c"])],
+    "step": [
+        ("missing", ...),
+        ("text", "2"),
+        ("float", 2.0),
+        ("bool", True),
+        ("not a step of this run", 999),
+        ("list", [2]),
+    ],
 }
 EXTRA = ("extra field", "index_all")
 

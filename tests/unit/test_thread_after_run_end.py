@@ -18,13 +18,13 @@ SCRIPT = {"main": [{"turns": [{"text": "first answer"}]}]}
 
 
 def _slow_steps(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
-    reading = run_module._model_steps
+    reading = run_module._latest_checkpoint
 
     async def slowly(*args: Any, **kwargs: Any) -> Any:
         await asyncio.sleep(seconds)
         return await reading(*args, **kwargs)
 
-    monkeypatch.setattr(run_module, "_model_steps", slowly)
+    monkeypatch.setattr(run_module, "_latest_checkpoint", slowly)
 
 
 @pytest.fixture
@@ -56,7 +56,7 @@ def test_resume_right_after_the_end_has_nothing_to_resume(slow_ending: None) -> 
 
 
 def test_stop_while_a_run_reads_its_end_ends_it_at_once_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Stop reaching a run that is done but still reading its steps cancelled that read and left
+    """Stop reaching a run that is done but still reading its last checkpoint cancelled that read and left
     the run never ended: its cell and ``wait()`` hung."""
     _slow_steps(monkeypatch, 60)
     bench = deepnb.agent(unique("ending"), model=scripted(SCRIPT))

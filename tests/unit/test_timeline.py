@@ -52,10 +52,9 @@ def test_a_runs_timeline_times_model_and_tool_calls_per_agent() -> None:
     task = next(r for r in tools if r["name"] == "task")
     inner = [r for r in records if r["agent"] == "main/general-purpose"]
     assert all(task["start"] <= r["start"] and r["end"] <= task["end"] for r in inner)
-    history = {c.checkpoint_id: c for c in workbench.history(run.thread_id)}
+    history = {c.step: c for c in workbench.history(run.thread_id)}
     main_models = [r for r in models if r["agent"] == "main"]
-    assert [r["step"] for r in main_models] == [history[r["checkpoint"]].step for r in main_models]
-    assert all(history[r["checkpoint"]].node == "model" for r in main_models)
+    assert all(history[r["step"]].node == "model" for r in main_models)  # the step each wrote
     assert main_models[0]["step"] < main_models[1]["step"]
     assert all(r["step"] is None for r in records if r not in main_models)
 
@@ -68,16 +67,17 @@ def test_the_timeline_of_a_second_run_maps_only_its_own_steps() -> None:
     assert steps and min(steps) > max(r["step"] for r in first.timeline if r["step"] is not None)
 
 
-def test_the_steps_are_read_from_the_saver_without_rebuilding_each_steps_state(monkeypatch) -> None:
-    """Rebuilding every checkpoint's state to find the model's steps cost seconds at a run's
-    end and grew with the square of its length: the steps come from the saver's listing."""
+def test_the_steps_come_from_the_stream_not_from_reading_the_threads_history(monkeypatch) -> None:
+    """Reading every checkpoint back to find the model's steps cost seconds at a run's end and
+    grew with the square of its length: each step comes with the model's own stream."""
     workbench = deepnb.agent(name=unique("timeline3"), model=scripted(AGENTS, delay=0))
 
-    def rebuilt(*_args: object, **_kwargs: object) -> None:
-        raise AssertionError("a run's end rebuilt the state of every step")
+    def read_back(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("a run read the thread's history back")
 
-    monkeypatch.setattr(type(workbench.graph), "aget_state_history", rebuilt)
-    run = workbench.run("go")
+    monkeypatch.setattr(type(workbench.graph), "aget_state_history", read_back)
+    monkeypatch.setattr(type(workbench.checkpointer), "alist", read_back)
+    run = workbench.run("go", new_thread=True)
     assert run.status == "done", run.error
     steps = [r["step"] for r in run.timeline if r["agent"] == "main" and r["kind"] == "model"]
     assert len(steps) == 2 and None not in steps and steps == sorted(steps)

@@ -114,17 +114,17 @@ def test_fork_here_forks_at_a_step_the_run_wrote() -> None:
     try:
         view._flush()
         bars = view.timeline["bars"]
-        first = next(b for b in bars if "checkpoint" in b)
+        first = next(b for b in bars if "step" in b)
         assert {b["lane"] for b in bars} == {0, 1} and view.timeline["thread"] == run.thread_id
-        view._handle_custom_msg({"type": "fork", "checkpoint": first["checkpoint"]}, [])
+        view._handle_custom_msg({"type": "fork", "step": first["step"]}, [])
         (reply,) = [m for m in sent if m.get("type") == "forked"]
         assert reply["error"] == "" and reply["step"] == first["step"]
         new = reply["thread_id"]
         assert new != run.thread_id
         history = run.workbench.history(run.thread_id)
-        original = next(c for c in history if c.checkpoint_id == first["checkpoint"])
+        original = next(c for c in history if c.step == first["step"])
         assert run.workbench.history(new)[0].next == original.next  # the same nodes run next
-        assert original.step == first["step"] and original.node == "model"
+        assert original.node == "model"
     finally:
         view.close()
 

@@ -93,7 +93,7 @@ export interface RunTraits extends Omit<RunStateJSON, "async_tasks"> {
 
 export interface TimelineBar {
   kind: string; lane: number; name: string; start: number; end: number | null; label: string;
-  step?: number; checkpoint?: string;
+  step?: number;
   /** The transcript item the step shows on: "tool-<call id>", or "final" (the final answer). */
   item?: string;
 }
@@ -104,7 +104,7 @@ export interface TimelinePayload {
 }
 
 /** The answer to "fork here": the new thread, or why there is none. */
-export interface ForkedMessage { type: "forked"; checkpoint: string; step: number; thread_id: string; error: string }
+export interface ForkedMessage { type: "forked"; step: number; thread_id: string; error: string }
 
 export type RunIncoming = PatchMessage | FileMessage;
 
@@ -127,7 +127,7 @@ export type RunOutgoing =
   | { type: "always"; interrupt_id: string; index: number; tool: string }
   | { type: "approve_all"; interrupt_id: string }
   | { type: "answer"; interrupt_id: string; value: unknown }
-  | { type: "fork"; checkpoint: string };
+  | { type: "fork"; step: number };
 
 // -- the file view --------------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 // The timeline: a collapsible waterfall of the run's model and tool calls over time, a lane per
 // agent (subagents on their own), and the main agent's steps, each with "Fork here" (the kernel
-// forks the thread at that step's checkpoint and answers with the new thread's id).
+// forks the thread at that step and answers with the new thread's id).
 
 import { h, setText, show, smallButton } from "../lib/dom";
 import { isObj, list, num, str } from "../lib/text";
@@ -64,12 +64,12 @@ export function timelineView(model: RunModel): TimelineView {
       row.append(name, track);
       return row;
     }));
-    stepBars = bars.filter((b) => b.step !== undefined && b.checkpoint);
+    stepBars = bars.filter((b) => typeof b.step === "number");
     steps.replaceChildren(...stepBars.map((b) => {
       const li = h("li", "dnb-tl-step", `step ${num(b.step)} · ${b.label} `);
       li.setAttribute("data-step", str(b.step));
       const fork = smallButton("dnb-btn dnb-tl-fork", "Fork here", `Make a new thread from step ${num(b.step)}`);
-      fork.setAttribute("data-checkpoint", str(b.checkpoint));
+      fork.setAttribute("data-fork-step", str(b.step));
       li.append(fork);
       return li;
     }));
@@ -78,7 +78,7 @@ export function timelineView(model: RunModel): TimelineView {
   function fork(btn: HTMLButtonElement): void {
     btn.disabled = true;
     setText(said, "Forking…");
-    model.send({ type: "fork", checkpoint: str(btn.getAttribute("data-checkpoint")) });
+    model.send({ type: "fork", step: Number(btn.getAttribute("data-fork-step")) });
   }
 
   function onClick(event: MouseEvent): void {
@@ -101,7 +101,7 @@ export function timelineView(model: RunModel): TimelineView {
       if (!rec || chips.has(key)) continue;
       const chip = smallButton("dnb-btn dnb-tl-fork dnb-step-fork", `step ${num(b.step)} · fork here`,
         `Make a new thread from step ${num(b.step)}`);
-      chip.setAttribute("data-checkpoint", str(b.checkpoint));
+      chip.setAttribute("data-fork-step", str(b.step));
       chip.addEventListener("click", () => fork(chip));
       chips.set(key, chip);
       rec.el.append(chip);
