@@ -77,21 +77,26 @@ def step_links(records: Sequence[Mapping[str, Any]]) -> dict[str, int]:
 
 def timeline_payload(records: Sequence[Mapping[str, Any]], *, thread: str) -> dict[str, Any]:
     """What the live view draws: ``{thread, lanes, bars, total, left_out}``, within
-    :data:`TIMELINE_BUDGET` (the earliest bars left out first)."""
+    :data:`TIMELINE_BUDGET`: the latest bars that fit, built from the newest back, so the work
+    is the same however long the run (the earliest bars are left out first)."""
     paths = lanes(records)
     index = {path: n for n, path in enumerate(paths)}
-    bars = [_compact(r, index[str(r["agent"])]) for r in records]
     payload: dict[str, Any] = {
         "thread": thread,
         "lanes": [{"agent": p, "label": p.rsplit("/", 1)[-1]} for p in paths],
-        "bars": bars,
+        "bars": [],
         "total": _total(records),
-        "left_out": 0,
+        "left_out": len(records),
     }
-    while size(payload) > TIMELINE_BUDGET and payload["bars"]:
-        keep = len(payload["bars"]) // 2
-        payload["left_out"] += len(payload["bars"]) - keep
-        payload["bars"] = payload["bars"][-keep:] if keep else []
+    room = TIMELINE_BUDGET - size(payload)
+    bars: list[dict[str, Any]] = []
+    for record in reversed(records):
+        bar = _compact(record, index[str(record["agent"])])
+        room -= size(bar) + 2  # and the ", " between bars
+        if room < 0:
+            break
+        bars.append(bar)
+    payload["bars"], payload["left_out"] = bars[::-1], len(records) - len(bars)
     return payload
 
 
