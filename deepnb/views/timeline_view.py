@@ -111,24 +111,35 @@ def _summary(records: Sequence[Mapping[str, Any]]) -> str:
     return f"Timeline: {models} model calls, {len(records) - models} tool calls over {_total(records):.2f} s"
 
 
+SNAPSHOT_BARS = 200
+"""Calls the static chart draws at most: the latest (``run.timeline`` keeps every one), so a saved
+notebook's timeline stays the same size however long the run."""
+SNAPSHOT_STEPS = 40
+"""Steps the static snapshot lists with their fork command at most: the latest."""
+
+
 def timeline_html(records: Sequence[Mapping[str, Any]], *, thread: str) -> str:
     """The waterfall as a static SVG in a collapsed section, and the main agent's steps with
-    the ``%deepagent fork`` that starts a thread at each (empty for a run with no calls)."""
+    the ``%deepagent fork`` that starts a thread at each (empty for a run with no calls). A long
+    run's chart draws its latest :data:`SNAPSHOT_BARS` calls and lists its latest
+    :data:`SNAPSHOT_STEPS` steps, saying how many earlier ones it leaves out."""
     if not records:
         return ""
     paths = lanes(records)
     index = {path: n for n, path in enumerate(paths)}
     total = _total(records)
-    scale = (WIDTH - LABEL - 4) / total
+    drawn = records[-SNAPSHOT_BARS:]
+    origin = drawn[0]["start"] if len(drawn) < len(records) else 0.0
+    scale = (WIDTH - LABEL - 4) / max(0.001, total - origin)
     height = LANE * len(paths) + 4
     shapes = [
         f'<text x="0" y="{n * LANE + 13}" font-size="11" fill="currentColor">'
         f"<title>{escape(path)}</title>{escape(_clipped(path.rsplit('/', 1)[-1]))}</text>"
         for n, path in enumerate(paths)
     ]
-    for record in records:
+    for record in drawn:
         end = record["end"] if record["end"] is not None else total
-        x = LABEL + record["start"] * scale
+        x = LABEL + (record["start"] - origin) * scale
         width = max(1.0, (end - record["start"]) * scale)
         kind = record["kind"]
         tall = 10 if kind == "model" else 6
@@ -142,14 +153,20 @@ def timeline_html(records: Sequence[Mapping[str, Any]], *, thread: str) -> str:
         f'<svg class="dnb-timeline-chart" role="img" aria-label="{escape(summary)}" '
         f'viewBox="0 0 {WIDTH} {height}" width="100%" style="max-width:{WIDTH}px">{"".join(shapes)}</svg>'
     )
-    steps = [r for r in records if r.get("step") is not None]
+    if len(drawn) < len(records):
+        svg = (
+            f'<div class="dnb-muted">The latest {len(drawn):,} calls, from {origin:.2f} s; '
+            f"{len(records) - len(drawn):,} earlier calls are in run.timeline.</div>{svg}"
+        )
+    steps, earlier = _listed_steps(records)
     rows = "".join(
         f'<li data-step="{r["step"]}">step {r["step"]} · {r["latency"]:.2f} s · '
         f"{r['tokens_in']:,} in / {r['tokens_out']:,} out — fork: "
         f"<code>{escape(fork_command(thread, r['step']))}</code></li>"
         for r in steps
-        if r["latency"] is not None
     )
+    if rows and earlier:
+        rows = f'<li class="dnb-muted">{escape(_earlier_steps(earlier, thread))}</li>' + rows
     listed = f'<ol class="dnb-timeline-steps">{rows}</ol>' if rows else ""
     return (
         f'<details class="dnb-timeline"><summary>{escape(summary)}</summary>'
@@ -158,19 +175,31 @@ def timeline_html(records: Sequence[Mapping[str, Any]], *, thread: str) -> str:
     )
 
 
+def _listed_steps(records: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], int]:
+    """The main agent's ended steps a snapshot lists (the latest :data:`SNAPSHOT_STEPS`), and how
+    many earlier ones it leaves out."""
+    steps = [r for r in records if r.get("step") is not None and r["latency"] is not None]
+    return steps[-SNAPSHOT_STEPS:], max(0, len(steps) - SNAPSHOT_STEPS)
+
+
+def _earlier_steps(count: int, thread: str) -> str:
+    return f"… {count:,} earlier steps: %deepagent history -t {shlex.quote(thread)} lists them"
+
+
 def _clipped(text: str, limit: int = 22) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def timeline_lines(records: Sequence[Mapping[str, Any]], *, thread: str) -> list[str]:
-    """The timeline in plain text: its summary and the main agent's steps, each with its fork."""
+    """The timeline in plain text: its summary and the main agent's latest steps, each with its
+    fork (as :func:`timeline_html` lists them)."""
     if not records:
         return []
     lines = [_summary(records)]
-    for record in records:
-        if record.get("step") is not None and record["latency"] is not None:
-            lines.append(
-                f"  step {record['step']}: model call {record['latency']:.2f} s — "
-                f"{fork_command(thread, record['step'])}"
-            )
+    steps, earlier = _listed_steps(records)
+    if steps and earlier:
+        lines.append(f"  {_earlier_steps(earlier, thread)}")
+    for r in steps:
+        fork = fork_command(thread, r["step"])
+        lines.append(f"  step {r['step']}: model call {r['latency']:.2f} s — {fork}")
     return lines

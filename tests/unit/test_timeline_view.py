@@ -93,7 +93,6 @@ def test_the_live_payload_keeps_within_its_budget_latest_bars_first() -> None:
             "tokens_in": 0,
             "tokens_out": 0,
             "step": None,
-            "checkpoint": None,
         }
         for n in range(5000)
     ]
@@ -159,3 +158,36 @@ def test_a_fork_command_reads_back_as_the_thread_it_names() -> None:
         line = fork_command(thread, 4).removeprefix("%deepagent fork ")
         args = parser.parse(parser.SUBCOMMANDS["fork"], line)
         assert (args.thread, args.at) == (thread, "4")
+
+
+def test_a_long_runs_saved_timeline_stays_the_same_size() -> None:
+    """The static chart drew every call and listed every step's fork command: a 2,000-step run
+    left about a megabyte of timeline in the saved notebook. It keeps the latest ones."""
+    from deepnb.views.timeline_view import SNAPSHOT_BARS, SNAPSHOT_STEPS, timeline_html, timeline_lines
+
+    def record(n: int) -> dict[str, Any]:
+        model = n % 2 == 0
+        return {
+            "kind": "model" if model else "tool",
+            "agent": "main",
+            "agent_name": "main",
+            "name": "" if model else "ls",
+            "start": float(n),
+            "end": n + 0.5,
+            "latency": 0.5,
+            "tokens_in": 10,
+            "tokens_out": 2,
+            "step": n if model else None,
+        }
+
+    sizes = {}
+    for calls in (1_000, 4_000):
+        records = [record(n) for n in range(calls)]
+        html, lines = timeline_html(records, thread="t1"), timeline_lines(records, thread="t1")
+        assert html.count("<rect") == SNAPSHOT_BARS and html.count("<li data-step") == SNAPSHOT_STEPS
+        assert f"{calls - SNAPSHOT_BARS:,} earlier calls are in run.timeline" in html
+        earlier = f"… {calls // 2 - SNAPSHOT_STEPS:,} earlier steps: %deepagent history -t t1 lists them"
+        assert earlier in html and lines[1] == f"  {earlier}" and len(lines) == SNAPSHOT_STEPS + 2
+        assert lines[-1].endswith(f"%deepagent fork -t t1 --at {calls - 2}")  # the latest step
+        sizes[calls] = len(html) + sum(map(len, lines))
+    assert sizes[4_000] < sizes[1_000] * 1.05 and sizes[4_000] < 64 * 1024
