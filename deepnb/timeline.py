@@ -53,7 +53,6 @@ class Timeline:
         self._ready: dict[str, float] = {}
         self._open: dict[str, TimelineRecord] = {}
         self._records: list[TimelineRecord] = []
-        self._main_turns: list[TimelineRecord] = []
         self._changes = 0
 
     def note(self, event: ev.Event, now: float) -> None:
@@ -71,7 +70,6 @@ class Timeline:
             record["calls"] = [str(call.get("id") or "") for call in event.tool_calls]
             if event.agent == ev.MAIN:
                 record["step"] = event.step
-                self._main_turns.append(record)
             self._ready[event.agent] = at
         elif isinstance(event, ev.ToolCallStarted):
             if event.call_id not in self._open:
@@ -109,11 +107,6 @@ class Timeline:
     def version(self) -> int:
         """Changes with every call that came or ended."""
         return self._changes
-
-    @property
-    def main_turns(self) -> int:
-        """How many model calls the main agent made so far."""
-        return len(self._main_turns)
 
     def records(self) -> list[TimelineRecord]:
         """A copy of the records, in the order the calls started."""

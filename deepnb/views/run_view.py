@@ -164,7 +164,7 @@ class RunView(anywidget.AnyWidget):
         self._sync_timeline()
         self.on_msg(self._on_front_end_message)
         self._unsubscribe = run.subscribe(self._on_event)
-        run.when_ended(self._throttle.poke)  # the steps the run wrote are known then
+        run.when_ended(self._throttle.poke)  # its last state is sent in full then
         if run.done:
             self._throttle.poke()
 
