@@ -398,7 +398,9 @@ class EventTranslator:
                 inp, out = _usage(message)
                 if inp:
                     self._last_input[agent] = inp
-                step = self._model_step if agent == self.main and node == MODEL_NODE else None
+                step = None
+                if agent == self.main and node == MODEL_NODE:  # each step is used once, never a stale one
+                    step, self._model_step = self._model_step, None
                 yield ModelTurn(agent, message_text(message.content), calls, inp, out, step)
                 for call in calls:
                     yield ToolCallStarted(agent, str(call.get("id")), call["name"], call["args"])

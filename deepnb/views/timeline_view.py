@@ -1,6 +1,6 @@
 """A run's timeline as a waterfall: a lane per agent (the main agent first, each subagent on its
-own), a bar per model call and per tool call over the run's time, and the main agent's steps
-with the thread's step each wrote (to fork there). The live view gets :func:`timeline_payload` (drawn in
+own), a bar per model call and per tool call over the run's time, and the thread step each of
+the main agent's model calls wrote (to fork there). The live view gets :func:`timeline_payload` (drawn in
 ``widgets/src/run/timeline.ts``); the static snapshot :func:`timeline_html` (an SVG) and
 :func:`timeline_lines`. Every name is escaped."""
 

@@ -94,3 +94,19 @@ def test_an_open_call_has_no_end_and_a_resume_restarts_the_main_agents_clock() -
     timeline.note(ev.RunResumed(ev.MAIN, ("i1",)), 20.0)
     timeline.note(ev.ModelTurn(ev.MAIN, "y"), 21.0)
     assert timeline.records()[-1]["start"] == 10.0
+
+
+def test_a_model_turn_takes_the_step_its_own_stream_named_never_the_one_before() -> None:
+    from langchain_core.messages import AIMessage, AIMessageChunk
+
+    translator = ev.EventTranslator()
+    metadata = {"langgraph_node": "model", "langgraph_step": 4}
+    list(translator.translate(((), "messages", (AIMessageChunk(content="hi"), metadata))))
+
+    def turn(text: str, message_id: str) -> ev.Event:
+        update = {"model": {"messages": [AIMessage(text, id=message_id)]}}
+        (event,) = translator.translate(((), "updates", update))
+        return event
+
+    first, second = turn("hi", "a1"), turn("no stream", "a2")
+    assert (first.step, second.step) == (4, None)
