@@ -1,16 +1,18 @@
 """How a run reads its graph: the stream of ``(namespace, mode, data)`` chunks, on the engine loop.
 
-``astream()`` it is. Driving the synchronous ``stream()`` in a worker thread instead (its chunks
-handed to the engine loop in batches, Stop acting at the next chunk) is timed by
-``bench/overhead.py`` in the same repeats as the bare ``stream()`` loop. On a 300-step run it
-was not consistently faster: ×1.11 against ×1.16 for this in one run of 5 repeats, ×1.22 against
-×1.16 in the next run of 7, ×1.16 against ×1.38 in a later run of 7 (wall time, medians of
-per-repeat ratios, on a shared 2-core machine); on a 1,200-step run it was slower (47.0 s against
-41.5 s), and ``bench/longrun.py`` had found them within noise. And it cannot run what only has an async
-implementation: a tool given only a coroutine raises ``NotImplementedError: StructuredTool does
-not support sync invocation`` under ``stream()``, a graph node given only an async function
-``TypeError: No synchronous function provided``. Choosing it per graph (only where every node,
-tool and subagent has a synchronous implementation) would be the way to use it, were it faster.
+``astream()`` it is. Much of what made it slower than the synchronous ``stream()`` was LangSmith
+handing two functions per middleware hook to a worker thread even with tracing off; with those
+done in place (:mod:`deepnb.langsmith_inline`) bare ``astream()`` on the engine loop took ×0.94
+the time of a bare ``stream()`` loop on a 300-step run, and deepnb's cell ×1.04
+(``bench/overhead.py``, 5 repeats, medians of per-repeat ratios, on a shared 2-core machine).
+
+Driving the synchronous ``stream()`` in a worker thread instead (its chunks handed to the engine
+loop in batches, Stop acting at the next chunk) is timed in the same repeats: ×1.20 there, and
+before that change ×1.11–1.22 against ×1.16–1.38 for ``astream()``, and slower on a 1,200-step
+run (47.0 s against 41.5 s). And it cannot run what only has an async implementation: a tool
+given only a coroutine raises ``NotImplementedError: StructuredTool does not support sync
+invocation`` under ``stream()``, a graph node given only an async function ``TypeError: No
+synchronous function provided``.
 """
 
 from __future__ import annotations
@@ -19,9 +21,12 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from deepnb import events as ev
+from deepnb import langsmith_inline
 
 
 async def chunks(graph: Any, graph_input: Any, config: dict[str, Any]) -> AsyncIterator[Any]:
-    """The run's stream chunks, in every mode the events layer reads, subagents included."""
+    """The run's stream chunks, in every mode the events layer reads, subagents included.
+    LangSmith's untraced bookkeeping runs in place (:mod:`deepnb.langsmith_inline`)."""
+    langsmith_inline.install()
     async for chunk in graph.astream(graph_input, config, stream_mode=list(ev.STREAM_MODES), subgraphs=True):
         yield chunk

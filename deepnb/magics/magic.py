@@ -18,6 +18,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.utils.text import DollarFormatter
 
+from deepnb import langsmith_inline
 from deepnb.errors import DeepnbError
 from deepnb.magics import parser
 from deepnb.magics.interpolate import interpolate
@@ -310,6 +311,7 @@ def unload(ipython: Any) -> None:
     """Remove the magics; run the extensions' shutdown callbacks (once; errors are printed)."""
     if "deepnb.extensions" in sys.modules:
         sys.modules["deepnb.extensions"].shutdown()
+    langsmith_inline.uninstall()
     if transform_cell in ipython.input_transformers_cleanup:
         ipython.input_transformers_cleanup.remove(transform_cell)
     magics = ipython.magics_manager.magics
