@@ -91,3 +91,27 @@ def test_flush_now_replaces_a_pending_flush() -> None:
     time.sleep(0.35)
     assert len(recorder.flushes) == 2
     assert recorder.flushes[1][0] - recorder.flushes[0][0] < 0.1
+
+
+def test_a_slow_flush_spaces_the_next_so_flushing_keeps_its_share_of_the_engine() -> None:
+    recorder = Recorder()
+    cost = {"seconds": 0.03}
+
+    def slow_flush() -> None:
+        time.sleep(cost["seconds"])  # a view reading a long transcript
+        recorder.flush()
+
+    throttle = Throttle(slow_flush, interval=0.02, share=0.1)  # at most 10% of the loop's time
+
+    async def poke() -> None:
+        throttle.poke()
+
+    run_sync(poke())  # flushes at once
+    assert throttle.gap >= 0.3, throttle.gap
+    run_sync(poke())  # the change waits for the gap, and is not lost
+    _wait_until(lambda: len(recorder.flushes) == 2)
+    assert recorder.flushes[1][0] - recorder.flushes[0][0] >= 0.3 - 0.005
+    cost["seconds"] = 0.0
+    run_sync(poke())
+    _wait_until(lambda: len(recorder.flushes) == 3)
+    assert throttle.gap == throttle.interval  # quick again: back to the usual pace
