@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import itertools
 import logging
 import os
@@ -255,12 +256,26 @@ class Run(LiveDisplayable):
 
     async def wait_async(self, *, settled: bool = False, poll: float = 0.1) -> Run:
         """Await the end of the run from another event loop (the kernel's); with ``settled``,
-        also wait through approvals until the run is done, failed or cancelled. The loop wakes
-        every ``poll`` seconds, so a kernel interrupt (which schedules its cancellation without
-        waking the loop) takes effect at once."""
-        while not self.done or (settled and self.status == "interrupted"):
-            await asyncio.sleep(poll)
-        return self
+        also wait through approvals until the run is done, failed or cancelled. The run's end
+        wakes the waiting loop at once; so does, every ``poll`` seconds, a check that lets a
+        kernel interrupt (which schedules its cancellation without waking the loop) take effect."""
+        loop = asyncio.get_running_loop()
+        ended = asyncio.Event()
+
+        def wake() -> None:
+            with contextlib.suppress(RuntimeError):  # the waiting loop has closed
+                loop.call_soon_threadsafe(ended.set)
+
+        forget = self.when_ended(wake)
+        try:
+            while True:
+                ended.clear()  # before the check: an end after it wakes the wait below
+                if self.done and not (settled and self.status == "interrupted"):
+                    return self
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(ended.wait(), poll)
+        finally:
+            forget()
 
     def stop(self, *, reason: str = "stopped") -> None:
         """Cancel the run; the thread keeps every step up to the last checkpoint. A run waiting
@@ -443,11 +458,17 @@ class Run(LiveDisplayable):
         """Changes whenever the timeline does (a call came or ended)."""
         return self._timeline.version
 
-    def when_ended(self, callback: Callable[[], None]) -> None:
+    def when_ended(self, callback: Callable[[], None]) -> Callable[[], None]:
         """Call ``callback`` (on the engine's thread) each time the run stops running: it ended
-        or paused, the checkpoint it ended at known."""
+        or paused, the checkpoint it ended at known. Returns what removes it."""
         with self._lock:
             self._ended.append(callback)
+
+        def remove() -> None:
+            with self._lock, contextlib.suppress(ValueError):
+                self._ended.remove(callback)
+
+        return remove
 
     async def _drive(self, graph: Any, graph_input: Any, *, first: bool = True) -> None:
         self._task = asyncio.current_task()
