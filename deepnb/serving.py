@@ -3,7 +3,8 @@
 The agents are deployed (:mod:`deepnb.deployment`) into ``.deepnb/served/app`` under the project
 (ignored by git) and ``langgraph dev`` serves that folder on 127.0.0.1, in the background, in its
 own process group, with tracing and analytics off and its output in ``.deepnb/served/langgraph-dev.log``.
-One server per kernel: serving again replaces it, and it stops when the kernel exits.
+One server per kernel: serving again replaces it, and it stops when the kernel ends, even killed
+(:mod:`deepnb.tethered` watches a pipe only the kernel holds).
 
 Each served agent is then connected (``deepnb.connect``) under its own name, so ``%%deepagent -a
 NAME`` runs on the server; stopping the server gives the names back to the agents they had before.
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from deepnb import agents as registry
+from deepnb import tethered
 from deepnb.deployment import deploy
 from deepnb.errors import DeepnbError
 from deepnb.local import Workbench
@@ -73,16 +75,18 @@ class Server:
         if _current is self:
             _current = None
         self._disconnect()
-        if self.process.poll() is not None:
-            return
         try:
-            self._signal(force=False)
-            self.process.wait(timeout)
+            if self.process.poll() is None:
+                self._signal(force=False)
+                self.process.wait(timeout)
         except subprocess.TimeoutExpired:
             self._signal(force=True)
             self.process.wait(timeout)
         except ProcessLookupError:
             pass
+        finally:
+            if self.process.stdin is not None:
+                self.process.stdin.close()
 
     def _signal(self, *, force: bool) -> None:
         """SIGTERM (or SIGKILL) to the server's process group; where there are no process
@@ -227,14 +231,15 @@ def serve(
     chosen = _choose_port(port)
     url = f"http://127.0.0.1:{chosen}"
     log = served / "langgraph-dev.log"
-    command = [sys.executable, "-m", "langgraph_cli", "dev", "--no-browser", "--no-reload"]
+    command = [sys.executable, tethered.__file__, sys.executable, "-m", "langgraph_cli", "dev"]
+    command += ["--no-browser", "--no-reload"]
     command += ["--host", "127.0.0.1", "--port", str(chosen), "--n-jobs-per-worker", str(JOBS_PER_WORKER)]
     with log.open("wb") as out:
         process = subprocess.Popen(
             command,
             cwd=folder,
             env=_environment(),
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,  # held by this kernel alone: its end, however it ends, stops the server
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: stop() ends it and its workers

@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+import time
 import urllib.error
 import urllib.request
 import uuid
@@ -240,3 +241,36 @@ def test_the_kernels_exit_stops_the_server_it_started(project: Path) -> None:
     finally:
         if not group_gone(int(pid)):  # the test failed: still end what it started
             os.killpg(int(pid), signal.SIGKILL)
+
+
+def test_a_kernel_killed_with_sigkill_still_stops_the_server_it_started(project: Path) -> None:
+    code = textwrap.dedent(
+        f"""
+        import time
+        import deepnb
+        server = deepnb.serve(port={free_port()})
+        print(server.process.pid, server.url, flush=True)
+        time.sleep(600)
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    kernel = subprocess.Popen(
+        [sys.executable, "-c", code], cwd=project, env=env, stdout=subprocess.PIPE, text=True
+    )
+    pid = 0
+    try:
+        assert kernel.stdout is not None
+        pid_text, url = kernel.stdout.readline().split()
+        pid = int(pid_text)
+        assert answers(url)
+        kernel.send_signal(signal.SIGKILL)  # no atexit, no finally: only the pipe tells
+        kernel.wait(10)
+        deadline = time.monotonic() + 30
+        while not group_gone(pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert group_gone(pid) and not answers(url)
+    finally:
+        kernel.kill()
+        kernel.wait(10)
+        if pid and not group_gone(pid):  # the test failed: still end what it started
+            os.killpg(pid, signal.SIGKILL)
