@@ -6,7 +6,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -141,3 +141,33 @@ async def _postgres_saver(dsn: str) -> Any:
     saver = AsyncPostgresSaver(connection)
     await saver.setup()
     return saver
+
+
+THREADS_SQL = "SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = ''"
+"""The threads with a checkpoint of their own (not only their subgraphs'), in LangGraph's SQLite
+and Postgres schemas."""
+
+
+async def thread_ids(saver: Any) -> list[str] | None:
+    """The ids of the threads ``saver`` holds checkpoints of, read without loading a checkpoint:
+    for LangGraph's in-memory saver (its storage's keys), async SQLite and async Postgres savers
+    (one query). ``None`` for any other saver, or where the query fails: list its checkpoints."""
+    # lazy: langgraph is loaded by the time a saver exists; %load_ext deepnb does not load it
+    from langgraph.checkpoint.memory import InMemorySaver  # noqa: PLC0415
+
+    if isinstance(saver, InMemorySaver):
+        return [str(thread) for thread, namespaces in list(saver.storage.items()) if namespaces.get("")]
+    kind = type(saver).__name__
+    try:
+        if kind == "AsyncSqliteSaver":
+            async with saver.lock, saver.conn.execute(THREADS_SQL) as cursor:
+                rows = await cursor.fetchall()
+        elif kind == "AsyncPostgresSaver" and hasattr(saver.conn, "cursor"):  # a connection, not a pool
+            async with saver.lock, saver.conn.cursor() as cursor:
+                await cursor.execute(THREADS_SQL)
+                rows = await cursor.fetchall()
+        else:
+            return None
+    except Exception:  # a schema or driver this does not know: the caller lists checkpoints
+        return None
+    return [str(row["thread_id"] if isinstance(row, Mapping) else row[0]) for row in rows]

@@ -16,7 +16,7 @@ from deepnb.anatomy import Anatomy, inspect_agent
 from deepnb.approvals import ApprovalRequest
 from deepnb.batch import Batch, check_run_options
 from deepnb.batch_inputs import check_concurrency, prepare
-from deepnb.checkpoint import database_key
+from deepnb.checkpoint import database_key, thread_ids
 from deepnb.errors import DeepnbError
 from deepnb.files.files import Files
 from deepnb.files.setup import FileSetup
@@ -173,17 +173,20 @@ class Workbench:
         latest: dict[str, ThreadInfo] = {}
 
         async def collect() -> None:
-            async for item in self.checkpointer.alist(None):
-                configurable = item.config.get("configurable", {})
-                if configurable.get("checkpoint_ns"):
-                    continue
-                thread_id = str(configurable.get("thread_id"))
-                ts = str(item.checkpoint.get("ts", ""))
-                if thread_id not in latest or ts > latest[thread_id].updated_at:
-                    latest[thread_id] = ThreadInfo(thread_id, ts, int((item.metadata or {}).get("step", 0)))
-            for thread_id, info in latest.items():  # a checkpoint alone may not hold the messages
+            known = await thread_ids(self.checkpointer)
+            if known is None:  # a saver deepnb cannot ask for its threads: read every checkpoint
+                async for item in self.checkpointer.alist(None):
+                    configurable = item.config.get("configurable", {})
+                    if not configurable.get("checkpoint_ns"):
+                        latest.setdefault(str(configurable.get("thread_id")), ThreadInfo("", "", 0))
+                known = list(latest)
+            for thread_id in known:  # its state: a checkpoint alone may not hold the messages
                 state = await self.graph.aget_state({"configurable": {"thread_id": thread_id}})
-                latest[thread_id] = ThreadInfo(thread_id, info.updated_at, _steps(state.values, info.steps))
+                if state.created_at is None:  # no checkpoint (any more)
+                    latest.pop(thread_id, None)
+                    continue
+                step = int((state.metadata or {}).get("step", 0))
+                latest[thread_id] = ThreadInfo(thread_id, str(state.created_at), _steps(state.values, step))
 
         run_sync(collect())
         starting = [t for t in self._active if t not in latest]  # no first checkpoint yet

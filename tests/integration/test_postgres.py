@@ -29,6 +29,26 @@ def test_a_thread_in_postgres_is_seen_by_a_new_workbench(postgres_uri: str) -> N
     assert [t["status"] for t in again.todos(run.thread_id)] == ["completed"] * 3
 
 
+def test_listing_postgres_threads_asks_the_database_for_their_ids(
+    postgres_uri: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workbench = deepnb.agent(
+        f"pg-{uuid.uuid4().hex[:6]}", "demo:quickstart", checkpointer=f"postgres:{postgres_uri}"
+    )
+    run = workbench.start("Write me a short brief on life in tide pools.", new_thread=True).wait(60)
+    assert run.status == "done", run.error
+    saver = workbench.checkpointer
+    listed = saver.alist
+
+    def alist(config: object, **options: object) -> object:
+        assert config is not None, "listed every checkpoint of every thread"
+        return listed(config, **options)
+
+    monkeypatch.setattr(saver, "alist", alist)
+    (info,) = [t for t in workbench.threads() if t.thread_id == run.thread_id]
+    assert info.steps == run.state.steps
+
+
 def test_an_unreachable_database_is_one_clear_line_without_the_dsn() -> None:
     dsn = "postgresql://deepnb:hunter2-password@127.0.0.1:9/nowhere"
     with pytest.raises(DeepnbError) as raised:

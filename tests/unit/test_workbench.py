@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 import deepnb
+from deepnb import local
 from deepnb.errors import DeepnbError
 from deepnb.run import Run
 from deepnb.workbench import Workbench, get, registered
@@ -242,6 +243,34 @@ def test_threads_newest_first() -> None:
     assert [t.thread_id for t in threads] == [first.thread_id, second.thread_id]
     assert threads[0].updated_at > threads[1].updated_at
     assert threads[0].steps > threads[1].steps
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite", "another saver"])
+def test_listing_threads_reads_the_latest_checkpoint_of_each_not_all(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = f"sqlite:{tmp_path / 'threads.db'}" if kind == "sqlite" else "memory"
+    workbench = deepnb.agent(name=unique("listing"), model=scripted(PER_PROMPT), checkpointer=spec)
+    first = finish(workbench.start("alpha"))
+    second = finish(workbench.start("beta", new_thread=True))
+    finish(workbench.start("again", thread=first.thread_id))
+    saver = workbench.checkpointer
+    listed = saver.alist
+
+    def alist(config: Any, **options: Any) -> Any:
+        assert config is not None or kind == "another saver", "listed every checkpoint of every thread"
+        return listed(config, **options)
+
+    monkeypatch.setattr(saver, "alist", alist)
+    if kind == "another saver":  # one deepnb cannot ask for its threads: it lists checkpoints
+
+        async def unknown(_saver: Any) -> None:
+            return None
+
+        monkeypatch.setattr(local, "thread_ids", unknown)
+    threads = workbench.threads()
+    assert [(t.thread_id, t.steps) for t in threads] == [(first.thread_id, 3), (second.thread_id, 2)], threads
+    assert threads[0].updated_at > threads[1].updated_at
 
 
 def test_sqlite_threads_survive_a_restart(tmp_path: Path) -> None:
