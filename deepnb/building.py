@@ -139,8 +139,8 @@ def reload(name: str | None = None) -> list[Workbench]:
     """Rebuild one agent, or every agent built from a spec, with the extensions registered now
     (an agent from ``deepnb.toml`` is read from it again); threads are kept."""
     targets = [get(name)] if name else [w for w in agents.registered().values() if w.spec is not None]
-    if name and targets[0].spec is None:
-        raise DeepnbError(f"Agent {name!r} was attached as a compiled graph: attach it again to change it.")
+    if name and (why := targets[0].cannot_rebuild):
+        raise DeepnbError(f"Agent {name!r} cannot be reloaded ({why}): {targets[0].how_to_change}.")
     rebuilt = []
     for workbench in targets:
         if workbench.origin:

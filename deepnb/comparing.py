@@ -15,7 +15,7 @@ from deepnb.checkpoint import make_checkpointer
 from deepnb.displayable import Displayable, LiveDisplayable
 from deepnb.errors import DeepnbError
 from deepnb.local import Workbench
-from deepnb.run import KERNEL_INTERRUPT, Run
+from deepnb.run import Run, follow
 from deepnb.safe_display import safe_display
 from deepnb.session import Session
 from deepnb.spec import AgentSpec, model_label
@@ -65,12 +65,7 @@ class Comparison(LiveDisplayable):
     def follow(self) -> Comparison:
         """Wait as a foreground cell does: Ctrl-C (a kernel interrupt) stops every run, then
         propagates."""
-        try:
-            return self.wait()
-        except KeyboardInterrupt:
-            self.stop(reason=KERNEL_INTERRUPT)
-            self.wait()
-            raise
+        return follow(self)
 
     def stop(self, *, reason: str = "stopped") -> None:
         """Stop every run still going or waiting for approval (each thread keeps its steps)."""
@@ -219,11 +214,7 @@ def _model_columns(
         building.raise_unknown(name)  # the default agent need not exist: the models are given
     spec = base.declared_spec if isinstance(base, Workbench) else None
     if base is not None and spec is None:
-        how = (
-            "it is served elsewhere"
-            if not isinstance(base, Workbench)
-            else "it was attached as a compiled graph"
-        )
+        how = base.cannot_rebuild if isinstance(base, Workbench) else "it is served elsewhere"
         raise DeepnbError(
             f"Agent {base.name!r} cannot change its model ({how}): compare agents instead, "
             "deepnb.compare(prompt, agents=[...])."
@@ -245,9 +236,7 @@ def _agent_column(name: str, options: Mapping[str, Any]) -> Session:
         return session
     spec = session.declared_spec if isinstance(session, Workbench) else None
     if spec is None or not isinstance(session, Workbench):
-        raise DeepnbError(
-            f"Agent {name!r} cannot take agent options here (it is served elsewhere or was attached "
-            "as a compiled graph): compare it without them."
-        )
+        how = session.cannot_rebuild if isinstance(session, Workbench) else "it is served elsewhere"
+        raise DeepnbError(f"Agent {name!r} cannot take agent options here ({how}): compare it without them.")
     column = spec.with_options(**options)
     return building.variant(name, column, make_checkpointer("memory"), origin=session.origin)

@@ -139,6 +139,16 @@ class Workbench:
         return cast(dict[str, Run], claims.held(self.database))
 
     @property
+    def cannot_rebuild(self) -> str | None:
+        """Why this agent cannot be built again with another model or options (``None``: it can)."""
+        return "it was attached as a compiled graph" if self.spec is None else None
+
+    @property
+    def how_to_change(self) -> str:
+        """What to do instead, where :attr:`cannot_rebuild` says why not."""
+        return "attach it again to change it"
+
+    @property
     def declared_spec(self) -> AgentSpec | None:
         """The spec as written, before extensions added to it (``None`` for an attached graph)."""
         return None if self.spec is None else (self.spec.declared or self.spec)

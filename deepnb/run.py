@@ -11,7 +11,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from deepnb import events as ev
 from deepnb import streaming
@@ -42,6 +42,30 @@ log = logging.getLogger(__name__)
 Listener = Callable[[ev.Event], None]
 _ids = itertools.count(1)
 KERNEL_INTERRUPT = "interrupted by the kernel"
+
+
+class Followable(Protocol):
+    """What a foreground cell waits on: a run, or several (a comparison)."""
+
+    def wait(self, timeout: float | None = None) -> Any: ...
+    def stop(self, *, reason: str = "stopped") -> None: ...
+
+
+F = TypeVar("F", bound=Followable)
+
+
+def follow(target: F) -> F:
+    """Wait for ``target`` as a foreground cell does: Ctrl-C (a kernel interrupt) stops it, waits
+    for it to settle, then propagates."""
+    try:
+        target.wait()
+        return target
+    except KeyboardInterrupt:
+        target.stop(reason=KERNEL_INTERRUPT)
+        target.wait()
+        raise
+
+
 """How a run stopped by the kernel's interrupt (Ctrl-C, the ■ button) says why it stopped."""
 PENDING_ONLY: Any = object()
 """The input of a run that streams nothing: it reads the thread's checkpoint and shows what waits
@@ -247,12 +271,7 @@ class Run(LiveDisplayable):
     def follow(self) -> Run:
         """Wait for the end as a foreground run does: Ctrl-C (a kernel interrupt) stops the run,
         then propagates."""
-        try:
-            return self.wait()
-        except KeyboardInterrupt:
-            self.stop(reason=KERNEL_INTERRUPT)
-            self.wait()
-            raise
+        return follow(self)
 
     async def wait_async(self, *, settled: bool = False, poll: float = 0.1) -> Run:
         """Await the end of the run from another event loop (the kernel's); with ``settled``,

@@ -61,6 +61,14 @@ class RemoteWorkbench(Workbench):
         """Runs on one thread of the server are one at a time, whatever agent starts them."""
 
     @property
+    def cannot_rebuild(self) -> str:
+        return f"it is served by {self.url}"
+
+    @property
+    def how_to_change(self) -> str:
+        return "change it where it is served"
+
+    @property
     def url(self) -> str:
         return self.server.url
 

@@ -14,7 +14,7 @@ import pytest
 from IPython.core.error import UsageError
 
 import deepnb
-from deepnb import agents
+from deepnb import agents, building
 from deepnb._loop import run_sync
 from deepnb.errors import DeepnbError
 from deepnb.magics import commands
@@ -22,6 +22,7 @@ from deepnb.remote import RemoteWorkbench
 from deepnb.run import KERNEL_INTERRUPT
 from deepnb.secrets import redact
 from deepnb.session import Session
+from deepnb.views.compare_view import CompareView, comparison_static
 from deepnb.views.output import run_bundle
 from tests.support.agent_server.key_check import ACCEPTED_KEY
 from tests.support.agents import unique
@@ -269,3 +270,42 @@ def test_a_run_that_fails_on_the_server_shows_why(agent_server: AgentServer) -> 
     assert run.status == "error"
     assert run.error is not None and "The model broke." in run.error and "\n" not in run.error
     assert bench.threads()[0].thread_id == run.thread_id  # the thread is there, to look at or retry
+
+
+def test_a_served_agent_and_a_local_one_compare_side_by_side(agent_server: AgentServer) -> None:
+    local = unique("local")
+    deepnb.agent(local, "demo:research")
+    served = deepnb.connect(agent_server.url, "research", name=unique("served"))
+    comparison = deepnb.compare(RESEARCH_PROMPT, agents=[served.name, local]).wait(WAIT)
+    runs = comparison.runs
+    assert [run.status for run in runs.values()] == ["done", "done"], [r.error for r in runs.values()]
+    assert runs[served.name].result == runs[local].result  # the same demo, here and there
+    assert runs[served.name].thread_id in {t.thread_id for t in served.threads()}
+    assert served.current_thread == runs[served.name].thread_id  # its own new thread
+    records = comparison.to_records()
+    assert [r["agent"] for r in records] == [served.name, local]
+    assert records[0]["steps"] == records[1]["steps"] and records[0]["tool_calls"] == records[1]["tool_calls"]
+    html = comparison_static(comparison)["text/html"]
+    assert html.count('class="dnb-compare-column"') == 2 and served.name in html
+    view = CompareView(comparison)
+    assert len(view.views) == 2
+    view.close()
+
+
+def test_a_served_agent_is_compared_as_it_is_in_one_line_otherwise(agent_server: AgentServer) -> None:
+    served = deepnb.connect(agent_server.url, "research", name=unique("served"))
+    deepnb.agent(other := unique("local"), "demo:research")
+    for call, said in (
+        (
+            lambda: deepnb.compare("Go", models=["demo:quickstart", "demo:research"], agent=served.name),
+            f"served by {agent_server.url}",
+        ),
+        (
+            lambda: deepnb.compare("Go", agents=[served.name, other], system_prompt="Be brief."),
+            f"served by {agent_server.url}",
+        ),
+        (lambda: building.reload(served.name), "change it where it is served"),
+    ):
+        with pytest.raises(DeepnbError) as caught:
+            call()
+        assert said in str(caught.value) and "\n" not in str(caught.value)
