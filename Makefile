@@ -75,6 +75,7 @@ agent-server: $(AGENT_VENV)/.installed redis-server
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/mypy
 

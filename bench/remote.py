@@ -122,8 +122,12 @@ async def sdk_first_token(sdk: Any) -> float:
     started = time.perf_counter()
     first = None
     async for part in sdk.runs.stream(  # one request, as deepnb's: the thread is created with the run
-        str(uuid.uuid4()), "quick", input={"messages": [{"role": "user", "content": "first token"}]},
-        stream_mode=modes, stream_subgraphs=True, if_not_exists="create",
+        str(uuid.uuid4()),
+        "quick",
+        input={"messages": [{"role": "user", "content": "first token"}]},
+        stream_mode=modes,
+        stream_subgraphs=True,
+        if_not_exists="create",
     ):
         if first is None and part.event.startswith("messages") and isinstance(part.data, list):
             chunk = part.data[0] if part.data else {}
