@@ -8,9 +8,12 @@ A deployment is a folder that ``langgraph dev`` serves as it is and ``langgraph 
     project/...           copies of what the tables name on disk (scripted: scripts, disk
                           backends' folders), at their paths in the project
     mytools.py, ...       the project's own modules that ``module:attr`` references import
+    extensions/...        copies of the extensions loaded in the kernel (its agents take them):
+                          files, package and plugin folders; entry points are named, not copied
 
 The served graphs are built by deepnb from those tables, as in the kernel, so ``scripted:`` and
-``demo:`` models work there too; they carry no checkpointer or store of their own (the Agent
+``demo:`` models work there too, with the extensions the kernel's agents take (exactly those: not
+whatever the server's machine has); they carry no checkpointer or store of their own (the Agent
 Server supplies persistence). A table that imports code or reaches outside the project is deployed
 only from a trusted project (``%deepagent trust``), the same rule as building it in the kernel.
 """
@@ -25,12 +28,15 @@ import re
 import shutil
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from deepnb import extensions
 from deepnb.config import ConfigFile, Key, find_config, parse_agent
 from deepnb.errors import DeepnbError
+from deepnb.extensions import plugins
+from deepnb.extensions.registry import REGISTRY, Source
 from deepnb.project import inside, project_root
 from deepnb.safe_display import safe_display
 from deepnb.spec import AgentSpec
@@ -45,6 +51,8 @@ PROJECT = "project"
 """Where files from the project's folder are copied to, at their paths in it."""
 EXTERNAL = "external"
 """Where files from outside the project (a trusted project may name them) are copied to."""
+EXTENSIONS = "extensions"
+"""Where the kernel's extensions are copied to, one numbered folder each."""
 
 JUNK = (
     ".git",
@@ -68,6 +76,8 @@ class Deployment:
     folder: Path
     graphs: tuple[str, ...]
     source: Path
+    extensions: tuple[str, ...] = ()
+    """The labels of the extensions deployed with the agents."""
 
     @property
     def config(self) -> Path:
@@ -76,8 +86,9 @@ class Deployment:
 
     def __repr__(self) -> str:
         names = ", ".join(self.graphs)
+        extensions = f" with extensions {', '.join(self.extensions)}" if self.extensions else ""
         return (
-            f"Deployed {names} from {self.source.name} to {self.folder}: "
+            f"Deployed {names}{extensions} from {self.source.name} to {self.folder}: "
             f"serve it with `langgraph dev` there (or %deepagent serve)."
         )
 
@@ -300,17 +311,49 @@ def deploy(
     _prepare(folder, project, force=force)
     copies = _Copies(project, folder)
     tables = {name: _served_table(config.agents[name], copies) for name in names}
+    extensions = _kernel_extensions()
     folder.mkdir(parents=True)
     try:
         copies.write()
-        _write_app(folder, tables, source=config.path)
+        recorded = [_copy_extension(source, number, folder) for number, source in enumerate(extensions)]
+        _write_app(folder, tables, source=config.path, extensions=recorded)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    return Deployment(folder, tuple(names), config.path)
+    return Deployment(folder, tuple(names), config.path, tuple(s.label for s in extensions))
 
 
-def _write_app(folder: Path, tables: Mapping[str, Any], *, source: Path) -> None:
+def _kernel_extensions() -> list[Source]:
+    """The extensions this kernel's agents take: the automatic ones (loaded now if they were not
+    yet, as building an agent would) and those loaded with ``%deepagent extension``."""
+    extensions.ensure_loaded()
+    with REGISTRY.lock:
+        return [api.source for api in REGISTRY.loaded.values()]
+
+
+def _copy_extension(source: Source, number: int, folder: Path) -> dict[str, Any]:
+    """Copy one extension into the app (a file, or its package or plugin folder whole) and say
+    where it is; an entry point is named (the server's environment installs its package)."""
+    if source.entry_point:
+        return {"entry_point": source.entry_point}
+    root = source.path.parent if source.package or source.plugin else source.path
+    if source.plugin:  # the plugin's folder: its manifest, and the modules its entries import
+        root = next((p for p in source.path.parents if plugins.find_manifest(p) is not None), root)
+    place = Path(EXTENSIONS) / f"{number}-{root.stem or 'extension'}"
+    skip = shutil.ignore_patterns(*JUNK, "*.pyc")
+    if root.is_dir():
+        shutil.copytree(root, folder / place, ignore=skip)
+        entry = place / source.path.relative_to(root)
+    else:
+        (folder / place).mkdir(parents=True)
+        shutil.copy2(root, folder / place / root.name)
+        entry = place / root.name
+    return {"path": entry.as_posix(), "package": source.package, "plugin": source.plugin}
+
+
+def _write_app(
+    folder: Path, tables: Mapping[str, Any], *, source: Path, extensions: Sequence[Mapping[str, Any]]
+) -> None:
     attributes: dict[str, str] = {}
     for name in tables:
         attributes[name] = _attribute(name, attributes.values())
@@ -318,7 +361,7 @@ def _write_app(folder: Path, tables: Mapping[str, Any], *, source: Path) -> None
     (folder / APP_MODULE).write_text(
         MODULE.format(source=source.name, agents_file=AGENTS_FILE, graphs=graphs), encoding="utf-8"
     )
-    data = {"source": str(source), "agents": tables}
+    data = {"source": str(source), "agents": tables, "extensions": list(extensions)}
     (folder / AGENTS_FILE).write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
     langgraph = {
         "dependencies": [".", _deepnb_dependency(folder)],
@@ -333,9 +376,22 @@ def _write_app(folder: Path, tables: Mapping[str, Any], *, source: Path) -> None
 def served_graph(module_file: str, name: str) -> Any:
     """The compiled agent ``name`` of the deployment whose module is ``module_file``: built
     from its tables like an agent in the kernel, with no checkpointer or store (the server's)."""
+    from deepnb.extensions.hosting import apply  # noqa: PLC0415  # lazy: it imports langchain
+
     folder = Path(module_file).resolve().parent
     data = json.loads((folder / AGENTS_FILE).read_text(encoding="utf-8"))
+    extensions.load_deployed([_deployed_source(entry, folder) for entry in data.get("extensions", [])])
     definition = parse_agent(data["agents"][name], Key(AGENTS_FILE, f"agents.{name}"), base_dir=folder)
-    options = {key: value for key, value in definition.options.items() if key != "store"}
-    spec = AgentSpec(definition.model, definition.label, options, definition.todos)
-    return spec.build(name=name, checkpointer=None)
+    spec = AgentSpec(definition.model, definition.label, dict(definition.options), definition.todos)
+    effective, _ = apply(spec)  # as the kernel builds it: the extensions' tools, middleware, routes
+    options = {key: value for key, value in effective.options.items() if key != "store"}
+    return replace(effective, options=options).build(name=name, checkpointer=None)
+
+
+def _deployed_source(entry: Mapping[str, Any], folder: Path) -> Source:
+    """A recorded extension as a source to load, its path inside the app ``folder``."""
+    if entry.get("entry_point"):
+        value = str(entry["entry_point"])
+        return Source(Path(value.split("=", 1)[-1].strip()), "entry point", entry_point=value)
+    path = (folder / str(entry["path"])).resolve()
+    return Source(path, "deployment", package=bool(entry.get("package")), plugin=entry.get("plugin"))

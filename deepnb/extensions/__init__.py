@@ -34,6 +34,7 @@ __all__ = [
     "ensure_loaded",
     "listing",
     "load",
+    "load_deployed",
     "shutdown",
     "trust",
 ]
@@ -150,6 +151,19 @@ def load(path: str | Path) -> list[tuple[Source, str | None]]:
         ok = _load_one(source)
         results.append((source, None if ok else REGISTRY.failures[source.key].error))
     return results
+
+
+def load_deployed(sources: list[Source]) -> None:
+    """Load exactly ``sources``, a deployment's extensions (:mod:`deepnb.deployment`), and none of
+    the automatic ones: an Agent Server serves what was deployed, whatever its own machine has.
+    The first that does not load raises ``ExtensionError`` naming it."""
+    with REGISTRY.lock:
+        REGISTRY.discovered = True
+    for source in sources:
+        if source.key not in REGISTRY.loaded and not _load_one(source):
+            raise ExtensionError(
+                f"Deployed extension {source.label} did not load: {REGISTRY.failures[source.key].error}"
+            )
 
 
 def trust(path: str | Path | None = None) -> tuple[Path, list[tuple[Source, str | None]]]:

@@ -21,7 +21,8 @@ class Source:
 
     path: Path
     origin: str
-    """``notebook`` (``%deepagent extension``), ``user``, ``entry point`` or ``project``."""
+    """``notebook`` (``%deepagent extension``), ``user``, ``entry point``, ``project`` or
+    ``deployment`` (an app deepnb deployed, in its server)."""
     package: bool = False
     entry_point: str | None = None
     """``name = value`` of a ``deepnb.extensions`` entry point."""

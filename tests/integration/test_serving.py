@@ -274,3 +274,55 @@ def test_a_kernel_killed_with_sigkill_still_stops_the_server_it_started(project:
         kernel.wait(10)
         if pid and not group_gone(pid):  # the test failed: still end what it started
             os.killpg(pid, signal.SIGKILL)
+
+
+STAMP_SCRIPT = """
+agents:
+  main:
+    - tool_calls: [{name: stamp, args: {text: kelp}}]
+    - text: "Stamped."
+"""
+
+
+def test_served_agents_take_the_extensions_the_kernels_agents_take(project: Path) -> None:
+    from langgraph_sdk import get_sync_client
+
+    from deepnb import extensions
+
+    write(project / "scripts" / "stamper.yaml", STAMP_SCRIPT)
+    config = (project / "deepnb.toml").read_text(encoding="utf-8")
+    write(project / "deepnb.toml", config + '\n[agents.stamper]\nmodel = "scripted:scripts/stamper.yaml"\n')
+    write(  # a trusted project's extension, which imports a module of its own folder
+        project / ".deepnb" / "extensions" / "stamping" / "__init__.py",
+        '''
+        from .ink import INK
+
+        def stamp(text: str) -> str:
+            """Stamp a text."""
+            return f"{INK} {text}"
+
+        async def extension(d):
+            d.register_tool(stamp)
+        ''',
+    )
+    write(project / ".deepnb" / "extensions" / "stamping" / "ink.py", 'INK = "[stamped]"\n')
+    extensions.shutdown()  # as a fresh kernel: the project's extensions load with its first agent
+    try:
+        server = deepnb.serve(["stamper"], port=free_port(), connect=False)
+        try:
+            recorded = json.loads((server.folder / "deepnb_agents.json").read_text())["extensions"]
+            assert recorded == [
+                {"path": "extensions/0-stamping/__init__.py", "package": True, "plugin": None}
+            ]
+            assert (server.folder / "extensions" / "0-stamping" / "ink.py").is_file()
+            client = get_sync_client(url=server.url)
+            state = client.runs.wait(None, "stamper", input={"messages": [{"role": "user", "content": "go"}]})
+            assert [m["content"] for m in state["messages"] if m["type"] == "tool"] == ["[stamped] kelp"]
+            assert state["messages"][-1]["content"] == "Stamped."
+        finally:
+            server.stop()
+        deployed = deepnb.deploy(project / "app", agents=["stamper"])
+        assert deployed.extensions == ("stamping",)
+        assert repr(deployed).startswith("Deployed stamper with extensions stamping from deepnb.toml")
+    finally:
+        extensions.shutdown()
