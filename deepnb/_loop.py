@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 import threading
 from collections.abc import Callable, Coroutine
@@ -101,3 +102,32 @@ def call_later(delay: float, callback: Callable[..., Any], *args: Any, what: str
     """Call ``callback(*args)`` on the engine loop in ``delay`` seconds (from the engine thread);
     what it raises is logged, never raised into the loop."""
     return engine_loop().call_later(delay, partial(contained, callback, *args, what=what))
+
+
+async def wait_until(
+    done: Callable[[], bool],
+    listen: Callable[[Callable[[], None]], Callable[[], None]],
+    *,
+    poll: float,
+) -> None:
+    """Return once ``done()`` holds, awaited from another event loop (the kernel's).
+    ``listen(wake)`` has ``wake()`` called (on the engine thread) whenever ``done()`` may have
+    changed, and returns what stops that; the loop also wakes every ``poll`` seconds, so that a
+    kernel interrupt (which schedules its cancellation without waking the loop) lands."""
+    loop = asyncio.get_running_loop()
+    changed = asyncio.Event()
+
+    def wake() -> None:
+        with contextlib.suppress(RuntimeError):  # the waiting loop has closed
+            loop.call_soon_threadsafe(changed.set)
+
+    stop_listening = listen(wake)
+    try:
+        while True:
+            changed.clear()  # before the check: a change after it wakes the wait below
+            if done():
+                return
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(changed.wait(), poll)
+    finally:
+        stop_listening()

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from deepnb import events as ev
-from deepnb._loop import call_soon
+from deepnb._loop import call_soon, wait_until
 from deepnb.approvals import ApprovalRequest
 from deepnb.batch_inputs import BatchInput
 from deepnb.displayable import LiveDisplayable
@@ -293,6 +293,17 @@ class Batch(LiveDisplayable):
             if run is not None and run.status in ENDED:
                 left = None if deadline is None else max(0.0, deadline - time.monotonic())
                 run.wait(left)
+        return self
+
+    async def wait_async(self, *, poll: float = 0.1) -> Batch:
+        """Await :meth:`wait`'s condition from another event loop (the kernel's): the batch
+        settling wakes it at once; it also wakes every ``poll`` seconds, so a kernel interrupt
+        takes effect."""
+
+        def listen(wake: Callable[[], None]) -> Callable[[], None]:
+            return self.subscribe(lambda _index: wake())
+
+        await wait_until(lambda: self.done, listen, poll=poll)
         return self
 
     def stop(self) -> Batch:

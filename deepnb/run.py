@@ -15,7 +15,7 @@ from typing import Any, Protocol, TypeVar
 
 from deepnb import events as ev
 from deepnb import streaming
-from deepnb._loop import in_engine_thread, run_sync, submit
+from deepnb._loop import in_engine_thread, run_sync, submit, wait_until
 from deepnb.anatomy import tools_by_agent
 from deepnb.approvals import ApprovalRequest, normalize, preview, tool_schema
 from deepnb.displayable import LiveDisplayable
@@ -276,25 +276,14 @@ class Run(LiveDisplayable):
     async def wait_async(self, *, settled: bool = False, poll: float = 0.1) -> Run:
         """Await the end of the run from another event loop (the kernel's); with ``settled``,
         also wait through approvals until the run is done, failed or cancelled. The run's end
-        wakes the waiting loop at once; so does, every ``poll`` seconds, a check that lets a
-        kernel interrupt (which schedules its cancellation without waking the loop) take effect."""
-        loop = asyncio.get_running_loop()
-        ended = asyncio.Event()
+        wakes the waiting loop at once; it also wakes every ``poll`` seconds, so a kernel
+        interrupt takes effect."""
 
-        def wake() -> None:
-            with contextlib.suppress(RuntimeError):  # the waiting loop has closed
-                loop.call_soon_threadsafe(ended.set)
+        def ended() -> bool:
+            return self.done and not (settled and self.status == "interrupted")
 
-        forget = self.when_ended(wake)
-        try:
-            while True:
-                ended.clear()  # before the check: an end after it wakes the wait below
-                if self.done and not (settled and self.status == "interrupted"):
-                    return self
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(ended.wait(), poll)
-        finally:
-            forget()
+        await wait_until(ended, self.when_ended, poll=poll)
+        return self
 
     def stop(self, *, reason: str = "stopped") -> None:
         """Cancel the run; the thread keeps every step up to the last checkpoint. A run waiting

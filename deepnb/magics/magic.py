@@ -123,8 +123,7 @@ class DeepnbMagics(Magics):
             batch, grid, args = self._start_map(line, cell)
             if not args.bg:
                 try:
-                    while not batch.done:  # woken often, so the kernel's interrupt lands at once
-                        await asyncio.sleep(0.1)
+                    await batch.wait_async()
                 except (KeyboardInterrupt, asyncio.CancelledError):
                     batch.stop()
                     raise KeyboardInterrupt("the batch was stopped") from None

@@ -1,5 +1,5 @@
-"""Awaiting a run from another event loop (a ``%%deepagent`` cell on the kernel's loop): the run's
-end wakes the waiter at once, not its next poll; ``settled`` waits through approvals."""
+"""Awaiting a run or a batch from another event loop (a ``%%deepagent`` cell on the kernel's
+loop): its end wakes the waiter at once, not its next poll; ``settled`` waits through approvals."""
 
 from __future__ import annotations
 
@@ -48,3 +48,14 @@ def test_settled_waits_through_each_approval_and_leaves_no_callback_behind() -> 
     assert status == "done"
     assert approvals >= 2
     assert run._ended == []  # each wait took its wake-up call back
+
+
+def test_a_batch_settling_wakes_the_waiting_loop_at_once() -> None:
+    workbench = deepnb.agent(name=unique("wait-map"), model=scripted({"main": ["Done."]}, delay=0.02))
+
+    async def cell() -> list[str]:
+        batch = workbench.map(["a", "b", "c"], concurrency=2)
+        await asyncio.wait_for(batch.wait_async(poll=NEVER), 30)
+        return [run.status for run in batch.runs if run is not None]
+
+    assert asyncio.run(cell()) == ["done", "done", "done"]
