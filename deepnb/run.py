@@ -42,6 +42,10 @@ log = logging.getLogger(__name__)
 Listener = Callable[[ev.Event], None]
 _ids = itertools.count(1)
 KERNEL_INTERRUPT = "interrupted by the kernel"
+"""How a run stopped by the kernel's interrupt (Ctrl-C, the ■ button) says why it stopped."""
+PENDING_ONLY: Any = object()
+"""The input of a run that streams nothing: it reads the thread's checkpoint and shows what waits
+for approval there (a run rebuilt after a kernel restart)."""
 
 
 class Followable(Protocol):
@@ -64,12 +68,6 @@ def follow(target: F) -> F:
         target.stop(reason=KERNEL_INTERRUPT)
         target.wait()
         raise
-
-
-"""How a run stopped by the kernel's interrupt (Ctrl-C, the ■ button) says why it stopped."""
-PENDING_ONLY: Any = object()
-"""The input of a run that streams nothing: it reads the thread's checkpoint and shows what waits
-for approval there (a run rebuilt after a kernel restart)."""
 
 
 class RunHost(AgentHandle, Protocol):
