@@ -214,9 +214,8 @@ def _model_columns(
         building.raise_unknown(name)  # the default agent need not exist: the models are given
     spec = base.declared_spec if isinstance(base, Workbench) else None
     if base is not None and spec is None:
-        how = base.cannot_rebuild if isinstance(base, Workbench) else "it is served elsewhere"
         raise DeepnbError(
-            f"Agent {base.name!r} cannot change its model ({how}): compare agents instead, "
+            f"Agent {base.name!r} cannot change its model ({_cannot_rebuild(base)}): compare agents instead, "
             "deepnb.compare(prompt, agents=[...])."
         )
     saver = make_checkpointer("memory")
@@ -236,7 +235,14 @@ def _agent_column(name: str, options: Mapping[str, Any]) -> Session:
         return session
     spec = session.declared_spec if isinstance(session, Workbench) else None
     if spec is None or not isinstance(session, Workbench):
-        how = session.cannot_rebuild if isinstance(session, Workbench) else "it is served elsewhere"
-        raise DeepnbError(f"Agent {name!r} cannot take agent options here ({how}): compare it without them.")
+        raise DeepnbError(
+            f"Agent {name!r} cannot take agent options here ({_cannot_rebuild(session)}): "
+            "compare it without them."
+        )
     column = spec.with_options(**options)
     return building.variant(name, column, make_checkpointer("memory"), origin=session.origin)
+
+
+def _cannot_rebuild(session: Session) -> str | None:
+    """Why ``session``'s agent cannot be built again with another model or options."""
+    return session.cannot_rebuild if isinstance(session, Workbench) else "it is served elsewhere"

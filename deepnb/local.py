@@ -185,15 +185,15 @@ class Workbench:
         async def collect() -> None:
             known = await thread_ids(self.checkpointer)
             if known is None:  # a saver deepnb cannot ask for its threads: read every checkpoint
-                async for item in self.checkpointer.alist(None):
-                    configurable = item.config.get("configurable", {})
-                    if not configurable.get("checkpoint_ns"):
-                        latest.setdefault(str(configurable.get("thread_id")), ThreadInfo("", "", 0))
-                known = list(latest)
+                configs = [
+                    item.config.get("configurable", {}) async for item in self.checkpointer.alist(None)
+                ]
+                known = list(
+                    dict.fromkeys(str(c.get("thread_id")) for c in configs if not c.get("checkpoint_ns"))
+                )
             for thread_id in known:  # its state: a checkpoint alone may not hold the messages
                 state = await self.graph.aget_state({"configurable": {"thread_id": thread_id}})
                 if state.created_at is None:  # no checkpoint (any more)
-                    latest.pop(thread_id, None)
                     continue
                 step = int((state.metadata or {}).get("step", 0))
                 latest[thread_id] = ThreadInfo(thread_id, str(state.created_at), _steps(state.values, step))
