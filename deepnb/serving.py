@@ -47,6 +47,13 @@ SERVED = Path(".deepnb") / "served"
 WRITES = (".gitignore", "app.next", "app", "langgraph-dev.log")
 """Everything serve writes or deletes in :data:`SERVED` (each through :class:`Folder`, never
 through a link; ``app.next`` is the deployment being staged, renamed to ``app``)."""
+HTTP: dict[str, object] = {
+    "app": "deepnb.served_http:app",
+    "cors": {"allow_origins": [], "allow_credentials": False},
+}
+"""langgraph.json's ``http`` for a served app: the kernel reaches the server directly, never from
+a web page, so no origin may read its answers (``cors``) and a request a page sends, or one to
+another host name than 127.0.0.1's, is refused (:mod:`deepnb.served_http`)."""
 
 
 @safe_display
@@ -191,6 +198,8 @@ def _answers(url: str) -> bool:
 
 def _environment() -> dict[str, str]:
     env = dict(os.environ)
+    for name in ("CORS_CONFIG", "CORS_ALLOW_ORIGINS"):  # they would override langgraph.json's
+        env.pop(name, None)
     env.update(
         LANGSMITH_TRACING="false",
         LANGGRAPH_CLI_NO_ANALYTICS="1",
@@ -231,7 +240,7 @@ def serve(
     with Folder.walk_to(root, root / SERVED, create=True) as served:
         served.write(".gitignore", b"*\n")  # nothing of it is the project's
         served.remove("app.next")  # a staging left by a serve that failed: deepnb's own
-        staged = deployment.write(checked, served, "app.next")
+        staged = deployment.write(checked, served, "app.next", http=HTTP)
         stop()
         served.rename("app.next", "app")  # the app it replaces goes whole, never through a link
         folder, log = served.path / "app", served.path / "langgraph-dev.log"
