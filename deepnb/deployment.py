@@ -348,7 +348,7 @@ def deploy(
     ``path``: see the module's docstring. An existing folder is replaced only with ``force``,
     and only if it holds nothing but what deepnb wrote there (which is all ``force`` deletes)."""
     checked = plan(agents, root=root)
-    folder = Path(path).expanduser().absolute()
+    folder = Path(os.path.abspath(Path(path).expanduser()))  # ".." resolved as typed, links not
     if inside(checked.project, folder):
         raise DeepnbError(f"{folder} holds the project itself: deploy into a new folder, e.g. ./served.")
     with _parent(folder, checked.project) as parent:

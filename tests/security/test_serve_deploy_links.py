@@ -6,7 +6,9 @@ leaves its folder is not copied, and the deploy line says so), ends on loops and
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -163,7 +165,7 @@ def test_deploy_into_a_link_or_through_one_inside_the_project_is_refused(
 
 
 def test_force_deletes_exactly_what_deepnb_wrote_and_refuses_anything_else(
-    project: Path, tmp_path: Path
+    project: Path, outside: Path, tmp_path: Path
 ) -> None:
     app = deepnb.deploy(tmp_path / "app").folder
     listed = deployment._manifest(deployment.Folder.open(app))
@@ -178,6 +180,15 @@ def test_force_deletes_exactly_what_deepnb_wrote_and_refuses_anything_else(
     assert (app / "notes.txt").read_text() == "mine" and (app / "langgraph.json").is_file()
     (app / "notes.txt").unlink()
     deepnb.deploy(app, force=True)  # exactly deepnb's entries: replaced
+
+    before = snapshot(outside)  # entries deepnb wrote, since made links: removed, not followed
+    (app / "langgraph.json").unlink()
+    (app / "langgraph.json").symlink_to(outside / "secret.txt")
+    shutil.rmtree(app / "project")
+    (app / "project").symlink_to(outside / "keep")
+    deepnb.deploy(app, force=True)
+    assert snapshot(outside) == before and not (app / "project").is_symlink()
+    assert json.loads((app / "langgraph.json").read_text())["graphs"] == {"writer": "./deepnb_app.py:writer"}
 
     (app / deployment.MANIFEST).unlink()  # no manifest: not a deployment deepnb wrote
     with pytest.raises(DeepnbError) as refused:
