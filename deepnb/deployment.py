@@ -116,7 +116,7 @@ class Deployment:
 
 
 def skipped_note(skipped: Sequence[str], shown: int = 3) -> str:
-    """`` Not copied: …`` naming what a deployment's copies left out (the first few), or ``""``."""
+    """The sentence naming what a deployment's copies left out (the first few), or ``""``."""
     if not skipped:
         return ""
     more = f" and {len(skipped) - shown} more" if len(skipped) > shown else ""
