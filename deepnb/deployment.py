@@ -10,6 +10,11 @@ A deployment is a folder that ``langgraph dev`` serves as it is and ``langgraph 
     mytools.py, ...       the project's own modules that ``module:attr`` references import
     extensions/...        copies of the extensions loaded in the kernel (its agents take them):
                           files, package and plugin folders; entry points are named, not copied
+    deepnb_written.json   every entry deepnb wrote there: what ``force`` deletes, and nothing else
+
+Everything is written through :class:`~deepnb.real_folders.Folder` (never through a link) and
+copied by :class:`~deepnb.app_copy.Copier`, which keeps the backend's rule for links: one that
+leaves its folder is not copied, and the deployment says so.
 
 The served graphs are built by deepnb from those tables, as in the kernel, so ``scripted:`` and
 ``demo:`` models work there too, with the extensions the kernel's agents take (exactly those: not
@@ -20,12 +25,12 @@ only from a trusted project (``%deepagent trust``), the same rule as building it
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import keyword
 import os
 import re
-import shutil
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -33,20 +38,35 @@ from pathlib import Path
 from typing import Any
 
 from deepnb import extensions
+from deepnb.app_copy import Copier
 from deepnb.config import ConfigFile, Key, find_config, parse_agent
 from deepnb.errors import DeepnbError
 from deepnb.extensions import plugins
 from deepnb.extensions.registry import REGISTRY, Source
 from deepnb.project import inside, project_root
+from deepnb.real_folders import Folder, LinkRefused
 from deepnb.safe_display import safe_display
 from deepnb.spec import AgentSpec
 from deepnb.trust import is_trusted
 
-__all__ = ["AGENTS_FILE", "APP_MODULE", "CONFIG_FILE", "Deployment", "deploy", "served_graph"]
+__all__ = [
+    "AGENTS_FILE",
+    "APP_MODULE",
+    "CONFIG_FILE",
+    "MANIFEST",
+    "Deployment",
+    "Plan",
+    "deploy",
+    "plan",
+    "served_graph",
+    "write",
+]
 
 CONFIG_FILE = "langgraph.json"
 APP_MODULE = "deepnb_app.py"
 AGENTS_FILE = "deepnb_agents.json"
+MANIFEST = "deepnb_written.json"
+"""Every entry deepnb wrote into the app folder: what replacing it (``force``) deletes."""
 PROJECT = "project"
 """Where files from the project's folder are copied to, at their paths in it."""
 EXTERNAL = "external"
@@ -78,6 +98,8 @@ class Deployment:
     source: Path
     extensions: tuple[str, ...] = ()
     """The labels of the extensions deployed with the agents."""
+    skipped: tuple[str, ...] = ()
+    """What the copies left out: links that leave their folder, dangle or loop (and why)."""
 
     @property
     def config(self) -> Path:
@@ -89,8 +111,16 @@ class Deployment:
         extensions = f" with extensions {', '.join(self.extensions)}" if self.extensions else ""
         return (
             f"Deployed {names}{extensions} from {self.source.name} to {self.folder}: "
-            f"serve it with `langgraph dev` there (or %deepagent serve)."
+            f"serve it with `langgraph dev` there (or %deepagent serve).{skipped_note(self.skipped)}"
         )
+
+
+def skipped_note(skipped: Sequence[str], shown: int = 3) -> str:
+    """The sentence naming what a deployment's copies left out (the first few), or ``""``."""
+    if not skipped:
+        return ""
+    more = f" and {len(skipped) - shown} more" if len(skipped) > shown else ""
+    return f" Not copied, as the agent's tools refuse them too: {'; '.join(skipped[:shown])}{more}."
 
 
 # -- what the tables name on disk ------------------------------------------------------------------
@@ -126,24 +156,9 @@ class _Copies:
                 self.items.setdefault(candidate.resolve(), candidate.name)
                 return
 
-    def write(self) -> None:
-        skip = shutil.ignore_patterns(*JUNK, "*.pyc")
-        target = self.target.resolve()
+    def write(self, copier: Copier) -> None:
         for source, relative in self.items.items():
-            _copy(source, self.target / relative, skip, target)
-
-
-def _copy(source: Path, destination: Path, skip: Any, target: Path) -> None:
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    if source.is_dir():
-
-        def ignore(folder: str, names: list[str]) -> set[str]:
-            inner = {n for n in names if Path(folder, n).resolve() == target}
-            return set(skip(folder, names)) | inner
-
-        shutil.copytree(source, destination, ignore=ignore, dirs_exist_ok=True)
-    elif source.is_file():
-        shutil.copy2(source, destination)
+            copier.copy(source, relative)
 
 
 def _references(table: Mapping[str, Any], copies: _Copies) -> None:
@@ -224,29 +239,38 @@ def _chosen(config: ConfigFile, agents: Sequence[str] | None) -> list[str]:
     return list(dict.fromkeys(agents))
 
 
-def _deployed_here(folder: Path) -> bool:
-    return (folder / CONFIG_FILE).is_file() and (folder / APP_MODULE).is_file()
-
-
-def _prepare(folder: Path, root: Path, *, force: bool) -> None:
-    """Refuse a folder that exists (unless ``force`` and deepnb deployed there before), or one
-    that holds the project."""
-    if inside(root, folder):
-        raise DeepnbError(f"{folder} holds the project itself: deploy into a new folder, e.g. ./served.")
-    if not folder.exists() and not folder.is_symlink():
+def _clear(folder: Folder) -> None:
+    """Empty the existing folder ``folder`` for ``force``: only when it is empty or holds
+    exactly what deepnb wrote there (its manifest says what), and then only those entries."""
+    found = list(folder.entries())
+    if not found:
         return
-    if not folder.is_dir():
-        raise DeepnbError(f"{folder} exists and is not a folder: name a new folder to deploy into.")
-    if not force:
+    listed = _manifest(folder)
+    if listed is None:
         raise DeepnbError(
-            f"{folder} already exists: pass --force (force=True) to replace it, or name a new folder."
-        )
-    if any(folder.iterdir()) and not _deployed_here(folder):
-        raise DeepnbError(
-            f"{folder} is not a deployment deepnb wrote (no {CONFIG_FILE} and {APP_MODULE}): "
+            f"{folder.path} is not a deployment deepnb wrote (it has no {MANIFEST}): "
             "--force replaces only those; name a new folder."
         )
-    shutil.rmtree(folder)
+    foreign = [path for path, _ in found if path not in listed and path != MANIFEST]
+    if foreign:
+        more = f" and {len(foreign) - 1} more" if len(foreign) > 1 else ""
+        raise DeepnbError(
+            f"{folder.path} holds {foreign[0]}{more}, which deepnb did not write there: --force deletes "
+            "only what deepnb wrote; move it away or name a new folder."
+        )
+    for path, _ in reversed(found):  # what a folder holds before the folder
+        folder.remove_path(path)
+
+
+def _manifest(folder: Folder) -> set[str] | None:
+    data = folder.read(MANIFEST)
+    try:
+        entries = json.loads(data or b"null").get("written") if data else None
+    except (ValueError, AttributeError):
+        return None
+    if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
+        return None
+    return set(entries)
 
 
 def _deepnb_dependency(folder: Path) -> str:
@@ -286,6 +310,33 @@ from deepnb.deployment import served_graph
 '''
 
 
+@dataclass(frozen=True)
+class Plan:
+    """What a deployment writes, checked before anything is: the config, the agents' names and
+    the project's folder (trust-gated and parsed, every mistake now rather than in the server)."""
+
+    config: ConfigFile
+    names: tuple[str, ...]
+    project: Path
+
+
+def plan(agents: Sequence[str] | None = None, *, root: Path | None = None) -> Plan:
+    """Check the project's agents (all, or ``agents``) for deploying: the trust gate, and every
+    mistake in their tables."""
+    config = _config(root)
+    names = _chosen(config, agents)
+    project = config.path.parent.resolve()
+    trusted = is_trusted(project)
+    for name in names:
+        parse_agent(
+            config.agents[name],
+            Key(config.shown, f"{config.prefix}.{name}"),
+            base_dir=project,
+            trusted=trusted,
+        )
+    return Plan(config, tuple(names), project)
+
+
 def deploy(
     path: str | os.PathLike[str],
     *,
@@ -294,33 +345,78 @@ def deploy(
     root: Path | None = None,
 ) -> Deployment:
     """Write the project's agents (all, or ``agents``) as an Agent Server app into the folder
-    ``path``: see the module's docstring. An existing folder is replaced only with ``force``
-    (and only if deepnb deployed there)."""
-    config = _config(root)
-    names = _chosen(config, agents)
-    project = config.path.parent.resolve()
-    folder = Path(path).expanduser().absolute()
-    trusted = is_trusted(project)
-    for name in names:  # the trust gate, and every mistake now rather than in the server
-        parse_agent(
-            config.agents[name],
-            Key(config.shown, f"{config.prefix}.{name}"),
-            base_dir=project,
-            trusted=trusted,
+    ``path``: see the module's docstring. An existing folder is replaced only with ``force``,
+    and only if it holds nothing but what deepnb wrote there (which is all ``force`` deletes)."""
+    checked = plan(agents, root=root)
+    folder = Path(os.path.abspath(Path(path).expanduser()))  # ".." resolved as typed, links not
+    if inside(checked.project, folder):
+        raise DeepnbError(f"{folder} holds the project itself: deploy into a new folder, e.g. ./served.")
+    with _parent(folder, checked.project) as parent:
+        return write(checked, parent, folder.name, force=force)
+
+
+def _parent(folder: Path, project: Path) -> Folder:
+    """The folder that holds ``folder``, open: inside the project, each part of the way a real
+    folder (a link there is refused); outside it, the path the user named."""
+    if folder.parent.is_relative_to(project):
+        return Folder.walk_to(project, folder.parent, create=True)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    return Folder.open(folder.parent)
+
+
+def write(
+    checked: Plan,
+    parent: Folder,
+    name: str,
+    *,
+    force: bool = False,
+    http: Mapping[str, Any] | None = None,
+) -> Deployment:
+    """Write the deployment ``checked`` into the folder ``name`` of ``parent`` (made if missing;
+    an existing one only with ``force``: see :func:`deploy`), with langgraph.json's ``http``
+    settings if given. A failure removes what it wrote."""
+    folder_path = parent.path / name
+    kind = parent.kind(name)
+    if kind == "link":
+        raise LinkRefused(
+            f"{folder_path} is a link: deepnb deploys only into a real folder, never through a "
+            "link — remove the link or name a new folder."
         )
-    _prepare(folder, project, force=force)
-    copies = _Copies(project, folder)
-    tables = {name: _served_table(config.agents[name], copies) for name in names}
+    if kind not in (None, "folder"):
+        raise DeepnbError(f"{folder_path} exists and is not a folder: name a new folder to deploy into.")
+    if kind == "folder":
+        if not force:
+            raise DeepnbError(
+                f"{folder_path} already exists: pass --force (force=True) to replace it, "
+                "or name a new folder."
+            )
+        with parent.child(name) as existing:
+            _clear(existing)
+    config, project = checked.config, checked.project
+    copies = _Copies(project, folder_path)
+    tables = {n: _served_table(config.agents[n], copies) for n in checked.names}
     extensions = _kernel_extensions()
-    folder.mkdir(parents=True)
-    try:
-        copies.write()
-        recorded = [_copy_extension(source, number, folder) for number, source in enumerate(extensions)]
-        _write_app(folder, tables, source=config.path, extensions=recorded)
-    except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise
-    return Deployment(folder, tuple(names), config.path, tuple(s.label for s in extensions))
+    with parent.child(name, create=True) as app:
+        copier = Copier(app, project=project, skip=(*JUNK, "*.pyc"))
+        try:
+            copies.write(copier)
+            recorded = [_copy_extension(s, number, copier) for number, s in enumerate(extensions)]
+            _write_app(app, tables, source=config.path, extensions=recorded, http=http, copier=copier)
+        except BaseException:
+            for entry in reversed(copier.written):  # what a folder holds before the folder
+                with contextlib.suppress(OSError):
+                    app.remove_path(entry)
+            if kind is None:
+                with contextlib.suppress(OSError):
+                    parent.remove_entry(name)
+            raise
+    return Deployment(
+        folder_path,
+        checked.names,
+        config.path,
+        tuple(s.label for s in extensions),
+        tuple(copier.skipped),
+    )
 
 
 def _kernel_extensions() -> list[Source]:
@@ -331,7 +427,7 @@ def _kernel_extensions() -> list[Source]:
         return [api.source for api in REGISTRY.loaded.values()]
 
 
-def _copy_extension(source: Source, number: int, folder: Path) -> dict[str, Any]:
+def _copy_extension(source: Source, number: int, copier: Copier) -> dict[str, Any]:
     """Copy one extension into the app (a file, or its package or plugin folder whole) and say
     where it is; an entry point is named (the server's environment installs its package)."""
     if source.entry_point:
@@ -339,35 +435,50 @@ def _copy_extension(source: Source, number: int, folder: Path) -> dict[str, Any]
     root = source.path.parent if source.package or source.plugin else source.path
     if source.plugin:  # the plugin's folder: its manifest, and the modules its entries import
         root = next((p for p in source.path.parents if plugins.find_manifest(p) is not None), root)
+    root = root.resolve()
     place = Path(EXTENSIONS) / f"{number}-{root.stem or 'extension'}"
-    skip = shutil.ignore_patterns(*JUNK, "*.pyc")
     if root.is_dir():
-        shutil.copytree(root, folder / place, ignore=skip)
-        entry = place / source.path.relative_to(root)
+        copier.copy(root, place.as_posix())
+        entry = place / source.path.resolve().relative_to(root)
     else:
-        (folder / place).mkdir(parents=True)
-        shutil.copy2(root, folder / place / root.name)
+        copier.copy(root, (place / root.name).as_posix())
         entry = place / root.name
     return {"path": entry.as_posix(), "package": source.package, "plugin": source.plugin}
 
 
 def _write_app(
-    folder: Path, tables: Mapping[str, Any], *, source: Path, extensions: Sequence[Mapping[str, Any]]
+    app: Folder,
+    tables: Mapping[str, Any],
+    *,
+    source: Path,
+    extensions: Sequence[Mapping[str, Any]],
+    http: Mapping[str, Any] | None,
+    copier: Copier,
 ) -> None:
     attributes: dict[str, str] = {}
     for name in tables:
         attributes[name] = _attribute(name, attributes.values())
     graphs = "\n".join(f"{attr} = served_graph(__file__, {name!r})" for name, attr in attributes.items())
-    (folder / APP_MODULE).write_text(
-        MODULE.format(source=source.name, agents_file=AGENTS_FILE, graphs=graphs), encoding="utf-8"
-    )
+    module = MODULE.format(source=source.name, agents_file=AGENTS_FILE, graphs=graphs)
     data = {"source": str(source), "agents": tables, "extensions": list(extensions)}
-    (folder / AGENTS_FILE).write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
-    langgraph = {
-        "dependencies": [".", _deepnb_dependency(folder)],
+    langgraph: dict[str, Any] = {
+        "dependencies": [".", _deepnb_dependency(app.path)],
         "graphs": {name: f"./{APP_MODULE}:{attr}" for name, attr in attributes.items()},
     }
-    (folder / CONFIG_FILE).write_text(json.dumps(langgraph, indent=2) + "\n", encoding="utf-8")
+    if http is not None:
+        langgraph["http"] = dict(http)
+    for name, text in (
+        (APP_MODULE, module),
+        (AGENTS_FILE, json.dumps(data, indent=2, default=str) + "\n"),
+        (CONFIG_FILE, json.dumps(langgraph, indent=2) + "\n"),
+    ):
+        app.write(name, text.encode("utf-8"))
+        copier.written.setdefault(name, None)
+    written = {
+        "written": sorted(copier.written),
+        "by": "deepnb.deploy: --force deletes these, and only these",
+    }
+    app.write(MANIFEST, (json.dumps(written, indent=2) + "\n").encode("utf-8"))
 
 
 # -- in the server ---------------------------------------------------------------------------------

@@ -4,7 +4,9 @@ The agents are deployed (:mod:`deepnb.deployment`) into ``.deepnb/served/app`` u
 (ignored by git) and ``langgraph dev`` serves that folder on 127.0.0.1, in the background, in its
 own process group, with tracing and analytics off and its output in ``.deepnb/served/langgraph-dev.log``.
 One server per kernel: serving again replaces it, and it stops when the kernel ends, even killed
-(:mod:`deepnb.tethered` watches a pipe only the kernel holds).
+(:mod:`deepnb.tethered` watches a pipe only the kernel holds). Everything serve writes or deletes
+(:data:`WRITES`, under ``.deepnb/served``) goes through :class:`~deepnb.real_folders.Folder`, never
+through a link.
 
 Each served agent is then connected (``deepnb.connect``) under its own name, so ``%%deepagent -a
 NAME`` runs on the server; stopping the server gives the names back to the agents they had before.
@@ -15,7 +17,6 @@ from __future__ import annotations
 import atexit
 import importlib.util
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -28,11 +29,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from deepnb import agents as registry
-from deepnb import tethered
-from deepnb.deployment import deploy
+from deepnb import deployment, tethered
 from deepnb.errors import DeepnbError
 from deepnb.local import Workbench
 from deepnb.project import project_root
+from deepnb.real_folders import Folder
 from deepnb.safe_display import safe_display
 
 __all__ = ["DEFAULT_PORT", "Server", "current", "serve", "stop"]
@@ -43,6 +44,16 @@ START_TIMEOUT = 120.0
 JOBS_PER_WORKER = 10
 SERVED = Path(".deepnb") / "served"
 """Under the project: the app folder (``app``) and the server's log."""
+WRITES = (".gitignore", "app.next", "app", "langgraph-dev.log")
+"""Everything serve writes or deletes in :data:`SERVED` (each through :class:`Folder`, never
+through a link; ``app.next`` is the deployment being staged, renamed to ``app``)."""
+HTTP: dict[str, object] = {
+    "app": "deepnb.served_http:app",
+    "cors": {"allow_origins": [], "allow_credentials": False},
+}
+"""langgraph.json's ``http`` for a served app: the kernel reaches the server directly, never from
+a web page, so no origin may read its answers (``cors``) and a request a page sends, or one to
+another host name than 127.0.0.1's, is refused (:mod:`deepnb.served_http`)."""
 
 
 @safe_display
@@ -56,6 +67,8 @@ class Server:
     folder: Path
     log: Path
     process: subprocess.Popen[bytes] = field(repr=False)
+    skipped: tuple[str, ...] = ()
+    """What the deployment's copies left out (links that leave their folder, dangle or loop)."""
     agents: dict[str, Workbench] = field(default_factory=dict, repr=False)
     """The served agents connected in this kernel, by name (``deepnb.connect``)."""
     replaced: dict[str, Workbench | None] = field(default_factory=dict, repr=False)
@@ -125,6 +138,7 @@ class Server:
     def __repr__(self) -> str:
         state = "serving" if self.running else "stopped"
         text = f"Server({state} {', '.join(self.graphs)} at {self.url}; log {self.log})"
+        text += deployment.skipped_note(self.skipped)
         if self.agents:
             first = next(iter(self.agents))
             text += f"\nConnected {', '.join(self.agents)}: %%deepagent -a {first} runs on the server."
@@ -184,6 +198,8 @@ def _answers(url: str) -> bool:
 
 def _environment() -> dict[str, str]:
     env = dict(os.environ)
+    for name in ("CORS_CONFIG", "CORS_ALLOW_ORIGINS"):  # they would override langgraph.json's
+        env.pop(name, None)
     env.update(
         LANGSMITH_TRACING="false",
         LANGGRAPH_CLI_NO_ANALYTICS="1",
@@ -217,24 +233,24 @@ def serve(
     served agent is connected under its name, so ``%%deepagent -a NAME`` runs on the server."""
     _check_installed()
     root = root or project_root()
-    served = root / SERVED
     running = current()
     if port is not None and (running is None or running.port != port):
         _choose_port(port)  # a port in use is refused before anything stops
-    staged = deploy(served / "app.next", agents=agents, force=True, root=root)
-    (served / ".gitignore").write_text("*\n", encoding="utf-8")  # nothing of it is the project's
-    stop()
-    folder = served / "app"
-    if folder.exists():
-        shutil.rmtree(folder)
-    staged.folder.rename(folder)
-    chosen = _choose_port(port)
-    url = f"http://127.0.0.1:{chosen}"
-    log = served / "langgraph-dev.log"
-    command = [sys.executable, tethered.__file__, sys.executable, "-m", "langgraph_cli", "dev"]
-    command += ["--no-browser", "--no-reload"]
-    command += ["--host", "127.0.0.1", "--port", str(chosen), "--n-jobs-per-worker", str(JOBS_PER_WORKER)]
-    with log.open("wb") as out:
+    checked = deployment.plan(agents, root=root)  # the trust gate and every mistake come first
+    with Folder.walk_to(root, root / SERVED, create=True) as served:
+        served.write(".gitignore", b"*\n")  # nothing of it is the project's
+        served.remove("app.next")  # a staging left by a serve that failed: deepnb's own
+        staged = deployment.write(checked, served, "app.next", http=HTTP)
+        stop()
+        served.rename("app.next", "app")  # the app it replaces goes whole, never through a link
+        folder, log = served.path / "app", served.path / "langgraph-dev.log"
+        out = served.create(log.name)
+    with out:
+        chosen = _choose_port(port)
+        url = f"http://127.0.0.1:{chosen}"
+        command = [sys.executable, tethered.__file__, sys.executable, "-m", "langgraph_cli", "dev"]
+        command += ["--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(chosen)]
+        command += ["--n-jobs-per-worker", str(JOBS_PER_WORKER)]
         process = subprocess.Popen(
             command,
             cwd=folder,
@@ -244,7 +260,7 @@ def serve(
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: stop() ends it and its workers
         )
-    server = Server(url, staged.graphs, folder, log, process)
+    server = Server(url, staged.graphs, folder, log, process, skipped=staged.skipped)
     _wait(server, timeout)
     if connect:
         try:
