@@ -52,9 +52,11 @@ def test_the_tree_streams_node_by_node_and_ends_in_full(kernel: KernelSession) -
     assert summary["file_path"].startswith("/conversation_history/")
     assert "<ul>" in summary["summary_html"] and "three researchers" in summary["summary"]
 
-    # Live patches carried the nodes that changed, not the whole tree each time.
+    # Live patches carried the nodes that changed, never a node the front end already had as it
+    # is (how many change between two flushes depends on the machine's speed, so not counted).
     carried = [len(p["nodes"]) for cid, p in kernel.patches if cid == comm_id and p.get("nodes")]
-    assert len(carried) > 3 and min(carried) == 1, carried
+    assert len(carried) > 3, carried
+    assert kernel.repeated_nodes == []
 
 
 def test_open_history_file_answers_with_escaped_html(kernel: KernelSession) -> None:

@@ -57,9 +57,11 @@ class KernelSession:
         self.widgets: dict[str, dict[str, Any]] = {}
         self.comm_updates: list[tuple[float, str, dict[str, Any]]] = []
         self.custom: list[tuple[str, Any]] = []
+        """Custom messages from views other than live patches: (comm id, content)."""
         self.patches: list[tuple[str, dict[str, Any]]] = []
         """Live patches as received: (comm id, patch)."""
-        """Custom messages from views other than live patches: (comm id, content)."""
+        self.repeated_nodes: list[str] = []
+        """Ids of tree nodes a patch carried although the front end already had them as they were."""
         self._executions: dict[str, Execution] = {}
         self._lock = threading.RLock()
         self._closing = False
@@ -118,6 +120,7 @@ class KernelSession:
         order = patch.get("ids") or known + patch.get("append_ids", [])
         state["items"] = [items[i] for i in order if i in items]
         nodes = {node["id"]: node for node in state.get("tree", [])}
+        self.repeated_nodes.extend(n["id"] for n in patch.get("nodes", []) if nodes.get(n["id"]) == n)
         nodes.update({node["id"]: node for node in patch.get("nodes", [])})
         state["tree"] = list(nodes.values())
         self.comm_updates.append(
