@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from deepnb.addresses import shown_url
 from deepnb.displayable import Displayable
 from deepnb.graph_reading import first, is_instance, middleware_of, model_of, tools_of
 
@@ -216,7 +217,7 @@ def _subagents(stack: Sequence[Any], profile: Harness | None, *, profiles: bool 
         sub_profile = _harness(spec.get("model")) if profiles else None
         found.append(_part(name, "subagent", [*stack_, *extra], offered, sub_profile, spec.get("model")))
     for agent in getattr(first(stack, "AsyncSubAgentMiddleware"), "_agents", None) or ():
-        where = agent.get("url") or "the LangGraph server it runs on"
+        where = shown_url(str(agent["url"])) if agent.get("url") else "the LangGraph server it runs on"
         found.append(
             AgentPart(
                 str(agent.get("name", "?")),

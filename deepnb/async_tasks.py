@@ -21,9 +21,12 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol, runtime_checkable
 
+from deepnb.addresses import address, shown_url, shown_urls
 from deepnb.errors import DeepnbError
 from deepnb.handles import AgentHandle
+from deepnb.safe_display import safe_display
 from deepnb.schema import AsyncTaskRow, AsyncTaskStatus
+from deepnb.thread_reading import read_state
 
 __all__ = [
     "FIELDS",
@@ -91,6 +94,7 @@ def _now() -> str:
 # -- the servers -----------------------------------------------------------------------------
 
 
+@safe_display
 @dataclass(frozen=True)
 class RemoteAgent:
     """An async subagent's server: where :func:`refresh_async_tasks` asks about its tasks."""
@@ -102,6 +106,9 @@ class RemoteAgent:
     """Sent as ``x-api-key``. Without it, the key in the SDK's environment variables (as the
     agent's tools send it), unless ``key_from_environment`` is false."""
     key_from_environment: bool = field(default=True, repr=False)
+
+    def __repr__(self) -> str:
+        return f"RemoteAgent(name={self.name!r}, url={shown_url(self.url)!r})"  # never the url's key
 
 
 @runtime_checkable
@@ -165,7 +172,8 @@ async def refresh_tasks(workbench: AgentHandle, thread_id: str, *, timeout: floa
     other threads). Raises :class:`DeepnbError` with one sentence when a server cannot be
     reached, does not answer within ``timeout`` seconds, or refuses a request.
     """
-    snapshot = await workbench.graph.aget_state({"configurable": {"thread_id": thread_id}})
+    config = {"configurable": {"thread_id": thread_id}}
+    snapshot = await read_state(workbench.graph, config, agent=workbench.name)
     rows = task_rows((snapshot.values or {}).get("async_tasks"))
     named = remote_agents(workbench)
     home = workbench.agent_server if isinstance(workbench, ServedAgent) else None
@@ -216,8 +224,8 @@ def _elsewhere_note(rows: list[AsyncTaskRow], home: RemoteAgent | None) -> str:
     many = len(rows) > 1
     tasks = f"{len(rows)} tasks ({names}) run" if many else f"Task {rows[0]['task_id']} ({names}) runs"
     return (
-        f"{tasks} on another server than {home.url}, where this agent is served; a served agent does "
-        "not say where its subagents run, so the status shown is as last seen."
+        f"{tasks} on another server than {shown_url(home.url)}, where this agent is served; a served agent "
+        "does not say where its subagents run, so the status shown is as last seen."
     )
 
 
@@ -242,19 +250,25 @@ def _client(server: RemoteAgent, row: AsyncTaskRow, timeout: float) -> Any:
     from langgraph_sdk import get_client  # noqa: PLC0415
     from langgraph_sdk.client import LangGraphClient  # noqa: PLC0415
 
-    try:
+    try:  # credentials in the url as basic auth, its query with every request (deepnb.addresses)
+        where = address(server.url, server.headers)
+        headers = {**where.headers, **server.headers}
         if server.api_key or not server.key_from_environment:
-            configured = get_client(url=server.url, api_key=server.api_key, headers=dict(server.headers))
+            configured = get_client(url=where.base, api_key=server.api_key, headers=headers)
         else:  # the key in the environment, as get_client finds it
-            configured = get_client(url=server.url, headers=dict(server.headers))
+            configured = get_client(url=where.base, headers=headers)
         return LangGraphClient(
             httpx.AsyncClient(
                 base_url=configured.http.client.base_url,
                 headers=configured.http.client.headers,
+                params=where.params,
                 timeout=httpx.Timeout(timeout),
                 transport=httpx.AsyncHTTPTransport(retries=1),
+                follow_redirects=False,
             )
         )
+    except DeepnbError:
+        raise
     except Exception as exc:  # a malformed url, a reserved header
         raise _failure(exc, server, row, timeout) from exc
 
@@ -287,15 +301,15 @@ def _failure(exc: Exception, server: RemoteAgent, row: AsyncTaskRow, timeout: fl
     import httpx  # noqa: PLC0415
     from langgraph_sdk.errors import APIStatusError  # noqa: PLC0415
 
-    server_at = f"The Agent Protocol server at {server.url} (async subagent {server.name!r})"
+    server_at = f"The Agent Protocol server at {shown_url(server.url)} (async subagent {server.name!r})"
     if isinstance(exc, httpx.TimeoutException):
         text = (
             f"{server_at} did not answer within {timeout:g} s: check that it is running and not overloaded."
         )
     elif isinstance(exc, httpx.TransportError):
         text = (
-            f"{server_at} cannot be reached ({exc or type(exc).__name__}): check that it is running "
-            "(e.g. langgraph dev) and that the subagent's url is right."
+            f"{server_at} cannot be reached ({shown_urls(str(exc)) or type(exc).__name__}): check that it is "
+            "running (e.g. langgraph dev) and that the subagent's url is right."
         )
     elif isinstance(exc, APIStatusError | httpx.HTTPStatusError):
         code = exc.response.status_code
@@ -317,7 +331,7 @@ def _failure(exc: Exception, server: RemoteAgent, row: AsyncTaskRow, timeout: fl
         else:
             text = f"{server_at} answered HTTP {code}: check its log."
     elif isinstance(exc, httpx.InvalidURL | ValueError):
-        text = f"{server_at} cannot be asked ({exc}): check the subagent's url and headers."
+        text = f"{server_at} cannot be asked ({shown_urls(str(exc))}): check the subagent's url and headers."
     else:
         text = f"{server_at} failed to report task {row['task_id']} ({type(exc).__name__}): check its log."
     return DeepnbError(text)

@@ -174,17 +174,23 @@ class Batch(LiveDisplayable):
         for index in started:
             self._notify(index)
 
+    def session_for(self, item: BatchInput) -> Session:
+        """The session that runs ``item``: the batch's own (an experiment's batch picks each
+        run's variant)."""
+        return self.session
+
     def _start(self, slot: _Slot) -> None:
         index = slot.input.index
-        chosen = self.session.selected_thread
+        session = self.session_for(slot.input)
+        chosen = session.selected_thread
         try:
-            run = self.session.start(slot.input.given, new_thread=True, **self.run_options)
+            run = session.start(slot.input.given, new_thread=True, **self.run_options)
         except Exception as exc:  # one input's failure (a bad input, a busy server) is its row's error
             slot.failed_to_start = str(exc) or type(exc).__name__
             return
         slot.run = run
-        use_thread = getattr(self.session, "use_thread", None)
-        if chosen is not None and use_thread is not None and self.session.selected_thread == run.thread_id:
+        use_thread = getattr(session, "use_thread", None)
+        if chosen is not None and use_thread is not None and session.selected_thread == run.thread_id:
             use_thread(chosen)  # a batch's threads are its own: the agent's current thread stays
 
         def on_event(event: ev.Event) -> None:

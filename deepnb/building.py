@@ -18,6 +18,7 @@ from deepnb.errors import DeepnbError
 from deepnb.extensions.store import give_store
 from deepnb.files.setup import FileSetup
 from deepnb.local import Workbench
+from deepnb.serde import allow, graph_types
 from deepnb.spec import AgentSpec, model_label
 from deepnb.trust import is_trusted
 
@@ -95,6 +96,7 @@ def _built(name: str, spec: AgentSpec, saver: Any, *, origin: str | None) -> Wor
 
     effective, applied = apply(spec)
     graph = effective.build(name=name, checkpointer=saver)
+    allow(saver, graph_types(graph, effective.options.get("response_format")))
     workbench = Workbench(name, graph, saver, spec=effective, origin=origin)
     workbench.extensions = applied
     return workbench
@@ -168,6 +170,7 @@ def attach(
     if checkpointer is not None or not saver:
         saver = make_checkpointer(checkpointer)
         graph = graph.copy(update={"checkpointer": saver})
+        allow(saver, graph_types(graph))  # the graph's own state types: the user's code
     no_store = give_store(graph, name)  # a StoreBackend route needs one, as under langgraph dev
     if no_store:
         print(f"deepnb: {no_store}", file=sys.stderr)

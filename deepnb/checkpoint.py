@@ -1,5 +1,6 @@
 """Checkpointers from a short spec: ``"memory"``, ``"sqlite:PATH"``, ``"postgres:DSN"``, or a saver
-object."""
+object. Every saver made here reads its checkpoints strictly (:mod:`deepnb.serde`); a saver
+object the user built is used as it is."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 
 from deepnb._loop import engine_running, run_sync
 from deepnb.errors import DeepnbError
+from deepnb.serde import made_strict, strict_serializer
 
 CheckpointerSpec = str | Any | None
 
@@ -43,7 +45,7 @@ def make_checkpointer(spec: CheckpointerSpec) -> Any:
     if spec is None or spec == "memory":
         from langgraph.checkpoint.memory import InMemorySaver  # noqa: PLC0415  # lazy: langgraph is heavy
 
-        return InMemorySaver()
+        return made_strict(InMemorySaver(serde=strict_serializer()))
     if isinstance(spec, str):
         kind, target = parse_spec(spec)
         if kind == "sqlite":
@@ -115,9 +117,9 @@ async def _sqlite_saver(path: Path) -> Any:
     # The connection's worker thread must not hold the kernel open at exit; SQLite commits
     # every checkpoint as it is written.
     connection._thread.daemon = True
-    saver = AsyncSqliteSaver(await connection)
+    saver = AsyncSqliteSaver(await connection, serde=strict_serializer())
     await saver.setup()
-    return saver
+    return made_strict(saver)
 
 
 async def _postgres_saver(dsn: str) -> Any:
@@ -138,9 +140,9 @@ async def _postgres_saver(dsn: str) -> Any:
             f"Cannot reach the Postgres database ({type(exc).__name__}): check the DSN after "
             "'postgres:' and that the server is running."
         ) from None
-    saver = AsyncPostgresSaver(connection)
+    saver = AsyncPostgresSaver(connection, serde=strict_serializer())
     await saver.setup()
-    return saver
+    return made_strict(saver)
 
 
 THREADS_SQL = "SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = ''"

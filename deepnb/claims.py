@@ -4,14 +4,20 @@ A thread lives in a checkpointer's database, not in an agent: two agents (or an 
 on one database see the same threads, so two runs on one thread at once would write over each
 other's history. Every start, resume and approval claims the thread here, under one lock, keyed
 by the database (:func:`deepnb.checkpoint.database_key`) and the thread id.
+
+Other kernels may open the same SQLite file or Postgres database: for those, the first claim of a
+thread in this process also takes the database's cross-process lock (:mod:`deepnb.thread_locks`),
+and the last release frees it, so a run in another kernel is refused in one line naming it.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar, cast
 
+from deepnb import thread_locks
 from deepnb.handles import RunHandle
 
 Key = tuple[Hashable, str]
@@ -35,13 +41,37 @@ def holder(database: Hashable, thread_id: str) -> Any:
 
 def claim(database: Hashable, run: _Run, *, force: bool = False) -> _Run:
     """Claim ``run``'s thread for it; return the run that holds the thread afterwards (another
-    one that held it already, unless ``force``)."""
+    one that held it already, unless ``force``). A run of another process holding it raises
+    :class:`deepnb.thread_locks.HeldElsewhere` (a ``DeepnbError`` naming that process)."""
     with _lock:
         key = (database, run.thread_id)
         current = _held.get(key)
+        if current is None:
+            _take(database, run.thread_id)
         if current is None or force:
             _held[key] = current = run
         return cast(_Run, current)  # one kind of run per registry: the session's
+
+
+def _take(database: Hashable, thread_id: str, advice: str = thread_locks.START_ADVICE) -> None:
+    locks = thread_locks.for_database(database)
+    holder = locks.acquire(thread_id) if locks is not None else None
+    if holder is not None:
+        raise thread_locks.HeldElsewhere(thread_id, holder, advice)
+
+
+@contextmanager
+def across_kernels(database: Hashable, thread_id: str, *, advice: str) -> Iterator[None]:
+    """Hold the thread's cross-process lock around a change to its state from the notebook, so
+    a run in another kernel neither writes over it nor is written over; a run there holding it
+    raises :class:`deepnb.thread_locks.HeldElsewhere` ending in ``advice``."""
+    _take(database, thread_id, advice)
+    try:
+        yield
+    finally:
+        locks = thread_locks.for_database(database)
+        if locks is not None:
+            locks.release(thread_id)
 
 
 def release(database: Hashable, run: RunHandle) -> None:
@@ -50,6 +80,9 @@ def release(database: Hashable, run: RunHandle) -> None:
         key = (database, run.thread_id)
         if _held.get(key) is run:
             del _held[key]
+            locks = thread_locks.for_database(database)
+            if locks is not None:
+                locks.release(run.thread_id)
 
 
 def held(database: Hashable) -> dict[str, Any]:

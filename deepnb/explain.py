@@ -11,7 +11,10 @@ its error card, the failed tool's card and a subagent's card agree. The kinds:
 - ``"tool"`` / ``"middleware"``: a programming error in a tool or a middleware hook: the message
   names it and the file:line, since re-running the same code fails the same way;
 - ``"model"``: anything else raised around the model call (the provider refused the request,
-  the chat model's own code): re-running from the checkpoint is what there is to try.
+  the chat model's own code): re-running from the checkpoint is what there is to try;
+- ``"unreadable"``: the thread's checkpoint cannot be loaded (:mod:`deepnb.thread_reading`):
+  another thread is what helps. An error that carries ``failure_hint`` (and its own
+  ``failure_kind`` and ``failure_description``) is worded as it says.
 """
 
 from __future__ import annotations
@@ -22,12 +25,13 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, TracebackType
-from typing import Literal
+from typing import Literal, cast, get_args
 
 from deepnb.failures import ABORT_SEPARATOR, abort_in, describe_abort, describe_exception
 from deepnb.secrets import redact
 
-FailureKind = Literal["exit", "transient", "tool", "middleware", "model"]
+FailureKind = Literal["exit", "transient", "tool", "middleware", "model", "unreadable"]
+_KINDS: frozenset[str] = frozenset(get_args(FailureKind))
 RETRY_HINT = "re-run the cell to retry from the last checkpoint."
 FIX = "fix it, rebuild the agent, then run the cell again."
 """What helps a bug in a tool or a middleware (re-running the same code fails the same way)."""
@@ -94,7 +98,10 @@ def explain(exc: BaseException, *, tools: tuple[str, ...] = ()) -> Failure:
     description = describe_exception(exc)
     given = getattr(exc, "failure_hint", None)  # an error that knows what to do (a lost server)
     if isinstance(given, str) and given:
-        return Failure("transient", description, redact(given))
+        kind = getattr(exc, "failure_kind", "transient")
+        said = getattr(exc, "failure_description", None)  # its own words, without its type
+        shown = redact(said) if isinstance(said, str) and said else description
+        return Failure(cast(FailureKind, kind if kind in _KINDS else "transient"), shown, redact(given))
     if _transient(exc):
         return Failure("transient", description, RETRY_HINT)
     frames = _frames(exc)

@@ -4,10 +4,14 @@ A title cell; for each prompt of the thread, the prompt as a Markdown cell, then
 snapshot where this kernel has the run (a ``display_data`` output with ``text/html`` and
 ``text/plain``, no widget), else the conversation's replies as Markdown; then each file the agent
 wrote as a Markdown cell holding the file in a fenced code block. Everything the agent or the model
-wrote is escaped (no HTML of theirs is rendered) and every string passes
-:func:`deepnb.secrets.redact`. It is built from the :class:`~deepnb.session.Session` protocol only,
-so local and remote agents export alike; the run's view comes from the renderer the display
-package registers for a run's state (this module, in the session layer, imports no view).
+wrote is escaped (no HTML of theirs is rendered). One function, :func:`deepnb.safe_display.shown`,
+cleans every text an export writes — redacting secrets as they are and in every form the writer
+gives them (Markdown, fenced code, JSON, YAML, the ``re.escape`` of a replay's ``match``) and
+showing bidi controls as escapes: each text as it is formatted, then the whole notebook and the
+whole recording once more, so a secret set after the run was recorded is gone too. It is built
+from the :class:`~deepnb.session.Session` protocol only, so local and remote agents export alike;
+the run's view comes from the renderer the display package registers for a run's state (this
+module, in the session layer, imports no view).
 """
 
 from __future__ import annotations
@@ -16,7 +20,6 @@ import json
 import os
 import re
 import shlex
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -29,12 +32,11 @@ from deepnb.displayable import renderer_for
 from deepnb.errors import DeepnbError
 from deepnb.message_parts import field, text_of
 from deepnb.recording import Recorded, to_yaml, write_text
-from deepnb.safe_display import safe_display
-from deepnb.secrets import redact, redact_data
+from deepnb.safe_display import safe_display, shown, shown_pattern, shown_text
+from deepnb.secrets import MARKDOWN_PUNCTUATION
 from deepnb.session import Session
 from deepnb.spec import parse_interrupt_on
 
-_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|~])")
 TOOL_ARGS_SHOWN = 300
 """Characters of a tool call's arguments a conversation cell shows."""
 
@@ -65,8 +67,8 @@ def markdown_text(text: str) -> str:
     """``text`` as Markdown that shows it literally: Markdown punctuation backslash-escaped, ``&``,
     ``<`` and ``>`` as entities (no HTML passes), leading spaces kept, line breaks kept."""
     lines = []
-    for line in redact(text).splitlines() or [""]:
-        escaped = _MARKDOWN_PUNCTUATION.sub(r"\\\1", line)
+    for line in shown_text(text).splitlines() or [""]:
+        escaped = MARKDOWN_PUNCTUATION.sub(r"\\\1", line)
         escaped = escaped.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
         stripped = escaped.lstrip(" \t")
         lines.append("&nbsp;" * (len(escaped) - len(stripped)) + stripped)
@@ -76,10 +78,11 @@ def markdown_text(text: str) -> str:
 def fenced(text: str, language: str = "") -> str:
     """``text`` in a fenced code block longer than any backtick run inside it (so it cannot close
     early); the Markdown renderer escapes a code block's content."""
+    text = shown_text(text)
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     info = language if language.isalnum() else ""
-    return f"{fence}{info}\n{redact(text)}\n{fence}"
+    return f"{fence}{info}\n{text}\n{fence}"
 
 
 def _kind(message: Any) -> str:
@@ -208,12 +211,27 @@ def _replay_cells(session: Session, recorded: Recorded, script: str) -> list[Any
     return cells
 
 
+def _shown_script(value: Any, key: Any = None) -> Any:
+    """A replay script as an export writes it: every text as :func:`shown` makes it, and each
+    ``match`` (a regular expression) as :func:`shown_pattern` does, so it still matches its
+    prompt as the replay cells show it."""
+    if isinstance(value, str):
+        return shown_pattern(value) if key == "match" else shown_text(value)
+    if isinstance(value, Mapping):
+        return {shown_text(k) if isinstance(k, str) else k: _shown_script(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_shown_script(item) for item in value]
+    return shown(value)
+
+
 def _replay_text(recorded: Recorded) -> str:
-    """The recording as the export writes it: read back, secrets redacted once more."""
+    """The recording as the export writes it: read back, cleaned once more (:func:`_shown_script`)."""
     text = recorded.path.read_text(encoding="utf-8")
     data = yaml.safe_load(text)
-    clean = redact_data(data)
-    return text if clean == data else to_yaml(clean)
+    clean = _shown_script(data)
+    if clean == data and shown_text(text) == text:
+        return text
+    return to_yaml(clean, header="Recorded by deepnb; secrets and bidi controls cleaned as it was exported.")
 
 
 def build_notebook(
@@ -256,10 +274,10 @@ def build_notebook(
         metadata={
             "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
             "language_info": {"name": "python"},
-            "deepnb": {"agent": redact(session.name), "thread_id": redact(thread_id)},
+            "deepnb": {"agent": session.name, "thread_id": thread_id},
         },
     )
-    return nbformat.from_dict(redact_data(notebook)), len(turns), int(shown_at >= 0), len(files)
+    return nbformat.from_dict(shown(notebook)), len(turns), int(shown_at >= 0), len(files)
 
 
 def export_thread(
@@ -267,7 +285,8 @@ def export_thread(
 ) -> Exported:
     """Write ``thread`` (default: the agent's current thread) of ``session`` to ``path`` (``.ipynb``)
     as a standalone notebook. Refuses a path that exists unless ``force``; writes a temporary file
-    next to it and renames it, so nothing is ever half-written."""
+    next to it and renames it, so nothing is ever half-written (see
+    :func:`~deepnb.recording.write_text`)."""
     import nbformat  # noqa: PLC0415  # lazy: see build_notebook
 
     target, thread_id = _checked(session, path, thread, force)
@@ -281,15 +300,9 @@ def export_thread(
     nbformat.validate(notebook)
     if recorded is not None and replay is not None:  # the recording first: the notebook reads it
         write_text(replay, _replay_text(recorded), force=force)
-    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            nbformat.write(notebook, handle)
-        if target.exists() and not force:  # appeared meanwhile
-            raise _exists(target)
-        os.replace(temporary, target)
+        write_text(target, nbformat.writes(notebook), force=force)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
         if replay is not None and not force:
             replay.unlink(missing_ok=True)
         raise

@@ -27,6 +27,7 @@ from deepnb.run import PENDING_ONLY, Run
 from deepnb.safe_display import safe_display
 from deepnb.schema import ENDED
 from deepnb.spec import AgentSpec
+from deepnb.thread_reading import UnreadableThread, read_history, read_state
 from deepnb.tree import SubagentNode, tree_from_messages
 
 ENDING_SECONDS = 10.0
@@ -71,11 +72,13 @@ class Checkpoint:
 @dataclass(frozen=True)
 class ThreadInfo:
     """A thread of a workbench: its id, when it last changed, and how many steps it holds (the
-    model's turns over all its runs, each a "step" of the run view)."""
+    model's turns over all its runs, each a "step" of the run view). ``unreadable`` says why a
+    thread whose checkpoint cannot be loaded is listed without them (``""``: it reads fine)."""
 
     thread_id: str
     updated_at: str
     steps: int
+    unreadable: str = ""
 
 
 def _steps(values: Mapping[str, Any] | None, graph_steps: int) -> int:
@@ -192,7 +195,12 @@ class Workbench:
                     dict.fromkeys(str(c.get("thread_id")) for c in configs if not c.get("checkpoint_ns"))
                 )
             for thread_id in known:  # its state: a checkpoint alone may not hold the messages
-                state = await self.graph.aget_state({"configurable": {"thread_id": thread_id}})
+                config = {"configurable": {"thread_id": thread_id}}
+                try:
+                    state = await read_state(self.graph, config, agent=self.name)
+                except UnreadableThread as exc:  # listed as such; the others are read on
+                    latest[thread_id] = ThreadInfo(thread_id, await self._saved_at(config), 0, exc.reason)
+                    continue
                 if state.created_at is None:  # no checkpoint (any more)
                     continue
                 step = int((state.metadata or {}).get("step", 0))
@@ -204,11 +212,24 @@ class Workbench:
         latest.update({t: ThreadInfo(t, now, 0) for t in starting})
         return sorted(latest.values(), key=lambda t: t.updated_at, reverse=True)
 
+    async def _saved_at(self, config: Mapping[str, Any]) -> str:
+        """When the thread's latest checkpoint was saved, read from the saver alone (``""``
+        where even that fails): for listing a thread whose state cannot be loaded."""
+        try:
+            saved = await self.checkpointer.aget_tuple(config)
+        except Exception:  # the checkpoint itself cannot be loaded either
+            return ""
+        return str((saved.checkpoint or {}).get("ts", "")) if saved is not None else ""
+
+    def read_state(self, thread_id: str) -> Any:
+        """The thread's ``StateSnapshot``, or one line (:class:`UnreadableThread`) where its
+        checkpoint cannot be loaded."""
+        config = {"configurable": {"thread_id": thread_id}}
+        return run_sync(read_state(self.graph, config, agent=self.name))
+
     def state_values(self, thread_id: str | None = None) -> Mapping[str, Any]:
         """The thread's current state values (``messages``, ``todos``, ``files``, …)."""
-        config = {"configurable": {"thread_id": thread_id or self.current_thread}}
-        snapshot = run_sync(self.graph.aget_state(config))
-        return snapshot.values or {}
+        return self.read_state(thread_id or self.current_thread).values or {}
 
     def files(self, thread_id: str | None = None) -> Files:
         """The thread's files: a mapping of path → text with ls, glob, grep, write, edit, …"""
@@ -332,6 +353,11 @@ class Workbench:
         (``auto_approve=True``). Bad input raises one line and starts nothing."""
         limit = check_concurrency(concurrency)
         prepared = prepare(inputs, template=template)
+        for item in prepared:  # every input the graph cannot take, before any run writes a thread
+            try:
+                input_for(self.graph, item.given, agent=self.name)
+            except DeepnbError as exc:
+                raise DeepnbError(f"Input {item.index}: {exc}") from None
         check_run_options(self, run_options)
         return Batch(self, prepared, concurrency=limit, template=template, run_options=run_options).begin()
 
@@ -340,7 +366,7 @@ class Workbench:
         of the same prompt from its last checkpoint (never on a ``fresh`` thread: it has none)."""
         if not isinstance(prompt, str) or fresh:
             return input_for(self.graph, prompt, agent=self.name)
-        snapshot = run_sync(self.graph.aget_state({"configurable": {"thread_id": thread_id}}))
+        snapshot = self.read_state(thread_id)
         if snapshot.next and not snapshot.interrupts:
             humans = [m for m in snapshot.values.get("messages", []) if getattr(m, "type", "") == "human"]
             if humans and humans[-1].content == prompt:
@@ -360,8 +386,9 @@ class Workbench:
         """The run waiting for approval on a thread: the one in memory, or, after a kernel
         restart, a run rebuilt from the thread's checkpoint with its pending interrupts."""
         thread_id = thread_id or self.current_thread
+        if self.active_run(thread_id) is None:  # a run whose interrupts were answered elsewhere lets go
+            self.read_state(thread_id)  # a thread that cannot be read: its one line, no run
         run = Run(self, thread_id, None)
-        self.active_run(thread_id)  # a run whose interrupts were answered elsewhere lets go
         held = claims.claim(self.database, run)
         if held is not run:
             return held
@@ -413,11 +440,7 @@ class Workbench:
 
     def _snapshots(self, thread_id: str) -> list[Any]:
         config = {"configurable": {"thread_id": thread_id}}
-
-        async def collect() -> list[Any]:
-            return [snapshot async for snapshot in self.graph.aget_state_history(config)]
-
-        return run_sync(collect())
+        return run_sync(read_history(self.graph, config, agent=self.name))
 
     def fork(self, thread_id: str, at: int | str) -> str:
         """A new thread whose state is ``thread_id``'s at step ``at`` (a step number or a
@@ -435,7 +458,7 @@ class Workbench:
             # that ended the run before
             run_sync(self.graph.aupdate_state(config, values, as_node=as_node(snapshots, index + 1)))
         run_sync(self.graph.aupdate_state(config, values, as_node=node))
-        made = run_sync(self.graph.aget_state(config))
+        made = self.read_state(new)
         if tuple(made.next or ()) != tuple(target.next or ()) or made.values != values:
             self._discard_thread(new)  # never a fork that would differ
             raise DeepnbError(
@@ -456,8 +479,7 @@ class Workbench:
         active = self.active_run(thread_id)
         if active is not None:
             return active
-        config = {"configurable": {"thread_id": thread_id}}
-        snapshot = run_sync(self.graph.aget_state(config))
+        snapshot = self.read_state(thread_id)
         if snapshot.interrupts:
             return self.pending_run(thread_id)
         if not snapshot.next:

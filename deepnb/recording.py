@@ -18,10 +18,10 @@ summaries from one agent.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -108,10 +108,13 @@ class Recorded:
 
 
 def _anchored(text: str, *, padded: bool = False) -> str:
-    """A regex matching exactly ``text`` (spaces left readable: the script's regexes are not
-    verbose); ``padded``: with any white space around it (a cell's prompt is stripped)."""
+    """A regex matching exactly ``text`` redacted (spaces left readable: the script's regexes are
+    not verbose); ``padded``: with any white space around it (a cell's prompt is stripped). The
+    text is redacted before it is escaped, as the replay will send it: a secret known only since
+    the run is then neither left in the regex (escaped, where redacting the script would not find
+    it) nor replaced in it by a ``[redacted]`` that would read as a character class."""
     pad = r"\s*" if padded else ""
-    return rf"\A{pad}{re.escape(text).replace(chr(92) + ' ', ' ')}{pad}\Z"
+    return rf"\A{pad}{re.escape(redact(text)).replace(chr(92) + ' ', ' ')}{pad}\Z"
 
 
 def _turn(event: ev.ModelTurn) -> dict[str, Any]:
@@ -211,7 +214,7 @@ def _conversations(run: Recordable, script: _Script) -> bool:
             script.summary(ev.MAIN if started_by is None else started_by.subagent_type, event.summary)
     if not isinstance(prompt, str):
         raise DeepnbError(f"{run.id} was given a graph input, not a prompt: only prompts can be replayed.")
-    script.prompts.append(prompt)
+    script.prompts.append(redact(prompt))
     for path, agent_turns in turns.items():
         if path == ev.MAIN:
             script.add(ev.MAIN, _anchored(prompt.strip(), padded=True), agent_turns, "prompt")
@@ -291,19 +294,40 @@ def check_target(path: str | os.PathLike[str], *, force: bool = False) -> Path:
 
 
 def write_text(target: Path, text: str, *, force: bool = False) -> None:
-    """Write ``text`` to ``target`` through a temporary file renamed into place (never half-written)."""
-    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    """Write ``text`` to ``target`` through a temporary file beside it, renamed into place: never
+    half-written, and made like any file the user writes (its mode follows the umask). A write
+    that fails (a full disk, a folder that refuses it) is one line, and leaves nothing behind."""
+    temporary = target.with_name(f".{target.name}.{os.urandom(4).hex()}.tmp")
+    created = False
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        created = True
+        try:
+            data = memoryview(text.encode("utf-8"))
+            while data:
+                data = data[os.write(fd, data) :]
+        finally:
+            os.close(fd)
         if target.exists() and not force:  # appeared meanwhile
             raise DeepnbError(
                 f"{target} exists: choose another path, or replace it with --force (force=True)."
             )
         os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+    except BaseException as exc:
+        if created:
+            temporary.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise _unwritten(target, exc) from None
         raise
+
+
+def _unwritten(target: Path, exc: OSError) -> DeepnbError:
+    """Why ``target`` could not be written, in one line (the file was left as it was)."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        why = "the disk is full: free some space, or write to another folder"
+    else:
+        why = f"{exc.strerror or exc}: choose a folder you can write to"
+    return DeepnbError(f"Could not write {target}, {why}. Nothing was written.")
 
 
 def model_profile(workbench: Any) -> Mapping[str, Any] | None:

@@ -35,6 +35,8 @@ from deepnb.safe_display import safe_display
 from deepnb.schema import ENDED, FilePreview, RunStatus, Todo
 from deepnb.secrets import redact, redact_data
 from deepnb.state import RunState
+from deepnb.streamed import StreamRedactor
+from deepnb.thread_reading import read_state
 from deepnb.timeline import Timeline, TimelineRecord
 from deepnb.tree import SubagentNode, Summary, build_tree
 
@@ -107,6 +109,7 @@ class Run(LiveDisplayable):
         self._stop_reason = "stopped"
         self._routes: Files | None = None
         self._translator = ev.EventTranslator(main=ev.MAIN)
+        self._redactor = StreamRedactor()
         self._chosen: dict[tuple[str, int], dict[str, Any]] = {}
         self._ready: dict[str, Any] = {}
         """Interrupt id → the value it is resumed with, once it is ready to be sent."""
@@ -366,7 +369,7 @@ class Run(LiveDisplayable):
             return self  # never streamed (nothing of the thread to read), or busy
         config = {"configurable": {"thread_id": self.thread_id}}
         try:
-            snapshot = run_sync(self.workbench.graph.aget_state(config))
+            snapshot = run_sync(read_state(self.workbench.graph, config, agent=self.workbench.name))
         except Exception:  # the checkpointer is unreachable: what deepnb last saw stands
             log.debug("deepnb: could not read thread %s for %s", self.thread_id, self.id, exc_info=True)
             return self
@@ -439,16 +442,20 @@ class Run(LiveDisplayable):
 
     def emit(self, event: ev.Event) -> None:
         """Fold ``event`` into the state and pass it to the listeners, secrets redacted first:
-        everything downstream (state, views, snapshots, magics) sees only the redacted event."""
-        event = redact_data(event)
+        everything downstream (state, views, snapshots, magics) sees only the redacted event. Of
+        streamed text, what could still become a secret waits for the next pieces (or the end of
+        its stream): see :mod:`deepnb.streamed`."""
         with self._lock:
-            self._timeline.note(event, time.monotonic())
-            self.state.apply(event)
-            if isinstance(event, RECORDED):
-                self.log.append(event)
+            events = self._redactor.feed(event)
+            for shown in events:
+                self._timeline.note(shown, time.monotonic())
+                self.state.apply(shown)
+                if isinstance(shown, RECORDED):
+                    self.log.append(shown)
             listeners = self._listeners.now()
-        for listener in listeners:  # a listener's failure, whatever it raises, is not the run's
-            contained(listener, event, what=f"a run listener on {type(event).__name__}")
+        for shown in events:
+            for listener in listeners:  # a listener's failure, whatever it raises, is not the run's
+                contained(listener, shown, what=f"a run listener on {type(shown).__name__}")
 
     @property
     def timeline(self) -> list[TimelineRecord]:
@@ -485,7 +492,7 @@ class Run(LiveDisplayable):
             if first:
                 values: Mapping[str, Any] = {}
                 if not self._fresh_thread:
-                    before = await graph.aget_state(config)
+                    before = await read_state(graph, config, agent=self.workbench.name)
                     configurable = (before.config or {}).get("configurable", {})
                     self.checkpoint_before = configurable.get("checkpoint_id")
                     values = before.values or {}
@@ -498,7 +505,7 @@ class Run(LiveDisplayable):
                     async for chunk in streaming.chunks(graph, graph_input, config):
                         for event in self._translator.translate(chunk):
                             self.emit(event)
-                snapshot = await graph.aget_state(config)
+                snapshot = await read_state(graph, config, agent=self.workbench.name)
                 if snapshot.values.get("async_tasks"):  # the whole list, not only this run's changes
                     self.emit(ev.AsyncTasksChanged(ev.MAIN, snapshot.values["async_tasks"]))
                 interrupts = tuple(
@@ -577,7 +584,7 @@ class Run(LiveDisplayable):
 
 async def _latest_checkpoint(graph: Any, config: Mapping[str, Any]) -> str | None:
     """The id of the thread's latest checkpoint, or ``None`` where there is none."""
-    snapshot = await graph.aget_state(config)
+    snapshot = await read_state(graph, config)
     configurable = (snapshot.config or {}).get("configurable", {}) if snapshot is not None else {}
     return configurable.get("checkpoint_id")
 

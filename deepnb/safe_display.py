@@ -11,8 +11,8 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from deepnb.bidi import reveal_controls
-from deepnb.secrets import map_strings, redact
+from deepnb.bidi import BIDI_CONTROLS, reveal_controls
+from deepnb.secrets import map_strings, redact, redact_pattern
 
 DISPLAY_METHODS = (
     "__repr__",
@@ -32,6 +32,16 @@ T = TypeVar("T", bound=type)
 def shown_text(text: str) -> str:
     """One string as deepnb shows it: secrets redacted, bidi controls escaped."""
     return reveal_controls(redact(text))
+
+
+_SHOWN_IN_PATTERN = {ord(char): f"\\\\u{ord(char):04x}" for char in BIDI_CONTROLS}
+
+
+def shown_pattern(pattern: str) -> str:
+    """A regular expression as deepnb shows it (a replay script's ``match``): its secrets
+    redacted and each bidi control made the expression of its visible escape, so it matches
+    what :func:`shown_text` makes of the text it matched."""
+    return redact_pattern(pattern).translate(_SHOWN_IN_PATTERN)
 
 
 def shown(value: Any) -> Any:

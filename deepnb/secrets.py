@@ -6,8 +6,13 @@ displays of deepnb's objects go through it too, see :mod:`deepnb.safe_display`).
 
 A secret is the value of an environment variable whose name looks secret (``*_API_KEY``,
 ``*TOKEN*``, ``*PASSWORD*``…), found as it is and in the forms it takes once escaped for JSON
-(``\\"``, ``\\\\``, ``\\u00f6``), Python reprs, HTML and URLs; plus anything shaped like a
+(``\\"``, ``\\\\``, ``\\u00f6``), Python reprs, HTML, URLs, Markdown and regular expressions
+(``re.escape``, as a replay script's ``match`` holds a prompt); plus anything shaped like a
 well-known key, and bearer tokens.
+
+Streamed text comes in pieces: :func:`open_tail` says where the end of a text could still grow
+into a secret, so that the part before it can be shown and the rest held back until it can't
+(:mod:`deepnb.streamed`).
 """
 
 from __future__ import annotations
@@ -30,12 +35,23 @@ _KEY_SHAPES = re.compile(
 _KEY_PREFIX = re.compile(r"sk-|AIza|ghp_|xox|lsv2_")
 """Every key shape starts with one of these: a text without any skips the full expression."""
 _BEARER = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}")
+_KEY_OPEN = re.compile(
+    r"\b(?:s(?:k(?:-[A-Za-z0-9_\-]*)?)?|A(?:I(?:z(?:a[0-9A-Za-z_\-]*)?)?)?|g(?:h(?:p(?:_[A-Za-z0-9]*)?)?)?"
+    r"|x(?:o(?:x(?:[abp](?:-[A-Za-z0-9\-]*)?)?)?)?|l(?:s(?:v(?:2(?:_[A-Za-z0-9_]*)?)?)?)?)\Z"
+)
+"""The end of a text that more characters could turn into a key shape, or make a longer one."""
+_BEARER_OPEN = re.compile(r"(?i)b(?:e(?:a(?:r(?:e(?:r(?:\s+[A-Za-z0-9._\-]*)?)?)?)?)?)?\Z")
+"""The end of a text that more characters could turn into a bearer token, or make a longer one."""
+MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|~])")
+"""What Markdown text escapes with a backslash (:func:`deepnb.exporting.markdown_text`)."""
 REDACTED = "[redacted]"
 MIN_SECRET = 6
 """Shorter values of secret-named variables are not secrets worth hiding (they'd blank words)."""
 
 _environ: dict[Any, Any] = {}
 _forms: tuple[str, ...] = ()
+_patterns: tuple[str, ...] = ()
+"""Each secret as ``re.escape`` writes it (with its spaces escaped or not), longest first."""
 _given: set[str] = set()
 """Secrets handed to deepnb in code (an API key passed to ``deepnb.connect``), not in the environment."""
 
@@ -54,9 +70,12 @@ def looks_secret(name: str) -> bool:
 
 
 def _escaped_forms(value: str) -> set[str]:
-    """``value`` as it appears once escaped: in JSON (ASCII-only or not), a Python repr, HTML
-    (also HTML of JSON) and a URL (``%xx`` either case, ``+`` for spaces)."""
+    """``value`` as it appears once escaped: in JSON (ASCII-only or not), a Python repr, a regular
+    expression (``re.escape``, with or without its spaces escaped), Markdown, HTML (also HTML of
+    JSON) and a URL (``%xx`` either case, ``+`` for spaces)."""
+    pattern = re.escape(value)
     forms = {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1], repr(value)[1:-1]}
+    forms |= {pattern, pattern.replace("\\ ", " "), MARKDOWN_PUNCTUATION.sub(r"\\\1", value)}
     forms |= {html.escape(form, quote=quote_html) for form in list(forms) for quote_html in (True, False)}
     for url in (quote(value, safe=""), quote(value), quote_plus(value)):
         forms |= {url, re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), url)}
@@ -66,7 +85,7 @@ def _escaped_forms(value: str) -> set[str]:
 def secret_forms() -> tuple[str, ...]:
     """Every form of every secret-looking environment value, longest first. Recomputed only
     when the environment changes (checked by one dict comparison per call)."""
-    global _environ, _forms
+    global _environ, _forms, _patterns
     data = getattr(os.environ, "_data", None)  # the raw mapping: cheap to compare
     current = data if isinstance(data, dict) else dict(os.environ)
     if current != _environ:
@@ -75,8 +94,21 @@ def secret_forms() -> tuple[str, ...]:
         values |= _given
         forms = set().union(*(_escaped_forms(v) for v in values)) if values else set()
         _forms = tuple(sorted(forms, key=len, reverse=True))
+        patterns = {p for v in values for p in (re.escape(v), re.escape(v).replace("\\ ", " "))}
+        _patterns = tuple(sorted(patterns, key=len, reverse=True))
         _environ = snapshot
     return _forms
+
+
+def redact_pattern(pattern: str) -> str:
+    """A regular expression (a replay script's ``match``) with each secret ``re.escape`` wrote
+    into it replaced by the expression that matches ``[redacted]``, so that it matches what the
+    text it matched reads once redacted."""
+    secret_forms()  # the environment's secrets, as they are now
+    for form in _patterns:
+        if form in pattern:
+            pattern = pattern.replace(form, re.escape(REDACTED))
+    return pattern
 
 
 def redact(text: str) -> str:
@@ -99,6 +131,49 @@ def _redact(text: str, forms: tuple[str, ...]) -> str:
     if "bearer" in text.lower():
         text = _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
     return text
+
+
+def open_tail(text: str) -> int:
+    """Where the end of ``text`` could still be growing into a secret: the start of its longest
+    end that is the beginning of a secret's form (not the whole form), or of a key-shaped or
+    bearer token more characters could complete or lengthen; ``len(text)`` where there is none.
+    A secret found whole that reaches past that point moves it back to the secret's start, so
+    the text before the point can be redacted and shown, and the rest waits for what comes next."""
+    return _open_tail(text, secret_forms())
+
+
+def _open_tail(text: str, forms: tuple[str, ...]) -> int:
+    """:func:`open_tail` with the secrets' forms given."""
+    end = len(text)
+    cut = end
+    spans: list[tuple[int, int]] = []
+    for form in forms:
+        first = form[0]
+        start = text.find(first, max(0, end - len(form) + 1))
+        while start != -1 and start < cut:
+            if form.startswith(text[start:]):
+                cut = start
+                break
+            start = text.find(first, start + 1)
+        found = text.find(form)
+        while found != -1:
+            spans.append((found, found + len(form)))
+            found = text.find(form, found + 1)
+    for tail in (_KEY_OPEN, _BEARER_OPEN):
+        match = tail.search(text)
+        if match is not None and match.start() < cut:
+            cut = match.start()
+    if _KEY_PREFIX.search(text):
+        spans += [m.span() for m in _KEY_SHAPES.finditer(text)]
+    if "bearer" in text.lower():
+        spans += [m.span() for m in _BEARER.finditer(text)]
+    moved = True
+    while moved:  # a whole secret across the point: show none of it yet
+        moved = False
+        for start, stop in spans:
+            if start < cut < stop:
+                cut, moved = start, True
+    return cut
 
 
 _ATOMS = frozenset({int, float, bool, type(None)})

@@ -6,7 +6,8 @@ the file browser's Save, a memory reload) lands on a branch the run's next step 
 the write is lost. A run paused at an approval is no safer: the update replaces the checkpoint
 the approval answers, and the run asks again. So such a write is refused, in one line, while a
 run holds the thread; and a run that starts while one is on its way waits for it to land.
-Writes that go to a folder on disk or a store (not the checkpoint) are not affected.
+Writes that go to a folder on disk or a store (not the checkpoint) are not affected. A run in
+another kernel on the same database holds the thread too (:func:`deepnb.claims.across_kernels`).
 """
 
 from __future__ import annotations
@@ -99,7 +100,9 @@ def state_change(workbench: AgentHandle, thread_id: str, path: str) -> Iterator[
         reason = busy(workbench, thread_id, path)
         if reason:
             raise DeepnbError(reason)
-        yield
+        advice = f"its next step would overwrite this change to {path} — wait for it to end, then write again"
+        with claims.across_kernels(workbench.database, thread_id, advice=advice):
+            yield
     finally:
         engine_loop().call_soon_threadsafe(_release, key)
 

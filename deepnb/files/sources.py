@@ -19,6 +19,7 @@ import wcmatch.glob as wcglob
 
 from deepnb.errors import DeepnbError
 from deepnb.files.paths import UnsafePathError, clean_path, parent
+from deepnb.thread_reading import read_state
 
 if TYPE_CHECKING:
     from deepagents.backends.protocol import FileData
@@ -118,7 +119,7 @@ class StateSource:
             self.config["configurable"]["checkpoint_id"] = checkpoint_id
 
     async def _files(self) -> Mapping[str, Mapping[str, Any]]:
-        snapshot = await self.graph.aget_state(self.config)
+        snapshot = await read_state(self.graph, self.config)
         return (snapshot.values or {}).get("files") or {}
 
     async def entries(self) -> dict[str, Entry]:

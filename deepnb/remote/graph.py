@@ -17,7 +17,8 @@ from typing import Any
 
 from deepnb.errors import DeepnbError
 from deepnb.remote import messages as convert
-from deepnb.remote.client import Disconnected, Server, explain, status_of, unreachable
+from deepnb.remote import shapes
+from deepnb.remote.client import Disconnected, Server, explain, said, status_of, unreachable
 from deepnb.safe_display import safe_display
 
 log = logging.getLogger(__name__)
@@ -58,8 +59,10 @@ class Snapshot:
     tasks: tuple[Any, ...] = ()
 
 
-def snapshot_of(state: Mapping[str, Any]) -> Snapshot:
-    """A server ``ThreadState`` as a :class:`Snapshot`: messages and interrupts as objects."""
+def snapshot_of(state: Any) -> Snapshot:
+    """A server ``ThreadState`` as a :class:`Snapshot`: messages and interrupts as objects
+    (:class:`~deepnb.remote.shapes.Unreadable` if a field deepnb reads has the wrong type)."""
+    shapes.checked("state", state)
     checkpoint = state.get("checkpoint") or {}
     found = list(state.get("interrupts") or [])
     if not found:  # servers that predate the top-level list keep them on the tasks
@@ -80,6 +83,17 @@ def snapshot_of(state: Mapping[str, Any]) -> Snapshot:
 EMPTY = Snapshot(values={})
 
 
+async def _close(parts: Any) -> None:
+    """Close a stream the run leaves (its response with it), whichever way it ends."""
+    aclose = getattr(parts, "aclose", None)
+    if aclose is None:
+        return
+    try:
+        await aclose()
+    except Exception as exc:  # a stream that failed is closed already
+        log.debug("deepnb: closing a run's stream: %s", said(exc))
+
+
 @safe_display
 class ServerGraph:
     """One assistant of an Agent Protocol server, driven like a compiled graph."""
@@ -93,7 +107,7 @@ class ServerGraph:
         """Thread id → the id of the server run this kernel streams from now."""
 
     def __repr__(self) -> str:
-        return f"<ServerGraph {self.graph_id or self.assistant_id!r} at {self.server.url}>"
+        return f"<ServerGraph {self.graph_id or self.assistant_id!r} at {self.server.shown}>"
 
     @staticmethod
     def _thread(config: Mapping[str, Any]) -> str:
@@ -109,11 +123,11 @@ class ServerGraph:
             state = await self.client.threads.get_state(
                 self._thread(config), checkpoint_id=configurable.get("checkpoint_id"), subgraphs=subgraphs
             )
+            return snapshot_of(state)
         except Exception as exc:
             if status_of(exc) == 404:
                 return EMPTY
             raise explain(exc, self.server, doing="reading the thread's state") from None
-        return snapshot_of(state)
 
     async def aupdate_state(
         self, config: Mapping[str, Any], values: Mapping[str, Any], as_node: str | None = None
@@ -128,20 +142,23 @@ class ServerGraph:
         self, config: Mapping[str, Any], *, limit: int = 1000
     ) -> AsyncIterator[Snapshot]:
         try:
-            states = await self.client.threads.get_history(self._thread(config), limit=limit)
+            states = shapes.checked(
+                "history", await self.client.threads.get_history(self._thread(config), limit=limit)
+            )
+            snapshots = [snapshot_of(state) for state in states]
         except Exception as exc:
             if status_of(exc) == 404:
                 return
             raise explain(exc, self.server, doing="reading the thread's history") from None
-        for state in states:
-            yield snapshot_of(state)
+        for snapshot in snapshots:
+            yield snapshot
 
     # -- runs ---------------------------------------------------------------------------------
 
     async def latest_runs(self, thread_id: str) -> list[Mapping[str, Any]]:
         """The thread's runs on the server, the newest first (none for a thread it does not have)."""
         try:
-            return list(await self.client.runs.list(thread_id, limit=10))
+            return list(shapes.checked("runs", await self.client.runs.list(thread_id, limit=10)))
         except Exception as exc:
             if status_of(exc) == 404:
                 return []
@@ -181,9 +198,12 @@ class ServerGraph:
                 try:
                     async for part in parts:
                         last = getattr(part, "id", None) or last
-                        if part.event == "metadata" and isinstance(part.data, Mapping):
-                            run_id = str(part.data.get("run_id") or run_id)
-                            self.runs[thread_id] = run_id
+                        if part.event == "metadata":
+                            shapes.stream_part("metadata", part.data)
+                            found = part.data.get("run_id") if isinstance(part.data, Mapping) else None
+                            run_id = str(found) if found else run_id
+                            if run_id is not None:
+                                self.runs[thread_id] = run_id
                             continue
                         for chunk in self._chunks(part.event, part.data):
                             if chunk[:2] == ((), "updates"):
@@ -211,6 +231,7 @@ class ServerGraph:
             raise
         finally:
             self.runs.pop(thread_id, None)
+            await _close(parts)  # now, on this task: never left to the garbage collector's task
 
     async def _check_end(self, thread_id: str, run_id: str | None) -> None:
         """A stream that ended without the run ending here: cancelled by another client (the run
@@ -219,8 +240,8 @@ class ServerGraph:
             return
         try:
             status = (await self.client.runs.get(thread_id, run_id)).get("status")
-        except Exception:  # the thread's state says the rest
-            log.debug("deepnb: could not read run %s on %s", run_id, self.server.url, exc_info=True)
+        except Exception as exc:  # the thread's state says the rest
+            log.debug("deepnb: could not read run %s on %s: %s", run_id, self.server.shown, said(exc))
             return
         if status == "interrupted":
             raise StoppedElsewhere
@@ -251,7 +272,8 @@ class ServerGraph:
         )
 
     def _chunks(self, event: str, data: Any) -> list[tuple[tuple[str, ...], str, Any]]:
-        mode, *namespace = event.split("|")
+        mode, *namespace = str(event).split("|")
+        shapes.stream_part(mode, data)
         if mode == "error":  # the graph raised on the server: its message, as a local run shows it
             detail = (data.get("message") or data.get("error")) if isinstance(data, Mapping) else data
             raise DeepnbError(f"The run failed on the server: {detail}")
@@ -290,8 +312,8 @@ class ServerGraph:
         for _ in range(SUMMARY_READS):
             try:
                 state = await self.client.threads.get_state(thread_id)
-            except Exception:  # shown without its summary card, never failed for it
-                log.debug("deepnb: could not read the summary of %s", thread_id, exc_info=True)
+            except Exception as exc:  # shown without its summary card, never failed for it
+                log.debug("deepnb: could not read the summary of %s: %s", thread_id, said(exc))
                 return None
             values = state.get("values") if isinstance(state, Mapping) else None
             if isinstance(values, Mapping):
@@ -312,10 +334,12 @@ class ServerGraph:
                 if unreachable(exc):
                     continue
                 raise self._failure(exc, thread_id) from None
-            log.debug("deepnb: rejoining run %s on %s after %r", run_id, self.server.url, cause)
+            log.debug(
+                "deepnb: rejoining run %s on %s after %s", run_id, self.server.shown, type(cause).__name__
+            )
             return self.client.runs.join_stream(thread_id, run_id, last_event_id=last or "-")
         raise Disconnected(
-            f"the Agent Protocol server at {self.server.url} stopped answering mid-run "
+            f"the Agent Protocol server at {self.server.shown} stopped answering mid-run "
             "(the run may go on there)",
             failure_hint=f"once it is back, %deepagent resume -t {thread_id} re-attaches "
             "(after a kernel restart, %deepagent connect first).",
@@ -332,5 +356,5 @@ class ServerGraph:
     async def _cancel_quietly(self, thread_id: str, run_id: str) -> None:
         try:
             await asyncio.wait_for(self.cancel(thread_id, run_id), CANCEL_TIMEOUT)
-        except Exception:  # the server is gone: nothing left to stop there
-            log.debug("deepnb: could not cancel run %s on %s", run_id, self.server.url, exc_info=True)
+        except Exception as exc:  # the server is gone: nothing left to stop there
+            log.debug("deepnb: could not cancel run %s on %s: %s", run_id, self.server.shown, said(exc))

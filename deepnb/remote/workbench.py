@@ -20,6 +20,7 @@ from deepnb.async_tasks import RemoteAgent
 from deepnb.errors import DeepnbError
 from deepnb.files.setup import FileSetup
 from deepnb.local import ThreadInfo, Workbench
+from deepnb.remote import shapes
 from deepnb.remote.client import Server, explain
 from deepnb.remote.graph import Join, ServerGraph
 from deepnb.run import Run
@@ -55,9 +56,9 @@ class RemoteWorkbench(Workbench):
         self.assistant_id = str(assistant["assistant_id"])
         self.graph_id = str(assistant.get("graph_id") or self.assistant_id)
         graph = ServerGraph(server, client, self.assistant_id, graph_id=self.graph_id)
-        super().__init__(name, graph, None, label=f"{self.graph_id} at {server.url}", files=FileSetup())
-        self.origin = server.url  # where it is defined, as %deepagent agents shows it
-        self.database = ("agent-server", server.url)
+        super().__init__(name, graph, None, label=f"{self.graph_id} at {server.shown}", files=FileSetup())
+        self.origin = server.shown  # where it is defined, as %deepagent agents shows it
+        self.database = ("agent-server", server.shown)
         """Runs on one thread of the server are one at a time, whatever agent starts them."""
 
     @property
@@ -70,14 +71,27 @@ class RemoteWorkbench(Workbench):
 
     @property
     def url(self) -> str:
-        return self.server.url
+        """The server's URL as deepnb shows it (no credentials: :func:`deepnb.addresses.shown_url`)."""
+        return self.server.shown
+
+    @property
+    def current_thread(self) -> str:
+        """The thread runs go to by default: the one chosen in this kernel (``-t``, ``--new``, a
+        run), else a new one. Never the server's most recent thread, which may be someone else's."""
+        if self._current_thread is None:
+            self._current_thread = self.fresh_thread_id()
+        return self._current_thread
 
     @property
     def agent_server(self) -> RemoteAgent:
         """Where the async tasks this agent starts are asked about (``refresh_async_tasks``):
         its own server, with its headers and key, where a subagent of the same deployment runs."""
         return RemoteAgent(
-            self.graph_id, self.url, self.server.headers, self.server.api_key, key_from_environment=False
+            self.graph_id,
+            self.server.request_url,
+            self.server.headers,
+            self.server.api_key,
+            key_from_environment=False,
         )
 
     @property
@@ -88,7 +102,8 @@ class RemoteWorkbench(Workbench):
     def fresh_thread_id(self) -> str:
         return str(uuid.uuid4())
 
-    def _check_thread(self, thread_id: str) -> None:
+    def check_thread(self, thread_id: str) -> None:
+        """One line unless ``thread_id`` can be a thread of the server (a UUID)."""
         try:
             uuid.UUID(thread_id)
         except ValueError:
@@ -104,11 +119,14 @@ class RemoteWorkbench(Workbench):
         async def search() -> list[Any]:
             found: list[Any] = []
             for key in ("assistant_id", FORK_KEY):  # a fork has no run yet, so no assistant_id
-                found += await client.threads.search(
-                    metadata={key: self.assistant_id},
-                    limit=THREADS_LISTED,
-                    sort_by="updated_at",
-                    sort_order="desc",
+                found += shapes.checked(
+                    "threads",
+                    await client.threads.search(
+                        metadata={key: self.assistant_id},
+                        limit=THREADS_LISTED,
+                        sort_by="updated_at",
+                        sort_order="desc",
+                    ),
                 )
             return found
 
@@ -138,11 +156,11 @@ class RemoteWorkbench(Workbench):
         at: int | str | None = None,
     ) -> Run:
         if thread:
-            self._check_thread(thread)
+            self.check_thread(thread)
         return super().start(prompt, thread=thread, new_thread=new_thread, auto_approve=auto_approve, at=at)
 
     def _server_run(self, thread_id: str) -> str | None:
-        self._check_thread(thread_id)
+        self.check_thread(thread_id)
         going: str | None = run_sync(self.graph.active_run(thread_id))
         return going
 
@@ -169,12 +187,12 @@ class RemoteWorkbench(Workbench):
         from its first event, so its view replays what happened before the cards."""
         thread = thread_id or self.current_thread
         if self.active_run(thread) is None:
-            self._check_thread(thread)
+            self.check_thread(thread)
             runs = run_sync(self.graph.latest_runs(thread))
             going = [r for r in runs if r.get("status") in ("pending", "running")]
             if going:
                 return self.join(thread, str(going[0]["run_id"]))
-            paused = run_sync(self.graph.aget_state({"configurable": {"thread_id": thread}})).interrupts
+            paused = self.read_state(thread).interrupts
             if runs and paused:
                 run = self.join(thread, str(runs[0]["run_id"]))
                 if run.wait().status == "interrupted":
@@ -205,7 +223,7 @@ class RemoteWorkbench(Workbench):
     def fork(self, thread_id: str, at: int | str) -> str:
         """A new server thread whose state is ``thread_id``'s at step ``at``, the same nodes to
         run next (written through the thread-state API as the local fork is); returns its id."""
-        self._check_thread(thread_id)
+        self.check_thread(thread_id)
         return super().fork(thread_id, at)
 
     def _new_fork_thread(self, thread_id: str) -> str:

@@ -7,6 +7,8 @@ from deepnb.anatomy import Anatomy
 from deepnb.batch import Batch
 from deepnb.comparing import Comparison, ComparisonTable
 from deepnb.displayable import Renderer, register
+from deepnb.evals.experiment import Experiment, Summary, VariantComparison
+from deepnb.evals.record import RunRecord
 from deepnb.extensions.report import Listing
 from deepnb.files.files import Files
 from deepnb.interpreter import Interpreter
@@ -20,6 +22,17 @@ from deepnb.views.compare_view import (
     comparison_table_html,
     comparison_table_text,
     show_comparison,
+)
+from deepnb.views.experiment_view import (
+    comparison_html,
+    comparison_text,
+    experiment_bundle,
+    experiment_html,
+    experiment_text,
+    record_html,
+    record_text,
+    summary_html,
+    summary_text,
 )
 from deepnb.views.listings import (
     extensions_html,
@@ -46,6 +59,10 @@ RENDERERS: dict[type, Renderer] = {
     ),  # repr(comparison) stays its own one line
     ComparisonTable: Renderer(text=comparison_table_text, html=comparison_table_html),
     Batch: Renderer(bundle=batch_bundle, show=show_batch),  # repr(batch) stays the batch's own one line
+    Experiment: Renderer(text=experiment_text, html=experiment_html, bundle=experiment_bundle),
+    Summary: Renderer(text=summary_text, html=summary_html),
+    VariantComparison: Renderer(text=comparison_text, html=comparison_html),
+    RunRecord: Renderer(text=record_text, html=record_html),
 }
 
 

@@ -13,6 +13,7 @@ A kernel restart starts with no parts: the first view opens them again.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
 from typing import Any, TypedDict
@@ -96,11 +97,13 @@ def code_refs(view: str) -> CodeRefs:
 
 
 def forget_parts() -> None:
-    """Close every code part (tests use it to watch a kernel's first view)."""
+    """Close every code part (tests use it to watch a kernel's first view); a part whose comm
+    is gone already (its comm manager closed it) is only forgotten."""
     with _lock:
         for _refs, parts in _parts.values():
             for part in parts:
-                part.close()
+                with contextlib.suppress(KeyError):
+                    part.close()
         _parts.clear()
 
 
