@@ -5,6 +5,9 @@
 compiled, ``deepnb.connect(url, assistant)`` one served over the Agent Protocol, and
 ``deepnb.get(name)`` returns a registered agent or builds one the project's ``deepnb.toml`` defines;
 ``deepnb.compare(prompt, models=[...])`` runs one task on several models side by side;
+``deepnb.experiment(dataset, variants=..., scorers=...)`` runs a dataset by each variant and
+scores every run (``deepnb.scorers``), ``deepnb.load_experiment(path)`` reopens one from its log
+and ``deepnb.experiments()`` lists the logs;
 ``deepnb.deploy(path)`` writes those agents as a LangGraph Agent Server app and ``deepnb.serve()``
 serves them with ``langgraph dev``. Extensions (``deepnb.extensions``) add tools, middleware and
 backend routes to every agent deepnb builds.
@@ -26,6 +29,7 @@ __all__ = [
     "Batch",
     "Comparison",
     "DeepnbError",
+    "Experiment",
     "Files",
     "Run",
     "ScriptedChatModel",
@@ -36,11 +40,15 @@ __all__ = [
     "compare",
     "connect",
     "deploy",
+    "experiment",
+    "experiments",
     "export",
     "extensions",
     "get",
+    "load_experiment",
     "load_ipython_extension",
     "models",
+    "scorers",
     "serve",
     "unload_ipython_extension",
 ]
@@ -50,21 +58,23 @@ _LAZY_NAMES = {
     "Batch": "deepnb.batch",
     "Comparison": "deepnb.comparing",
     "DeepnbError": "deepnb.errors",
+    "Experiment": "deepnb.evals.experiment",
     "Files": "deepnb.files",
     "Run": "deepnb.run",
     "ScriptedChatModel": "deepnb.models.scripted",
     "Workbench": "deepnb.workbench",
 }
 # Documented subpackages, reachable as ``deepnb.extensions`` without importing them first.
-_LAZY_SUBMODULES = ("extensions", "models")
+_LAZY_SUBMODULES = ("extensions", "models", "scorers")
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from deepnb import extensions, models
+    from deepnb import extensions, models, scorers
     from deepnb.batch import Batch
     from deepnb.comparing import Comparison
     from deepnb.errors import DeepnbError
+    from deepnb.evals.experiment import Experiment
     from deepnb.files import Files
     from deepnb.models.scripted import ScriptedChatModel
     from deepnb.remote import RemoteWorkbench
@@ -129,6 +139,58 @@ def compare(
     return start(prompt, models, agents=agents, agent=agent, **options)
 
 
+def experiment(
+    dataset: Any,
+    *,
+    variants: Mapping[str, Any] | None = None,
+    agent: str | None = None,
+    scorers: Any = (),
+    epochs: int = 1,
+    concurrency: int = 8,
+    template: str | None = None,
+    name: str | None = None,
+    log: str | os.PathLike[str] | None = None,
+    baseline: str | None = None,
+    **options: Any,
+) -> Experiment:
+    """Run ``dataset`` (a list of strings or dicts, a DataFrame, a CSV/JSONL path, LangSmith
+    ``inputs``/``outputs`` records) by each of ``variants`` (label -> a model, a registered
+    agent, a system prompt, ``deepnb.agent`` options, a workbench or a function making one;
+    default: ``agent`` as it is) ``epochs`` times, at most ``concurrency`` at once, each run
+    scored by ``scorers`` (``deepnb.scorers`` or any ``(output, reference, run)`` function) and
+    written to the JSONL ``log``. Returns the ``Experiment`` at once; a ``log`` that exists is
+    resumed. ``options``: ``auto_approve``."""
+    from deepnb.evals.experiment import experiment as start  # noqa: PLC0415  # lazy: see above
+
+    return start(
+        dataset,
+        variants=variants,
+        agent=agent,
+        scorers=scorers,
+        epochs=epochs,
+        concurrency=concurrency,
+        template=template,
+        name=name,
+        log=log,
+        baseline=baseline,
+        **options,
+    )
+
+
+def load_experiment(path: str | os.PathLike[str]) -> Experiment:
+    """Reopen an experiment from its log: its matrix, records and scores (read-only runs)."""
+    from deepnb.evals.experiment import load_experiment as reopen  # noqa: PLC0415  # lazy: see above
+
+    return reopen(path)
+
+
+def experiments(folder: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
+    """The experiment logs under ``folder`` (default ``.deepnb/experiments``), the newest first."""
+    from deepnb.evals.experiment import experiments as listing  # noqa: PLC0415  # lazy: see above
+
+    return listing(folder)
+
+
 def connect(
     url: str,
     assistant: str,
@@ -136,13 +198,16 @@ def connect(
     name: str | None = None,
     api_key: str | None = None,
     headers: Mapping[str, str] | None = None,
+    thread: str | None = None,
 ) -> RemoteWorkbench:
     """Connect to ``assistant`` (an assistant or graph id) on the Agent Protocol server at ``url``
     (``langgraph dev``, a deployment) and register it as ``name`` (default: ``assistant``), so
-    ``%%deepagent -a NAME`` and every subcommand work on it. ``api_key`` is sent as ``x-api-key``."""
+    ``%%deepagent -a NAME`` and every subcommand work on it. ``api_key`` is sent as ``x-api-key``;
+    a ``user:password@`` in ``url`` as basic auth, never shown. Runs go to a new thread unless
+    ``thread`` names one of the server's threads."""
     from deepnb.remote import connect as join  # noqa: PLC0415  # lazy: it imports langgraph_sdk
 
-    return join(url, assistant, name=name, api_key=api_key, headers=headers)
+    return join(url, assistant, name=name, api_key=api_key, headers=headers, thread=thread)
 
 
 def get(name: str | None = None) -> Workbench:

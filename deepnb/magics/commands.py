@@ -158,11 +158,14 @@ def connect(args: Any) -> Message:
                 "(e.g. in the shell that starts Jupyter), or leave --api-key-env out for a server "
                 "without keys."
             )
-    workbench = connect_to(args.url, args.assistant or "", name=args.agent, api_key=api_key)
+    workbench = connect_to(
+        args.url, args.assistant or "", name=args.agent, api_key=api_key, thread=args.thread
+    )
+    thread = f"thread {args.thread}" if args.thread else "a new thread"
     return Message(
         f"Connected agent {workbench.name!r} to assistant {workbench.graph_id!r} at {workbench.url}. "
-        f"Run it with %%deepagent -a {workbench.name}; "
-        f"%deepagent threads -a {workbench.name} lists its threads."
+        f"Run it with %%deepagent -a {workbench.name} (on {thread}; -t THREAD picks another of its "
+        f"threads, which %deepagent threads -a {workbench.name} lists)."
     )
 
 
@@ -255,8 +258,10 @@ def threads(args: Any) -> Table:
             "*" if t.thread_id == current else "",
             t.thread_id,
             t.updated_at[:19].replace("T", " "),
-            t.steps,
-            _run_label(workbench.active_run(t.thread_id) or workbench.latest_run(t.thread_id)),
+            "?" if t.unreadable else t.steps,
+            f"cannot be read: {t.unreadable}"
+            if t.unreadable
+            else _run_label(workbench.active_run(t.thread_id) or workbench.latest_run(t.thread_id)),
         )
         for t in workbench.threads()
     )

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.display import display
 from IPython.utils.text import DollarFormatter
 
 from deepnb import langsmith_inline
@@ -89,11 +90,30 @@ class DeepnbMagics(Magics):
             return commands.agents()
         if name == "map":
             return _mapping().start_map(args, "", self._user_ns)
+        if name == "eval":
+            experiment = _evaluating().start_eval(args, "", self._user_ns)
+            if not args.bg:
+                try:
+                    experiment.wait()
+                except KeyboardInterrupt:
+                    experiment.stop()
+                    raise
+            return experiment
         return getattr(commands, name)(args)
 
     @cell_magic("deepagent")  # type: ignore[arg-type]
     def cell(self, line: str, cell: str) -> None:
         """Run the cell body as a task, blocking until the run ends (unless ``--bg``)."""
+        if _is_form(line, "eval"):
+            experiment, args = self._start_eval(line, cell)
+            if not args.bg:
+                try:
+                    experiment.wait()
+                except KeyboardInterrupt:
+                    experiment.stop()
+                    raise
+            _show(experiment)
+            return
         if _is_map(line):
             batch, grid, args = self._start_map(line, cell)
             if not args.bg:
@@ -119,6 +139,16 @@ class DeepnbMagics(Magics):
         work mid-cell. With ``--wait`` it also waits through approvals. ``map VAR`` starts a batch
         (the body is the template) and awaits it unless ``--bg``."""
         line = self._expanded(line)
+        if _is_form(line, "eval"):
+            experiment, args = self._start_eval(line, cell)
+            if not args.bg:
+                try:
+                    await experiment.wait_async()
+                except (KeyboardInterrupt, asyncio.CancelledError):
+                    experiment.stop()
+                    raise KeyboardInterrupt("the experiment was stopped") from None
+            _show(experiment)
+            return
         if _is_map(line):
             batch, grid, args = self._start_map(line, cell)
             if not args.bg:
@@ -159,6 +189,14 @@ class DeepnbMagics(Magics):
         from deepnb.views.batch_view import show_batch  # noqa: PLC0415
 
         return batch, show_batch(batch), args
+
+    def _start_eval(self, line: str, cell: str) -> tuple[Any, Any]:
+        """``%%deepagent eval DATASET [options]``: start the experiment (the body its template)."""
+        args = parser.parse(parser.eval_, line.split(None, 1)[1] if len(line.split(None, 1)) > 1 else "")
+        try:
+            return _evaluating().start_eval(args, cell, self._user_ns), args
+        except DeepnbError as exc:
+            raise UsageError(str(exc)) from None
 
     def _start(self, line: str, cell: str, *, live_controls: bool) -> tuple[Any, Any, Any]:
         args = parser.parse(parser.cell, line)
@@ -266,8 +304,26 @@ def _record_when_finished(run: Any, path: str) -> None:
 
 def _is_map(line: str) -> bool:
     """Whether a ``%%deepagent`` line is the ``map VAR`` cell form."""
+    return _is_form(line, "map")
+
+
+def _is_form(line: str, word: str) -> bool:
+    """Whether a ``%%deepagent`` line is the ``WORD ...`` cell form (``map``, ``eval``)."""
     words = line.split(None, 1)
-    return bool(words) and words[0] == "map"
+    return bool(words) and words[0] == word
+
+
+def _evaluating() -> ModuleType:
+    """The eval command (loads the engine and the agents, as the subcommands do)."""
+    # lazy: keeps %load_ext deepnb to the magics' own definitions
+    from deepnb.magics import evaluating  # noqa: PLC0415
+
+    return evaluating
+
+
+def _show(value: Any) -> None:
+    """Display ``value`` as the cell's output."""
+    display(value)
 
 
 def _mapping() -> ModuleType:

@@ -139,6 +139,12 @@ def define(line: str) -> None:
 @argument("--assistant", metavar="ID", help="The assistant id, or the graph id, to run (required).")
 @argument("-a", "--agent", metavar="NAME", help="Register it under this name (default: the assistant).")
 @argument(
+    "-t",
+    "--thread",
+    metavar="THREAD",
+    help="Continue this thread of the server (default: a new thread; %%deepagent threads lists them).",
+)
+@argument(
     "--api-key-env",
     dest="api_key_env",
     metavar="VAR",
@@ -304,6 +310,30 @@ def map_(line: str) -> None:
     """One run per input of VAR, each on a new thread; as a cell, the body is the template."""
 
 
+@magic_arguments(name="deepagent eval")
+@argument("dataset", metavar="DATASET", help="A variable holding the rows, or a .csv/.jsonl path.")
+@argument("-a", "--agent", help="The agent the variants change (default: the current agent).")
+@argument(
+    "--variants", metavar="VAR", help="A variable holding the variants: a dict of label -> what changes."
+)
+@argument(
+    "--scorer",
+    action="append",
+    metavar="NAME",
+    help="A built-in scorer (exact, contains) or a variable holding one or a list (repeat for more).",
+)
+@argument("-e", "--epochs", metavar="EPOCHS", help="Runs per row and variant (default: 1).")
+@argument("-c", "--concurrency", metavar="N", help="How many runs go at once (default: 8).")
+@argument("-o", "--output", metavar="OUT", help="Store the experiment in this variable.")
+@argument("--baseline", metavar="LABEL", help="The variant the others are compared with.")
+@argument("--log", metavar="PATH", help="The log to write (an existing one is resumed).")
+@argument("--name", metavar="NAME", help="The experiment's name (its default log's too).")
+@argument("--auto-approve", dest="auto_approve", action="store_true", help="Approve every gated call.")
+@argument("--bg", action="store_true", help="Return at once (else the cell waits for the experiment).")
+def eval_(line: str) -> None:
+    """Run DATASET by each variant, score every run; as a cell, the body is the template."""
+
+
 SUMMARIES = {
     "help": "Show this help.",
     "define": "Define (or redefine) a named agent.",
@@ -331,6 +361,7 @@ SUMMARIES = {
     "serve": "Serve deepnb.toml's agents with langgraph dev in the background (--stop ends it).",
     "export": "Write a thread as a standalone notebook (prompts, run views, files, a replay if recorded).",
     "map": "One run per input of VAR (a list); as %%deepagent map VAR, the cell body is the template.",
+    "eval": "Run DATASET by each variant and score every run (an experiment); a cell's body is the template.",
 }
 SUBCOMMANDS: dict[str, Command] = {
     "help": help_,
@@ -359,6 +390,7 @@ SUBCOMMANDS: dict[str, Command] = {
     "serve": serve,
     "export": export,
     "map": map_,
+    "eval": eval_,
 }
 
 
@@ -390,7 +422,11 @@ CONFLICTS: dict[str, tuple[tuple[str, str, str], ...]] = {
 """Options that contradict each other, per command: (dest, dest, why). (``--auto-approve`` with
 ``--interrupt-on`` is not one: the gated calls are approved and logged as *auto*.)"""
 
-VARIABLES: dict[str, tuple[str, ...]] = {"%%deepagent": ("output",), "deepagent map": ("output",)}
+VARIABLES: dict[str, tuple[str, ...]] = {
+    "%%deepagent": ("output",),
+    "deepagent map": ("output",),
+    "deepagent eval": ("output",),
+}
 """Options whose value names a kernel variable deepnb assigns, per command."""
 
 

@@ -36,6 +36,7 @@ REQUIRED = {
     "export": "x.ipynb",
     "fork": "--at 1",
     "map": "x",
+    "eval": "x",
 }
 """A value for each command's required positional argument (or option), so the rest can be tried alone."""
 CODE = {"js": "1 + 1"}

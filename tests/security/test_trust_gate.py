@@ -391,6 +391,7 @@ ACTS = {
     "export",
     "fork",
     "map",
+    "eval",
 }
 
 

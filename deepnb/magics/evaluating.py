@@ -1,0 +1,108 @@
+"""``%%deepagent eval DATASET`` (and ``%deepagent eval DATASET``): an experiment over the rows in
+a kernel variable or a ``.csv`` / ``.jsonl`` file, through :func:`deepnb.evals.experiment.experiment`.
+The cell body is the template; ``--variants VAR`` names the dict of variants and each
+``--scorer`` a built-in scorer or a variable holding one (or a list of them)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from deepnb import scorers as builtin
+from deepnb.errors import DeepnbError
+from deepnb.evals.datasets import FILE_KINDS
+from deepnb.evals.experiment import Experiment, experiment
+from deepnb.evals.scoring import scorer_name
+
+READY_SCORERS = {"exact": builtin.exact, "contains": builtin.contains}
+"""Built-in scorers a name alone can pick; the others are made with their settings."""
+MADE_SCORERS = ("regex", "json_schema", "tool_called", "trajectory", "judge")
+
+
+def whole_number(text: str | None, flag: str, default: int, what: str) -> int:
+    """``text`` as a whole number of at least 1 (``default`` without one), else one line."""
+    if text is None:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise DeepnbError(f"{flag} takes {what}, a whole number of at least 1, not {text!r}.")
+    return value
+
+
+def dataset_of(name: str, namespace: Mapping[str, Any]) -> Any:
+    """``DATASET``: the variable's value, or a file path."""
+    if name in namespace:
+        return namespace[name]
+    if name.lower().endswith(FILE_KINDS):
+        return name
+    raise DeepnbError(
+        f"No variable named {name!r}: eval takes a variable holding the rows (a list, a DataFrame) "
+        "or a .csv / .jsonl path."
+    )
+
+
+def variants_of(name: str | None, namespace: Mapping[str, Any]) -> Any:
+    if name is None:
+        return None
+    if name not in namespace:
+        raise DeepnbError(
+            f"No variable named {name!r}: --variants takes a variable holding a dict of label -> variant."
+        )
+    return namespace[name]
+
+
+def scorers_of(names: list[str] | None, namespace: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """Each ``--scorer`` by name: a variable's scorer (named as itself, a lambda as the
+    variable) or list of them, else a ready built-in."""
+    found: list[tuple[str, Any]] = []
+    for name in names or []:
+        if name in namespace:
+            value = namespace[name]
+            if isinstance(value, list | tuple):
+                found += [(scorer_name(item) if callable(item) else "", item) for item in value]
+            else:
+                own = scorer_name(value) if callable(value) else name
+                found.append((name if own == "<lambda>" else own, value))
+        elif name in READY_SCORERS:
+            found.append((name, READY_SCORERS[name]))
+        elif name in MADE_SCORERS:
+            raise DeepnbError(
+                f"--scorer {name} needs its settings: make it in a variable, "
+                f"e.g. s = deepnb.scorers.{name}(...), then --scorer s."
+            )
+        else:
+            raise DeepnbError(
+                f"No scorer {name!r}: --scorer takes {', '.join(READY_SCORERS)} "
+                "or a variable holding a scorer."
+            )
+    return found
+
+
+def _by_name(pairs: list[tuple[str, Any]]) -> Any:
+    """The scorers as a dict, or as a list where two share a name (the experiment says so)."""
+    names = [name for name, _scorer in pairs]
+    return dict(pairs) if len(set(names)) == len(names) else [scorer for _name, scorer in pairs]
+
+
+def start_eval(args: Any, body: str, namespace: dict[str, Any]) -> Experiment:
+    """Start the experiment the magic's ``args`` and cell ``body`` describe; store it in ``-o OUT``."""
+    started = experiment(
+        dataset_of(args.dataset, namespace),
+        variants=variants_of(args.variants, namespace),
+        agent=args.agent,
+        scorers=_by_name(scorers_of(args.scorer, namespace)),
+        epochs=whole_number(args.epochs, "-e", 1, "how many times each row runs per variant"),
+        concurrency=whole_number(args.concurrency, "-c", 8, "how many runs go at once"),
+        template=body.strip() or None,
+        name=args.name,
+        log=args.log,
+        baseline=args.baseline,
+        auto_approve=args.auto_approve,
+        namespace=namespace,
+    )
+    if args.output:
+        namespace[args.output] = started
+    return started

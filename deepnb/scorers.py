@@ -1,0 +1,223 @@
+"""Scorers for experiments (``deepnb.experiment(..., scorers=[...])``): plain functions of
+``(output, reference, run)`` returning a bool, a number or ``dict(score=..., comment=...)``.
+
+``exact`` and ``contains`` compare the answer with the row's reference; ``regex``,
+``json_schema``, ``tool_called``, ``trajectory`` and ``judge`` are made with their settings
+(``regex(r"\\d+")``). ``trajectory`` is agentevals' trajectory match and ``judge`` openevals'
+LLM-as-judge, so they score as those libraries do; both load on first use. Any function of your
+own works the same way, as does a LangSmith evaluator ``(inputs, outputs, reference_outputs)``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
+
+from deepnb.errors import DeepnbError
+from deepnb.evals.record import RunRecord
+
+__all__ = ["contains", "exact", "json_schema", "judge", "regex", "tool_called", "trajectory"]
+
+TrajectoryMode = Literal["strict", "unordered", "subset", "superset"]
+TRAJECTORY_MODES: tuple[str, ...] = ("strict", "unordered", "subset", "superset")
+
+
+def _named(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def mark(function: Callable[..., Any]) -> Callable[..., Any]:
+        function.name = name  # type: ignore[attr-defined]  # the scorer's column name
+        return function
+
+    return mark
+
+
+def _text(value: Any) -> str:
+    """A reference (or answer) as text: a mapping of one value is that value."""
+    if isinstance(value, Mapping) and len(value) == 1:
+        value = next(iter(value.values()))
+    return "" if value is None else str(value)
+
+
+def _references(reference: Any) -> list[str]:
+    if isinstance(reference, list | tuple):
+        return [_text(item) for item in reference]
+    return [_text(reference)]
+
+
+def _need_reference(reference: Any, scorer: str) -> None:
+    if reference is None:
+        raise ValueError(f"{scorer} compares with the row's reference, and this row has none")
+
+
+def exact(output: str | None, reference: Any, run: RunRecord | None = None) -> bool:
+    """Whether the answer is the reference (either stripped of surrounding whitespace; a list
+    of references: any of them)."""
+    _need_reference(reference, "exact")
+    answer = (output or "").strip()
+    return any(answer == text.strip() for text in _references(reference))
+
+
+def contains(output: str | None, reference: Any, run: RunRecord | None = None) -> bool:
+    """Whether the answer contains the reference, ignoring case (a list: any of them)."""
+    _need_reference(reference, "contains")
+    answer = (output or "").casefold()
+    return any(text.strip().casefold() in answer for text in _references(reference))
+
+
+def regex(pattern: str, *, flags: int = 0, name: str | None = None) -> Callable[..., bool]:
+    """A scorer: whether the answer matches ``pattern`` (``re.search``)."""
+    try:
+        compiled = re.compile(pattern, flags)
+    except re.error as exc:
+        raise DeepnbError(f"regex({pattern!r}) is not a valid regular expression: {exc}.") from None
+
+    @_named(name or f"regex({pattern})")
+    def score(output: str | None, reference: Any = None, run: RunRecord | None = None) -> bool:
+        return compiled.search(output or "") is not None
+
+    return score
+
+
+def json_schema(schema: Any, *, name: str = "json_schema") -> Callable[..., dict[str, Any]]:
+    """A scorer: whether the run's structured output (``run.output``, else the answer read as
+    JSON) is valid against ``schema``, a JSON Schema dict or a pydantic model class; the comment
+    says what is wrong."""
+    validate = _validator(schema)
+
+    @_named(name)
+    def score(output: str | None, reference: Any = None, run: RunRecord | None = None) -> dict[str, Any]:
+        value = run.output if run is not None and run.output is not None else None
+        if value is None:
+            try:
+                value = json.loads(_json_text(output or ""))
+            except ValueError:
+                return {"score": False, "comment": "the answer is not JSON"}
+        problem = validate(value)
+        return {"score": problem is None, "comment": problem}
+
+    return score
+
+
+def _json_text(text: str) -> str:
+    """The answer's JSON, a fenced ```json block's content if it has one."""
+    fenced = re.search(r"```(?:json)?\s*\n(.*?)```", text, re.DOTALL)
+    return fenced.group(1) if fenced else text
+
+
+def _validator(schema: Any) -> Callable[[Any], str | None]:
+    validate_model = getattr(schema, "model_validate", None)
+    if isinstance(schema, type) and callable(validate_model):
+
+        def check_model(value: Any) -> str | None:
+            try:
+                validate_model(value)
+            except Exception as exc:  # pydantic's ValidationError: its message is the comment
+                return str(exc)[:500]
+            return None
+
+        return check_model
+    if not isinstance(schema, Mapping):
+        raise DeepnbError(
+            "json_schema() takes a JSON Schema dict or a pydantic model class, "
+            f"not a {type(schema).__name__}."
+        )
+    import jsonschema  # type: ignore[import-untyped]  # noqa: PLC0415  # lazy: only this scorer needs it
+
+    try:
+        checker = jsonschema.validators.validator_for(schema)(schema)
+        checker.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise DeepnbError(f"json_schema(): the schema is not valid JSON Schema: {exc.message}.") from None
+
+    def check(value: Any) -> str | None:
+        errors = sorted(checker.iter_errors(value), key=lambda e: list(e.path))
+        return "; ".join(e.message for e in errors[:3])[:500] if errors else None
+
+    return check
+
+
+def tool_called(
+    name: str, *, args: Mapping[str, Any] | None = None, times: int | None = None
+) -> Callable[..., dict[str, Any]]:
+    """A scorer: whether the run called the tool ``name`` (with ``args`` among its arguments,
+    if given; exactly ``times`` times, if given)."""
+
+    @_named(f"tool_called({name})")
+    def score(output: str | None, reference: Any = None, run: RunRecord | None = None) -> dict[str, Any]:
+        calls = [call for call in (run.tool_calls if run is not None else []) if call["name"] == name]
+        if args:
+            calls = [c for c in calls if all(c["args"].get(k) == v for k, v in args.items())]
+        found = len(calls)
+        passed = found == times if times is not None else found > 0
+        return {"score": passed, "comment": f"{found} call(s) of {name}"}
+
+    return score
+
+
+def trajectory(
+    reference: Sequence[Mapping[str, Any]] | None = None,
+    *,
+    mode: TrajectoryMode = "strict",
+    tool_args: Literal["exact", "ignore", "subset", "superset"] = "exact",
+) -> Callable[..., Any]:
+    """A scorer: agentevals' trajectory match of the run's messages against ``reference`` (a
+    list of OpenAI-style messages; ``None``: the row's reference), in ``mode`` ``strict``,
+    ``unordered``, ``subset`` or ``superset``; ``tool_args`` says how arguments must match."""
+    if mode not in TRAJECTORY_MODES:
+        raise DeepnbError(f"trajectory(mode={mode!r}): use one of {', '.join(TRAJECTORY_MODES)}.")
+    try:
+        from agentevals.trajectory.match import (  # type: ignore[import-untyped]  # noqa: PLC0415  # lazy: heavy
+            create_trajectory_match_evaluator,
+        )
+    except ImportError:
+        raise DeepnbError("deepnb.scorers.trajectory needs agentevals: pip install agentevals.") from None
+    evaluator = create_trajectory_match_evaluator(trajectory_match_mode=mode, tool_args_match_mode=tool_args)
+    fixed = None if reference is None else [dict(message) for message in reference]
+
+    @_named(f"trajectory({mode})")
+    def score(output: str | None, row_reference: Any = None, run: RunRecord | None = None) -> Any:
+        expected = fixed if fixed is not None else row_reference
+        if not isinstance(expected, list):
+            raise ValueError("trajectory needs a reference trajectory (a list of messages)")
+        return evaluator(outputs=run.messages if run is not None else [], reference_outputs=expected)
+
+    return score
+
+
+JUDGE_FIELDS = ("{inputs}", "{outputs}")
+
+
+def judge(
+    model: Any,
+    rubric: str,
+    *,
+    name: str = "judge",
+    continuous: bool = False,
+    namespace: Mapping[str, Any] | None = None,
+) -> Callable[..., Any]:
+    """A scorer: openevals' LLM-as-judge with ``model`` (a chat model, ``provider:model``,
+    ``scripted:PATH`` or ``demo:NAME``) grading each run by ``rubric``. The rubric may use
+    ``{inputs}``, ``{outputs}`` and ``{reference_outputs}``; one that uses none gets the row,
+    the answer and the reference appended. ``continuous``: a score from 0 to 1, not pass/fail."""
+    try:
+        from openevals.llm import create_llm_as_judge  # noqa: PLC0415  # lazy: heavy, optional
+    except ImportError:
+        raise DeepnbError("deepnb.scorers.judge needs openevals: pip install openevals.") from None
+    from deepnb.models import resolve_model  # noqa: PLC0415  # lazy: it imports langchain_core
+
+    chat = resolve_model(model.strip() if isinstance(model, str) else model, dict(namespace or {}))
+    prompt = rubric
+    if not any(field in rubric for field in JUDGE_FIELDS):
+        prompt = (
+            f"{rubric}\n\n<input>\n{{inputs}}\n</input>\n<output>\n{{outputs}}\n</output>\n"
+            "<reference>\n{reference_outputs}\n</reference>"
+        )
+    evaluator = create_llm_as_judge(prompt=prompt, judge=chat, feedback_key=name, continuous=continuous)
+
+    @_named(name)
+    def score(output: str | None, reference: Any = None, run: RunRecord | None = None) -> Any:
+        inputs = dict(run.inputs) if run is not None else {}
+        return evaluator(inputs=inputs, outputs=output or "", reference_outputs=reference or "")
+
+    return score

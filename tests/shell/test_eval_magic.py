@@ -1,0 +1,101 @@
+"""``%%deepagent eval DATASET``: an experiment over a kernel variable's rows or a file, the cell
+body as the template, variants and scorers from variables or by name, the matrix shown when it
+ends; every mistake is one line and nothing runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.utils.capture import capture_output
+
+import deepnb
+from deepnb.evals.experiment import Experiment
+from tests.support.agents import scripted, unique
+
+SCRIPT = {"main": [{"match": "Paris", "turns": [{"text": "France"}]}, {"turns": [{"text": "Elsewhere"}]}]}
+
+
+def _agent() -> str:
+    name = unique("evaluated")
+    deepnb.agent(name=name, model=scripted(SCRIPT))
+    return name
+
+
+def _cell(ip: Any, source: str) -> Any:
+    with capture_output() as shown:
+        result = ip.run_cell(source)
+    assert result.error_in_exec is None, result.error_in_exec
+    return shown
+
+
+def test_the_cell_runs_the_experiment_and_shows_its_matrix(ip: Any, tmp_path: Path) -> None:
+    name = _agent()
+    ip.user_ns["cities"] = [{"city": "Paris", "reference": "France"}, {"city": "Oslo", "reference": "Norway"}]
+    ip.user_ns["variants"] = {"terse": "Answer in one word.", "other": scripted(SCRIPT)}
+    ip.user_ns["mine"] = lambda output, reference: len(output or "") < 7
+    log = tmp_path / "cities.jsonl"
+    shown = _cell(
+        ip,
+        f"%%deepagent eval cities -a {name} --variants variants --scorer exact --scorer mine -e 2 -c 3 "
+        f"--baseline terse --log {log} -o exp\nWhich country is {{city}} in?",
+    )
+    experiment = ip.user_ns["exp"]
+    assert isinstance(experiment, Experiment) and experiment.done and experiment.path == log
+    assert experiment.plan.epochs == 2 and experiment.plan.baseline == "terse"
+    assert experiment.plan.rows[0].given == "Which country is Paris in?"
+    scores = {key: {n: s.score for n, s in r.scores.items()} for key, r in experiment.records.items()}
+    assert scores[(0, "terse", 1)] == {"exact": 1.0, "mine": 1.0}
+    assert scores[(1, "other", 0)] == {"exact": 0.0, "mine": 0.0}
+    bundle = shown.outputs[-1].data
+    assert "Experiment" in bundle["text/plain"] and 'aria-label="Experiment"' in bundle["text/html"]
+
+
+def test_a_file_dataset_bg_and_the_line_form(ip: Any, tmp_path: Path) -> None:
+    name = _agent()
+    data = tmp_path / "rows.csv"
+    data.write_text("input,expected\nParis?,France\nRome?,Italy\n", encoding="utf-8")
+    _cell(
+        ip,
+        f"%%deepagent eval {data} -a {name} --scorer contains --bg --log {tmp_path / 'a.jsonl'} -o later\n",
+    )
+    later = ip.user_ns["later"].wait(60)
+    assert [r.result for r in later.records.values()] == ["France", "Elsewhere"]
+    line = ip.run_line_magic("deepagent", f"eval {data} -a {name} --log {tmp_path / 'b.jsonl'}")
+    assert isinstance(line, Experiment) and line.done and len(line.records) == 2
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("eval nothing_here", "No variable named 'nothing_here'"),
+        ("eval rows --variants nothing_here", "No variable named 'nothing_here': --variants"),
+        ("eval rows --scorer bogus", "No scorer 'bogus'"),
+        ("eval rows --scorer regex", "--scorer regex needs its settings"),
+        ("eval rows -e 0", "-e takes how many times each row runs per variant"),
+        ("eval rows -c none", "-c takes how many runs go at once"),
+        ("eval rows --baseline zz", "baseline='zz' is not a variant"),
+        ("eval rows --variants rows", "variants= is a dict"),
+        ("eval rows --bogus", "Valid options:"),
+        ("eval missing.jsonl", "No dataset file"),
+    ],
+)
+def test_every_mistake_is_one_line_and_nothing_runs(
+    ip: Any, line: str, expected: str, tmp_path: Path
+) -> None:
+    name = _agent()
+    bench = deepnb.workbench.get(name)
+    ip.user_ns["rows"] = ["Paris?"]
+    ip.user_ns.pop("nothing_here", None)
+    ip.user_ns.pop("failed", None)
+    with capture_output():
+        result = ip.run_cell(
+            f"%%deepagent {line} -a {name} --log {tmp_path / 'x.jsonl'} -o failed\nAbout {{input}}"
+        )
+    error = result.error_in_exec
+    assert isinstance(error, UsageError), error
+    assert expected in str(error) and "\n" not in str(error)
+    assert "failed" not in ip.user_ns and bench.threads() == []
+    assert not (tmp_path / "x.jsonl").exists()
