@@ -113,21 +113,32 @@ async def wait_until(
     """Return once ``done()`` holds, awaited from another event loop (the kernel's).
     ``listen(wake)`` has ``wake()`` called (on the engine thread) whenever ``done()`` may have
     changed, and returns what stops that; the loop also wakes every ``poll`` seconds, so that a
-    kernel interrupt (which schedules its cancellation without waking the loop) lands."""
+    kernel interrupt (which schedules its cancellation without waking the loop) lands.
+
+    Each wait is a fresh future woken by ``wake`` or a timer, not ``asyncio.wait_for``: on Python
+    3.11 that drops a cancellation arriving as the inner wait ends, which a busy batch (woken at
+    every run's change) meets often enough to make a kernel interrupt do nothing."""
     loop = asyncio.get_running_loop()
-    changed = asyncio.Event()
+    waiter: asyncio.Future[None] = loop.create_future()
+
+    def resolve(future: asyncio.Future[None]) -> None:
+        if not future.done():
+            future.set_result(None)
 
     def wake() -> None:
         with contextlib.suppress(RuntimeError):  # the waiting loop has closed
-            loop.call_soon_threadsafe(changed.set)
+            loop.call_soon_threadsafe(resolve, waiter)
 
     stop_listening = listen(wake)
     try:
         while True:
-            changed.clear()  # before the check: a change after it wakes the wait below
+            waiter = loop.create_future()  # before the check: a change after it wakes this one
             if done():
                 return
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(changed.wait(), poll)
+            timer = loop.call_later(poll, resolve, waiter)
+            try:
+                await waiter
+            finally:
+                timer.cancel()
     finally:
         stop_listening()

@@ -312,8 +312,9 @@ class Batch(LiveDisplayable):
         await wait_until(lambda: self.done, listen, poll=poll)
         return self
 
-    def stop(self) -> Batch:
-        """Stop every run (running or waiting for approval) and drop the inputs still queued."""
+    def stop(self, *, reason: str = "stopped") -> Batch:
+        """Stop every run (running or waiting for approval) and drop the inputs still queued.
+        ``reason`` completes "Run …" on each stopped run's notice (``"interrupted by the kernel"``)."""
         with self._lock:
             self._stopping = True
             for slot in self._queue:
@@ -326,7 +327,7 @@ class Batch(LiveDisplayable):
                 if slot.run is not None and slot.run.status in ("running", "interrupted")
             ]
         for run in going:
-            run.stop()
+            run.stop(reason=reason)
         self._update_settled()
         for index in dropped:
             self._notify(index)

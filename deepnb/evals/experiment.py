@@ -11,7 +11,6 @@ same ``log=`` again, an interrupted experiment runs only what is not done yet.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import datetime as dt
 import os
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from deepnb._loop import wait_until
 from deepnb.batch import WHOLE, Batch
 from deepnb.batch_inputs import BatchInput, check_concurrency
 from deepnb.displayable import Displayable
@@ -259,16 +259,16 @@ class Experiment(Displayable):
         return self
 
     async def wait_async(self, *, poll: float = 0.1) -> Experiment:
-        """Await :meth:`wait`'s condition from the kernel's event loop."""
-        while not self.done:
-            await asyncio.sleep(poll)
+        """Await :meth:`wait`'s condition from the kernel's event loop: a change wakes it at once;
+        it also wakes every ``poll`` seconds, so a kernel interrupt takes effect."""
+        await wait_until(lambda: self.done, self.subscribe, poll=poll)
         return self
 
-    def stop(self) -> Experiment:
+    def stop(self, *, reason: str = "stopped") -> Experiment:
         """Stop every run and drop those still queued (what ended stays in the log; the same
-        ``log=`` later runs the rest)."""
+        ``log=`` later runs the rest). ``reason`` completes "Run …" on each stopped run's notice."""
         if self._batch is not None:
-            self._batch.stop()
+            self._batch.stop(reason=reason)
         return self
 
     @property

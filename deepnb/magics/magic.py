@@ -96,7 +96,7 @@ class DeepnbMagics(Magics):
                 try:
                     experiment.wait()
                 except KeyboardInterrupt:
-                    experiment.stop()
+                    _stop_by_the_kernel(experiment)
                     raise
             return experiment
         return getattr(commands, name)(args)
@@ -110,7 +110,7 @@ class DeepnbMagics(Magics):
                 try:
                     experiment.wait()
                 except KeyboardInterrupt:
-                    experiment.stop()
+                    _stop_by_the_kernel(experiment)
                     raise
             _show(experiment)
             return
@@ -120,7 +120,7 @@ class DeepnbMagics(Magics):
                 try:
                     batch.wait()
                 except KeyboardInterrupt:
-                    batch.stop()
+                    _stop_by_the_kernel(batch)
                     raise
                 finally:
                     grid.sync()
@@ -145,7 +145,7 @@ class DeepnbMagics(Magics):
                 try:
                     await experiment.wait_async()
                 except (KeyboardInterrupt, asyncio.CancelledError):
-                    experiment.stop()
+                    _stop_by_the_kernel(experiment)
                     raise KeyboardInterrupt("the experiment was stopped") from None
             _show(experiment)
             return
@@ -155,7 +155,7 @@ class DeepnbMagics(Magics):
                 try:
                     await batch.wait_async()
                 except (KeyboardInterrupt, asyncio.CancelledError):
-                    batch.stop()
+                    _stop_by_the_kernel(batch)
                     raise KeyboardInterrupt("the batch was stopped") from None
                 finally:
                     grid.sync()
@@ -168,12 +168,9 @@ class DeepnbMagics(Magics):
         except (KeyboardInterrupt, asyncio.CancelledError):
             # The kernel's interrupt: an async cell sees it as its task cancelled. Either way the
             # user pressed ■ (or Ctrl-C), so the run stops and the cell says KeyboardInterrupt.
-            # lazy: the engine is loaded by now (a run exists); %load_ext deepnb does not load it
-            from deepnb.run import KERNEL_INTERRUPT  # noqa: PLC0415
-
-            run.stop(reason=KERNEL_INTERRUPT)
+            reason = _stop_by_the_kernel(run)
             await _settle(run)
-            raise KeyboardInterrupt(f"{run.id} {KERNEL_INTERRUPT}") from None
+            raise KeyboardInterrupt(f"{run.id} {reason}") from None
         finally:
             view.sync()
         _record(run, args)
@@ -332,6 +329,16 @@ def _mapping() -> ModuleType:
     from deepnb.magics import mapping  # noqa: PLC0415
 
     return mapping
+
+
+def _stop_by_the_kernel(target: Any) -> str:
+    """Stop a run, batch or experiment for the kernel's interrupt, so each run's notice says so;
+    return that reason."""
+    # lazy: the engine is loaded by now (something runs); %load_ext deepnb does not load it
+    from deepnb.run import KERNEL_INTERRUPT  # noqa: PLC0415
+
+    target.stop(reason=KERNEL_INTERRUPT)
+    return KERNEL_INTERRUPT
 
 
 async def _settle(run: Any) -> None:

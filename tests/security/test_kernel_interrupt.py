@@ -25,10 +25,27 @@ agents:
 """.format(long=" ".join(f"word{i}" for i in range(80)))
 
 
+MARKED = """
+delay: 0.05
+agents:
+  main:
+    - tool_calls: [{{name: mark, args: {{}}}}]
+    - text: "{long}"
+      tool_calls: [{{name: ls, args: {{path: /}}}}]
+    - text: "Counted."
+""".format(long=" ".join(f"word{i}" for i in range(160)))
+"""A run that calls ``mark`` (which leaves a file) first, then streams for seconds."""
+
+
 @pytest.fixture(scope="module")
-def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KernelSession]:
-    folder: Path = tmp_path_factory.mktemp("interrupt")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("interrupt")
+
+
+@pytest.fixture(scope="module")
+def kernel(folder: Path) -> Iterator[KernelSession]:
     (folder / "slow.yaml").write_text(textwrap.dedent(SLOW))
+    (folder / "marked.yaml").write_text(textwrap.dedent(MARKED))
     with deepnb_kernel(str(folder)) as session:
         yield session
 
@@ -81,5 +98,54 @@ def test_interrupt_reports_keyboard_interrupt(kernel: KernelSession, code: str) 
         "_notice = _run.state.items[-1]\n"
         "assert _notice['kind'] == 'notice' and 'interrupted by the kernel' in _notice['text'], _notice\n"
         "assert _run.todos[0]['content'] == 'Count slowly'"
+    )
+    assert check.ok, check.text()
+
+
+MARK_TOOL = '''
+import deepnb, pathlib, uuid
+many = None
+
+def mark() -> str:
+    """Leave a mark."""
+    (pathlib.Path({folder!r}) / "marks" / uuid.uuid4().hex).touch()
+    return "marked"
+
+deepnb.agent(name="slowbatch", model="scripted:marked.yaml", tools=[mark])
+jobs = [f"count slowly to {{n}}" for n in range(6)]
+'''
+
+
+@pytest.mark.parametrize(
+    ("form", "runs"),
+    [
+        ("map jobs -a slowbatch -c 2 -o many", "many.runs"),
+        ("eval jobs -a slowbatch -c 2 -o many", "many.runs.values()"),
+    ],
+    ids=["map", "eval"],
+)
+def test_interrupt_stops_a_waiting_batch(kernel: KernelSession, folder: Path, form: str, runs: str) -> None:
+    """A cell waiting for its batch or experiment: the interrupt stops every run, drops what is
+    queued, the cell says KeyboardInterrupt, and each stopped run says the kernel interrupted it."""
+    marks = folder / "marks"
+    marks.mkdir(exist_ok=True)
+    for old in marks.iterdir():
+        old.unlink()
+    setup = kernel.execute(MARK_TOOL.format(folder=str(folder)))
+    assert setup.ok, setup.text()
+    execution = kernel.submit(f"%%deepagent {form}\n{{input}}")
+    kernel.wait_for(lambda: any(marks.iterdir()), timeout=90, interval=0.1)
+    kernel.interrupt()
+    assert execution.done.wait(30), "the interrupted cell did not end"
+    errors = _errors(execution)
+    assert [e["ename"] for e in errors] == ["KeyboardInterrupt"], errors
+
+    check = kernel.execute(
+        f"_runs = [r for r in {runs} if hasattr(r, 'wait')]\n"
+        "for _r in _runs: _r.wait(30)\n"
+        "_stopped = [r for r in _runs if r.status == 'cancelled']\n"
+        "assert _stopped and len(_runs) < 6, [r.status for r in _runs]\n"
+        "_notices = [r.state.items[-1]['text'] for r in _stopped]\n"
+        "assert all('interrupted by the kernel' in n for n in _notices), _notices"
     )
     assert check.ok, check.text()
