@@ -26,9 +26,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from deepnb.displayable import renderer_for
+from deepnb.documents import DocumentError, load_document
 from deepnb.errors import DeepnbError
 from deepnb.message_parts import field, text_of
 from deepnb.recording import Recorded, to_yaml, write_text
@@ -227,7 +226,10 @@ def _shown_script(value: Any, key: Any = None) -> Any:
 def _replay_text(recorded: Recorded) -> str:
     """The recording as the export writes it: read back, cleaned once more (:func:`_shown_script`)."""
     text = recorded.path.read_text(encoding="utf-8")
-    data = yaml.safe_load(text)
+    try:
+        data = load_document(text)
+    except DocumentError as exc:
+        raise DeepnbError(f"{recorded.path}: {exc}; record the run again.") from None
     clean = _shown_script(data)
     if clean == data and shown_text(text) == text:
         return text

@@ -6,6 +6,7 @@ A script is YAML or JSON::
     agents:
       main:                # the main agent (also matched by the agent's own name)
         - match: "report"  # optional: a regex searched in the conversation's latest human message
+                           # (Python's syntax, matched by RE2 in linear time: no backreferences)
           turns:
             - text: "I'll start with a plan."
               tool_calls:
@@ -54,14 +55,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import ConfigDict, model_validator
 
+from deepnb.documents import MAX_BYTES, DocumentError, load_document
 from deepnb.errors import DeepnbError
+from deepnb.safe_regex import BoundedPattern, RegexError, compile_bounded
 
 MAIN_AGENT = "main"
 _TOKEN = re.compile(r"\s*\S+\s*|\s+")
@@ -86,7 +88,7 @@ class Conversation:
     """The turns an agent plays when its latest human message matches ``match``."""
 
     turns: tuple[ScriptedTurn, ...]
-    match: re.Pattern[str] | None = None
+    match: BoundedPattern | None = None
 
 
 @dataclass(frozen=True)
@@ -172,8 +174,8 @@ def _parse_conversation(item: Mapping[str, Any], where: str) -> Conversation:
     if match is not None and not isinstance(match, str):
         raise ScriptError(f"{where}: 'match' must be a regex, a string.")
     try:
-        pattern = re.compile(match) if match is not None else None
-    except re.error as exc:
+        pattern = compile_bounded(match) if match is not None else None
+    except RegexError as exc:
         raise ScriptError(f"{where}: 'match' is not a valid regex ({exc}).") from None
     return Conversation(turns=_parse_turns(item["turns"], where), match=pattern)
 
@@ -227,11 +229,16 @@ def load_script(path: str | Path) -> Script:
     path = Path(path).expanduser()
     if not path.is_file():
         raise ScriptError(f"No replay script at {str(path)!r}: check the path after 'scripted:'.")
-    text = path.read_text(encoding="utf-8")
     try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (ValueError, ImportError, yaml.YAMLError) as exc:
-        raise ScriptError(f"{path}: not valid {path.suffix.lstrip('.').upper()} ({exc}).") from None
+        if path.stat().st_size > MAX_BYTES:
+            raise DocumentError(
+                f"not read: it is {path.stat().st_size:,} bytes, and at most {MAX_BYTES:,} are read"
+            )
+        data = load_document(path.read_text(encoding="utf-8"), json_format=path.suffix == ".json")
+    except UnicodeDecodeError as exc:
+        raise ScriptError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}).") from None
+    except DocumentError as exc:
+        raise ScriptError(f"{path}: {exc}.") from None
     return parse_script(data, source=str(path))
 
 

@@ -10,7 +10,10 @@ import pytest
 
 from tests.support.binder_env import NOTEBOOKS, ROOT, BinderRun
 
-pytestmark = pytest.mark.binder
+# The first test here builds the Binder environment (a fresh virtualenv installed from the package
+# index, about 150 s) and executes every demo notebook in it: on a busy machine, past the suite's
+# 300 s per test.
+pytestmark = [pytest.mark.binder, pytest.mark.timeout(900)]
 
 
 def test_binder_pins_the_python_it_is_tested_with() -> None:

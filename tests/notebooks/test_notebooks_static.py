@@ -41,7 +41,10 @@ EXPECTED = {
         "tide-pools.replay.yaml",
     ],
 }
-pytestmark = pytest.mark.binder
+# The first test here builds the Binder environment (a fresh virtualenv installed from the package
+# index, about 150 s) and executes every demo notebook in it: on a busy machine, past the suite's
+# 300 s per test.
+pytestmark = [pytest.mark.binder, pytest.mark.timeout(900)]
 
 
 @pytest.fixture(scope="module")
