@@ -304,10 +304,19 @@ class Run(LiveDisplayable):
 
     # -- decisions --------------------------------------------------------------------------
 
-    def decide(self, interrupt_id: str, index: int, decision: dict[str, Any], *, auto: bool = False) -> None:
+    def decide(
+        self,
+        interrupt_id: str,
+        index: int,
+        decision: dict[str, Any],
+        *,
+        auto: bool = False,
+        refresh: bool = True,
+    ) -> None:
         """Decide one action of a pending interrupt. Once every action of that interrupt is
-        decided, the run resumes in the background (exactly once)."""
-        if not auto:
+        decided, the run resumes in the background (exactly once). ``refresh=False``: the
+        caller has just read what is pending (deciding many at once)."""
+        if not auto and refresh:
             self.refresh()
         with self._lock:
             if (interrupt_id, index) in self._chosen:
@@ -334,7 +343,8 @@ class Run(LiveDisplayable):
             self.emit(
                 ev.DecisionMade(request["agent"], interrupt_id, index, action["name"], normalized, auto)
             )
-            if all((interrupt_id, a["index"]) in self._chosen for a in request["actions"]):
+            # from the last: decided in order (Approve all), the first undecided is found at once
+            if all((interrupt_id, a["index"]) in self._chosen for a in reversed(request["actions"])):
                 decisions = [self._chosen[(interrupt_id, a["index"])] for a in request["actions"]]
                 self._ready[interrupt_id] = {"decisions": decisions}
                 if self.status == "interrupted" and not self._resuming:

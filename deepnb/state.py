@@ -541,12 +541,20 @@ class RunState:
         if diff:
             entry["diff"] = diff
         self.decisions.append(entry)
+        shown = DecisionShown(
+            type=entry["type"], message=entry["message"], args=entry["args"], auto=entry["auto"]
+        )
         for request in self.pending:
-            for action in request["actions"]:
-                if request["id"] == event.interrupt_id and action["index"] == event.index:
-                    action["decision"] = DecisionShown(
-                        type=entry["type"], message=entry["message"], args=entry["args"], auto=entry["auto"]
-                    )
+            if request["id"] != event.interrupt_id:
+                continue
+            actions = request["actions"]
+            at = event.index  # actions are listed by index: look there first, then everywhere
+            if 0 <= at < len(actions) and actions[at]["index"] == event.index:
+                actions[at]["decision"] = shown
+                continue
+            for action in actions:
+                if action["index"] == event.index:
+                    action["decision"] = shown
 
     def _on_InterruptAnswered(self, event: ev.InterruptAnswered) -> None:
         shown = value_text(event.value)

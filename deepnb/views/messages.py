@@ -37,14 +37,24 @@ RUN_MESSAGES: Kinds = {
     "decide": {"interrupt_id": TEXT, "index": INT, "decision": (dict,)},
     "always": {"interrupt_id": TEXT, "index": INT, "tool": TEXT},
     "approve_all": {"interrupt_id": TEXT},
+    "decide_every": {"act": TEXT, "expected": INT},
+    "pending_page": {"page": INT},
     "answer": {"interrupt_id": TEXT, "value": JSON},
     "fork": {"step": INT},
 }
 """What the run view's front-end sends: Stop, a resync, the whole of a folded transcript, a file
 to show, the thread switcher's list and one thread to show, the async tasks' refresh, the
-approval cards' decisions, a raw interrupt's answer (its ``value`` is checked to be JSON data
+approval cards' decisions (Approve all / Reject all over every page, with the count the button
+showed, and which page of cards to show), a raw interrupt's answer (its ``value`` is checked to be JSON data
 by :func:`deepnb.interrupts.check_answer_card`), and "fork here" on a step of the timeline (its
 ``step`` must be one the run wrote)."""
+
+REQUIRED: Mapping[str, tuple[str, ...]] = {
+    "decide_every": ("act", "expected"),
+    "pending_page": ("page",),
+}
+"""Fields a message of these kinds must carry (the other kinds' fields are checked where they are
+used: a card message against its card)."""
 
 SEQ = (str, int)
 FILES_MESSAGES: Kinds = {
@@ -82,4 +92,7 @@ def check(content: Any, kinds: Kinds) -> str:
             raise MessageRefused(
                 f"Refused a {kind!r} message: {name} must be {expected}, not {type(value).__name__}."
             )
+    missing = [name for name in REQUIRED.get(kind, ()) if name not in content]
+    if missing:
+        raise MessageRefused(f"Refused a {kind!r} message: it needs {' and '.join(missing)}.")
     return kind

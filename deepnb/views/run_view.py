@@ -23,6 +23,7 @@ from deepnb.secrets import redact
 from deepnb.session import Session
 from deepnb.state import RunState
 from deepnb.structured import output_rows
+from deepnb.views.approval_pages import page_of
 from deepnb.views.bounds import (
     MESSAGE_LIMIT,
     TRAIT_BUDGETS,
@@ -95,6 +96,10 @@ class RunView(anywidget.AnyWidget):
         "description, allowed, preview, decision, clipped}]}; within its budget, a card's long texts "
         "are shortened and ``clipped`` says its arguments were."
     ).tag(sync=True)
+    pending_page: t.Dict[str, Any] = t.Dict(
+        help="Which approval cards ``pending`` holds, a page of them: {page, pages, first, last, cards, "
+        "undecided, approvable, rejectable} (deepnb.views.approval_pages.PageInfo)."
+    ).tag(sync=True)
     decisions: t.List[dict[str, Any]] = t.List(
         help="The decision log: {at, tool, type, message, args, auto}."
     ).tag(sync=True)
@@ -138,6 +143,7 @@ class RunView(anywidget.AnyWidget):
 
     def __init__(self, run: Run, *, live_controls: bool = True, **kwargs: Any) -> None:
         state = run.state.to_json()
+        self._page = 0  # the page of approval cards the front end shows
         self._folded = hidden_ids(run.state.items, budget=TRAIT_BUDGETS["items"])
         self._expanded = False  # "show all" asked for: live folding stops
         traits, _ = self._bounded_traits(run.state, state)
@@ -208,9 +214,11 @@ class RunView(anywidget.AnyWidget):
         self, run_state: RunState, state: RunStateJSON
     ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """The synced traits' values, each within its budget, and the tree nodes left for a patch."""
-        fields: Mapping[str, Any] = state  # read by the names of the traits
+        paged, traits_page = page_of(state["pending"], self._page)
+        fields: Mapping[str, Any] = {**state, "pending": paged}  # read by the names of the traits
         traits = {name: fields[name] for name in _SYNCED}
-        traits.update({k: v for k, v in bounded_lists(state).items() if k in _SYNCED})
+        traits.update({k: v for k, v in bounded_lists(fields).items() if k in _SYNCED})
+        traits["pending_page"] = traits_page
         traits["items"] = [self._public(item) for item in self._shown(run_state.items)]
         nodes, spent = [clip_item(node) for node in state["tree"]], 0
         for count, node in enumerate(nodes):  # the tree in start order, as much as fits
@@ -261,7 +269,7 @@ class RunView(anywidget.AnyWidget):
             self._states_to_send.clear()
         groups: list[list[str]] = [[]]
         spent = 0
-        for name in (*_SYNCED, "revision"):
+        for name in (*_SYNCED, "pending_page", "revision"):
             cost = size(getattr(self, name))
             if groups[-1] and spent + cost > MESSAGE_LIMIT - 4096:
                 groups.append([])
@@ -298,7 +306,7 @@ class RunView(anywidget.AnyWidget):
             "given": state.given,
         }
         if everything or state.pending != self._sent_live.get("pending_raw"):
-            live["pending"] = state.to_json()["pending"]
+            live["pending"], live["pending_page"] = page_of(state.to_json()["pending"], self._page)
             live["decisions"] = [dict(d) for d in state.decisions]
         live = bounded_lists(live)
         patch: dict[str, Any] = {
@@ -349,12 +357,16 @@ class RunView(anywidget.AnyWidget):
             kind = check_message(content, RUN_MESSAGES)
             if kind in CARD_MESSAGES or kind == "answer":
                 self.run.refresh()  # a card answered elsewhere names nothing pending any more
-            targets = check_card(kind, content, self._pending()) if kind in CARD_MESSAGES else []
+            # Approve all of one interrupt covers its actions on other pages too
+            cards = self._pending(whole=kind == "approve_all")
+            targets = check_card(kind, content, cards) if kind in CARD_MESSAGES else []
             if kind == "answer":
                 check_answer_card(content, self._pending())
             if kind == "show_thread" and not content.get("thread_id"):
                 raise DeepnbError("show_thread names no thread_id.")
             step = self._own_step(content.get("step")) if kind == "fork" else None
+            if kind == "pending_page" and content["page"] < 0:
+                raise DeepnbError(f"There is no page {content['page']} of approval cards.")
         except DeepnbError as exc:
             self._refuse(_card_key(content), str(exc))
             return
@@ -372,6 +384,10 @@ class RunView(anywidget.AnyWidget):
                 self._send_patch(self.run.state, everything=True)
         elif kind in CARD_MESSAGES:
             self._decide(kind, content, targets)
+        elif kind == "decide_every":
+            self._decide_every(content["act"], content["expected"])
+        elif kind == "pending_page":
+            self._show_page(content["page"])
         elif kind == "answer":
             self._answer(content["interrupt_id"], content["value"])
         elif kind == "open_file":
@@ -399,10 +415,48 @@ class RunView(anywidget.AnyWidget):
             reply["error"] = redact(str(exc))
         return reply
 
-    def _pending(self) -> list[dict[str, Any]]:
-        """The approval cards as the front-end has them (``clipped`` where shortened)."""
+    def _pending(self, *, whole: bool = False) -> list[dict[str, Any]]:
+        """The approval cards as the front-end has them: this page, ``clipped`` where shortened
+        (with ``whole``: every pending interrupt with all its actions, unshortened)."""
         with self.run._lock:
-            return bounded_pending(copy.deepcopy(self.run.state.pending))
+            pending = copy.deepcopy(self.run.state.pending)
+        if whole:
+            return [dict(request) for request in pending]
+        return bounded_pending(page_of(pending, self._page)[0])
+
+    def _show_page(self, page: int) -> None:
+        """The front end asks for another page of approval cards."""
+        with self.run._lock:
+            self._page = max(page, 0)
+            pending, info = page_of(self.run.state.to_json()["pending"], self._page)
+            self._page = info["page"]
+            with self.hold_sync():
+                self.pending = bounded_pending(pending)
+                self.pending_page = dict(info)
+            self._sent_live["pending"] = self.pending
+            self._sent_live["pending_page"] = self.pending_page
+
+    def _decide_every(self, act: str, expected: int) -> None:
+        """Approve all or Reject all: every undecided action that allows it, on every page, once
+        the count matches what the button said (else nothing, and the view shows the new count)."""
+        if act not in ("approve", "reject"):
+            self._refuse("every", f"Approve all or Reject all, not {act!r}: nothing was sent.")
+            return
+        decision = act
+        targets = [
+            r
+            for r in self.run.pending
+            if isinstance(r, ApprovalRequest) and decision in r.allowed  # undecided, read once
+        ]
+        if len(targets) != expected:
+            self._refuse(
+                "every",
+                f"{len(targets):,} actions wait for {decision} now, not {expected:,}: nothing was sent. "
+                "Look at the cards again.",
+            )
+            return
+        outcomes = [self._try(r.interrupt_id, r.index, {"type": decision}, fresh=True) for r in targets]
+        self._record([("every", None), *outcomes])
 
     def _refuse(self, key: str, error: str) -> None:
         self._record([(key, error)])
@@ -507,14 +561,20 @@ class RunView(anywidget.AnyWidget):
         return args if request is None else restore_hidden(args, request.args)
 
     def _try(
-        self, interrupt_id: str, index: int, decision: dict[str, Any], *, from_card: bool = False
+        self,
+        interrupt_id: str,
+        index: int,
+        decision: dict[str, Any],
+        *,
+        from_card: bool = False,
+        fresh: bool = False,
     ) -> tuple[str, str | None]:
         key = f"{interrupt_id}:{index}"
         try:
             if from_card and decision.get("type") == "edit":
                 args = self._restore_hidden(interrupt_id, index, decision.get("args"))
                 decision = {**decision, "args": args}
-            self.run.decide(interrupt_id, index, decision)
+            self.run.decide(interrupt_id, index, decision, refresh=not fresh)
         except DeepnbError as exc:
             return key, str(exc)
         except Exception as exc:  # shown on the card rather than lost in the kernel log
@@ -540,8 +600,10 @@ def _card_key(content: Any) -> str:
     front-end keys it), else ``"message"``."""
     if isinstance(content, dict) and content.get("type") == "answer":
         return f"{content.get('interrupt_id')}:answer"
-    if not isinstance(content, dict) or content.get("type") not in CARD_MESSAGES:
+    if not isinstance(content, dict) or content.get("type") not in (*CARD_MESSAGES, "decide_every"):
         return "message"
+    if content.get("type") == "decide_every":
+        return "every"
     index = 0 if content.get("type") == "approve_all" else content.get("index")
     return f"{content.get('interrupt_id')}:{index}"
 

@@ -17,6 +17,7 @@ from deepnb.safe_display import shown_text
 from deepnb.schema import RUN_STATUS_LABEL as STATUS_LABEL
 from deepnb.schema import shown_as
 from deepnb.state import RunState
+from deepnb.views.approval_pages import page_of
 from deepnb.views.bounds import clip_item
 from deepnb.views.collapse import fold, hidden_ids
 from deepnb.views.given import given_html, given_lines
@@ -134,7 +135,8 @@ def snapshot_html(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]
     if state.get("files_not_written"):  # absent from views saved before it existed
         struck = ", ".join(f"<s>{escape(path)}</s>" for path in state["files_not_written"])
         parts.append(f'<div class="dnb-muted dnb-files-not-written">Not written: {struck}</div>')
-    for request in state["pending"]:
+    shown, more = _pending_shown(state)
+    for request in shown:
         if request.get("kind") == "question":
             parts.append(question_html(request))
         for action in request["actions"]:
@@ -143,6 +145,8 @@ def snapshot_html(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]
                 f'<div class="dnb-pending">Waiting for approval: <b>{escape(action["name"])}</b>'
                 f"({escape(action['args'])}){escape(_where(request['agent']))}{said}</div>"
             )
+    if more:
+        parts.append(f'<div class="dnb-pending">{escape(more)}</div>')
     if state.get("decisions"):
         rows = "".join(f"<li>{escape(_decision_line(d))}{_diff_html(d)}</li>" for d in state["decisions"])
         if state.get("decisions_folded"):
@@ -150,6 +154,14 @@ def snapshot_html(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]
         parts.append(f'<div class="dnb-decisions"><b>Decisions</b><ul>{rows}</ul></div>')
     parts.append("</div>")
     return "\n".join(p for p in parts if p)
+
+
+def _pending_shown(state: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str]:
+    """The approval cards a snapshot draws (the first page of them), and a line for the rest."""
+    shown, info = page_of(state["pending"], 0)
+    left = info["cards"] - info["last"]
+    more = f"… and {left:,} more waiting (%deepagent approvals lists them all)" if left > 0 else ""
+    return shown, more
 
 
 def _diff_html(decision: Mapping[str, Any]) -> str:
@@ -197,7 +209,8 @@ def snapshot_text(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]
         lines.append("Files changed: " + ", ".join(state["files_changed"]))
     if state.get("files_not_written"):
         lines.append("Not written: " + ", ".join(f"~~{path}~~" for path in state["files_not_written"]))
-    for request in state["pending"]:
+    shown, more = _pending_shown(state)
+    for request in shown:
         if request.get("kind") == "question":
             lines.append(question_text(request))
         for action in request["actions"]:
@@ -206,6 +219,8 @@ def snapshot_text(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]
             )
             if action.get("description"):  # one the interrupt config gave (the middleware's is dropped)
                 lines.append(f"  {action['description']}")
+    if more:
+        lines.append(more)
     if state.get("decisions"):
         lines.append("Decisions:")
         if state.get("decisions_folded"):

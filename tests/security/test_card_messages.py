@@ -57,6 +57,8 @@ VALID: dict[str, dict[str, Any]] = {
     "decide": {"type": "decide", "interrupt_id": IID, "index": 0, "decision": {"type": "approve"}},
     "always": {"type": "always", "interrupt_id": IID, "index": 0, "tool": "write_file"},
     "approve_all": {"type": "approve_all", "interrupt_id": IID},
+    "decide_every": {"type": "decide_every", "act": "approve", "expected": 2},
+    "pending_page": {"type": "pending_page", "page": 0},
     "answer": {"type": "answer", "interrupt_id": IID, "value": "yes"},
     "fork": {"type": "fork", "step": 2},
 }
@@ -86,6 +88,9 @@ FORGED: dict[str, list[tuple[str, Any]]] = {
         ("message not text", {"type": "reject", "message": ["x"]}),
         ("args not an object", {"type": "edit", "args": ["x"]}),
     ],
+    "act": [("missing", ...), ("unknown", "launch"), ("int", 1), ("object", {"type": "approve"})],
+    "expected": [("missing", ...), ("text", "2"), ("float", 2.0), ("bool", True), ("another count", 1)],
+    "page": [("missing", ...), ("text", "0"), ("float", 0.0), ("bool", False), ("negative", -1)],
     "path": [("int", 5), ("list", ["/a.md"]), ("object", {"path": "/a.md"})],
     "thread_id": [("missing", ...), ("int", 5), ("list", ["t"])],
     "value": [("missing", ...), ("set", {1}), ("nan", float("nan"))],
@@ -157,7 +162,7 @@ def test_a_forged_message_is_refused_and_nothing_is_done(view: Any, kind: str, m
     assert all(isinstance(v, str) and v for v in view.card_errors.values())
 
 
-@pytest.mark.parametrize("kind", ["decide", "always", "approve_all"])
+@pytest.mark.parametrize("kind", ["decide", "always", "approve_all", "decide_every"])
 def test_a_well_formed_card_message_still_decides(view: Any, kind: str) -> None:
     run = view.run
     (first,) = {p.interrupt_id for p in run.pending}

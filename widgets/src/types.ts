@@ -89,6 +89,15 @@ export interface RunTraits extends Omit<RunStateJSON, "async_tasks"> {
   revision: number;
   /** The waterfall of model and tool calls (deepnb.views.timeline_view.timeline_payload). */
   timeline: TimelinePayload;
+  /** Which approval cards `pending` holds (deepnb.views.approval_pages.PageInfo). */
+  pending_page: Partial<PendingPage>;
+}
+
+/** A page of approval cards: this page (from 0) of `pages`, cards `first`–`last` (from 1) of
+ * `cards`, and the undecided actions on every page. */
+export interface PendingPage {
+  page: number; pages: number; first: number; last: number; cards: number;
+  undecided: number; approvable: number; rejectable: number;
 }
 
 export interface TimelineBar {
@@ -126,6 +135,8 @@ export type RunOutgoing =
   | { type: "decide"; interrupt_id: string; index: number; decision: DecisionSent }
   | { type: "always"; interrupt_id: string; index: number; tool: string }
   | { type: "approve_all"; interrupt_id: string }
+  | { type: "decide_every"; act: "approve" | "reject"; expected: number }
+  | { type: "pending_page"; page: number }
   | { type: "answer"; interrupt_id: string; value: unknown }
   | { type: "fork"; step: number };
 

@@ -77,8 +77,10 @@ describe("Approve all across interrupts", () => {
     assert.equal(every.getAttribute("aria-label"), "Approve all 2 pending actions of 2 interrupts");
     click(every);
     assert.deepEqual(fake.sent.filter((m) => m.type !== "sync"),
-      [{ type: "approve_all", interrupt_id: "I1" }, { type: "approve_all", interrupt_id: "I2" }]);
-    assert.equal(every.disabled, true); // both on their way
+      [{ type: "decide_every", act: "approve", expected: 2 }]);
+    assert.equal(every.disabled, true); // on its way
+    fake.update({ pending: two().map((p) => ({ ...p, actions: p.actions.map((a) => ({ ...a, decision: { type: "approve", message: "", args: "", auto: false } })) })) });
+    assert.equal(every.disabled, false); // the cards changed: the wait is over
   });
 
   it("leaves out actions that do not allow approval, and hides for a single interrupt", () => {
@@ -90,6 +92,42 @@ describe("Approve all across interrupts", () => {
     assert.equal((el.querySelector(".dnb-approve-every") as HTMLElement).hidden, false);
     fake.update({ pending: two().slice(0, 1) });
     assert.equal((el.querySelector(".dnb-approve-every") as HTMLElement).hidden, true);
+  });
+});
+
+describe("a page of approval cards", () => {
+  const page = (cards: number, at = 0) => ({
+    page: at, pages: Math.ceil(cards / 20), first: at * 20 + 1, last: Math.min(cards, at * 20 + 20), cards,
+    undecided: cards, approvable: cards, rejectable: cards,
+  });
+  const shown = (): Interrupt[] =>
+    [{ id: "I1", agent: "main", actions: Array.from({ length: 20 }, (_, i) => gated(i)) }];
+
+  it("says which cards it shows, pages through them, and decides every page at once", () => {
+    const { el, fake } = showRun({ status: "interrupted", pending: shown(), pending_page: page(3000) });
+    assert.equal(text(el, ".dnb-page-text"), "Cards 1–20 of 3,000");
+    assert.equal((el.querySelector(".dnb-page-previous") as HTMLButtonElement).disabled, true);
+    assert.match(text(el, ".dnb-pending-title"), /3,000 actions/);
+    click(el.querySelector(".dnb-page-next")!);
+    assert.deepEqual(fake.sent.filter((m) => m.type === "pending_page"), [{ type: "pending_page", page: 1 }]);
+
+    const every = el.querySelector(".dnb-approve-every") as HTMLButtonElement;
+    const reject = el.querySelector(".dnb-reject-every") as HTMLButtonElement;
+    assert.equal(every.textContent, "Approve all 3,000");
+    assert.equal(reject.textContent, "Reject all 3,000");
+    click(reject);
+    assert.deepEqual(fake.sent.filter((m) => m.type === "decide_every"),
+      [{ type: "decide_every", act: "reject", expected: 3000 }]);
+    assert.equal(every.disabled, true);
+    // refused (more arrived meanwhile): the reason shows and the buttons work again
+    fake.update({ card_errors: { every: "3,001 actions wait for reject now, not 3,000: nothing was sent." } });
+    assert.match(text(el, ".dnb-every .dnb-card-error"), /3,001 actions/);
+    assert.equal(every.disabled, false);
+  });
+
+  it("hides the pager when every card fits on one page", () => {
+    const { el } = showRun({ status: "interrupted", pending: shown(), pending_page: page(20) });
+    assert.equal((el.querySelector(".dnb-pending-pager") as HTMLElement).hidden, true);
   });
 });
 

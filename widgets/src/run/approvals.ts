@@ -5,9 +5,9 @@
 import { h, keepOnly, placeAt, setAttr, setText, show } from "../lib/dom";
 import { goneText } from "../lib/kernel";
 import { isIn } from "../lib/statuses";
-import { isObj, list, plural, str } from "../lib/text";
+import { fmtInt, isObj, list, plural, str } from "../lib/text";
 import { ENDED, RUNNING } from "../schema";
-import type { DecisionEntry, DecisionSent, Interrupt, RunOutgoing, RunTraits } from "../types";
+import type { DecisionEntry, DecisionSent, Interrupt, PendingPage, RunOutgoing, RunTraits } from "../types";
 import {
   actButton, type Card, decisionText, logEntry, makeCard, makeForm, pendingTitle, readEditArgs, signature,
 } from "./approval_card";
@@ -15,6 +15,9 @@ import type { RunModel } from "./live_model";
 import type { RunMemory } from "./memory";
 
 interface Group { el: HTMLElement; all: HTMLButtonElement; cardsEl: HTMLElement }
+
+/** Where Approve all / Reject all over every page keeps its send in flight and its refusal. */
+const EVERY = "every";
 
 export interface ApprovalsView {
   el: HTMLElement;
@@ -47,16 +50,34 @@ export function approvalsView(
   // forms and buttons: Lumino stops looking for a shortcut at this attribute.
   el.setAttribute("data-lm-suppress-shortcuts", "true");
   const title = h("div", "dnb-pending-title");
-  // Parallel subagents each wait on their own interrupt: one button approves them all.
+  // Parallel subagents each wait on their own interrupt, and cards past one page wait unseen:
+  // one button approves (or rejects) every undecided action, on every page.
   const every = actButton("dnb-approve-every", "", "approve-every");
-  every.hidden = true;
+  const rejectEvery = actButton("dnb-reject-every", "", "reject-every");
+  const everyRow = h("div", "dnb-every");
+  const everyErrorEl = h("div", "dnb-card-error");
+  everyRow.append(every, rejectEvery, everyErrorEl);
+  let everySentAt = ""; // the cards as they were when it was sent: a change ends the wait
+  everyRow.hidden = true;
+  // A page of cards at a time: the kernel holds the rest.
+  const pager = h("div", "dnb-pending-pager");
+  const previous = actButton("dnb-page-previous", "‹ Previous", "page-previous");
+  const next = actButton("dnb-page-next", "Next ›", "page-next");
+  const pageText = h("span", "dnb-page-text");
+  pager.append(previous, pageText, next);
+  pager.hidden = true;
   const groupsEl = h("div", "dnb-interrupts");
-  el.append(title, every, groupsEl);
+  el.append(title, everyRow, pager, groupsEl);
   const log = h("details", "dnb-decisions");
   const logSummary = h("summary", "dnb-decisions-summary");
   const logList = h("ol", "dnb-decision-list");
   log.append(logSummary, logList);
   log.open = st.logOpen;
+  const pageNow = (): Partial<PendingPage> => {
+    const page = read("pending_page");
+    return isObj(page) ? page : {};
+  };
+  const cardsNow = (): string => JSON.stringify([read("pending"), read("pending_page")]);
   const errorsNow = (): Record<string, string> => {
     const errors = read("card_errors");
     return isObj(errors) ? errors : {};
@@ -162,6 +183,7 @@ export function approvalsView(
     const errors = errorsNow();
     const ended = isIn(ENDED, status) || gone();
     for (const [key, errorKey] of st.sending) if (errors[errorKey]) st.sending.delete(key);
+    if (st.sending.has(EVERY) && cardsNow() !== everySentAt) st.sending.delete(EVERY);
     const requests = list(read("pending")).filter(isObj) as Interrupt[];
     prune(requests); // first: moving a card past a stale one would blur a field it holds
     const seen = new Set<unknown>();
@@ -178,13 +200,45 @@ export function approvalsView(
       prev = group.el;
     }
     const keys = [...open.values()].flat();
-    show(every, many);
-    setText(every, `Approve all ${keys.length}`);
-    every.setAttribute("aria-label", `Approve all ${plural(keys.length, "pending action")} of ${open.size} interrupts`);
-    every.disabled = ended || keys.every((key) => st.sending.has(key));
+    const page = pageNow();
+    const paged = (page.pages ?? 1) > 1;
+    const toApprove = paged ? page.approvable ?? keys.length : keys.length;
+    const rejectable = paged ? page.rejectable ?? 0 : rejectableHere(requests);
+    const inFlight = st.sending.has(EVERY) || (keys.length > 0 && keys.every((key) => st.sending.has(key)));
+    const everyShown = many || (paged && toApprove + rejectable > 0);
+    show(everyRow, everyShown);
+    show(every, everyShown && toApprove > 0);
+    setText(every, `Approve all ${fmtInt(toApprove)}`);
+    every.setAttribute("aria-label", paged
+      ? `Approve all ${plural(toApprove, "pending action")}, on every page`
+      : `Approve all ${plural(toApprove, "pending action")} of ${open.size} interrupts`);
+    every.disabled = ended || inFlight;
+    show(rejectEvery, everyShown && rejectable > 0);
+    setText(rejectEvery, `Reject all ${fmtInt(rejectable)}`);
+    rejectEvery.setAttribute("aria-label", `Reject all ${plural(rejectable, "pending action")}${paged ? ", on every page" : ""}`);
+    rejectEvery.disabled = ended || inFlight;
+    show(pager, paged);
+    if (paged) setText(pageText, `Cards ${fmtInt(page.first)}–${fmtInt(page.last)} of ${fmtInt(page.cards)}`);
+    previous.disabled = gone() || (page.page ?? 0) <= 0; // pages stay readable once the run ended
+    next.disabled = gone() || (page.page ?? 0) >= (page.pages ?? 1) - 1;
+    const waiting = paged ? page.undecided ?? undecided : undecided;
     setAttr(el, "data-status", status);
-    setText(title, gone() && undecided ? goneText(str(read("thread_id"))) : pendingTitle(status, undecided));
+    setText(title, gone() && waiting ? goneText(str(read("thread_id"))) : pendingTitle(status, waiting));
+    const everyError = st.local.get(EVERY) || str(errors[EVERY]);
+    setText(everyErrorEl, everyError);
+    show(everyErrorEl, everyError !== "");
     show(el, cards.size > 0);
+  }
+
+  /** The undecided actions shown that allow a rejection. */
+  function rejectableHere(requests: Interrupt[]): number {
+    let count = 0;
+    for (const request of requests) {
+      for (const action of list(request.actions)) {
+        if (isObj(action) && !isObj(action.decision) && list(action.allowed).includes("reject")) count++;
+      }
+    }
+    return count;
   }
 
   function prune(requests: Interrupt[]): void {
@@ -197,6 +251,7 @@ export function approvalsView(
     keepOnly(cards, keys, (card) => card.el.remove());
     keepOnly(groups, new Set(requests.map((request) => str(request.id))), (group) => group.el.remove());
     keepOnly(st.drafts, keys);
+    keys.add(EVERY);
     keepOnly(st.sending, keys);
     keepOnly(st.local, keys);
   }
@@ -277,11 +332,30 @@ export function approvalsView(
     else refuse(card, "Write a message: it is what the agent gets instead of the tool's result.");
   }
 
-  // One approval per interrupt, each as that interrupt's own Approve all (the kernel approves its
-  // undecided actions that allow it).
-  function approveEvery(): void {
+  // Approve all / Reject all: one message for every page, with the count the button showed (the
+  // kernel decides nothing if more or fewer wait by then, and says so).
+  function decideEvery(decision: "approve" | "reject"): void {
+    if (st.sending.has(EVERY)) return;
+    const page = pageNow();
     const requests = list(read("pending")).filter(isObj) as Interrupt[];
-    for (const iid of approvable(requests).keys()) approveAll(iid);
+    const paged = (page.pages ?? 1) > 1;
+    const keys = decision === "approve" ? [...approvable(requests).values()].flat() : [];
+    const expected = decision === "approve"
+      ? (paged ? page.approvable ?? keys.length : keys.length)
+      : (paged ? page.rejectable ?? 0 : rejectableHere(requests));
+    if (expected === 0) return;
+    st.sending.set(EVERY, EVERY);
+    st.local.delete(EVERY);
+    everySentAt = cardsNow();
+    const errors = errorsNow();
+    if (EVERY in errors) { // forgotten first, so the same refusal still arrives as a change
+      const rest = { ...errors };
+      delete rest[EVERY];
+      model.set("card_errors", rest);
+      model.save_changes();
+    }
+    model.send({ type: "decide_every", act: decision, expected });
+    render();
   }
 
   function approveAll(iid: string): void {
@@ -309,7 +383,13 @@ export function approvalsView(
     if (!btn || !el.contains(btn) || btn.disabled) return;
     const act = btn.getAttribute("data-act")!;
     if (act === "approve-all") return approveAll(str(btn.getAttribute("data-interrupt")));
-    if (act === "approve-every") return approveEvery();
+    if (act === "approve-every") return decideEvery("approve");
+    if (act === "reject-every") return decideEvery("reject");
+    if (act === "page-previous" || act === "page-next") {
+      const page = pageNow().page ?? 0;
+      model.send({ type: "pending_page", page: act === "page-next" ? page + 1 : page - 1 });
+      return;
+    }
     const card = cards.get(keyOf(btn));
     if (!card) return;
     if (act === "approve") decide(card, { type: "approve" });
