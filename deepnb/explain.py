@@ -71,6 +71,24 @@ _LIBRARY_DIRS = tuple(
 """Code that is not the user's: where a failure is located, frames from here are passed over."""
 
 
+PATH_REFUSED = "it leads outside the agent's folder on disk (through a link, or '..')"
+"""What a disk backend's refusal of a path says (never the host path it resolved to)."""
+PATH_HINT = (
+    "nothing was read or written there: the agent's file tools follow no link out of their "
+    "folder. Remove the link, or copy what it points to into the folder, then run the cell again."
+)
+_RESOLVERS = frozenset({"_resolve_path", "_raise_if_symlink_loop"})
+"""The functions where deepagents' disk backends refuse a path (outside the root, a loop)."""
+
+
+def _path_refused(exc: BaseException, frames: list[tuple[FrameType, int]]) -> bool:
+    """Whether ``exc`` is a disk backend refusing a path, raised where it resolves paths."""
+    return isinstance(exc, ValueError | OSError) and any(
+        frame.f_code.co_name in _RESOLVERS and "deepagents" in frame.f_code.co_filename
+        for frame, _ in frames[:3]
+    )
+
+
 @dataclass(frozen=True)
 class Failure:
     """A run's failure, explained: its ``kind``, ``description`` (``Type: message``, secrets
@@ -123,6 +141,8 @@ def explain(exc: BaseException, *, tools: tuple[str, ...] = ()) -> Failure:
         inner = str(getattr(site[1], "name", "") or "")
         name = inner or (tools[-1] if tools else "")
         what = f"the tool {name}" if name else "a tool"
+        if _path_refused(exc, frames):
+            return Failure("tool", f"{name or 'A tool'} refused the path: {PATH_REFUSED}", PATH_HINT, name)
         hint = f"a bug in {what} ({where}): {FIX}"
         return Failure("tool", description, redact(hint), name, where)
     return Failure("model", description, RETRY_HINT, where=where)
