@@ -239,6 +239,10 @@ class Batch(LiveDisplayable):
         """The inputs, in order: each with its fields and what its run is given."""
         return [slot.input for slot in self._slots]
 
+    def input(self, index: int) -> BatchInput:
+        """Input ``index`` (without building the list of them all)."""
+        return self._slots[index].input
+
     @property
     def runs(self) -> list[Run | None]:
         """Each input's run, in input order (``None`` while it waits in the queue, or if it never

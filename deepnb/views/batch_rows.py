@@ -19,6 +19,8 @@ LINE_LIMIT = 160
 """Characters of an answer's (or error's) first line a row shows."""
 INPUT_LIMIT = 80
 """Characters of an input a row shows."""
+SNAPSHOT_ROWS = 200
+"""Rows a batch's static table and text draw (the first ones); a line counts the rest."""
 ORDER = ("running", "interrupted", "queued", "done", "error", "cancelled")
 """The statuses in the order the progress line counts them."""
 
@@ -52,7 +54,7 @@ def grid_row(batch: Batch, index: int) -> dict[str, Any]:
     line = first_line(row["result"] if row["status"] == "done" else row["error"])
     return {
         "i": index,
-        "input": input_label(batch.inputs[index].given),
+        "input": input_label(batch.input(index).given),
         "status": row["status"],
         "steps": row["steps"],
         "tools": row["tool_calls"],
@@ -89,13 +91,15 @@ def _progress_line(batch: Batch) -> str:
 def batch_text(batch: Batch) -> str:
     """The batch as plain text: the progress line, then a line per input."""
     lines = [_progress_line(batch)]
-    for index in range(len(batch)):
+    for index in range(min(len(batch), SNAPSHOT_ROWS)):
         r = grid_row(batch, index)
         lines.append(
             f"{index:>4} {status_label(r['status']):<26} {plural(r['steps'], 'step')} · "
             f"{plural(r['tools'], 'tool call')} · tokens {r['tin']:,} in / {r['tout']:,} out · "
             f"{r['elapsed']:.1f} s · {r['input']} → {r['line']}"
         )
+    if len(batch) > SNAPSHOT_ROWS:
+        lines.append(_more_rows(batch))
     return shown_text(redact("\n".join(lines)))
 
 
@@ -114,7 +118,7 @@ def batch_html(batch: Batch) -> str:
     """The batch as a static HTML table (every text escaped)."""
     head = "".join(f"<th>{escape(h)}</th>" for h in HEADERS)
     body = []
-    for index in range(len(batch)):
+    for index in range(min(len(batch), SNAPSHOT_ROWS)):
         r = grid_row(batch, index)
         body.append(
             f'<tr data-status="{escape(r["status"])}"><td class="dnb-num">{index}</td>'
@@ -124,11 +128,17 @@ def batch_html(batch: Batch) -> str:
             f'<td class="dnb-num">{r["tin"]:,}</td><td class="dnb-num">{r["tout"]:,}</td>'
             f'<td class="dnb-num">{r["elapsed"]:.1f} s</td><td>{escape(r["line"])}</td></tr>'
         )
+    more = f'<div class="dnb-muted">{escape(_more_rows(batch))}</div>' if len(batch) > SNAPSHOT_ROWS else ""
     return shown_text(
         f'{_STYLE}<div class="deepnb-snapshot deepnb-batch-snapshot">'
         f'<div class="dnb-head">{escape(_progress_line(batch))}</div>'
-        f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+        f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{more}</div>"
     )
+
+
+def _more_rows(batch: Batch) -> str:
+    left = len(batch) - SNAPSHOT_ROWS
+    return f"… and {left:,} more rows (batch.to_records() or the live grid has every one)"
 
 
 def batch_snapshot_bundle(batch: Batch) -> dict[str, str]:
