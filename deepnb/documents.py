@@ -88,6 +88,8 @@ def load_document(text: str, *, json_format: bool = False) -> Any:
         if json_format:
             return json.loads(text)
         return yaml.load(text, Loader=_BoundedLoader)  # a SafeLoader subclass
+    except DocumentError:
+        raise
     except RecursionError:
         raise DocumentError(f"not read: it nests deeper than {MAX_DEPTH} levels") from None
     except (ValueError, yaml.YAMLError) as exc:
