@@ -62,7 +62,7 @@ def test_a_file_dataset_bg_and_the_line_form(ip: Any, tmp_path: Path) -> None:
         f"%%deepagent eval {data} -a {name} --scorer contains --bg --log {tmp_path / 'a.jsonl'} -o later\n",
     )
     later = ip.user_ns["later"].wait(60)
-    assert [r.result for r in later.records.values()] == ["France", "Elsewhere"]
+    assert [later.records[key].result for key in sorted(later.records)] == ["France", "Elsewhere"]
     line = ip.run_line_magic("deepagent", f"eval {data} -a {name} --log {tmp_path / 'b.jsonl'}")
     assert isinstance(line, Experiment) and line.done and len(line.records) == 2
 
