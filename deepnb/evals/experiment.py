@@ -25,7 +25,7 @@ from typing import Any
 from deepnb._loop import wait_until
 from deepnb.batch import WHOLE, Batch
 from deepnb.batch_inputs import BatchInput, check_concurrency
-from deepnb.displayable import Displayable
+from deepnb.displayable import Displayable, LiveDisplayable
 from deepnb.errors import DeepnbError
 from deepnb.evals import log as logs
 from deepnb.evals import pricing, stats
@@ -94,7 +94,7 @@ class _Runs(Batch):
 
 
 @safe_display
-class Experiment(Displayable):
+class Experiment(LiveDisplayable):
     """A dataset run by each variant, scored. ``runs[(row, variant, epoch)]`` is a run (this
     kernel's :class:`~deepnb.run.Run`, or the :class:`~deepnb.evals.record.RunRecord` read from
     the log); ``records`` the ended runs with their scores; ``wait()``, ``stop()``,

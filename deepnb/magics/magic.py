@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
-from IPython.display import display
 from IPython.utils.text import DollarFormatter
 
 from deepnb import langsmith_inline
@@ -105,14 +104,15 @@ class DeepnbMagics(Magics):
     def cell(self, line: str, cell: str) -> None:
         """Run the cell body as a task, blocking until the run ends (unless ``--bg``)."""
         if _is_form(line, "eval"):
-            experiment, args = self._start_eval(line, cell)
+            experiment, matrix, args = self._start_eval(line, cell)
             if not args.bg:
                 try:
                     experiment.wait()
                 except KeyboardInterrupt:
                     _stop_by_the_kernel(experiment)
                     raise
-            _show(experiment)
+                finally:
+                    matrix.sync()
             return
         if _is_map(line):
             batch, grid, args = self._start_map(line, cell)
@@ -140,14 +140,15 @@ class DeepnbMagics(Magics):
         (the body is the template) and awaits it unless ``--bg``."""
         line = self._expanded(line)
         if _is_form(line, "eval"):
-            experiment, args = self._start_eval(line, cell)
+            experiment, matrix, args = self._start_eval(line, cell)
             if not args.bg:
                 try:
                     await experiment.wait_async()
                 except (KeyboardInterrupt, asyncio.CancelledError):
                     _stop_by_the_kernel(experiment)
                     raise KeyboardInterrupt("the experiment was stopped") from None
-            _show(experiment)
+                finally:
+                    matrix.sync()
             return
         if _is_map(line):
             batch, grid, args = self._start_map(line, cell)
@@ -187,13 +188,18 @@ class DeepnbMagics(Magics):
 
         return batch, show_batch(batch), args
 
-    def _start_eval(self, line: str, cell: str) -> tuple[Any, Any]:
-        """``%%deepagent eval DATASET [options]``: start the experiment (the body its template)."""
+    def _start_eval(self, line: str, cell: str) -> tuple[Any, Any, Any]:
+        """``%%deepagent eval DATASET [options]``: start the experiment (the body its template)
+        and show its live matrix."""
         args = parser.parse(parser.eval_, line.split(None, 1)[1] if len(line.split(None, 1)) > 1 else "")
         try:
-            return _evaluating().start_eval(args, cell, self._user_ns), args
+            experiment = _evaluating().start_eval(args, cell, self._user_ns)
         except DeepnbError as exc:
             raise UsageError(str(exc)) from None
+        # lazy: the matrix loads anywidget, which %load_ext deepnb does not need
+        from deepnb.views.experiment_live import show_experiment  # noqa: PLC0415
+
+        return experiment, show_experiment(experiment), args
 
     def _start(self, line: str, cell: str, *, live_controls: bool) -> tuple[Any, Any, Any]:
         args = parser.parse(parser.cell, line)
@@ -316,11 +322,6 @@ def _evaluating() -> ModuleType:
     from deepnb.magics import evaluating  # noqa: PLC0415
 
     return evaluating
-
-
-def _show(value: Any) -> None:
-    """Display ``value`` as the cell's output."""
-    display(value)
 
 
 def _mapping() -> ModuleType:

@@ -45,8 +45,9 @@ def number(value: float | None, digits: int = 2) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def _cell(experiment: Experiment, row: int, variant: str, scorers: Sequence[str]) -> dict[str, Any]:
-    """One matrix cell: its statuses over epochs, each score's mean, the first answer."""
+def matrix_cell(experiment: Experiment, row: int, variant: str, scorers: Sequence[str]) -> dict[str, Any]:
+    """One matrix cell: its statuses over epochs (``status``, and ``kind``: the one to colour it
+    by), each score's mean, the first answer."""
     keys = [(row, variant, epoch) for epoch in range(experiment.plan.epochs)]
     statuses = [experiment.status_of(key) for key in keys]
     records = [r for r in (experiment.record_for(key) for key in keys) if r is not None]
@@ -69,14 +70,16 @@ def _cell(experiment: Experiment, row: int, variant: str, scorers: Sequence[str]
     return {"status": shown, "kind": worst, "scores": scores, "answer": clip(answer)}
 
 
-def _shown(experiment: Experiment) -> tuple[list[int], list[str], list[str]]:
+def shown_axes(experiment: Experiment) -> tuple[list[int], list[str], list[str]]:
+    """The rows, variants and scorers a matrix draws (the first of each, within the bounds)."""
     rows = [row.index for row in experiment.plan.rows][:MAX_ROWS]
     variants = experiment.variants[:MAX_VARIANTS]
     scorers = experiment.scorer_names()[:MAX_SCORERS]
     return rows, variants, scorers
 
 
-def _more(experiment: Experiment) -> list[str]:
+def more_notes(experiment: Experiment) -> list[str]:
+    """What the matrix leaves out, a line for each axis past its bound."""
     notes = []
     rows, variants = len(experiment.plan.rows), len(experiment.variants)
     if rows > MAX_ROWS:
@@ -88,7 +91,8 @@ def _more(experiment: Experiment) -> list[str]:
     return notes
 
 
-def _head(experiment: Experiment) -> str:
+def head_line(experiment: Experiment) -> str:
+    """The experiment in one line: its name, size, how far it got and its log."""
     records = experiment.records.values()
     done = sum(1 for r in records if r.status == "done")
     total = len(experiment.plan.all_keys())
@@ -101,30 +105,30 @@ def _head(experiment: Experiment) -> str:
 
 def experiment_text(experiment: Experiment) -> str:
     """``repr(experiment)``: the head line, the matrix (one line per row and variant) and the summary."""
-    rows, variants, scorers = _shown(experiment)
-    lines = [_head(experiment)]
+    rows, variants, scorers = shown_axes(experiment)
+    lines = [head_line(experiment)]
     given = {row.index: row.given for row in experiment.plan.rows}
     for row in rows:
         lines.append(f"  row {row}: {clip(given[row], 60)}")
         for variant in variants:
-            cell = _cell(experiment, row, variant, scorers)
+            cell = matrix_cell(experiment, row, variant, scorers)
             scored = " ".join(f"{name}={value}" for name, value in cell["scores"].items())
             lines.append(f"    {variant}: {cell['status']} {scored} | {cell['answer']}".rstrip())
-    lines += [f"  … {note}" for note in _more(experiment)]
+    lines += [f"  … {note}" for note in more_notes(experiment)]
     lines += ["", summary_text(experiment.summary())]
     return "\n".join(lines)
 
 
 def experiment_html(experiment: Experiment) -> str:
     """The experiment displayed: the matrix as an escaped HTML table, then the summary."""
-    rows, variants, scorers = _shown(experiment)
+    rows, variants, scorers = shown_axes(experiment)
     given = {row.index: row.given for row in experiment.plan.rows}
     head = "<th>row</th>" + "".join(f"<th>{escape(v)}</th>" for v in variants)
     body = []
     for row in rows:
         cells = [f"<td><b>{row}</b> {escape(clip(given[row], 60))}</td>"]
         for variant in variants:
-            cell = _cell(experiment, row, variant, scorers)
+            cell = matrix_cell(experiment, row, variant, scorers)
             scored = " ".join(f"{escape(name)} {escape(value)}" for name, value in cell["scores"].items())
             cells.append(
                 f'<td data-status="{escape(cell["kind"])}"><div class="dnb-scores">{scored}</div>'
@@ -132,10 +136,10 @@ def experiment_html(experiment: Experiment) -> str:
                 f"<div>{escape(cell['answer'])}</div></td>"
             )
         body.append("<tr>" + "".join(cells) + "</tr>")
-    more = "".join(f'<p class="dnb-muted">… {escape(note)}</p>' for note in _more(experiment))
+    more = "".join(f'<p class="dnb-muted">… {escape(note)}</p>' for note in more_notes(experiment))
     return (
         f'{_CSS}<div class="deepnb-snapshot deepnb-experiment" aria-label="Experiment">'
-        f'<div class="dnb-head">{escape(_head(experiment))}</div>'
+        f'<div class="dnb-head">{escape(head_line(experiment))}</div>'
         f'<table class="deepnb-table"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
         f"{more}{_summary_table(experiment.summary())}</div>"
     )
@@ -146,7 +150,8 @@ def experiment_bundle(experiment: Experiment) -> dict[str, Any]:
     return {"text/plain": experiment_text(experiment), "text/html": experiment_html(experiment)}
 
 
-def _summary_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
+def summary_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
+    """The summary as a table: its column names and a row of texts per variant."""
     columns = ["variant", "runs", "errors"]
     scorers = [s.scorer for s in summary.variants[0].scores][:MAX_SCORERS] if summary.variants else []
     for name in scorers:
@@ -166,7 +171,7 @@ def _summary_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
 
 def summary_text(summary: Summary) -> str:
     """``repr(experiment.summary())``: one line per variant."""
-    columns, rows = _summary_rows(summary)
+    columns, rows = summary_rows(summary)
     cells = [columns, *rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
     return "\n".join(
@@ -175,7 +180,7 @@ def summary_text(summary: Summary) -> str:
 
 
 def _summary_table(summary: Summary) -> str:
-    columns, rows = _summary_rows(summary)
+    columns, rows = summary_rows(summary)
     head = "".join(f"<th>{escape(c)}</th>" for c in columns)
     body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
     return (

@@ -23,10 +23,10 @@ from deepnb.views.compare_view import (
     comparison_table_text,
     show_comparison,
 )
+from deepnb.views.experiment_live import experiment_live_bundle, show_experiment
 from deepnb.views.experiment_view import (
     comparison_html,
     comparison_text,
-    experiment_bundle,
     experiment_html,
     experiment_text,
     record_html,
@@ -59,7 +59,9 @@ RENDERERS: dict[type, Renderer] = {
     ),  # repr(comparison) stays its own one line
     ComparisonTable: Renderer(text=comparison_table_text, html=comparison_table_html),
     Batch: Renderer(bundle=batch_bundle, show=show_batch),  # repr(batch) stays the batch's own one line
-    Experiment: Renderer(text=experiment_text, html=experiment_html, bundle=experiment_bundle),
+    Experiment: Renderer(
+        text=experiment_text, html=experiment_html, bundle=experiment_live_bundle, show=show_experiment
+    ),
     Summary: Renderer(text=summary_text, html=summary_html),
     VariantComparison: Renderer(text=comparison_text, html=comparison_html),
     RunRecord: Renderer(text=record_text, html=record_html),

@@ -30,11 +30,13 @@ PART_BUDGET = 48 * 1024
 LOADER = asset("loader.js").read_text(encoding="utf-8")
 """Every view's ``_esm``: fetches the view's code parts and renders with the real bundle."""
 
-_VIEWS = {
+VIEWS = {
     "run_view": ("run_view.js", "run_view.css"),
     "files_view": ("files_view.js", "files_view.css"),
     "batch_view": ("batch_view.js", "batch_view.css"),
+    "experiment_view": ("experiment_view.js", "experiment_view.css"),
 }
+"""Each kind of view: its bundle and its stylesheet in ``deepnb/_widgets/``."""
 
 
 class CodeRefs(TypedDict):
@@ -81,7 +83,7 @@ def code_refs(view: str) -> CodeRefs:
         known = _parts.get(view)
         if known and all(part.comm is not None for part in known[1]):
             return known[0]
-        script, styles = _VIEWS[view]
+        script, styles = VIEWS[view]
         esm = asset(script).read_text(encoding="utf-8")
         css = stylesheet(styles)
         key = hashlib.sha256((esm + "\0" + css).encode()).hexdigest()[:16]

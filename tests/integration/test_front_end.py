@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from deepnb.views.shared_code import VIEWS
+
 ROOT = Path(__file__).resolve().parents[2]
 WIDGETS = ROOT / "widgets"
 BUILT = ROOT / "deepnb" / "_widgets"
@@ -57,14 +59,7 @@ def test_view_logic_passes_its_node_tests() -> None:
     assert "ℹ fail 0" in tested.stdout and "ℹ pass 0" not in tested.stdout, tested.stdout[-2_000:]
 
 
-VIEWS = [
-    ("run_view.js", "run_view.css"),
-    ("files_view.js", "files_view.css"),
-    ("batch_view.js", "batch_view.css"),
-]
-
-
-@pytest.mark.parametrize(("script", "styles"), VIEWS)
+@pytest.mark.parametrize(("script", "styles"), sorted(VIEWS.values()))
 def test_views_code_and_styles_stay_small(script: str, styles: str) -> None:
     """What a kernel sends once per kind of view, before any of the run's data: the minified bundle
     and stylesheets (the hand-written files were 105 KB for the run view). They travel in shared

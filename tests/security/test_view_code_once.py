@@ -17,6 +17,7 @@ import pytest
 import deepnb
 import deepnb.views
 from deepnb.views.assets import asset, stylesheet
+from deepnb.views.shared_code import VIEWS
 from tests.support.view_messages import message_size
 
 LIMIT = 64 * 1024
@@ -59,10 +60,23 @@ def _batch_view(run: Any) -> Any:
     return BatchView(_batches[run.id])
 
 
-FACTORIES: dict[str, tuple[Callable[[Any], Any], tuple[str, str]]] = {
-    "RunView": (_run_view, ("run_view.js", "run_view.css")),
-    "FilesView": (_files_view, ("files_view.js", "files_view.css")),
-    "BatchView": (_batch_view, ("batch_view.js", "batch_view.css")),
+_experiments: dict[str, Any] = {}
+
+
+def _experiment_view(run: Any) -> Any:
+    from deepnb.views.experiment_live import ExperimentView
+
+    if run.id not in _experiments:  # one experiment of the run's agent, finished, for every view of it
+        rows = ["Research how deep agents plan.", "Research how deep agents use subagents."]
+        _experiments[run.id] = deepnb.experiment(rows, agent=run.workbench.name, epochs=2).wait(120)
+    return ExperimentView(_experiments[run.id])
+
+
+FACTORIES: dict[str, tuple[Callable[[Any], Any], str]] = {
+    "RunView": (_run_view, "run_view"),
+    "FilesView": (_files_view, "files_view"),
+    "BatchView": (_batch_view, "batch_view"),
+    "ExperimentView": (_experiment_view, "experiment_view"),
 }
 
 
@@ -93,6 +107,7 @@ def run() -> Any:
 def test_every_view_kind_is_measured() -> None:
     """A new kind of view must join this file's FACTORIES, so its messages are measured too."""
     assert {cls.__name__ for cls in _view_classes()} == set(FACTORIES)
+    assert {name for _, name in FACTORIES.values()} == set(VIEWS)
 
 
 def _parts(messages: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -103,7 +118,8 @@ def _parts(messages: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
 def test_a_views_code_comes_once_and_no_message_is_over_64_kb(
     kind: str, run: Any, sent: list[tuple[str, dict[str, Any]]]
 ) -> None:
-    make, (script, styles) = FACTORIES[kind]
+    make, name = FACTORIES[kind]
+    script, styles = VIEWS[name]
     first = make(run)
     opened_first = len(sent)
     second = make(run)
@@ -131,8 +147,7 @@ def test_a_views_code_comes_once_and_no_message_is_over_64_kb(
 def _shared_parts(kind: str) -> list[Any]:
     from deepnb.views import shared_code
 
-    view = {"RunView": "run_view", "FilesView": "files_view", "BatchView": "batch_view"}[kind]
-    return shared_code._parts[view][1]
+    return shared_code._parts[FACTORIES[kind][1]][1]
 
 
 def test_code_parts_are_opened_again_after_they_were_closed(

@@ -12,8 +12,8 @@ import { fileURLToPath } from "node:url";
 import { build, transform } from "esbuild";
 
 const HERE = dirname(dirname(fileURLToPath(import.meta.url)));
-const ENTRIES = ["run_view", "files_view", "batch_view", "loader"];
-const STYLES = ["theme", "run_view", "files_view", "batch_view"];
+const ENTRIES = ["run_view", "files_view", "batch_view", "experiment_view", "loader"];
+const STYLES = ["theme", "run_view", "files_view", "batch_view", "experiment_view"];
 
 const at = process.argv.indexOf("--outdir");
 const outdir = at > 0 ? resolve(process.argv[at + 1]) : join(HERE, "..", "deepnb", "_widgets");
