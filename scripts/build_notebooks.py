@@ -843,6 +843,126 @@ def many_runs() -> list:
     ]
 
 
+QUESTIONS = """questions = [
+    {"question": "Which country is Paris the capital of?", "reference": "France"},
+    {"question": "Which country is Lisbon the capital of?", "reference": "Portugal"},
+    {"question": "Which country is Canberra the capital of?", "reference": "Australia"},
+    {"question": "Which country is Ottawa the capital of?", "reference": "Canada"},
+    {"question": "Which country is Nairobi the capital of?", "reference": "Kenya"},
+    {"question": "Which country is Wellington the capital of?", "reference": "New Zealand"},
+]
+len(questions)"""
+
+
+def experiments() -> list:
+    return [
+        new_markdown_cell(
+            "# Experiments: run many, score, compare\n\n"
+            "Is the new variant of an agent better, on which inputs, and by more than noise? This "
+            "notebook runs two variants of a quiz agent over a small dataset, twice each, scores "
+            "every run with built-in scorers, a function of its own and an LLM judge, compares the "
+            "variants row by row, and reopens the experiment from its log. The models are deepnb's "
+            "offline demos (the judge too), so nothing needs a key."
+        ),
+        new_code_cell("%load_ext deepnb"),
+        new_markdown_cell(
+            "## The dataset\n\n"
+            "A list of dicts (a DataFrame, a CSV or JSONL path, or LangSmith examples work the same "
+            "way). A row's `reference` goes to the scorers, never to the agent."
+        ),
+        new_code_cell(QUESTIONS),
+        new_markdown_cell(
+            "## Variants and scorers\n\n"
+            "Each variant is a copy of the agent with one thing changed: here its model (a system "
+            "prompt, `deepnb.agent` options, another registered agent or a function that builds a "
+            "workbench work too). A scorer is any function of `(output, reference, run)`; "
+            "`deepnb.scorers` has the common ones, and `judge` grades with openevals' LLM-as-judge "
+            "on any model."
+        ),
+        new_code_cell(
+            "import tempfile\nfrom pathlib import Path\n\nimport deepnb\nfrom deepnb import scorers\n\n"
+            'deepnb.agent("quiz", model="demo:quiz-quick")\n'
+            'variants = {"quick": "demo:quiz-quick", "checked": "demo:quiz-checked"}\n\n\n'
+            "def brief(output, reference, run):\n"
+            '    """An answer of at most three words."""\n'
+            '    return len((output or "").split()) <= 3\n\n\n'
+            'judge = scorers.judge("demo:quiz-judge", "Grade <output>{outputs}</output> '
+            '<reference>{reference_outputs}</reference>", name="judge")\n'
+            "logs = Path(tempfile.mkdtemp())"
+        ),
+        new_markdown_cell(
+            "`deepnb.experiment` returns at once and shows a live matrix: a row per question, a "
+            "column per variant, each cell its scores, status and answer. Sort by a column, filter, "
+            "click a cell to open that run's full view. Every run is written to the log as it ends."
+        ),
+        new_code_cell(
+            "exp = deepnb.experiment(\n"
+            '    questions, agent="quiz", variants=variants, template="{question}", epochs=2,\n'
+            '    scorers=[scorers.contains, scorers.tool_called("write_todos"), brief, judge],\n'
+            '    baseline="quick", name="capitals", log=logs / "capitals.jsonl",\n'
+            ")\nexp",
+            metadata=IGNORE_OUTPUT,
+        ),
+        new_markdown_cell(
+            "Once it ends, every run is a row of `exp.to_pandas()`: the row's fields, the variant, "
+            "the epoch, the answer, each score, tokens, cost, latency and its thread."
+        ),
+        new_code_cell(
+            "exp.wait()\n"
+            'columns = ["question", "variant", "epoch", "output", "contains", "judge", "brief", "status"]\n'
+            "exp.to_pandas()[columns]"
+        ),
+        new_markdown_cell(
+            "## Which variant is better, and how sure is that\n\n"
+            "`exp.summary()` gives each score's mean with a 95 % interval, the pass rate and pass@k "
+            'over the epochs, tokens, cost and latency per variant. `exp.compare("checked")` '
+            "counts the rows it wins, loses and ties against the baseline, with a paired test, and "
+            "lists the rows where they differ most."
+        ),
+        new_code_cell("exp.summary()", metadata=IGNORE_OUTPUT),
+        new_code_cell('exp.compare("checked")'),
+        new_markdown_cell(
+            "`exp.runs[(row, variant, epoch)]` is a run itself, with its live view (approvals "
+            "included); `exp.rescore([...])` scores every run again, with other scorers, without "
+            "running anything."
+        ),
+        new_code_cell('exp.runs[(2, "quick", 0)].result, exp.runs[(2, "checked", 0)].result'),
+        new_code_cell(
+            'exp.rescore([scorers.contains, scorers.regex(r"^[A-Z][a-z]+\\.$", name="one_word")])\n'
+            'exp.to_pandas().groupby("variant")[["contains", "one_word"]].mean()'
+        ),
+        new_markdown_cell(
+            "## The log, reopened\n\n"
+            "The log is JSONL, one object per line, readable without deepnb. "
+            "`deepnb.load_experiment` reopens it with its matrix, summary and every run's "
+            "transcript; `deepnb.experiments()` lists the logs; the same `log=` resumes an "
+            "interrupted experiment, running only what did not finish."
+        ),
+        new_code_cell(
+            'again = deepnb.load_experiment(logs / "capitals.jsonl")\n'
+            'ottawa = again.records[(3, "quick", 1)]\n'
+            'len(again.records), ottawa.result, ottawa.scores["contains"].score'
+        ),
+        new_code_cell('[(e["name"], e["runs"], e["done"]) for e in deepnb.experiments(logs)]'),
+        new_markdown_cell(
+            "## The same in a cell\n\n"
+            "`%%deepagent eval DATASET` runs an experiment with the cell body as its template; "
+            "`--variants`, `--scorer`, `-e` (epochs) and `-c` (concurrency) as above."
+        ),
+        new_code_cell(
+            'cell_log = logs / "cell.jsonl"',
+        ),
+        new_code_cell(
+            "%%deepagent eval questions -a quiz --variants variants --scorer contains "
+            "-c 4 --log {cell_log} -o second\n{question}",
+            metadata=IGNORE_OUTPUT,
+        ),
+        new_code_cell(
+            '[(s.scorer, s.wins, s.losses, s.ties) for s in second.compare("checked", "quick").scorers]'
+        ),
+    ]
+
+
 BUILDERS = {
     "quickstart": quickstart,
     "research": research,
@@ -854,6 +974,7 @@ BUILDERS = {
     "bring-your-own": bring_your_own,
     "remote": remote,
     "many-runs": many_runs,
+    "experiments": experiments,
 }
 
 

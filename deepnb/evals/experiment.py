@@ -160,8 +160,7 @@ class Experiment(LiveDisplayable):
                 self._consider(i)
         else:
             self._consider(index)
-        for listener in list(self._listeners):
-            listener()
+        self._notify()
 
     def _consider(self, index: int) -> None:
         """Record run ``index`` if it has ended (once)."""
@@ -178,7 +177,10 @@ class Experiment(LiveDisplayable):
             if index in self._seen or self._pool is None:
                 return
             self._seen.add(index)
-            self._futures.append(self._pool.submit(self._finish, index, run, failed))
+            future = self._pool.submit(self._finish, index, run, failed)
+            self._futures.append(future)
+        # told once the scoring is over, so a listener asking `done` then sees the end
+        future.add_done_callback(lambda _future: self._notify())
 
     def _finish(self, index: int, run: Run | None, failed: str | None) -> None:
         """Read an ended run, score it, keep it and log it (on a scoring thread)."""
@@ -194,6 +196,8 @@ class Experiment(LiveDisplayable):
             self._records[record.key] = record
         if self._writer is not None:
             self._writer.write("run", record.to_json())
+
+    def _notify(self) -> None:
         for listener in list(self._listeners):
             listener()
 

@@ -33,6 +33,7 @@ EXPECTED = {
         "SkillsMiddleware",
     ],
     "remote": ["Subagents</b> (3)", "write_file: approve", "# Launch plan", "Stopped the server at"],
+    "experiments": ["24/24 done", "Austria.", "checked against quick", "pass@2"],
     "many-runs": [
         "10 of 10 ended (10 done)",
         "Battery dies before lunch.",
