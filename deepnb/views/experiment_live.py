@@ -6,20 +6,25 @@ Every run's change only marks the matrix as stale; one throttled flush redraws i
 sends at most :data:`~deepnb.views.throttle.MAX_MESSAGES_PER_SECOND` messages a second however
 many runs end at once, and each message stays under 64 KB: the ``rows`` trait holds as many rows
 as fit its budget and ``more`` says what it leaves out (``experiment.to_pandas()`` has it all).
-The summary is computed again only when a run was recorded. Sorting and filtering happen in the
-front end, over the rows it holds.
+The summary is computed again only when a run was recorded, at most every
+:data:`SUMMARY_EVERY` seconds until the end, and the statistics library it needs is imported on a
+thread of its own as the view opens: the engine thread gives a view time in proportion to what
+its flushes cost, so one slow flush would hold the next update back. Sorting and filtering happen
+in the front end, over the rows it holds.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import time
 from typing import Any
 
 import anywidget
 import traitlets as t
 from IPython.display import display
 
-from deepnb._loop import run_sync
+from deepnb._loop import call_later, run_sync
 from deepnb.errors import DeepnbError
 from deepnb.evals.experiment import Experiment
 from deepnb.run import Run
@@ -46,6 +51,14 @@ ROWS_BUDGET = MESSAGE_LIMIT - 16 * 1024
 """Bytes of rows the ``rows`` trait holds (the summary and the rest share one message with it)."""
 PROMPT = 60
 """Characters of a row's prompt its first cell shows."""
+SUMMARY_EVERY = 2.0
+"""Seconds between two summaries while the experiment runs (the last one comes at its end)."""
+
+
+def _import_statistics() -> None:
+    """Import what the summary's intervals and tests use, off the engine thread."""
+    with contextlib.suppress(ImportError):
+        import scipy.stats  # type: ignore[import-untyped]  # noqa: F401, PLC0415  # lazy: heavy, warmed here
 
 
 class ExperimentView(anywidget.AnyWidget):
@@ -70,6 +83,9 @@ class ExperimentView(anywidget.AnyWidget):
     def __init__(self, experiment: Experiment, **kwargs: Any) -> None:
         self.experiment = experiment
         self._recorded = -1
+        self._summarized_at = float("-inf")
+        self._summary_due = False
+        threading.Thread(target=_import_statistics, name="deepnb-statistics", daemon=True).start()
         super().__init__(_code=code_refs("experiment_view"), **kwargs)
         self.messages = 0
         """State messages this view sent (each flush that changed something is one)."""
@@ -104,12 +120,20 @@ class ExperimentView(anywidget.AnyWidget):
             "more": more,
             "going": not exp.done,
         }
-        recorded = len(exp.records)
-        if recorded != self._recorded:  # the summary changes only when a run is recorded
-            self._recorded = recorded
+        recorded, now = len(exp.records), time.monotonic()
+        due = exp.done or now - self._summarized_at >= SUMMARY_EVERY
+        if recorded != self._recorded and not due and not self._summary_due:
+            self._summary_due = True  # no later event may come: look again then
+            call_later(SUMMARY_EVERY, self._summary_time, what="the experiment matrix's summary")
+        if recorded != self._recorded and due:  # the summary changes only when a run is recorded
+            self._recorded, self._summarized_at = recorded, now
             columns, table = summary_rows(exp.summary())
             state["summary"] = {"columns": columns, "rows": table}
         return state
+
+    def _summary_time(self) -> None:
+        self._summary_due = False
+        self._throttle.poke()
 
     def _flush(self) -> None:
         """Redraw the matrix (on the engine loop, throttled); one message when anything changed."""
@@ -201,16 +225,24 @@ def experiment_live_bundle(experiment: Experiment) -> dict[str, Any]:
 
 
 def show_experiment(experiment: Experiment) -> ExperimentView:
-    """Display ``experiment``'s live matrix; once nothing runs any more, the same output also gets
-    the final static matrix, for places where widgets don't run."""
+    """Display ``experiment``'s live matrix; whenever nothing runs any more (and again after each
+    run that waited for approval ends), the same output gets the static matrix as it stands, for
+    places where widgets don't run."""
     view = ExperimentView(experiment)
     widget_data, _ = widget_bundle(view)
     handle = display(with_static(widget_data, experiment_bundle(experiment)), raw=True, display_id=True)
-    finished = threading.Event()
+    shown = {"records": -1}
+    lock = threading.Lock()
 
     def on_change() -> None:
-        if experiment.done and not finished.is_set():
-            finished.set()
+        # done also while runs wait for approval: each later end (one decided) updates it again
+        if not experiment.done:
+            return
+        with lock:
+            records = len(experiment.records)
+            if records == shown["records"]:
+                return
+            shown["records"] = records
             handle.update(with_static(widget_data, experiment_bundle(experiment)), raw=True)
 
     experiment.subscribe(on_change)

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import tempfile
 import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import anywidget
@@ -68,7 +70,8 @@ def _experiment_view(run: Any) -> Any:
 
     if run.id not in _experiments:  # one experiment of the run's agent, finished, for every view of it
         rows = ["Research how deep agents plan.", "Research how deep agents use subagents."]
-        _experiments[run.id] = deepnb.experiment(rows, agent=run.workbench.name, epochs=2).wait(120)
+        log = Path(tempfile.mkdtemp()) / "code-once.jsonl"
+        _experiments[run.id] = deepnb.experiment(rows, agent=run.workbench.name, epochs=2, log=log).wait(120)
     return ExperimentView(_experiments[run.id])
 
 
