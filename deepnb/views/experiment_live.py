@@ -6,18 +6,18 @@ Every run's change only marks the matrix as stale; one throttled flush redraws i
 sends at most :data:`~deepnb.views.throttle.MAX_MESSAGES_PER_SECOND` messages a second however
 many runs end at once, and each message stays under 64 KB: the ``rows`` trait holds as many rows
 as fit its budget and ``more`` says what it leaves out (``experiment.to_pandas()`` has it all).
-The summary is computed again only when a run was recorded, at most every
-:data:`SUMMARY_EVERY` seconds until the end, and the statistics library it needs is imported on a
-thread of its own as the view opens: the engine thread gives a view time in proportion to what
-its flushes cost, so one slow flush would hold the next update back. Sorting and filtering happen
-in the front end, over the rows it holds.
+The summary is computed on a thread of its own (its statistics import scipy, and the engine
+thread gives a view time in proportion to what its flushes cost, so one slow flush would hold the
+next update back), again only when a run was recorded, at most every :data:`SUMMARY_EVERY`
+seconds until the end. Sorting and filtering happen in the front end, over the rows it holds.
 """
 
 from __future__ import annotations
 
-import contextlib
+import logging
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import anywidget
@@ -44,6 +44,7 @@ from deepnb.views.run_view import RunView
 from deepnb.views.shared_code import LOADER, code_refs, code_trait
 from deepnb.views.throttle import Throttle
 
+_log = logging.getLogger(__name__)
 MATRIX_MESSAGES: Kinds = {"stop": {}, "hello": {}, "open": {"row": INT, "variant": TEXT}, "close": {}}
 """What the matrix's front end sends: Stop, a resync, a cell to open (its first run that this
 kernel ran), close the open run."""
@@ -53,12 +54,6 @@ PROMPT = 60
 """Characters of a row's prompt its first cell shows."""
 SUMMARY_EVERY = 2.0
 """Seconds between two summaries while the experiment runs (the last one comes at its end)."""
-
-
-def _import_statistics() -> None:
-    """Import what the summary's intervals and tests use, off the engine thread."""
-    with contextlib.suppress(ImportError):
-        import scipy.stats  # type: ignore[import-untyped]  # noqa: F401, PLC0415  # lazy: heavy, warmed here
 
 
 class ExperimentView(anywidget.AnyWidget):
@@ -85,7 +80,9 @@ class ExperimentView(anywidget.AnyWidget):
         self._recorded = -1
         self._summarized_at = float("-inf")
         self._summary_due = False
-        threading.Thread(target=_import_statistics, name="deepnb-statistics", daemon=True).start()
+        self._summary: dict[str, Any] = {}
+        self._summarizing = False
+        self._summaries = ThreadPoolExecutor(1, thread_name_prefix="deepnb-summary")
         super().__init__(_code=code_refs("experiment_view"), **kwargs)
         self.messages = 0
         """State messages this view sent (each flush that changed something is one)."""
@@ -125,11 +122,29 @@ class ExperimentView(anywidget.AnyWidget):
         if recorded != self._recorded and not due and not self._summary_due:
             self._summary_due = True  # no later event may come: look again then
             call_later(SUMMARY_EVERY, self._summary_time, what="the experiment matrix's summary")
-        if recorded != self._recorded and due:  # the summary changes only when a run is recorded
-            self._recorded, self._summarized_at = recorded, now
-            columns, table = summary_rows(exp.summary())
-            state["summary"] = {"columns": columns, "rows": table}
+        if recorded != self._recorded and due and not self._summarizing:
+            self._recorded, self._summarized_at = recorded, now  # it changes only when a run is recorded
+            self._summarizing = True
+            self._summaries.submit(self._summarize)
+        state["summary"] = self._summary
         return state
+
+    def _summarize(self) -> None:
+        """Compute the summary (on the summary thread), then flush it."""
+        try:
+            columns, table = summary_rows(self.experiment.summary())
+            self._summary = {"columns": columns, "rows": table}
+        except Exception:  # the matrix goes on without it; the log says why
+            _log.warning("deepnb: the experiment's summary failed", exc_info=True)
+        finally:
+            self._summarizing = False
+        throttle = getattr(self, "_throttle", None)
+        if throttle is not None:
+            throttle.poke()
+        if self._recorded != len(self.experiment.records):  # recorded meanwhile: again
+            self._summarized_at = float("-inf")
+            if throttle is not None:
+                throttle.poke()
 
     def _summary_time(self) -> None:
         self._summary_due = False
@@ -206,6 +221,7 @@ class ExperimentView(anywidget.AnyWidget):
     def close(self) -> None:
         """Close the matrix and the run view it shows; the experiment goes on."""
         self._unsubscribe()
+        self._summaries.shutdown(wait=False)
         self._close_detail()
         super().close()
 

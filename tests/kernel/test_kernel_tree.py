@@ -55,7 +55,7 @@ def test_the_tree_streams_node_by_node_and_ends_in_full(kernel: KernelSession) -
     # Live patches carried the nodes that changed, never a node the front end already had as it
     # is (how many change between two flushes depends on the machine's speed, so not counted).
     carried = [len(p["nodes"]) for cid, p in kernel.patches if cid == comm_id and p.get("nodes")]
-    assert len(carried) > 3, carried
+    assert carried, "no live patch carried the tree"
     assert kernel.repeated_nodes == []
 
 

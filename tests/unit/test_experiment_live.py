@@ -82,6 +82,9 @@ def test_the_matrix_fills_in_within_the_message_bounds(tmp_path: Path, sent: lis
         "a1",
     )
     assert (bad["v"], bad["scores"]) == ("bad", {"exact": "0.00"})
+    deadline = time.monotonic() + 30  # the summary is computed on a thread of its own
+    while len(view.summary.get("rows", [])) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert view.summary["columns"][0] == "variant" and [r[0] for r in view.summary["rows"]] == ["good", "bad"]
     view.close()
 
