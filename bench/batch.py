@@ -123,7 +123,7 @@ def main() -> int:
             for m in session.iopub[before:]
             if m["msg_type"] == "comm_open"
             and m["content"]["data"].get("state", {}).get("_anywidget_id")
-            == "deepnb.views.batch_view.BatchView"
+            == "deepnb.views.batch.batch_view.BatchView"
         ]
         if not grid:
             raise BenchFailure("no batch grid was opened")

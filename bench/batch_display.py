@@ -18,8 +18,8 @@ import time
 from typing import Any
 
 import deepnb
-from deepnb.views.batch_rows import batch_snapshot_bundle
-from deepnb.views.batch_view import batch_bundle
+from deepnb.views.batch.batch_rows import batch_snapshot_bundle
+from deepnb.views.batch.batch_view import batch_bundle
 from tests.support.agents import scripted
 
 

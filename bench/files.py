@@ -94,7 +94,7 @@ def disk_agent(root: Path) -> tuple[Any, Callable[[str], Any]]:
 
 
 def measure(label: str, workbench: Any, direct: Callable[[str], Any], repeat: int) -> list[tuple]:
-    from deepnb.views.files_view import FilesView
+    from deepnb.views.files.files_view import FilesView
 
     files = workbench.files()
 

@@ -88,8 +88,8 @@ SYNC_THREAD = """
 import asyncio as _s_asyncio
 import threading as _s_threading
 
-import deepnb.streaming as _s_streaming
-from deepnb import events as _s_ev
+import deepnb.core.graphs.streaming as _s_streaming
+from deepnb.core import events as _s_ev
 
 _s_astream = _s_streaming.chunks
 

@@ -36,8 +36,8 @@ def main() -> int:
 
     import deepnb
     from deepnb.views.assets import asset, stylesheet
-    from deepnb.views.files_view import FilesView
-    from deepnb.views.run_view import RunView
+    from deepnb.views.files.files_view import FilesView
+    from deepnb.views.run.run_view import RunView
     from deepnb.views.shared_code import forget_parts
 
     sent: list[tuple[str, dict[str, Any]]] = []

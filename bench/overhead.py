@@ -16,7 +16,7 @@ Three figures, each printed as a ratio against a baseline measured alongside it:
 Rows marked ``(info)`` help read the figures: kernel and client CPU time, the default-mode
 ``stream()``, the bytes the view sends, and variants timed in the same repeats as the baseline
 (each a median of per-repeat ratios): deepnb driving the synchronous ``stream()`` in a worker
-thread (the alternative to ``astream()`` that :mod:`deepnb.streaming` explains) and bare
+thread (the alternative to ``astream()`` that :mod:`deepnb.core.graphs.streaming` explains) and bare
 ``astream()`` on deepnb's engine loop. ``--profile DIR`` adds an instrumented run
 that shows where deepnb's own CPU time goes (engine thread), and a cProfile of the engine thread
 over one more run, saved as ``DIR/engine.prof`` (``python -m pstats``) with its top functions in
@@ -130,7 +130,7 @@ from deepagents import create_deep_agent
 from langchain.agents.middleware import TodoListMiddleware
 from langgraph.checkpoint.memory import InMemorySaver
 
-from deepnb._loop import run_sync as _b_run_sync
+from deepnb.core.loop import run_sync as _b_run_sync
 from deepnb.models.scripted import ScriptedChatModel, load_script
 
 _B_MODES = {modes!r}
@@ -177,8 +177,8 @@ import collections as _s_collections
 import contextvars as _s_contextvars
 import threading as _s_threading
 
-import deepnb.streaming as _s_streaming
-from deepnb import events as _s_ev
+import deepnb.core.graphs.streaming as _s_streaming
+from deepnb.core import events as _s_ev
 
 _s_astream = _s_streaming.chunks
 
@@ -470,10 +470,10 @@ def print_table(rows: list[tuple[str, ...]]) -> None:
 PROFILE_SETUP = """
 import ipywidgets.widgets.widget as _p_widget
 
-import deepnb.events as _p_events
-import deepnb.run as _p_run
-import deepnb.state as _p_state
-from deepnb.views import run_view as _p_view
+import deepnb.core.events as _p_events
+import deepnb.session.run as _p_run
+import deepnb.engine.state as _p_state
+from deepnb.views.run import run_view as _p_view
 
 _P = {}
 _p_emitting = [0]

@@ -92,7 +92,7 @@ def deepnb_first_token(workbench: Any) -> float:
     """Seconds from ``workbench.start`` to the run's first streamed text (its TextDelta event)."""
     import threading
 
-    from deepnb import events as ev
+    from deepnb.core import events as ev
 
     seen = threading.Event()
     started = time.perf_counter()
@@ -115,8 +115,8 @@ def deepnb_first_token(workbench: Any) -> float:
 
 async def sdk_first_token(sdk: Any) -> float:
     """Seconds from asking a bare langgraph-sdk client for a streamed run to its first token."""
-    from deepnb.events import STREAM_MODES
-    from deepnb.remote.graph import STREAM_MODE_NAMES
+    from deepnb.core.events import STREAM_MODES
+    from deepnb.session.remote.graph import STREAM_MODE_NAMES
 
     modes = [STREAM_MODE_NAMES.get(m, m) for m in STREAM_MODES]  # what deepnb asks for
     started = time.perf_counter()

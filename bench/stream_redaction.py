@@ -16,9 +16,9 @@ import random
 import string
 import time
 
-from deepnb import events as ev
-from deepnb.secrets import redact_data
-from deepnb.streamed import StreamRedactor
+from deepnb.core import events as ev
+from deepnb.core.text.secrets import redact_data
+from deepnb.core.text.streamed import StreamRedactor
 
 
 def main() -> None:

@@ -24,6 +24,10 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from deepnb import _moved
+
+_moved.install()  # the modules' old import paths (deepnb.run, deepnb.files, ...) keep working
+
 __version__ = "0.1.0"
 __all__ = [
     "Batch",
@@ -55,14 +59,14 @@ __all__ = [
 
 # Public name -> the module that defines it; imported on first attribute access.
 _LAZY_NAMES = {
-    "Batch": "deepnb.batch",
-    "Comparison": "deepnb.comparing",
-    "DeepnbError": "deepnb.errors",
-    "Experiment": "deepnb.evals.experiment",
-    "Files": "deepnb.files",
-    "Run": "deepnb.run",
+    "Batch": "deepnb.session.batch",
+    "Comparison": "deepnb.session.comparing",
+    "DeepnbError": "deepnb.core.errors",
+    "Experiment": "deepnb.session.experiments.experiment",
+    "Files": "deepnb.session.files",
+    "Run": "deepnb.session.run",
     "ScriptedChatModel": "deepnb.models.scripted",
-    "Workbench": "deepnb.workbench",
+    "Workbench": "deepnb.session.workbench",
 }
 # Documented subpackages, reachable as ``deepnb.extensions`` without importing them first.
 _LAZY_SUBMODULES = ("extensions", "models", "scorers")
@@ -71,15 +75,15 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from deepnb import extensions, models, scorers
-    from deepnb.batch import Batch
-    from deepnb.comparing import Comparison
-    from deepnb.errors import DeepnbError
-    from deepnb.evals.experiment import Experiment
-    from deepnb.files import Files
+    from deepnb.core.errors import DeepnbError
     from deepnb.models.scripted import ScriptedChatModel
-    from deepnb.remote import RemoteWorkbench
-    from deepnb.run import Run
-    from deepnb.workbench import Workbench
+    from deepnb.session.batch import Batch
+    from deepnb.session.comparing import Comparison
+    from deepnb.session.experiments.experiment import Experiment
+    from deepnb.session.files import Files
+    from deepnb.session.remote import RemoteWorkbench
+    from deepnb.session.run import Run
+    from deepnb.session.workbench import Workbench
 
 
 def __getattr__(name: str) -> Any:
@@ -98,7 +102,7 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
-# The functions below import their module when called: deepnb.workbench and deepnb.magics bring in
+# The functions below import their module when called: deepnb.session.workbench and deepnb.magics bring in
 # pygments and, on first use, deepagents and LangChain, which `import deepnb` and `%load_ext deepnb`
 # must not load.
 
@@ -109,14 +113,14 @@ def agent(name: str = "default", model: Any = None, **options: Any) -> Workbench
     Takes ``create_deep_agent``'s keyword arguments, plus ``checkpointer="memory" | "sqlite:PATH"
     | saver``. ``model``: a chat model, ``provider:model``, ``scripted:PATH`` or ``demo:NAME``.
     """
-    from deepnb.workbench import agent as build  # noqa: PLC0415  # lazy: see above
+    from deepnb.session.workbench import agent as build  # noqa: PLC0415  # lazy: see above
 
     return build(name, model, **options)
 
 
 def attach(graph: Any, name: str = "default", **options: Any) -> Workbench:
     """Register a compiled agent under ``name`` so ``%%deepagent -a NAME`` can run it."""
-    from deepnb.workbench import attach as register  # noqa: PLC0415  # lazy: see above
+    from deepnb.session.workbench import attach as register  # noqa: PLC0415  # lazy: see above
 
     return register(graph, name, **options)
 
@@ -134,7 +138,7 @@ def compare(
     ``.to_pandas()``). Each column is a copy of ``agent`` (default: the current agent) with that
     model; ``agents=[...]`` compares registered agents instead. ``options``: ``auto_approve`` and
     ``create_deep_agent``'s keyword arguments (e.g. ``response_format=``) for every column."""
-    from deepnb.comparing import compare as start  # noqa: PLC0415  # lazy: see above
+    from deepnb.session.comparing import compare as start  # noqa: PLC0415  # lazy: see above
 
     return start(prompt, models, agents=agents, agent=agent, **options)
 
@@ -160,7 +164,7 @@ def experiment(
     scored by ``scorers`` (``deepnb.scorers`` or any ``(output, reference, run)`` function) and
     written to the JSONL ``log``. Returns the ``Experiment`` at once; a ``log`` that exists is
     resumed. ``options``: ``auto_approve``."""
-    from deepnb.evals.experiment import experiment as start  # noqa: PLC0415  # lazy: see above
+    from deepnb.session.experiments.experiment import experiment as start  # noqa: PLC0415  # lazy: see above
 
     return start(
         dataset,
@@ -179,14 +183,14 @@ def experiment(
 
 def load_experiment(path: str | os.PathLike[str]) -> Experiment:
     """Reopen an experiment from its log: its matrix, records and scores (read-only runs)."""
-    from deepnb.evals.experiment import load_experiment as reopen  # noqa: PLC0415  # lazy: see above
+    from deepnb.session.experiments.experiment import load_experiment as reopen  # noqa: PLC0415  # lazy: see above
 
     return reopen(path)
 
 
 def experiments(folder: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
     """The experiment logs under ``folder`` (default ``.deepnb/experiments``), the newest first."""
-    from deepnb.evals.experiment import experiments as listing  # noqa: PLC0415  # lazy: see above
+    from deepnb.session.experiments.experiment import experiments as listing  # noqa: PLC0415  # lazy: see above
 
     return listing(folder)
 
@@ -205,7 +209,7 @@ def connect(
     ``%%deepagent -a NAME`` and every subcommand work on it. ``api_key`` is sent as ``x-api-key``;
     a ``user:password@`` in ``url`` as basic auth, never shown. Runs go to a new thread unless
     ``thread`` names one of the server's threads."""
-    from deepnb.remote import connect as join  # noqa: PLC0415  # lazy: it imports langgraph_sdk
+    from deepnb.session.remote import connect as join  # noqa: PLC0415  # lazy: it imports langgraph_sdk
 
     return join(url, assistant, name=name, api_key=api_key, headers=headers, thread=thread)
 
@@ -213,7 +217,7 @@ def connect(
 def get(name: str | None = None) -> Workbench:
     """The agent registered as ``name`` (the current one by default); one that the project's
     ``deepnb.toml`` (or ``[tool.deepnb]`` in ``pyproject.toml``) defines is built on first use."""
-    from deepnb.workbench import get as lookup  # noqa: PLC0415  # lazy: see above
+    from deepnb.session.workbench import get as lookup  # noqa: PLC0415  # lazy: see above
 
     return lookup(name)
 
@@ -222,7 +226,7 @@ def deploy(path: str | os.PathLike[str], *, agents: Sequence[str] | None = None,
     """Write the project's ``deepnb.toml`` agents (all, or ``agents``) into the folder ``path`` as
     a LangGraph Agent Server app (``langgraph.json`` and its module), which ``langgraph dev``
     serves and ``langgraph build`` accepts. ``force`` replaces a deployment already there."""
-    from deepnb.deployment import deploy as write  # noqa: PLC0415  # lazy: see above
+    from deepnb.session.serving.deploy import deploy as write  # noqa: PLC0415  # lazy: see above
 
     return write(path, agents=agents, force=force)
 
@@ -234,8 +238,8 @@ def export(
     ``path`` (``.ipynb``) as a standalone notebook that opens without a kernel: each prompt, the
     run's view where this kernel has the run (else the replies), and the files the agent wrote.
     ``force`` replaces a notebook already there."""
-    from deepnb.exporting import export_thread  # noqa: PLC0415  # lazy: see above
-    from deepnb.workbench import get as lookup  # noqa: PLC0415  # lazy: see above
+    from deepnb.session.exporting import export_thread  # noqa: PLC0415  # lazy: see above
+    from deepnb.session.workbench import get as lookup  # noqa: PLC0415  # lazy: see above
 
     return export_thread(lookup(agent, build=False), path, thread=thread, force=force)
 
@@ -245,7 +249,7 @@ def serve(agents: Sequence[str] | None = None, *, port: int | None = None, conne
     127.0.0.1 in the background; returns the server (``url``, ``graphs``, ``log``, ``stop()``).
     With ``connect``, each served agent is connected under its name (``deepnb.connect``), so
     ``%%deepagent -a NAME`` runs on the server until it stops."""
-    from deepnb.serving import serve as start  # noqa: PLC0415  # lazy: see above
+    from deepnb.session.serving.serve import serve as start  # noqa: PLC0415  # lazy: see above
 
     return start(agents, port=port, connect=connect)
 

@@ -15,8 +15,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
-from deepnb.errors import DeepnbError
-from deepnb.evals.record import RunRecord
+from deepnb.core.errors import DeepnbError
+from deepnb.session.experiments.record import RunRecord
 
 __all__ = ["contains", "exact", "json_schema", "judge", "regex", "tool_called", "trajectory"]
 

@@ -12,9 +12,9 @@ from IPython import get_ipython
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.testing.globalipapp import start_ipython
 
-from deepnb import workbench
 from deepnb.models import resolve
 from deepnb.models.scripted import ScriptedChatModel
+from deepnb.session import workbench
 
 
 @pytest.fixture(autouse=True)

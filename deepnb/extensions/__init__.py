@@ -19,13 +19,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from deepnb._loop import engine_running, in_engine_thread, run_sync
+from deepnb.core.failures import EngineAbort
+from deepnb.core.loop import engine_running, in_engine_thread, run_sync
+from deepnb.core.project import project_root
 from deepnb.extensions import discovery
 from deepnb.extensions.api import ExtensionAPI, ExtensionError, ExtensionMode
 from deepnb.extensions.registry import REGISTRY, Failure, Registration, Source
 from deepnb.extensions.report import Listing
-from deepnb.failures import EngineAbort
-from deepnb.project import project_root
 
 __all__ = [
     "ExtensionAPI",
@@ -154,7 +154,7 @@ def load(path: str | Path) -> list[tuple[Source, str | None]]:
 
 
 def load_deployed(sources: list[Source]) -> None:
-    """Load exactly ``sources``, a deployment's extensions (:mod:`deepnb.deployment`), and none of
+    """Load exactly ``sources``, a deployment's extensions (:mod:`deepnb.session.serving.deploy`), and none of
     the automatic ones: an Agent Server serves what was deployed, whatever its own machine has.
     The first that does not load raises ``ExtensionError`` naming it."""
     with REGISTRY.lock:

@@ -12,11 +12,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from deepnb.errors import DeepnbError
+from deepnb.core.errors import DeepnbError
+from deepnb.core.text.safe_display import safe_display
 from deepnb.extensions.registry import REGISTRY, Registration, Source
 from deepnb.extensions.rules import ExtensionError, check_prefix, overlaps, reserved_routes
 from deepnb.extensions.sync_hooks import async_ready
-from deepnb.safe_display import safe_display
 
 __all__ = [  # ExtensionError and the route rules live in deepnb.extensions.rules
     "ExtensionAPI",

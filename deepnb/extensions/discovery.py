@@ -17,14 +17,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from deepnb.errors import DeepnbError
+from deepnb.core.errors import DeepnbError
+from deepnb.core.project import deepnb_home
+from deepnb.core.trust import is_trusted as is_trusted  # the trust record lives in deepnb.core.trust
+from deepnb.core.trust import revoke as revoke
+from deepnb.core.trust import trust as trust
 from deepnb.extensions import plugins
 from deepnb.extensions.api import ExtensionAPI, ExtensionError, ExtensionMode
 from deepnb.extensions.registry import Failure, Source
-from deepnb.project import deepnb_home
-from deepnb.trust import is_trusted as is_trusted  # the trust record lives in deepnb.trust
-from deepnb.trust import revoke as revoke
-from deepnb.trust import trust as trust
 
 ENTRY_POINT_GROUP = "deepnb.extensions"
 ENTRY_FILES = ("__init__.py", "extension.py")

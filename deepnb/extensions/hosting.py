@@ -10,12 +10,12 @@ from typing import Any
 
 from langchain.agents.middleware.types import AgentMiddleware
 
+from deepnb.engine.spec import AgentSpec
 from deepnb.extensions import ensure_loaded
 from deepnb.extensions.registry import REGISTRY, Registration
 from deepnb.extensions.rules import overlaps, reserved_routes
 from deepnb.extensions.store import default_store
 from deepnb.extensions.sync_hooks import async_ready
-from deepnb.spec import AgentSpec
 
 RUNTIME_MIDDLEWARE = "deepnb_extension_tools"
 

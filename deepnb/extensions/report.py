@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from deepnb import agents
-from deepnb.displayable import Displayable
+from deepnb.core.displayable import Displayable
 from deepnb.extensions.registry import REGISTRY
+from deepnb.session import agents
 
 KIND_LABELS = {"tool": "tool", "middleware": "middleware", "route": "route", "shutdown": "on_shutdown"}
 

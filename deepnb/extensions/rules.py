@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from deepnb.errors import DeepnbError
+from deepnb.core.errors import DeepnbError
 
 ROUTE_PREFIX = re.compile(r"^/(?:[a-z0-9][a-z0-9_-]*/)+$")
 """Deep Agents Code's rule: lowercase absolute path segments, a slash at both ends."""

@@ -26,7 +26,7 @@ import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from deepnb.errors import DeepnbError
+from deepnb.core.errors import DeepnbError
 
 __all__ = ["async_ready", "hook_pairs", "sync_only_hooks"]
 

@@ -8,19 +8,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deepnb import building, structured
 from deepnb import extensions as ext
-from deepnb import workbench as wb
-from deepnb.checkpoint import make_checkpointer
-from deepnb.config import UntrustedConfig, find_config
-from deepnb.errors import DeepnbError
+from deepnb.core.errors import DeepnbError
+from deepnb.core.graphs import structured
+from deepnb.core.text.safe_display import safe_display
+from deepnb.core.threads.checkpointers import make_checkpointer
+from deepnb.engine.interpreter import Interpreter
+from deepnb.engine.spec import AgentSpec, parse_interrupt_on
 from deepnb.extensions.registry import REGISTRY
-from deepnb.interpreter import Interpreter
-from deepnb.remote import RemoteWorkbench
-from deepnb.remote import connect as connect_to
-from deepnb.safe_display import safe_display
-from deepnb.session import Session
-from deepnb.spec import AgentSpec, parse_interrupt_on
+from deepnb.session import building
+from deepnb.session import workbench as wb
+from deepnb.session.config import UntrustedConfig, find_config
+from deepnb.session.protocol import Session
+from deepnb.session.remote import RemoteWorkbench
+from deepnb.session.remote import connect as connect_to
 from deepnb.views.listings import Table, TodoList
 
 
@@ -81,7 +82,7 @@ def compare(
     namespace: dict[str, Any],
 ) -> Any:
     """``--compare A,B``: the task on each model at once (``deepnb.compare``)."""
-    from deepnb.comparing import compare as start  # noqa: PLC0415  # lazy: only a compare cell needs it
+    from deepnb.session.comparing import compare as start  # noqa: PLC0415  # lazy: only a compare cell needs it
 
     names = [name.strip() for name in models.split(",")]
     if not all(names):
@@ -357,7 +358,7 @@ def todos(args: Any) -> TodoList:
 def files(args: Any) -> Any:
     """A folder's listing or a file rendered; ``files = %deepagent files`` also gives the data."""
     # lazy: the file browser loads anywidget, which %load_ext deepnb does not need
-    from deepnb.views.files_view import show_files  # noqa: PLC0415
+    from deepnb.views.files.files_view import show_files  # noqa: PLC0415
 
     return show_files(wb.get(args.agent, build=False).files(args.thread), args.path)
 
@@ -505,7 +506,7 @@ def reload(args: Any) -> Message:
 
 def deploy(args: Any) -> Message:
     """Write the project's agents as an Agent Server app into ``args.path``."""
-    from deepnb.deployment import deploy as write  # noqa: PLC0415  # lazy: it imports deepagents' config
+    from deepnb.session.serving.deploy import deploy as write  # noqa: PLC0415  # lazy: it imports deepagents' config
 
     return Message(repr(write(args.path, agents=args.agent, force=args.force)))
 
@@ -513,7 +514,7 @@ def deploy(args: Any) -> Message:
 def serve(args: Any) -> Any:
     """Start ``langgraph dev`` on the project's agents (its server object), or stop it."""
     # lazy: serving imports the deployment code and subprocess handling no other command needs
-    from deepnb import serving  # noqa: PLC0415
+    from deepnb.session.serving import serve as serving  # noqa: PLC0415
 
     if args.stop:
         if args.agent or args.port is not None:
@@ -535,7 +536,7 @@ def _port(text: str | None) -> int | None:
 
 def export(args: Any) -> Message:
     """Write a thread as a standalone notebook (``deepnb.export``); say where, in one line."""
-    from deepnb.exporting import export_thread  # noqa: PLC0415  # lazy: it loads nbformat
+    from deepnb.session.exporting import export_thread  # noqa: PLC0415  # lazy: it loads nbformat
 
     session: Session = wb.get(args.agent, build=False)
     return Message(repr(export_thread(session, args.path, thread=args.thread, force=args.force)))

@@ -1,5 +1,6 @@
 """``%%deepagent eval DATASET`` (and ``%deepagent eval DATASET``): an experiment over the rows in
-a kernel variable or a ``.csv`` / ``.jsonl`` file, through :func:`deepnb.evals.experiment.experiment`.
+a kernel variable or a ``.csv`` / ``.jsonl`` file, through
+:func:`deepnb.session.experiments.experiment.experiment`.
 The cell body is the template; ``--variants VAR`` names the dict of variants and each
 ``--scorer`` a built-in scorer or a variable holding one (or a list of them)."""
 
@@ -9,10 +10,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from deepnb import scorers as builtin
-from deepnb.errors import DeepnbError
-from deepnb.evals.datasets import FILE_KINDS
-from deepnb.evals.experiment import Experiment, experiment
-from deepnb.evals.scoring import scorer_name
+from deepnb.core.errors import DeepnbError
+from deepnb.session.experiments.datasets import FILE_KINDS
+from deepnb.session.experiments.experiment import Experiment, experiment
+from deepnb.session.experiments.scoring import scorer_name
 
 READY_SCORERS = {"exact": builtin.exact, "contains": builtin.contains}
 """Built-in scorers a name alone can pick; the others are made with their settings."""

@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from deepnb.errors import DeepnbError
+from deepnb.core.errors import DeepnbError
 
 _FIELD = re.compile(
     r"\{\{(?P<literal>[^{}]*)\}\}|\{\{|\{(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}"

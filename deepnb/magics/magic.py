@@ -18,13 +18,13 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.utils.text import DollarFormatter
 
-from deepnb import langsmith_inline
-from deepnb.errors import DeepnbError
+from deepnb.core.errors import DeepnbError
+from deepnb.core.graphs import langsmith_inline
 from deepnb.magics import parser
 from deepnb.magics.interpolate import interpolate
 
 if TYPE_CHECKING:
-    from deepnb.session import Session
+    from deepnb.session.protocol import Session
 
 _CELL_HEAD = re.compile(r"^%%deepagent(?:[ \t]|$)")
 
@@ -184,7 +184,7 @@ class DeepnbMagics(Magics):
         except DeepnbError as exc:
             raise UsageError(str(exc)) from None
         # lazy: the grid loads anywidget, which %load_ext deepnb does not need
-        from deepnb.views.batch_view import show_batch  # noqa: PLC0415
+        from deepnb.views.batch.batch_view import show_batch  # noqa: PLC0415
 
         return batch, show_batch(batch), args
 
@@ -197,7 +197,7 @@ class DeepnbMagics(Magics):
         except DeepnbError as exc:
             raise UsageError(str(exc)) from None
         # lazy: the matrix loads anywidget, which %load_ext deepnb does not need
-        from deepnb.views.experiment_live import show_experiment  # noqa: PLC0415
+        from deepnb.views.experiment.experiment_live import show_experiment  # noqa: PLC0415
 
         return experiment, show_experiment(experiment), args
 
@@ -273,7 +273,7 @@ def _check_record(args: Any) -> None:
     if args.force and not args.record:
         raise DeepnbError("--force replaces the file --record PATH writes: give --record PATH too.")
     if args.record:
-        from deepnb.recording import check_target  # noqa: PLC0415  # lazy: as _commands()
+        from deepnb.engine.recording import check_target  # noqa: PLC0415  # lazy: as _commands()
 
         check_target(args.record, force=args.force)
 
@@ -294,7 +294,7 @@ def _record(run: Any, args: Any) -> None:
 
 def _record_when_finished(run: Any, path: str) -> None:
     # lazy: the engine is loaded by now (a run exists); %load_ext deepnb does not load it
-    from deepnb.events import RunCancelled, RunFailed, RunFinished  # noqa: PLC0415
+    from deepnb.core.events import RunCancelled, RunFailed, RunFinished  # noqa: PLC0415
 
     def listener(event: Any) -> None:
         if isinstance(event, RunFinished | RunFailed | RunCancelled):
@@ -336,7 +336,7 @@ def _stop_by_the_kernel(target: Any) -> str:
     """Stop a run, batch or experiment for the kernel's interrupt, so each run's notice says so;
     return that reason."""
     # lazy: the engine is loaded by now (something runs); %load_ext deepnb does not load it
-    from deepnb.run import KERNEL_INTERRUPT  # noqa: PLC0415
+    from deepnb.session.run import KERNEL_INTERRUPT  # noqa: PLC0415
 
     target.stop(reason=KERNEL_INTERRUPT)
     return KERNEL_INTERRUPT

@@ -1,14 +1,14 @@
 """``%%deepagent map VAR`` (and ``%deepagent map VAR``): one run per input of the list in ``VAR``,
-through :meth:`deepnb.session.Session.map`. The cell body is the template (``{field}`` per record,
+through :meth:`deepnb.session.protocol.Session.map`. The cell body is the template (``{field}`` per record,
 ``{input}`` for a string input); with no body, a string is the prompt and a dict the graph's input."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from deepnb.batch import Batch
-from deepnb.errors import DeepnbError
+from deepnb.core.errors import DeepnbError
 from deepnb.magics.commands import workbench_for
+from deepnb.session.batch import Batch
 
 
 def concurrency_of(text: str | None) -> int:

@@ -8,7 +8,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from deepnb.errors import DeepnbError
+from deepnb.core.errors import DeepnbError
 from deepnb.models.scripted import ScriptedChatModel, load_script
 
 MODEL_ENV = "DEEPNB_MODEL"

@@ -25,7 +25,7 @@ from a model without native structured output; ``run.output`` is then the parsed
         - tool_calls: [{name: Person, args: {name: Ada, age: 36}}]
 
 ``run.record(PATH)`` (or ``%%deepagent --record PATH``) writes a script from a real run
-(:mod:`deepnb.recording`): every turn with its tool calls' ``id`` and its ``usage``, each
+(:mod:`deepnb.engine.recording`): every turn with its tool calls' ``id`` and its ``usage``, each
 conversation matched by its prompt or task description.
 
 An agent's value may also be a plain list of turns. A turn may instead be ``{error: "message"}``,
@@ -61,9 +61,9 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, Huma
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import ConfigDict, model_validator
 
-from deepnb.documents import MAX_BYTES, DocumentError, load_document
-from deepnb.errors import DeepnbError
-from deepnb.safe_regex import BoundedPattern, RegexError, compile_bounded
+from deepnb.core.errors import DeepnbError
+from deepnb.core.text.documents import MAX_BYTES, DocumentError, load_document
+from deepnb.core.text.safe_regex import BoundedPattern, RegexError, compile_bounded
 
 MAIN_AGENT = "main"
 _TOKEN = re.compile(r"\s*\S+\s*|\s+")

@@ -7,5 +7,5 @@
   globals, extensions), ``file_preview`` (a file's content), all styled by ``styles``;
 - ``output``: a live view and its static form merged into one output;
 - ``renderers``: how the engine's objects (run, files, tree, …) show, looked up through
-  :mod:`deepnb.displayable`, so the engine never imports this package.
+  :mod:`deepnb.core.displayable`, so the engine never imports this package.
 """

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from deepnb.anatomy import AgentPart, Anatomy
-from deepnb.markup import escape
+from deepnb.core.text.markup import escape
+from deepnb.engine.anatomy import AgentPart, Anatomy
 
 
 def _pairs_text(pairs: Sequence[tuple[str, str]], indent: str = "  ") -> list[str]:

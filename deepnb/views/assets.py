@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-_BUILT = Path(__file__).resolve().parent.parent / "_widgets"
+_BUILT = Path(__file__).resolve().parents[1] / "_widgets"
 
 
 def asset(name: str) -> Path:

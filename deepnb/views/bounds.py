@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from deepnb.markup import escape, highlight, markdown
+from deepnb.core.text.markup import escape, highlight, markdown
 
 MESSAGE_LIMIT = 64 * 1024
 """No message to the front-end is larger than this (its JSON, UTF-8 encoded)."""

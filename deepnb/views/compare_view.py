@@ -9,15 +9,15 @@ from typing import Any
 import ipywidgets as widgets  # type: ignore[import-untyped]  # no type information
 from IPython.display import display
 
-from deepnb import events as ev
-from deepnb.comparing import Comparison, ComparisonTable
-from deepnb.markup import escape
-from deepnb.safe_display import shown_text
-from deepnb.schema import RUN_STATUS_LABEL, shown_as
-from deepnb.structured import output_rows
+from deepnb.core import events as ev
+from deepnb.core.graphs.structured import output_rows
+from deepnb.core.schema import RUN_STATUS_LABEL, shown_as
+from deepnb.core.text.markup import escape
+from deepnb.core.text.safe_display import shown_text
+from deepnb.session.comparing import Comparison, ComparisonTable
 from deepnb.views.listings import Table
 from deepnb.views.output import run_snapshot, with_static
-from deepnb.views.run_view import RunView
+from deepnb.views.run.run_view import RunView
 
 SHOWN_CELL = 120
 """Characters of a result, an error or an output a table cell shows."""

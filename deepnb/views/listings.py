@@ -10,17 +10,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from deepnb.files.files import REPR_LIMIT
-from deepnb.files.sources import Entry
-from deepnb.markup import escape
-from deepnb.safe_display import safe_display
-from deepnb.schema import BROKEN_OFF, TODO_INTERRUPTED_MARK, TODO_STATUS_MARK, shown_as
-from deepnb.state import todo_progress
+from deepnb.core.schema import BROKEN_OFF, TODO_INTERRUPTED_MARK, TODO_STATUS_MARK, shown_as
+from deepnb.core.text.markup import escape
+from deepnb.core.text.safe_display import safe_display
+from deepnb.engine.files.sources import Entry
+from deepnb.engine.state import todo_progress
+from deepnb.session.files.files import REPR_LIMIT
 
 if TYPE_CHECKING:
+    from deepnb.engine.interpreter import Interpreter
     from deepnb.extensions.report import Listing
-    from deepnb.files.files import Files
-    from deepnb.interpreter import Interpreter
+    from deepnb.session.files.files import Files
 
 MORE_FILES = ".ls(path), .glob(pattern) or .grep(text)"
 """What a bounded listing of files suggests for the rest."""

@@ -4,7 +4,7 @@ A front-end is not trusted: anything in the page can send a widget message. Each
 the message kinds it accepts and the fields each may carry (:data:`RUN_MESSAGES`,
 :data:`FILES_MESSAGES`); :func:`check` refuses an unknown kind, an unknown field or a field of
 the wrong type, in one line. What a field must *name* (a pending interrupt, one of its actions,
-that action's tool) is checked against the card it answers by :func:`deepnb.approvals.check_card`.
+that action's tool) is checked against the card it answers by :func:`deepnb.engine.approvals.check_card`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from deepnb.errors import DeepnbError
+from deepnb.core.errors import DeepnbError
 
 
 class MessageRefused(DeepnbError):
@@ -46,7 +46,7 @@ RUN_MESSAGES: Kinds = {
 to show, the thread switcher's list and one thread to show, the async tasks' refresh, the
 approval cards' decisions (Approve all / Reject all over every page, with the count the button
 showed, and which page of cards to show), a raw interrupt's answer (its ``value`` is checked to be JSON data
-by :func:`deepnb.interrupts.check_answer_card`), and "fork here" on a step of the timeline (its
+by :func:`deepnb.engine.interrupts.check_answer_card`), and "fork here" on a step of the timeline (its
 ``step`` must be one the run wrote)."""
 
 REQUIRED: Mapping[str, tuple[str, ...]] = {

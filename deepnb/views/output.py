@@ -10,11 +10,11 @@ from typing import Any
 import anywidget
 from IPython.display import display
 
-from deepnb import events as ev
-from deepnb.run import Run
-from deepnb.structured import output_rows
-from deepnb.views.run_view import RunView
-from deepnb.views.snapshot import snapshot_bundle
+from deepnb.core import events as ev
+from deepnb.core.graphs.structured import output_rows
+from deepnb.session.run import Run
+from deepnb.views.run.run_view import RunView
+from deepnb.views.run.snapshot import snapshot_bundle
 
 _ENDS = (ev.RunFinished, ev.RunFailed, ev.RunCancelled, ev.RunPaused)
 

@@ -1,30 +1,30 @@
-"""How each domain object shows: the renderers :class:`deepnb.displayable.Displayable` looks up,
+"""How each domain object shows: the renderers :class:`deepnb.core.displayable.Displayable` looks up,
 installed on the first display. A new displayable type gets its renderer here."""
 
 from __future__ import annotations
 
-from deepnb.anatomy import Anatomy
-from deepnb.batch import Batch
-from deepnb.comparing import Comparison, ComparisonTable
-from deepnb.displayable import Renderer, register
-from deepnb.evals.experiment import Experiment, Summary, VariantComparison
-from deepnb.evals.record import RunRecord
+from deepnb.core.displayable import Renderer, register
+from deepnb.engine.anatomy import Anatomy
+from deepnb.engine.interpreter import Interpreter
+from deepnb.engine.state import RunState
+from deepnb.engine.tree import SubagentNode
 from deepnb.extensions.report import Listing
-from deepnb.files.files import Files
-from deepnb.interpreter import Interpreter
-from deepnb.run import Run
-from deepnb.state import RunState
-from deepnb.tree import SubagentNode
+from deepnb.session.batch import Batch
+from deepnb.session.comparing import Comparison, ComparisonTable
+from deepnb.session.experiments.experiment import Experiment, Summary, VariantComparison
+from deepnb.session.experiments.record import RunRecord
+from deepnb.session.files.files import Files
+from deepnb.session.run import Run
 from deepnb.views.anatomy_view import anatomy_html, anatomy_text
-from deepnb.views.batch_view import batch_bundle, show_batch
+from deepnb.views.batch.batch_view import batch_bundle, show_batch
 from deepnb.views.compare_view import (
     comparison_bundle,
     comparison_table_html,
     comparison_table_text,
     show_comparison,
 )
-from deepnb.views.experiment_live import experiment_live_bundle, show_experiment
-from deepnb.views.experiment_view import (
+from deepnb.views.experiment.experiment_live import experiment_live_bundle, show_experiment
+from deepnb.views.experiment.experiment_view import (
     comparison_html,
     comparison_text,
     experiment_html,
@@ -43,8 +43,8 @@ from deepnb.views.listings import (
     thread_files_text,
 )
 from deepnb.views.output import run_bundle, show_run
-from deepnb.views.snapshot import snapshot_bundle
-from deepnb.views.subagent_tree import tree_html, tree_text
+from deepnb.views.run.snapshot import snapshot_bundle
+from deepnb.views.run.subagent_tree import tree_html, tree_text
 
 RENDERERS: dict[type, Renderer] = {
     Run: Renderer(bundle=run_bundle, show=show_run),  # repr(run) stays the run's own one line
@@ -53,7 +53,7 @@ RENDERERS: dict[type, Renderer] = {
     Interpreter: Renderer(text=interpreter_text, html=interpreter_html),
     Listing: Renderer(text=extensions_text, html=extensions_html),
     Anatomy: Renderer(text=anatomy_text, html=anatomy_html),
-    RunState: Renderer(bundle=snapshot_bundle),  # a run as saved: its static view (deepnb.exporting)
+    RunState: Renderer(bundle=snapshot_bundle),  # a run as saved: its static view (deepnb.session.exporting)
     Comparison: Renderer(
         bundle=comparison_bundle, show=show_comparison
     ),  # repr(comparison) stays its own one line
@@ -69,6 +69,6 @@ RENDERERS: dict[type, Renderer] = {
 
 
 def install() -> None:
-    """Register every renderer with :mod:`deepnb.displayable`."""
+    """Register every renderer with :mod:`deepnb.core.displayable`."""
     for cls, renderer in RENDERERS.items():
         register(cls, renderer)

@@ -4,7 +4,7 @@ previews, as a saved notebook, GitHub, nbviewer and nbconvert show them where wi
 
 from __future__ import annotations
 
-from deepnb.markup import code_css
+from deepnb.core.text.markup import code_css
 
 STATIC_CSS = """
 .deepnb-snapshot{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;

@@ -7,8 +7,8 @@ import asyncio
 import time
 from collections.abc import Callable
 
-from deepnb._loop import engine_loop, in_engine_thread
-from deepnb.failures import contained
+from deepnb.core.failures import contained
+from deepnb.core.loop import engine_loop, in_engine_thread
 
 MAX_MESSAGES_PER_SECOND = 20
 MARGIN = 1.2

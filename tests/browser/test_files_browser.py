@@ -43,7 +43,8 @@ CELLS = [
     f'run.files.write("/{HOSTILE_NAME}", "{HOSTILE_BODY}")',
     "%deepagent files",
     "import deepnb\nfrom deepagents import FilesystemPermission\n"
-    'locked = deepnb.agent("locked", "demo:quickstart", checkpointer=deepnb.workbench.get().checkpointer,\n'
+    "from deepnb.session import workbench\n"
+    'locked = deepnb.agent("locked", "demo:quickstart", checkpointer=workbench.get().checkpointer,\n'
     '    permissions=[FilesystemPermission(operations=["write"], paths=["/notes/**"], mode="deny")])\n'
     "thread = run.thread_id",
     "%deepagent files -a locked -t {thread}",

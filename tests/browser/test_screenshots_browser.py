@@ -34,7 +34,7 @@ CELLS = [
     f"{RESEARCH}\nWrite a short report on how coral reefs recover after bleaching.",
     "%deepagent files",
     "%deepagent inspect",
-    "from IPython.display import display\nfrom deepnb.views.snapshot import snapshot_bundle\n"
+    "from IPython.display import display\nfrom deepnb.views.run.snapshot import snapshot_bundle\n"
     "display(snapshot_bundle(research.state), raw=True)",
     f"{GATED}\nPlan our product launch.",
 ]

@@ -16,9 +16,9 @@ import pytest
 from langchain_core.messages import ToolMessage
 
 import deepnb
-from deepnb._loop import run_sync
-from deepnb.async_tasks import FIELDS, merge_rows, refresh_async_tasks, remote_agents, task_rows
-from deepnb.errors import DeepnbError
+from deepnb.core.errors import DeepnbError
+from deepnb.core.loop import run_sync
+from deepnb.engine.async_tasks import FIELDS, merge_rows, refresh_async_tasks, remote_agents, task_rows
 from deepnb.models.scripted import ScriptedChatModel, parse_script
 from tests.support.servers import AgentServer, agent_server_fixture, free_port, offline_client_fixture
 
@@ -151,8 +151,8 @@ def test_the_tools_track_the_task_in_the_thread_state(agent_server: AgentServer)
 
 
 def test_the_panels_refresh_button_asks_the_server(agent_server: AgentServer) -> None:
-    from deepnb.run import Run
-    from deepnb.views.run_view import RunView
+    from deepnb.session.run import Run
+    from deepnb.views.run.run_view import RunView
 
     workbench = build(agent_server.url)
     run = workbench.run(PROMPT)

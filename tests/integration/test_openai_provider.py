@@ -9,10 +9,10 @@ from collections.abc import Iterator
 import pytest
 
 import deepnb
-from deepnb.errors import DeepnbError
+from deepnb.core.errors import DeepnbError
 from deepnb.models.resolve import online_environment
-from deepnb.run import Run
-from deepnb.workbench import registered
+from deepnb.session.run import Run
+from deepnb.session.workbench import registered
 from tests.support.openai_server import (
     OpenAIServer,
     error,

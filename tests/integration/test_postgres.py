@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import deepnb
-from deepnb import checkpoint
-from deepnb.errors import DeepnbError
+from deepnb.core.errors import DeepnbError
+from deepnb.core.threads import checkpointers as checkpoint
 
 
 def test_a_thread_in_postgres_is_seen_by_a_new_workbench(postgres_uri: str) -> None:
@@ -60,7 +60,8 @@ def test_an_unreachable_database_is_one_clear_line_without_the_dsn() -> None:
 def test_deepnb_toml_may_keep_an_agents_threads_in_postgres(
     postgres_uri: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from deepnb import trust, workbench
+    from deepnb.core import trust
+    from deepnb.session import workbench
 
     (tmp_path / ".git").mkdir()
     (tmp_path / "deepnb.toml").write_text(

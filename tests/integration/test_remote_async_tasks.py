@@ -15,15 +15,15 @@ from typing import Any
 import pytest
 
 import deepnb
-from deepnb import events as ev
-from deepnb._loop import run_sync
-from deepnb.async_tasks import FIELDS, ServedAgent, refresh_async_tasks, refresh_tasks, remote_agents
-from deepnb.errors import DeepnbError
-from deepnb.remote import RemoteWorkbench
-from deepnb.state import RunState
+from deepnb.core import events as ev
+from deepnb.core.errors import DeepnbError
+from deepnb.core.loop import run_sync
+from deepnb.engine.async_tasks import FIELDS, ServedAgent, refresh_async_tasks, refresh_tasks, remote_agents
+from deepnb.engine.state import RunState
+from deepnb.session.remote import RemoteWorkbench
 from deepnb.views.output import run_bundle
-from deepnb.views.run_view import RunView
-from deepnb.views.snapshot import snapshot_bundle
+from deepnb.views.run.run_view import RunView
+from deepnb.views.run.snapshot import snapshot_bundle
 from tests.support.agent_server.key_check import ACCEPTED_KEY
 from tests.support.agent_server.supervisor_graph import NOTIFIED, RESULT
 from tests.support.agents import unique

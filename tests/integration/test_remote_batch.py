@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import deepnb
-from deepnb._loop import run_sync
+from deepnb.core.loop import run_sync
 from tests.support.agent_server.researcher_graph import RESULT
 from tests.support.agents import unique
 from tests.support.servers import AgentServer, agent_server_fixture, offline_client_fixture

@@ -14,14 +14,14 @@ import pytest
 from IPython.core.error import UsageError
 
 import deepnb
-from deepnb import agents, building
-from deepnb._loop import run_sync
-from deepnb.errors import DeepnbError
+from deepnb.core.errors import DeepnbError
+from deepnb.core.loop import run_sync
+from deepnb.core.text.secrets import redact
 from deepnb.magics import commands
-from deepnb.remote import RemoteWorkbench
-from deepnb.run import KERNEL_INTERRUPT
-from deepnb.secrets import redact
-from deepnb.session import Session
+from deepnb.session import agents, building
+from deepnb.session.protocol import Session
+from deepnb.session.remote import RemoteWorkbench
+from deepnb.session.run import KERNEL_INTERRUPT
 from deepnb.views.compare_view import CompareView, comparison_static
 from deepnb.views.output import run_bundle
 from tests.support.agent_server.key_check import ACCEPTED_KEY

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 import deepnb
-from deepnb.errors import DeepnbError
-from deepnb.remote import RemoteWorkbench
+from deepnb.core.errors import DeepnbError
+from deepnb.session.remote import RemoteWorkbench
 from tests.support.agents import unique
 from tests.support.servers import AgentServer, agent_server_fixture, offline_client_fixture
 

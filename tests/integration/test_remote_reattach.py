@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import deepnb
-from deepnb._loop import run_sync
-from deepnb.remote import RemoteWorkbench
+from deepnb.core.loop import run_sync
+from deepnb.session.remote import RemoteWorkbench
 from tests.support.agents import unique
 from tests.support.servers import (
     AgentServer,

@@ -26,10 +26,12 @@ from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
 import deepnb
-from deepnb import agents, serving, trust
-from deepnb.errors import DeepnbError
+from deepnb.core import trust
+from deepnb.core.errors import DeepnbError
 from deepnb.models.resolve import online_environment
-from deepnb.remote import RemoteWorkbench
+from deepnb.session import agents
+from deepnb.session.remote import RemoteWorkbench
+from deepnb.session.serving import serve as serving
 from tests.support.agents import write
 
 ROOT = Path(__file__).resolve().parents[2]

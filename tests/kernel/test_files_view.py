@@ -17,7 +17,7 @@ from tests.support.kernel_session import KernelSession, deepnb_kernel
 
 pytestmark = pytest.mark.kernel
 
-FILES_VIEW = "deepnb.views.files_view.FilesView"
+FILES_VIEW = "deepnb.views.files.files_view.FilesView"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 QUICKSTART = (
     "%%deepagent -m demo:quickstart -o run\n"
@@ -300,7 +300,7 @@ def test_a_denied_write_names_the_rule_and_changes_nothing(kernel: KernelSession
         locked = deepnb.agent(
             "locked",
             "demo:quickstart",
-            checkpointer=deepnb.workbench.get("default").checkpointer,
+            checkpointer=deepnb.session.workbench.get("default").checkpointer,
             permissions=[FilesystemPermission(operations=["write"], paths=["/notes/**"], mode="deny")],
         )
         thread = run.thread_id

@@ -24,7 +24,7 @@ agents:
       turns: [{{text: "{WORDS} about kelp."}}]
     - turns: [{{text: "{WORDS} about tides."}}]
 """
-GRID = "deepnb.views.batch_view.BatchView"
+GRID = "deepnb.views.batch.batch_view.BatchView"
 
 
 @pytest.fixture(scope="module")

@@ -43,7 +43,7 @@ def bench() -> Any:
 
 @pytest.fixture
 def view(bench: Any) -> Any:
-    from deepnb.views.run_view import RunView
+    from deepnb.views.run.run_view import RunView
 
     run = bench.start("go", thread=uuid.uuid4().hex).wait(30)
     assert run.status == "interrupted" and len(run.pending) == 2

@@ -1,5 +1,5 @@
 """No tool runs around its approval rule: interpreter code (PTC, JS ``task()``) that could reach a
-gated tool is refused when the agent is built, for every code path in ``deepnb.gating.PATHS``
+gated tool is refused when the agent is built, for every code path in ``deepnb.engine.gating.PATHS``
 and every kind of rule (``interrupt_on``, inherited by subagents, filesystem ``interrupt``
 permissions, a ``HumanInTheLoopMiddleware`` of the user's or of an extension) — from Python, a
 magic and ``deepnb.toml`` alike. An ungated PTC tool still works."""
@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 import deepnb
-from deepnb import extensions, workbench
-from deepnb.errors import DeepnbError
+from deepnb import extensions
+from deepnb.core.errors import DeepnbError
+from deepnb.session import workbench
 from tests.support.agents import unique
 
 pytest.importorskip("langchain_quickjs", reason="the interpreter extra: pip install 'deepnb[interpreter]'")
@@ -106,7 +107,7 @@ NOT_A_RULE_FOR = {
 
 
 def test_every_code_path_has_a_setup_here() -> None:
-    from deepnb import gating
+    from deepnb.engine import gating
 
     assert {path.name for path in gating.PATHS} == set(PATH_SETUPS)
 
@@ -208,7 +209,7 @@ def test_the_magic_and_deepnb_toml_reach_the_same_check(
 def test_ptc_forms_the_interpreter_does_not_take_are_refused_at_build(ptc: Any, says: str) -> None:
     """Not a list of tool names (an "all tools" form) or ``task``: refused when built, not at the
     first model call."""
-    from deepnb import gating
+    from deepnb.engine import gating
 
     with pytest.raises(DeepnbError, match=re.escape(says)):
         gating.check({}, [_interpreter(ptc)])

@@ -35,7 +35,7 @@ TURNS = [
 @pytest.fixture
 def gated(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     """A run paused on the two writes, shown in a real RunView, every comm message recorded."""
-    from deepnb.views.run_view import RunView
+    from deepnb.views.run.run_view import RunView
 
     assert len(CONTENT) > 200_000
     sent: list[dict[str, Any]] = []

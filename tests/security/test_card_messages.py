@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import deepnb
-from deepnb.workbench import Workbench
+from deepnb.session.workbench import Workbench
 from tests.support.agents import scripted, unique
 
 GATES = {"write_file": True, "edit_file": {"allowed_decisions": ["approve", "reject"]}}
@@ -34,7 +34,7 @@ def bench() -> Workbench:
 
 @pytest.fixture
 def view(bench: Workbench) -> Any:
-    from deepnb.views.run_view import RunView
+    from deepnb.views.run.run_view import RunView
 
     run = bench.start("Write then edit", thread=uuid.uuid4().hex).wait(30)
     assert run.status == "interrupted" and [p.name for p in run.pending] == ["write_file", "edit_file"]
@@ -207,7 +207,7 @@ def files_forged() -> list[Any]:
 
 @pytest.fixture(scope="module")
 def files_view() -> Any:
-    from deepnb.views.files_view import FilesView
+    from deepnb.views.files.files_view import FilesView
 
     bench = deepnb.agent(unique("files"), scripted({"main": ["Nothing to do."]}))
     run = bench.run("Hello").wait(30)
@@ -218,7 +218,7 @@ def files_view() -> Any:
 
 
 def test_every_kind_the_file_view_accepts_is_listed_here() -> None:
-    from deepnb.views.files_view import FilesView
+    from deepnb.views.files.files_view import FilesView
     from deepnb.views.messages import FILES_MESSAGES
 
     assert set(FILES_VALID) == set(FILES_MESSAGES) == set(FilesView._HANDLERS)

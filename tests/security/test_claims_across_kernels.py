@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 
 import deepnb
-from deepnb import checkpoint, workbench
-from deepnb.errors import DeepnbError
+from deepnb.core.errors import DeepnbError
+from deepnb.core.threads import checkpointers as checkpoint
+from deepnb.session import workbench
 from tests.support.agents import unique
 from tests.support.kernel_session import deepnb_kernel
 

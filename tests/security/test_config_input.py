@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 import deepnb
-from deepnb import config, extensions, workbench
-from deepnb.errors import DeepnbError
+from deepnb import extensions
+from deepnb.core.errors import DeepnbError
+from deepnb.session import config, workbench
 
 BAD_SCRIPT_TURNS = [
     ("usage: 5", "'usage' must map input_tokens and output_tokens to numbers"),

@@ -21,12 +21,12 @@ import pytest
 from IPython.core.error import UsageError
 
 import deepnb
-from deepnb import agents
-from deepnb.async_tasks import RemoteAgent, _failure
-from deepnb.errors import DeepnbError
-from deepnb.exporting import export_thread
+from deepnb.core.errors import DeepnbError
+from deepnb.engine.async_tasks import RemoteAgent, _failure
 from deepnb.magics import commands
-from deepnb.remote import RemoteWorkbench
+from deepnb.session import agents
+from deepnb.session.exporting import export_thread
+from deepnb.session.remote import RemoteWorkbench
 from deepnb.views.output import run_bundle
 from tests.support.agents import unique
 from tests.support.servers import free_port, offline_client_fixture
@@ -343,7 +343,7 @@ def test_a_wrong_typed_assistant_list_is_one_line(server: StubServer, body: Any)
 
 
 def test_the_cases_cover_every_field_deepnb_reads() -> None:
-    from deepnb.remote import shapes  # the tables this suite must cover
+    from deepnb.session.remote import shapes  # the tables this suite must cover
 
     stated = {field for field, _ in STATE_CASES}
     assert set(shapes.THREAD_STATE) <= stated

@@ -8,14 +8,14 @@ from html.parser import HTMLParser
 
 import pytest
 
-from deepnb import events as ev
-from deepnb.bidi import BIDI_CONTROLS
-from deepnb.files.sources import Entry
-from deepnb.markup import escape, markdown
-from deepnb.state import RunState
-from deepnb.views.file_preview import FileDisplay, render_file
+from deepnb.core import events as ev
+from deepnb.core.text.bidi import BIDI_CONTROLS
+from deepnb.core.text.markup import escape, markdown
+from deepnb.engine.files.sources import Entry
+from deepnb.engine.state import RunState
+from deepnb.views.files.file_preview import FileDisplay, render_file
 from deepnb.views.listings import FolderListing, Table, TodoList
-from deepnb.views.snapshot import snapshot_bundle
+from deepnb.views.run.snapshot import snapshot_bundle
 
 HOSTILE_IMAGES = {
     "http": "![pixel](http://tracker.example/p.png?u=1)",

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import deepnb
-from deepnb.files.rules import DOT_PARTS, dot_patterns
+from deepnb.engine.files.rules import DOT_PARTS, dot_patterns
 from deepnb.models.scripted import ScriptedChatModel, parse_script
 
 SECRET = "SENTINEL-4d1e-dotfile"
@@ -157,7 +157,7 @@ def test_dot_patterns_match_what_dotglob_matches(pattern: str) -> None:
 def test_spelled_out_rules_are_valid_rules() -> None:
     from deepagents import FilesystemPermission
 
-    from deepnb.files.rules import agent_rules
+    from deepnb.engine.files.rules import agent_rules
 
     declared = [FilesystemPermission(operations=["read"], paths=[*PATTERNS, "/s/?.", "/s/[.]."], mode="deny")]
     (rule,) = agent_rules(declared) or []

@@ -21,10 +21,10 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.tools import tool
 
 import deepnb
-from deepnb import _loop
-from deepnb.failures import EngineAbort
+from deepnb.core import loop as _loop
+from deepnb.core.failures import EngineAbort
 from deepnb.models.scripted import ScriptedChatModel, parse_script
-from deepnb.run import Run
+from deepnb.session.run import Run
 
 WAIT = 30.0
 
@@ -182,7 +182,7 @@ def _view_flush(kind: type[BaseException], calls: list[str]) -> None:
 
 
 def _file_listener(kind: type[BaseException], calls: list[str]) -> None:
-    from deepnb.files import watch
+    from deepnb.engine.files import watch
 
     class Listener:
         def changed(self, paths: Any) -> None:
@@ -201,13 +201,13 @@ def _file_listener(kind: type[BaseException], calls: list[str]) -> None:
 
 
 async def _announce_async() -> None:
-    from deepnb.files import watch
+    from deepnb.engine.files import watch
 
     watch.announce("survive-files", "t1", ["/b.md"])
 
 
 def _files_view_watch(kind: type[BaseException], calls: list[str]) -> None:
-    from deepnb.views.files_view import FilesView
+    from deepnb.views.files.files_view import FilesView
 
     bench = deepnb.agent(name="survive-view", model=ScriptedChatModel(script=_script(PLAIN)))
     view = FilesView(bench.files(bench.new_thread()))

@@ -17,8 +17,8 @@ import pytest
 import yaml
 
 import deepnb
-from deepnb.bidi import BIDI_CONTROLS
-from deepnb.exporting import export_thread
+from deepnb.core.text.bidi import BIDI_CONTROLS
+from deepnb.session.exporting import export_thread
 from tests.support.agents import scripted, unique
 
 SECRET = "Zq7W.m2-Lp9+Xk4_Rt8 (v2)&x"

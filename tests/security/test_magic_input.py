@@ -13,8 +13,8 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
-from deepnb import workbench
 from deepnb.magics import parser
+from deepnb.session import workbench
 
 
 def _usage_error(shell: Any, source: str) -> str:

@@ -15,9 +15,9 @@ import pytest
 
 import deepnb
 from deepnb.models.scripted import ScriptedChatModel, parse_script
-from deepnb.views.approval_pages import PAGE_CARDS
 from deepnb.views.bounds import MESSAGE_LIMIT
-from deepnb.views.snapshot import snapshot_html, snapshot_text
+from deepnb.views.run.approval_pages import PAGE_CARDS
+from deepnb.views.run.snapshot import snapshot_html, snapshot_text
 from tests.support.agents import unique
 from tests.support.view_messages import message_size
 
@@ -33,7 +33,7 @@ def _turns(count: int) -> list[Any]:
 @pytest.fixture(params=[300, 3000], ids=["300", "3000"])
 def waiting(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     """A run paused on ``count`` gated writes, shown in a RunView, every comm message recorded."""
-    from deepnb.views.run_view import RunView
+    from deepnb.views.run.run_view import RunView
 
     count = request.param
     sent: list[dict[str, Any]] = []

@@ -51,9 +51,9 @@ def long_script(steps: int = STEPS) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def long_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """One long run through a real RunView, every comm message it published recorded."""
-    from deepnb.views.run_view import RunView
+    from deepnb.views.run.run_view import RunView
+    from deepnb.views.run.snapshot import snapshot_bundle
     from deepnb.views.shared_code import forget_parts
-    from deepnb.views.snapshot import snapshot_bundle
 
     forget_parts()  # as in a new kernel: the view's code parts open with it, and are counted
     home = tmp_path_factory.mktemp("home")
@@ -145,7 +145,7 @@ def test_a_long_runs_snapshot_is_folded_and_keeps_what_matters(long_run: dict[st
 
 def test_a_short_runs_snapshot_is_unchanged(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The demo runs are far below the fold: the snapshot is the one rendered with no folding."""
-    from deepnb.views import snapshot
+    from deepnb.views.run import snapshot
 
     wb = deepnb.agent(f"short-{uuid.uuid4().hex[:6]}", "demo:research")
     run = wb.run("Research how deep agents plan.")
@@ -160,7 +160,7 @@ def test_a_streaming_view_keeps_a_few_hundred_items_however_long_the_run(long_ru
     """The front end's transcript, rebuilt from every message in order as the browser applies them
     (openings and full syncs replace it, patches change it), never holds the whole long run: old
     steps are folded again while it streams, so the browser's DOM stays small."""
-    from deepnb.views.run_view import LIVE_ITEMS
+    from deepnb.views.run.run_view import LIVE_ITEMS
 
     run, sent = long_run["run"], long_run["sent"]
     before_expand = sent[: len(sent) - len(long_run["expanded"])]

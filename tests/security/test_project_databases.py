@@ -17,7 +17,9 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 import deepnb
-from deepnb import checkpoint, trust, workbench
+from deepnb.core import trust
+from deepnb.core.threads import checkpointers as checkpoint
+from deepnb.session import workbench
 from tests.support.agents import unique
 
 # LangGraph's msgpack extension codes whose value is (module, name, argument(s)) and which import

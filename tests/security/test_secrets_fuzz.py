@@ -20,13 +20,13 @@ from urllib.parse import quote
 import pytest
 
 import deepnb
-from deepnb import events as ev
-from deepnb import workbench as wb
+from deepnb.core import events as ev
 from deepnb.magics import commands
 from deepnb.models.scripted import ScriptedChatModel, parse_script
-from deepnb.run import Run
-from deepnb.views.run_view import RunView
-from deepnb.views.snapshot import snapshot_bundle
+from deepnb.session import workbench as wb
+from deepnb.session.run import Run
+from deepnb.views.run.run_view import RunView
+from deepnb.views.run.snapshot import snapshot_bundle
 
 BASE = "Zq7Wm2Lp9Xk4Rt8Vn3Kd6"
 """Shaped like no known key: only the environment lookup can find it."""
@@ -70,7 +70,7 @@ def assert_hidden(secret: str, where: str, shown: Any) -> None:
 
 
 def event_kinds() -> list[type[ev.Event]]:
-    """Every concrete event class of deepnb.events (a new one is covered automatically)."""
+    """Every concrete event class of deepnb.core.events (a new one is covered automatically)."""
     return [
         cls
         for cls in vars(ev).values()
@@ -320,7 +320,7 @@ def test_every_display_method_in_deepnb_is_redacted() -> None:
 def test_error_messages_show_no_secret(secret: str) -> None:
     """A deepnb error often quotes what it was given: shown (one line in a magic's output, a
     card's refusal), the secret is not in it."""
-    from deepnb.errors import DeepnbError
+    from deepnb.core.errors import DeepnbError
     from deepnb.models.scripted import ScriptError
 
     for error in (DeepnbError(f"No thread {secret!r}"), ScriptError(f"bad model {json.dumps(secret)}")):

@@ -17,8 +17,12 @@ from typing import Any
 import pytest
 
 import deepnb
-from deepnb import app_copy, deployment, extensions, serving, trust
-from deepnb.errors import DeepnbError
+from deepnb import extensions
+from deepnb.core import trust
+from deepnb.core.errors import DeepnbError
+from deepnb.session.serving import app_copy
+from deepnb.session.serving import deploy as deployment
+from deepnb.session.serving import serve as serving
 from tests.support.agents import write
 
 SECRET = "the-outside-secret-4f1c"

@@ -15,13 +15,13 @@ from langchain_core.messages import AIMessage, AIMessageChunk
 from langgraph.config import get_stream_writer
 
 import deepnb
-from deepnb import events as ev
+from deepnb.core import events as ev
+from deepnb.core.text.streamed import CHANNELS, StreamRedactor
 from deepnb.models.resolve import online_environment
 from deepnb.models.scripted import ScriptedChatModel, parse_script
-from deepnb.run import Run
-from deepnb.streamed import CHANNELS, StreamRedactor
-from deepnb.views.run_view import RunView
-from deepnb.views.snapshot import snapshot_bundle
+from deepnb.session.run import Run
+from deepnb.views.run.run_view import RunView
+from deepnb.views.run.snapshot import snapshot_bundle
 from tests.support.agents import unique
 
 SECRET = "Zq7Wm2Lp9Xk4Rt8Vn3Kd6Str"
@@ -215,7 +215,7 @@ def test_a_stream_reads_as_its_whole_text_redacted(
     """Streamed in pieces of any size, a text comes out as the redaction of the whole text — no
     innocent character redacted, none lost, none reordered. So each piece shown is a slice of the
     whole text redacted: no piece shows any part of a secret that the whole text hides."""
-    from deepnb.secrets import redact
+    from deepnb.core.text.secrets import redact
 
     monkeypatch.setenv("DEEPNB_TEST_API_KEY", SECRET)
     redactor = StreamRedactor()

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 import deepnb
-from deepnb.files import Files, UnsafePathError
 from deepnb.models.scripted import ScriptedChatModel, parse_script
+from deepnb.session.files import Files, UnsafePathError
 
 SECRET = "SENTINEL-7f3a-secret"
 OUTSIDE = "SENTINEL-9b2c-outside"
@@ -70,7 +70,7 @@ def setup(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Setup]:
 
 def _view_request(kind: str, **extra: Any) -> Callable[[Files, str], Any]:
     def ask(files: Files, path: str) -> Any:
-        from deepnb.views.files_view import FilesView
+        from deepnb.views.files.files_view import FilesView
 
         view = FilesView(files)
         try:
@@ -128,7 +128,7 @@ def test_every_entry_point_refuses_a_link_to_a_denied_or_outside_file(
 
 def _listed(files: Files, prefix: str, tmp_path: Path) -> dict[str, Any]:
     """What each listing, search and copy entry point shows of the whole folder."""
-    from deepnb.views.files_view import FilesView
+    from deepnb.views.files.files_view import FilesView
 
     pulled = tmp_path / "pulled"
     view = FilesView(files, path=prefix + "/pub/")

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 import deepnb
-from deepnb import workbench
-from deepnb.errors import DeepnbError
+from deepnb.core.errors import DeepnbError
+from deepnb.session import workbench
 from tests.support.agents import scripted, unique
 
 WAIT = 30.0

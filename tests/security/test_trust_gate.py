@@ -13,9 +13,11 @@ import pytest
 from IPython.core.error import UsageError
 
 import deepnb
-from deepnb import building, config, extensions, project, trust, workbench
-from deepnb.errors import DeepnbError
+from deepnb import extensions
+from deepnb.core import project, trust
+from deepnb.core.errors import DeepnbError
 from deepnb.magics import parser
+from deepnb.session import building, config, workbench
 
 SCRIPT = "agents:\n  main:\n    - text: 'Done.'\n"
 

@@ -23,10 +23,10 @@ from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
 import deepnb
-from deepnb import workbench
-from deepnb._loop import run_sync
-from deepnb.errors import DeepnbError
-from deepnb.views.thread_preview import thread_message, threads_message
+from deepnb.core.errors import DeepnbError
+from deepnb.core.loop import run_sync
+from deepnb.session import workbench
+from deepnb.views.run.thread_preview import thread_message, threads_message
 from tests.support.agents import scripted, unique
 
 NULL_TASK = "00000000-0000-0000-0000-000000000000"
@@ -154,7 +154,7 @@ STATE_READS = re.compile(r"\.a?get_state(_history)?\(")
 
 def test_every_read_of_a_thread_goes_through_the_one_reader() -> None:
     package = Path(deepnb.__file__).parent
-    readers = {package / "thread_reading.py", package / "remote" / "graph.py"}  # the one; the server's API
+    readers = {package / "core" / "threads" / "reading.py", package / "session" / "remote" / "graph.py"}  # the one; the server's API
     elsewhere = [
         f"{path.relative_to(package)}:{number}"
         for path in sorted(package.rglob("*.py"))
@@ -162,7 +162,7 @@ def test_every_read_of_a_thread_goes_through_the_one_reader() -> None:
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if STATE_READS.search(line)
     ]
-    assert elsewhere == [], "read a thread through deepnb.thread_reading"
+    assert elsewhere == [], "read a thread through deepnb.core.threads.reading"
 
 
 BAD_INPUTS: list[Any] = [

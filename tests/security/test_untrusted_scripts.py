@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import deepnb
-from deepnb.documents import MAX_BYTES, MAX_NODES
+from deepnb.core.text.documents import MAX_BYTES, MAX_NODES
 from deepnb.models.scripted import ScriptError, load_script
 from tests.support.agents import unique
 

@@ -40,13 +40,13 @@ def _view_classes() -> set[type]:
 
 
 def _run_view(run: Any) -> Any:
-    from deepnb.views.run_view import RunView
+    from deepnb.views.run.run_view import RunView
 
     return RunView(run)
 
 
 def _files_view(run: Any) -> Any:
-    from deepnb.views.files_view import FilesView
+    from deepnb.views.files.files_view import FilesView
 
     return FilesView(run.files)
 
@@ -55,7 +55,7 @@ _batches: dict[str, Any] = {}
 
 
 def _batch_view(run: Any) -> Any:
-    from deepnb.views.batch_view import BatchView
+    from deepnb.views.batch.batch_view import BatchView
 
     if run.id not in _batches:  # one batch of the run's agent, finished, for every view of it
         _batches[run.id] = run.workbench.map(["Research how deep agents plan."] * 3).wait(60)
@@ -66,7 +66,7 @@ _experiments: dict[str, Any] = {}
 
 
 def _experiment_view(run: Any) -> Any:
-    from deepnb.views.experiment_live import ExperimentView
+    from deepnb.views.experiment.experiment_live import ExperimentView
 
     if run.id not in _experiments:  # one experiment of the run's agent, finished, for every view of it
         rows = ["Research how deep agents plan.", "Research how deep agents use subagents."]

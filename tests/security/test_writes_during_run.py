@@ -17,11 +17,11 @@ from deepagents.backends import CompositeBackend, FilesystemBackend, StateBacken
 from deepagents.backends.protocol import WriteResult
 
 import deepnb
-from deepnb.errors import DeepnbError
+from deepnb.core.errors import DeepnbError
 from deepnb.models.scripted import ScriptedChatModel, parse_script
-from deepnb.run import Run
-from deepnb.views.files_view import FilesView
-from deepnb.workbench import Workbench
+from deepnb.session.run import Run
+from deepnb.session.workbench import Workbench
+from deepnb.views.files.files_view import FilesView
 
 WAIT = 60.0
 WRITERS = 12
@@ -281,8 +281,8 @@ def test_a_subagents_write_is_listed_once_it_reaches_the_thread(subagent_ends: s
 
 def test_a_run_that_starts_while_a_write_is_on_its_way_keeps_it(writer_bench: Workbench) -> None:
     """The write was let in before the run claimed the thread: the run waits for it to land."""
-    from deepnb._loop import run_sync
-    from deepnb.files import hold
+    from deepnb.core.loop import run_sync
+    from deepnb.session.files import hold
 
     thread = writer_bench.new_thread()
     files = writer_bench.files(thread)

@@ -15,9 +15,9 @@ from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
 import deepnb
-from deepnb.errors import DeepnbError
-from deepnb.exporting import export_thread
-from deepnb.run import Run
+from deepnb.core.errors import DeepnbError
+from deepnb.session.exporting import export_thread
+from deepnb.session.run import Run
 from tests.support.agents import scripted, unique
 
 WRITE = {"name": "write_file", "args": {"file_path": "/a.md", "content": "a"}}

@@ -90,7 +90,7 @@ def test_an_attached_text_to_sql_agent_on_its_folder(ip, tmp_path: Path) -> None
     assert {e.path for e in listing.entries} >= {"/AGENTS.md", "/answers/", "/skills/"}
     assert "empty" not in repr(listing)
     # The file browser lists the folder and shows the run's write as written.
-    from deepnb.views.files_view import FilesView
+    from deepnb.views.files.files_view import FilesView
 
     view = FilesView(run.files, run=run)
     try:

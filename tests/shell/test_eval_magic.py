@@ -12,7 +12,7 @@ from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
 import deepnb
-from deepnb.evals.experiment import Experiment
+from deepnb.session.experiments.experiment import Experiment
 from tests.support.agents import scripted, unique
 
 SCRIPT = {"main": [{"match": "Paris", "turns": [{"text": "France"}]}, {"turns": [{"text": "Elsewhere"}]}]}
@@ -86,7 +86,7 @@ def test_every_mistake_is_one_line_and_nothing_runs(
     ip: Any, line: str, expected: str, tmp_path: Path
 ) -> None:
     name = _agent()
-    bench = deepnb.workbench.get(name)
+    bench = deepnb.session.workbench.get(name)
     ip.user_ns["rows"] = ["Paris?"]
     ip.user_ns.pop("nothing_here", None)
     ip.user_ns.pop("failed", None)

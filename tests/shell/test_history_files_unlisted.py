@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import deepnb
-from deepnb import events as ev
+from deepnb.core import events as ev
+from deepnb.engine.state import RunState
 from deepnb.models.scripted import ScriptedChatModel, parse_script
-from deepnb.state import RunState
-from deepnb.views.files_view import FilesView
+from deepnb.views.files.files_view import FilesView
 
 HISTORY_FILE = "/conversation_history/session_1.md"
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from deepnb.events import STREAM_MODES
+from deepnb.core.events import STREAM_MODES
 from deepnb.models.scripted import ScriptedChatModel, parse_script
 
 

@@ -178,7 +178,7 @@ class KernelSession:
             return [
                 (cid, state)
                 for cid, state in self.widgets.items()
-                if state.get("_anywidget_id") == "deepnb.views.run_view.RunView"
+                if state.get("_anywidget_id") == "deepnb.views.run.run_view.RunView"
             ]
 
     def newest_view(self, count_before: int, timeout: float = 30) -> tuple[str, dict[str, Any]]:

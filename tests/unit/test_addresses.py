@@ -1,4 +1,4 @@
-"""deepnb.addresses: a server URL split for requests, and the one form in which it is shown."""
+"""deepnb.core.addresses: a server URL split for requests, and the one form in which it is shown."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import base64
 
 import pytest
 
-from deepnb.addresses import address, shown_url, shown_urls
-from deepnb.errors import DeepnbError
-from deepnb.secrets import redact
+from deepnb.core.addresses import address, shown_url, shown_urls
+from deepnb.core.errors import DeepnbError
+from deepnb.core.text.secrets import redact
 
 
 def test_credentials_become_basic_auth_and_the_query_parameters() -> None:

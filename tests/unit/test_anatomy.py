@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import deepnb
-from deepnb import anatomy
+from deepnb.engine import anatomy
 from tests.support.agents import unique
 
 

@@ -3,10 +3,10 @@ once (its own transcript ends with it): in the static snapshot as in the live vi
 
 from __future__ import annotations
 
-from deepnb import events as ev
-from deepnb.state import RunState
-from deepnb.views.snapshot import final_answer_id, snapshot_html, snapshot_text
-from deepnb.views.subagent_tree import same_answer
+from deepnb.core import events as ev
+from deepnb.engine.state import RunState
+from deepnb.views.run.snapshot import final_answer_id, snapshot_html, snapshot_text
+from deepnb.views.run.subagent_tree import same_answer
 
 SUB = "main/general-purpose"
 ANSWER = "The market grew 12% in 2025, led by exports."

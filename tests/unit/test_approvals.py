@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import deepnb
-from deepnb import events as ev
-from deepnb.errors import DeepnbError
-from deepnb.workbench import Workbench
+from deepnb.core import events as ev
+from deepnb.core.errors import DeepnbError
+from deepnb.session.workbench import Workbench
 
 GATED = {"write_file": True, "edit_file": True}
 
@@ -243,7 +243,7 @@ def test_filesystem_permission_rules_raise_approvals(tmp_path: Path) -> None:
 def test_a_card_edit_keeps_secrets_the_card_hid(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """A card shows arguments with secrets as [redacted]; an edit elsewhere sends the real value,
     and changing the hidden part itself is refused with nothing sent."""
-    from deepnb.views.run_view import RunView
+    from deepnb.views.run.run_view import RunView
 
     secret = "sk-test-0123456789abcdefghij"
     monkeypatch.setenv("DEMO_SERVICE_TOKEN", secret)

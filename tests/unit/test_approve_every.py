@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 
 import deepnb
-from deepnb.approvals import check_card
+from deepnb.engine.approvals import check_card
 
 
 @pytest.fixture
 def view() -> Any:
-    from deepnb.views.run_view import RunView
+    from deepnb.views.run.run_view import RunView
 
     bench = deepnb.agent(
         f"every-{uuid.uuid4().hex[:6]}",

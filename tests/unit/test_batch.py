@@ -12,9 +12,9 @@ import pytest
 from pydantic import BaseModel
 
 import deepnb
-from deepnb.batch import output_fields
-from deepnb.batch_inputs import prepare, template_fields
-from deepnb.errors import DeepnbError
+from deepnb.core.batch_inputs import prepare, template_fields
+from deepnb.core.errors import DeepnbError
+from deepnb.session.batch import output_fields
 from tests.support.agents import scripted, unique
 from tests.support.timed_model import Meter, timed
 from tests.unit.test_graph_input import joke_graph

@@ -8,10 +8,10 @@ import time
 from typing import Any
 
 import deepnb
-from deepnb.views.batch_rows import LINE_LIMIT, batch_snapshot_bundle, first_line, grid_row
-from deepnb.views.batch_view import BatchView
+from deepnb.views.batch.batch_rows import LINE_LIMIT, batch_snapshot_bundle, first_line, grid_row
+from deepnb.views.batch.batch_view import BatchView
 from deepnb.views.bounds import MESSAGE_LIMIT
-from deepnb.views.run_view import RunView
+from deepnb.views.run.run_view import RunView
 from deepnb.views.throttle import MAX_MESSAGES_PER_SECOND
 from tests.support.agents import scripted, unique
 from tests.support.timed_model import timed

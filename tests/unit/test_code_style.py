@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from deepnb.markup import code_css
+from deepnb.core.text.markup import code_css
 from deepnb.views.styles import file_style, snapshot_style
 
 

@@ -10,9 +10,9 @@ import pytest
 from pydantic import BaseModel
 
 import deepnb
-from deepnb import workbench
-from deepnb.comparing import Comparison
-from deepnb.errors import DeepnbError
+from deepnb.core.errors import DeepnbError
+from deepnb.session import workbench
+from deepnb.session.comparing import Comparison
 from deepnb.views.compare_view import CompareView, comparison_static
 from tests.support.agents import scripted, unique
 

@@ -11,9 +11,11 @@ import pytest
 from IPython.core.error import UsageError
 
 import deepnb
-from deepnb import config, extensions, trust, workbench
-from deepnb.errors import DeepnbError
+from deepnb import extensions
+from deepnb.core import trust
+from deepnb.core.errors import DeepnbError
 from deepnb.models.resolve import online_environment
+from deepnb.session import config, workbench
 
 WAIT = 30.0
 

@@ -16,8 +16,9 @@ import pytest
 from langchain.agents.middleware.types import AgentMiddleware
 
 import deepnb
-from deepnb import extensions, workbench
+from deepnb import extensions
 from deepnb.extensions.registry import REGISTRY
+from deepnb.session import workbench
 from tests.support.agents import scripted, tool_messages, unique, write
 
 DCODE = Path(__file__).parents[1] / "support" / "dcode_extensions"

@@ -12,16 +12,16 @@ from pathlib import Path
 import pytest
 
 import deepnb
-from deepnb import displayable
-from deepnb.displayable import Displayable, LiveDisplayable, Renderer, register, renderer_for
-from deepnb.markup import escape
-from deepnb.secrets import REDACTED
-from deepnb.views.items import KINDS, item_html, item_text, summary_line
+from deepnb.core import displayable
+from deepnb.core.displayable import Displayable, LiveDisplayable, Renderer, register, renderer_for
+from deepnb.core.text.markup import escape
+from deepnb.core.text.secrets import REDACTED
+from deepnb.views.run.items import KINDS, item_html, item_text, summary_line
 
 PACKAGE = Path(deepnb.__file__).parent
 DISPLAY_SIDE = ("deepnb/views/", "deepnb/magics/")
 """Modules allowed to import views: the display package itself, and the magics above it."""
-THE_LAZY_IMPORT = "deepnb/displayable.py"
+THE_LAZY_IMPORT = "deepnb/core/displayable.py"
 """The one module below them that loads the display package, on the first display."""
 SECRET = "q7Wm2Lp9Zx4Rt8Vn3Kd6"
 
@@ -89,7 +89,7 @@ def test_a_displayable_shows_through_its_renderer_made_safe(monkeypatch: pytest.
 def test_the_display_package_registers_its_renderers_whoever_registered_first(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from deepnb.tree import SubagentNode
+    from deepnb.engine.tree import SubagentNode
 
     monkeypatch.setattr(displayable, "_RENDERERS", {})
     monkeypatch.setattr(displayable, "_installed", False)

@@ -3,10 +3,10 @@ the change; an approval card shows a description only when someone wrote one."""
 
 from __future__ import annotations
 
-from deepnb import events as ev
-from deepnb.card_text import args_diff, own_description
-from deepnb.state import RunState
-from deepnb.views.snapshot import snapshot_html, snapshot_text
+from deepnb.core import events as ev
+from deepnb.engine.card_text import args_diff, own_description
+from deepnb.engine.state import RunState
+from deepnb.views.run.snapshot import snapshot_html, snapshot_text
 
 ARGS = {"file_path": "/report.md", "content": "# Report\nDraft one\n"}
 EDITED = {"file_path": "/report.md", "content": "# Report\nFinal copy\n"}

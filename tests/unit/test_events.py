@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
 
-from deepnb import events as ev
+from deepnb.core import events as ev
 from tests.support.agents import scripted, stream_chunks
 
 TODOS = [

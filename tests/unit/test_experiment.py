@@ -13,10 +13,10 @@ import pytest
 
 import deepnb
 from deepnb import scorers
-from deepnb.errors import DeepnbError
-from deepnb.evals.datasets import load
-from deepnb.evals.record import RunRecord
-from deepnb.run import Run
+from deepnb.core.errors import DeepnbError
+from deepnb.session.experiments.datasets import load
+from deepnb.session.experiments.record import RunRecord
+from deepnb.session.run import Run
 from tests.support.agents import scripted, unique
 from tests.support.timed_model import Meter, timed
 

@@ -15,7 +15,7 @@ import pytest
 import deepnb
 from deepnb import scorers
 from deepnb.views.bounds import MESSAGE_LIMIT
-from deepnb.views.experiment_live import ExperimentView, experiment_live_bundle
+from deepnb.views.experiment.experiment_live import ExperimentView, experiment_live_bundle
 from deepnb.views.throttle import MAX_MESSAGES_PER_SECOND
 from tests.support.agents import unique
 from tests.support.timed_model import timed

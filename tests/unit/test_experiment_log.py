@@ -12,8 +12,8 @@ import pytest
 
 import deepnb
 from deepnb import scorers
-from deepnb.errors import DeepnbError
-from deepnb.evals.record import RunRecord
+from deepnb.core.errors import DeepnbError
+from deepnb.session.experiments.record import RunRecord
 from tests.support.agents import scripted, unique
 from tests.support.timed_model import Meter, timed
 

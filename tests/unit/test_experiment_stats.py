@@ -12,9 +12,9 @@ import pytest
 
 import deepnb
 from deepnb import scorers
-from deepnb.errors import DeepnbError
-from deepnb.evals import pricing, stats
-from deepnb.evals.record import RunRecord, Score
+from deepnb.core.errors import DeepnbError
+from deepnb.session.experiments import pricing, stats
+from deepnb.session.experiments.record import RunRecord, Score
 from tests.support.agents import scripted, unique
 
 WAIT = 120.0

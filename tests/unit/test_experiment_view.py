@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import deepnb
-from deepnb.views import experiment_view as view
+from deepnb.views.experiment import experiment_view as view
 
 ANSWER = "first line of the answer " + "x" * 2_000 + "\nmore"
 

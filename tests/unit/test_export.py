@@ -13,9 +13,9 @@ import nbformat
 import pytest
 
 import deepnb
-from deepnb.errors import DeepnbError
-from deepnb.exporting import export_thread, fenced, markdown_text
-from deepnb.workbench import Workbench
+from deepnb.core.errors import DeepnbError
+from deepnb.session.exporting import export_thread, fenced, markdown_text
+from deepnb.session.workbench import Workbench
 from tests.support.agents import scripted, unique
 
 WAIT = 30.0

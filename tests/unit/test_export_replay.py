@@ -10,9 +10,9 @@ import nbformat
 import pytest
 
 import deepnb
-from deepnb.errors import DeepnbError
+from deepnb.core.errors import DeepnbError
 from deepnb.models.scripted import load_script
-from deepnb.run import Run
+from deepnb.session.run import Run
 from tests.support.agents import scripted, unique
 
 WAIT = 30.0

@@ -13,10 +13,11 @@ import pytest
 from IPython.core.error import UsageError
 
 import deepnb
-from deepnb import extensions, workbench
+from deepnb import extensions
 from deepnb.extensions.registry import REGISTRY
 from deepnb.models.resolve import online_environment
 from deepnb.models.scripted import ScriptedChatModel, parse_script
+from deepnb.session import workbench
 from tests.support.agents import tool_messages, unique, write
 
 SUPPORT = Path(__file__).parents[1] / "support" / "extensions"

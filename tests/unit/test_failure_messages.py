@@ -16,7 +16,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.tools import tool
 
 import deepnb
-from deepnb.explain import SHOWN_LIMIT, clip_failure, explain
+from deepnb.core.explain import SHOWN_LIMIT, clip_failure, explain
 from tests.support.agents import scripted, unique
 
 RETRY = "re-run the cell to retry"

@@ -13,8 +13,8 @@ from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware
 
 import deepnb
-from deepnb.files.setup import FileSetup, agent_path
-from deepnb.graph_reading import middleware_of, subgraphs_of
+from deepnb.core.graphs.reading import middleware_of, subgraphs_of
+from deepnb.engine.files.setup import FileSetup, agent_path
 from tests.support.agents import scripted
 from tests.unit.conftest import unique
 

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 import deepnb
-from deepnb._loop import run_sync
-from deepnb.errors import DeepnbError
-from deepnb.files import Files, UnsafePathError
+from deepnb.core.errors import DeepnbError
+from deepnb.core.loop import run_sync
 from deepnb.models.scripted import ScriptedChatModel, parse_script
+from deepnb.session.files import Files, UnsafePathError
 
 NOTE = "# Tides\nHigh tide at 06:12.\nLow tide at 12:30.\n"
 
@@ -279,7 +279,7 @@ def test_file_text_is_escaped_in_html_listings() -> None:
 
 
 def test_the_viewer_renders_each_kind_safely() -> None:
-    from deepnb.views.file_preview import render_file
+    from deepnb.views.files.file_preview import render_file
 
     md = render_file("/a.md", b"# Title\n<script>alert(1)</script>")
     assert md.kind == "markdown" and "<h1>Title</h1>" in md.html and "<script>" not in md.html
@@ -296,7 +296,7 @@ def test_the_viewer_renders_each_kind_safely() -> None:
 
 
 def test_secrets_in_a_file_are_redacted_in_the_viewer(monkeypatch: pytest.MonkeyPatch) -> None:
-    from deepnb.views.file_preview import render_file
+    from deepnb.views.files.file_preview import render_file
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-sentinel-value-1234567890")
     shown = render_file("/.env", b"OPENAI_API_KEY=sk-sentinel-value-1234567890\n")

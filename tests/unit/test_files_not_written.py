@@ -3,9 +3,9 @@ snapshot list it apart from the files changed, struck through."""
 
 from __future__ import annotations
 
-from deepnb import events as ev
-from deepnb.state import RunState
-from deepnb.views.snapshot import snapshot_html, snapshot_text
+from deepnb.core import events as ev
+from deepnb.engine.state import RunState
+from deepnb.views.run.snapshot import snapshot_html, snapshot_text
 
 M = "main"
 

@@ -1,11 +1,11 @@
-"""``deepnb.files.watch``: writes from code reach the open views of that thread, and only those."""
+"""``deepnb.engine.files.watch``: writes from code reach the open views of that thread, and only those."""
 
 from __future__ import annotations
 
 import gc
 from collections.abc import Sequence
 
-from deepnb.files import watch
+from deepnb.engine.files import watch
 
 
 class Listener:

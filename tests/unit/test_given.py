@@ -9,8 +9,8 @@ from pathlib import Path
 from deepagents.backends import FilesystemBackend
 
 import deepnb
-from deepnb.views.run_view import RunView
-from deepnb.views.snapshot import snapshot_bundle
+from deepnb.views.run.run_view import RunView
+from deepnb.views.run.snapshot import snapshot_bundle
 from tests.support.agents import scripted, unique
 
 SKILL = """---

@@ -10,11 +10,11 @@ from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 import deepnb
-from deepnb import events as ev
-from deepnb.errors import DeepnbError
-from deepnb.graph_input import input_for, input_keys, output_of, shown_input, speaks_messages
-from deepnb.state import RunState
-from deepnb.views.items import item_html, item_text
+from deepnb.core import events as ev
+from deepnb.core.errors import DeepnbError
+from deepnb.core.graphs.inputs import input_for, input_keys, output_of, shown_input, speaks_messages
+from deepnb.engine.state import RunState
+from deepnb.views.run.items import item_html, item_text
 from tests.support.agents import scripted
 from tests.unit.conftest import unique
 

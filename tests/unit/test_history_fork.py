@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 import deepnb
-from deepnb.errors import DeepnbError
-from deepnb.history import changes
-from deepnb.remote import RemoteWorkbench
-from deepnb.remote.client import Server
+from deepnb.core.errors import DeepnbError
+from deepnb.engine.history import changes
+from deepnb.session.remote import RemoteWorkbench
+from deepnb.session.remote.client import Server
 from tests.unit.conftest import unique
 
 WAIT = 30.0

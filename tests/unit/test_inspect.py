@@ -19,7 +19,7 @@ from langchain_openai import ChatOpenAI
 from langgraph.graph import END, START, StateGraph
 
 import deepnb
-from deepnb.anatomy import Anatomy
+from deepnb.engine.anatomy import Anatomy
 from tests.support.agents import scripted, unique
 
 HOSTILE = '<img src=x onerror="alert(1)">'

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from deepnb.errors import DeepnbError
+from deepnb.core.errors import DeepnbError
 from deepnb.magics.interpolate import interpolate
 
 NS = {

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 import deepnb
-from deepnb.errors import DeepnbError
-from deepnb.interpreter import parse_eval
+from deepnb.core.errors import DeepnbError
+from deepnb.engine.interpreter import parse_eval
 from deepnb.models.scripted import ScriptedChatModel, parse_script
-from deepnb.views.snapshot import snapshot_bundle
+from deepnb.views.run.snapshot import snapshot_bundle
 
 pytest.importorskip("langchain_quickjs", reason="the interpreter extra: pip install 'deepnb[interpreter]'")
 

@@ -1,5 +1,5 @@
 """LangSmith's untraced bookkeeping runs in place on the engine loop: a run's middleware hooks no
-longer make two thread-pool round trips each (``deepnb.langsmith_inline``), traced calls and
+longer make two thread-pool round trips each (``deepnb.core.graphs.langsmith_inline``), traced calls and
 calls from other threads still go to LangSmith's default, and another host's override is kept."""
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from langsmith._runtime_overrides import get_runtime_overrides
 from langsmith.utils import get_env_var
 
 import deepnb
-from deepnb import langsmith_inline
-from deepnb._loop import run_sync
+from deepnb.core.graphs import langsmith_inline
+from deepnb.core.loop import run_sync
 from tests.support.agents import scripted, unique
 
 AGENTS = {

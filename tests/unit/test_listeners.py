@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deepnb.listeners import Listeners
+from deepnb.core.listeners import Listeners
 
 
 def test_a_callback_hears_until_it_is_removed_even_while_being_called() -> None:

@@ -59,9 +59,11 @@ def test_every_name_in_all_resolves_in_a_fresh_interpreter() -> None:
 
 
 def test_names_are_the_documented_objects() -> None:
-    from deepnb import batch, errors, extensions, models, run, workbench
-    from deepnb.files import files
+    from deepnb import extensions, models
+    from deepnb.core import errors
     from deepnb.models import scripted
+    from deepnb.session import batch, run, workbench
+    from deepnb.session.files import files
 
     assert deepnb.Run is run.Run
     assert deepnb.Batch is batch.Batch

@@ -3,10 +3,10 @@ nested values as JSON, everything escaped; a huge value is clipped to fit the vi
 
 from __future__ import annotations
 
-from deepnb import events as ev
-from deepnb.state import RunState
+from deepnb.core import events as ev
+from deepnb.engine.state import RunState
 from deepnb.views.bounds import TRAIT_BUDGETS, bounded_pending, size
-from deepnb.views.snapshot import snapshot_html, snapshot_text
+from deepnb.views.run.snapshot import snapshot_html, snapshot_text
 
 
 def paused(*values: object, agent: str = "main") -> RunState:

@@ -15,9 +15,9 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.types import Command, interrupt
 
 import deepnb
-from deepnb.approvals import ApprovalRequest
-from deepnb.errors import DeepnbError
-from deepnb.interrupts import PendingInterrupt, check_answer
+from deepnb.core.errors import DeepnbError
+from deepnb.engine.approvals import ApprovalRequest
+from deepnb.engine.interrupts import PendingInterrupt, check_answer
 from tests.support.agents import scripted, unique
 
 

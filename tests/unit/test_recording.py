@@ -14,11 +14,11 @@ import pytest
 import yaml
 
 import deepnb
-from deepnb import events as ev
-from deepnb.errors import DeepnbError
+from deepnb.core import events as ev
+from deepnb.core.errors import DeepnbError
+from deepnb.engine.recording import check_target, script_of, to_yaml, write_text
 from deepnb.models.scripted import load_script
-from deepnb.recording import check_target, script_of, to_yaml, write_text
-from deepnb.run import Run
+from deepnb.session.run import Run
 from tests.support.agents import scripted, unique
 
 WAIT = 60.0

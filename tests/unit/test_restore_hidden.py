@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from deepnb.approvals import restore_hidden
-from deepnb.errors import DeepnbError
-from deepnb.secrets import redact
+from deepnb.core.errors import DeepnbError
+from deepnb.core.text.secrets import redact
+from deepnb.engine.approvals import restore_hidden
 
 SECRET = "sk-unit-0123456789abcdefghij"
 ORIGINAL = {

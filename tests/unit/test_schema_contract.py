@@ -1,4 +1,4 @@
-"""What the engine builds is what deepnb.schema says: every field of a folded run's state (items
+"""What the engine builds is what deepnb.core.schema says: every field of a folded run's state (items
 of each kind, nodes, pending requests, decisions, todos, async tasks), checked against the
 TypedDicts at run time, and the status tables that views show."""
 
@@ -10,9 +10,9 @@ from typing import Any, Literal, get_args, get_origin, get_type_hints, is_typedd
 
 import pytest
 
-from deepnb import events as ev
-from deepnb import schema
-from deepnb.state import RunState
+from deepnb.core import events as ev
+from deepnb.core import schema
+from deepnb.engine.state import RunState
 
 M = "main"
 SUB = "main/general-purpose"

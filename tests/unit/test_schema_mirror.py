@@ -1,4 +1,4 @@
-"""The front-end's types (widgets/src/schema.ts) are generated from deepnb/schema.py and must
+"""The front-end's types (widgets/src/schema.ts) are generated from deepnb/core/schema.py and must
 not drift from it."""
 
 from __future__ import annotations
@@ -6,13 +6,13 @@ from __future__ import annotations
 import re
 from typing import get_args
 
-from deepnb import schema
-from deepnb.schema_ts import TARGET, main, typescript
+from deepnb.core import schema
+from deepnb.core.schema_ts import TARGET, main, typescript
 
 
 def test_committed_typescript_mirror_matches_the_schema() -> None:
     committed = TARGET.read_text(encoding="utf-8")
-    assert committed == typescript(), "widgets/src/schema.ts is stale: run python -m deepnb.schema_ts"
+    assert committed == typescript(), "widgets/src/schema.ts is stale: run python -m deepnb.core.schema_ts"
 
 
 def test_check_mode_fails_on_a_stale_mirror(tmp_path, capsys) -> None:

@@ -14,9 +14,9 @@ from pydantic import BaseModel
 
 import deepnb
 from deepnb import scorers
-from deepnb.errors import DeepnbError
-from deepnb.evals.record import RunRecord, Score
-from deepnb.evals.scoring import as_score, named, score
+from deepnb.core.errors import DeepnbError
+from deepnb.session.experiments.record import RunRecord, Score
+from deepnb.session.experiments.scoring import as_score, named, score
 from tests.support.agents import scripted, unique
 
 WAIT = 120.0

@@ -10,7 +10,7 @@ import pytest
 import yaml
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from deepnb.errors import DeepnbError
+from deepnb.core.errors import DeepnbError
 from deepnb.models.scripted import ScriptedChatModel, ScriptError, load_script, parse_script
 from tests.support.agents import scripted
 

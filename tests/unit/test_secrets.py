@@ -7,11 +7,11 @@ from collections.abc import Iterator, Mapping
 
 import pytest
 
-from deepnb import events as ev
-from deepnb.run import describe_failure
-from deepnb.secrets import REDACTED, redact, redact_data
-from deepnb.state import RunState
-from deepnb.views.snapshot import snapshot_bundle
+from deepnb.core import events as ev
+from deepnb.core.text.secrets import REDACTED, redact, redact_data
+from deepnb.engine.state import RunState
+from deepnb.session.run import describe_failure
+from deepnb.views.run.snapshot import snapshot_bundle
 
 # Not shaped like any known key: only the environment lookup can catch these.
 PLAIN_SECRET = "q7Wm2Lp9Zx4Rt8Vn3Kd6"

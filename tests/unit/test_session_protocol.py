@@ -8,11 +8,11 @@ import inspect
 import pytest
 
 import deepnb
-from deepnb.errors import DeepnbError
-from deepnb.remote import RemoteWorkbench
-from deepnb.remote.client import Server
-from deepnb.session import Session
-from deepnb.workbench import Workbench
+from deepnb.core.errors import DeepnbError
+from deepnb.session.protocol import Session
+from deepnb.session.remote import RemoteWorkbench
+from deepnb.session.remote.client import Server
+from deepnb.session.workbench import Workbench
 from tests.unit.conftest import unique
 
 WAIT = 30.0

@@ -12,10 +12,10 @@ import yaml
 from langchain.agents.middleware import TodoListMiddleware
 from langchain_core.messages import HumanMessage
 
-from deepnb.errors import DeepnbError
+from deepnb.core.errors import DeepnbError
+from deepnb.engine.spec import AGENT_OPTIONS, AgentSpec, model_label, parse_interrupt_on
 from deepnb.models.resolve import demo_names, resolve_model
 from deepnb.models.scripted import ScriptedChatModel, ScriptError
-from deepnb.spec import AGENT_OPTIONS, AgentSpec, model_label, parse_interrupt_on
 from tests.support.agents import scripted
 
 TODOS = [{"content": "Plan", "status": "completed"}, {"content": "Do", "status": "in_progress"}]

@@ -7,9 +7,9 @@ from html.parser import HTMLParser
 
 import pytest
 
-from deepnb import events as ev
-from deepnb.state import RunState, short_args, todo_progress
-from deepnb.views.snapshot import snapshot_bundle, snapshot_html, snapshot_text
+from deepnb.core import events as ev
+from deepnb.engine.state import RunState, short_args, todo_progress
+from deepnb.views.run.snapshot import snapshot_bundle, snapshot_html, snapshot_text
 
 M = "main"
 SUB = "main/general-purpose"

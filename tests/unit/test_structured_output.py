@@ -13,11 +13,11 @@ from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 import deepnb
-from deepnb.errors import DeepnbError
-from deepnb.structured import check_schema, output_rows
+from deepnb.core.errors import DeepnbError
+from deepnb.core.graphs.structured import check_schema, output_rows
 from deepnb.views.output import run_bundle
-from deepnb.views.run_view import RunView
-from deepnb.views.snapshot import snapshot_bundle
+from deepnb.views.run.run_view import RunView
+from deepnb.views.run.snapshot import snapshot_bundle
 from tests.support.agents import scripted, unique
 
 

@@ -3,9 +3,9 @@ tree node says how many of its calls did not do their work."""
 
 from __future__ import annotations
 
-from deepnb import events as ev
-from deepnb.state import RunState
-from deepnb.views.snapshot import snapshot_html, snapshot_text
+from deepnb.core import events as ev
+from deepnb.engine.state import RunState
+from deepnb.views.run.snapshot import snapshot_html, snapshot_text
 
 SUB = "main/general-purpose"
 

@@ -1,4 +1,4 @@
-"""``deepnb/tethered.py``: a command lives no longer than the process that started it, however
+"""``deepnb/session/serving/tethered.py``: a command lives no longer than the process that started it, however
 that process ends (``SIGKILL`` included), and its exit code comes back unchanged."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from deepnb import tethered
+from deepnb.session.serving import tethered
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups are POSIX")
 

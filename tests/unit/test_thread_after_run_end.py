@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 import deepnb
-from deepnb import run as run_module
-from deepnb.errors import DeepnbError
+from deepnb.core.errors import DeepnbError
+from deepnb.session import run as run_module
 from tests.support.agents import scripted, unique
 
 SCRIPT = {"main": [{"turns": [{"text": "first answer"}]}]}

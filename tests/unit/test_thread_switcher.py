@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import deepnb
-from deepnb.views.thread_preview import PREVIEW_BUDGET, message_html, thread_html
+from deepnb.views.run.thread_preview import PREVIEW_BUDGET, message_html, thread_html
 from tests.support.view_messages import message_size
 
 
@@ -31,7 +31,7 @@ def _replies(view: Any, message: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def test_the_switcher_lists_the_agents_threads_and_shows_one(two_threads: Any) -> None:
-    from deepnb.views.run_view import RunView
+    from deepnb.views.run.run_view import RunView
 
     first, second = two_threads
     view = RunView(second)

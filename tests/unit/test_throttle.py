@@ -7,7 +7,7 @@ import math
 import threading
 import time
 
-from deepnb._loop import engine_loop, in_engine_thread, run_sync
+from deepnb.core.loop import engine_loop, in_engine_thread, run_sync
 from deepnb.views.throttle import MAX_MESSAGES_PER_SECOND, Throttle
 
 POKES = 1000

@@ -4,8 +4,8 @@ tokens for model calls, subagents on their own lanes, and the main agent's steps
 from __future__ import annotations
 
 import deepnb
-from deepnb import events as ev
-from deepnb.timeline import Timeline
+from deepnb.core import events as ev
+from deepnb.engine.timeline import Timeline
 from tests.support.agents import scripted, unique
 
 AGENTS = {

@@ -9,8 +9,8 @@ from typing import Any
 
 import deepnb
 from deepnb.magics import parser
-from deepnb.views.snapshot import snapshot_bundle
-from deepnb.views.timeline_view import TIMELINE_BUDGET, fork_command, timeline_payload
+from deepnb.views.run.snapshot import snapshot_bundle
+from deepnb.views.run.timeline_view import TIMELINE_BUDGET, fork_command, timeline_payload
 from tests.support.agents import scripted, unique
 from tests.support.view_messages import message_size
 
@@ -104,7 +104,7 @@ def test_the_live_payload_keeps_within_its_budget_latest_bars_first() -> None:
 
 
 def test_fork_here_forks_at_a_step_the_run_wrote() -> None:
-    from deepnb.views.run_view import RunView
+    from deepnb.views.run.run_view import RunView
 
     run = _run()
     view = RunView(run)
@@ -129,7 +129,7 @@ def test_fork_here_forks_at_a_step_the_run_wrote() -> None:
 
 
 def test_a_live_view_gets_the_timeline_with_its_steps_when_the_run_ends() -> None:
-    from deepnb.views.run_view import RunView
+    from deepnb.views.run.run_view import RunView
 
     workbench = deepnb.agent(name=unique("tllive"), model=scripted(AGENTS, delay=0.005))
     run = workbench.start("go")
@@ -163,7 +163,7 @@ def test_a_fork_command_reads_back_as_the_thread_it_names() -> None:
 def test_a_long_runs_saved_timeline_stays_the_same_size() -> None:
     """The static chart drew every call and listed every step's fork command: a 2,000-step run
     left about a megabyte of timeline in the saved notebook. It keeps the latest ones."""
-    from deepnb.views.timeline_view import SNAPSHOT_BARS, SNAPSHOT_STEPS, timeline_html, timeline_lines
+    from deepnb.views.run.timeline_view import SNAPSHOT_BARS, SNAPSHOT_STEPS, timeline_html, timeline_lines
 
     def record(n: int) -> dict[str, Any]:
         model = n % 2 == 0

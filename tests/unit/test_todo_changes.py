@@ -3,10 +3,10 @@ removed), not the list's Python repr, live and in the snapshot."""
 
 from __future__ import annotations
 
-from deepnb import events as ev
-from deepnb.card_text import changes_summary, todo_changes
-from deepnb.state import RunState
-from deepnb.views.snapshot import snapshot_html, snapshot_text
+from deepnb.core import events as ev
+from deepnb.engine.card_text import changes_summary, todo_changes
+from deepnb.engine.state import RunState
+from deepnb.views.run.snapshot import snapshot_html, snapshot_text
 
 FIRST = [
     {"content": "Gather data", "status": "in_progress"},

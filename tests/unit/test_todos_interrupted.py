@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from deepnb import events as ev
-from deepnb.state import RunState
-from deepnb.views.snapshot import snapshot_html, snapshot_text
+from deepnb.core import events as ev
+from deepnb.engine.state import RunState
+from deepnb.views.run.snapshot import snapshot_html, snapshot_text
 
 M = "main"
 TODOS = (

@@ -13,7 +13,7 @@ import pytest
 
 import deepnb
 from deepnb.models.scripted import ScriptedChatModel, parse_script
-from deepnb.views.snapshot import snapshot_bundle
+from deepnb.views.run.snapshot import snapshot_bundle
 
 PROMPT = "Write a short report on how coral reefs recover after bleaching."
 
@@ -185,9 +185,9 @@ def test_the_tree_reads_back_from_the_thread_after_a_restart(tmp_path: Path) -> 
 
 
 def test_view_patches_carry_only_the_nodes_that_changed(monkeypatch: pytest.MonkeyPatch) -> None:
-    from deepnb import events as ev
-    from deepnb.run import Run
-    from deepnb.views.run_view import RunView
+    from deepnb.core import events as ev
+    from deepnb.session.run import Run
+    from deepnb.views.run.run_view import RunView
 
     wb = deepnb.agent(name("patch"), "demo:quickstart")
     run = Run(wb, "t-patch", "go")

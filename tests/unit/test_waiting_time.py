@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from deepnb import events as ev
-from deepnb.state import RunState
-from deepnb.views.snapshot import snapshot_html, snapshot_text
+from deepnb.core import events as ev
+from deepnb.engine.state import RunState
+from deepnb.views.run.snapshot import snapshot_html, snapshot_text
 
 GATE = ev.InterruptRequest(
     "i1", {"action_requests": [{"name": "write_file", "args": {"file_path": "/a.md"}}], "review_configs": []}
@@ -25,7 +25,7 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     clock = Clock()
-    monkeypatch.setattr("deepnb.state.time.time", clock)
+    monkeypatch.setattr("deepnb.engine.state.time.time", clock)
     return clock
 
 

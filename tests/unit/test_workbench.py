@@ -10,10 +10,10 @@ import pytest
 import yaml
 
 import deepnb
-from deepnb import local
-from deepnb.errors import DeepnbError
-from deepnb.run import Run
-from deepnb.workbench import Workbench, get, registered
+from deepnb.core.errors import DeepnbError
+from deepnb.session import local
+from deepnb.session.run import Run
+from deepnb.session.workbench import Workbench, get, registered
 from tests.support.agents import scripted, unique
 
 WAIT = 30.0
@@ -282,7 +282,7 @@ def test_sqlite_threads_survive_a_restart(tmp_path: Path) -> None:
     assert db.stat().st_size > 0
 
     # A new workbench on the same file, as after a kernel restart (the connection closed first).
-    from deepnb import checkpoint
+    from deepnb.core.threads import checkpointers as checkpoint
 
     assert checkpoint.close(before.checkpointer)
     after = deepnb.agent(name=unique("sqlite"), model=scripted(PER_PROMPT), checkpointer=f"sqlite:{db}")
@@ -300,7 +300,7 @@ def test_sqlite_threads_survive_a_restart(tmp_path: Path) -> None:
 
 
 def test_one_connection_per_database_however_often_the_cell_runs(tmp_path: Path) -> None:
-    from deepnb import checkpoint
+    from deepnb.core.threads import checkpointers as checkpoint
 
     name = unique("reopen")
     first = deepnb.agent(name, scripted(PER_PROMPT), checkpointer=f"sqlite:{tmp_path / 'a.db'}")

@@ -5,7 +5,7 @@
 //
 // Security: every string goes into the DOM as text (lib/dom.ts); nothing here sets HTML.
 //
-// Protocol (deepnb/views/batch_view.py): the `rows` trait holds the grid as last synced in full;
+// Protocol (deepnb/views/batch/batch_view.py): the `rows` trait holds the grid as last synced in full;
 // `{type: "rows", rows, progress?}` messages carry the rows that changed since. The view sends
 // `hello` when it opens (the kernel answers with every row), `open {index}`, `close` and `stop`.
 

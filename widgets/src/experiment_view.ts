@@ -5,7 +5,7 @@
 //
 // Security: every string goes into the DOM as text (lib/dom.ts); nothing here sets HTML.
 //
-// Protocol (deepnb/views/experiment_live.py): traits head, variants, scorers, rows, more, summary,
+// Protocol (deepnb/views/experiment/experiment_live.py): traits head, variants, scorers, rows, more, summary,
 // going, detail, selected, notice. The view sends `hello` when it opens, `open {row, variant}`,
 // `close` and `stop`.
 
@@ -16,7 +16,7 @@ import { sendIfLive, watchKernel } from "./lib/kernel";
 import { type NotebookManager, saveViewsAsSnapshots } from "./lib/saved_snapshots";
 import { isObj, list, num, str } from "./lib/text";
 
-/** A cell as the kernel sends it (deepnb/views/experiment_view.py matrix_cell, with its variant). */
+/** A cell as the kernel sends it (deepnb/views/experiment/experiment_view.py matrix_cell, with its variant). */
 export interface Cell {
   v: string; status: string; kind: string; scores: Record<string, string>; answer: string;
 }

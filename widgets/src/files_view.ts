@@ -3,10 +3,10 @@
 //
 // Security: every string goes into the DOM through textContent / setAttribute of non-URL
 // attributes. The one exception is a file's `html`, rendered and escaped in Python
-// (deepnb.files.render.render_file), which alone is set with innerHTML. A download's link is a
+// (deepnb.session.files.render.render_file), which alone is set with innerHTML. A download's link is a
 // Blob URL made here from the bytes the kernel sent; nothing from a file becomes a URL or runs.
 //
-// Protocol (see deepnb/views/files_view.py): requests carry a `seq` unique to this view, and each
+// Protocol (see deepnb/views/files/files_view.py): requests carry a `seq` unique to this view, and each
 // reply echoes it; `{type: "changed", paths}` arrives unasked while a run writes files, and the
 // view asks again for what it shows.
 

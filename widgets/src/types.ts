@@ -1,5 +1,5 @@
 // What the kernel sends the views and what the views send back. Everything the engine sends is
-// typed once, in deepnb/schema.py, mirrored into ./schema.ts: this module re-exports those types
+// typed once, in deepnb/core/schema.py, mirrored into ./schema.ts: this module re-exports those types
 // (under the names the views use) and declares only what is the views' own: their synced traits,
 // the messages they send, and the older shapes a saved view may still hold. The views still read
 // each field defensively (a value of another type shows as empty text, never as an error), since
@@ -74,7 +74,7 @@ export type FileMessage = PeekedFile;
 /** The `async_tasks` trait: a list of tasks, or (older kernels) the list with its refresh time. */
 export type AsyncTasks = AsyncTask[] | { tasks: AsyncTask[]; refreshed_at?: number; error?: string };
 
-/** The run view's synced traits (deepnb.views.run_view.RunView): the run's state and the view's own. */
+/** The run view's synced traits (deepnb.views.run.run_view.RunView): the run's state and the view's own. */
 export interface RunTraits extends Omit<RunStateJSON, "async_tasks"> {
   async_tasks: AsyncTasks;
   /** Why a decision from a card was refused, by "interrupt id:index". */
@@ -83,13 +83,13 @@ export interface RunTraits extends Omit<RunStateJSON, "async_tasks"> {
   live_controls: boolean;
   stop_hint: string;
   code_css: string;
-  /** The run's structured output as [field, value] rows (deepnb.structured.output_rows). */
+  /** The run's structured output as [field, value] rows (deepnb.core.graphs.structured.output_rows). */
   output: [string, string][];
   /** Counts full syncs; live patches before one are superseded by it. */
   revision: number;
-  /** The waterfall of model and tool calls (deepnb.views.timeline_view.timeline_payload). */
+  /** The waterfall of model and tool calls (deepnb.views.run.timeline_view.timeline_payload). */
   timeline: TimelinePayload;
-  /** Which approval cards `pending` holds (deepnb.views.approval_pages.PageInfo). */
+  /** Which approval cards `pending` holds (deepnb.views.run.approval_pages.PageInfo). */
   pending_page: Partial<PendingPage>;
 }
 
@@ -153,7 +153,7 @@ export type Changes = ChangesReply;
 /** Sent unasked while a run or code writes files (["/"]: refresh everything). */
 export type Changed = ChangedMessage;
 
-/** The file view's synced traits (deepnb.views.files_view.FilesView). */
+/** The file view's synced traits (deepnb.views.files.files_view.FilesView). */
 export interface FilesTraits {
   agent: string;
   thread_id: string;

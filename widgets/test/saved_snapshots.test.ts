@@ -55,7 +55,7 @@ describe("saved snapshots", () => {
       }
     }
     const model = new NotebookModel();
-    const runView = { get: (name: string) => (name === "_anywidget_id" ? "deepnb.views.run_view.RunView" : "") };
+    const runView = { get: (name: string) => (name === "_anywidget_id" ? "deepnb.views.run.run_view.RunView" : "") };
     const manager = { context: { saveState, model }, _modelsSync: new Map([["a", runView]]), has_model: () => true };
     const viewOf = (read: any) => read.cells[0].outputs[0].data[VIEW];
     saveViewsAsSnapshots(manager);
@@ -73,14 +73,14 @@ describe("saved snapshots", () => {
   it("knows deepnb's anywidgets and the layouts it marks with a deepnb- class, live or saved", () => {
     const model = (fields: Record<string, unknown>) => ({ get: (name: string) => fields[name] });
     const live = new Map([
-      ["run", model({ _anywidget_id: "deepnb.views.run_view.RunView" })],
+      ["run", model({ _anywidget_id: "deepnb.views.run.run_view.RunView" })],
       ["compare", model({ _dom_classes: ["deepnb-compare"] })],
       ["other", model({ _anywidget_id: "other.Widget", _dom_classes: ["mine"] })],
       ["box", model({ _dom_classes: [] })],
     ]);
     assert.deepEqual([...deepnbModelIds({ _modelsSync: live })].sort(), ["compare", "run"]);
     const state = {
-      run: { state: { _anywidget_id: "deepnb.views.batch_view.BatchView" } },
+      run: { state: { _anywidget_id: "deepnb.views.batch.batch_view.BatchView" } },
       compare: { state: { _dom_classes: ["deepnb-compare"] } },
       other: { state: { _dom_classes: ["widget-vbox"] } },
     };

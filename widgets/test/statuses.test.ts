@@ -1,4 +1,4 @@
-// The statuses' words and marks come from the schema alone (deepnb/schema.py, mirrored into
+// The statuses' words and marks come from the schema alone (deepnb/core/schema.py, mirrored into
 // src/schema.ts): the views look them up there, and a view that declares its own table of labels
 // or marks, or its own copy of a status set, fails here.
 

@@ -4,7 +4,7 @@ one run served remotely with the same run in the kernel (parallel subagents, a s
 
 from __future__ import annotations
 
+from deepnb.engine.spec import AgentSpec
 from deepnb.models import resolve_model
-from deepnb.spec import AgentSpec
 
 graph = AgentSpec(resolve_model("demo:research"), "demo:research").build(name="research", checkpointer=None)

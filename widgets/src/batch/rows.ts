@@ -6,7 +6,7 @@ import { fmtElapsed, fmtInt, isObj, num, str } from "../lib/text";
 import { shownAs } from "../lib/statuses";
 import { RUN_STATUS_LABEL } from "../schema";
 
-/** A row as the kernel sends it (deepnb/views/batch_rows.py grid_row). */
+/** A row as the kernel sends it (deepnb/views/batch/batch_rows.py grid_row). */
 export interface Row {
   i: number;
   input: string;

@@ -1,6 +1,6 @@
 // Reading a status the kernel sent against the schema's tables and sets. A status comes in as a
 // string (a saved view or an older deepnb may send one no table lists), so these take any string
-// and fall back, like deepnb.schema.shown_as.
+// and fall back, like deepnb.core.schema.shown_as.
 
 /** `table`'s text for `status`, or `fallback` for a status it does not list. */
 export function shownAs<K extends string>(

@@ -1,7 +1,7 @@
 // What the agents were given: the skills and memory files loaded into their prompts and the
 // tools each agent can call, as one collapsed line under the header ("Given: 2 skills · 1 memory
 // file · tools: main 9, critic 7") that opens to the lists. The static snapshot draws the same
-// section (deepnb/views/given.py).
+// section (deepnb/views/run/given.py).
 
 import { h, setText, show } from "../lib/dom";
 import { isObj, list, plural, str } from "../lib/text";

@@ -1,5 +1,5 @@
 // A run's structured output (`run.output`): a small key/value table under the transcript, filled
-// when the run ends. The static snapshot draws the same table (deepnb/views/output_table.py).
+// when the run ends. The static snapshot draws the same table (deepnb/views/run/output_table.py).
 
 import { h, show } from "../lib/dom";
 import { list, str } from "../lib/text";

@@ -1,7 +1,7 @@
 // The raw interrupts' cards of one view: one per pending `interrupt(value)`, patched in place by
 // interrupt id so a reply being typed keeps its text while updates stream in; the run's memory
 // keeps drafts over to a re-displayed view. A reply is sent once, as an `answer` message; the
-// kernel checks it again (deepnb.interrupts.check_answer_card) and a refusal comes back in
+// kernel checks it again (deepnb.engine.interrupts.check_answer_card) and a refusal comes back in
 // `card_errors` under "interrupt id:answer".
 
 import { h, keepOnly, placeAt, setAttr, setText, show } from "../lib/dom";

@@ -1,7 +1,7 @@
 // The thread switcher: this agent's threads (asked for when opened, Python answers through the
 // session protocol), and a click shows one thread's latest state below, read-only. The view's own
 // run stays as it is. Thread ids and times are text; the state's `html` was escaped in Python
-// (deepnb/views/thread_preview.py).
+// (deepnb/views/run/thread_preview.py).
 
 import { h, setText, show, smallButton } from "../lib/dom";
 import { armImages } from "../lib/images";

@@ -1,0 +1,515 @@
+"""The single seam between LangGraph and everything deepnb shows.
+
+:class:`EventTranslator` turns the chunks of
+``graph.astream(..., stream_mode=STREAM_MODES, subgraphs=True)`` — ``(namespace, mode, data)`` —
+into a small set of typed events. Views, run objects and tests consume these events, never raw
+chunks. This module imports nothing from LangChain at import time and needs no Jupyter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from deepnb.core.schema import FilePreview
+
+STREAM_MODES = ("updates", "messages", "tasks", "custom")
+MAIN = "main"
+MODEL_NODE = "model"
+"""The node of a deep agent (``create_agent``) that calls the model: each of its writes is a turn."""
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Base of all events. ``agent`` is the path of the agent it concerns: ``"main"`` or
+    ``"main/general-purpose"`` for a subagent (nested subagents add more parts)."""
+
+    agent: str
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta(Event):
+    """A piece of streamed model text."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModelTurn(Event):
+    """A model call finished: its whole text, the tool calls it asked for, its token usage."""
+
+    text: str
+    tool_calls: tuple[Mapping[str, Any], ...] = ()
+    input_tokens: int = 0
+    output_tokens: int = 0
+    step: int | None = None
+    """For the main agent's model node: the thread's step (checkpoint) the turn wrote."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted(Event):
+    call_id: str
+    name: str
+    args: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallFinished(Event):
+    call_id: str
+    name: str
+    content: str
+    is_error: bool = False
+    executed: bool = True
+    """Whether the tool ran: ``False`` for a result given in its place (an approval answered
+    with reject or respond, a call patched as cancelled)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TodosChanged(Event):
+    todos: tuple[Mapping[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FilesChanged(Event):
+    written: tuple[str, ...] = ()
+    deleted: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentStarted(Event):
+    """A ``task`` call (or a JS ``task()`` from the interpreter, ``source="js"``) started a
+    subagent; ``path`` is the new subagent's own agent path. A subagent resumed after an
+    approval starts again with the same path."""
+
+    task_id: str
+    call_id: str
+    subagent_type: str
+    description: str
+    path: str
+    source: str = "task"
+    label: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentFinished(Event):
+    """A subagent's task ended: with ``error``, or stopped at ``interrupted`` approvals."""
+
+    task_id: str
+    path: str
+    error: str | None = None
+    interrupted: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Summarized(Event):
+    """Context summarization fired (the ``_summarization_event`` state update).
+
+    ``messages`` is how many messages this firing summarized (``None`` when the previous
+    firing's cutoff is unknown); ``tokens_before`` / ``tokens_after`` are the input tokens the
+    model reported for the agent's calls just before and just after it, where known.
+    """
+
+    cutoff: int
+    summary: str
+    file_path: str | None = None
+    messages: int | None = None
+    tokens_before: int | None = None
+    tokens_after: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AsyncTasksChanged(Event):
+    """The thread's async subagent tasks (the ``async_tasks`` state key) changed."""
+
+    tasks: Mapping[str, Mapping[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class PromptLoaded(Event):
+    """What an agent loaded into its prompt: skills ``(name, description)`` (the
+    ``skills_metadata`` state update) and memory files by path (``memory_contents``); ``None``
+    where the update doesn't say (each middleware loads its own)."""
+
+    skills: tuple[tuple[str, str], ...] | None = None
+    memory: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolsListed(Event):
+    """The tools each agent of the run can call: agent (``"main"`` or a subagent's name) →
+    tool names, read from the graph when the run starts."""
+
+    tools: Mapping[str, tuple[str, ...]]
+
+
+def prompt_loaded(agent: str, values: Mapping[str, Any]) -> PromptLoaded | None:
+    """The skills and memory files a state (an update, or a thread's values) says were loaded,
+    or ``None`` when it says nothing about them."""
+    skills, memory = values.get("skills_metadata"), values.get("memory_contents")
+    if not isinstance(skills, list) and not isinstance(memory, Mapping):
+        return None
+    return PromptLoaded(
+        agent,
+        skills=tuple(
+            (str(s.get("name", "")), str(s.get("description", ""))) for s in skills if isinstance(s, Mapping)
+        )
+        if isinstance(skills, list)
+        else None,
+        memory=tuple(str(path) for path in memory) if isinstance(memory, Mapping) else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class InterruptRequest:
+    """One pending interrupt: its id and payload (``action_requests``, ``review_configs``)."""
+
+    id: str
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Interrupted(Event):
+    interrupts: tuple[InterruptRequest, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Custom(Event):
+    """Anything a tool or middleware wrote with ``runtime.stream_writer``."""
+
+    data: Any
+
+
+@dataclass(frozen=True, slots=True)
+class NodeUpdated(Event):
+    """A node of a graph that does not speak messages returned ``values`` (its state update)."""
+
+    node: str
+    values: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted(Event):
+    thread_id: str
+    prompt: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished(Event):
+    result: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunPaused(Event):
+    """The run stopped at one or more interrupts and waits for decisions. ``previews`` maps
+    ``(interrupt id, action index)`` to what the action would do (a file's content, a diff)."""
+
+    interrupts: tuple[InterruptRequest, ...]
+    previews: Mapping[tuple[str, int], FilePreview] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionMade(Event):
+    """A decision on one action of an interrupt: ``{"type": "approve" | "edit" | "reject" |
+    "respond", ...}``; ``auto`` when a rule made it rather than a person."""
+
+    interrupt_id: str
+    index: int
+    tool: str
+    decision: Mapping[str, Any]
+    auto: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class InterruptAnswered(Event):
+    """A whole interrupt answered with ``value`` (``resume(value)``: a raw interrupt's answer,
+    or an approval answered without per-action decisions)."""
+
+    interrupt_id: str
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class RunResumed(Event):
+    """The run goes on after decisions on these interrupts."""
+
+    interrupt_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RunFailed(Event):
+    error: str
+    calls: tuple[str, ...] = ()
+    """The tool calls whose execution raised the failure (their cards show it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunCancelled(Event):
+    reason: str = "stopped"
+
+
+def subagent_path(parent: str, kind: str, count: int) -> str:
+    """The agent path of the ``count``-th subagent of type ``kind`` started by ``parent``:
+    ``main/general-purpose``, then ``main/general-purpose#2``, …"""
+    base = f"{parent}/{kind}"
+    return base if count == 1 else f"{base}#{count}"
+
+
+def subagent_label(path: str) -> str:
+    """How views name a subagent: ``main/general-purpose#2`` → ``general-purpose #2``."""
+    return path.rpartition("/")[2].replace("#", " #")
+
+
+def message_text(content: Any) -> str:
+    """The plain text of a message ``content`` (a string or a list of content blocks)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Sequence):
+        parts = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, Mapping) and block.get("type") in (None, "text"):
+                parts.append(str(block.get("text", "")))
+        return "".join(parts)
+    return ""
+
+
+def _summary_text(content: str) -> str:
+    """The summary itself, without the framing deepagents wraps it in for the model."""
+    start, end = content.find("<summary>"), content.rfind("</summary>")
+    if start != -1 and end > start:
+        return content[start + len("<summary>") : end].strip()
+    return content.removeprefix("Here is a summary of the conversation to date:").strip()
+
+
+def _usage(message: Any) -> tuple[int, int]:
+    usage = getattr(message, "usage_metadata", None) or {}
+    return int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
+
+
+@dataclass
+class EventTranslator:
+    """Turns stream chunks into events, tracking which namespace belongs to which subagent."""
+
+    main: str = MAIN
+    _paths: dict[str, str] = field(default_factory=dict)
+    """Pregel task id of a running ``task`` tool call → that subagent's agent path."""
+    _seen: dict[str, int] = field(default_factory=dict)
+    """How many subagents each base path has had, so parallel ones of one type get their own."""
+
+    _seen_turns: set[str] = field(default_factory=set)
+    """Ids of AI messages already reported: a resumed approval re-sends the message it held."""
+    _model_step: int | None = None
+    """The LangGraph step the main agent's model node streams in (from the messages' metadata)."""
+    _by_call: dict[str, str] = field(default_factory=dict)
+    """``task`` tool call id → path, so a subagent re-run after an approval keeps its path."""
+    _call_tasks: dict[str, str] = field(default_factory=dict)
+    """Tool call id → the Pregel task running it (to find the ``eval`` a JS ``task()`` runs in)."""
+    _js_active: dict[str, list[str]] = field(default_factory=dict)
+    """Pregel task id of an ``eval`` call → paths of the JS subagents running inside it."""
+    _js_paths: dict[str, str] = field(default_factory=dict)
+    """JS dispatch id → path."""
+    _last_input: dict[str, int] = field(default_factory=dict)
+    """Agent path → input tokens of its latest model call."""
+    _cutoffs: dict[str, int] = field(default_factory=dict)
+    """Agent path → cutoff index of its latest summarization."""
+    node_updates: bool = False
+    """Report each of the graph's own nodes' state updates (:class:`NodeUpdated`): set for a
+    graph that does not speak messages, whose nodes' updates are all there is to show."""
+
+    def _new_path(self, parent: str, kind: str, call_id: str) -> str:
+        if call_id in self._by_call:
+            return self._by_call[call_id]
+        base = f"{parent}/{kind}"
+        count = self._seen[base] = self._seen.get(base, 0) + 1
+        path = self._by_call[call_id] = subagent_path(parent, kind, count)
+        return path
+
+    def agent_path(self, namespace: Sequence[str]) -> str:
+        """The agent path of a stream namespace (``()`` is the main agent)."""
+        for part in reversed(namespace):
+            task_id = part.partition(":")[2]
+            if task_id in self._paths:
+                return self._paths[task_id]
+            js = self._js_active.get(task_id)
+            if js and len(js) == 1:  # several JS subagents in one eval share its namespace
+                return js[0]
+        return self.main
+
+    def translate(self, chunk: tuple[Sequence[str], str, Any]) -> Iterator[Event]:
+        """Yield the events of one ``(namespace, mode, data)`` chunk."""
+        namespace, mode, data = chunk
+        agent = self.agent_path(namespace)
+        if mode == "messages":
+            yield from self._message(agent, data)
+        elif mode == "updates":
+            yield from self._updates(agent, data, top=not namespace)
+        elif mode == "tasks":
+            yield from self._task(agent, data)
+        elif mode == "custom":
+            if isinstance(data, Mapping) and data.get("type") == "subagent":
+                yield from self._js_subagent(agent, data)
+            yield Custom(agent, data)
+
+    def _message(self, agent: str, data: Any) -> Iterator[Event]:
+        message, metadata = data
+        if getattr(message, "type", None) != "AIMessageChunk":
+            return
+        node = metadata.get("langgraph_node") if isinstance(metadata, Mapping) else None
+        if agent == self.main and node == MODEL_NODE:
+            step = metadata.get("langgraph_step")  # the step of the checkpoint the node writes
+            self._model_step = step if isinstance(step, int) else None
+        text = message_text(message.content)
+        if text:
+            yield TextDelta(agent, text)
+
+    def _updates(self, agent: str, data: Mapping[str, Any], *, top: bool = True) -> Iterator[Event]:
+        for node, update in data.items():
+            if node == "__interrupt__":
+                requests = tuple(
+                    InterruptRequest(id=str(getattr(i, "id", "")), value=getattr(i, "value", i))
+                    for i in update
+                )
+                if requests:
+                    yield Interrupted(agent, requests)
+                continue
+            for part in update if isinstance(update, list) else [update]:
+                if self.node_updates and top:  # the graph's own nodes, not those of graphs they run
+                    yield NodeUpdated(agent, str(node), dict(part) if isinstance(part, Mapping) else {})
+                if isinstance(part, Mapping):
+                    yield from self._state_update(agent, part, node=str(node))
+
+    def _state_update(self, agent: str, update: Mapping[str, Any], *, node: str = "") -> Iterator[Event]:
+        messages = update.get("messages")
+        messages = messages if isinstance(messages, list) else []
+        summary = update.get("_summarization_event")
+        if isinstance(summary, Mapping):
+            yield self._summarized(agent, summary, messages)
+        for message in messages:
+            kind = getattr(message, "type", None)
+            if kind == "ai":
+                message_id = getattr(message, "id", None)
+                if message_id:
+                    if message_id in self._seen_turns:
+                        continue
+                    self._seen_turns.add(message_id)
+                calls = tuple(getattr(message, "tool_calls", None) or ())
+                inp, out = _usage(message)
+                if inp:
+                    self._last_input[agent] = inp
+                step = None
+                if agent == self.main and node == MODEL_NODE:  # each step is used once, never a stale one
+                    step, self._model_step = self._model_step, None
+                yield ModelTurn(agent, message_text(message.content), calls, inp, out, step)
+                for call in calls:
+                    yield ToolCallStarted(agent, str(call.get("id")), call["name"], call["args"])
+            elif kind == "tool":
+                yield ToolCallFinished(
+                    agent,
+                    str(message.tool_call_id),
+                    str(getattr(message, "name", "") or ""),
+                    message_text(message.content),
+                    getattr(message, "status", "success") == "error",
+                    executed=_executed(node, message),
+                )
+        todos = update.get("todos")
+        if isinstance(todos, list):
+            yield TodosChanged(agent, tuple(todos))
+        files = update.get("files")
+        if isinstance(files, Mapping) and files:
+            yield FilesChanged(
+                agent,
+                written=tuple(p for p, v in files.items() if v is not None),
+                deleted=tuple(p for p, v in files.items() if v is None),
+            )
+        tasks = update.get("async_tasks")
+        if isinstance(tasks, Mapping):
+            yield AsyncTasksChanged(agent, tasks)
+        loaded = prompt_loaded(agent, update)
+        if loaded is not None:
+            yield loaded
+
+    def _summarized(self, agent: str, event: Mapping[str, Any], messages: Sequence[Any]) -> Summarized:
+        cutoff = int(event.get("cutoff_index") or 0)
+        previous = self._cutoffs.get(agent)
+        self._cutoffs[agent] = cutoff
+        after = next((_usage(m)[0] for m in messages if getattr(m, "type", None) == "ai"), 0)
+        summary = event.get("summary_message")
+        text = _summary_text(message_text(getattr(summary, "content", summary) or ""))
+        return Summarized(
+            agent,
+            cutoff=cutoff,
+            summary=text,
+            file_path=str(event["file_path"]) if event.get("file_path") else None,
+            messages=cutoff - (previous or 0) if previous is not None or cutoff else None,
+            tokens_before=self._last_input.get(agent),
+            tokens_after=after or None,
+        )
+
+    def _js_subagent(self, agent: str, data: Mapping[str, Any]) -> Iterator[Event]:
+        """A JS ``task()`` call inside the interpreter's ``eval`` (langchain-quickjs events)."""
+        dispatch = str(data.get("id"))
+        eval_task = self._call_tasks.get(str(data.get("eval_id")), "")
+        if data.get("phase") == "start":
+            kind = str(data.get("subagent_type") or "subagent")
+            path = self._new_path(agent, kind, f"js:{dispatch}")
+            self._js_paths[dispatch] = path
+            active = self._js_active.setdefault(eval_task, [])
+            if path not in active:
+                active.append(path)
+            yield SubagentStarted(
+                agent,
+                f"js:{dispatch}",
+                f"js:{dispatch}",
+                kind,
+                str(data.get("description") or ""),
+                path,
+                source="js",
+                label=str(data.get("label") or ""),
+            )
+        elif dispatch in self._js_paths and data.get("phase") in ("complete", "error"):
+            path = self._js_paths[dispatch]
+            if path in self._js_active.get(eval_task, ()):
+                self._js_active[eval_task].remove(path)
+            error = str(data.get("error") or "failed") if data.get("phase") == "error" else None
+            yield SubagentFinished(agent, f"js:{dispatch}", path, error)
+
+    def _task(self, agent: str, data: Mapping[str, Any]) -> Iterator[Event]:
+        task_id = str(data.get("id"))
+        if "input" in data:
+            if data.get("name") != "tools" or not isinstance(data["input"], list):
+                return
+            for call in data["input"]:
+                if isinstance(call, Mapping) and call.get("id"):
+                    self._call_tasks[str(call["id"])] = task_id
+                if isinstance(call, Mapping) and call.get("name") == "task":
+                    args = call.get("args") or {}
+                    kind = str(args.get("subagent_type") or "subagent")
+                    path = self._new_path(agent, kind, str(call.get("id")))
+                    self._paths[task_id] = path
+                    yield SubagentStarted(
+                        agent,
+                        task_id,
+                        str(call.get("id")),
+                        kind,
+                        str(args.get("description") or ""),
+                        path,
+                    )
+        elif task_id in self._paths:
+            error = data.get("error")
+            yield SubagentFinished(
+                agent,
+                task_id,
+                self._paths[task_id],
+                str(error) if error else None,
+                interrupted=bool(data.get("interrupts")),
+            )
+
+
+def _executed(node: str, message: Any) -> bool:
+    """Whether a tool message is the tool's own result. A middleware hook's node
+    (``HumanInTheLoopMiddleware.after_model``, named ``Middleware.hook``) or the harness's mark
+    (``lc_source``, set on an approval's reject or respond) means it was given in the tool's place."""
+    kwargs = getattr(message, "additional_kwargs", None) or {}
+    return "." not in node and not kwargs.get("lc_source")

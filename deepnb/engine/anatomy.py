@@ -1,0 +1,467 @@
+"""An agent's anatomy: what it was given, read from the compiled graph (``%deepagent inspect``).
+
+For the main agent and each subagent: the middleware stack in order (who added each one and
+what it does, and what the harness profile excluded), the tools the model is offered, the
+interrupt rules; for the agent: the model, its LangChain profile and the deepagents harness
+profile that applied (and why), the backend and its routes, memory, skills and permissions.
+Everything is read from the graph itself (:mod:`deepnb.core.graphs.reading`), so an attached graph
+shows as much as a built one; what cannot be read is said in ``notes``. No agent code runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from deepnb.core.addresses import shown_url
+from deepnb.core.displayable import Displayable
+from deepnb.core.graphs.reading import first, is_instance, middleware_of, model_of, tools_of
+
+WHY: dict[str, str] = {
+    "TodoListMiddleware": "the write_todos tool and its prompt (deepnb adds it)",
+    "FilesystemMiddleware": "the file tools over the backend; enforces permissions",
+    "SubAgentMiddleware": "the task tool: starts subagents",
+    "AsyncSubAgentMiddleware": "the async task tools: subagents on a LangGraph server",
+    "_ParentNotifierMiddleware": "wakes the agent that started this one as an async subagent",
+    "SummarizationMiddleware": "summarizes older messages when the context fills up",
+    "PatchToolCallsMiddleware": "answers tool calls left without a result (after a stop)",
+    "SkillsMiddleware": "lists the skills (skills=) in the prompt",
+    "AnthropicPromptCachingMiddleware": "prompt caching (Anthropic models only)",
+    "MemoryMiddleware": "loads the memory files (memory=) into the prompt",
+    "HumanInTheLoopMiddleware": "pauses for approval before gated tools (interrupt_on, permissions)",
+    "UnsupportedContentMiddleware": "replaces content blocks the model can't accept",
+    "_ToolExclusionMiddleware": "hides the tools the harness profile excludes",
+    "CodeInterpreterMiddleware": "the eval tool: a JavaScript interpreter (deepnb's --interpreter)",
+    "ExtensionToolsMiddleware": "the tools extensions register (deepnb)",
+}
+"""What each middleware deepagents, LangChain or deepnb adds does, by class."""
+RANK = {name: index for index, name in enumerate((
+    "FilesystemMiddleware", "SubAgentMiddleware", "_ParentNotifierMiddleware",
+    "SummarizationMiddleware", "PatchToolCallsMiddleware", "AsyncSubAgentMiddleware", "",
+    "SkillsMiddleware", "AnthropicPromptCachingMiddleware", "MemoryMiddleware", "HumanInTheLoopMiddleware",
+    "UnsupportedContentMiddleware", "_ToolExclusionMiddleware",
+))}  # fmt: skip
+"""``create_deep_agent``'s order, where the graph leaves two middleware unordered ("": yours,
+and deepnb's ``TodoListMiddleware``, which it passes as one of yours)."""
+_SECRET_FIELD = re.compile(r"key|token|secret|passw|auth|credential|header|cookie|client", re.IGNORECASE)
+_SCALARS = (str, int, float, bool)
+SUMMARY = 100
+"""Characters of a tool's description shown."""
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One middleware of a stack: its ``name``, class, and what it is there for."""
+
+    name: str
+    kind: str
+    why: str
+
+
+@dataclass(frozen=True)
+class AgentPart:
+    """The main agent or a subagent: its middleware stack, tools and interrupt rules."""
+
+    name: str
+    role: str
+    """``"main agent"``, ``"subagent"``, ``"compiled subagent"`` or ``"async subagent"``."""
+    model: str = ""
+    middleware: tuple[Layer, ...] = ()
+    excluded: tuple[str, ...] = ()
+    """Middleware the harness profile removed from the stack."""
+    tools: tuple[tuple[str, str], ...] = ()
+    """``(name, first line of its description)``, in the order the model is offered them."""
+    hidden: tuple[tuple[str, str], ...] = ()
+    """Tools in the graph the model is not offered, and why."""
+    interrupts: tuple[tuple[str, str], ...] = ()
+    """``(tool, decisions allowed)`` for each gated tool."""
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, repr=False)
+class Anatomy(Displayable):
+    """What an agent was given. Shows as text and static HTML."""
+
+    name: str
+    source: str
+    """``"built by deepnb"`` or ``"attached graph (CompiledStateGraph)"``."""
+    model: tuple[tuple[str, str], ...] = ()
+    model_profile: tuple[tuple[str, str], ...] = ()
+    harness: tuple[tuple[str, str], ...] = ()
+    backend: tuple[tuple[str, str], ...] = ()
+    """``(what, value)``: the backend, each route, memory, skills, permissions."""
+    agents: tuple[AgentPart, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+
+def inspect_agent(workbench: Any) -> Anatomy:
+    """The anatomy of ``workbench``'s agent (a built or an attached one)."""
+    graph = workbench.graph
+    source = "built by deepnb" if workbench.spec is not None else f"attached graph ({type(graph).__name__})"
+    stack = middleware_of(graph, prefer=_rank)
+    if stack is None:
+        nodes = ", ".join(n for n in getattr(graph, "nodes", {}) if not n.startswith("__")) or "none"
+        return Anatomy(
+            workbench.name,
+            source,
+            notes=(
+                "Not a LangChain agent (no model step): its middleware, tools and model can't be read. "
+                f"Its nodes: {nodes}.",
+            ),
+        )
+    model = model_of(graph)
+    profile = _harness(model)
+    notes: list[str] = []
+    if model is None:
+        notes.append("The model is chosen per call (no model object in the graph): its profile is unknown.")
+    main = _part(workbench.name, "main agent", stack, tools_of(graph) or [], profile, model, notes)
+    subagents = _subagents(stack, profile)
+    return Anatomy(
+        name=workbench.name,
+        source=source,
+        model=_model_fields(model, getattr(workbench, "label", "")),
+        model_profile=_pairs(getattr(model, "profile", None) or {}),
+        harness=profile.shown if profile else (("harness profile", "could not be read"),),
+        backend=_backend(stack) + _files_read_through(workbench, stack),
+        agents=(main, *subagents),
+        notes=tuple(notes),
+    )
+
+
+# -- the parts -----------------------------------------------------------------------------------
+
+
+def _part(
+    name: str,
+    role: str,
+    stack: Sequence[Any],
+    offered: Sequence[Any],
+    profile: Harness | None,
+    model: Any,
+    notes: list[str] | None = None,
+) -> AgentPart:
+    layers = tuple(Layer(str(m.name), _kind(m), _why(m, profile)) for m in stack)
+    hidden = _hidden(stack, offered)
+    hitl = next((m for m in stack if _kind(m) == "HumanInTheLoopMiddleware"), None)
+    rules = getattr(hitl, "interrupt_on", None) or {}
+    changing = [str(m.name) for m in stack if not _known(m) and _overrides(m, "wrap_model_call")]
+    part_notes = list(notes or ())
+    if changing:
+        part_notes.append(f"{', '.join(changing)} may change the tools the model sees on each call.")
+    return AgentPart(
+        name=name,
+        role=role,
+        model=_label(model),
+        middleware=layers,
+        excluded=profile.excluded if profile else (),
+        tools=tuple((n, s) for n, s in (_tool(t) for t in offered) if n not in dict(hidden)),
+        hidden=hidden,
+        interrupts=tuple((tool, _decisions(rule)) for tool, rule in rules.items()),
+        notes=tuple(part_notes),
+    )
+
+
+_TOOLS_READ: weakref.WeakKeyDictionary[Any, dict[str, tuple[str, ...]]] = weakref.WeakKeyDictionary()
+"""What :func:`tools_by_agent` read of each compiled graph: a compiled graph does not change, and
+every run of it (a batch's hundred) would read it again, building each tool's schema."""
+
+
+def tools_by_agent(graph: Any) -> dict[str, tuple[str, ...]]:
+    """The tools each agent can call: ``"main"`` and each subagent's name → tool names (what a
+    run view lists; ``{}`` for a graph that isn't a LangChain agent). Harness profiles are not
+    looked up: their tool exclusions are in the stacks already. Read once per graph."""
+    try:
+        return dict(_TOOLS_READ[graph])
+    except (KeyError, TypeError):  # not read yet, or a graph that can't be weakly referenced
+        pass
+    found = _read_tools_by_agent(graph)
+    with contextlib.suppress(TypeError):
+        _TOOLS_READ[graph] = found
+    return dict(found)
+
+
+def _read_tools_by_agent(graph: Any) -> dict[str, tuple[str, ...]]:
+    stack = middleware_of(graph, prefer=_rank)
+    if stack is None:
+        return {}
+    main = _part("main", "main agent", stack, tools_of(graph) or [], None, None)
+    parts = (main, *_subagents(stack, None, profiles=False))
+    return {part.name: tuple(name for name, _ in part.tools) for part in parts if part.tools}
+
+
+def _subagents(stack: Sequence[Any], profile: Harness | None, *, profiles: bool = True) -> list[AgentPart]:
+    found: list[AgentPart] = []
+    for spec in getattr(first(stack, "SubAgentMiddleware"), "_subagents", None) or ():
+        name = str(spec.get("name", "?"))
+        if "runnable" in spec:
+            runnable = spec["runnable"]
+            inner = middleware_of(runnable, prefer=_rank)
+            if inner is None:
+                found.append(AgentPart(name, "compiled subagent", notes=("A graph deepnb can't read into.",)))
+            else:
+                offered = tools_of(runnable) or []
+                found.append(_part(name, "compiled subagent", inner, offered, None, model_of(runnable)))
+            continue
+        # create_deep_agent's processed spec: create_agent adds approval and content handling
+        stack_ = list(spec.get("middleware") or ())
+        extra = []
+        if spec.get("interrupt_on"):
+            extra.append(_Added("HumanInTheLoopMiddleware", interrupt_on=_rules(spec["interrupt_on"])))
+        if not any(getattr(m, "name", "") == "UnsupportedContentMiddleware" for m in stack_):
+            extra.append(_Added("UnsupportedContentMiddleware"))
+        offered = [t for m in stack_ for t in getattr(m, "tools", ())] + list(spec.get("tools") or ())
+        sub_profile = _harness(spec.get("model")) if profiles else None
+        found.append(_part(name, "subagent", [*stack_, *extra], offered, sub_profile, spec.get("model")))
+    for agent in getattr(first(stack, "AsyncSubAgentMiddleware"), "_agents", None) or ():
+        where = shown_url(str(agent["url"])) if agent.get("url") else "the LangGraph server it runs on"
+        found.append(
+            AgentPart(
+                str(agent.get("name", "?")),
+                "async subagent",
+                notes=(f"Graph {agent.get('graph_id')!r} at {where}: its anatomy lives on that server.",),
+            )
+        )
+    return found
+
+
+class _Added:
+    """A middleware ``create_agent`` adds to a subagent when it compiles it (not built yet)."""
+
+    def __init__(self, kind: str, **attrs: Any) -> None:
+        self.name = kind
+        self.kind = kind
+        self.__dict__.update(attrs)
+
+
+def _rules(interrupt_on: Mapping[str, Any]) -> dict[str, Any]:
+    return {tool: rule for tool, rule in interrupt_on.items() if rule}
+
+
+def _rank(m: Any) -> int:
+    return RANK.get(_known(m), RANK[""])
+
+
+def _known(m: Any) -> str:
+    """The class of deepagents, LangChain or deepnb that ``m`` is (``""``: none we know): by
+    class, base class, or the name it takes in the stack."""
+    if isinstance(m, _Added):
+        return m.kind
+    names = [k.__name__ for k in type(m).__mro__] + [str(getattr(m, "name", ""))]
+    return next((n for n in names if n in WHY), "")
+
+
+def _kind(m: Any) -> str:
+    return m.kind if isinstance(m, _Added) else type(m).__name__
+
+
+def _why(m: Any, profile: Harness | None) -> str:
+    if profile is not None and _kind(m) in profile.added:
+        return f"added by the harness profile {profile.key!r} (or yours, in its place: same name)"
+    known = _known(m)
+    return WHY[known] if known else f"yours ({type(m).__module__})"
+
+
+def _overrides(m: Any, hook: str) -> bool:
+    for klass in type(m).__mro__:
+        if hook in vars(klass) or f"a{hook}" in vars(klass):
+            return klass.__name__ != "AgentMiddleware"
+    return False
+
+
+def _tool(tool: Any) -> tuple[str, str]:
+    if isinstance(tool, Mapping):  # a provider's built-in tool
+        name = tool.get("name") or tool.get("type") or "?"
+        return str(name), "a provider built-in tool"
+    description = str(getattr(tool, "description", "") or "").strip()
+    line = description.splitlines()[0] if description else ""
+    return str(getattr(tool, "name", "?")), line if len(line) <= SUMMARY else line[: SUMMARY - 1] + "…"
+
+
+def _hidden(stack: Sequence[Any], offered: Sequence[Any]) -> tuple[tuple[str, str], ...]:
+    names = {_tool(t)[0] for t in offered}
+    hidden: list[tuple[str, str]] = []
+    exclusion = first(stack, "_ToolExclusionMiddleware")
+    for name in sorted(getattr(exclusion, "_excluded", ()) or ()):
+        if name in names:
+            hidden.append((name, "excluded by the harness profile"))
+    filesystem = first(stack, "FilesystemMiddleware")
+    backend = getattr(filesystem, "backend", None)
+    if backend is not None:
+        try:  # deepagents' own capability checks, as FilesystemMiddleware applies them per call
+            from deepagents.backends.protocol import _supports_delete  # noqa: PLC0415  # lazy: heavy
+            from deepagents.middleware.filesystem import supports_execution  # noqa: PLC0415  # lazy: heavy
+        except ImportError:
+            return tuple(hidden)
+        if "execute" in names and not supports_execution(backend):
+            hidden.append(("execute", f"{type(backend).__name__} can't run commands"))
+        if "delete" in names and not _supports_delete(backend):
+            hidden.append(("delete", f"{type(backend).__name__} can't delete files"))
+    return tuple(hidden)
+
+
+def _decisions(rule: Any) -> str:
+    if rule is True:
+        return "approve, edit, reject, respond"
+    allowed = rule.get("allowed_decisions") if isinstance(rule, Mapping) else None
+    return ", ".join(allowed) if allowed else "approve, edit, reject, respond"
+
+
+# -- model and harness profile -------------------------------------------------------------------
+
+
+def _label(model: Any) -> str:
+    if model is None:
+        return ""
+    if isinstance(model, str):
+        return model
+    name = getattr(model, "model_name", None) or getattr(model, "model", None)
+    return f"{type(model).__name__}({name})" if isinstance(name, str) else type(model).__name__
+
+
+def _model_fields(model: Any, label: str) -> tuple[tuple[str, str], ...]:
+    """The model's class and the settings it was given (non-default plain values), never a
+    field whose name looks secret (keys, tokens, headers, clients)."""
+    if model is None:
+        return (("model", label or "unknown"),)
+    shown = [("model", _label(model))]
+    if label and label != _label(model):
+        shown.append(("given as", label))
+    fields = getattr(type(model), "model_fields", {}) or {}
+    for name, info in fields.items():
+        if _SECRET_FIELD.search(name) or name in ("model_name", "model", "profile", "metadata", "tags"):
+            continue
+        value = getattr(model, name, None)
+        default = getattr(info, "default", None)
+        if repr(default) == "PydanticUndefined":  # a default computed when built: not told apart
+            continue
+        if isinstance(value, _SCALARS) and value != default and len(str(value)) <= 200:
+            shown.append((name, str(value)))
+    return tuple(shown[:20])
+
+
+def _pairs(mapping: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    return tuple(
+        (str(k), str(v))
+        for k, v in mapping.items()
+        if isinstance(v, _SCALARS) and not _SECRET_FIELD.search(str(k))
+    )
+
+
+@dataclass(frozen=True)
+class Harness:
+    """The deepagents harness profile that applied to a model: its registry ``key`` (``""``:
+    none matched), what it ``added`` (middleware classes) and ``excluded``, and ``shown``."""
+
+    key: str
+    added: frozenset[str]
+    excluded: tuple[str, ...]
+    shown: tuple[tuple[str, str], ...]
+
+
+def _harness(model: Any) -> Harness | None:
+    """The harness profile ``create_deep_agent`` chose for ``model``, found the way it finds it
+    (the model's ``provider:identifier``, then the provider); ``None`` when it can't be told."""
+    if model is None or isinstance(model, str):
+        return None
+    try:  # deepagents' own lookup; private names, so a change there is caught, not raised
+        from deepagents._models import get_model_identifier, get_model_provider  # noqa: PLC0415  # lazy: heavy
+        from deepagents.profiles.harness import harness_profiles as hp  # noqa: PLC0415  # lazy: heavy
+
+        hp._ensure_harness_profiles_loaded()
+        identifier, provider = get_model_identifier(model), get_model_provider(model)
+        registry = hp._HARNESS_PROFILES
+    except (ImportError, AttributeError):
+        return None
+    exact = f"{provider}:{identifier}" if provider and identifier else (identifier or "")
+    key = next((k for k in (exact, identifier or "") if k and ":" in k and k in registry), "")
+    why = f"registered for {key!r}" if key else ""
+    if not key and provider and hp._get_harness_profile(provider) is not None:
+        key = provider
+        why = f"the profile of the provider {provider!r}" + (f" (none for {exact!r})" if exact else "")
+    if not key:
+        return Harness("", frozenset(), (), (
+            ("harness profile", "none"),
+            ("why", f"no profile is registered for {exact or type(model).__name__!r}: deepagents' defaults"),
+        ))  # fmt: skip
+    profile = hp._get_harness_profile(key)
+    if profile is None:  # registered a moment ago, gone now
+        return None
+    try:  # what create_deep_agent adds for it (a factory builds fresh instances, as it does)
+        added = frozenset(type(m).__name__ for m in profile.materialize_extra_middleware())
+    except Exception:  # a factory that fails here failed when the agent was built too
+        added = frozenset()
+    excluded = tuple(sorted(e if isinstance(e, str) else e.__name__ for e in profile.excluded_middleware))
+    shown = [("harness profile", key), ("why", why)]
+    if added:
+        shown.append(("adds middleware", ", ".join(sorted(added))))
+    if excluded:
+        shown.append(("excludes middleware", ", ".join(excluded)))
+    if profile.excluded_tools:
+        shown.append(("hides tools", ", ".join(sorted(profile.excluded_tools))))
+    if profile.tool_description_overrides:
+        shown.append(("rewrites the descriptions of", ", ".join(sorted(profile.tool_description_overrides))))
+    if profile.base_system_prompt is not None:
+        shown.append(("base system prompt", f"{len(profile.base_system_prompt):,} characters"))
+    if profile.system_prompt_suffix is not None:
+        shown.append(("system prompt suffix", f"{len(profile.system_prompt_suffix):,} characters"))
+    gp = profile.general_purpose_subagent
+    if gp is not None and gp.enabled is False:
+        shown.append(("general-purpose subagent", "disabled"))
+    return Harness(key, added, excluded, tuple(shown))
+
+
+# -- backend -------------------------------------------------------------------------------------
+
+
+def _describe_backend(backend: Any) -> str:
+    kind = type(backend).__name__
+    if is_instance(backend, "FilesystemBackend"):
+        mode = "virtual paths" if getattr(backend, "virtual_mode", False) else "real paths"
+        return f"{kind}: the folder {getattr(backend, 'cwd', '?')} ({mode})"
+    if is_instance(backend, "StateBackend"):
+        return f"{kind}: files in the thread's checkpoint state"
+    if is_instance(backend, "StoreBackend"):
+        return f"{kind}: the LangGraph store"
+    return kind
+
+
+def _files_read_through(workbench: Any, stack: Sequence[Any]) -> tuple[tuple[str, str], ...]:
+    """Where deepnb reads the files of an agent whose main stack has no file tools: the backend
+    given to ``attach(..., backend=...)`` or found in a subagent's stack."""
+    if first(stack, "FilesystemMiddleware") is not None:
+        return ()
+    try:
+        backend = getattr(getattr(workbench, "file_setup", None), "backend", None)
+    except Exception:  # reading the graph is best effort: the anatomy says what it could read
+        return ()
+    return (("files read through", _describe_backend(backend)),) if backend is not None else ()
+
+
+def _backend(stack: Sequence[Any]) -> tuple[tuple[str, str], ...]:
+    filesystem = first(stack, "FilesystemMiddleware")
+    if filesystem is None:
+        return (("backend", "none (no FilesystemMiddleware: the agent has no file tools)"),)
+    backend = getattr(filesystem, "backend", None)
+    shown: list[tuple[str, str]] = []
+    if callable(backend) and not hasattr(backend, "ls"):
+        shown.append(("backend", "a factory, built per run"))
+    elif is_instance(backend, "CompositeBackend"):
+        default = getattr(backend, "default", None)
+        shown.append(("backend", f"CompositeBackend, by default {_describe_backend(default)}"))
+        for prefix, routed in sorted((getattr(backend, "routes", None) or {}).items()):
+            shown.append((f"route {prefix}", _describe_backend(routed)))
+    else:
+        shown.append(("backend", _describe_backend(backend)))
+    for kind, what in (("MemoryMiddleware", "memory"), ("SkillsMiddleware", "skills")):
+        sources = getattr(first(stack, kind), "sources", None)
+        if sources:
+            shown.append((what, ", ".join(str(s) for s in sources)))
+    for rule in getattr(filesystem, "_permissions", None) or ():
+        operations = ", ".join(getattr(rule, "operations", ()) or ())
+        paths = ", ".join(getattr(rule, "paths", ()) or ())
+        shown.append(("permission", f"{getattr(rule, 'mode', '?')} {operations} on {paths}"))
+    return tuple(shown)

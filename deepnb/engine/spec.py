@@ -1,0 +1,130 @@
+"""What agent to build, and building it with ``deepagents.create_deep_agent``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from deepnb.core.errors import DeepnbError
+from deepnb.core.graphs.structured import expect_in_checkpoints
+from deepnb.engine.files.rules import agent_rules
+from deepnb.engine.gating import check as check_gating
+from deepnb.engine.interpreter import interpreter_middleware
+
+# create_deep_agent's keyword arguments that a spec passes through unchanged.
+AGENT_OPTIONS = frozenset(
+    {
+        "tools",
+        "system_prompt",
+        "middleware",
+        "subagents",
+        "skills",
+        "memory",
+        "permissions",
+        "backend",
+        "interrupt_on",
+        "response_format",
+        "state_schema",
+        "context_schema",
+        "store",
+        "debug",
+        "cache",
+        "interpreter",  # deepnb's: True or {options} adds langchain-quickjs' CodeInterpreterMiddleware
+    }
+)
+
+
+def parse_interrupt_on(
+    value: str | Sequence[str] | Mapping[str, Any] | None,
+) -> dict[str, Any] | None:
+    """``"write_file,edit_file"`` or a list of tool names → ``{"write_file": True, ...}``;
+    a mapping passes through."""
+    if value is None or isinstance(value, Mapping):
+        return dict(value) if value is not None else None
+    names = value.split(",") if isinstance(value, str) else list(value)
+    names = [n.strip() for n in names if n and n.strip()]
+    if not names:
+        raise DeepnbError("--interrupt-on needs tool names, e.g. --interrupt-on write_file,edit_file.")
+    return dict.fromkeys(names, True)
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """A deep agent to build: the model (resolved chat model), its label, and options."""
+
+    model: Any
+    model_label: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    todos: bool = True
+    """Add ``TodoListMiddleware`` (deepagents 0.7 no longer adds ``write_todos`` itself)."""
+    declared: AgentSpec | None = field(default=None, compare=False, repr=False)
+    """For a spec extensions were applied to (a workbench's ``spec``): the spec as written,
+    before their tools, middleware and routes were added. Rebuilds start from it."""
+
+    def __post_init__(self) -> None:
+        unknown = set(self.options) - AGENT_OPTIONS
+        if unknown:
+            raise DeepnbError(
+                f"Unknown agent option(s) {', '.join(sorted(unknown))}: use create_deep_agent's "
+                f"keyword arguments ({', '.join(sorted(AGENT_OPTIONS))})."
+            )
+
+    def with_options(self, **changes: Any) -> AgentSpec:
+        """The declared spec with ``changes`` (``None`` values ignored)."""
+        base = self.declared or self
+        options = {**base.options, **{k: v for k, v in changes.items() if v is not None}}
+        return replace(base, options=options)
+
+    def build(self, *, name: str, checkpointer: Any) -> Any:
+        """Compile the agent with ``checkpointer``; an agent whose interpreter code could run a
+        tool its approval rules gate is refused (:mod:`deepnb.engine.gating`)."""
+        from deepagents import create_deep_agent  # noqa: PLC0415  # lazy: deepagents is heavy to import
+
+        options = dict(self.options)
+        middleware = list(options.pop("middleware", None) or ())
+        interpreter = options.pop("interpreter", None)
+        if interpreter:
+            middleware.append(interpreter_middleware(interpreter))
+        _match_dotfiles(options, middleware)
+        if self.todos:
+            from langchain.agents.middleware import TodoListMiddleware  # noqa: PLC0415  # lazy: heavy
+
+            if not any(isinstance(m, TodoListMiddleware) for m in middleware):
+                middleware.insert(0, TodoListMiddleware())
+        check_gating(options, middleware)
+        expect_in_checkpoints(options.get("response_format"))
+        return create_deep_agent(
+            model=self.model,
+            middleware=middleware,
+            checkpointer=checkpointer,
+            name=name,
+            **options,
+        )
+
+
+def _match_dotfiles(options: dict[str, Any], middleware: list[Any]) -> None:
+    """Give every permission rule (the agent's, its subagents', a ``FilesystemMiddleware``'s)
+    patterns that match dotfiles too, the way the notebook side matches them (see
+    :mod:`deepnb.engine.files.rules`): without them ``/secrets/**`` would not cover ``/secrets/.env``."""
+    if options.get("permissions"):
+        options["permissions"] = agent_rules(options["permissions"])
+    if options.get("subagents"):
+        options["subagents"] = [
+            {**s, "permissions": agent_rules(s["permissions"])}
+            if isinstance(s, Mapping) and s.get("permissions")
+            else s
+            for s in options["subagents"]
+        ]
+    for i, m in enumerate(middleware):
+        rules = getattr(m, "_permissions", None)
+        if rules and callable(getattr(m, "_with_permissions", None)):
+            middleware[i] = m._with_permissions(agent_rules(rules))
+
+
+def model_label(model: Any) -> str:
+    """A short, secret-free label for a model argument."""
+    if isinstance(model, str):
+        return model
+    name = getattr(model, "model_name", None) or getattr(model, "model", None)
+    return f"{type(model).__name__}({name})" if isinstance(name, str) else type(model).__name__

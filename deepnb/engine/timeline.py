@@ -1,0 +1,117 @@
+"""A run's timeline: one record per model call and per tool call, with when it started and ended
+(seconds from the run's start), its latency, and for a model call its tokens.
+
+Times are taken as the events are emitted (one ``time.monotonic()`` per event, in ``Run.emit``).
+A model call starts when its agent was last ready to call it — the run's (or the subagent's)
+start, or the end of its previous model call or tool call — and ends with its ``ModelTurn``.
+The main agent's model calls also carry the thread's step they wrote (from the stream, as the
+call ends), so a fork can start there: ``%deepagent fork -t THREAD --at STEP``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from deepnb.core import events as ev
+
+
+class TimelineRecord(TypedDict):
+    """One model call or tool call of a run."""
+
+    kind: str
+    """``"model"`` or ``"tool"``."""
+    agent: str
+    """The agent's path: ``"main"``, ``"main/general-purpose#2"``, …"""
+    agent_name: str
+    """The agent's name (its path's last part)."""
+    name: str
+    """The tool's name (empty for a model call)."""
+    start: float
+    end: float | None
+    """``None`` while the call is going on."""
+    latency: float | None
+    tokens_in: int
+    tokens_out: int
+    step: int | None
+    """For the main agent's model calls: the thread's step (checkpoint) it wrote."""
+    call_id: str
+    """A tool call's id (empty for a model call)."""
+    calls: list[str]
+    """The ids of the tool calls a model call asked for (empty for a tool call)."""
+
+
+def _round(seconds: float) -> float:
+    return round(seconds, 4)
+
+
+class Timeline:
+    """Collects a run's model and tool calls as its events come (not thread-safe: ``Run.emit``
+    calls :meth:`note` under the run's lock)."""
+
+    def __init__(self) -> None:
+        self._origin: float | None = None
+        self._ready: dict[str, float] = {}
+        self._open: dict[str, TimelineRecord] = {}
+        self._records: list[TimelineRecord] = []
+        self._changes = 0
+
+    def note(self, event: ev.Event, now: float) -> None:
+        """Take ``event``, emitted at ``now`` (``time.monotonic()``)."""
+        if self._origin is None:
+            self._origin = now
+        at = _round(now - self._origin)
+        if isinstance(event, ev.ModelTurn | ev.ToolCallStarted | ev.ToolCallFinished):
+            self._changes += 1
+        if isinstance(event, ev.ModelTurn):
+            start = self._ready.get(event.agent, 0.0)
+            record = self._record("model", event.agent, "", start)
+            record["end"], record["latency"] = at, _round(at - start)
+            record["tokens_in"], record["tokens_out"] = event.input_tokens, event.output_tokens
+            record["calls"] = [str(call.get("id") or "") for call in event.tool_calls]
+            if event.agent == ev.MAIN:
+                record["step"] = event.step
+            self._ready[event.agent] = at
+        elif isinstance(event, ev.ToolCallStarted):
+            if event.call_id not in self._open:
+                self._open[event.call_id] = self._record("tool", event.agent, event.name, at)
+                self._open[event.call_id]["call_id"] = event.call_id
+        elif isinstance(event, ev.ToolCallFinished):
+            started = self._open.pop(event.call_id, None)
+            if started is not None:
+                started["end"], started["latency"] = at, _round(at - started["start"])
+            self._ready[event.agent] = at
+        elif isinstance(event, ev.SubagentStarted):
+            self._ready[event.path] = at
+        elif isinstance(event, ev.RunResumed):
+            self._ready[ev.MAIN] = at
+
+    def _record(self, kind: str, agent: str, name: str, start: float) -> TimelineRecord:
+        record = TimelineRecord(
+            kind=kind,
+            agent=agent,
+            agent_name=agent.rsplit("/", 1)[-1],
+            name=name,
+            start=start,
+            end=None,
+            latency=None,
+            tokens_in=0,
+            tokens_out=0,
+            step=None,
+            call_id="",
+            calls=[],
+        )
+        self._records.append(record)
+        return record
+
+    @property
+    def version(self) -> int:
+        """Changes with every call that came or ended."""
+        return self._changes
+
+    def records(self) -> list[TimelineRecord]:
+        """A copy of the records, in the order the calls started."""
+        copies = (TimelineRecord(**{**r, "calls": list(r["calls"])}) for r in self._records)
+        return sorted(copies, key=lambda r: r["start"])
+
+    def to_dicts(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.records()]

@@ -1,0 +1,696 @@
+"""``deepnb.experiment``: a dataset run by each variant ``epochs`` times, every run scored as it
+ends and written to the experiment's log, returned at once (the kernel stays free).
+
+An experiment is a session of sessions like a batch: its runs go through one
+:class:`~deepnb.session.batch.Batch` (at most ``concurrency`` at once over all variants), each on a new
+thread of its variant's session. Scoring runs on worker threads, never on the engine loop, and a
+scorer that raises gives that run's cell an error score while the rest goes on. Reopened from
+its log (``deepnb.load_experiment``), an experiment has its records and no sessions; given the
+same ``log=`` again, an interrupted experiment runs only what is not done yet.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import os
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_futures
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from deepnb.core.batch_inputs import BatchInput, check_concurrency
+from deepnb.core.displayable import Displayable, LiveDisplayable
+from deepnb.core.errors import DeepnbError
+from deepnb.core.loop import wait_until
+from deepnb.core.schema import ENDED
+from deepnb.core.text.safe_display import safe_display
+from deepnb.session.batch import WHOLE, Batch
+from deepnb.session.experiments import log as logs
+from deepnb.session.experiments import pricing, stats
+from deepnb.session.experiments.datasets import Row, load
+from deepnb.session.experiments.record import Key, RunRecord, Score
+from deepnb.session.experiments.scoring import Scorer, named, score
+from deepnb.session.experiments.variants import build
+from deepnb.session.protocol import Session
+from deepnb.session.run import Run
+
+ENDING_SECONDS = 30.0
+"""How long a worker waits for an ended run's last reads before recording it."""
+SCORING_THREADS = 4
+COLUMNS = (
+    "row",
+    "reference",
+    "variant",
+    "epoch",
+    "output",
+    "status",
+    "tokens_in",
+    "tokens_out",
+    "cost",
+    "latency",
+    "thread_id",
+    "error",
+    "scorer_errors",
+)
+"""The columns ``to_records()`` has besides the rows' fields and the scores."""
+DEFAULT_NAME = "experiment"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What an experiment runs: its rows, variants (label -> what it is), epochs and baseline."""
+
+    name: str
+    rows: tuple[Row, ...]
+    variants: Mapping[str, str]
+    epochs: int
+    baseline: str | None
+    template: str | None
+
+    def all_keys(self) -> list[Key]:
+        """Every (row, variant, epoch), epochs outermost, so every variant moves on together."""
+        return [(row.index, v, e) for e in range(self.epochs) for row in self.rows for v in self.variants]
+
+
+class _Runs(Batch):
+    """The experiment's batch: input ``i`` runs on the session of its variant."""
+
+    def __init__(self, sessions: list[Session], inputs: list[BatchInput], **options: Any) -> None:
+        super().__init__(sessions[0], inputs, **options)
+        self._sessions = sessions
+
+    def session_for(self, item: BatchInput) -> Session:
+        return self._sessions[item.index]
+
+    def run_at(self, index: int) -> Run | None:
+        return self._slots[index].run
+
+    def start_error(self, index: int) -> str | None:
+        return self._slots[index].failed_to_start
+
+
+@safe_display
+class Experiment(LiveDisplayable):
+    """A dataset run by each variant, scored. ``runs[(row, variant, epoch)]`` is a run (this
+    kernel's :class:`~deepnb.session.run.Run`, or the :class:`~deepnb.session.experiments.record.RunRecord`
+    read from
+    the log); ``records`` the ended runs with their scores; ``wait()``, ``stop()``,
+    ``to_pandas()``, ``summary()``, ``compare(a, b)``, ``rescore(scorers)``; ``path`` is the log."""
+
+    def __init__(
+        self,
+        plan: Plan,
+        *,
+        scorers: Mapping[str, Scorer],
+        path: Path,
+        records: Mapping[Key, RunRecord] | None = None,
+        writer: logs.LogWriter | None = None,
+        sessions: Mapping[str, Session] | None = None,
+        models: Mapping[str, str | None] | None = None,
+    ) -> None:
+        self.plan = plan
+        self.name = plan.name
+        self.path = path
+        self.scorers: dict[str, Scorer] = dict(scorers)
+        self._records: dict[Key, RunRecord] = dict(records or {})
+        self._writer = writer
+        self._sessions = dict(sessions or {})
+        self._models = dict(models or {})
+        self._rows = {row.index: row for row in plan.rows}
+        self._lock = threading.RLock()
+        self._seen: set[int] = set()
+        self._futures: list[Future[None]] = []
+        self._pool: ThreadPoolExecutor | None = None
+        self._batch: _Runs | None = None
+        self._keys: list[Key] = []
+        """The keys this kernel runs, in the batch's order (what the log held as done aside)."""
+        self._index: dict[Key, int] = {}
+        """Each of those keys' place in the batch."""
+        self._planned = frozenset(plan.all_keys())
+        self._listeners: list[Callable[[], None]] = []
+
+    # -- running ----------------------------------------------------------------------------
+
+    def _begin(self, concurrency: int, run_options: Mapping[str, Any]) -> Experiment:
+        """Start every run the log does not hold as done (on the engine loop); returns at once."""
+        self._keys = [
+            key for key in self.plan.all_keys() if self._records.get(key, _NOT_DONE).status != "done"
+        ]
+        self._index = {key: i for i, key in enumerate(self._keys)}
+        if not self._keys:
+            return self
+        inputs = [
+            BatchInput(i, self._rows[row].fields, self._rows[row].given)
+            for i, (row, _v, _e) in enumerate(self._keys)
+        ]
+        sessions = [self._sessions[variant] for _row, variant, _e in self._keys]
+        self._pool = ThreadPoolExecutor(SCORING_THREADS, thread_name_prefix="deepnb-scoring")
+        self._batch = _Runs(sessions, inputs, concurrency=concurrency, run_options=run_options)
+        self._batch.subscribe(self._changed)
+        self._batch.begin()
+        return self
+
+    def _changed(self, index: int) -> None:
+        """A run may have changed (on the engine thread: only hand work to the scorers)."""
+        if index == WHOLE:
+            for i in range(len(self._keys)):
+                self._consider(i)
+        else:
+            self._consider(index)
+        self._notify()
+
+    def _consider(self, index: int) -> None:
+        """Record run ``index`` if it has ended (once)."""
+        batch = self._batch
+        if batch is None:
+            return
+        run = batch.run_at(index)
+        failed = batch.start_error(index)
+        if run is None and failed is None:
+            return
+        if run is not None and run.status not in ENDED:
+            return
+        with self._lock:
+            if index in self._seen or self._pool is None:
+                return
+            self._seen.add(index)
+            future = self._pool.submit(self._finish, index, run, failed)
+            self._futures.append(future)
+        # told once the scoring is over, so a listener asking `done` then sees the end
+        future.add_done_callback(lambda _future: self._notify())
+
+    def _finish(self, index: int, run: Run | None, failed: str | None) -> None:
+        """Read an ended run, score it, keep it and log it (on a scoring thread)."""
+        row_index, variant, epoch = self._keys[index]
+        row = self._rows[row_index]
+        if run is None:
+            record = RunRecord(row_index, variant, epoch, row.fields, row.reference, "error", error=failed)
+        else:
+            record = self._read(run, row, variant, epoch)
+        if record.status == "done":
+            record.scores = self._scored(record, self.scorers)
+        with self._lock:
+            self._records[record.key] = record
+        if self._writer is not None:
+            self._writer.write("run", record.to_json())
+
+    def _notify(self) -> None:
+        for listener in list(self._listeners):
+            listener()
+
+    def _read(self, run: Run, row: Row, variant: str, epoch: int) -> RunRecord:
+        with contextlib.suppress(TimeoutError):  # read what it has; its record says its status
+            run.wait(ENDING_SECONDS)
+        state = run.state
+        status = run.status
+        return RunRecord(
+            row=row.index,
+            variant=variant,
+            epoch=epoch,
+            inputs=row.fields,
+            reference=row.reference,
+            status=status,
+            result=run.result if status == "done" else None,
+            output=logs.jsonable(run.output),
+            error=run.error,
+            tokens_in=state.tokens_in,
+            tokens_out=state.tokens_out,
+            cost=pricing.cost(self._models.get(variant), state.tokens_in, state.tokens_out),
+            latency=round(state.elapsed, 3),
+            thread_id=run.thread_id,
+            messages=_messages(self._sessions[variant], run.thread_id),
+        )
+
+    @staticmethod
+    def _scored(record: RunRecord, scorers: Mapping[str, Scorer]) -> dict[str, Score]:
+        return {name: score(scorer, record) for name, scorer in scorers.items()}
+
+    # -- waiting and stopping ---------------------------------------------------------------
+
+    @property
+    def done(self) -> bool:
+        """Whether nothing runs, waits in the queue or is being scored (runs waiting for
+        approval aside)."""
+        batch = self._batch
+        if batch is None:
+            return True
+        if not batch.done:
+            return False
+        for i in range(len(self._keys)):
+            self._consider(i)
+        with self._lock:
+            return all(f.done() for f in self._futures)
+
+    def wait(self, timeout: float | None = None) -> Experiment:
+        """Block until every run ended and is scored (runs waiting for approval do not hold it
+        up); return the experiment."""
+        batch = self._batch
+        if batch is None:
+            return self
+        batch.wait(timeout)
+        for i in range(len(self._keys)):
+            self._consider(i)
+        with self._lock:
+            futures = list(self._futures)
+        finished, pending = wait_futures(futures, timeout)
+        if pending:
+            raise TimeoutError(f"The experiment is still scoring {len(pending)} run(s); call wait() again.")
+        for future in finished:
+            future.result()  # a scoring thread's own failure (scorers' are caught) shows here
+        return self
+
+    async def wait_async(self, *, poll: float = 0.1) -> Experiment:
+        """Await :meth:`wait`'s condition from the kernel's event loop: a change wakes it at once;
+        it also wakes every ``poll`` seconds, so a kernel interrupt takes effect."""
+        await wait_until(lambda: self.done, self.subscribe, poll=poll)
+        return self
+
+    def stop(self, *, reason: str = "stopped") -> Experiment:
+        """Stop every run and drop those still queued (what ended stays in the log; the same
+        ``log=`` later runs the rest). ``reason`` completes "Run …" on each stopped run's notice."""
+        if self._batch is not None:
+            self._batch.stop(reason=reason)
+        return self
+
+    @property
+    def pending(self) -> list[Any]:
+        """What the runs waiting for approval ask: every pending request of every one (decide
+        them there: the run then goes on, and is scored and logged when it ends)."""
+        return self._batch.pending if self._batch is not None else []
+
+    @property
+    def waiting(self) -> list[Run]:
+        """The runs waiting for approval (or an answer)."""
+        return self._batch.waiting if self._batch is not None else []
+
+    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener()`` when a run changed or was recorded (often on another thread)."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    # -- what it holds ----------------------------------------------------------------------
+
+    @property
+    def variants(self) -> list[str]:
+        return list(self.plan.variants)
+
+    @property
+    def records(self) -> dict[Key, RunRecord]:
+        """Every ended run's record, by (row, variant, epoch)."""
+        with self._lock:
+            return dict(self._records)
+
+    @property
+    def runs(self) -> Mapping[Key, Run | RunRecord | None]:
+        """Each (row, variant, epoch): this kernel's run if it has one, else the logged record,
+        else ``None`` (queued)."""
+        return _RunsView(self)
+
+    def _run_for(self, key: Key) -> Run | RunRecord | None:
+        if key not in self._planned:
+            raise KeyError(
+                f"No run {key!r} in this experiment: keys are (row, variant, epoch), rows 0-"
+                f"{len(self.plan.rows) - 1}, variants {', '.join(self.plan.variants)}, "
+                f"epochs 0-{self.plan.epochs - 1}."
+            )
+        batch = self._batch
+        if batch is not None and key in self._index:
+            run = batch.run_at(self._index[key])
+            if run is not None:
+                return run
+        return self._records.get(key)
+
+    def record_for(self, key: Key) -> RunRecord | None:
+        """The record of run ``key`` if it ended."""
+        with self._lock:
+            return self._records.get(key)
+
+    def status_of(self, key: Key) -> str:
+        """``queued``, ``running``, ``interrupted``, ``done``, ``error`` or ``cancelled``
+        (``scoring`` while an ended run is being scored)."""
+        record = self._records.get(key)
+        batch = self._batch
+        index = self._index.get(key) if batch is not None else None
+        if batch is not None and index is not None:
+            run = batch.run_at(index)
+            if run is not None and run.status not in ENDED:
+                return run.status
+            if run is not None and (record is None or record.thread_id != run.thread_id):
+                return "scoring"
+            if run is None and record is None:
+                return "error" if batch.start_error(index) else ("cancelled" if batch.done else "queued")
+        return record.status if record is not None else "queued"
+
+    def scorer_names(self) -> list[str]:
+        """The scorers' names: the current ones, then any the log's records have besides."""
+        names = list(self.scorers)
+        for record in self.records.values():
+            names += [name for name in record.scores if name not in names]
+        return names
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One dict per run: ``row``, the row's fields, ``reference``, ``variant``, ``epoch``,
+        ``output`` (the answer), each scorer's score, ``status``, ``tokens_in``,
+        ``tokens_out``, ``cost``, ``latency``, ``thread_id``, ``error`` and ``scorer_errors``.
+        A field named like a column becomes ``input_<name>``; a scorer so named, ``score_<name>``."""
+        fixed = COLUMNS
+        names = self.scorer_names()
+        records = []
+        for key in self.plan.all_keys():
+            row_index, variant, epoch = key
+            row = self._rows[row_index]
+            record = self._records.get(key)
+            out: dict[str, Any] = {"row": row_index}
+            for field, value in row.fields.items():
+                out[f"input_{field}" if field in fixed or field in names else field] = value
+            out.update(reference=row.reference, variant=variant, epoch=epoch)
+            out["output"] = record.result if record else None
+            for name in names:
+                given = record.scores.get(name) if record else None
+                out[f"score_{name}" if name in out or name in fixed else name] = (
+                    given.score if given else None
+                )
+            errors = [f"{n}: {s.error}" for n, s in (record.scores.items() if record else []) if s.error]
+            out.update(
+                status=self.status_of(key),
+                tokens_in=record.tokens_in if record else 0,
+                tokens_out=record.tokens_out if record else 0,
+                cost=record.cost if record else None,
+                latency=record.latency if record else None,
+                thread_id=record.thread_id if record else None,
+                error=record.error if record else None,
+                scorer_errors="; ".join(errors) or None,
+            )
+            records.append(out)
+        return records
+
+    def to_pandas(self) -> Any:
+        """``to_records()`` as a pandas ``DataFrame`` (pandas is optional: one line says how)."""
+        try:
+            import pandas  # type: ignore[import-untyped]  # noqa: PLC0415  # lazy and optional: heavy
+        except ImportError:
+            raise DeepnbError(
+                "experiment.to_pandas() needs pandas: pip install pandas (or use to_records())."
+            ) from None
+        return pandas.DataFrame.from_records(self.to_records())
+
+    # -- judging ----------------------------------------------------------------------------
+
+    def summary(self, *, threshold: float = stats.THRESHOLD) -> Summary:
+        """Per variant: each score's mean with a 95 % interval, pass rate and pass@k (k =
+        epochs), runs, errors, tokens, cost and latency p50 / p95. A score passes at
+        ``threshold`` or above."""
+        by_variant: dict[str, list[RunRecord]] = {v: [] for v in self.plan.variants}
+        for record in self.records.values():
+            by_variant.setdefault(record.variant, []).append(record)
+        names = self.scorer_names()
+        return Summary(
+            tuple(
+                stats.summarize(v, records, names, epochs=self.plan.epochs, threshold=threshold)
+                for v, records in by_variant.items()
+            ),
+            self.plan.epochs,
+        )
+
+    def compare(self, a: str, b: str | None = None) -> VariantComparison:
+        """``a`` against ``b`` (default: the baseline): per scorer wins, losses and ties over
+        the rows (each row's mean over epochs), the mean difference and a paired Wilcoxon
+        signed-rank p; and the rows where the two differ most."""
+        b = b if b is not None else self.plan.baseline
+        if b is None:
+            raise DeepnbError(
+                "compare(a, b) needs the variant to compare with: name b, or pass baseline= to "
+                "the experiment."
+            )
+        for label in (a, b):
+            if label not in self.plan.variants:
+                raise DeepnbError(
+                    f"No variant {label!r}: the experiment's variants are {', '.join(self.plan.variants)}."
+                )
+        if a == b:
+            raise DeepnbError(f"compare({a!r}, {b!r}) compares a variant with itself: name two variants.")
+        records = self.records.values()
+        mine = [r for r in records if r.variant == a]
+        theirs = [r for r in records if r.variant == b]
+        names = self.scorer_names()
+        per_scorer = tuple(stats.compare_scorer(mine, theirs, name) for name in names)
+        a_means = {name: stats.row_means(mine, name) for name in names}
+        b_means = {name: stats.row_means(theirs, name) for name in names}
+        first_a = {r.row: r for r in sorted(mine, key=lambda r: -r.epoch)}
+        first_b = {r.row: r for r in sorted(theirs, key=lambda r: -r.epoch)}
+        return VariantComparison(
+            a, b, per_scorer, tuple(stats.differences(first_a, first_b, a_means, b_means))
+        )
+
+    def rescore(self, scorers: Iterable[Scorer] | Mapping[str, Scorer] | Scorer | None = None) -> Experiment:
+        """Score every done run again, with ``scorers`` (they become the experiment's) or the
+        current ones, without running anything again; each run's new scores go to the log."""
+        if scorers is not None:
+            self.scorers = named(scorers)
+        current = dict(self.scorers)
+        done = [record for record in self.records.values() if record.status == "done"]
+        with ThreadPoolExecutor(SCORING_THREADS, thread_name_prefix="deepnb-scoring") as pool:
+            scored = list(pool.map(lambda r: self._scored(r, current), done))
+        writer = self._writer or logs.LogWriter(self.path)
+        for record, scores in zip(done, scored, strict=True):
+            with self._lock:
+                record.scores = scores
+            scored_line = {"row": record.row, "variant": record.variant, "epoch": record.epoch}
+            writer.write("scores", {**scored_line, "scores": {n: s.to_json() for n, s in scores.items()}})
+        return self
+
+
+@safe_display
+@dataclass(frozen=True, repr=False)  # repr: the renderer's text table
+class Summary(Displayable):
+    """An experiment's summary: one :class:`~deepnb.session.experiments.stats.VariantSummary` per variant."""
+
+    variants: tuple[stats.VariantSummary, ...]
+    epochs: int
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One dict per variant: runs, done, errors, then per scorer ``NAME mean``, ``NAME
+        low``, ``NAME high``, ``NAME pass``, ``NAME pass@k``, then tokens, cost (``None``:
+        unknown), latency p50 / p95."""
+        records = []
+        for v in self.variants:
+            record: dict[str, Any] = {
+                "variant": v.variant,
+                "runs": v.runs,
+                "done": v.done,
+                "errors": v.errors,
+            }
+            for s in v.scores:
+                record[f"{s.scorer} mean"] = s.mean
+                record[f"{s.scorer} low"] = s.low
+                record[f"{s.scorer} high"] = s.high
+                record[f"{s.scorer} pass"] = s.pass_rate
+                record[f"{s.scorer} pass@{self.epochs}"] = s.pass_at_k
+                record[f"{s.scorer} errors"] = s.errors
+            record.update(
+                tokens_in=v.tokens_in,
+                tokens_out=v.tokens_out,
+                cost=v.cost,
+                latency_p50=v.latency_p50,
+                latency_p95=v.latency_p95,
+            )
+            records.append(record)
+        return records
+
+    def to_pandas(self) -> Any:
+        """``to_records()`` as a pandas ``DataFrame``."""
+        try:
+            import pandas  # noqa: PLC0415  # lazy and optional: heavy
+        except ImportError:
+            raise DeepnbError(
+                "summary.to_pandas() needs pandas: pip install pandas (or use to_records())."
+            ) from None
+        return pandas.DataFrame.from_records(self.to_records())
+
+
+@safe_display
+@dataclass(frozen=True, repr=False)  # repr: the renderer's text table
+class VariantComparison(Displayable):
+    """``a`` against ``b``: per scorer, and the rows where they differ most."""
+
+    a: str
+    b: str
+    scorers: tuple[stats.ScorerComparison, ...]
+    differences: tuple[stats.Difference, ...]
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One dict per scorer: pairs, wins, losses, ties, mean difference (a - b), p."""
+        return [
+            {
+                "scorer": s.scorer,
+                "pairs": s.pairs,
+                "wins": s.wins,
+                "losses": s.losses,
+                "ties": s.ties,
+                "mean_difference": s.mean_difference,
+                "p_value": s.p_value,
+            }
+            for s in self.scorers
+        ]
+
+
+class _RunsView(Mapping[Key, "Run | RunRecord | None"]):
+    def __init__(self, experiment: Experiment) -> None:
+        self._experiment = experiment
+
+    def __getitem__(self, key: Key) -> Run | RunRecord | None:
+        if not (isinstance(key, tuple) and len(key) == 3):
+            raise KeyError(f"runs[...] takes (row, variant, epoch), e.g. runs[(0, 'a', 0)], not {key!r}.")
+        return self._experiment._run_for(key)
+
+    def __iter__(self) -> Iterator[Key]:
+        return iter(self._experiment.plan.all_keys())
+
+    def __len__(self) -> int:
+        return len(self._experiment._planned)
+
+
+_NOT_DONE = RunRecord(-1, "", -1, {}, None, "queued")
+
+
+def _messages(session: Session, thread_id: str) -> list[dict[str, Any]]:
+    """The thread's messages in OpenAI's dict shape (what agentevals and the log take)."""
+    try:
+        from langchain_core.messages import convert_to_openai_messages  # noqa: PLC0415  # lazy: heavy
+
+        messages = session.state_values(thread_id).get("messages") or []
+        converted = convert_to_openai_messages(list(messages))
+    except Exception:  # a thread that cannot be read gives its record no messages, not a failure
+        return []
+    return [dict(m) for m in converted] if isinstance(converted, list) else []
+
+
+def experiment(
+    dataset: Any,
+    *,
+    variants: Mapping[str, Any] | None = None,
+    agent: str | None = None,
+    scorers: Iterable[Scorer] | Mapping[str, Scorer] | Scorer | None = (),
+    epochs: int = 1,
+    concurrency: int = 8,
+    template: str | None = None,
+    name: str | None = None,
+    log: str | os.PathLike[str] | None = None,
+    baseline: str | None = None,
+    auto_approve: bool = False,
+    namespace: Mapping[str, Any] | None = None,
+) -> Experiment:
+    """Run ``dataset`` by each of ``variants`` (default: ``agent`` as it is) ``epochs`` times,
+    at most ``concurrency`` runs at once, scoring each run with ``scorers``; returns the
+    :class:`Experiment` at once. Everything is checked first: a mistake is one line and nothing
+    runs. ``log``: the JSONL log (default ``.deepnb/experiments/NAME-TIME.jsonl``); a log that
+    exists is resumed, its done runs kept and not run again."""
+    if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
+        raise DeepnbError(
+            f"epochs must be a whole number of at least 1 (runs per row and variant), not {epochs!r}."
+        )
+    limit = check_concurrency(concurrency)
+    rows = load(dataset, template=template)
+    chosen = named(scorers)
+    built = build(variants, agent, namespace)
+    if baseline is not None and baseline not in built:
+        raise DeepnbError(f"baseline={baseline!r} is not a variant: use one of {', '.join(built)}.")
+    title = name or DEFAULT_NAME
+    plan = Plan(
+        title, tuple(rows), {label: what for label, (_s, what) in built.items()}, epochs, baseline, template
+    )
+    path = Path(log) if log is not None else logs.default_path(title)
+    records: dict[Key, RunRecord] = {}
+    fresh = not (path.is_file() and path.stat().st_size > 0)
+    if not fresh:
+        records = _resumed(path, plan)
+    writer = logs.LogWriter(path)
+    if fresh:
+        writer.write(
+            "experiment",
+            {
+                "format": logs.FORMAT,
+                "name": title,
+                "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                "variants": dict(plan.variants),
+                "scorers": list(chosen),
+                "epochs": epochs,
+                "baseline": baseline,
+                "template": template,
+                "rows": len(rows),
+            },
+        )
+    logged_rows = {key[0] for key in records}
+    for row in rows:
+        if fresh or row.index not in logged_rows:
+            writer.write(
+                "row",
+                {
+                    "row": row.index,
+                    "inputs": dict(row.fields),
+                    "reference": row.reference,
+                    "given": row.given,
+                },
+            )
+    sessions = {label: session for label, (session, _what) in built.items()}
+    made = Experiment(
+        plan,
+        scorers=chosen,
+        path=path,
+        records=records,
+        writer=writer,
+        sessions=sessions,
+        models={label: pricing.model_of(session) for label, session in sessions.items()},
+    )
+    return made._begin(limit, {"auto_approve": auto_approve} if auto_approve else {})
+
+
+def _resumed(path: Path, plan: Plan) -> dict[Key, RunRecord]:
+    """The records of an earlier run of the same experiment in ``path``; a log of another
+    dataset is refused."""
+    contents = logs.read(path)
+    for row in plan.rows:
+        logged = contents.rows.get(row.index)
+        if logged is None:
+            continue
+        here = logs.logged(row.fields)
+        if logged.get("inputs") != here:
+            raise DeepnbError(
+                f"The log {str(path)!r} holds another dataset (its row {row.index} differs): "
+                "give another log= "
+                "path to start afresh."
+            )
+    return {key: record for key, record in contents.runs.items() if key[1] in plan.variants}
+
+
+def load_experiment(path: str | os.PathLike[str]) -> Experiment:
+    """An experiment reopened from its log: its rows, variants and every run's record (scores,
+    answers, messages), read-only; ``summary()``, ``compare()`` and ``rescore()`` work on it."""
+    contents = logs.read(path)
+    header = contents.header
+    rows = tuple(
+        Row(index, data.get("inputs") or {}, data.get("reference"), data.get("given") or "")
+        for index, data in sorted(contents.rows.items())
+    )
+    variants = dict(header.get("variants") or {})
+    for record in contents.runs.values():
+        variants.setdefault(record.variant, "")
+    plan = Plan(
+        str(header.get("name") or DEFAULT_NAME),
+        rows,
+        variants,
+        int(header.get("epochs") or 1),
+        header.get("baseline"),
+        header.get("template"),
+    )
+    return Experiment(plan, scorers={}, path=Path(path), records=contents.runs)
+
+
+def experiments(folder: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
+    """The experiment logs under ``folder`` (default ``.deepnb/experiments``), the newest
+    first: ``path``, ``name``, ``created``, ``variants``, ``rows``, ``runs``, ``done``."""
+    return logs.listing(Path(folder) if folder is not None else logs.FOLDER)

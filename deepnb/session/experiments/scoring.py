@@ -1,0 +1,141 @@
+"""Calling scorers: each is named, called with the shape it asks for, and what it returns is
+made a :class:`~deepnb.session.experiments.record.Score`.
+
+A scorer is any callable, sync or async. Called by position it gets ``(output, reference,
+run)`` (as many of them as it takes); one whose parameters are named like LangSmith's
+evaluators (``inputs``, ``outputs``, ``reference_outputs``) gets those by name instead:
+``inputs`` the row's fields, ``outputs`` ``{"output": answer, "messages": [...]}``,
+``reference_outputs`` the row's reference. It returns a bool, a number, ``None`` (no score) or a
+dict with ``score`` (and ``comment``); a scorer that raises gives that run an error score.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import math
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from deepnb.core.errors import DeepnbError
+from deepnb.session.experiments.record import RunRecord, Score
+
+Scorer = Callable[..., Any]
+BY_NAME = frozenset({"inputs", "outputs", "reference_outputs"})
+"""Parameter names that make a scorer be called LangSmith's way."""
+_NAMED = BY_NAME | {"output", "reference", "run"}
+
+
+def scorer_name(scorer: Scorer) -> str:
+    """A scorer's name: its ``name`` (deepnb's scorers), else ``__name__``, else its class."""
+    name = getattr(scorer, "name", None) or getattr(scorer, "__name__", None)
+    return str(name or type(scorer).__name__)
+
+
+def named(scorers: Iterable[Scorer] | Mapping[str, Scorer] | Scorer | None) -> dict[str, Scorer]:
+    """Scorers by name: a dict as given, a list by each one's name; two of one name, or
+    something that is not callable, is one line."""
+    if scorers is None:
+        return {}
+    if callable(scorers) and not isinstance(scorers, Mapping):
+        scorers = [scorers]
+    pairs = (
+        [(str(k), v) for k, v in scorers.items()]
+        if isinstance(scorers, Mapping)
+        else [(scorer_name(s) if callable(s) else "", s) for s in scorers]
+    )
+    found: dict[str, Scorer] = {}
+    for name, scorer in pairs:
+        if not callable(scorer):
+            raise DeepnbError(
+                f"A scorer is a function (output, reference, run) -> bool | float | dict, not a "
+                f"{type(scorer).__name__}: see deepnb.scorers for built-in ones."
+            )
+        if name in found:
+            raise DeepnbError(
+                f"Two scorers are named {name!r}: give them as a dict, "
+                f"scorers={{'{name}': ..., 'other': ...}}."
+            )
+        found[name] = scorer
+    return found
+
+
+def score(scorer: Scorer, record: RunRecord) -> Score:
+    """``scorer``'s verdict on ``record`` (run to its end if it is async); its exception is the
+    score's ``error``. Call it off any running event loop (a worker thread)."""
+    try:
+        value = _call(scorer, record)
+        if inspect.isawaitable(value):
+            value = asyncio.run(_awaited(value))
+        return as_score(value)
+    except Exception as exc:
+        return Score(None, error=f"{type(exc).__name__}: {exc}"[:500])
+
+
+async def _awaited(value: Any) -> Any:
+    return await value
+
+
+def _call(scorer: Scorer, record: RunRecord) -> Any:
+    try:
+        parameters = list(inspect.signature(scorer).parameters.values())
+    except (TypeError, ValueError):  # a builtin without a signature: the positional shape
+        return scorer(record.result, record.reference, record)
+    names = {p.name for p in parameters}
+    if names & BY_NAME:
+        given = {
+            "inputs": dict(record.inputs),
+            "outputs": {"output": record.result, "messages": record.messages},
+            "reference_outputs": record.reference,
+            "output": record.result,
+            "reference": record.reference,
+            "run": record,
+        }
+        return scorer(**{name: given[name] for name in names & _NAMED})
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters):
+        return scorer(record.result, record.reference, record)
+    positional = [
+        p
+        for p in parameters
+        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    ]
+    args = (record.result, record.reference, record)[: len(positional)]
+    return scorer(*args)
+
+
+def as_score(value: Any) -> Score:
+    """A scorer's return value as a :class:`Score`: a bool (1 or 0), a number, ``None``, a dict
+    with ``score`` (and ``comment``; openevals' and agentevals' results are such dicts), a list
+    of one such dict, or an object with ``score`` / ``value`` and ``comment`` / ``explanation``."""
+    if isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    if isinstance(value, Score):
+        return value
+    if value is None or isinstance(value, bool | int | float):
+        return Score(_number(value))
+    if isinstance(value, Mapping):
+        if "score" not in value:
+            raise TypeError(f"the scorer's dict has no 'score' (its keys: {', '.join(map(str, value))})")
+        comment = value.get("comment", value.get("explanation"))
+        return Score(_number(value["score"]), None if comment is None else str(comment))
+    for attribute in ("score", "value"):
+        if hasattr(value, attribute):
+            comment = getattr(value, "comment", None) or getattr(value, "explanation", None)
+            return Score(_number(getattr(value, attribute)), None if comment is None else str(comment))
+    raise TypeError(
+        f"the scorer returned a {type(value).__name__}: "
+        "return a bool, a number or dict(score=..., comment=...)"
+    )
+
+
+def _number(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, int | float):
+        number = float(value)
+        return None if math.isnan(number) else number
+    if isinstance(value, str) and value.strip().lower() in ("true", "false", "yes", "no"):
+        return 1.0 if value.strip().lower() in ("true", "yes") else 0.0
+    raise TypeError(f"a score is a bool or a number, not {value!r}"[:200])

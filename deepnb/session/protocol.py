@@ -1,0 +1,134 @@
+"""The session protocol: what the magics, the views and batches ask of an agent, whatever runs it.
+
+:class:`deepnb.session.workbench.Workbench` (an agent compiled in this kernel) implements it today; a
+remote workbench (an agent on a LangGraph server, over the Agent Protocol) implements it next.
+Code that only needs a session is typed with :class:`Session`, never with ``Workbench``, so both
+kinds work wherever one does. ``tests/unit/test_session_protocol.py`` checks that the local
+workbench's methods keep these signatures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol, runtime_checkable
+
+from deepnb.engine.tree import SubagentNode
+from deepnb.session.batch import Batch
+from deepnb.session.files.files import Files
+from deepnb.session.local import Checkpoint, ThreadInfo
+from deepnb.session.run import Run
+
+__all__ = ["Checkpoint", "Session", "ThreadInfo"]
+
+
+@runtime_checkable
+class Session(Protocol):
+    """An agent with threads: it starts runs, resumes and stops them, and reads its threads."""
+
+    @property
+    def name(self) -> str:
+        """The name the agent is registered under (``-a NAME``)."""
+        ...
+
+    @property
+    def label(self) -> str:
+        """What the agent is, in a few words (its model, or its graph's class)."""
+        ...
+
+    @property
+    def current_thread(self) -> str:
+        """The thread runs go to by default."""
+        ...
+
+    @property
+    def selected_thread(self) -> str | None:
+        """The current thread if one is chosen yet (reading it never chooses one)."""
+        ...
+
+    def new_thread(self) -> str:
+        """Start a fresh thread and make it the current one."""
+        ...
+
+    def threads(self) -> list[ThreadInfo]:
+        """The agent's threads, the most recently updated first."""
+        ...
+
+    def start(
+        self,
+        prompt: str | Mapping[str, Any],
+        *,
+        thread: str | None = None,
+        new_thread: bool = False,
+        auto_approve: bool = False,
+        at: int | str | None = None,
+    ) -> Run:
+        """Start a run on a thread and return at once; one run per thread at a time. ``prompt``
+        is a prompt, or a dict of input keys for a graph that does not speak messages. With
+        ``at`` (a step number or a checkpoint id) it runs on a new thread forked from ``thread``
+        (or the current one) at that step, the original untouched."""
+        ...
+
+    def run(self, prompt: str | Mapping[str, Any], *, background: bool = False, **options: Any) -> Run:
+        """Run ``prompt`` (or a dict of input keys, for a graph that does not speak messages);
+        wait for the end unless ``background``."""
+        ...
+
+    def map(
+        self,
+        inputs: Iterable[str | Mapping[str, Any]],
+        *,
+        concurrency: int = 4,
+        template: str | None = None,
+        **run_options: Any,
+    ) -> Batch:
+        """Start one run per input (a prompt, or a dict: its fields fill ``template``, or without
+        one it is the graph's input), each on a new thread, at most ``concurrency`` at once;
+        return the :class:`~deepnb.session.batch.Batch` at once."""
+        ...
+
+    def resume(self, thread_id: str | None = None, *, decisions: list[dict[str, Any]] | None = None) -> Run:
+        """Continue a thread: the run waiting for approval (decided with ``decisions``, one per
+        pending request, if given), else the failed or stopped run."""
+        ...
+
+    def stop(self, thread_id: str | None = None) -> Run:
+        """Stop the run holding a thread and return it."""
+        ...
+
+    def pending_run(self, thread_id: str | None = None) -> Run:
+        """The run waiting for approval on a thread."""
+        ...
+
+    def active_run(self, thread_id: str | None = None) -> Run | None:
+        """The run holding a thread now, if any."""
+        ...
+
+    def latest_run(self, thread_id: str | None = None) -> Run | None:
+        """The newest run this kernel started (or resumed) on a thread."""
+        ...
+
+    def state_values(self, thread_id: str | None = None) -> Mapping[str, Any]:
+        """A thread's current state values (``messages``, ``todos``, ``files``, …)."""
+        ...
+
+    def todos(self, thread_id: str | None = None) -> list[dict[str, str]]:
+        """A thread's todo list."""
+        ...
+
+    def tree(self, thread_id: str | None = None) -> SubagentNode:
+        """The subagent tree of a thread's latest run."""
+        ...
+
+    def history(self, thread_id: str | None = None) -> list[Checkpoint]:
+        """A thread's checkpoints, the newest first, each with the agent and node that wrote it
+        and what changed."""
+        ...
+
+    def fork(self, thread_id: str, at: int | str) -> str:
+        """A new thread from ``thread_id``'s state at step ``at`` (a step number or a checkpoint
+        id), the same nodes to run next; returns its id. The original thread is untouched."""
+        ...
+
+    def files(self, thread_id: str | None = None) -> Files:
+        """A thread's files: a mapping of path → text with ls, glob, grep, write, edit, …"""
+        ...

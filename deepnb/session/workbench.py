@@ -1,0 +1,29 @@
+"""Workbenches: an agent, its checkpointer and its threads (:mod:`deepnb.session.local`); the registry of
+them by name (:mod:`deepnb.session.agents`); and building them (:mod:`deepnb.session.building`) — one place to
+import them from."""
+
+from __future__ import annotations
+
+from deepnb.session.agents import DEFAULT_AGENT, current_name, forget_all, register, registered
+from deepnb.session.building import agent, attach, get, install, lookup, rebuild, reload, use
+from deepnb.session.local import Checkpoint, ThreadInfo, Workbench, new_thread_id
+
+__all__ = [
+    "DEFAULT_AGENT",
+    "Checkpoint",
+    "ThreadInfo",
+    "Workbench",
+    "agent",
+    "attach",
+    "current_name",
+    "forget_all",
+    "get",
+    "install",
+    "lookup",
+    "new_thread_id",
+    "rebuild",
+    "register",
+    "registered",
+    "reload",
+    "use",
+]

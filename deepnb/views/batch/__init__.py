@@ -1,0 +1,1 @@
+"""The batch grid, live and static."""

@@ -1,0 +1,1 @@
+"""The experiment matrix, live and static."""

@@ -1,0 +1,270 @@
+"""The live experiment matrix: a row per dataset row, a column per variant, each cell its scores,
+status and the answer's first line, filled in as runs end; the summary per variant under it;
+Stop; and a click on a cell that opens that run's full live view (approval cards included) below.
+
+Every run's change only marks the matrix as stale; one throttled flush redraws it, so the view
+sends at most :data:`~deepnb.views.throttle.MAX_MESSAGES_PER_SECOND` messages a second however
+many runs end at once, and each message stays under 64 KB: the ``rows`` trait holds as many rows
+as fit its budget and ``more`` says what it leaves out (``experiment.to_pandas()`` has it all).
+The summary is computed on a thread of its own (its statistics import scipy, and the engine
+thread gives a view time in proportion to what its flushes cost, so one slow flush would hold the
+next update back), again only when a run was recorded, at most every :data:`SUMMARY_EVERY`
+seconds until the end. Sorting and filtering happen in the front end, over the rows it holds.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import anywidget
+import traitlets as t
+from IPython.display import display
+
+from deepnb.core.errors import DeepnbError
+from deepnb.core.loop import call_later, run_sync
+from deepnb.session.experiments.experiment import Experiment
+from deepnb.session.run import Run
+from deepnb.views.bounds import MESSAGE_LIMIT, size
+from deepnb.views.experiment.experiment_view import (
+    clip,
+    experiment_bundle,
+    head_line,
+    matrix_cell,
+    more_notes,
+    shown_axes,
+    summary_rows,
+)
+from deepnb.views.messages import INT, TEXT, Kinds, check
+from deepnb.views.output import widget_bundle, with_static
+from deepnb.views.run.run_view import RunView
+from deepnb.views.shared_code import LOADER, code_refs, code_trait
+from deepnb.views.throttle import Throttle
+
+_log = logging.getLogger(__name__)
+MATRIX_MESSAGES: Kinds = {"stop": {}, "hello": {}, "open": {"row": INT, "variant": TEXT}, "close": {}}
+"""What the matrix's front end sends: Stop, a resync, a cell to open (its first run that this
+kernel ran), close the open run."""
+ROWS_BUDGET = MESSAGE_LIMIT - 16 * 1024
+"""Bytes of rows the ``rows`` trait holds (the summary and the rest share one message with it)."""
+PROMPT = 60
+"""Characters of a row's prompt its first cell shows."""
+SUMMARY_EVERY = 2.0
+"""Seconds between two summaries while the experiment runs (the last one comes at its end)."""
+
+
+class ExperimentView(anywidget.AnyWidget):
+    """Shows an :class:`~deepnb.session.experiments.experiment.Experiment` as it goes."""
+
+    _esm = LOADER  # the bundle and styles come once per kernel, see deepnb.views.shared_code
+    _code = code_trait()
+
+    head = t.Unicode("", help="The experiment in one line: name, size, progress, log.").tag(sync=True)
+    variants: t.List[str] = t.List(help="The variants' labels, one column each.").tag(sync=True)
+    scorers: t.List[str] = t.List(help="The scorers' names, in each cell's order.").tag(sync=True)
+    rows: t.List[dict[str, Any]] = t.List(
+        help="A row per dataset row: {r, prompt, cells: [{v, status, kind, scores: {name: text}, answer}]}."
+    ).tag(sync=True)
+    more: t.List[str] = t.List(help="What the matrix leaves out, a line per axis.").tag(sync=True)
+    summary = t.Dict(help="{columns, rows}: the summary per variant as texts.").tag(sync=True)
+    going = t.Bool(True, help="Whether runs still run or wait in the queue.").tag(sync=True)
+    detail = t.Unicode("", help="The model id of the open run's view ('' when none is open).").tag(sync=True)
+    selected = t.Dict(help="The open cell: {row, variant} ({} when none).").tag(sync=True)
+    notice = t.Unicode("", help="Why the last request from the matrix was refused.").tag(sync=True)
+
+    def __init__(self, experiment: Experiment, **kwargs: Any) -> None:
+        self.experiment = experiment
+        self._recorded = -1
+        self._summarized_at = float("-inf")
+        self._summary_due = False
+        self._summary: dict[str, Any] = {}
+        self._summarizing = False
+        self._summaries = ThreadPoolExecutor(1, thread_name_prefix="deepnb-summary")
+        super().__init__(_code=code_refs("experiment_view"), **kwargs)
+        self.messages = 0
+        """State messages this view sent (each flush that changed something is one)."""
+        self._detail_view: RunView | None = None
+        self._lock = threading.Lock()
+        self._flush()
+        self._throttle = Throttle(self._flush)
+        self.on_msg(self._on_front_end_message)
+        self._unsubscribe = experiment.subscribe(self._throttle.poke)
+
+    def _state(self) -> dict[str, Any]:
+        exp = self.experiment
+        rows, variants, scorers = shown_axes(exp)
+        given = {row.index: row.given for row in exp.plan.rows}
+        drawn: list[dict[str, Any]] = []
+        spent = 0
+        for index in rows:
+            cells = [{"v": v, **matrix_cell(exp, index, v, scorers)} for v in variants]
+            row = {"r": index, "prompt": clip(given[index], PROMPT), "cells": cells}
+            spent += size(row) + 2
+            if spent > ROWS_BUDGET:
+                break
+            drawn.append(row)
+        more = more_notes(exp)
+        if len(drawn) < len(rows):
+            more.insert(0, f"{len(rows) - len(drawn)} more rows here than fit (experiment.to_pandas())")
+        state: dict[str, Any] = {
+            "head": head_line(exp),
+            "variants": variants,
+            "scorers": scorers,
+            "rows": drawn,
+            "more": more,
+            "going": not exp.done,
+        }
+        recorded, now = len(exp.records), time.monotonic()
+        due = exp.done or now - self._summarized_at >= SUMMARY_EVERY
+        if recorded != self._recorded and not due and not self._summary_due:
+            self._summary_due = True  # no later event may come: look again then
+            call_later(SUMMARY_EVERY, self._summary_time, what="the experiment matrix's summary")
+        if recorded != self._recorded and due and not self._summarizing:
+            self._recorded, self._summarized_at = recorded, now  # it changes only when a run is recorded
+            self._summarizing = True
+            self._summaries.submit(self._summarize)
+        state["summary"] = self._summary
+        return state
+
+    def _summarize(self) -> None:
+        """Compute the summary (on the summary thread), then flush it."""
+        try:
+            columns, table = summary_rows(self.experiment.summary())
+            self._summary = {"columns": columns, "rows": table}
+        except Exception:  # the matrix goes on without it; the log says why
+            _log.warning("deepnb: the experiment's summary failed", exc_info=True)
+        finally:
+            self._summarizing = False
+        throttle = getattr(self, "_throttle", None)
+        if throttle is not None:
+            throttle.poke()
+        if self._recorded != len(self.experiment.records):  # recorded meanwhile: again
+            self._summarized_at = float("-inf")
+            if throttle is not None:
+                throttle.poke()
+
+    def _summary_time(self) -> None:
+        self._summary_due = False
+        self._throttle.poke()
+
+    def _flush(self) -> None:
+        """Redraw the matrix (on the engine loop, throttled); one message when anything changed."""
+        with self._lock:
+            state = self._state()
+            changed = {name: value for name, value in state.items() if getattr(self, name) != value}
+            if not changed:
+                return
+            with self.hold_sync():
+                for name, value in changed.items():
+                    setattr(self, name, value)
+            self.messages += 1
+
+    def _on_front_end_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        try:
+            kind = check(content, MATRIX_MESSAGES)
+            if kind == "open":
+                self._check_cell(content.get("row"), content.get("variant"))
+        except DeepnbError as exc:
+            self.notice = str(exc)
+            return
+        if kind == "stop":
+            self.experiment.stop()
+        elif kind == "hello":
+            with self._lock:
+                self._recorded = -1
+            self._throttle.poke()
+        elif kind == "open":
+            self.open_cell(content["row"], content["variant"])
+        elif kind == "close":
+            self._close_detail()
+
+    def _check_cell(self, row: Any, variant: Any) -> None:
+        plan = self.experiment.plan
+        if not any(r.index == row for r in plan.rows) or variant not in self.experiment.variants:
+            raise DeepnbError(f"The experiment has no cell ({row!r}, {variant!r}).")
+
+    def open_cell(self, row: int, variant: str) -> None:
+        """Show the run of ``(row, variant)`` (its first epoch this kernel ran) below the matrix."""
+        runs = self.experiment.runs
+        run = next(
+            (
+                found
+                for epoch in range(self.experiment.plan.epochs)
+                if isinstance(found := runs[(row, variant, epoch)], Run)
+            ),
+            None,
+        )
+        if run is None:
+            self.notice = (
+                f"Row {row} of {variant} has no run in this kernel yet (queued, or read from the log: "
+                f"experiment.runs[({row}, {variant!r}, 0)] shows a logged one)."
+            )
+            return
+        self._close_detail()
+        self._detail_view = RunView(run)
+        self.notice = ""
+        with self.hold_sync():
+            self.selected = {"row": row, "variant": variant}
+            self.detail = self._detail_view.model_id
+
+    def sync(self) -> None:
+        """Send the matrix's latest state now."""
+
+        async def flush() -> None:
+            self._throttle.flush_now()
+
+        run_sync(flush())
+
+    def close(self) -> None:
+        """Close the matrix and the run view it shows; the experiment goes on."""
+        self._unsubscribe()
+        self._summaries.shutdown(wait=False)
+        self._close_detail()
+        super().close()
+
+    def _close_detail(self) -> None:
+        view, self._detail_view = self._detail_view, None
+        with self.hold_sync():
+            self.selected = {}
+            self.detail = ""
+        if view is not None:
+            view.close()
+
+
+def experiment_live_bundle(experiment: Experiment) -> dict[str, Any]:
+    """An experiment displayed: its live matrix over a static matrix of it now."""
+    widget, _ = widget_bundle(ExperimentView(experiment))
+    return with_static(widget, experiment_bundle(experiment))
+
+
+def show_experiment(experiment: Experiment) -> ExperimentView:
+    """Display ``experiment``'s live matrix; whenever nothing runs any more (and again after each
+    run that waited for approval ends), the same output gets the static matrix as it stands, for
+    places where widgets don't run."""
+    view = ExperimentView(experiment)
+    widget_data, _ = widget_bundle(view)
+    handle = display(with_static(widget_data, experiment_bundle(experiment)), raw=True, display_id=True)
+    shown = {"records": -1}
+    lock = threading.Lock()
+
+    def on_change() -> None:
+        # done also while runs wait for approval: each later end (one decided) updates it again
+        if not experiment.done:
+            return
+        with lock:
+            records = len(experiment.records)
+            if records == shown["records"]:
+                return
+            shown["records"] = records
+            handle.update(with_static(widget_data, experiment_bundle(experiment)), raw=True)
+
+    experiment.subscribe(on_change)
+    if experiment.done:
+        on_change()
+    return view
+
+
+__all__ = ["ExperimentView", "experiment_live_bundle", "show_experiment"]

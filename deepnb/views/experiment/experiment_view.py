@@ -1,0 +1,304 @@
+"""An experiment as static HTML and text: the matrix (a row per dataset row, a column per
+variant, each cell its scores, status and the answer's first line), then the summary; a
+summary, a comparison of two variants and a logged run on their own. Everything is escaped
+and bounded: at most :data:`MAX_ROWS` rows and :data:`MAX_VARIANTS` variants are drawn, each
+text clipped, and the page says how many more there are."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+from deepnb.core.text.markup import escape
+from deepnb.session.experiments.experiment import Experiment, Summary, VariantComparison
+from deepnb.session.experiments.record import RunRecord
+
+MAX_ROWS = 100
+MAX_VARIANTS = 12
+MAX_SCORERS = 8
+LINE = 80
+"""Characters of an answer's first line (and a row's prompt) a cell shows."""
+MESSAGE_CHARS = 2_000
+"""Characters of each message a logged run's transcript shows."""
+MAX_MESSAGES = 60
+
+_CSS = (
+    "<style>.deepnb-experiment td,.deepnb-experiment th{vertical-align:top;text-align:left;padding:2px 8px}"
+    ".deepnb-experiment .dnb-cell-status{font-size:11px;color:var(--jp-ui-font-color2,#666)}"
+    ".deepnb-experiment [data-status=error] .dnb-cell-status{color:var(--jp-error-color1,#d32f2f)}"
+    ".deepnb-experiment .dnb-scores{font-family:var(--jp-code-font-family,monospace);font-size:11.5px}"
+    "</style>"
+)
+
+
+def clip(text: Any, limit: int = LINE) -> str:
+    """``text``'s first line, at most ``limit`` characters (an ellipsis says it was cut)."""
+    value = "" if text is None else str(text)
+    lines = value.strip().splitlines()
+    first = lines[0] if lines else ""
+    cut = len(first) > limit or len(lines) > 1
+    return (first[: limit - 1] + "…") if len(first) > limit else (first + (" …" if cut else ""))
+
+
+def number(value: float | None, digits: int = 2) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def matrix_cell(experiment: Experiment, row: int, variant: str, scorers: Sequence[str]) -> dict[str, Any]:
+    """One matrix cell: its statuses over epochs (``status``, and ``kind``: the one to colour it
+    by), each score's mean, the first answer."""
+    keys = [(row, variant, epoch) for epoch in range(experiment.plan.epochs)]
+    statuses = [experiment.status_of(key) for key in keys]
+    records = [r for r in (experiment.record_for(key) for key in keys) if r is not None]
+    scores = {}
+    for name in scorers:
+        values = [r.scores[name].score for r in records if name in r.scores]
+        numbers = [v for v in values if v is not None]
+        failed = any(r.scores[name].error for r in records if name in r.scores)
+        scores[name] = (
+            "error" if failed and not numbers else (number(statistics.fmean(numbers)) if numbers else "–")
+        )
+    answer = next((r.result or r.error for r in records if r.result or r.error), None)
+    counted: dict[str, int] = {}
+    for status in statuses:
+        counted[status] = counted.get(status, 0) + 1
+    shown = ", ".join(s if n == 1 and len(statuses) == 1 else f"{n} {s}" for s, n in counted.items())
+    worst = (
+        "error" if "error" in counted else ("done" if counted.get("done") == len(statuses) else statuses[0])
+    )
+    return {"status": shown, "kind": worst, "scores": scores, "answer": clip(answer)}
+
+
+def shown_axes(experiment: Experiment) -> tuple[list[int], list[str], list[str]]:
+    """The rows, variants and scorers a matrix draws (the first of each, within the bounds)."""
+    rows = [row.index for row in experiment.plan.rows][:MAX_ROWS]
+    variants = experiment.variants[:MAX_VARIANTS]
+    scorers = experiment.scorer_names()[:MAX_SCORERS]
+    return rows, variants, scorers
+
+
+def more_notes(experiment: Experiment) -> list[str]:
+    """What the matrix leaves out, a line for each axis past its bound."""
+    notes = []
+    rows, variants = len(experiment.plan.rows), len(experiment.variants)
+    if rows > MAX_ROWS:
+        notes.append(f"{rows - MAX_ROWS} more rows (experiment.to_pandas() has them all)")
+    if variants > MAX_VARIANTS:
+        notes.append(f"{variants - MAX_VARIANTS} more variants")
+    if len(experiment.scorer_names()) > MAX_SCORERS:
+        notes.append(f"{len(experiment.scorer_names()) - MAX_SCORERS} more scorers")
+    return notes
+
+
+def head_line(experiment: Experiment) -> str:
+    """The experiment in one line: its name, size, how far it got and its log."""
+    records = experiment.records.values()
+    done = sum(1 for r in records if r.status == "done")
+    total = len(experiment.plan.all_keys())
+    going = "" if experiment.done else ", running"
+    return (
+        f"Experiment {experiment.name!r}: {len(experiment.plan.rows)} rows × {len(experiment.variants)} "
+        f"variants × {experiment.plan.epochs} epochs, {done}/{total} done{going} (log: {experiment.path})"
+    )
+
+
+def experiment_text(experiment: Experiment) -> str:
+    """``repr(experiment)``: the head line, the matrix (one line per row and variant) and the summary."""
+    rows, variants, scorers = shown_axes(experiment)
+    lines = [head_line(experiment)]
+    given = {row.index: row.given for row in experiment.plan.rows}
+    for row in rows:
+        lines.append(f"  row {row}: {clip(given[row], 60)}")
+        for variant in variants:
+            cell = matrix_cell(experiment, row, variant, scorers)
+            scored = " ".join(f"{name}={value}" for name, value in cell["scores"].items())
+            lines.append(f"    {variant}: {cell['status']} {scored} | {cell['answer']}".rstrip())
+    lines += [f"  … {note}" for note in more_notes(experiment)]
+    lines += ["", summary_text(experiment.summary())]
+    return "\n".join(lines)
+
+
+def experiment_html(experiment: Experiment) -> str:
+    """The experiment displayed: the matrix as an escaped HTML table, then the summary."""
+    rows, variants, scorers = shown_axes(experiment)
+    given = {row.index: row.given for row in experiment.plan.rows}
+    head = "<th>row</th>" + "".join(f"<th>{escape(v)}</th>" for v in variants)
+    body = []
+    for row in rows:
+        cells = [f"<td><b>{row}</b> {escape(clip(given[row], 60))}</td>"]
+        for variant in variants:
+            cell = matrix_cell(experiment, row, variant, scorers)
+            scored = " ".join(f"{escape(name)} {escape(value)}" for name, value in cell["scores"].items())
+            cells.append(
+                f'<td data-status="{escape(cell["kind"])}"><div class="dnb-scores">{scored}</div>'
+                f'<div class="dnb-cell-status">{escape(cell["status"])}</div>'
+                f"<div>{escape(cell['answer'])}</div></td>"
+            )
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    more = "".join(f'<p class="dnb-muted">… {escape(note)}</p>' for note in more_notes(experiment))
+    return (
+        f'{_CSS}<div class="deepnb-snapshot deepnb-experiment" aria-label="Experiment">'
+        f'<div class="dnb-head">{escape(head_line(experiment))}</div>'
+        f'<table class="deepnb-table"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+        f"{more}{_summary_table(experiment.summary())}</div>"
+    )
+
+
+def experiment_bundle(experiment: Experiment) -> dict[str, Any]:
+    """The experiment's mime bundle: the matrix as text and as HTML, whatever the front end."""
+    return {"text/plain": experiment_text(experiment), "text/html": experiment_html(experiment)}
+
+
+def summary_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
+    """The summary as a table: its column names and a row of texts per variant."""
+    columns = ["variant", "runs", "errors"]
+    scorers = [s.scorer for s in summary.variants[0].scores][:MAX_SCORERS] if summary.variants else []
+    for name in scorers:
+        columns += [f"{name} mean [95%]", f"{name} pass", f"{name} pass@{summary.epochs}"]
+    columns += ["tokens in/out", "cost $", "latency p50/p95 s"]
+    rows = []
+    for v in summary.variants[:MAX_VARIANTS]:
+        row = [v.variant, str(v.runs), str(v.errors)]
+        for s in v.scores[:MAX_SCORERS]:
+            interval = f" [{number(s.low)}, {number(s.high)}]" if s.low is not None else ""
+            row += [f"{number(s.mean)}{interval}", number(s.pass_rate), number(s.pass_at_k)]
+        cost = "unknown" if v.cost is None else f"{v.cost:.4f}"
+        row += [f"{v.tokens_in}/{v.tokens_out}", cost, f"{number(v.latency_p50)}/{number(v.latency_p95)}"]
+        rows.append(row)
+    return columns, rows
+
+
+def summary_text(summary: Summary) -> str:
+    """``repr(experiment.summary())``: one line per variant."""
+    columns, rows = summary_rows(summary)
+    cells = [columns, *rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
+    return "\n".join(
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
+    )
+
+
+def _summary_table(summary: Summary) -> str:
+    columns, rows = summary_rows(summary)
+    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return (
+        '<table class="deepnb-table" aria-label="Summary">'
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
+
+
+def summary_html(summary: Summary) -> str:
+    return f'{_CSS}<div class="deepnb-snapshot deepnb-experiment">{_summary_table(summary)}</div>'
+
+
+def _comparison_rows(comparison: VariantComparison) -> tuple[list[str], list[list[str]], list[list[str]]]:
+    columns = [
+        "scorer",
+        "pairs",
+        "wins",
+        "losses",
+        "ties",
+        f"mean {comparison.a} - {comparison.b}",
+        "p (Wilcoxon)",
+    ]
+    rows = [
+        [
+            s.scorer,
+            str(s.pairs),
+            str(s.wins),
+            str(s.losses),
+            str(s.ties),
+            number(s.mean_difference),
+            number(s.p_value, 3),
+        ]
+        for s in comparison.scorers
+    ]
+    differences = [[str(d.row), number(d.difference), clip(d.a), clip(d.b)] for d in comparison.differences]
+    return columns, rows, differences
+
+
+def comparison_text(comparison: VariantComparison) -> str:
+    """``repr(experiment.compare(a, b))``: a line per scorer, then the rows that differ most."""
+    columns, rows, differences = _comparison_rows(comparison)
+    cells = [columns, *rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
+    lines = [f"{comparison.a} against {comparison.b}, per row:"]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells]
+    if differences:
+        lines.append("Rows where they differ most:")
+        lines += [f"  row {r}: {d}  {comparison.a}: {a} | {comparison.b}: {b}" for r, d, a, b in differences]
+    return "\n".join(lines)
+
+
+def comparison_html(comparison: VariantComparison) -> str:
+    columns, rows, differences = _comparison_rows(comparison)
+    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    diff_head = "".join(f"<th>{escape(c)}</th>" for c in ("row", "difference", comparison.a, comparison.b))
+    diff_body = "".join(
+        "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in differences
+    )
+    more = (
+        f'<div class="dnb-head">Rows where they differ most</div><table class="deepnb-table">'
+        f"<thead><tr>{diff_head}</tr></thead><tbody>{diff_body}</tbody></table>"
+        if differences
+        else ""
+    )
+    return (
+        f'{_CSS}<div class="deepnb-snapshot deepnb-experiment" aria-label="Comparison of variants">'
+        f'<div class="dnb-head">{escape(comparison.a)} against {escape(comparison.b)}, per row</div>'
+        f'<table class="deepnb-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}</div>'
+    )
+
+
+def _message_lines(record: RunRecord) -> list[tuple[str, str]]:
+    shown = []
+    for message in record.messages[-MAX_MESSAGES:]:
+        role = str(message.get("role") or "?")
+        content = message.get("content")
+        text = content if isinstance(content, str) else str(content or "")
+        calls = [
+            (call.get("function") or {}).get("name") or call.get("name")
+            for call in message.get("tool_calls") or ()
+        ]
+        if calls:
+            text = (text + " " if text else "") + "→ " + ", ".join(str(c) for c in calls)
+        shown.append((role, text[:MESSAGE_CHARS]))
+    return shown
+
+
+def record_text(record: RunRecord) -> str:
+    """``repr(record)``: a logged run's head line, scores and transcript (read-only)."""
+    scores = " ".join(
+        f"{n}={number(s.score)}" + (" (error)" if s.error else "") for n, s in record.scores.items()
+    )
+    lines = [
+        f"Run (row {record.row}, {record.variant}, epoch {record.epoch}): {record.status} {scores}".rstrip()
+    ]
+    if record.error:
+        lines.append(f"  error: {clip(record.error, 300)}")
+    lines += [f"  {role}: {text}" for role, text in _message_lines(record)]
+    return "\n".join(lines)
+
+
+def record_html(record: RunRecord) -> str:
+    scores = "".join(
+        f"<li>{escape(n)}: {escape(number(s.score))}{escape(' — ' + s.comment) if s.comment else ''}"
+        f"{escape(' — error: ' + s.error) if s.error else ''}</li>"
+        for n, s in record.scores.items()
+    )
+    messages = "".join(
+        f'<div class="dnb-tool"><b>{escape(role)}</b> '
+        f'<span style="white-space:pre-wrap">{escape(text)}</span></div>'
+        for role, text in _message_lines(record)
+    )
+    error = f'<div class="dnb-error">{escape(record.error)}</div>' if record.error else ""
+    return (
+        f'{_CSS}<div class="deepnb-snapshot deepnb-experiment" aria-label="Logged run">'
+        f'<div class="dnb-head">Run (row {record.row}, {escape(record.variant)}, epoch {record.epoch}): '
+        f"{escape(record.status)}, {record.tokens_in + record.tokens_out} tokens, "
+        f"{number(record.latency)} s</div>"
+        f"<ul>{scores}</ul>{error}{messages}</div>"
+    )

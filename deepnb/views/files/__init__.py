@@ -1,0 +1,1 @@
+"""The file browser and a file's preview."""

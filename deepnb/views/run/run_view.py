@@ -1,0 +1,630 @@
+"""The live run view: transcript with tool-call cards, todos, progress and a Stop button."""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+import anywidget
+import traitlets as t
+
+from deepnb.core import events as ev
+from deepnb.core.errors import DeepnbError
+from deepnb.core.graphs.structured import output_rows
+from deepnb.core.loop import run_sync
+from deepnb.core.schema import RUNNING, RunStateJSON, TranscriptItem
+from deepnb.core.text.markup import code_css, escape
+from deepnb.core.text.secrets import redact
+from deepnb.engine.approvals import CARD_MESSAGES, ApprovalRequest, check_card, restore_hidden
+from deepnb.engine.async_tasks import refresh_tasks
+from deepnb.engine.interrupts import check_answer_card
+from deepnb.engine.state import RunState
+from deepnb.session.protocol import Session
+from deepnb.session.run import Run
+from deepnb.views.bounds import (
+    MESSAGE_LIMIT,
+    TRAIT_BUDGETS,
+    bounded_lists,
+    bounded_pending,
+    clip_item,
+    size,
+    split_patch,
+)
+from deepnb.views.files.file_preview import render_file
+from deepnb.views.messages import RUN_MESSAGES
+from deepnb.views.messages import check as check_message
+from deepnb.views.run.approval_pages import page_of
+from deepnb.views.run.collapse import fold, hidden_ids
+from deepnb.views.run.thread_preview import thread_message, threads_message
+from deepnb.views.run.timeline_view import timeline_payload
+from deepnb.views.shared_code import LOADER, code_refs, code_trait
+from deepnb.views.throttle import Throttle
+
+_SYNCED = (
+    "status",
+    "error",
+    "items",
+    "todos",
+    "progress",
+    "pending",
+    "decisions",
+    "files_changed",
+    "files_not_written",
+    "tree",
+    "async_tasks",
+    "given",
+)
+_LIVE = tuple(name for name in _SYNCED if name not in ("items", "tree"))
+TIMELINE_EVERY = 1.0
+"""Seconds between the timeline's updates while a run streams."""
+LIVE_ITEMS = 120
+"""Transcript items a streaming view holds at most before its old steps are folded again. Each
+token costs the browser a style, layout and paint pass over the page, which grows with the
+transcript's nodes: at 300 items a 2,000-step run's frames often took two (bench/browser_stream.py)."""
+
+
+class RunView(anywidget.AnyWidget):
+    """Shows one run as it streams. Updates reach the front-end at most 20 times a second.
+
+    While the run streams, each update is one ``{"type": "patch"}`` message carrying only the
+    transcript items that changed (and the other fields that changed), so its cost does not grow
+    with the transcript. When the run stops (done, failed, stopped or waiting for approval) the
+    traits are set in full, so a saved notebook keeps the final state.
+
+    No message is larger than :data:`~deepnb.views.bounds.MESSAGE_LIMIT`: traits hold a bounded
+    form of the state (a long transcript folded to its latest items, see
+    :mod:`deepnb.views.run.collapse`, whose notice asks for the rest with ``{"type": "expand"}``),
+    and a large patch goes out in parts.
+    """
+
+    _esm = LOADER  # the bundle and styles come once per kernel, see deepnb.views.shared_code
+    _code = code_trait()
+
+    agent = t.Unicode("", help="The agent's name.").tag(sync=True)
+    thread_id = t.Unicode("", help="The thread the run writes to.").tag(sync=True)
+    status = t.Unicode(RUNNING, help="running, interrupted, done, error or cancelled.").tag(sync=True)
+    error = t.Unicode("", help="The failure's one-line description, secrets removed.").tag(sync=True)
+    items: t.List[dict[str, Any]] = t.List(
+        help="Transcript items: prompt, text, tool, notice and error."
+    ).tag(sync=True)
+    todos: t.List[dict[str, Any]] = t.List(help="The agent's todo list: {content, status}.").tag(sync=True)
+    progress = t.Dict(help="steps, tool_calls, tokens_in/out, elapsed, started_at.").tag(sync=True)
+    pending: t.List[dict[str, Any]] = t.List(
+        help="Interrupts waiting for decisions: {id, agent, actions: [{index, name, args, args_json, "
+        "description, allowed, preview, decision, clipped}]}; within its budget, a card's long texts "
+        "are shortened and ``clipped`` says its arguments were."
+    ).tag(sync=True)
+    pending_page: t.Dict[str, Any] = t.Dict(
+        help="Which approval cards ``pending`` holds, a page of them: {page, pages, first, last, cards, "
+        "undecided, approvable, rejectable} (deepnb.views.run.approval_pages.PageInfo)."
+    ).tag(sync=True)
+    decisions: t.List[dict[str, Any]] = t.List(
+        help="The decision log: {at, tool, type, message, args, auto}."
+    ).tag(sync=True)
+    card_errors = t.Dict(
+        help='Why a decision from a card was refused, by "interrupt id:index" (a front-end message '
+        'that answers no card: by "message"); nothing was sent.'
+    ).tag(sync=True)
+    files_changed: t.List[str] = t.List(help="Paths written or deleted during the run.").tag(sync=True)
+    files_not_written: t.List[str] = t.List(
+        help="Paths of file calls answered without running (reject, respond, stop)."
+    ).tag(sync=True)
+    tree: t.List[dict[str, Any]] = t.List(
+        help="Subagent nodes in start order: {id, parent, name, label, description, source, status, "
+        "started_at, finished_at, tool_calls, tokens_in, tokens_out, activity, result, children}."
+    ).tag(sync=True)
+    async_tasks: t.List[dict[str, Any]] = t.List(
+        help="The thread's async subagent tasks: {task_id, agent_name, thread_id, run_id, status, ...}."
+    ).tag(sync=True)
+    given: t.Dict[str, Any] = t.Dict(
+        help="What the agents were given: skills [{name, description, agent}] and memory files "
+        "[{path, agent}] loaded into their prompts, and tools {agent: [names]} each can call."
+    ).tag(sync=True)
+    async_error = t.Unicode(
+        "", help="Why the last on-demand refresh of async tasks failed, or left some as last seen."
+    ).tag(sync=True)
+    live_controls = t.Bool(
+        True, help="Whether Stop works while the cell runs (the kernel handles widget events)."
+    ).tag(sync=True)
+    stop_hint = t.Unicode("", help="Shown beside Stop when it cannot work mid-cell.").tag(sync=True)
+    code_css = t.Unicode("", help="Styles for highlighted code.").tag(sync=True)
+    output: t.List[list[str]] = t.List(
+        help="The run's structured output (run.output) as [field, value] rows, set when it ends."
+    ).tag(sync=True)
+    revision = t.Int(0, help="Counts full syncs; live patches before one are superseded by it.").tag(
+        sync=True
+    )
+    timeline = t.Dict(
+        help="The waterfall of model and tool calls: {thread, lanes: [{agent, label}], bars: [{kind, lane, "
+        "name, start, end, label, step?}], total, left_out} (deepnb.views.run.timeline_view)."
+    ).tag(sync=True)
+
+    def __init__(self, run: Run, *, live_controls: bool = True, **kwargs: Any) -> None:
+        state = run.state.to_json()
+        self._page = 0  # the page of approval cards the front end shows
+        self._folded = hidden_ids(run.state.items, budget=TRAIT_BUDGETS["items"])
+        self._expanded = False  # "show all" asked for: live folding stops
+        traits, _ = self._bounded_traits(run.state, state)
+        pending = traits.pop("pending")  # sent after the opening, which it would make too large
+        super().__init__(
+            **traits,
+            agent=run.state.agent,  # redacted when the run began
+            thread_id=run.state.thread_id,
+            live_controls=live_controls,
+            stop_hint="" if live_controls else "Stop needs the kernel's interrupt (■) here.",
+            code_css=code_css(".deepnb"),
+            _code=code_refs("run_view"),
+            **kwargs,
+        )
+        self.pending = pending
+        self.output = _rows(run)
+        self.run = run
+        self.flushes = 0
+        self._note_sent(run.state, state)
+        self._full_version: int | None = None
+        self._timeline_sent: int | None = None
+        self._timeline_at = 0.0
+        self._throttle = Throttle(self._flush)
+        self._sync_timeline()
+        self.on_msg(self._on_front_end_message)
+        self._unsubscribe = run.subscribe(self._on_event)
+        run.when_ended(self._throttle.poke)  # its last state is sent in full then
+        if run.done:
+            self._throttle.poke()
+
+    def _on_event(self, _event: ev.Event) -> None:
+        self._throttle.poke()
+
+    def _sync_timeline(self) -> None:
+        """Send the timeline when its calls changed since it was last sent: while the run runs,
+        once a second at most (it is a chart, not the transcript)."""
+        version, now = self.run.timeline_version, time.monotonic()
+        if version == self._timeline_sent:
+            return
+        if self.run.state.status == RUNNING and now - self._timeline_at < TIMELINE_EVERY:
+            return  # the next event's flush (or the run's end) sends it
+        self._timeline_sent, self._timeline_at = version, now
+        self.timeline = timeline_payload(self.run.timeline, thread=self.run.state.thread_id)
+
+    def _flush(self) -> None:
+        self._sync_timeline()
+        with self.run._lock:
+            state = self.run.state
+            if state.status != RUNNING:
+                if state.version == self._full_version:  # already sent in full, nothing new
+                    return
+                self._full_version = state.version
+                self._send_in_full(state.to_json())
+            else:
+                self._full_version = None
+                self._refold_if_long(state)
+                self._send_patch(state)
+        self.flushes += 1
+
+    def _refold_if_long(self, state: RunState) -> None:
+        """While a long run streams, fold its old steps again once the view holds more than
+        :data:`LIVE_ITEMS` items, so the browser keeps a few hundred items however long the run
+        (unless the person asked for all of them with "show all")."""
+        if not self._expanded and len(self._sent_ids) > LIVE_ITEMS:
+            self._folded = hidden_ids(state.items, budget=TRAIT_BUDGETS["items"])
+
+    def _bounded_traits(
+        self, run_state: RunState, state: RunStateJSON
+    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The synced traits' values, each within its budget, and the tree nodes left for a patch."""
+        paged, traits_page = page_of(state["pending"], self._page)
+        fields: Mapping[str, Any] = {**state, "pending": paged}  # read by the names of the traits
+        traits = {name: fields[name] for name in _SYNCED}
+        traits.update({k: v for k, v in bounded_lists(fields).items() if k in _SYNCED})
+        traits["pending_page"] = traits_page
+        traits["items"] = [self._public(item) for item in self._shown(run_state.items)]
+        nodes, spent = [clip_item(node) for node in state["tree"]], 0
+        for count, node in enumerate(nodes):  # the tree in start order, as much as fits
+            spent += size(node)
+            if spent > TRAIT_BUDGETS["tree"]:
+                traits["tree"] = nodes[:count]
+                return traits, nodes[count:]
+        traits["tree"] = nodes
+        return traits, []
+
+    def _shown(self, items: Sequence[TranscriptItem]) -> Sequence[Mapping[str, Any]]:
+        """The transcript as the view shows it: folded items behind notices that expand it."""
+        if not self._folded:
+            return items
+        return [
+            {**item, "expand": True} if item.get("level") == "collapsed" and "hidden" in item else item
+            for item in fold(items, self._folded)
+        ]
+
+    @staticmethod
+    def _public(item: Mapping[str, Any]) -> dict[str, Any]:
+        # a transcript item, or the notice standing for folded ones (which has an item's shape)
+        return clip_item(RunState.public_item(cast(TranscriptItem, item)))
+
+    def _note_sent(self, run_state: RunState, state: RunStateJSON) -> None:
+        """Remember what the front-end has now, so the next patch carries only what changed."""
+        shown = self._shown(run_state.items)
+        self._sent_items = {i["id"]: dict(i) for i in shown}
+        self._sent_ids = [i["id"] for i in shown]
+        self._sent_nodes = {n["id"]: n for n in state["tree"]}
+        fields: Mapping[str, Any] = state  # read by the names of the traits
+        self._sent_live = {name: fields[name] for name in _LIVE}
+        self._sent_live["pending_raw"] = copy.deepcopy(run_state.pending)
+
+    def _send_in_full(self, state: RunStateJSON) -> None:
+        # Patches changed the front-end's copy but not these traits, so send all of them even
+        # where a trait still equals the new value: in as few messages as fit, the revision last.
+        run_state = self.run.state
+        self._folded = hidden_ids(run_state.items, budget=TRAIT_BUDGETS["items"])
+        traits, rest = self._bounded_traits(run_state, state)
+        self._holding_sync = True
+        try:
+            for name, value in traits.items():
+                setattr(self, name, value)
+            self.revision += 1
+        finally:
+            self._holding_sync = False
+            self._states_to_send.clear()
+        groups: list[list[str]] = [[]]
+        spent = 0
+        for name in (*_SYNCED, "pending_page", "revision"):
+            cost = size(getattr(self, name))
+            if groups[-1] and spent + cost > MESSAGE_LIMIT - 4096:
+                groups.append([])
+                spent = 0
+            groups[-1].append(name)
+            spent += cost
+        for group in groups:
+            self.send_state(group)
+        self.output = _rows(self.run)  # sent when it changed
+        self._note_sent(run_state, state)
+        if rest:  # tree nodes past the trait's budget
+            for part in split_patch({"type": "patch", "state": {}, "upsert": [], "nodes": rest}):
+                self.send(part)
+
+    def _send_patch(self, state: RunState, *, everything: bool = False) -> None:
+        """What changed since the last patch (everything, for a new view), in one message or,
+        when that would be too large, in several."""
+        shown = self._shown(state.items)
+        changed = [item for item in shown if everything or self._sent_items.get(item["id"]) != item]
+        ids = [item["id"] for item in shown]
+        nodes = [
+            state.public_node(node)
+            for node in state.nodes.values()
+            if everything or self._sent_nodes.get(node["id"]) != node
+        ]
+        live = {
+            "status": state.status,
+            "error": state.error or "",
+            "todos": state.todos,
+            "progress": state.progress(),
+            "files_changed": state.files_changed,
+            "files_not_written": state.not_written(),
+            "async_tasks": state.async_tasks,
+            "given": state.given,
+        }
+        if everything or state.pending != self._sent_live.get("pending_raw"):
+            live["pending"], live["pending_page"] = page_of(state.to_json()["pending"], self._page)
+            live["decisions"] = [dict(d) for d in state.decisions]
+        live = bounded_lists(live)
+        patch: dict[str, Any] = {
+            "type": "patch",
+            "state": {k: v for k, v in live.items() if everything or self._sent_live.get(k) != v},
+            "upsert": [self._public(item) for item in changed],
+        }
+        if everything:
+            patch["ids"] = ids
+        elif ids != self._sent_ids:  # new items at the end are named, the rest is known
+            known = len(self._sent_ids)
+            if ids[:known] == self._sent_ids:
+                patch["append_ids"] = ids[known:]
+            else:
+                patch["ids"] = ids
+        if nodes:
+            patch["nodes"] = nodes
+        if not (patch["state"] or patch["upsert"] or "ids" in patch or "append_ids" in patch or nodes):
+            return
+        if size(patch) <= MESSAGE_LIMIT:  # the usual case
+            self.send(patch)
+        else:
+            by_id = {item["id"]: item for item in shown}
+            for part in split_patch(patch, lambda i: self._public(by_id[i])):
+                self.send(part)
+        self._sent_nodes.update((node["id"], node) for node in nodes)
+        self._sent_items.update((item["id"], dict(item)) for item in changed)
+        self._sent_ids = ids
+        self._sent_live.update(
+            {k: copy.deepcopy(v) if isinstance(v, list) else v for k, v in patch["state"].items()}
+        )
+        if "pending" in patch["state"]:
+            self._sent_live["pending_raw"] = copy.deepcopy(state.pending)
+
+    def sync(self) -> None:
+        """Send the run's latest state now (used when a cell ends, so its output is final)."""
+
+        async def flush() -> None:
+            self._throttle.flush_now()
+
+        run_sync(flush())
+
+    def _on_front_end_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        """Act on a message from the front-end once it is one the view accepts, every field
+        checked (and, for a card, checked against the card it answers); a refused one is
+        recorded in ``card_errors`` and nothing else happens."""
+        try:
+            kind = check_message(content, RUN_MESSAGES)
+            if kind in CARD_MESSAGES or kind == "answer":
+                self.run.refresh()  # a card answered elsewhere names nothing pending any more
+            # Approve all of one interrupt covers its actions on other pages too
+            cards = self._pending(whole=kind == "approve_all")
+            targets = check_card(kind, content, cards) if kind in CARD_MESSAGES else []
+            if kind == "answer":
+                check_answer_card(content, self._pending())
+            if kind == "show_thread" and not content.get("thread_id"):
+                raise DeepnbError("show_thread names no thread_id.")
+            step = self._own_step(content.get("step")) if kind == "fork" else None
+            if kind == "pending_page" and content["page"] < 0:
+                raise DeepnbError(f"There is no page {content['page']} of approval cards.")
+        except DeepnbError as exc:
+            self._refuse(_card_key(content), str(exc))
+            return
+        if kind == "stop":
+            self.run.stop()
+        elif kind == "sync":  # a view rendered mid-run asks for the whole current state
+            with self.run._lock:
+                if self.run.state.status == RUNNING:
+                    self._folded = hidden_ids(self.run.state.items, budget=TRAIT_BUDGETS["items"])
+                    self._send_patch(self.run.state, everything=True)
+        elif kind == "expand":  # the folded notice asks for the whole transcript
+            with self.run._lock:
+                self._expanded = True
+                self._folded = frozenset()
+                self._send_patch(self.run.state, everything=True)
+        elif kind in CARD_MESSAGES:
+            self._decide(kind, content, targets)
+        elif kind == "decide_every":
+            self._decide_every(content["act"], content["expected"])
+        elif kind == "pending_page":
+            self._show_page(content["page"])
+        elif kind == "answer":
+            self._answer(content["interrupt_id"], content["value"])
+        elif kind == "open_file":
+            self.send(self._file_message(content.get("path", "")))
+        elif kind == "refresh_tasks":
+            self._refresh_tasks()
+        elif kind in ("threads", "show_thread"):
+            self.send(self._thread_message(kind, content))
+        elif kind == "fork" and step is not None:
+            self.send(self._fork(step))
+
+    def _own_step(self, step: Any) -> int:
+        """``step``, refused unless it is a step the run's main agent wrote (on its timeline)."""
+        if step not in {record["step"] for record in self.run.timeline if record["step"] is not None}:
+            raise DeepnbError("Refused a 'fork' message: its step is not one this run wrote.")
+        return int(step)
+
+    def _fork(self, step: int) -> dict[str, Any]:
+        """Fork the run's thread at one of the steps it wrote; the reply names the new thread."""
+        reply: dict[str, Any] = {"type": "forked", "step": step, "thread_id": "", "error": ""}
+        session = cast(Session, self.run.workbench)
+        try:
+            reply["thread_id"] = session.fork(self.run.thread_id, step)
+        except DeepnbError as exc:
+            reply["error"] = redact(str(exc))
+        return reply
+
+    def _pending(self, *, whole: bool = False) -> list[dict[str, Any]]:
+        """The approval cards as the front-end has them: this page, ``clipped`` where shortened
+        (with ``whole``: every pending interrupt with all its actions, unshortened)."""
+        with self.run._lock:
+            pending = copy.deepcopy(self.run.state.pending)
+        if whole:
+            return [dict(request) for request in pending]
+        return bounded_pending(page_of(pending, self._page)[0])
+
+    def _show_page(self, page: int) -> None:
+        """The front end asks for another page of approval cards."""
+        with self.run._lock:
+            self._page = max(page, 0)
+            pending, info = page_of(self.run.state.to_json()["pending"], self._page)
+            self._page = info["page"]
+            with self.hold_sync():
+                self.pending = bounded_pending(pending)
+                self.pending_page = dict(info)
+            self._sent_live["pending"] = self.pending
+            self._sent_live["pending_page"] = self.pending_page
+
+    def _decide_every(self, act: str, expected: int) -> None:
+        """Approve all or Reject all: every undecided action that allows it, on every page, once
+        the count matches what the button said (else nothing, and the view shows the new count)."""
+        if act not in ("approve", "reject"):
+            self._refuse("every", f"Approve all or Reject all, not {act!r}: nothing was sent.")
+            return
+        decision = act
+        targets = [
+            r
+            for r in self.run.pending
+            if isinstance(r, ApprovalRequest) and decision in r.allowed  # undecided, read once
+        ]
+        if len(targets) != expected:
+            self._refuse(
+                "every",
+                f"{len(targets):,} actions wait for {decision} now, not {expected:,}: nothing was sent. "
+                "Look at the cards again.",
+            )
+            return
+        outcomes = [self._try(r.interrupt_id, r.index, {"type": decision}, fresh=True) for r in targets]
+        self._record([("every", None), *outcomes])
+
+    def _refuse(self, key: str, error: str) -> None:
+        self._record([(key, error)])
+
+    def _file_message(self, path: str) -> dict[str, str]:
+        """A file of the thread, for the front-end's file panel: escaped, secrets removed."""
+        reply = {"type": "file", "path": path, "text": "", "html": "", "error": ""}
+        try:
+            rendered = render_file(path, self.run.files.read_bytes(path))
+        except KeyError:
+            reply["error"] = f"{path} is not in the thread's files (any more)."
+        except Exception as exc:  # shown in the panel rather than lost in the kernel log
+            reply["error"] = redact(f"Could not read {path}: {exc}")
+        else:
+            reply["text"], reply["html"] = rendered.text, rendered.html
+        return _bounded_file(reply, rendered if not reply["error"] else None)
+
+    def _thread_message(self, kind: str, content: Mapping[str, Any]) -> dict[str, Any]:
+        """The thread switcher's list, or one thread's latest state (read-only), from the session."""
+        session = self.run.workbench
+        if not isinstance(session, Session):
+            return {
+                "type": "threads" if kind == "threads" else "thread",
+                "threads": [],
+                "html": "",
+                "error": "This agent does not list its threads.",
+            }
+        if kind == "threads":
+            return threads_message(session)
+        return thread_message(session, content["thread_id"])
+
+    def _refresh_tasks(self) -> None:
+        """Ask the Agent Protocol server for the async tasks' current status."""
+        try:
+            refreshed = run_sync(refresh_tasks(self.run.workbench, self.run.thread_id))
+        except DeepnbError as exc:
+            self.async_error = str(exc)
+            return
+        except Exception as exc:  # shown on the panel rather than lost in the kernel log
+            self.async_error = redact(f"Could not refresh the async tasks: {type(exc).__name__}: {exc}")
+            return
+        self.async_error = refreshed.note  # "", or why some tasks are as last seen
+        self.run.emit(ev.AsyncTasksChanged(ev.MAIN, {row["task_id"]: row for row in refreshed.rows}))
+
+    def _decide(self, kind: str, content: dict[str, Any], targets: list[int]) -> None:
+        """A decision from a card, checked against it. A refused one is explained on that
+        card; nothing is sent."""
+        interrupt_id = content["interrupt_id"]
+        if kind == "approve_all":
+            outcomes = [self._try(interrupt_id, n, {"type": "approve"}) for n in targets]
+        elif kind == "always":
+            (index,) = targets
+            tool = content["tool"]
+            outcomes = [self._try(interrupt_id, index, {"type": "approve"})]
+            if outcomes[0][1] is None:  # the rule is kept only once its own decision went through
+                self.run.workbench.always_approve(self.run.thread_id, tool)
+                others = [
+                    (r.interrupt_id, r.index)
+                    for r in self.run.pending
+                    if isinstance(r, ApprovalRequest) and r.name == tool
+                ]
+                outcomes += [self._try(i, n, {"type": "approve"}) for i, n in others]
+        else:
+            (index,) = targets
+            outcomes = [self._try(interrupt_id, index, dict(content["decision"]), from_card=True)]
+        self._record(outcomes)
+
+    def _answer(self, interrupt_id: str, value: Any) -> None:
+        """A raw interrupt's answer from its card; a refusal is shown on that card."""
+        try:
+            self.run.answer(interrupt_id, value)
+        except DeepnbError as exc:
+            self._record([(f"{interrupt_id}:answer", str(exc))])
+        except Exception as exc:  # shown on the card rather than lost in the kernel log
+            self._record(
+                [(f"{interrupt_id}:answer", f"Could not send the answer: {type(exc).__name__}: {exc}")]
+            )
+        else:
+            self._record([(f"{interrupt_id}:answer", None)])
+
+    def _record(self, outcomes: list[tuple[str, str | None]]) -> None:
+        errors = dict(self.card_errors)
+        for key, error in outcomes:
+            if error is None:
+                errors.pop(key, None)
+            else:
+                errors[key] = error
+        with self.hold_sync():  # sent even when a refusal repeats the last one word for word
+            self.card_errors = errors
+            self._states_to_send.add("card_errors")
+
+    def _restore_hidden(self, interrupt_id: str, index: int, args: Any) -> Any:
+        """The card showed the arguments with secrets hidden: put back the ones left untouched."""
+        request = next(
+            (
+                r
+                for r in self.run.pending
+                if isinstance(r, ApprovalRequest) and (r.interrupt_id, r.index) == (interrupt_id, index)
+            ),
+            None,
+        )
+        return args if request is None else restore_hidden(args, request.args)
+
+    def _try(
+        self,
+        interrupt_id: str,
+        index: int,
+        decision: dict[str, Any],
+        *,
+        from_card: bool = False,
+        fresh: bool = False,
+    ) -> tuple[str, str | None]:
+        key = f"{interrupt_id}:{index}"
+        try:
+            if from_card and decision.get("type") == "edit":
+                args = self._restore_hidden(interrupt_id, index, decision.get("args"))
+                decision = {**decision, "args": args}
+            self.run.decide(interrupt_id, index, decision, refresh=not fresh)
+        except DeepnbError as exc:
+            return key, str(exc)
+        except Exception as exc:  # shown on the card rather than lost in the kernel log
+            return key, f"Could not send the decision: {type(exc).__name__}: {exc}"
+        return key, None
+
+    def stop(self) -> None:
+        """What the Stop button does."""
+        self.run.stop()
+
+    def close(self) -> None:
+        self._unsubscribe()
+        super().close()
+
+
+def _rows(run: Run) -> list[list[str]]:
+    """``run.output`` as the ``output`` trait's rows (none until the run has it, at its end)."""
+    return [list(row) for row in output_rows(run.output)]
+
+
+def _card_key(content: Any) -> str:
+    """Where a refusal of ``content`` is shown: the card it names ("interrupt id:index", as the
+    front-end keys it), else ``"message"``."""
+    if isinstance(content, dict) and content.get("type") == "answer":
+        return f"{content.get('interrupt_id')}:answer"
+    if not isinstance(content, dict) or content.get("type") not in (*CARD_MESSAGES, "decide_every"):
+        return "message"
+    if content.get("type") == "decide_every":
+        return "every"
+    index = 0 if content.get("type") == "approve_all" else content.get("index")
+    return f"{content.get('interrupt_id')}:{index}"
+
+
+PEEK_LIMIT = 16_000
+"""Characters of a file the run view's peek panel shows; the file browser shows the rest."""
+
+
+def _bounded_file(reply: dict[str, str], rendered: Any) -> dict[str, str]:
+    """A file reply that fits in one message: a large file's beginning, and where to read it all."""
+    if rendered is None or size(reply) <= MESSAGE_LIMIT - 1024:
+        return reply
+    path = reply["path"]
+    note = (
+        f"{path} is {rendered.size:,} bytes; this shows its beginning. "
+        f"%deepagent files {path} or run.files[{path!r}] has all of it."
+    )
+    if rendered.kind in ("image", "binary") or not rendered.text:
+        return {**reply, "text": "", "html": f'<p class="dnb-muted">{escape(note)}</p>'}
+    head = rendered.text[:PEEK_LIMIT]
+    html = render_file(path, head.encode()).html
+    if len(html) > 3 * PEEK_LIMIT:  # markup-heavy: show it plain
+        html = f"<pre>{escape(head)}</pre>"
+    return {**reply, "text": head, "html": f'{html}<p class="dnb-muted">{escape(note)}</p>'}

@@ -1,0 +1,254 @@
+"""Static snapshots of a run: HTML and plain text for places where widgets don't run
+(GitHub, nbviewer, nbconvert, a saved notebook opened without a kernel): the head line, the
+todos, the subagent tree, the transcript (each item by :mod:`deepnb.views.run.items`), the async
+tasks as last seen, pending approvals and the decision log.
+
+Every piece of agent text is escaped; the only HTML taken as is comes from
+:func:`deepnb.core.text.markup.markdown`, which escapes raw HTML itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from deepnb.core.schema import RUN_STATUS_LABEL as STATUS_LABEL
+from deepnb.core.schema import shown_as
+from deepnb.core.text.markup import escape
+from deepnb.core.text.safe_display import shown_text
+from deepnb.engine.state import RunState
+from deepnb.views.bounds import clip_item
+from deepnb.views.listings import async_task_lines, async_tasks_html, todo_lines, todos_html
+from deepnb.views.run.approval_pages import page_of
+from deepnb.views.run.collapse import fold, hidden_ids
+from deepnb.views.run.given import given_html, given_lines
+from deepnb.views.run.items import item_html, item_text, plural
+from deepnb.views.run.output_table import OutputRows, output_html, output_lines
+from deepnb.views.run.questions import question_html, question_text
+from deepnb.views.run.subagent_tree import state_tree, tree_html, tree_text
+from deepnb.views.run.timeline_view import FINAL, fork_command, step_links, timeline_html, timeline_lines
+from deepnb.views.styles import snapshot_style
+
+
+def _status(state: Mapping[str, Any]) -> str:
+    """The status as the head line says it: a run that waits only on raw interrupts waits for
+    your answer, not your approval."""
+    kinds = {p.get("kind", "approval") for p in state["pending"]}
+    if state["status"] == "interrupted" and kinds == {"question"}:
+        return "waiting for your answer"
+    return shown_as(STATUS_LABEL, state["status"], state["status"])
+
+
+def _head(state: Mapping[str, Any]) -> str:
+    p = state["progress"]
+    return (
+        f"deepnb · agent {state['agent']} · thread {state['thread_id']} · "
+        f"{_status(state)} · {plural(p['steps'], 'step')} · "
+        f"{plural(p['tool_calls'], 'tool call')} · {p['elapsed']:.1f} s{_waited(p)} · "
+        f"tokens {p['tokens_in']:,} in / {p['tokens_out']:,} out"
+    )
+
+
+def _waited(progress: Mapping[str, Any]) -> str:
+    """``" (+ 42.0 s waiting)"``: the time spent waiting for decisions, apart from run time."""
+    waited = progress.get("waited") or 0.0  # absent from views saved before it existed
+    return f" (+ {waited:.1f} s waiting)" if waited >= 0.05 else ""
+
+
+AUTO_DECISIONS_KEPT = 20
+"""A snapshot lists every decision a person made, and only the latest automatic ones past this."""
+
+
+def _folded(state: Mapping[str, Any]) -> dict[str, Any]:
+    """The state a snapshot shows: a long transcript folded (see :mod:`deepnb.views.run.collapse`),
+    huge items clipped, and a long run of automatic approvals cut to the latest."""
+    hidden = hidden_ids(state["items"])
+    items = [clip_item(item) for item in state["items"] if item["id"] not in hidden]
+    shown = {**state, "items": items, "hidden": hidden}
+    decisions = state.get("decisions") or []
+    auto = [n for n, d in enumerate(decisions) if d.get("auto")]
+    if len(auto) > 5 * AUTO_DECISIONS_KEPT:
+        dropped = set(auto[:-AUTO_DECISIONS_KEPT])
+        shown["decisions"] = [d for n, d in enumerate(decisions) if n not in dropped]
+        shown["decisions_folded"] = len(dropped)
+    return shown
+
+
+def _transcript(state: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The main transcript of a folded state, each run of folded items as one line."""
+    known = {node["id"] for node in state.get("tree") or []}
+    main = [item for item in state["all_items"] if item.get("agent", "main") not in known]
+    clipped = {item["id"]: item for item in state["items"]}
+    return [clipped.get(item["id"], item) for item in fold(main, state["hidden"])]
+
+
+def final_answer_id(items: Sequence[Mapping[str, Any]], status: str) -> str | None:
+    """The id of the run's final answer: the main agent's text that ends a finished run's
+    transcript (``None`` while it runs, or when it ended otherwise)."""
+    if status != "done" or not items or items[-1]["kind"] != "text":
+        return None
+    return str(items[-1]["id"]) if items[-1].get("agent", "main") == "main" else None
+
+
+def _transcript_html(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]] = ()) -> list[str]:
+    """The main transcript as HTML, the final answer set apart from the tool cards before it;
+    each step of the main agent says its number and the command that forks the thread there."""
+    items = _transcript(state)
+    final = final_answer_id(items, state["status"])
+    links = step_links(timeline)
+    return [
+        f'<div class="dnb-final-answer" aria-label="Final answer"><span class="dnb-final-label">Answer</span>'
+        f"{item_html(item)}{_step_link(state, links.get(FINAL))}</div>"
+        if item["id"] == final
+        else item_html(item) + _step_link(state, links.get(str(item["id"])))
+        for item in items
+    ]
+
+
+def _step_link(state: Mapping[str, Any], step: int | None) -> str:
+    if step is None:
+        return ""
+    command = escape(fork_command(state["thread_id"], step))  # listed in full under the timeline
+    return f'<div class="dnb-muted dnb-step-link" title="{command}">step {step}</div>'
+
+
+def snapshot_html(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]] = ()) -> str:
+    """A self-contained HTML rendering of a run's state (``RunState.to_json()``) and its
+    ``timeline`` (``run.timeline``, if given)."""
+    state = {**_folded(state), "all_items": state["items"]}
+    parts = [
+        snapshot_style(),
+        f'<div class="deepnb-snapshot" data-status="{escape(state["status"])}">',
+        f'<div class="dnb-head">{escape(_head(state))}</div>',
+        given_html(state.get("given") or {}),
+        todos_html(state["todos"], state["progress"].get("todo_progress", ""), run_status=state["status"]),
+        tree_html(state_tree(state), state["items"]) if state.get("tree") else "",
+        *_transcript_html(state, timeline),
+        output_html(state.get("output") or ()),  # the run's structured output, if it has one
+        async_tasks_html(state.get("async_tasks") or []),  # absent from views saved before it existed
+        timeline_html(timeline, thread=state["thread_id"]),
+    ]
+    if state["files_changed"]:
+        parts.append(
+            f'<div class="dnb-muted">Files changed: {escape(", ".join(state["files_changed"]))}</div>'
+        )
+    if state.get("files_not_written"):  # absent from views saved before it existed
+        struck = ", ".join(f"<s>{escape(path)}</s>" for path in state["files_not_written"])
+        parts.append(f'<div class="dnb-muted dnb-files-not-written">Not written: {struck}</div>')
+    shown, more = _pending_shown(state)
+    for request in shown:
+        if request.get("kind") == "question":
+            parts.append(question_html(request))
+        for action in request["actions"]:
+            said = f"<br><i>{escape(action['description'])}</i>" if action.get("description") else ""
+            parts.append(
+                f'<div class="dnb-pending">Waiting for approval: <b>{escape(action["name"])}</b>'
+                f"({escape(action['args'])}){escape(_where(request['agent']))}{said}</div>"
+            )
+    if more:
+        parts.append(f'<div class="dnb-pending">{escape(more)}</div>')
+    if state.get("decisions"):
+        rows = "".join(f"<li>{escape(_decision_line(d))}{_diff_html(d)}</li>" for d in state["decisions"])
+        if state.get("decisions_folded"):
+            rows = f"<li>{escape(_folded_decisions(state))}</li>" + rows
+        parts.append(f'<div class="dnb-decisions"><b>Decisions</b><ul>{rows}</ul></div>')
+    parts.append("</div>")
+    return "\n".join(p for p in parts if p)
+
+
+def _pending_shown(state: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str]:
+    """The approval cards a snapshot draws (the first page of them), and a line for the rest."""
+    shown, info = page_of(state["pending"], 0)
+    left = info["cards"] - info["last"]
+    more = f"… and {left:,} more waiting (%deepagent approvals lists them all)" if left > 0 else ""
+    return shown, more
+
+
+def _diff_html(decision: Mapping[str, Any]) -> str:
+    """An edit's diff from the proposed arguments to the approved ones, a line each."""
+    diff = decision.get("diff") or ""
+    if not diff:
+        return ""
+    lines = "".join(
+        f'<span class="{_diff_class(line)}">{escape(line)}\n</span>' for line in diff.splitlines()
+    )
+    return f'<pre class="dnb-diff">{lines}</pre>'
+
+
+def _diff_class(line: str) -> str:
+    if line.startswith(("+++", "---")):
+        return "dnb-muted"
+    return {"+": "dnb-add", "-": "dnb-del", "@": "dnb-hunk"}.get(line[:1], "")
+
+
+def _where(agent: str) -> str:
+    return "" if agent == "main" else f" — in subagent {agent.rsplit('/', 1)[-1]}"
+
+
+def _decision_line(decision: Mapping[str, Any]) -> str:
+    """``"12:01:02 write_file: edit (content='…') — auto"``."""
+    detail = decision.get("message") or decision.get("args") or ""
+    line = f"{decision['at']} {decision['tool']}: {decision['type']}"
+    return line + (f" ({detail})" if detail else "") + (" — auto" if decision.get("auto") else "")
+
+
+def snapshot_text(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]] = ()) -> str:
+    """A plain-text rendering of a run's state (and its ``timeline``, if given)."""
+    state = {**_folded(state), "all_items": state["items"]}
+    lines = [_head(state), *given_lines(state.get("given") or {})]
+    if state["todos"]:
+        lines.append(f"Todos ({state['progress'].get('todo_progress', '')}):")
+        lines += todo_lines(state["todos"], run_status=state["status"])
+    if state.get("tree"):
+        lines.append(tree_text(state_tree(state), state["items"]))
+    lines += [item_text(item) for item in _transcript(state)]
+    lines += output_lines(state.get("output") or ())
+    lines += async_task_lines(state.get("async_tasks") or [])
+    lines += timeline_lines(timeline, thread=state["thread_id"])
+    if state["files_changed"]:
+        lines.append("Files changed: " + ", ".join(state["files_changed"]))
+    if state.get("files_not_written"):
+        lines.append("Not written: " + ", ".join(f"~~{path}~~" for path in state["files_not_written"]))
+    shown, more = _pending_shown(state)
+    for request in shown:
+        if request.get("kind") == "question":
+            lines.append(question_text(request))
+        for action in request["actions"]:
+            lines.append(
+                f"Waiting for approval: {action['name']}({action['args']}){_where(request['agent'])}"
+            )
+            if action.get("description"):  # one the interrupt config gave (the middleware's is dropped)
+                lines.append(f"  {action['description']}")
+    if more:
+        lines.append(more)
+    if state.get("decisions"):
+        lines.append("Decisions:")
+        if state.get("decisions_folded"):
+            lines.append(f"  {_folded_decisions(state)}")
+        for decision in state["decisions"]:
+            lines.append(f"  {_decision_line(decision)}")
+            lines += [f"    {line}" for line in (decision.get("diff") or "").splitlines()]
+    return "\n".join(lines)
+
+
+def _folded_decisions(state: Mapping[str, Any]) -> str:
+    return f"… {state['decisions_folded']:,} earlier automatic approvals (run.decisions lists them all)"
+
+
+def snapshot_bundle(
+    state: RunState | Mapping[str, Any],
+    timeline: Sequence[Mapping[str, Any]] = (),
+    *,
+    output: OutputRows = (),
+) -> dict[str, str]:
+    """``text/html`` and ``text/plain`` of a run's state (and its ``timeline``), secrets redacted
+    (the agent's name and the thread id come from the notebook, not from events) and bidi
+    controls shown; ``output``, the rows of its structured output
+    (:func:`deepnb.core.graphs.structured.output_rows`), as a table."""
+    data = state.to_json() if isinstance(state, RunState) else state
+    if output:
+        data = {**data, "output": [list(row) for row in output]}
+    return {
+        "text/html": shown_text(snapshot_html(data, timeline)),
+        "text/plain": shown_text(snapshot_text(data, timeline)),
+    }

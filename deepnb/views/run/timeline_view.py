@@ -1,0 +1,205 @@
+"""A run's timeline as a waterfall: a lane per agent (the main agent first, each subagent on its
+own), a bar per model call and per tool call over the run's time, and the thread step each of
+the main agent's model calls wrote (to fork there). The live view gets :func:`timeline_payload` (drawn in
+``widgets/src/run/timeline.ts``); the static snapshot :func:`timeline_html` (an SVG) and
+:func:`timeline_lines`. Every name is escaped."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from deepnb.core.text.markup import escape
+from deepnb.views.bounds import size
+
+TIMELINE_BUDGET = 40 * 1024
+"""Bytes the live view's timeline may take in a message: past it, the earliest bars are left out
+(``run.timeline`` keeps every record)."""
+WIDTH, LABEL, LANE = 640, 150, 18
+"""The static chart's width, its lane labels' column and a lane's height (SVG units)."""
+COLORS = {"model": "#4c78a8", "tool": "#f58518"}
+
+
+def lanes(records: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The agents' paths in the order they first appear, the main agent first."""
+    found = dict.fromkeys(["main"] if any(r["agent"] == "main" for r in records) else [])
+    found.update(dict.fromkeys(str(r["agent"]) for r in records))
+    return list(found)
+
+
+def _total(records: Sequence[Mapping[str, Any]]) -> float:
+    return max([0.001, *(float(r["end"] if r["end"] is not None else r["start"]) for r in records)])
+
+
+def _label(record: Mapping[str, Any]) -> str:
+    """``"model call · main · 1.23 s · 300 in / 20 out"``, ``"tool ls · main/… · 0.01 s"``."""
+    what = "model call" if record["kind"] == "model" else f"tool {record['name']}"
+    took = f"{record['latency']:.2f} s" if record["latency"] is not None else "running"
+    tokens = ""
+    if record["kind"] == "model":
+        tokens = f" · {record['tokens_in']:,} in / {record['tokens_out']:,} out"
+    step = f" · step {record['step']}" if record.get("step") is not None else ""
+    return f"{what} · {record['agent']} · {took}{tokens}{step}"
+
+
+def _compact(record: Mapping[str, Any], lane: int) -> dict[str, Any]:
+    bar: dict[str, Any] = {
+        "kind": record["kind"],
+        "lane": lane,
+        "name": record["name"],
+        "start": record["start"],
+        "end": record["end"],
+        "label": _label(record),
+    }
+    if record.get("step") is not None:
+        bar["step"] = record["step"]
+        bar["item"] = step_item(record)
+    return bar
+
+
+FINAL = "final"
+"""Where a main step that asked for no tool shows: the run's final answer."""
+
+
+def step_item(record: Mapping[str, Any]) -> str:
+    """The transcript item a main model call's step shows on: the card of the first tool call it
+    asked for (``tool-<call id>``, as :class:`deepnb.engine.state.RunState` names cards), else the
+    final answer (:data:`FINAL`)."""
+    calls = [c for c in record.get("calls") or [] if c]
+    return f"tool-{calls[0]}" if calls else FINAL
+
+
+def step_links(records: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """Transcript item (:func:`step_item`) → the step its main model call wrote."""
+    return {step_item(r): int(r["step"]) for r in records if r.get("step") is not None}
+
+
+def timeline_payload(records: Sequence[Mapping[str, Any]], *, thread: str) -> dict[str, Any]:
+    """What the live view draws: ``{thread, lanes, bars, total, left_out}``, within
+    :data:`TIMELINE_BUDGET`: the latest bars that fit, built from the newest back, so the work
+    is the same however long the run (the earliest bars are left out first)."""
+    paths = lanes(records)
+    index = {path: n for n, path in enumerate(paths)}
+    payload: dict[str, Any] = {
+        "thread": thread,
+        "lanes": [{"agent": p, "label": p.rsplit("/", 1)[-1]} for p in paths],
+        "bars": [],
+        "total": _total(records),
+        "left_out": len(records),
+    }
+    room = TIMELINE_BUDGET - size(payload)
+    bars: list[dict[str, Any]] = []
+    for record in reversed(records):
+        bar = _compact(record, index[str(record["agent"])])
+        room -= size(bar) + 2  # and the ", " between bars
+        if room < 0:
+            break
+        bars.append(bar)
+    payload["bars"], payload["left_out"] = bars[::-1], len(records) - len(bars)
+    return payload
+
+
+def fork_command(thread: str, step: int) -> str:
+    """The magic that forks ``thread`` at ``step``, as it can be pasted into a cell (a thread id
+    with spaces or quotes is quoted the way the magic's parser reads it)."""
+    return f"%deepagent fork -t {shlex.quote(thread)} --at {step}"
+
+
+def _summary(records: Sequence[Mapping[str, Any]]) -> str:
+    models = sum(1 for r in records if r["kind"] == "model")
+    return f"Timeline: {models} model calls, {len(records) - models} tool calls over {_total(records):.2f} s"
+
+
+SNAPSHOT_BARS = 200
+"""Calls the static chart draws at most: the latest (``run.timeline`` keeps every one), so a saved
+notebook's timeline stays the same size however long the run."""
+SNAPSHOT_STEPS = 40
+"""Steps the static snapshot lists with their fork command at most: the latest."""
+
+
+def timeline_html(records: Sequence[Mapping[str, Any]], *, thread: str) -> str:
+    """The waterfall as a static SVG in a collapsed section, and the main agent's steps with
+    the ``%deepagent fork`` that starts a thread at each (empty for a run with no calls). A long
+    run's chart draws its latest :data:`SNAPSHOT_BARS` calls and lists its latest
+    :data:`SNAPSHOT_STEPS` steps, saying how many earlier ones it leaves out."""
+    if not records:
+        return ""
+    paths = lanes(records)
+    index = {path: n for n, path in enumerate(paths)}
+    total = _total(records)
+    drawn = records[-SNAPSHOT_BARS:]
+    origin = drawn[0]["start"] if len(drawn) < len(records) else 0.0
+    scale = (WIDTH - LABEL - 4) / max(0.001, total - origin)
+    height = LANE * len(paths) + 4
+    shapes = [
+        f'<text x="0" y="{n * LANE + 13}" font-size="11" fill="currentColor">'
+        f"<title>{escape(path)}</title>{escape(_clipped(path.rsplit('/', 1)[-1]))}</text>"
+        for n, path in enumerate(paths)
+    ]
+    for record in drawn:
+        end = record["end"] if record["end"] is not None else total
+        x = LABEL + (record["start"] - origin) * scale
+        width = max(1.0, (end - record["start"]) * scale)
+        kind = record["kind"]
+        tall = 10 if kind == "model" else 6
+        y = index[str(record["agent"])] * LANE + (3 if kind == "model" else 8)
+        shapes.append(
+            f'<rect x="{x:.1f}" y="{y}" width="{width:.1f}" height="{tall}" fill="{COLORS[kind]}" '
+            f'data-kind="{kind}"><title>{escape(_label(record))}</title></rect>'
+        )
+    summary = _summary(records)
+    svg = (
+        f'<svg class="dnb-timeline-chart" role="img" aria-label="{escape(summary)}" '
+        f'viewBox="0 0 {WIDTH} {height}" width="100%" style="max-width:{WIDTH}px">{"".join(shapes)}</svg>'
+    )
+    if len(drawn) < len(records):
+        svg = (
+            f'<div class="dnb-muted">The latest {len(drawn):,} calls, from {origin:.2f} s; '
+            f"{len(records) - len(drawn):,} earlier calls are in run.timeline.</div>{svg}"
+        )
+    steps, earlier = _listed_steps(records)
+    rows = "".join(
+        f'<li data-step="{r["step"]}">step {r["step"]} · {r["latency"]:.2f} s · '
+        f"{r['tokens_in']:,} in / {r['tokens_out']:,} out — fork: "
+        f"<code>{escape(fork_command(thread, r['step']))}</code></li>"
+        for r in steps
+    )
+    if rows and earlier:
+        rows = f'<li class="dnb-muted">{escape(_earlier_steps(earlier, thread))}</li>' + rows
+    listed = f'<ol class="dnb-timeline-steps">{rows}</ol>' if rows else ""
+    return (
+        f'<details class="dnb-timeline"><summary>{escape(summary)}</summary>'
+        f'<div class="dnb-muted">model calls <span style="color:{COLORS["model"]}">■</span> · tool calls '
+        f'<span style="color:{COLORS["tool"]}">■</span></div>{svg}{listed}</details>'
+    )
+
+
+def _listed_steps(records: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], int]:
+    """The main agent's ended steps a snapshot lists (the latest :data:`SNAPSHOT_STEPS`), and how
+    many earlier ones it leaves out."""
+    steps = [r for r in records if r.get("step") is not None and r["latency"] is not None]
+    return steps[-SNAPSHOT_STEPS:], max(0, len(steps) - SNAPSHOT_STEPS)
+
+
+def _earlier_steps(count: int, thread: str) -> str:
+    return f"… {count:,} earlier steps: %deepagent history -t {shlex.quote(thread)} lists them"
+
+
+def _clipped(text: str, limit: int = 22) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def timeline_lines(records: Sequence[Mapping[str, Any]], *, thread: str) -> list[str]:
+    """The timeline in plain text: its summary and the main agent's latest steps, each with its
+    fork (as :func:`timeline_html` lists them)."""
+    if not records:
+        return []
+    lines = [_summary(records)]
+    steps, earlier = _listed_steps(records)
+    if steps and earlier:
+        lines.append(f"  {_earlier_steps(earlier, thread)}")
+    for r in steps:
+        fork = fork_command(thread, r["step"])
+        lines.append(f"  step {r['step']}: model call {r['latency']:.2f} s — {fork}")
+    return lines
