@@ -154,7 +154,8 @@ STATE_READS = re.compile(r"\.a?get_state(_history)?\(")
 
 def test_every_read_of_a_thread_goes_through_the_one_reader() -> None:
     package = Path(deepnb.__file__).parent
-    readers = {package / "core" / "threads" / "reading.py", package / "session" / "remote" / "graph.py"}  # the one; the server's API
+    # the one reader, and the server's API
+    readers = {package / "core" / "threads" / "reading.py", package / "session" / "remote" / "graph.py"}
     elsewhere = [
         f"{path.relative_to(package)}:{number}"
         for path in sorted(package.rglob("*.py"))
