@@ -6,7 +6,6 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -21,13 +20,14 @@ from deepnb.core.threads.reading import UnreadableThread, read_history, read_sta
 from deepnb.engine.anatomy import Anatomy, inspect_agent
 from deepnb.engine.approvals import ApprovalRequest
 from deepnb.engine.files.setup import FileSetup
-from deepnb.engine.history import INPUT, START, as_node, described, pairs, pick
+from deepnb.engine.history import INPUT, START, as_node, pairs, pick
 from deepnb.engine.recording import kept
 from deepnb.engine.spec import AgentSpec
 from deepnb.engine.tree import SubagentNode, tree_from_messages
 from deepnb.session import claims
 from deepnb.session.batch import Batch, check_run_options
 from deepnb.session.files.files import Files
+from deepnb.session.protocol import Checkpoint, ThreadInfo
 from deepnb.session.run import PENDING_ONLY, Run
 
 ENDING_SECONDS = 10.0
@@ -36,49 +36,6 @@ ENDING_SECONDS = 10.0
 
 def new_thread_id() -> str:
     return uuid.uuid4().hex[:12]
-
-
-@dataclass(frozen=True)
-class Checkpoint:
-    """A step of a thread's history: its checkpoint id, step number, when it was saved, which
-    nodes were to run next (empty once the run ended), the agent and node(s) that wrote it, and
-    what changed since the step before (:func:`deepnb.engine.history.changes`)."""
-
-    checkpoint_id: str
-    step: int
-    created_at: str
-    next: tuple[str, ...]
-    agent: str = ""
-    node: str = ""
-    changes: tuple[str, ...] = ()
-
-    @classmethod
-    def of(cls, snapshot: Any, older: Any | None = None) -> Checkpoint:
-        """A LangGraph ``StateSnapshot`` as a history step; ``older``, the snapshot before it,
-        says what changed."""
-        configurable = (snapshot.config or {}).get("configurable", {})
-        agent, node, changed = described(snapshot, older)
-        return cls(
-            checkpoint_id=str(configurable.get("checkpoint_id", "")),
-            step=int((snapshot.metadata or {}).get("step", 0)),
-            created_at=str(snapshot.created_at or ""),
-            next=tuple(snapshot.next or ()),
-            agent=agent,
-            node=node,
-            changes=changed,
-        )
-
-
-@dataclass(frozen=True)
-class ThreadInfo:
-    """A thread of a workbench: its id, when it last changed, and how many steps it holds (the
-    model's turns over all its runs, each a "step" of the run view). ``unreadable`` says why a
-    thread whose checkpoint cannot be loaded is listed without them (``""``: it reads fine)."""
-
-    thread_id: str
-    updated_at: str
-    steps: int
-    unreadable: str = ""
 
 
 def _steps(values: Mapping[str, Any] | None, graph_steps: int) -> int:

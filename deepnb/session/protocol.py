@@ -1,24 +1,69 @@
-"""The session protocol: what the magics, the views and batches ask of an agent, whatever runs it.
+"""The session protocol: what the magics, the views and batches ask of an agent, whatever runs it,
+and the data it answers with (:class:`Checkpoint`, :class:`ThreadInfo`).
 
-:class:`deepnb.session.workbench.Workbench` (an agent compiled in this kernel) implements it today; a
-remote workbench (an agent on a LangGraph server, over the Agent Protocol) implements it next.
-Code that only needs a session is typed with :class:`Session`, never with ``Workbench``, so both
-kinds work wherever one does. ``tests/unit/test_session_protocol.py`` checks that the local
-workbench's methods keep these signatures.
+The local :class:`~deepnb.session.local.Workbench` (an agent compiled in this kernel) and the
+remote one (:mod:`deepnb.session.remote`, an agent on an Agent Server) implement it. Code that only
+needs a session is typed with :class:`Session`, never with ``Workbench``, so both kinds work
+wherever one does. ``tests/unit/test_session_protocol.py`` checks that the workbenches' methods
+keep these signatures.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from deepnb.engine.history import described
 from deepnb.engine.tree import SubagentNode
 from deepnb.session.batch import Batch
 from deepnb.session.files.files import Files
-from deepnb.session.local import Checkpoint, ThreadInfo
 from deepnb.session.run import Run
 
 __all__ = ["Checkpoint", "Session", "ThreadInfo"]
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A step of a thread's history: its checkpoint id, step number, when it was saved, which
+    nodes were to run next (empty once the run ended), the agent and node(s) that wrote it, and
+    what changed since the step before (:func:`deepnb.engine.history.changes`)."""
+
+    checkpoint_id: str
+    step: int
+    created_at: str
+    next: tuple[str, ...]
+    agent: str = ""
+    node: str = ""
+    changes: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, snapshot: Any, older: Any | None = None) -> Checkpoint:
+        """A LangGraph ``StateSnapshot`` as a history step; ``older``, the snapshot before it,
+        says what changed."""
+        configurable = (snapshot.config or {}).get("configurable", {})
+        agent, node, changed = described(snapshot, older)
+        return cls(
+            checkpoint_id=str(configurable.get("checkpoint_id", "")),
+            step=int((snapshot.metadata or {}).get("step", 0)),
+            created_at=str(snapshot.created_at or ""),
+            next=tuple(snapshot.next or ()),
+            agent=agent,
+            node=node,
+            changes=changed,
+        )
+
+
+@dataclass(frozen=True)
+class ThreadInfo:
+    """A thread of a workbench: its id, when it last changed, and how many steps it holds (the
+    model's turns over all its runs, each a "step" of the run view). ``unreadable`` says why a
+    thread whose checkpoint cannot be loaded is listed without them (``""``: it reads fine)."""
+
+    thread_id: str
+    updated_at: str
+    steps: int
+    unreadable: str = ""
 
 
 @runtime_checkable

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from deepnb.session.agents import DEFAULT_AGENT, current_name, forget_all, register, registered
 from deepnb.session.building import agent, attach, get, install, lookup, rebuild, reload, use
-from deepnb.session.local import Checkpoint, ThreadInfo, Workbench, new_thread_id
+from deepnb.session.local import Workbench, new_thread_id
+from deepnb.session.protocol import Checkpoint, ThreadInfo
 
 __all__ = [
     "DEFAULT_AGENT",

@@ -22,7 +22,8 @@ from deepnb.core.text.safe_display import safe_display
 from deepnb.engine.async_tasks import RemoteAgent
 from deepnb.engine.files.setup import FileSetup
 from deepnb.session import claims
-from deepnb.session.local import ThreadInfo, Workbench
+from deepnb.session.local import Workbench
+from deepnb.session.protocol import ThreadInfo
 from deepnb.session.remote import shapes
 from deepnb.session.remote.client import Server, explain
 from deepnb.session.remote.graph import Join, ServerGraph
