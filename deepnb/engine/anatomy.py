@@ -20,6 +20,15 @@ from typing import Any
 from deepnb.core.addresses import shown_url
 from deepnb.core.displayable import Displayable
 from deepnb.core.graphs.reading import first, is_instance, middleware_of, model_of, tools_of
+from deepnb.engine.deepagents_internals import (
+    declared_subagents,
+    excluded_tools,
+    filesystem_rules,
+    harness_profile,
+    harness_profiles,
+    model_identity,
+    supports_delete,
+)
 
 WHY: dict[str, str] = {
     "TodoListMiddleware": "the write_todos tool and its prompt (deepnb adds it)",
@@ -195,7 +204,7 @@ def _read_tools_by_agent(graph: Any) -> dict[str, tuple[str, ...]]:
 
 def _subagents(stack: Sequence[Any], profile: Harness | None, *, profiles: bool = True) -> list[AgentPart]:
     found: list[AgentPart] = []
-    for spec in getattr(first(stack, "SubAgentMiddleware"), "_subagents", None) or ():
+    for spec in declared_subagents(first(stack, "SubAgentMiddleware")):
         name = str(spec.get("name", "?"))
         if "runnable" in spec:
             runnable = spec["runnable"]
@@ -285,20 +294,18 @@ def _hidden(stack: Sequence[Any], offered: Sequence[Any]) -> tuple[tuple[str, st
     names = {_tool(t)[0] for t in offered}
     hidden: list[tuple[str, str]] = []
     exclusion = first(stack, "_ToolExclusionMiddleware")
-    for name in sorted(getattr(exclusion, "_excluded", ()) or ()):
+    for name in excluded_tools(exclusion):
         if name in names:
             hidden.append((name, "excluded by the harness profile"))
     filesystem = first(stack, "FilesystemMiddleware")
     backend = getattr(filesystem, "backend", None)
     if backend is not None:
-        try:  # deepagents' own capability checks, as FilesystemMiddleware applies them per call
-            from deepagents.backends.protocol import _supports_delete  # noqa: PLC0415  # lazy: heavy
-            from deepagents.middleware.filesystem import supports_execution  # noqa: PLC0415  # lazy: heavy
-        except ImportError:
-            return tuple(hidden)
+        # deepagents' own capability checks, as FilesystemMiddleware applies them per call
+        from deepagents.middleware.filesystem import supports_execution  # noqa: PLC0415  # lazy: heavy
+
         if "execute" in names and not supports_execution(backend):
             hidden.append(("execute", f"{type(backend).__name__} can't run commands"))
-        if "delete" in names and not _supports_delete(backend):
+        if "delete" in names and not supports_delete(backend):
             hidden.append(("delete", f"{type(backend).__name__} can't delete files"))
     return tuple(hidden)
 
@@ -367,19 +374,12 @@ def _harness(model: Any) -> Harness | None:
     (the model's ``provider:identifier``, then the provider); ``None`` when it can't be told."""
     if model is None or isinstance(model, str):
         return None
-    try:  # deepagents' own lookup; private names, so a change there is caught, not raised
-        from deepagents._models import get_model_identifier, get_model_provider  # noqa: PLC0415  # lazy: heavy
-        from deepagents.profiles.harness import harness_profiles as hp  # noqa: PLC0415  # lazy: heavy
-
-        hp._ensure_harness_profiles_loaded()
-        identifier, provider = get_model_identifier(model), get_model_provider(model)
-        registry = hp._HARNESS_PROFILES
-    except (ImportError, AttributeError):
-        return None
+    identifier, provider = model_identity(model)  # deepagents' own lookup
+    registry = harness_profiles()
     exact = f"{provider}:{identifier}" if provider and identifier else (identifier or "")
     key = next((k for k in (exact, identifier or "") if k and ":" in k and k in registry), "")
     why = f"registered for {key!r}" if key else ""
-    if not key and provider and hp._get_harness_profile(provider) is not None:
+    if not key and provider and harness_profile(provider) is not None:
         key = provider
         why = f"the profile of the provider {provider!r}" + (f" (none for {exact!r})" if exact else "")
     if not key:
@@ -387,7 +387,7 @@ def _harness(model: Any) -> Harness | None:
             ("harness profile", "none"),
             ("why", f"no profile is registered for {exact or type(model).__name__!r}: deepagents' defaults"),
         ))  # fmt: skip
-    profile = hp._get_harness_profile(key)
+    profile = harness_profile(key)
     if profile is None:  # registered a moment ago, gone now
         return None
     try:  # what create_deep_agent adds for it (a factory builds fresh instances, as it does)
@@ -460,7 +460,7 @@ def _backend(stack: Sequence[Any]) -> tuple[tuple[str, str], ...]:
         sources = getattr(first(stack, kind), "sources", None)
         if sources:
             shown.append((what, ", ".join(str(s) for s in sources)))
-    for rule in getattr(filesystem, "_permissions", None) or ():
+    for rule in filesystem_rules(filesystem):
         operations = ", ".join(getattr(rule, "operations", ()) or ())
         paths = ", ".join(getattr(rule, "paths", ()) or ())
         shown.append(("permission", f"{getattr(rule, 'mode', '?')} {operations} on {paths}"))

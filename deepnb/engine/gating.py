@@ -19,6 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from deepnb.core.errors import DeepnbError
+from deepnb.engine.deepagents_internals import (
+    interpreter_ptc,
+    interpreter_runs_subagents,
+    interrupt_on_from_rules,
+)
 
 MAIN = "main"
 GENERAL_PURPOSE = "general-purpose"
@@ -73,10 +78,7 @@ def _permission_names(rules: Sequence[Any] | None) -> list[str]:
     """Filesystem tools that ``FilesystemPermission(mode="interrupt")`` rules can gate."""
     if not rules or not any(getattr(r, "mode", None) == "interrupt" for r in rules):
         return []
-    # lazy: deepagents is heavy to import (and this helper has no public name there)
-    from deepagents.middleware._fs_interrupt import _build_interrupt_on_from_permissions  # noqa: PLC0415
-
-    return list(_build_interrupt_on_from_permissions(list(rules)))
+    return list(interrupt_on_from_rules(rules))
 
 
 def _hitl_names(middleware: Sequence[Any]) -> list[str]:
@@ -157,7 +159,7 @@ def _stacks(options: Mapping[str, Any], middleware: Sequence[Any]) -> list[tuple
 
 
 def _ptc_names(interpreter: Any) -> list[str]:
-    entries = getattr(interpreter, "_ptc", None)
+    entries = interpreter_ptc(interpreter)
     if entries is None:
         return []
     if isinstance(entries, str | bytes) or not isinstance(entries, Iterable):
@@ -180,7 +182,7 @@ def _ptc_reach(options: Mapping[str, Any], middleware: Sequence[Any]) -> Iterabl
 
 def _js_task(middleware: Sequence[Any]) -> bool:
     """Whether the main agent's code has ``task()`` (only the main agent has the task tool)."""
-    return any(getattr(i, "_subagents", False) for i in _interpreters(middleware))
+    return any(interpreter_runs_subagents(i) for i in _interpreters(middleware))
 
 
 def _task_tool_reach(options: Mapping[str, Any], middleware: Sequence[Any]) -> Iterable[Reach]:

@@ -8,6 +8,7 @@ from typing import Any
 
 from deepnb.core.errors import DeepnbError
 from deepnb.core.graphs.structured import expect_in_checkpoints
+from deepnb.engine.deepagents_internals import filesystem_rules, with_filesystem_rules
 from deepnb.engine.files.rules import agent_rules
 from deepnb.engine.gating import check as check_gating
 from deepnb.engine.interpreter import interpreter_middleware
@@ -117,9 +118,9 @@ def _match_dotfiles(options: dict[str, Any], middleware: list[Any]) -> None:
             for s in options["subagents"]
         ]
     for i, m in enumerate(middleware):
-        rules = getattr(m, "_permissions", None)
-        if rules and callable(getattr(m, "_with_permissions", None)):
-            middleware[i] = m._with_permissions(agent_rules(rules))
+        rules = filesystem_rules(m)
+        if rules:
+            middleware[i] = with_filesystem_rules(m, agent_rules(rules))
 
 
 def model_label(model: Any) -> str:

@@ -25,6 +25,7 @@ import bracex
 import wcmatch.glob as wcglob
 
 from deepnb.core.file_paths import UnsafePathError
+from deepnb.engine.deepagents_internals import glob_flags, resolve_real_path
 
 DOT_PARTS = 4
 """How many dot-named folders or files one ``**`` of a rule matches along a path (``/a/.b/c/.d``
@@ -106,9 +107,7 @@ def _dotted(rule: Any) -> Any:
 @functools.cache
 def _flags() -> int:
     """The wcmatch flags deepagents' permission checks use."""
-    from deepagents.middleware.filesystem import _FS_WCMATCH_FLAGS  # noqa: PLC0415  # lazy: heavy
-
-    return _FS_WCMATCH_FLAGS
+    return glob_flags()
 
 
 def _match(path: str, pattern: str) -> bool:
@@ -131,10 +130,8 @@ class Rules:
         the agent's tools resolve it; a path that leads outside the backend's root is refused."""
         if self.backend is None:
             return path
-        from deepagents.middleware.filesystem import _resolve_real_path  # noqa: PLC0415  # lazy: heavy
-
         try:
-            return _resolve_real_path(self.backend, path)
+            return resolve_real_path(self.backend, path)
         except (ValueError, OSError, RuntimeError):
             raise UnsafePathError(
                 f"{path} is refused, as the agent's own tools refuse it: through a symlink (or a "

@@ -18,6 +18,7 @@ from typing import Any
 
 from deepnb.core.file_paths import UnsafePathError, clean_path
 from deepnb.core.graphs.reading import middleware_of, subgraphs_of
+from deepnb.engine.deepagents_internals import filesystem_rules
 
 
 def source_path(source: Any) -> str | None:
@@ -115,7 +116,7 @@ class FileSetup:
             backend = found.backend
         return cls(
             backend=backend,
-            permissions=list(getattr(found, "_permissions", None) or ()) or None,
+            permissions=filesystem_rules(found) or None,
             memory=tuple(memory),
             skills=tuple(skills),
             known=backend is not None,

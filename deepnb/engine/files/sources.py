@@ -20,6 +20,7 @@ import wcmatch.glob as wcglob
 from deepnb.core.errors import DeepnbError
 from deepnb.core.file_paths import UnsafePathError, clean_path, parent
 from deepnb.core.threads.reading import read_state
+from deepnb.engine.deepagents_internals import store_parts
 
 if TYPE_CHECKING:
     from deepagents.backends.protocol import FileData
@@ -365,13 +366,13 @@ def source_for(backend: Any, graph: Any, thread_id: str, checkpoint_id: str | No
             for prefix, b in backend.routes.items()
         ]
         return Mounts(source_for(backend.default, graph, thread_id, checkpoint_id), routes)
-    if isinstance(backend, StoreBackend) and backend._store is None:
+    if isinstance(backend, StoreBackend) and store_parts(backend)[0] is None:
         store = getattr(graph, "store", None)
         if store is None:
             raise DeepnbError(
                 "The agent's StoreBackend has no store: pass store=... to StoreBackend or to the agent."
             )
-        backend = StoreBackend(namespace=backend._namespace, store=store)
+        backend = StoreBackend(namespace=store_parts(backend)[1], store=store)
     if callable(backend) and not hasattr(backend, "als"):
         raise DeepnbError(
             "The agent's backend is a factory, which only works inside a run: pass a backend object "
