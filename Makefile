@@ -81,10 +81,16 @@ lint: $(VENV)/.installed-test
 
 # No apt, no browser, no Binder, no kernel: tests/unit, tests/shell and the security tests of those
 # kinds (tests/security mixes kinds; its kernel and browser tests are marked). The two halves run
-# side by side, one per core; each one's output is printed when it ends.
-.PHONY: check check-unit-shell check-security
-check: lint
+# side by side, one per core; each one's output is printed when it ends. The front end is type
+# checked and its tests run first (where Node.js is installed).
+.PHONY: check check-unit-shell check-security check-widgets
+check: lint check-widgets
 	@$(MAKE) --no-print-directory -j2 --output-sync=target check-unit-shell check-security
+
+check-widgets: $(NODE_MODULES)
+	@if command -v npm >/dev/null 2>&1; then \
+	  cd widgets && npm run --silent typecheck && npm test --silent; \
+	else echo "Node.js not found: the front end's type check and tests are skipped"; fi
 
 check-unit-shell:
 	$(BIN)/python -m pytest -q tests/unit tests/shell
