@@ -255,9 +255,16 @@ def subagent_path(parent: str, kind: str, count: int) -> str:
     return base if count == 1 else f"{base}#{count}"
 
 
-def subagent_label(path: str) -> str:
-    """How views name a subagent: ``main/general-purpose#2`` → ``general-purpose #2``."""
+def agent_label(path: str) -> str:
+    """How deepnb names an agent wherever it shows one: ``main``, or a subagent by its path's
+    last part, ``main/general-purpose#2`` → ``general-purpose #2``."""
     return path.rpartition("/")[2].replace("#", " #")
+
+
+def agent_kind(path: str) -> str:
+    """The name an agent was declared with (what its skills and memory belong to, LangChain's
+    ``lc_agent_name``): ``main``, or ``main/critic#2`` → ``critic``."""
+    return path.rpartition("/")[2].partition("#")[0]
 
 
 def message_text(content: Any) -> str:

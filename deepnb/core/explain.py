@@ -27,7 +27,13 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Literal, cast, get_args
 
-from deepnb.core.failures import ABORT_SEPARATOR, abort_in, describe_abort, describe_exception
+from deepnb.core.failures import (
+    ABORT_SEPARATOR,
+    abort_in,
+    describe_abort,
+    describe_exception,
+    exception_chain,
+)
 from deepnb.core.text.secrets import redact
 
 FailureKind = Literal["exit", "transient", "tool", "middleware", "model", "unreadable"]
@@ -170,18 +176,9 @@ def clip_failure(text: str, limit: int = SHOWN_LIMIT) -> str:
     return shown + note + (separator + hint if separator else "")
 
 
-def _chain(exc: BaseException) -> list[BaseException]:
-    seen: list[BaseException] = []
-    current: BaseException | None = exc
-    while current is not None and all(current is not s for s in seen):
-        seen.append(current)
-        current = current.__cause__ or current.__context__
-    return seen
-
-
 def _transient(exc: BaseException) -> bool:
     """A provider or network failure that may pass, by its type or its HTTP status."""
-    for link in _chain(exc):
+    for link in exception_chain(exc):
         names = " ".join(k.__name__ for k in type(link).__mro__)
         if _TRANSIENT_NAMES.search(names) or isinstance(link, ConnectionError | TimeoutError):
             return True
@@ -194,7 +191,7 @@ def _transient(exc: BaseException) -> bool:
 
 def _frames(exc: BaseException) -> list[tuple[FrameType, int]]:
     """The frames ``exc`` passed through, innermost first (of the exception that started it)."""
-    origin = _chain(exc)[-1] if exc.__traceback__ is None else exc
+    origin = exception_chain(exc)[-1] if exc.__traceback__ is None else exc
     tb: TracebackType | None = origin.__traceback__
     found: list[tuple[FrameType, int]] = []
     while tb is not None:

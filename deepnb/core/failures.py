@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -47,20 +47,21 @@ def is_abort(exc: BaseException) -> bool:
     return not isinstance(exc, Exception | asyncio.CancelledError)
 
 
-def _chain(exc: BaseException) -> Iterator[BaseException]:
-    seen: set[int] = set()
+def exception_chain(exc: BaseException) -> list[BaseException]:
+    """``exc``, then what it was raised from or while handling, and so on (each once)."""
+    seen: list[BaseException] = []
     current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        yield current
+    while current is not None and all(current is not s for s in seen):
+        seen.append(current)
         current = current.__cause__ or current.__context__
+    return seen
 
 
 def abort_in(exc: BaseException) -> BaseException | None:
     """The exit-like exception behind ``exc``: itself, one it was raised from or while handling
     (Python turns a ``GeneratorExit`` raised inside a coroutine into a ``RuntimeError``), or the
     original of an :class:`EngineAbort`. ``None`` for an ordinary failure."""
-    for link in _chain(exc):
+    for link in exception_chain(exc):
         if isinstance(link, EngineAbort):
             return link.original
         if is_abort(link) or (isinstance(link, RuntimeError) and str(link) == _IGNORED_EXIT):
@@ -72,7 +73,7 @@ def _held_on_the_way(exc: BaseException) -> BaseException | None:
     """An exit-like exception that a frame on ``exc``'s way up was holding: LangChain's
     ``agenerate`` gathers a model's ``SystemExit`` as a result, then fails with an
     ``AttributeError`` of its own while handling it, which loses the original."""
-    for link in _chain(exc):
+    for link in exception_chain(exc):
         tb: TracebackType | None = link.__traceback__
         while tb is not None:
             for value in tb.tb_frame.f_locals.values():
@@ -107,7 +108,7 @@ def failed_tool_calls(exc: BaseException) -> tuple[str, ...]:
     """The ids of the tool calls whose execution raised ``exc`` (read from the frames of
     LangGraph's tool node on its way up); empty when the failure was not a tool's."""
     found: list[str] = []
-    for link in _chain(exc):
+    for link in exception_chain(exc):
         tb: TracebackType | None = link.__traceback__
         while tb is not None:
             frame = tb.tb_frame

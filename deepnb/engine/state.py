@@ -73,11 +73,6 @@ ALL_DECISIONS: tuple[DecisionType, ...] = ("approve", "edit", "reject", "respond
 _Item = TypeVar("_Item", PromptItem, TextItem, ToolItem, NoticeItem, ErrorItem, SummaryItem, UpdateItem)
 
 
-def agent_label(path: str) -> str:
-    """``"main"``, or a subagent's name from its path (``"main/critic#2"`` → ``"critic"``)."""
-    return path if path == ev.MAIN else path.rsplit("/", 1)[-1].split("#", 1)[0]
-
-
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -349,7 +344,7 @@ class RunState:
                 id=event.path,
                 parent=event.agent,
                 name=event.subagent_type,
-                label=redact(event.label) or ev.subagent_label(event.path),
+                label=redact(event.label) or ev.agent_label(event.path),
                 description=_clip(redact(event.description), DESCRIPTION),
                 source=cast(NodeSource, event.source),  # the events layer names "task" or "js"
                 call_id=event.call_id,
@@ -593,7 +588,7 @@ class RunState:
     # -- what the agents were given -----------------------------------------------------
 
     def _on_PromptLoaded(self, event: ev.PromptLoaded) -> None:
-        agent = agent_label(event.agent)
+        agent = ev.agent_kind(event.agent)
         given = self.given.copy()  # a new value: the view compares it with what it last sent
         if event.skills is not None:
             skills = [s for s in given["skills"] if s["agent"] != agent]

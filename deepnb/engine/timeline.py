@@ -89,7 +89,7 @@ class Timeline:
         record = TimelineRecord(
             kind=kind,
             agent=agent,
-            agent_name=agent.rsplit("/", 1)[-1],
+            agent_name=ev.agent_kind(agent),
             name=name,
             start=start,
             end=None,

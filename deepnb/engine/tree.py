@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from deepnb.core.displayable import Displayable
-from deepnb.core.events import message_text, subagent_label, subagent_path
+from deepnb.core.events import agent_label, message_text, subagent_path
 from deepnb.core.schema import NodeState, NodeStatus, RunStatus, SummaryItem, TranscriptItem
 from deepnb.core.text.secrets import redact
 
@@ -166,7 +166,7 @@ def tree_from_messages(messages: Sequence[Any], *, root_name: str) -> SubagentNo
                     name=kind,
                     status=status,
                     description=redact(str(args.get("description") or "")),
-                    label=subagent_label(path),
+                    label=agent_label(path),
                     result=redact(message_text(answer.content)) if answer is not None else "",
                 )
             )

@@ -547,7 +547,7 @@ class Run(LiveDisplayable):
             calls = failed_tool_calls(exc)
             with self._lock:
                 tools = tuple(dict.fromkeys(self.state.tool_name(c) for c in calls))
-            self.emit(ev.RunFailed(ev.MAIN, describe_failure(exc, tools=tools), calls))
+            self.emit(ev.RunFailed(ev.MAIN, failure_message(exc, tools=tools), calls))
         finally:
             self._resuming = False
             await self._read_end(graph, config)
@@ -619,11 +619,3 @@ def _final_answer(values: Mapping[str, Any]) -> str:
         if getattr(message, "type", None) == "ai":
             return ev.message_text(message.content)
     return ""
-
-
-def describe_failure(exc: BaseException, *, tools: tuple[str, ...] = ()) -> str:
-    """One message for a failed run (:mod:`deepnb.core.explain`): the exception's type and message,
-    secrets removed; for code that exits, a tool's or a middleware's bug, who raised it and
-    where; the retry hint only where re-running can help. ``tools`` are the tools whose calls
-    raised."""
-    return failure_message(exc, tools=tools)

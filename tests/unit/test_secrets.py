@@ -8,9 +8,9 @@ from collections.abc import Iterator, Mapping
 import pytest
 
 from deepnb.core import events as ev
+from deepnb.core.explain import failure_message as describe_failure
 from deepnb.core.text.secrets import REDACTED, redact, redact_data
 from deepnb.engine.state import RunState
-from deepnb.session.run import describe_failure
 from deepnb.views.run.snapshot import snapshot_bundle
 
 # Not shaped like any known key: only the environment lookup can catch these.

@@ -4,7 +4,7 @@
 //   node scripts/build.mjs [--outdir DIR]     (default: ../deepnb/_widgets)
 //
 // The output depends only on the sources and the locked esbuild version, so the committed bundles
-// can be checked against a fresh build (tests/test_widget_bundles.py).
+// can be checked against a fresh build (tests/integration/test_front_end.py).
 
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";

@@ -4,7 +4,7 @@
 // Security: every string goes into the DOM through textContent / createTextNode / setAttribute of
 // non-URL attributes. The only exceptions are the fields whose name ends in `html` (a finished
 // text item's `html`, a summary's `summary_html`, an eval card's `code_html`, a peeked file's
-// `html`), which Python has already rendered and escaped or sanitized (deepnb.render); they alone
+// `html`), which Python has already rendered and escaped or sanitized (deepnb/core/text/markup.py); they alone
 // are set with innerHTML.
 //
 // Performance: updates arrive up to 20 times a second, `items` can hold thousands of entries and

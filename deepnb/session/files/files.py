@@ -48,11 +48,6 @@ class Files(Displayable, Mapping[str, str]):
 
     # -- reading ----------------------------------------------------------------------------
 
-    def _entries(self) -> dict[str, Entry]:
-        entries = run_sync(self._source.entries())
-        allowed = self._rules.filter("read")
-        return {p: e for p, e in entries.items() if allowed(p)}
-
     def __getitem__(self, path: str) -> str:
         data = self.read_bytes(path)
         try:

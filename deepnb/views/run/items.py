@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from deepnb.core.events import MAIN, agent_label
 from deepnb.core.schema import TODO_CHANGE_MARK, shown_as
 from deepnb.core.text.markup import escape
 
@@ -24,10 +25,10 @@ def plural(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
-def agent_label(item: Item) -> str:
+def agent_prefix(item: Item) -> str:
     """``"[researcher] "`` for a subagent's item, ``""`` for the main agent's."""
-    agent = item.get("agent") or "main"
-    return "" if agent == "main" else f"[{agent.rsplit('/', 1)[-1]}] "
+    agent = item.get("agent") or MAIN
+    return "" if agent == MAIN else f"[{agent_label(agent)}] "
 
 
 # -- prompt ----------------------------------------------------------------------------------------
@@ -222,9 +223,9 @@ KINDS: dict[str, tuple[Render, Render]] = {
 
 def item_html(item: Item, *, labelled: bool = True) -> str:
     """One transcript item as static HTML; ``labelled`` names the subagent it came from."""
-    return KINDS.get(item["kind"], KINDS["notice"])[0](item, agent_label(item) if labelled else "")
+    return KINDS.get(item["kind"], KINDS["notice"])[0](item, agent_prefix(item) if labelled else "")
 
 
 def item_text(item: Item, *, labelled: bool = True) -> str:
     """One transcript item as text (a line, or a few for an ``eval``)."""
-    return KINDS.get(item["kind"], KINDS["notice"])[1](item, agent_label(item) if labelled else "")
+    return KINDS.get(item["kind"], KINDS["notice"])[1](item, agent_prefix(item) if labelled else "")

@@ -10,6 +10,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from deepnb.core.events import agent_label
 from deepnb.core.text.markup import escape
 from deepnb.views.bounds import size
 
@@ -83,7 +84,7 @@ def timeline_payload(records: Sequence[Mapping[str, Any]], *, thread: str) -> di
     index = {path: n for n, path in enumerate(paths)}
     payload: dict[str, Any] = {
         "thread": thread,
-        "lanes": [{"agent": p, "label": p.rsplit("/", 1)[-1]} for p in paths],
+        "lanes": [{"agent": p, "label": agent_label(p)} for p in paths],
         "bars": [],
         "total": _total(records),
         "left_out": len(records),

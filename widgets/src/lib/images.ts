@@ -1,4 +1,4 @@
-// Untrusted content makes no requests (deepnb.render): Python turns an image from a URL into a
+// Untrusted content makes no requests (deepnb/core/text/markup.py): Python turns an image from a URL into a
 // placeholder naming it; a remote one gets a "load image" button here, and only its click sets an
 // <img> src.
 
