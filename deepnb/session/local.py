@@ -251,7 +251,7 @@ class Workbench:
             raise DeepnbError("Use either -t THREAD or --new, not both.")
         if at is not None and new_thread:
             raise DeepnbError("Use either --at STEP or --new, not both (--at forks a thread that has steps).")
-        input_for(self.graph, prompt, agent=self.name)  # a prompt the graph cannot take: one line
+        checked = input_for(self.graph, prompt, agent=self.name)  # one a graph cannot take: one line
         if at is not None:
             thread = self.fork(thread or self.current_thread, at)
         fresh = new_thread or (not thread and self.selected_thread is None)  # nothing to read yet
@@ -278,9 +278,7 @@ class Workbench:
             self._latest[thread_id] = run
         try:
             graph_input = (  # a fork takes the prompt as it is, never as "go on with the same one"
-                input_for(self.graph, prompt, agent=self.name)
-                if at is not None
-                else self._input_for(thread_id, prompt, fresh=fresh)
+                checked if at is not None else self._continued(thread_id, prompt, checked, fresh=fresh)
             )
             run.start(self.graph, graph_input, auto_approve=auto_approve, fresh_thread=fresh)
         except BaseException:
@@ -318,17 +316,20 @@ class Workbench:
         check_run_options(self, run_options)
         return Batch(self, prepared, concurrency=limit, template=template, run_options=run_options).begin()
 
-    def _input_for(self, thread_id: str, prompt: str | Mapping[str, Any], *, fresh: bool = False) -> Any:
-        """The graph input: the prompt (or dict), or ``None`` to continue a failed or stopped run
-        of the same prompt from its last checkpoint (never on a ``fresh`` thread: it has none)."""
+    def _continued(
+        self, thread_id: str, prompt: str | Mapping[str, Any], checked: dict[str, Any], *, fresh: bool = False
+    ) -> dict[str, Any] | None:
+        """The graph input (``checked``: the prompt or dict as the graph takes it), or ``None`` to
+        continue a failed or stopped run of the same prompt from its last checkpoint (never on a
+        ``fresh`` thread: it has none)."""
         if not isinstance(prompt, str) or fresh:
-            return input_for(self.graph, prompt, agent=self.name)
+            return checked
         snapshot = self.read_state(thread_id)
         if snapshot.next and not snapshot.interrupts:
             humans = [m for m in snapshot.values.get("messages", []) if getattr(m, "type", "") == "human"]
             if humans and humans[-1].content == prompt:
                 return None
-        return input_for(self.graph, prompt, agent=self.name)
+        return checked
 
     def always_approved(self, thread_id: str) -> frozenset[str]:
         """Tools approved without asking on this thread ("always approve" on a card)."""
