@@ -65,6 +65,9 @@ def build_and_execute(folder: Path) -> BinderRun:
                 "notebook",
                 "--execute",
                 "--ExecutePreprocessor.timeout=120",
+                # a fresh environment's first kernel compiles every module it imports: on a busy
+                # machine that can take longer than the default minute
+                "--ExecutePreprocessor.startup_timeout=300",
                 # as JupyterLab saves by default: no widget state, so viewers show the snapshot
                 "--ExecutePreprocessor.store_widget_state=False",
                 "--output-dir",
