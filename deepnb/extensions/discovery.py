@@ -1,4 +1,5 @@
-"""Where extensions come from: a path you name, the ``deepnb.extensions`` entry points,
+"""Where extensions come from: a path you name, the ``deepnb.extensions`` and Deep Agents Code's
+``dcode.extensions`` entry points,
 ``~/.deepnb/extensions/``, and a trusted project's ``.deepnb/extensions/`` and
 ``.deepagents/extensions/`` (Deep Agents Code's folder); and importing one. A Deep Agents Code
 plugin folder (one with a ``plugin.json`` manifest) in any of them loads the Python entries its
@@ -23,10 +24,13 @@ from deepnb.core.trust import is_trusted as is_trusted  # the trust record lives
 from deepnb.core.trust import revoke as revoke
 from deepnb.core.trust import trust as trust
 from deepnb.extensions import plugins
+from deepnb.extensions.annotations import lazy_annotations, loader_for
 from deepnb.extensions.api import ExtensionAPI, ExtensionError, ExtensionMode
 from deepnb.extensions.registry import Failure, Source
 
-ENTRY_POINT_GROUP = "deepnb.extensions"
+ENTRY_POINT_GROUPS = ("deepnb.extensions", "dcode.extensions")
+"""deepnb's entry-point group, and Deep Agents Code's: a package made for either loads here."""
+ENTRY_POINT_GROUP = ENTRY_POINT_GROUPS[0]
 ENTRY_FILES = ("__init__.py", "extension.py")
 """A folder holding one of these is one (package) extension."""
 
@@ -103,17 +107,33 @@ def _plugin_of(entry: Path, *, levels: int = 4) -> str | None:
 
 
 def entry_points() -> list[Source]:
-    """Installed packages' ``deepnb.extensions`` entry points (``name = "module"`` or
-    ``"module:factory"``), by name."""
-    found = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
-    sources = []
-    for entry in sorted(found, key=lambda e: (e.name, e.value)):
-        module = entry.value.partition(":")[0].strip()
-        spec = importlib.util.find_spec(module) if module else None
-        origin = Path(spec.origin) if spec is not None and spec.origin else Path(module or entry.name)
-        package = spec is not None and spec.submodule_search_locations is not None
-        sources.append(Source(origin, "entry point", package, f"{entry.name} = {entry.value}"))
+    """Installed packages' ``deepnb.extensions`` and ``dcode.extensions`` entry points
+    (``name = "module"`` or ``"module:factory"``), by group then name; one that both groups
+    name the same way loads once."""
+    sources, seen = [], set()
+    for group in ENTRY_POINT_GROUPS:
+        found = importlib.metadata.entry_points(group=group)
+        for entry in sorted(found, key=lambda e: (e.name, e.value)):
+            if (entry.name, entry.value) in seen:
+                continue
+            seen.add((entry.name, entry.value))
+            module = entry.value.partition(":")[0].strip()
+            spec = _find_spec(module)
+            origin = Path(spec.origin) if spec is not None and spec.origin else Path(module or entry.name)
+            package = spec is not None and spec.submodule_search_locations is not None
+            label = "entry point" if group == ENTRY_POINT_GROUP else f"entry point ({group})"
+            sources.append(Source(origin, label, package, f"{entry.name} = {entry.value}"))
     return sources
+
+
+def _find_spec(module: str) -> Any:
+    """The module's spec without importing it (``None`` where it, or its parent, is missing)."""
+    if not module:
+        return None
+    try:
+        return importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
 
 
 # -- importing ----------------------------------------------------------------------------------
@@ -154,7 +174,8 @@ def import_factory(source: Source) -> Callable[[ExtensionAPI], Any]:
     if source.entry_point:
         value = source.entry_point.split("=", 1)[1].strip()
         try:
-            target = importlib.metadata.EntryPoint(source.label, value, ENTRY_POINT_GROUP).load()
+            with lazy_annotations(value.partition(":")[0].strip().split(".")[0]):
+                target = importlib.metadata.EntryPoint(source.label, value, ENTRY_POINT_GROUP).load()
         except Exception as exc:
             raise ExtensionError(
                 f"Failed to import entry point {value}: {type(exc).__name__}: {exc}"
@@ -169,6 +190,7 @@ def import_factory(source: Source) -> Callable[[ExtensionAPI], Any]:
     spec = importlib.util.spec_from_file_location(
         name,
         source.path,
+        loader=loader_for(name, str(source.path)),
         submodule_search_locations=[str(source.path.parent)] if source.package else None,
     )
     if spec is None or spec.loader is None:
@@ -176,7 +198,8 @@ def import_factory(source: Source) -> Callable[[ExtensionAPI], Any]:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        with lazy_annotations(name):  # a package's own modules too
+            spec.loader.exec_module(module)
     except (Exception, SystemExit) as exc:
         sys.modules.pop(name, None)
         raise ExtensionError(f"Failed to import {source.path}: {type(exc).__name__}: {exc}") from exc
