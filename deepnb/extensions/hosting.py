@@ -83,6 +83,19 @@ class ExtensionToolsMiddleware(AgentMiddleware):
         return await handler(self._tool_request(request))
 
 
+def _state_route_note(route: Registration, shared: str) -> str:
+    if shared == "the agent's state":
+        return (
+            f"route {route.name} of {route.source.label} not mounted: it is a StateBackend, and the "
+            f"agent's default backend keeps its files in the thread's state already, so "
+            f"{route.name} files live there under their own paths"
+        )
+    return (
+        f"route {route.name} of {route.source.label} not mounted: it is a StateBackend, and the "
+        f"route {shared} keeps its files in the thread's state already (the two would share them)"
+    )
+
+
 def _mount(backend: Any, routes: list[Registration]) -> tuple[Any, list[str]]:
     """The agent's backend with the extension routes mounted, and the routes left out."""
     # lazy: deepagents is heavy to import
@@ -105,14 +118,22 @@ def _mount(backend: Any, routes: list[Registration]) -> tuple[Any, list[str]]:
         default, own, root = backend, {}, "/"
     taken = {**reserved_routes(root), **dict.fromkeys(own, "a route of the agent's own backend")}
     mounted, skipped = {}, []
+    in_state = [p for p, b in own.items() if isinstance(b, StateBackend)]
+    state_default = isinstance(default, StateBackend)
     for route in routes:
         clash = next((p for p in taken if overlaps(route.name, p)), None)
-        if clash is None:
-            mounted[route.name] = route.unit
-        else:
+        if clash is not None:
             skipped.append(
                 f"route {route.name} of {route.source.label} not mounted: it overlaps {clash}, {taken[clash]}"
             )
+        elif isinstance(route.unit, StateBackend) and (state_default or in_state):
+            # Every StateBackend keeps its files in the one ``files`` key of the thread's state,
+            # by the path it is given: mounted beside another, /scratch/a.md would be /a.md.
+            skipped.append(_state_route_note(route, "the agent's state" if state_default else in_state[0]))
+        else:
+            mounted[route.name] = route.unit
+            if isinstance(route.unit, StateBackend):
+                in_state.append(route.name)
     if not mounted:
         return backend, skipped
     return CompositeBackend(default, {**mounted, **own}, artifacts_root=root), skipped

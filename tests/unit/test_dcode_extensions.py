@@ -408,3 +408,38 @@ def test_loading_says_in_one_line_which_route_was_skipped(ip: Any, tmp_path: Pat
         "Loaded extension second: tool len.",
         "  Route '/team/notes/' from second skipped: it overlaps '/team/', which first registered first.",
     ]
+
+
+# -- a StateBackend route -----------------------------------------------------------------------
+
+
+STATE_ROUTE = """
+from deepagents.backends import StateBackend
+
+
+def extension(d):
+    d.register_backend_route("/scratch/", StateBackend())
+"""
+
+
+def test_a_state_backend_route_does_not_alias_the_agents_state(tmp_path: Path) -> None:
+    """Every StateBackend keeps its files in the thread state's one ``files`` key by the path it
+    is given: mounted beside the default state, ``/scratch/a.md`` and ``/a.md`` would be one file.
+    The route is left to the state, where each file keeps its whole path."""
+    [(_, error)] = extensions.load(write(tmp_path / "state_route.py", STATE_ROUTE))
+    assert error is None
+    name = unique("state-route")
+    writes = [
+        {"name": "write_file", "args": {"file_path": "/scratch/a.md", "content": "scratch"}},
+        {"name": "write_file", "args": {"file_path": "/a.md", "content": "root"}},
+    ]
+    bench = deepnb.agent(name, scripted({"main": [{"tool_calls": writes}, "Done."]}))
+    run = bench.run("write both").wait(WAIT)
+    assert run.status == "done", run.error
+    files = bench.files(run.thread_id)
+    assert (files["/scratch/a.md"], files["/a.md"]) == ("scratch", "root")
+    assert sorted(bench.state_values(run.thread_id)["files"]) == ["/a.md", "/scratch/a.md"]
+    assert any(
+        note.startswith(f"agent {name!r}: route /scratch/ of state_route not mounted: it is a StateBackend")
+        for note in extensions.listing().notes
+    )
