@@ -15,7 +15,7 @@ import re
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from deepnb.core.addresses import shown_url
 from deepnb.core.displayable import Displayable
@@ -144,6 +144,26 @@ def inspect_agent(workbench: Any) -> Anatomy:
 # -- the parts -----------------------------------------------------------------------------------
 
 
+@runtime_checkable
+class OffersTools(Protocol):
+    """A middleware that says which tools the model is offered through it (deepnb's extension
+    tools middleware does)."""
+
+    def offered_tools(self, existing: list[Any]) -> list[Any]: ...
+
+
+def _through(stack: Sequence[Any], offered: Sequence[Any]) -> tuple[list[Any], list[str]]:
+    """The tools the model is offered once the middleware that choose them has: and the names
+    whose tool one of them put in place of another of that name."""
+    tools = list(offered)
+    for middleware in stack:
+        if isinstance(middleware, OffersTools):
+            tools = middleware.offered_tools(tools)
+    before = {_tool(t)[0]: t for t in offered}
+    replaced = [n for n, t in ((_tool(t)[0], t) for t in tools) if n in before and before[n] is not t]
+    return tools, replaced
+
+
 def _part(
     name: str,
     role: str,
@@ -154,11 +174,13 @@ def _part(
     notes: list[str] | None = None,
 ) -> AgentPart:
     layers = tuple(Layer(str(m.name), _kind(m), _why(m, profile)) for m in stack)
+    offered, replaced = _through(stack, offered)
     hidden = _hidden(stack, offered)
     hitl = next((m for m in stack if _kind(m) == "HumanInTheLoopMiddleware"), None)
     rules = getattr(hitl, "interrupt_on", None) or {}
     changing = [str(m.name) for m in stack if not _known(m) and _overrides(m, "wrap_model_call")]
     part_notes = list(notes or ())
+    part_notes += [f"{name} is an extension's tool, in place of the built-in one." for name in replaced]
     if changing:
         part_notes.append(f"{', '.join(changing)} may change the tools the model sees on each call.")
     return AgentPart(

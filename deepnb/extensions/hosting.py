@@ -18,6 +18,12 @@ from deepnb.extensions.store import default_store
 from deepnb.extensions.sync_hooks import async_ready
 
 RUNTIME_MIDDLEWARE = "deepnb_extension_tools"
+BUILT_IN_TOOLS = frozenset(
+    {"ls", "read_file", "write_file", "edit_file", "glob", "grep", "execute", "delete", "write_todos", "task"}
+)
+"""The tools deepagents' own middleware gives an agent. An extension tool of one of these names
+replaces it, schema and function, as in Deep Agents Code (on the main agent, which the runtime
+middleware serves; subagents keep the built-in)."""
 
 
 @dataclass(frozen=True)
@@ -27,7 +33,7 @@ class Applied:
     ids: frozenset[int]
     """The middleware and route registrations there were (mounted or skipped)."""
     skipped: tuple[str, ...] = ()
-    """Routes not mounted on this agent, and why."""
+    """Routes not mounted on this agent, and why; built-in tools an extension's replaces."""
 
 
 def _name(tool: Any) -> str | None:
@@ -50,12 +56,14 @@ class ExtensionToolsMiddleware(AgentMiddleware):
         """Names of the extension tools the agent was built with (replaced by their current
         registration, dropped once unregistered)."""
 
-    def _tools(self, existing: list[Any]) -> list[Any]:
+    def offered_tools(self, existing: list[Any]) -> list[Any]:
+        """The tools the model is offered on a call that would offer ``existing``: the extension
+        tools registered now, each in place of a built-in of its name."""
         current: dict[str | None, Any] = {r.name: r.unit for r in REGISTRY.of_kind("tool")}
         tools = []
         for tool in existing:
             name = _name(tool)
-            if name in self._built:
+            if name in self._built or (name in BUILT_IN_TOOLS and name in current):
                 if name in current:
                     tools.append(current.pop(name))
             else:
@@ -65,16 +73,16 @@ class ExtensionToolsMiddleware(AgentMiddleware):
 
     def _tool_request(self, request: Any) -> Any:
         name = request.tool_call["name"]
-        if request.tool is not None and name not in self._built:
+        if request.tool is not None and name not in self._built and name not in BUILT_IN_TOOLS:
             return request
         registered = next((r.unit for r in REGISTRY.of_kind("tool") if r.name == name), None)
         return request if registered is None else request.override(tool=registered)
 
     def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-        return handler(request.override(tools=self._tools(list(request.tools))))
+        return handler(request.override(tools=self.offered_tools(list(request.tools))))
 
     async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
-        return await handler(request.override(tools=self._tools(list(request.tools))))
+        return await handler(request.override(tools=self.offered_tools(list(request.tools))))
 
     def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
         return handler(self._tool_request(request))
@@ -153,7 +161,10 @@ def apply(spec: AgentSpec) -> tuple[AgentSpec, Applied]:
 
     own_tools = list(options.get("tools") or ())
     names = {_name(t) for t in own_tools}
-    added = [r for r in tools if r.name not in names]
+    # a built-in's replacement goes through the runtime middleware alone: passed as a tool too,
+    # subagents would be offered two tools of one name
+    added = [r for r in tools if r.name not in names and r.name not in BUILT_IN_TOOLS]
+    replacing = [r for r in tools if r.name not in names and r.name in BUILT_IN_TOOLS]
     if added:
         options["tools"] = own_tools + [r.unit for r in added]
 
@@ -173,4 +184,9 @@ def apply(spec: AgentSpec) -> tuple[AgentSpec, Applied]:
     if backend is not options.get("backend"):
         options["backend"] = backend
     effective = replace(spec, options=options, declared=spec)
-    return effective, Applied(frozenset(r.id for r in [*middleware, *routes]), tuple(skipped))
+    replaced = [
+        f"tool {r.name} of {r.source.label} replaces the built-in {r.name} on the main agent "
+        "(its subagents keep the built-in)"
+        for r in replacing
+    ]
+    return effective, Applied(frozenset(r.id for r in [*middleware, *routes]), tuple(replaced + skipped))

@@ -476,3 +476,65 @@ def test_unload_ext_runs_shutdown_callbacks_once(ip: Any, tmp_path: Path) -> Non
         ip.run_line_magic("load_ext", "deepnb")
     assert (tmp_path / "shutdown.log").read_text().splitlines() == ["async goodbye", "sync goodbye"]
     assert kinds() == []
+
+
+# -- a tool named like a built-in ----------------------------------------------------------------
+
+READ_FILE_EXTENSION = """
+def extension(d):
+    def read_file(file_path: str, pages: int = 1) -> str:
+        '''Read a page of a file from the extension's store.'''
+        return f"extension read {file_path}"
+
+    d.register_tool(read_file)
+"""
+
+
+class SchemaRecordingModel(ScriptedChatModel):
+    """A scripted model that notes each bound tool's name and description."""
+
+    bound: list[list[tuple[str, str]]]
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> SchemaRecordingModel:
+        self.bound.append(sorted((getattr(t, "name", ""), getattr(t, "description", "")) for t in tools))
+        return self
+
+
+def test_the_built_in_tool_names_are_the_tools_deepagents_gives_an_agent() -> None:
+    from deepnb.extensions.hosting import BUILT_IN_TOOLS
+
+    bench = deepnb.agent(unique("plain"), recording(["ok"]))
+    assert set(bench.graph.nodes["tools"].bound.tools_by_name) == BUILT_IN_TOOLS
+
+
+@pytest.mark.parametrize("when", ["before the agent is built", "after"])
+def test_an_extension_tool_named_like_a_built_in_replaces_it(tmp_path: Path, when: str) -> None:
+    path = write(tmp_path / "reader.py", READ_FILE_EXTENSION)
+    script = [{"tool_calls": [{"name": "read_file", "args": {"file_path": "/x.md"}}]}, "Done."]
+    model = SchemaRecordingModel(script=parse_script({"agents": {"main": script}}), bound=[])
+    name = unique("reader")
+    if when == "after":
+        bench = deepnb.agent(name, model)
+        extensions.load(path)
+    else:
+        extensions.load(path)
+        bench = deepnb.agent(name, model)
+    run = bench.run("read").wait(WAIT)
+    assert run.status == "done", run.error
+    assert tool_messages(bench, run.thread_id) == [("read_file", "extension read /x.md")]
+    for call in model.bound:  # every model call: one read_file, the extension's
+        readers = [description for tool, description in call if tool == "read_file"]
+        assert readers == ["Read a page of a file from the extension's store."]
+    anatomy = bench.inspect()
+    main, *subagents = anatomy.agents
+    assert [s for n, s in main.tools if n == "read_file"] == [
+        "Read a page of a file from the extension's store."
+    ]
+    assert "read_file is an extension's tool, in place of the built-in one." in main.notes
+    for subagent in subagents:  # subagents keep the built-in, once
+        assert len([n for n, _ in subagent.tools if n == "read_file"]) == 1
+    if when != "after":
+        assert (
+            f"agent {name!r}: tool read_file of reader replaces the built-in read_file on the main agent "
+            "(its subagents keep the built-in)" in extensions.listing().notes
+        )
