@@ -23,18 +23,21 @@ from deepnb.core.failures import EngineAbort
 from deepnb.core.loop import engine_running, in_engine_thread, run_sync
 from deepnb.core.project import project_root
 from deepnb.extensions import discovery
-from deepnb.extensions.api import ExtensionAPI, ExtensionError, ExtensionMode
+from deepnb.extensions.api import CommandContext, ExtensionAPI, ExtensionError, ExtensionMode
 from deepnb.extensions.registry import REGISTRY, Failure, Registration, Source
 from deepnb.extensions.report import Listing
 
 __all__ = [
+    "CommandContext",
     "ExtensionAPI",
     "ExtensionError",
     "ExtensionMode",
+    "commands",
     "ensure_loaded",
     "listing",
     "load",
     "load_deployed",
+    "run_command",
     "shutdown",
     "trust",
 ]
@@ -247,3 +250,30 @@ def shutdown() -> list[str]:
     for line in errors:
         print(f"deepnb: {line}", file=sys.stderr)
     return errors
+
+
+def commands() -> dict[str, str]:
+    """The registered ``/name`` commands and their descriptions, in load order."""
+    ensure_loaded()
+    return {r.name: r.unit.description for r in REGISTRY.of_kind("command")}
+
+
+def run_command(name: str, args: str = "") -> str | None:
+    """Run the extension command ``/name`` with the text after it (``%deepagent /name ARGS``);
+    return what it says. An async handler runs on the engine loop; a failure is one line."""
+    ensure_loaded()
+    wanted = name.lstrip("/")
+    found = next((r for r in REGISTRY.of_kind("command") if r.name == wanted), None)
+    if found is None:
+        known = ", ".join(f"/{n}" for n in commands()) or "none is registered"
+        raise ExtensionError(f"No extension command /{wanted} ({known}): %deepagent extensions lists them.")
+    context = CommandContext(args=args, cwd=Path.cwd(), mode=str(ExtensionMode.NOTEBOOK))
+    try:
+        result = found.unit.handler(context)
+        if inspect.isawaitable(result):
+            result = run_sync(_awaited(result), timeout=None)
+    except Exception as exc:  # an exit an async handler attempts comes back as an EngineAbort
+        cause: BaseException = exc.original if isinstance(exc, EngineAbort) else exc
+        what = f"{type(cause).__name__}: {cause}"
+        raise ExtensionError(f"/{wanted} of {found.source.label} failed: {what}") from None
+    return None if result is None else str(result)

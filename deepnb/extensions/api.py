@@ -1,13 +1,16 @@
 """The registrar ``extension(d)`` receives: Deep Agents Code's ``ExtensionAPI``, in a notebook.
 
 Same methods, same meanings: ``register_tool``, ``register_middleware``,
-``register_backend_route(prefix, backend)``, ``on_shutdown(callback)``, and read-only ``cwd``,
-``mode``, ``has_ui``, ``path``. ``mode`` is ``"notebook"``.
+``register_backend_route(prefix, backend)``, ``register_command(name, handler)`` (run as
+``%deepagent /name ARGS``), ``on_shutdown(callback)``, and read-only ``cwd``, ``mode``,
+``has_ui``, ``path``. ``mode`` is ``"notebook"``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -19,6 +22,8 @@ from deepnb.extensions.rules import ExtensionError, check_prefix, overlaps, rese
 from deepnb.extensions.sync_hooks import async_ready
 
 __all__ = [  # ExtensionError and the route rules live in deepnb.extensions.rules
+    "Command",
+    "CommandContext",
     "ExtensionAPI",
     "ExtensionError",
     "ExtensionMode",
@@ -26,6 +31,33 @@ __all__ = [  # ExtensionError and the route rules live in deepnb.extensions.rule
     "overlaps",
     "reserved_routes",
 ]
+
+
+COMMAND_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+"""A command's name: a lowercase slug, so a registration cannot forge other syntax."""
+
+
+@dataclass(frozen=True, slots=True)
+class CommandContext:
+    """What a command's handler is given when it runs (Deep Agents Code's ``CommandContext``)."""
+
+    args: str
+    """The text typed after the command's name."""
+    cwd: Path
+    """The kernel's working directory."""
+    mode: str
+    """``"notebook"``."""
+    data: dict[str, Any] = field(default_factory=dict)
+    """Free-form data a host may attach (none yet)."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """A registered ``/name`` command: its handler (sync or async, taking a
+    :class:`CommandContext`, returning text to show or ``None``) and its description."""
+
+    handler: Callable[[CommandContext], Any]
+    description: str = ""
 
 
 @safe_display
@@ -126,6 +158,32 @@ class ExtensionAPI:
                 "BackendProtocol (e.g. FilesystemBackend, StoreBackend, StateBackend)."
             )
         self._add("route", prefix, backend)
+
+    def register_command(
+        self, name: str, handler: Callable[[CommandContext], Any], *, description: str = ""
+    ) -> str:
+        """Register ``/name``, run in a notebook as ``%deepagent /name ARGS``: ``handler`` (sync or
+        async) gets a :class:`CommandContext` and returns text to show (or ``None``). Returns the
+        name it was registered under: one already taken gets a ``-2`` (``-3``, …) suffix rather
+        than replacing the other."""
+        self._ensure_active()
+        normalized = name.lstrip("/").strip().lower()
+        if not COMMAND_NAME.match(normalized):
+            raise ExtensionError(
+                f"Invalid command name {name!r}: use lowercase letters, digits, hyphens and underscores."
+            )
+        if not callable(handler):
+            raise ExtensionError(f"Handler for command {normalized!r} is not callable.")
+        with REGISTRY.lock:
+            taken = {
+                r.name for r in [*REGISTRY.of_kind("command"), *(self._staged or ())] if r.kind == "command"
+            }
+            chosen, n = normalized, 1
+            while chosen in taken:
+                n += 1
+                chosen = f"{normalized}-{n}"
+            self._add("command", chosen, Command(handler, str(description or "")))
+        return chosen
 
     def on_shutdown(self, hook: Callable[[], Any]) -> None:
         """Call ``hook`` (sync or async, no arguments) once when deepnb unloads or the kernel

@@ -25,7 +25,7 @@ from deepnb.core.trust import revoke as revoke
 from deepnb.core.trust import trust as trust
 from deepnb.extensions import plugins
 from deepnb.extensions.annotations import lazy_annotations, loader_for
-from deepnb.extensions.api import ExtensionAPI, ExtensionError, ExtensionMode
+from deepnb.extensions.api import CommandContext, ExtensionAPI, ExtensionError, ExtensionMode
 from deepnb.extensions.registry import Failure, Source
 
 ENTRY_POINT_GROUPS = ("deepnb.extensions", "dcode.extensions")
@@ -153,7 +153,8 @@ def deepagents_code_names() -> Iterator[None]:
         ExtensionAPI=ExtensionAPI,
         ExtensionMode=ExtensionMode,
         ExtensionError=ExtensionError,
-        __all__=["ExtensionAPI", "ExtensionMode"],
+        CommandContext=CommandContext,
+        __all__=["CommandContext", "ExtensionAPI", "ExtensionMode"],
     )
     package.__dict__["extensions"] = module
     sys.modules.update({"deepagents_code": package, "deepagents_code.extensions": module})

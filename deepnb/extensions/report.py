@@ -10,7 +10,13 @@ from deepnb.core.displayable import Displayable
 from deepnb.extensions.registry import REGISTRY
 from deepnb.session import agents
 
-KIND_LABELS = {"tool": "tool", "middleware": "middleware", "route": "route", "shutdown": "on_shutdown"}
+KIND_LABELS = {
+    "tool": "tool",
+    "middleware": "middleware",
+    "route": "route",
+    "command": "command",
+    "shutdown": "on_shutdown",
+}
 
 
 @dataclass(frozen=True, repr=False)

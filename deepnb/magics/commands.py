@@ -12,6 +12,7 @@ from deepnb import extensions as ext
 from deepnb.core.errors import DeepnbError
 from deepnb.core.graphs import structured
 from deepnb.core.text.safe_display import safe_display
+from deepnb.core.text.secrets import redact
 from deepnb.core.threads.checkpointers import make_checkpointer
 from deepnb.engine.interpreter import Interpreter
 from deepnb.engine.spec import AgentSpec, parse_interrupt_on
@@ -454,6 +455,13 @@ def _reload_hint() -> list[str]:
 
 def extensions(args: Any) -> Any:
     return ext.listing()
+
+
+def extension_command(line: str) -> Message:
+    """``%deepagent /name ARGS``: run an extension's command and show what it says."""
+    name, _, rest = line.strip().partition(" ")
+    said = ext.run_command(name, rest.strip())
+    return Message(redact(said) if said is not None else f"{name} ran (it said nothing).")
 
 
 def trust(args: Any) -> Message:

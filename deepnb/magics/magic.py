@@ -55,6 +55,11 @@ class DeepnbMagics(Magics):
     # decorator, which no decorator can be used as: what it returns is the decorator.
     @line_magic("deepagent")  # type: ignore[arg-type]
     def line(self, line: str) -> Any:
+        if line.lstrip().startswith("/"):  # an extension's command: %deepagent /standup yesterday
+            try:
+                return _commands().extension_command(line)
+            except DeepnbError as exc:
+                raise UsageError(str(exc)) from None
         name, rest = parser.split_subcommand(line)
         args = parser.parse(parser.SUBCOMMANDS[name], rest)
         try:

@@ -579,4 +579,5 @@ def usage() -> str:
         )
         command = " ".join(["%deepagent", name, *words, options]).strip()
         lines += _entry(command, SUMMARIES[name], column=45)
+    lines += _entry("%deepagent /NAME [ARGS]", "Run an extension's command (register_command).", column=45)
     return "\n".join(lines)

@@ -538,3 +538,67 @@ def test_an_extension_tool_named_like_a_built_in_replaces_it(tmp_path: Path, whe
             f"agent {name!r}: tool read_file of reader replaces the built-in read_file on the main agent "
             "(its subagents keep the built-in)" in extensions.listing().notes
         )
+
+
+# -- commands ------------------------------------------------------------------------------------
+
+COMMANDS_EXTENSION = """
+import asyncio
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from deepagents_code.extensions import CommandContext, ExtensionAPI
+
+
+def words(ctx: CommandContext) -> str:
+    return f"{len(ctx.args.split())} words in {ctx.cwd.name} ({ctx.mode})"
+
+
+async def later(ctx: CommandContext) -> str:
+    await asyncio.sleep(0)
+    return f"later: {ctx.args or 'nothing'}"
+
+
+def quiet(ctx: CommandContext) -> None:
+    return None
+
+
+def broken(ctx: CommandContext) -> str:
+    raise ValueError("no such date")
+
+
+def extension(d: ExtensionAPI) -> None:
+    d.register_command("words", words, description="Count the words after it")
+    d.register_command("/Later", later)
+    d.register_command("quiet", quiet)
+    d.register_command("broken", broken)
+    d.register_command("words", words)  # taken: registered as words-2, as Deep Agents Code does
+"""
+
+
+def test_an_extension_command_runs_from_the_line_magic(ip: Any, tmp_path: Path) -> None:
+    loaded = ip.run_line_magic("deepagent", f"extension {write(tmp_path / 'cmds.py', COMMANDS_EXTENSION)}")
+    assert "command words, command later, command quiet, command broken, command words-2" in repr(loaded)
+    assert extensions.commands() == {
+        "words": "Count the words after it",
+        "later": "",
+        "quiet": "",
+        "broken": "",
+        "words-2": "",
+    }
+    said = ip.run_line_magic("deepagent", "/words the tide is out")
+    assert repr(said) == f"4 words in {tmp_path.name} (notebook)"
+    assert repr(ip.run_line_magic("deepagent", "/later")) == "later: nothing"
+    assert repr(ip.run_line_magic("deepagent", "/quiet")) == "/quiet ran (it said nothing)."
+    with pytest.raises(UsageError, match=r"^/broken of cmds failed: ValueError: no such date$"):
+        ip.run_line_magic("deepagent", "/broken today")
+    with pytest.raises(UsageError, match=r"No extension command /nope \(/words, /later, .*\): %deepagent"):
+        ip.run_line_magic("deepagent", "/nope")
+    assert "%deepagent /NAME [ARGS]" in repr(ip.run_line_magic("deepagent", "help"))
+
+
+@pytest.mark.parametrize("name", ["", "Two words", "../x", "-dash"])
+def test_a_command_name_that_is_not_a_slug_is_refused(tmp_path: Path, name: str) -> None:
+    path = write(tmp_path / "bad.py", f"def extension(d):\n    d.register_command({name!r}, print)\n")
+    [(_, error)] = extensions.load(path)
+    assert error is not None and "Invalid command name" in error and kinds() == []
