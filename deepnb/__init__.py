@@ -131,16 +131,18 @@ def compare(
     *,
     agents: Sequence[str] | None = None,
     agent: str | None = None,
+    context: Mapping[str, Any] | None = None,
     **options: Any,
 ) -> Comparison:
     """Run ``prompt`` on several models at once, side by side, each on a new thread; returns a
     ``Comparison`` at once (``.runs``, ``.wait()``, ``.stop()``, ``.table()``, ``.to_records()``,
     ``.to_pandas()``). Each column is a copy of ``agent`` (default: the current agent) with that
     model; ``agents=[...]`` compares registered agents instead. ``options``: ``auto_approve`` and
-    ``create_deep_agent``'s keyword arguments (e.g. ``response_format=``) for every column."""
+    ``create_deep_agent``'s keyword arguments (e.g. ``response_format=``) for every column;
+    ``context``: the runtime context each column's run is given."""
     from deepnb.session.comparing import compare as start  # noqa: PLC0415  # lazy: see above
 
-    return start(prompt, models, agents=agents, agent=agent, **options)
+    return start(prompt, models, agents=agents, agent=agent, context=context, **options)
 
 
 def experiment(

@@ -195,6 +195,13 @@ class RunStarted(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ContextGiven(Event):
+    """The run was given runtime context: its keys (the values are never in an event)."""
+
+    keys: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class RunFinished(Event):
     result: str
 

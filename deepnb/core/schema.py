@@ -45,8 +45,9 @@ AsyncTaskStatus: TypeAlias = Literal[
 """An async subagent task, as deepagents and its server report it (``interrupted`` is what older
 deepagents stored for ``cancelled``). A row carries the server's text as it is (see
 :class:`AsyncTaskRow`), so a status not listed here is shown, not refused."""
-NoticeLevel: TypeAlias = Literal["cancelled", "collapsed"]
-"""A notice in the transcript: the run was stopped, or items were folded behind it."""
+NoticeLevel: TypeAlias = Literal["cancelled", "collapsed", "context"]
+"""A notice in the transcript: the run was stopped, items were folded behind it, or the run was
+given runtime context (its keys)."""
 NodeSource: TypeAlias = Literal["task", "js"]
 """What started a subagent: the ``task`` tool, or a JS ``task()`` from the interpreter."""
 PreviewKind: TypeAlias = Literal["content", "diff"]

@@ -32,6 +32,7 @@ AGENT_OPTIONS = frozenset(
         "debug",
         "cache",
         "interpreter",  # deepnb's: True or {options} adds langchain-quickjs' CodeInterpreterMiddleware
+        "context",  # deepnb's: the runtime context every run of the agent gets (not a build option)
     }
 )
 
@@ -64,6 +65,9 @@ class AgentSpec:
     before their tools, middleware and routes were added. Rebuilds start from it."""
 
     def __post_init__(self) -> None:
+        context = self.options.get("context")
+        if context is not None and not isinstance(context, Mapping):
+            raise DeepnbError(f"context= is a dict of runtime context keys, not a {type(context).__name__}.")
         unknown = set(self.options) - AGENT_OPTIONS
         if unknown:
             raise DeepnbError(
@@ -83,6 +87,7 @@ class AgentSpec:
         from deepagents import create_deep_agent  # noqa: PLC0415  # lazy: deepagents is heavy to import
 
         options = dict(self.options)
+        options.pop("context", None)  # given at each run, not at build time
         middleware = list(options.pop("middleware", None) or ())
         interpreter = options.pop("interpreter", None)
         if interpreter:

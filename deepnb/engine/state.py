@@ -199,6 +199,17 @@ class RunState:
                 PromptItem(kind="prompt", agent=event.agent, text=redact(event.prompt), id=self._fresh_id())
             )
 
+    def _on_ContextGiven(self, event: ev.ContextGiven) -> None:
+        keys = ", ".join(redact(k) for k in event.keys)
+        self._add(
+            NoticeItem(
+                kind="notice",
+                level="context",
+                text=f"Runtime context given: {keys} (values not shown).",
+                id=self._fresh_id(),
+            )
+        )
+
     def _on_TextDelta(self, event: ev.TextDelta) -> None:
         self._activity(event.agent, "writing…")
         block = self._open_text.get(event.agent)

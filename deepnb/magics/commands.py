@@ -62,6 +62,18 @@ def input_variable(name: str, body: str, namespace: dict[str, Any]) -> Any:
     return value
 
 
+def context_variable(name: str | None, namespace: dict[str, Any]) -> dict[str, Any] | None:
+    """``--context VAR``: the runtime context in ``VAR`` (``None`` without the option)."""
+    if name is None:
+        return None
+    if name not in namespace:
+        raise DeepnbError(f"No variable named {name!r}: --context takes a variable that holds a dict.")
+    value = namespace[name]
+    if not isinstance(value, dict):
+        raise DeepnbError(f"{name} holds a {type(value).__name__}: --context takes a dict of context keys.")
+    return value
+
+
 def schema_variable(name: str | None, namespace: dict[str, Any]) -> Any:
     """``--schema VAR``: the ``response_format`` in ``VAR`` (``None`` without the option)."""
     if name is None:
@@ -81,6 +93,7 @@ def compare(
     *,
     auto_approve: bool,
     namespace: dict[str, Any],
+    context: dict[str, Any] | None = None,
 ) -> Any:
     """``--compare A,B``: the task on each model at once (``deepnb.compare``)."""
     from deepnb.session.comparing import compare as start  # noqa: PLC0415  # lazy: only a compare cell needs it
@@ -91,7 +104,9 @@ def compare(
             f"--compare {models!r} has an empty model: write models between commas, e.g. --compare A,B."
         )
     chosen = {key: value for key, value in options.items() if value is not None}
-    return start(prompt, names, agent=agent, auto_approve=auto_approve, namespace=namespace, **chosen)
+    return start(
+        prompt, names, agent=agent, auto_approve=auto_approve, namespace=namespace, context=context, **chosen
+    )
 
 
 def workbench_for(

@@ -238,6 +238,7 @@ class DeepnbMagics(Magics):
                     options,
                     auto_approve=args.auto_approve,
                     namespace=self._user_ns,
+                    context=commands.context_variable(args.context, self._user_ns),
                 )
                 return self._show_comparison(comparison, args, live_controls=live_controls)
             workbench: Session = commands.workbench_for(args.agent, args.model, options, self._user_ns)
@@ -248,6 +249,7 @@ class DeepnbMagics(Magics):
                 new_thread=args.new,
                 auto_approve=args.auto_approve,
                 at=commands.step_or_checkpoint(args.at) if args.at is not None else None,
+                context=commands.context_variable(args.context, self._user_ns),
             )
         except DeepnbError as exc:
             raise UsageError(str(exc)) from None

@@ -64,6 +64,7 @@ def _common(func: _Declared) -> _Declared:
 @argument("--at", metavar="STEP", help="Fork the thread at this step (or checkpoint id) and run there.")
 @argument("--interrupt-on", dest="interrupt_on", metavar="TOOL,...", help="Ask before these tools run.")
 @argument("--auto-approve", dest="auto_approve", action="store_true", help="Approve every gated call.")
+@argument("--context", metavar="VAR", help="Runtime context: a variable holding a dict (its keys are shown).")
 @argument("--interpreter", action="store_true", help="Give the agent the QuickJS interpreter (eval).")
 @argument("--ptc", metavar="TOOL,...", help="Tools the interpreter's code may call (implies --interpreter).")
 @argument("--bg", action="store_true", help="Return at once; the view keeps updating.")

@@ -157,13 +157,21 @@ def reload(name: str | None = None) -> list[Workbench]:
 
 
 def attach(
-    graph: Any, name: str = DEFAULT_AGENT, *, checkpointer: CheckpointerSpec = None, backend: Any = None
+    graph: Any,
+    name: str = DEFAULT_AGENT,
+    *,
+    checkpointer: CheckpointerSpec = None,
+    backend: Any = None,
+    context: Mapping[str, Any] | None = None,
 ) -> Workbench:
     """Register an agent you compiled yourself. Without a checkpointer of its own, it gets one
     (``"memory"`` by default) so it can keep threads; without a store, the kernel's in-memory one.
     Its files are read through the backend of its filesystem middleware (a subagent's if the main
     agent has none); ``backend`` names it where deepnb cannot find it in the graph (e.g. a custom
-    tool writing to a folder)."""
+    tool writing to a folder). ``context``: the runtime context every run gets (a graph with a
+    ``context_schema`` needs one unless the schema's defaults make it)."""
+    if context is not None and not isinstance(context, Mapping):
+        raise DeepnbError(f"context= is a dict of runtime context keys, not a {type(context).__name__}.")
     if not hasattr(graph, "astream") or not hasattr(graph, "aget_state"):
         raise DeepnbError(f"{type(graph).__name__} is not a compiled LangGraph agent.")
     saver = getattr(graph, "checkpointer", None)
@@ -175,7 +183,9 @@ def attach(
     if no_store:
         print(f"deepnb: {no_store}", file=sys.stderr)
     files = FileSetup.of_graph(graph, backend=backend) if backend is not None else None
-    return agents.register(Workbench(name, graph, saver, label=type(graph).__name__, files=files))
+    workbench = Workbench(name, graph, saver, label=type(graph).__name__, files=files)
+    workbench.context = dict(context) if context else None
+    return agents.register(workbench)
 
 
 # -- from a config -------------------------------------------------------------------------------

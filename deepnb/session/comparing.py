@@ -133,6 +133,7 @@ def compare(
     agent: str | None = None,
     auto_approve: bool = False,
     namespace: Mapping[str, Any] | None = None,
+    context: Mapping[str, Any] | None = None,
     **options: Any,
 ) -> Comparison:
     """Run ``prompt`` on each of ``models`` at once, each on a new thread, and return at once.
@@ -144,7 +145,8 @@ def compare(
     its own (which becomes its current thread). ``options`` are ``create_deep_agent`` keyword
     arguments every column gets (e.g. ``response_format=``); with ``agents``, each column is
     then a copy of its agent with them. ``namespace``: where a model given as a variable name
-    is looked up (the magic passes the kernel's).
+    is looked up (the magic passes the kernel's). ``context``: the runtime context every
+    column's run is given.
     """
     if (models is None) == (agents is None):
         raise DeepnbError("Pass either models=[...] (one agent, several models) or agents=[...], not both.")
@@ -164,7 +166,7 @@ def compare(
     runs: dict[str, Run] = {}
     try:
         for key, session in sessions.items():
-            runs[key] = session.start(prompt, new_thread=True, auto_approve=auto_approve)
+            runs[key] = session.start(prompt, new_thread=True, auto_approve=auto_approve, context=context)
     except BaseException:
         for run in runs.values():
             run.stop()

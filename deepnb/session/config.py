@@ -84,6 +84,7 @@ AGENT_KEYS = frozenset(
         "interpreter",
         "checkpointer",
         "todos",
+        "context",
     }
 )
 SUBAGENT_KEYS = frozenset(
@@ -558,6 +559,12 @@ def parse_agent(
         from langgraph.store.memory import InMemoryStore  # noqa: PLC0415  # lazy: langgraph is heavy
 
         options["store"] = InMemoryStore()
+    if "context" in table:
+        if not isinstance(table["context"], Mapping):
+            raise (key / "context").error(
+                f"expected a table of runtime context keys, got {describe_kind(table['context'])}"
+            )
+        options["context"] = dict(table["context"])
     todos = table.get("todos", True)
     if not isinstance(todos, bool):
         raise (key / "todos").error(f"expected true or false, got {describe_kind(todos)}")

@@ -11,6 +11,7 @@ from typing import Any, cast
 
 from deepnb.core.batch_inputs import check_concurrency, prepare
 from deepnb.core.errors import DeepnbError
+from deepnb.core.graphs.context import context_for
 from deepnb.core.graphs.inputs import input_for, shown_input
 from deepnb.core.loop import in_engine_thread, run_sync
 from deepnb.core.schema import ENDED
@@ -71,6 +72,10 @@ class Workbench:
         """The config file that defines this agent (``deepnb.toml``, ``pyproject.toml``), if any."""
         self.extensions: Any = None
         """The extension registrations the agent was built with (``deepnb.extensions.hosting.Applied``)."""
+        own = spec.options.get("context") if spec is not None else None
+        self.context: dict[str, Any] | None = dict(own) if own else None
+        """The agent's own runtime context (``deepnb.agent(context=...)``, a ``context`` table in
+        ``deepnb.toml``): every run gets it, under what the run is given (``start(context=)``)."""
         self.label = label or (spec.model_label if spec else type(graph).__name__)
         self._current_thread: str | None = None
         self.database = database_key(checkpointer)
@@ -242,6 +247,7 @@ class Workbench:
         new_thread: bool = False,
         auto_approve: bool = False,
         at: int | str | None = None,
+        context: Mapping[str, Any] | None = None,
     ) -> Run:
         """Start a run on a thread and return at once. One run per thread at a time. ``prompt``
         is a prompt, or a dict of input keys for a graph that does not speak messages. With
@@ -252,6 +258,7 @@ class Workbench:
         if at is not None and new_thread:
             raise DeepnbError("Use either --at STEP or --new, not both (--at forks a thread that has steps).")
         checked = input_for(self.graph, prompt, agent=self.name)  # one a graph cannot take: one line
+        given = context_for(self.graph, self._merged_context(context), agent=self.name)
         if at is not None:
             thread = self.fork(thread or self.current_thread, at)
         fresh = new_thread or (not thread and self.selected_thread is None)  # nothing to read yet
@@ -280,12 +287,26 @@ class Workbench:
             graph_input = (  # a fork takes the prompt as it is, never as "go on with the same one"
                 checked if at is not None else self._continued(thread_id, prompt, checked, fresh=fresh)
             )
-            run.start(self.graph, graph_input, auto_approve=auto_approve, fresh_thread=fresh)
+            run.start(self.graph, graph_input, auto_approve=auto_approve, fresh_thread=fresh, context=given)
         except BaseException:
             self.release_thread(run)
             raise
         self.use_thread(thread_id)
         return run
+
+    def _merged_context(self, context: Mapping[str, Any] | None) -> dict[str, Any] | None:
+        """The agent's own runtime context (its ``deepnb.toml`` table), with ``context``'s keys
+        over it; ``None`` where neither gives one."""
+        if context is not None and not isinstance(context, Mapping):
+            raise DeepnbError(f"Runtime context is a dict of keys, not a {type(context).__name__}.")
+        if not self.context and context is None:
+            return None
+        return {**(self.context or {}), **(context or {})}
+
+    def _own_context(self) -> dict[str, Any] | None:
+        """The context a run rebuilt from the thread goes on with (after a restart, a resume):
+        the agent's own, since the one a run was given is kept nowhere."""
+        return context_for(self.graph, self._merged_context(None), agent=self.name)
 
     def run(self, prompt: str | Mapping[str, Any], *, background: bool = False, **options: Any) -> Run:
         """Run ``prompt`` (or a dict of input keys); wait for the end unless ``background``.
@@ -352,7 +373,7 @@ class Workbench:
             return held
         with self._lock:
             self._latest[thread_id] = run
-        run.start(self.graph, PENDING_ONLY)
+        run.start(self.graph, PENDING_ONLY, context=self._own_context())
         run.wait()
         if run.status != "interrupted":
             raise DeepnbError(
@@ -451,7 +472,7 @@ class Workbench:
             return held
         with self._lock:
             self._latest[thread_id] = run
-        return run.start(self.graph, None)
+        return run.start(self.graph, None, context=self._own_context())
 
     def claim_thread(self, run: Run) -> None:
         """``run`` holds its thread again (it resumes after approval)."""

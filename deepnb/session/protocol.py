@@ -106,11 +106,14 @@ class Session(Protocol):
         new_thread: bool = False,
         auto_approve: bool = False,
         at: int | str | None = None,
+        context: Mapping[str, Any] | None = None,
     ) -> Run:
         """Start a run on a thread and return at once; one run per thread at a time. ``prompt``
         is a prompt, or a dict of input keys for a graph that does not speak messages. With
         ``at`` (a step number or a checkpoint id) it runs on a new thread forked from ``thread``
-        (or the current one) at that step, the original untouched."""
+        (or the current one) at that step, the original untouched. ``context``: the runtime
+        context (user ids, roles, connections), passed at each step and never shown to the
+        model, over the agent's own (``deepnb.toml``'s ``context`` table)."""
         ...
 
     def run(self, prompt: str | Mapping[str, Any], *, background: bool = False, **options: Any) -> Run:

@@ -19,6 +19,7 @@ from deepnb.core.errors import DeepnbError
 from deepnb.core.explain import failure_message
 from deepnb.core.failures import contained, failed_tool_calls
 from deepnb.core.graphs import streaming
+from deepnb.core.graphs.context import shown_keys
 from deepnb.core.graphs.inputs import output_of, speaks_messages
 from deepnb.core.handles import AgentHandle
 from deepnb.core.listeners import Listeners
@@ -101,6 +102,7 @@ class Run(LiveDisplayable):
         )
         self.auto_approve = False
         self._listeners: Listeners[ev.Event] = Listeners()
+        self._context: dict[str, Any] | None = None  # the runtime context, never shown
         self._lock = threading.RLock()
         self._done = threading.Event()
         self._future: concurrent.futures.Future[None] | None = None
@@ -441,11 +443,20 @@ class Run(LiveDisplayable):
     # -- driving ----------------------------------------------------------------------------
 
     def start(
-        self, graph: Any, graph_input: Any, *, auto_approve: bool = False, fresh_thread: bool = False
+        self,
+        graph: Any,
+        graph_input: Any,
+        *,
+        auto_approve: bool = False,
+        fresh_thread: bool = False,
+        context: dict[str, Any] | None = None,
     ) -> Run:
         """Start streaming on the engine loop; returns at once. A ``fresh_thread`` (one just
-        made) has no state to read first, which saves a round trip on a server."""
+        made) has no state to read first, which saves a round trip on a server. ``context`` is
+        the runtime context every step of the run gets (checked already: see
+        :mod:`deepnb.core.graphs.context`); the view shows its keys, never its values."""
         self.auto_approve = auto_approve
+        self._context = context
         self._fresh_thread = fresh_thread
         self._translator.node_updates = not speaks_messages(graph)  # its nodes' updates are its story
         self._future = submit(self._drive(graph, graph_input))
@@ -508,12 +519,14 @@ class Run(LiveDisplayable):
                     self.checkpoint_before = configurable.get("checkpoint_id")
                     values = before.values or {}
                 self.emit(ev.RunStarted(ev.MAIN, self.thread_id, self.prompt))
+                if self._context:
+                    self.emit(ev.ContextGiven(ev.MAIN, shown_keys(self._context)))
                 self._announce_given(graph, values)
             if self._stop_requested:
                 raise asyncio.CancelledError
             while True:
                 if graph_input is not PENDING_ONLY:
-                    async for chunk in streaming.chunks(graph, graph_input, config):
+                    async for chunk in streaming.chunks(graph, graph_input, config, context=self._context):
                         for event in self._translator.translate(chunk):
                             self.emit(event)
                 snapshot = await read_state(graph, config, agent=self.workbench.name)

@@ -167,7 +167,7 @@ def test_runs_waiting_for_approval_are_counted_and_their_requests_reachable() ->
             "A batch starts each run on a new thread of its own: thread= does not apply.",
         ),
         (["a"], {"at": 2}, "A batch starts each run on a new thread of its own: at= does not apply."),
-        (["a"], {"color": "red"}, "A batch's runs take no option color= (they take: auto_approve)."),
+        (["a"], {"color": "red"}, "A batch's runs take no option color= (they take: auto_approve, context)."),
     ],
 )
 def test_bad_input_is_one_line_and_starts_nothing(

@@ -62,9 +62,10 @@ export type AsyncTaskStatus =
   | "interrupted";
 
 /**
- * A notice in the transcript: the run was stopped, or items were folded behind it.
+ * A notice in the transcript: the run was stopped, items were folded behind it, or the run was
+ * given runtime context (its keys).
  */
-export type NoticeLevel = "cancelled" | "collapsed";
+export type NoticeLevel = "cancelled" | "collapsed" | "context";
 
 /**
  * What started a subagent: the `task` tool, or a JS `task()` from the interpreter.

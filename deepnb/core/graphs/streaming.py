@@ -24,9 +24,14 @@ from deepnb.core import events as ev
 from deepnb.core.graphs import langsmith_inline
 
 
-async def chunks(graph: Any, graph_input: Any, config: dict[str, Any]) -> AsyncIterator[Any]:
-    """The run's stream chunks, in every mode the events layer reads, subagents included.
-    LangSmith's untraced bookkeeping runs in place (:mod:`deepnb.core.graphs.langsmith_inline`)."""
+async def chunks(
+    graph: Any, graph_input: Any, config: dict[str, Any], *, context: dict[str, Any] | None = None
+) -> AsyncIterator[Any]:
+    """The run's stream chunks, in every mode the events layer reads, subagents included, the
+    runtime ``context`` passed where there is one. LangSmith's untraced bookkeeping runs in place
+    (:mod:`deepnb.core.graphs.langsmith_inline`)."""
     langsmith_inline.install()
-    async for chunk in graph.astream(graph_input, config, stream_mode=list(ev.STREAM_MODES), subgraphs=True):
+    given = {} if context is None else {"context": context}
+    modes = list(ev.STREAM_MODES)
+    async for chunk in graph.astream(graph_input, config, stream_mode=modes, subgraphs=True, **given):
         yield chunk

@@ -180,9 +180,11 @@ class ServerGraph:
         *,
         stream_mode: Sequence[str] = (),
         subgraphs: bool = True,
+        context: Mapping[str, Any] | None = None,
     ) -> AsyncIterator[tuple[tuple[str, ...], str, Any]]:
         """The run's chunks: a new server run for ``graph_input`` (a dict, ``None`` to continue
-        the thread, a ``Command`` to resume it), or the run a :class:`Join` names."""
+        the thread, a ``Command`` to resume it), or the run a :class:`Join` names. ``context``
+        goes with the run (the Agent Protocol carries it; the server checks it)."""
         thread_id = self._thread(config)
         modes = [STREAM_MODE_NAMES.get(m, m) for m in stream_mode]
         last: str | None = None
@@ -192,7 +194,7 @@ class ServerGraph:
             parts = self.client.runs.join_stream(thread_id, graph_input.run_id, last_event_id=last)
         else:
             run_id = None
-            parts = self._create(thread_id, graph_input, config, modes)
+            parts = self._create(thread_id, graph_input, config, modes, context)
         try:
             while True:
                 try:
@@ -248,7 +250,14 @@ class ServerGraph:
         if status in ("error", "timeout"):
             raise DeepnbError(f"The run ended on the server with status {status!r}: its log says why.")
 
-    def _create(self, thread_id: str, graph_input: Any, config: Mapping[str, Any], modes: list[str]) -> Any:
+    def _create(
+        self,
+        thread_id: str,
+        graph_input: Any,
+        config: Mapping[str, Any],
+        modes: list[str],
+        context: Mapping[str, Any] | None = None,
+    ) -> Any:
         from langgraph.types import Command  # noqa: PLC0415  # lazy: langgraph is heavy to import
 
         options: dict[str, Any] = {}
@@ -267,6 +276,7 @@ class ServerGraph:
             multitask_strategy="reject",
             if_not_exists="create",
             config=run_config or None,
+            context=dict(context) if context else None,
             on_run_created=lambda meta: self.runs.__setitem__(thread_id, str(meta["run_id"])),
             **options,
         )

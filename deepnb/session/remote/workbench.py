@@ -157,10 +157,13 @@ class RemoteWorkbench(Workbench):
         new_thread: bool = False,
         auto_approve: bool = False,
         at: int | str | None = None,
+        context: Mapping[str, Any] | None = None,
     ) -> Run:
         if thread:
             self.check_thread(thread)
-        return super().start(prompt, thread=thread, new_thread=new_thread, auto_approve=auto_approve, at=at)
+        return super().start(
+            prompt, thread=thread, new_thread=new_thread, auto_approve=auto_approve, at=at, context=context
+        )
 
     def _server_run(self, thread_id: str) -> str | None:
         self.check_thread(thread_id)
