@@ -48,3 +48,25 @@ def test_a_remote_batch_keeps_going_past_failures_and_counts_approvals(agent_ser
     assert [p.name for p in batch.pending] == ["write_file"]
     batch.stop().wait(WAIT)
     assert batch.statuses == ["error", "cancelled"]
+
+
+def test_runtime_context_reaches_a_connected_agent(agent_server: AgentServer) -> None:
+    """The Agent Protocol carries a run's context: the served agent's tool reads it, and every
+    run of a batch on the server gets it too."""
+    bench = deepnb.connect(agent_server.url, "contextual", name=unique("remote-context"))
+    run = bench.start("who am I?", context={"user_id": "ada", "role": "admin"}).wait(WAIT)
+    assert run.status == "done", run.error
+    state: Any = run_sync(bench.graph.client.threads.get_state(run.thread_id))
+    tools = [m["content"] for m in state["values"]["messages"] if m["type"] == "tool"]
+    assert tools == ["ada (admin)"]
+    assert [i["text"] for i in run.state.items if i["kind"] == "notice"] == [
+        "Runtime context given: user_id, role (values not shown)."
+    ]
+    batch = bench.map(["one", "two"], context={"user_id": "grace"}).wait(WAIT)
+    assert batch.statuses == ["done"] * 2, [r.error for r in batch.runs if r]
+    for each in batch.runs:
+        assert each is not None
+        values: Any = run_sync(bench.graph.client.threads.get_state(each.thread_id))
+        assert [m["content"] for m in values["values"]["messages"] if m["type"] == "tool"] == [
+            "grace (reader)"
+        ]
