@@ -138,3 +138,23 @@ def test_a_deepnb_toml_context_table(tmp_path: Any, monkeypatch: pytest.MonkeyPa
         parse_agent(
             {"model": "demo:quickstart", "context": "ada"}, Key("deepnb.toml", "agents.a"), base_dir=tmp_path
         )
+
+
+def test_experiment_variants_can_differ_by_context(tmp_path: Any) -> None:
+    bench = caller_agent()
+    experiment = deepnb.experiment(
+        ["who?"],
+        agent=bench.name,
+        variants={
+            "ada": {"context": {"user_id": "ada"}},
+            "lin": {"context": {"user_id": "lin", "role": "admin"}},
+        },
+        log=tmp_path / "log.jsonl",
+    ).wait(WAIT)
+    answers = {}
+    for (_, variant, _), run in experiment.runs.items():
+        answers[variant] = tool_messages(run.workbench, run.thread_id)
+    assert answers == {
+        "ada": [("whoami", "ada (reader, token unset)")],
+        "lin": [("whoami", "lin (admin, token unset)")],
+    }
