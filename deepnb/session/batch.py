@@ -358,8 +358,7 @@ class Batch(LiveDisplayable):
                 "thread_id": None,
                 "waiting": False,
             }
-        with run._lock:
-            state = run.state
+        with run.reading() as state:
             return {
                 "index": index,
                 "status": state.status,

@@ -10,7 +10,8 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from deepnb.core import events as ev
@@ -24,7 +25,7 @@ from deepnb.core.graphs.inputs import output_of, speaks_messages
 from deepnb.core.handles import AgentHandle
 from deepnb.core.listeners import Listeners
 from deepnb.core.loop import in_engine_thread, run_sync, submit, wait_until
-from deepnb.core.schema import ENDED, FilePreview, RunStatus, Todo
+from deepnb.core.schema import ENDED, FilePreview, RunStateJSON, RunStatus, Todo
 from deepnb.core.text.safe_display import safe_display
 from deepnb.core.text.secrets import redact, redact_data
 from deepnb.core.text.streamed import StreamRedactor
@@ -49,6 +50,15 @@ KERNEL_INTERRUPT = "interrupted by the kernel"
 PENDING_ONLY: Any = object()
 """The input of a run that streams nothing: it reads the thread's checkpoint and shows what waits
 for approval there (a run rebuilt after a kernel restart)."""
+
+
+@dataclass(frozen=True)
+class RunSnapshot:
+    """One consistent copy of a run's state as views show it: the state's ``version`` and its
+    JSON (shared: read it, never change it)."""
+
+    version: int
+    state: RunStateJSON
 
 
 class Followable(Protocol):
@@ -103,6 +113,7 @@ class Run(LiveDisplayable):
         self.auto_approve = False
         self._listeners: Listeners[ev.Event] = Listeners()
         self._context: dict[str, Any] | None = None  # the runtime context, never shown
+        self._snapshot: RunSnapshot | None = None
         self._lock = threading.RLock()
         self._done = threading.Event()
         self._future: concurrent.futures.Future[None] | None = None
@@ -183,11 +194,28 @@ class Run(LiveDisplayable):
             paths = list(self.state.files_changed)
         return changes_of(paths, before, after, known=self.checkpoint_before is not None)
 
+    def snapshot(self) -> RunSnapshot:
+        """The run's state as views show it, taken under the run's lock: one copy per state
+        version once the run has ended (a running run's clock moves, so it is copied afresh)."""
+        with self._lock:
+            cached, state = self._snapshot, self.state
+            if cached is not None and cached.version == state.version and state.finished_at is not None:
+                return cached
+            fresh = RunSnapshot(state.version, state.to_json())
+            self._snapshot = fresh if state.finished_at is not None else None
+            return fresh
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[RunState]:
+        """The live state, held still while the block reads it: no event is folded in meanwhile
+        (a view's patch of what changed). Keep the block short; never wait inside it."""
+        with self._lock:
+            yield self.state
+
     @property
     def tree(self) -> SubagentNode:
         """The subagent tree: the main agent at the root, a node per ``task`` call below it."""
-        with self._lock:
-            state = self.state.to_json()
+        state = self.snapshot().state
         return build_tree(
             state["tree"],
             root_name=self.workbench.name,

@@ -33,7 +33,7 @@ def widget_bundle(widget: anywidget.AnyWidget, **kwargs: Any) -> tuple[dict[str,
 
 def run_snapshot(run: Run) -> dict[str, str]:
     """A run's static snapshot now: its state, its timeline and its structured output."""
-    return snapshot_bundle(run.state, run.timeline, output=output_rows(run.output))
+    return snapshot_bundle(run.snapshot().state, run.timeline, output=output_rows(run.output))
 
 
 def run_bundle(run: Run, *, live_controls: bool = True) -> dict[str, Any]:

@@ -244,8 +244,8 @@ class FilesView(anywidget.AnyWidget):
             self.run_id = run.id
             self.has_changes = callable(getattr(run, "changes", None))
         if announce:  # what it wrote before the view noticed it, and that it holds the thread now
-            with run._lock:
-                written = list(run.state.files_changed)
+            with run.reading() as state:
+                written = list(state.files_changed)
             self._changed([*written, "/"])
 
     def _newest_run(self) -> Run | None:

@@ -20,7 +20,7 @@ from deepnb.core.text.secrets import redact
 from deepnb.engine.approvals import CARD_MESSAGES, ApprovalRequest, check_card, restore_hidden
 from deepnb.engine.async_tasks import refresh_tasks
 from deepnb.engine.interrupts import check_answer_card
-from deepnb.engine.state import RunState
+from deepnb.engine.state import RunState, public_pending
 from deepnb.session.protocol import Session
 from deepnb.session.run import Run
 from deepnb.views.bounds import (
@@ -142,11 +142,13 @@ class RunView(anywidget.AnyWidget):
     ).tag(sync=True)
 
     def __init__(self, run: Run, *, live_controls: bool = True, **kwargs: Any) -> None:
-        state = run.state.to_json()
-        self._page = 0  # the page of approval cards the front end shows
-        self._folded = hidden_ids(run.state.items, budget=TRAIT_BUDGETS["items"])
-        self._expanded = False  # "show all" asked for: live folding stops
-        traits, _ = self._bounded_traits(run.state, state)
+        with run.reading() as live:  # what the view opens with, and what it then counts as sent
+            state = run.snapshot().state
+            self._page = 0  # the page of approval cards the front end shows
+            self._folded = hidden_ids(live.items, budget=TRAIT_BUDGETS["items"])
+            self._expanded = False  # "show all" asked for: live folding stops
+            traits, _ = self._bounded_traits(live, state)
+            self._note_sent(live, state)
         pending = traits.pop("pending")  # sent after the opening, which it would make too large
         super().__init__(
             **traits,
@@ -162,7 +164,6 @@ class RunView(anywidget.AnyWidget):
         self.output = _rows(run)
         self.run = run
         self.flushes = 0
-        self._note_sent(run.state, state)
         self._full_version: int | None = None
         self._timeline_sent: int | None = None
         self._timeline_at = 0.0
@@ -190,13 +191,12 @@ class RunView(anywidget.AnyWidget):
 
     def _flush(self) -> None:
         self._sync_timeline()
-        with self.run._lock:
-            state = self.run.state
+        with self.run.reading() as state:
             if state.status != RUNNING:
                 if state.version == self._full_version:  # already sent in full, nothing new
                     return
                 self._full_version = state.version
-                self._send_in_full(state.to_json())
+                self._send_in_full(self.run.snapshot().state)
             else:
                 self._full_version = None
                 self._refold_if_long(state)
@@ -306,7 +306,9 @@ class RunView(anywidget.AnyWidget):
             "given": state.given,
         }
         if everything or state.pending != self._sent_live.get("pending_raw"):
-            live["pending"], live["pending_page"] = page_of(state.to_json()["pending"], self._page)
+            live["pending"], live["pending_page"] = page_of(
+                [public_pending(p) for p in state.pending], self._page
+            )
             live["decisions"] = [dict(d) for d in state.decisions]
         live = bounded_lists(live)
         patch: dict[str, Any] = {
@@ -373,15 +375,15 @@ class RunView(anywidget.AnyWidget):
         if kind == "stop":
             self.run.stop()
         elif kind == "sync":  # a view rendered mid-run asks for the whole current state
-            with self.run._lock:
-                if self.run.state.status == RUNNING:
-                    self._folded = hidden_ids(self.run.state.items, budget=TRAIT_BUDGETS["items"])
-                    self._send_patch(self.run.state, everything=True)
+            with self.run.reading() as state:
+                if state.status == RUNNING:
+                    self._folded = hidden_ids(state.items, budget=TRAIT_BUDGETS["items"])
+                    self._send_patch(state, everything=True)
         elif kind == "expand":  # the folded notice asks for the whole transcript
-            with self.run._lock:
+            with self.run.reading() as state:
                 self._expanded = True
                 self._folded = frozenset()
-                self._send_patch(self.run.state, everything=True)
+                self._send_patch(state, everything=True)
         elif kind in CARD_MESSAGES:
             self._decide(kind, content, targets)
         elif kind == "decide_every":
@@ -418,17 +420,17 @@ class RunView(anywidget.AnyWidget):
     def _pending(self, *, whole: bool = False) -> list[dict[str, Any]]:
         """The approval cards as the front-end has them: this page, ``clipped`` where shortened
         (with ``whole``: every pending interrupt with all its actions, unshortened)."""
-        with self.run._lock:
-            pending = copy.deepcopy(self.run.state.pending)
+        with self.run.reading() as state:
+            pending = copy.deepcopy(state.pending)
         if whole:
             return [dict(request) for request in pending]
         return bounded_pending(page_of(pending, self._page)[0])
 
     def _show_page(self, page: int) -> None:
         """The front end asks for another page of approval cards."""
-        with self.run._lock:
+        with self.run.reading() as state:
             self._page = max(page, 0)
-            pending, info = page_of(self.run.state.to_json()["pending"], self._page)
+            pending, info = page_of([public_pending(p) for p in state.pending], self._page)
             self._page = info["page"]
             with self.hold_sync():
                 self.pending = bounded_pending(pending)
