@@ -187,7 +187,8 @@ def test_bad_input_says_what_to_do_in_one_line(
     local = deepnb.agent(unique("local"), "demo:quickstart")
     before = local.run("Write a brief about tide pools")
     with pytest.raises(
-        DeepnbError, match=r"has no assistant 'nope': it has deep, research, researcher, supervisor\."
+        DeepnbError,
+        match=r"has no assistant 'nope': it has contextual, deep, research, researcher, supervisor\.",
     ) as caught:
         deepnb.connect(agent_server.url, "nope")
     assert "\n" not in str(caught.value)

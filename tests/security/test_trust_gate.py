@@ -214,7 +214,16 @@ GATED = [
 # What cannot import code or reach outside (checked by the config parser, or inside the agent's
 # own filesystem): a key added to deepnb.toml must land here or in GATED.
 DECLARATIVE = {
-    "agent": {"system_prompt", "memory", "skills", "permissions", "interrupt_on", "interpreter", "todos"},
+    "agent": {
+        "system_prompt",
+        "memory",
+        "skills",
+        "permissions",
+        "interrupt_on",
+        "interpreter",
+        "todos",
+        "context",
+    },
     "subagents": {"name", "description", "system_prompt", "prompt", "interrupt_on", "permissions", "skills"},
     "async subagents": {"name", "description", "graph_id", "headers"},
     "backend": {"type", "namespace", "artifacts_root"},

@@ -539,6 +539,9 @@ class FilesView(anywidget.AnyWidget):
         )
 
     def close(self) -> None:
+        if not hasattr(self, "_watch_handle"):  # its __init__ failed (ipywidgets closes it on collection)
+            super().close()
+            return
         self._closed = True
         handle, self._watch_handle = self._watch_handle, None
         if handle is not None:
