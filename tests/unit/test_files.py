@@ -329,3 +329,31 @@ def test_changes_on_a_backend_without_history_are_named(tmp_path: Path) -> None:
     assert (change.path, change.kind, change.diff) == ("/notes/tides.md", "written", "")
     with pytest.raises(DeepnbError, match="past checkpoint"):
         Files(wb, wb.current_thread, checkpoint_id="x").write("/a.md", "x")
+
+
+def test_dotfiles_and_what_dot_folders_hold_are_listed(tmp_path: Path) -> None:
+    """A backend's ``**`` glob leaves out dotfiles and dot-folders: iterating a thread's files does
+    not, on disk or in state."""
+    from deepagents.backends import FilesystemBackend
+
+    for path, text in {
+        ".env": "A=1",
+        "sub/.hidden": "h",
+        ".config/a.txt": "q",
+        ".config/deep/.b": "r",
+    }.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    (tmp_path / "x.md").write_text("x")
+    disk = deepnb.agent(
+        f"dots-{uuid.uuid4().hex[:6]}",
+        "demo:quickstart",
+        backend=FilesystemBackend(root_dir=tmp_path, virtual_mode=True),
+    )
+    expected = ["/.config/a.txt", "/.config/deep/.b", "/.env", "/sub/.hidden", "/x.md"]
+    files = disk.files()
+    assert sorted(files) == expected and len(files) == 5 and "/.config/deep/.b" in files
+    state = deepnb.agent(f"dots-{uuid.uuid4().hex[:6]}", "demo:quickstart").files()
+    for path in expected:
+        state.write(path, "text")
+    assert sorted(state) == expected

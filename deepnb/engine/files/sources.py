@@ -215,8 +215,25 @@ class BackendSource:
         return sorted(entries, key=lambda e: (not e.is_dir, e.path))
 
     async def entries(self) -> dict[str, Entry]:
-        result = self._check(await self.backend.aglob("**", "/"), "list its files")
-        return {e.path: e for e in (self._entry(i) for i in result.matches or ()) if not e.is_dir}
+        """Every file: a backend's ``**`` leaves out dotfiles and what dot-folders hold, so those
+        are globbed (``**/.*``) and walked (each dot-folder of a folder that holds files)."""
+        found: dict[str, Entry] = {}
+        for pattern in ("**", "**/.*"):
+            result = self._check(await self.backend.aglob(pattern, "/"), "list its files")
+            found.update((e.path, e) for e in (self._entry(i) for i in result.matches or ()) if not e.is_dir)
+        folders = {"/"} | {p[: i + 1] for p in found for i, c in enumerate(p) if c == "/"}
+        for folder in sorted(folders):
+            for entry in await self.listing(folder):
+                if entry.is_dir and entry.path.rstrip("/").rpartition("/")[2].startswith("."):
+                    await self._walk(entry.path, found)
+        return found
+
+    async def _walk(self, folder: str, found: dict[str, Entry]) -> None:
+        for entry in await self.listing(folder):
+            if entry.is_dir:
+                await self._walk(entry.path, found)
+            else:
+                found[entry.path] = entry
 
     async def paths(self) -> list[str]:
         return sorted(await self.entries())
