@@ -36,7 +36,7 @@ from deepnb.core.failures import (
 )
 from deepnb.core.text.secrets import redact
 
-FailureKind = Literal["exit", "transient", "tool", "middleware", "model", "unreadable"]
+FailureKind = Literal["exit", "transient", "tool", "middleware", "code", "model", "unreadable"]
 _KINDS: frozenset[str] = frozenset(get_args(FailureKind))
 RETRY_HINT = "re-run the cell to retry from the last checkpoint."
 FIX = "fix it, rebuild the agent, then run the cell again."
@@ -126,11 +126,15 @@ def explain(exc: BaseException, *, tools: tuple[str, ...] = ()) -> Failure:
         said = getattr(exc, "failure_description", None)  # its own words, without its type
         shown = redact(said) if isinstance(said, str) and said else description
         return Failure(cast(FailureKind, kind if kind in _KINDS else "transient"), shown, redact(given))
-    if _transient(exc):
-        return Failure("transient", description, RETRY_HINT)
     frames = _frames(exc)
     site = _site(frames)
     where = _where(frames)
+    if _transient(exc):
+        if site is not None and site[0] == "tool":  # say which tool met it
+            name = str(getattr(site[1], "name", "") or "") or (tools[-1] if tools else "")
+            hint = f"the tool {name} met a network or provider error that may pass: {RETRY_HINT}"
+            return Failure("transient", description, redact(hint), name)
+        return Failure("transient", description, RETRY_HINT)
     if site is not None and site[0] == "middleware":
         owner, hook = site[1], site[2]
         name = str(getattr(owner, "name", type(owner).__name__))
@@ -151,7 +155,17 @@ def explain(exc: BaseException, *, tools: tuple[str, ...] = ()) -> Failure:
             return Failure("tool", f"{name or 'A tool'} refused the path: {PATH_REFUSED}", PATH_HINT, name)
         hint = f"a bug in {what} ({where}): {FIX}"
         return Failure("tool", description, redact(hint), name, where)
+    if _in_own_code(frames):  # a graph's node, a model class of the notebook's: re-running fails again
+        hint = f"a bug in the graph's own code ({where}): {FIX}"
+        return Failure("code", description, redact(hint), where=where)
     return Failure("model", description, RETRY_HINT, where=where)
+
+
+def _in_own_code(frames: list[tuple[FrameType, int]]) -> bool:
+    """Whether the failure passed through the user's own code (not only a library's or deepnb's)."""
+    return any(
+        not frame.f_code.co_filename.startswith((*_LIBRARY_DIRS, "<frozen")) for frame, _ in frames
+    )
 
 
 def failure_message(exc: BaseException, *, tools: tuple[str, ...] = ()) -> str:

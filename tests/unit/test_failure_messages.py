@@ -45,6 +45,12 @@ async def _buggy_lookup(key: str) -> str:
     return {"a": "1"}[key]
 
 
+def _shout(state: dict[str, Any]) -> dict[str, Any]:
+    """A graph node with a bug: what it reads may be missing."""
+    text = state.get("summary")
+    return {"messages": [text.upper()]}
+
+
 class RateLimitError(Exception):
     """What a provider's client raises for HTTP 429."""
 
@@ -84,6 +90,13 @@ def _bench(kind: str) -> deepnb.Workbench:
         tools = [tool("lookup")(_buggy_lookup)]
         graph = create_agent(scripted({"main": CALL}), tools=tools, middleware=[SyncOnly()])
         return deepnb.attach(graph, name=name)
+    if kind == "graph node bug":
+        from langgraph.graph import START, MessagesState, StateGraph
+
+        builder = StateGraph(MessagesState)
+        builder.add_node("shout", _shout)
+        builder.add_edge(START, "shout")
+        return deepnb.attach(builder.compile(), name=name)
     if kind == "exit in a tool":
         return deepnb.agent(name, model=scripted({"main": CALL}), tools=[_tool_raising(SystemExit(3))])
     raise AssertionError(kind)
@@ -93,7 +106,15 @@ EXPECTED: dict[str, tuple[str, bool, list[str]]] = {
     # kind: (the run's error starts with, retry hint?, what it names)
     "model": ("RuntimeError: upstream refused the request", True, []),
     "provider rate limit": ("RateLimitError: Rate limit reached for requests.", True, []),
-    "network in a tool": ("ConnectionError: Connection reset by peer", True, []),
+    "network in a tool": ("ConnectionError: Connection reset by peer", True, ["the tool lookup met"]),
+    "graph node bug": (
+        "AttributeError: 'NoneType' object has no attribute 'upper'",
+        False,
+        [
+            "a bug in the graph's own code",
+            "shout() in " + _line(_shout, ".upper()"),
+        ],
+    ),
     "tool bug": (
         "KeyError: 'zz'",
         False,
