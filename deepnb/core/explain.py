@@ -163,9 +163,7 @@ def explain(exc: BaseException, *, tools: tuple[str, ...] = ()) -> Failure:
 
 def _in_own_code(frames: list[tuple[FrameType, int]]) -> bool:
     """Whether the failure passed through the user's own code (not only a library's or deepnb's)."""
-    return any(
-        not frame.f_code.co_filename.startswith((*_LIBRARY_DIRS, "<frozen")) for frame, _ in frames
-    )
+    return any(not frame.f_code.co_filename.startswith((*_LIBRARY_DIRS, "<frozen")) for frame, _ in frames)
 
 
 def failure_message(exc: BaseException, *, tools: tuple[str, ...] = ()) -> str:

@@ -41,13 +41,19 @@ def parse_interrupt_on(
     value: str | Sequence[str] | Mapping[str, Any] | None,
 ) -> dict[str, Any] | None:
     """``"write_file,edit_file"`` or a list of tool names → ``{"write_file": True, ...}``;
-    a mapping passes through."""
+    ``"none"`` → ``{}`` (no tool asks first: it clears a rule an earlier cell set); a mapping
+    passes through."""
     if value is None or isinstance(value, Mapping):
         return dict(value) if value is not None else None
+    if isinstance(value, str) and value.strip().lower() == "none":
+        return {}
     names = value.split(",") if isinstance(value, str) else list(value)
     names = [n.strip() for n in names if n and n.strip()]
     if not names:
-        raise DeepnbError("--interrupt-on needs tool names, e.g. --interrupt-on write_file,edit_file.")
+        raise DeepnbError(
+            "--interrupt-on needs tool names, e.g. --interrupt-on write_file,edit_file "
+            "(--interrupt-on none asks before no tool)."
+        )
     return dict.fromkeys(names, True)
 
 

@@ -240,7 +240,7 @@ def agents() -> Table:
     current = wb.current_name()
     built = wb.registered()
     rows = [
-        ("*" if name == current else "", name, w.label, w.selected_thread or "-", w.origin or "")
+        ("*" if name == current else "", name, w.label, w.selected_thread or "-", w.origin or "", _sticky(w))
         for name, w in built.items()
     ]
     config = find_config()
@@ -248,12 +248,29 @@ def agents() -> Table:
     for name, table in defined.items():
         if name not in built:
             model = table.get("model", "$DEEPNB_MODEL") if isinstance(table, dict) else "?"
-            rows.append(("*" if name == current else "", name, str(model), "(not built)", shown))
+            rows.append(("*" if name == current else "", name, str(model), "(not built)", shown, ""))
     return Table(
-        ("", "agent", "model", "thread", "defined in"),
+        ("", "agent", "model", "thread", "defined in", "kept options"),
         tuple(sorted(rows, key=lambda row: row[1])),
         empty="No agents yet: run a %%deepagent cell with -m MODEL, or %deepagent define NAME -m MODEL.",
     )
+
+
+def _sticky(workbench: Any) -> str:
+    """The options a cell set that later cells keep (``--interrupt-on``, ``--interpreter``,
+    ``--schema``) and the agent's own runtime context keys: what each later run gets."""
+    spec = getattr(workbench, "declared_spec", None)
+    options = spec.options if spec is not None else {}
+    kept = []
+    if options.get("interrupt_on"):
+        kept.append(f"--interrupt-on {','.join(options['interrupt_on'])} (none clears it)")
+    if options.get("interpreter"):
+        kept.append("--interpreter")
+    if options.get("response_format") is not None:
+        kept.append(f"--schema {getattr(options['response_format'], '__name__', 'set')}")
+    if getattr(workbench, "context", None):
+        kept.append(f"context {', '.join(redact(str(k)) for k in workbench.context)}")
+    return "; ".join(kept) or "—"
 
 
 def _run_label(run: Any) -> str:

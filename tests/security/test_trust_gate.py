@@ -430,7 +430,7 @@ def test_agents_lists_an_unbuilt_agent_and_a_cell_builds_it(ip: Any, proj: Proje
     trust.trust(proj.root)
     proj.write("[agents.default]\nmodel = 'demo:quickstart'\ntools = ['{mod}:search']\n")
     listed = ip.run_line_magic("deepagent", "agents")
-    assert [row[1:] for row in listed.rows] == [("default", "demo:quickstart", "(not built)", "deepnb.toml")]
+    assert [row[1:5] for row in listed.rows] == [("default", "demo:quickstart", "(not built)", "deepnb.toml")]
     ip.run_cell_magic("deepagent", "-o run", "Write me a short brief on life in tide pools.")
     assert ip.user_ns["run"].status == "done" and proj.imported
 

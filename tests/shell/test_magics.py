@@ -8,12 +8,15 @@ import re
 import subprocess
 import sys
 import textwrap
+import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
+import deepnb
 from deepnb.magics.magic import transform_cell
 from deepnb.session import workbench
 
@@ -83,6 +86,7 @@ def test_load_ext_loads_only_the_magics_own_modules():
     assert len(loaded) <= 11, loaded  # modules, not counting the packages' faces
 
 
+@pytest.mark.paced  # the first display must find the run still going
 def test_cell_runs_the_demo_and_shows_live_view_and_snapshot(ip):
     result, captured = run_cell(ip, "%%deepagent -m demo:quickstart -o run\nWrite a brief on tide pools")
     assert result.error_in_exec is None
@@ -353,3 +357,20 @@ def test_unload_removes_magics_and_transformer(ip):
     assert "deepagent" not in ip.magics_manager.magics["cell"]
     assert transform_cell not in ip.input_transformers_cleanup
     ip.run_line_magic("load_ext", "deepnb")
+
+
+def test_interrupt_on_none_clears_the_kept_rule_and_agents_shows_it(ip: Any) -> None:
+    name = f"sticky-{uuid.uuid4().hex[:6]}"
+    ip.run_cell_magic(
+        "deepagent", f"-a {name} -m demo:quickstart --interrupt-on write_file --bg -o first", "hi"
+    )
+    ip.user_ns["first"].stop()
+    bench = deepnb.get(name)
+    assert bench.declared_spec.options["interrupt_on"] == {"write_file": True}
+    row = next(r for r in ip.run_line_magic("deepagent", "agents").rows if r[1] == name)
+    assert row[5] == "--interrupt-on write_file (none clears it)"
+    ip.run_cell_magic("deepagent", f"-a {name} --interrupt-on none -o second", "hi")
+    assert deepnb.get(name).declared_spec.options["interrupt_on"] == {}
+    assert ip.user_ns["second"].status == "done"
+    row = next(r for r in ip.run_line_magic("deepagent", "agents").rows if r[1] == name)
+    assert row[5] == "—"

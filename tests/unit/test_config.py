@@ -305,7 +305,7 @@ def test_an_unknown_agent_mentions_deepnb_toml(project: Path) -> None:
 def test_cells_run_config_agents_and_agents_lists_them(ip: Any, project: Path) -> None:
     write(project / "deepnb.toml", RESEARCHER)
     listed = ip.run_line_magic("deepagent", "agents")
-    assert [row[1:] for row in listed.rows] == [
+    assert [row[1:5] for row in listed.rows] == [
         ("helper", "demo:quickstart", "(not built)", "deepnb.toml"),
         ("researcher", "scripted:script.yaml", "(not built)", "deepnb.toml"),
     ]
