@@ -635,13 +635,19 @@ class RunState:
         self._add(ErrorItem(kind="error", text=clip_failure(event.error), id=self._fresh_id()))
 
     def _on_RunCancelled(self, event: ev.RunCancelled) -> None:
+        undecided = sum(1 for p in self.pending for a in p["actions"] if a["decision"] is None)
         self.pending = []
         self._finish("cancelled")
+        withdrawn = (
+            f" ({undecided} undecided approval card{'s' if undecided != 1 else ''} withdrawn)"
+            if undecided
+            else ""
+        )
         self._add(
             NoticeItem(
                 kind="notice",
                 level="cancelled",
-                text=f"Run {event.reason}. The thread keeps everything up to the last step.",
+                text=f"Run {event.reason}{withdrawn}. The thread keeps everything up to the last step.",
                 id=self._fresh_id(),
             )
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -278,3 +279,28 @@ def test_a_card_edit_keeps_secrets_the_card_hid(monkeypatch: pytest.MonkeyPatch,
     run.wait()
     assert run.status == "done"
     assert run.files["/settings.md"] == f"service key {secret}"  # the real value, not the placeholder
+
+
+def test_a_run_stopped_while_waiting_withdraws_its_cards_and_says_how_many() -> None:
+    bench = deepnb.agent(
+        f"withdraw-{uuid.uuid4().hex[:6]}",
+        "demo:approvals",
+        interrupt_on={"write_file": True, "edit_file": True},
+    )
+    run = bench.start("Plan the launch")
+    assert _paused(run)
+    assert run.status == "interrupted" and len(run.state.pending) == 1
+    run.stop()
+    run.wait(30)
+    assert run.status == "cancelled" and run.state.pending == []
+    assert run.state.items[-1]["text"] == (
+        "Run stopped while waiting for approval (1 undecided approval card withdrawn). "
+        "The thread keeps everything up to the last step."
+    )
+
+
+def _paused(run: deepnb.Run) -> bool:
+    deadline = time.monotonic() + 30
+    while run.status != "interrupted" and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return run.status == "interrupted"
