@@ -11,6 +11,7 @@ shows as much as a built one; what cannot be read is said in ``notes``. No agent
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import weakref
 from collections.abc import Mapping, Sequence
@@ -56,7 +57,8 @@ RANK = {name: index for index, name in enumerate((
 ))}  # fmt: skip
 """``create_deep_agent``'s order, where the graph leaves two middleware unordered ("": yours,
 and deepnb's ``TodoListMiddleware``, which it passes as one of yours)."""
-_SECRET_FIELD = re.compile(r"key|token|secret|passw|auth|credential|header|cookie|client", re.IGNORECASE)
+_SECRET_FIELD = re.compile(r"key|token(?!s)|secret|passw|auth|credential|header|cookie|client", re.IGNORECASE)
+"""A field that may hold a secret (``max_tokens`` and ``budget_tokens`` are counts, not tokens)."""
 _SCALARS = (str, int, float, bool)
 SUMMARY = 100
 """Characters of a tool's description shown."""
@@ -289,11 +291,22 @@ def _kind(m: Any) -> str:
     return m.kind if isinstance(m, _Added) else type(m).__name__
 
 
+_LIBRARIES = {"langchain": "LangChain's", "deepagents": "deepagents'", "langgraph": "LangGraph's"}
+"""Packages whose middleware is theirs, not the user's, though deepnb has no line for it."""
+
+
 def _why(m: Any, profile: Harness | None) -> str:
     if profile is not None and _kind(m) in profile.added:
         return f"added by the harness profile {profile.key!r} (or yours, in its place: same name)"
     known = _known(m)
-    return WHY[known] if known else f"yours ({type(m).__module__})"
+    if known:
+        return WHY[known]
+    module = type(m).__module__
+    if _kind(m) == "ModelFallbackMiddleware":
+        models = ", ".join(_label(model) for model in getattr(m, "models", ()) or ()) or "other models"
+        return f"LangChain's: when a model call fails, tries {models} in turn"
+    owner = _LIBRARIES.get(module.partition(".")[0])
+    return f"{owner} {type(m).__name__} ({module})" if owner else f"yours ({module})"
 
 
 def _overrides(m: Any, hook: str) -> bool:
@@ -367,9 +380,31 @@ def _model_fields(model: Any, label: str) -> tuple[tuple[str, str], ...]:
         default = getattr(info, "default", None)
         if repr(default) == "PydanticUndefined":  # a default computed when built: not told apart
             continue
-        if isinstance(value, _SCALARS) and value != default and len(str(value)) <= 200:
+        if value == default or value is None:
+            continue
+        if isinstance(value, _SCALARS) and len(str(value)) <= 200:
             shown.append((name, str(value)))
+        elif isinstance(value, Mapping | list | tuple) and _plain(value):  # thinking, reasoning, stop
+            text = json.dumps(value, sort_keys=True, default=str)
+            if len(text) <= 200:
+                shown.append((name, text))
     return tuple(shown[:20])
+
+
+def _plain(value: Any, depth: int = 0) -> bool:
+    """A small structure of plain values with no key that looks secret (``thinking={...}``)."""
+    if isinstance(value, _SCALARS) or value is None:
+        return True
+    if depth > 2:
+        return False
+    if isinstance(value, Mapping):
+        return all(
+            isinstance(k, str) and not _SECRET_FIELD.search(k) and _plain(v, depth + 1)
+            for k, v in value.items()
+        )
+    if isinstance(value, list | tuple):
+        return all(_plain(v, depth + 1) for v in value)
+    return False
 
 
 def _pairs(mapping: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:

@@ -205,3 +205,44 @@ def test_no_secret_and_no_markup_from_the_agent_reaches_the_output(monkeypatch) 
     assert model_fields["model"] == "ChatOpenAI(gpt-5.2-codex)" and model_fields["max_retries"] == "7"
     assert dict(anatomy.harness)["why"] == "registered for 'openai:gpt-5.2-codex'"
     assert isinstance(anatomy, Anatomy)
+
+
+def test_model_settings_librarys_middleware_and_fallback_models_are_named() -> None:
+    from langchain.agents.middleware import ModelCallLimitMiddleware, ModelFallbackMiddleware
+
+    secret = "sk-inspect-0123456789abcdefghijklmnop"
+    model = ChatOpenAI(
+        model="gpt-5", reasoning={"effort": "high", "summary": "auto"}, max_tokens=500, api_key=secret
+    )
+    fallback = ChatOpenAI(model="gpt-5-mini", api_key=secret)
+    graph = create_agent(
+        model,
+        tools=[search],
+        middleware=[ModelFallbackMiddleware(fallback), ModelCallLimitMiddleware(run_limit=5), Audit()],
+    )
+    anatomy = deepnb.attach(graph, name=unique("settings")).inspect()
+    fields = dict(anatomy.model)
+    assert fields["max_tokens"] == "500"
+    assert fields["reasoning"] == '{"effort": "high", "summary": "auto"}'
+    layers = {layer.kind: layer.why for layer in anatomy.agents[0].middleware}
+    assert (
+        layers["ModelFallbackMiddleware"]
+        == "LangChain's: when a model call fails, tries ChatOpenAI(gpt-5-mini) in turn"
+    )
+    assert layers["ModelCallLimitMiddleware"].startswith("LangChain's ModelCallLimitMiddleware (langchain.")
+    assert layers["Audit"].startswith("yours")
+    assert secret not in repr(anatomy) and secret not in anatomy._repr_html_()
+
+
+def test_anthropic_thinking_and_its_budget_are_shown() -> None:
+    anthropic = pytest.importorskip("langchain_anthropic", reason="the anthropic extra")
+    model = anthropic.ChatAnthropic(
+        model="claude-sonnet-4-5",
+        thinking={"type": "enabled", "budget_tokens": 2000},
+        max_tokens=4000,
+        api_key="x",
+    )
+    graph = create_agent(model, tools=[search])
+    fields = dict(deepnb.attach(graph, name=unique("thinking")).inspect().model)
+    assert fields["thinking"] == '{"budget_tokens": 2000, "type": "enabled"}'
+    assert fields["max_tokens"] == "4000"
