@@ -6,6 +6,7 @@ One fold serves the run object, the live view and the static snapshot, so all th
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -75,6 +76,19 @@ _Item = TypeVar("_Item", PromptItem, TextItem, ToolItem, NoticeItem, ErrorItem, 
 
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _clip_noted(text: str, limit: int) -> str:
+    """``text`` within ``limit``, saying how much was left out and where it all is."""
+    if len(text) <= limit:
+        return text
+    note = "\n… ({:,} more characters: the thread's messages hold all of it)"
+    kept = limit - len(note.format(len(text)))  # the note fits in the limit too
+    return text[:kept] + note.format(len(text) - kept)
+
+
+_EXIT_FAILED = re.compile(r"\[Command failed with exit code (-?\d+)\]")
+"""How deepagents' ``execute`` tool ends the output of a command that exited non-zero."""
 
 
 def short_args(args: Mapping[str, Any]) -> str:
@@ -317,9 +331,10 @@ class RunState:
         card = self._tools.get(event.call_id)
         if card is None:
             return
-        card["status"] = "error" if event.is_error else "done"
+        failed_command = event.name == "execute" and _EXIT_FAILED.search(content) is not None
+        card["status"] = "error" if event.is_error or failed_command else "done"
         card["result"] = preview
-        card["result_full"] = _clip(content, FULL_LIMIT)
+        card["result_full"] = _clip_noted(content, FULL_LIMIT)
         if "todo_changes" in card and not event.is_error:  # "Updated todo list to [{...}]": the card shows it
             card["result"] = card["result_full"] = content.split(" to [", 1)[0]
         if "eval" in card:

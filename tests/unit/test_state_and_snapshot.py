@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
@@ -388,3 +389,30 @@ def test_snapshot_bundle_accepts_state_or_json() -> None:
     state = fold(*a_run())
     assert snapshot_bundle(state) == snapshot_bundle(state.to_json())
     assert set(snapshot_bundle(state)) == {"text/html", "text/plain"}
+
+
+def test_a_non_zero_exit_is_marked_and_a_long_output_says_how_much_is_left(tmp_path: Path) -> None:
+    """deepagents' execute tool (a real LocalShellBackend): a non-zero exit is a failed card, and
+    an output longer than the card keeps says how many characters it left out."""
+    from deepagents.backends import LocalShellBackend
+
+    import deepnb
+    from deepnb.session import workbench
+    from tests.support.agents import scripted, unique
+
+    calls = [
+        {"name": "execute", "args": {"command": "echo nope >&2; exit 3"}},
+        {"name": "execute", "args": {"command": "printf 'x%.0s' $(seq 9000)"}},
+    ]
+    backend = LocalShellBackend(root_dir=str(tmp_path), virtual_mode=True, inherit_env=True)
+    model = scripted({"main": [{"tool_calls": calls}, "Done."]})
+    bench = deepnb.agent(unique("shell"), model, backend=backend)
+    try:
+        run = bench.run("run them")
+        cards = [i for i in run.state.items if i["kind"] == "tool"]
+        failed, long = cards
+        assert failed["status"] == "error" and "exit code 3" in failed["result_full"]
+        assert long["status"] == "done"
+        assert long["result_full"].endswith("more characters: the thread's messages hold all of it)")
+    finally:
+        workbench.forget_all()
