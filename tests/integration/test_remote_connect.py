@@ -208,7 +208,7 @@ def test_bad_input_says_what_to_do_in_one_line(
     with pytest.raises(UsageError, match="HTTP 401"):
         ip.run_line_magic("deepagent", f"{line} DEEPNB_TEST_WRONG_KEY")
     with pytest.raises(
-        UsageError, match=r"Name the agent to run with --assistant ID: .* has deep, research, "
+        UsageError, match=r"Name the agent to run with --assistant ID: .* has contextual, deep, research, "
     ):
         ip.run_line_magic("deepagent", f"connect {agent_server.url}")
     with pytest.raises(UsageError, match="DEEPNB_TEST_UNSET is not set"):
