@@ -11,6 +11,7 @@ from typing import Any
 
 from deepnb import scorers as builtin
 from deepnb.core.errors import DeepnbError
+from deepnb.magics.parser import whole_number
 from deepnb.session.experiments.datasets import FILE_KINDS
 from deepnb.session.experiments.experiment import Experiment, experiment
 from deepnb.session.experiments.scoring import scorer_name
@@ -18,19 +19,6 @@ from deepnb.session.experiments.scoring import scorer_name
 READY_SCORERS = {"exact": builtin.exact, "contains": builtin.contains}
 """Built-in scorers a name alone can pick; the others are made with their settings."""
 MADE_SCORERS = ("regex", "json_schema", "tool_called", "trajectory", "judge")
-
-
-def whole_number(text: str | None, flag: str, default: int, what: str) -> int:
-    """``text`` as a whole number of at least 1 (``default`` without one), else one line."""
-    if text is None:
-        return default
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise DeepnbError(f"{flag} takes {what}, a whole number of at least 1, not {text!r}.")
-    return value
 
 
 def dataset_of(name: str, namespace: Mapping[str, Any]) -> Any:

@@ -8,20 +8,8 @@ from typing import Any
 
 from deepnb.core.errors import DeepnbError
 from deepnb.magics.commands import workbench_for
+from deepnb.magics.parser import whole_number
 from deepnb.session.batch import Batch
-
-
-def concurrency_of(text: str | None) -> int:
-    """``-c N`` as a whole number of runs at once, at least 1 (default 4)."""
-    if text is None:
-        return 4
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise DeepnbError(f"-c takes how many runs go at once, a whole number of at least 1, not {text!r}.")
-    return value
 
 
 def start_map(args: Any, body: str, namespace: dict[str, Any]) -> Batch:
@@ -31,7 +19,7 @@ def start_map(args: Any, body: str, namespace: dict[str, Any]) -> Batch:
             f"No variable named {args.inputs!r}: map takes a variable that holds a list of inputs "
             "(strings or dicts)."
         )
-    concurrency = concurrency_of(args.concurrency)
+    concurrency = whole_number(args.concurrency, "-c", 4, "how many runs go at once")
     template = body.strip() or None
     workbench = workbench_for(args.agent, None, {}, namespace)
     batch = workbench.map(

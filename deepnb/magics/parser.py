@@ -21,6 +21,8 @@ from IPython import get_ipython
 from IPython.core import magic_arguments as ipython_arguments
 from IPython.core.error import UsageError
 
+from deepnb.core.errors import DeepnbError
+
 _Declared = TypeVar("_Declared", bound=Callable[..., Any])
 
 
@@ -530,6 +532,19 @@ def parse(func: Command, line: str) -> Any:
         raise UsageError(f"{command}: {exc}. Valid options: {_options(func)}.") from None
     _check(func, args)
     return args
+
+
+def whole_number(text: str | None, flag: str, default: int, what: str) -> int:
+    """``text`` as a whole number of at least 1 (``default`` without one), else one line."""
+    if text is None:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise DeepnbError(f"{flag} takes {what}, a whole number of at least 1, not {text!r}.")
+    return value
 
 
 def split_subcommand(line: str) -> tuple[str, str]:
