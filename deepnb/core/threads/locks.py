@@ -121,18 +121,53 @@ class ThreadLocks(Protocol):
         ...
 
 
+class _Counted:
+    """A process's hold on each thread's lock, counted: the first acquire takes the lock
+    (:meth:`_take`), the last release lets it go (:meth:`_let_go`), both under one lock."""
+
+    def __init__(self) -> None:
+        self._held: dict[str, Any] = {}
+        self._uses: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def _take(self, thread_id: str) -> tuple[Any, Holder | None]:
+        """Take the thread's lock: its handle (what lets it go), or ``None`` and who holds it."""
+        raise NotImplementedError
+
+    def _let_go(self, thread_id: str, handle: Any) -> None:
+        raise NotImplementedError
+
+    def acquire(self, thread_id: str) -> Holder | None:
+        with self._lock:
+            if thread_id in self._held:
+                self._uses[thread_id] += 1
+                return None
+            handle, holder = self._take(thread_id)
+            if handle is not None:
+                self._held[thread_id], self._uses[thread_id] = handle, 1
+            return holder
+
+    def release(self, thread_id: str) -> None:
+        with self._lock:
+            if thread_id not in self._held:
+                return
+            self._uses[thread_id] -= 1
+            if self._uses[thread_id] > 0:
+                return
+            del self._uses[thread_id]
+            self._let_go(thread_id, self._held.pop(thread_id))
+
+
 def _digest(thread_id: str) -> bytes:
     return hashlib.sha256(b"deepnb thread\0" + thread_id.encode("utf-8")).digest()
 
 
-class SqliteLocks:
+class SqliteLocks(_Counted):
     """``flock`` on ``<database>-claims/<hash of the thread id>``, one open file per held thread."""
 
     def __init__(self, database: Path) -> None:
+        super().__init__()
         self.folder = database.with_name(database.name + "-claims")
-        self._held: dict[str, int] = {}
-        self._uses: dict[str, int] = {}
-        self._lock = threading.Lock()
 
     def _open_folder(self) -> int:
         try:
@@ -153,70 +188,55 @@ class SqliteLocks:
                 os.close(ignore)
         return folder
 
-    def acquire(self, thread_id: str) -> Holder | None:
+    def _take(self, thread_id: str) -> tuple[int | None, Holder | None]:
         name = _digest(thread_id).hex()[:32]
-        with self._lock:
-            if thread_id in self._held:
-                self._uses[thread_id] += 1
-                return None
-            folder = self._open_folder()
-            try:
-                while True:
-                    try:
-                        fd = os.open(
-                            name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=folder
-                        )
-                    except OSError as exc:
-                        raise DeepnbError(
-                            f"Cannot claim thread {thread_id!r} in {str(self.folder)!r} "
-                            f"({exc.strerror or exc}): remove that folder, and run the cell again."
-                        ) from None
-                    try:
-                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    except OSError as exc:
-                        if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                            os.close(fd)
-                            raise
-                        holder = Holder.from_json(os.pread(fd, 4096, 0).decode("utf-8", "replace"))
+        folder = self._open_folder()
+        try:
+            while True:
+                try:
+                    fd = os.open(
+                        name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=folder
+                    )
+                except OSError as exc:
+                    raise DeepnbError(
+                        f"Cannot claim thread {thread_id!r} in {str(self.folder)!r} "
+                        f"({exc.strerror or exc}): remove that folder, and run the cell again."
+                    ) from None
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError as exc:
+                    if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                         os.close(fd)
-                        return holder
-                    try:  # the file may have been removed by its last holder while we opened it
-                        same = (
-                            os.fstat(fd).st_ino == os.stat(name, dir_fd=folder, follow_symlinks=False).st_ino
-                        )
-                    except FileNotFoundError:
-                        same = False
-                    if not same:
-                        os.close(fd)
-                        continue
-                    os.ftruncate(fd, 0)
-                    os.pwrite(fd, this_process().as_json().encode("utf-8"), 0)
-                    self._held[thread_id], self._uses[thread_id] = fd, 1
-                    return None
-            finally:
-                os.close(folder)
+                        raise
+                    holder = Holder.from_json(os.pread(fd, 4096, 0).decode("utf-8", "replace"))
+                    os.close(fd)
+                    return None, holder
+                try:  # the file may have been removed by its last holder while we opened it
+                    same = os.fstat(fd).st_ino == os.stat(name, dir_fd=folder, follow_symlinks=False).st_ino
+                except FileNotFoundError:
+                    same = False
+                if not same:
+                    os.close(fd)
+                    continue
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, this_process().as_json().encode("utf-8"), 0)
+                return fd, None
+        finally:
+            os.close(folder)
 
-    def release(self, thread_id: str) -> None:
-        with self._lock:
-            if thread_id not in self._held:
-                return
-            self._uses[thread_id] -= 1
-            if self._uses[thread_id] > 0:
-                return
-            del self._uses[thread_id]
-            fd = self._held.pop(thread_id)
-            try:
-                folder = os.open(self.folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
-            except OSError:
-                folder = None
-            try:
-                if folder is not None:  # removed while still held: nobody else can have it open anew
-                    with contextlib.suppress(OSError):
-                        os.unlink(_digest(thread_id).hex()[:32], dir_fd=folder)
-            finally:
-                if folder is not None:
-                    os.close(folder)
-                os.close(fd)
+    def _let_go(self, thread_id: str, handle: Any) -> None:
+        try:
+            folder = os.open(self.folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            folder = None
+        try:
+            if folder is not None:  # removed while still held: nobody else can have it open anew
+                with contextlib.suppress(OSError):
+                    os.unlink(_digest(thread_id).hex()[:32], dir_fd=folder)
+        finally:
+            if folder is not None:
+                os.close(folder)
+            os.close(handle)
 
 
 def advisory_key(thread_id: str) -> int:
@@ -249,15 +269,13 @@ def _holder_from_application(name: str | None) -> Holder:
         return Holder()
 
 
-class PostgresLocks:
+class PostgresLocks(_Counted):
     """A session-level advisory lock per held thread, each on a connection of its own (closing
     it, or the process ending, frees the lock)."""
 
     def __init__(self, dsn: str) -> None:
+        super().__init__()
         self.dsn = dsn
-        self._held: dict[str, Any] = {}
-        self._uses: dict[str, int] = {}
-        self._lock = threading.Lock()
 
     def _connect(self, holder: Holder) -> Any:
         import psycopg  # noqa: PLC0415  # lazy: the optional postgres extra
@@ -272,38 +290,24 @@ class PostgresLocks:
                 "that the server is running."
             ) from None
 
-    def acquire(self, thread_id: str) -> Holder | None:
+    def _take(self, thread_id: str) -> tuple[Any, Holder | None]:
         key = advisory_key(thread_id)
-        with self._lock:
-            if thread_id in self._held:
-                self._uses[thread_id] += 1
-                return None
-            connection = self._connect(this_process())
-            try:
-                row = connection.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
-                if row and row[0]:
-                    self._held[thread_id], self._uses[thread_id] = connection, 1
-                    return None
-                unsigned = key & 0xFFFFFFFFFFFFFFFF
-                found = connection.execute(HOLDER_SQL, (unsigned >> 32, unsigned & 0xFFFFFFFF)).fetchone()
-            except BaseException:
-                connection.close()
-                raise
+        connection = self._connect(this_process())
+        try:
+            row = connection.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
+            if row and row[0]:
+                return connection, None
+            unsigned = key & 0xFFFFFFFFFFFFFFFF
+            found = connection.execute(HOLDER_SQL, (unsigned >> 32, unsigned & 0xFFFFFFFF)).fetchone()
+        except BaseException:
             connection.close()
-            return _holder_from_application(found[0] if found else None)
+            raise
+        connection.close()
+        return None, _holder_from_application(found[0] if found else None)
 
-    def release(self, thread_id: str) -> None:
-        with self._lock:
-            if thread_id not in self._held:
-                return
-            self._uses[thread_id] -= 1
-            if self._uses[thread_id] > 0:
-                return
-            del self._uses[thread_id]
-            connection = self._held.pop(thread_id)
-        if connection is not None:
-            with contextlib.suppress(Exception):  # a connection already gone has freed its lock
-                connection.close()
+    def _let_go(self, thread_id: str, handle: Any) -> None:
+        with contextlib.suppress(Exception):  # a connection already gone has freed its lock
+            handle.close()
 
 
 _locks: dict[Hashable, ThreadLocks] = {}
