@@ -97,11 +97,7 @@ class DeepnbMagics(Magics):
         if name == "eval":
             experiment = _evaluating().start_eval(args, "", self._user_ns)
             if not args.bg:
-                try:
-                    experiment.wait()
-                except KeyboardInterrupt:
-                    _stop_by_the_kernel(experiment)
-                    raise
+                _wait_for(experiment)
             return experiment
         return getattr(commands, name)(args)
 
@@ -111,24 +107,12 @@ class DeepnbMagics(Magics):
         if _is_form(line, "eval"):
             experiment, matrix, args = self._start_eval(line, cell)
             if not args.bg:
-                try:
-                    experiment.wait()
-                except KeyboardInterrupt:
-                    _stop_by_the_kernel(experiment)
-                    raise
-                finally:
-                    matrix.sync()
+                _wait_for(experiment, matrix)
             return
         if _is_map(line):
             batch, grid, args = self._start_map(line, cell)
             if not args.bg:
-                try:
-                    batch.wait()
-                except KeyboardInterrupt:
-                    _stop_by_the_kernel(batch)
-                    raise
-                finally:
-                    grid.sync()
+                _wait_for(batch, grid)
             return
         run, view, args = self._start(line, cell, live_controls=False)
         if args.bg:
@@ -147,24 +131,12 @@ class DeepnbMagics(Magics):
         if _is_form(line, "eval"):
             experiment, matrix, args = self._start_eval(line, cell)
             if not args.bg:
-                try:
-                    await experiment.wait_async()
-                except (KeyboardInterrupt, asyncio.CancelledError):
-                    _stop_by_the_kernel(experiment)
-                    raise KeyboardInterrupt("the experiment was stopped") from None
-                finally:
-                    matrix.sync()
+                await _await(experiment, matrix, "experiment")
             return
         if _is_map(line):
             batch, grid, args = self._start_map(line, cell)
             if not args.bg:
-                try:
-                    await batch.wait_async()
-                except (KeyboardInterrupt, asyncio.CancelledError):
-                    _stop_by_the_kernel(batch)
-                    raise KeyboardInterrupt("the batch was stopped") from None
-                finally:
-                    grid.sync()
+                await _await(batch, grid, "batch")
             return
         run, view, args = self._start(line, cell, live_controls=_kernel_handles_events_while_awaiting())
         if args.bg:
@@ -337,6 +309,30 @@ def _mapping() -> ModuleType:
     from deepnb.magics import mapping  # noqa: PLC0415
 
     return mapping
+
+
+def _wait_for(many: Any, view: Any | None = None) -> None:
+    """Keep the cell busy until a batch or an experiment ends; the kernel's interrupt stops it;
+    its view is brought up to date at the end either way."""
+    try:
+        many.wait()
+    except KeyboardInterrupt:
+        _stop_by_the_kernel(many)
+        raise
+    finally:
+        if view is not None:
+            view.sync()
+
+
+async def _await(many: Any, view: Any, what: str) -> None:
+    """:func:`_wait_for` for the awaited cell: the kernel's interrupt arrives as a cancellation."""
+    try:
+        await many.wait_async()
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        _stop_by_the_kernel(many)
+        raise KeyboardInterrupt(f"the {what} was stopped") from None
+    finally:
+        view.sync()
 
 
 def _stop_by_the_kernel(target: Any) -> str:
