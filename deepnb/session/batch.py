@@ -25,6 +25,7 @@ from deepnb.core import events as ev
 from deepnb.core.batch_inputs import BatchInput
 from deepnb.core.displayable import LiveDisplayable
 from deepnb.core.errors import DeepnbError
+from deepnb.core.frames import records_frame
 from deepnb.core.listeners import Listeners
 from deepnb.core.loop import call_soon, wait_until
 from deepnb.core.schema import ENDED
@@ -393,13 +394,7 @@ class Batch(LiveDisplayable):
 
     def to_pandas(self) -> Any:
         """``to_records()`` as a pandas ``DataFrame`` (pandas is optional: one line says how to get it)."""
-        try:
-            import pandas  # type: ignore[import-untyped]  # noqa: PLC0415  # lazy and optional: heavy, and not needed for anything else
-        except ImportError:
-            raise DeepnbError(
-                "batch.to_pandas() needs pandas: pip install pandas (or use batch.to_records())."
-            ) from None
-        return pandas.DataFrame.from_records(self.to_records())
+        return records_frame(self.to_records(), what="batch")
 
     # -- display ----------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from deepnb.core.displayable import Displayable, LiveDisplayable
 from deepnb.core.errors import DeepnbError
+from deepnb.core.frames import records_frame
 from deepnb.core.graphs.structured import output_fields
 from deepnb.core.text.safe_display import safe_display
 from deepnb.core.threads.checkpointers import make_checkpointer
@@ -108,17 +109,11 @@ class Comparison(LiveDisplayable):
     def to_pandas(self) -> Any:
         """The records as a ``pandas.DataFrame``, one row per column of the comparison; a
         structured output's fields become ``output.FIELD`` columns."""
-        try:
-            import pandas as pd  # type: ignore[import-untyped]  # noqa: PLC0415  # lazy: optional, heavy
-        except ImportError:
-            raise DeepnbError(
-                "Comparison.to_pandas() needs pandas: pip install pandas (or pip install 'deepnb[lab]')."
-            ) from None
         rows = []
         for record in self.to_records():
             fields = output_fields(record.pop("output", None)) or {}
             rows.append({**record, **{f"output.{name}": value for name, value in fields.items()}})
-        return pd.DataFrame(rows)
+        return records_frame(rows, what="comparison")
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{key} ({run.status})" for key, run in self.runs.items())

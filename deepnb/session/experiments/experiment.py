@@ -25,6 +25,7 @@ from typing import Any
 from deepnb.core.batch_inputs import BatchInput, check_concurrency
 from deepnb.core.displayable import Displayable, LiveDisplayable
 from deepnb.core.errors import DeepnbError
+from deepnb.core.frames import records_frame
 from deepnb.core.loop import wait_until
 from deepnb.core.schema import ENDED
 from deepnb.core.text.safe_display import safe_display
@@ -390,13 +391,7 @@ class Experiment(LiveDisplayable):
 
     def to_pandas(self) -> Any:
         """``to_records()`` as a pandas ``DataFrame`` (pandas is optional: one line says how)."""
-        try:
-            import pandas  # type: ignore[import-untyped]  # noqa: PLC0415  # lazy and optional: heavy
-        except ImportError:
-            raise DeepnbError(
-                "experiment.to_pandas() needs pandas: pip install pandas (or use to_records())."
-            ) from None
-        return pandas.DataFrame.from_records(self.to_records())
+        return records_frame(self.to_records(), what="experiment")
 
     # -- judging ----------------------------------------------------------------------------
 
@@ -503,13 +498,7 @@ class Summary(Displayable):
 
     def to_pandas(self) -> Any:
         """``to_records()`` as a pandas ``DataFrame``."""
-        try:
-            import pandas  # noqa: PLC0415  # lazy and optional: heavy
-        except ImportError:
-            raise DeepnbError(
-                "summary.to_pandas() needs pandas: pip install pandas (or use to_records())."
-            ) from None
-        return pandas.DataFrame.from_records(self.to_records())
+        return records_frame(self.to_records(), what="summary")
 
 
 @safe_display
