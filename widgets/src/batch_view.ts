@@ -1,7 +1,8 @@
 // deepnb batch grid: a row per input of a batch (status, step, tool calls, tokens, time, the
 // answer's first line, a waiting-for-approval mark), progress with an estimate of the time left,
 // a Stop for every run, and a click on a row that opens that run's live view below the grid
-// (anywidget ESM module).
+// (anywidget ESM module). Its frame (region, notice, Stop, the open run, the kernel's going) is
+// lib/view_shell.ts's, shared with the experiment matrix.
 //
 // Security: every string goes into the DOM as text (lib/dom.ts); nothing here sets HTML.
 //
@@ -11,12 +12,13 @@
 
 import type { AnyModel } from "@anywidget/types";
 import { detailView, type Manager } from "./batch/detail";
-import { progressView } from "./batch/progress";
-import { rowsView } from "./batch/rows";
-import { h, setText, smallButton } from "./lib/dom";
-import { sendIfLive, watchKernel } from "./lib/kernel";
-import { type NotebookManager, saveViewsAsSnapshots } from "./lib/saved_snapshots";
+import { type ProgressView, progressView } from "./batch/progress";
+import { type RowsView, rowsView } from "./batch/rows";
+import { h, setText } from "./lib/dom";
 import { isObj, list, num, str } from "./lib/text";
+import {
+  closestIn, isActivation, listen, type LiveShell, liveShell, type LiveWiring, mountShell, openShell, type ShellOptions,
+} from "./lib/view_shell";
 
 interface BatchTraits {
   agent: string;
@@ -28,120 +30,107 @@ interface BatchTraits {
   notice: string;
 }
 
-const GONE = "The kernel restarted or shut down: the grid shows the runs as they last were.";
+/** What the grid sends to open a row's run. */
+type OpenRow = { type: "open"; index: number };
 
-function render({ model, el }: { model: AnyModel<BatchTraits>; el: HTMLElement }): () => void {
-  const manager = (model as { widget_manager?: NotebookManager & Manager }).widget_manager;
-  saveViewsAsSnapshots(manager);
-  let gone = false;
-  const root = h("div", "deepnb deepnb-batch");
-  root.setAttribute("role", "region");
-  root.setAttribute("aria-label", "Batch");
-  const head = h("div", "dnb-batch-head");
-  const title = h("span", "dnb-batch-title");
-  const progress = progressView();
-  const stop = smallButton("dnb-batch-stop", "■ Stop all", "Stop every run of the batch and drop the queued inputs");
-  head.append(title, progress.el, stop);
-  const notice = h("div", "dnb-batch-notice");
-  notice.setAttribute("role", "status");
-  const scroller = h("div", "dnb-batch-scroll");
-  const rows = rowsView();
-  scroller.append(rows.el);
-  const detail = detailView(() => manager);
-  root.append(head, notice, scroller, detail.el);
-  el.replaceChildren(root);
+type BatchShell = LiveShell<OpenRow>;
 
-  const send = (message: Record<string, unknown>): void => {
-    if (gone || !sendIfLive(() => model.send(message))) setText(notice, GONE);
-  };
+const SHELL: ShellOptions = {
+  root: "deepnb deepnb-batch",
+  label: "Batch",
+  head: "dnb-batch-head",
+  notice: "dnb-batch-notice",
+  gone: "The kernel restarted or shut down: the grid shows the runs as they last were.",
+  stop: { cls: "dnb-batch-stop", label: "■ Stop all", title: "Stop every run of the batch and drop the queued inputs" },
+};
 
-  function onTitle(): void {
+/** Whether a batch's progress has runs that have not ended (Stop has something to stop). */
+function isGoing(progress: unknown): boolean {
+  return isObj(progress) && (num(progress.running) > 0 || num(progress.queued) > 0 || num(progress.interrupted) > 0);
+}
+
+/** The grid's parts that follow the model: the title, the progress line and the rows. */
+interface GridParts {
+  title: HTMLElement;
+  progress: ProgressView;
+  rows: RowsView;
+}
+
+/** What the grid draws from its traits and from the kernel's `rows` messages. */
+function gridWiring(
+  model: AnyModel<BatchTraits>, shell: BatchShell, { title, progress, rows }: GridParts,
+): Omit<LiveWiring<BatchTraits>, "undo"> {
+  const onTitle = (): void =>
     setText(title, `Batch · ${str(model.get("agent"))} · ${num(model.get("total"))} inputs`);
-  }
-  function onRows(): void {
-    rows.put(list(model.get("rows")));
-  }
-  function onProgress(): void {
-    const p = model.get("progress");
+  const onRows = (): void => rows.put(list(model.get("rows")));
+  const showProgress = (p: unknown): void => {
     progress.set(p);
-    const going = isObj(p) && (num(p.running) > 0 || num(p.queued) > 0 || num(p.interrupted) > 0);
-    stop.disabled = gone || !going;
-  }
-  function onDetail(): void {
-    rows.select(num(model.get("selected")));
-    void detail.show(str(model.get("detail")));
-  }
-  function onNotice(): void {
-    setText(notice, str(model.get("notice")));
-  }
-  function onMessage(message: unknown): void {
+    shell.stop.disabled = shell.isGone() || !isGoing(p);
+  };
+  const onProgress = (): void => showProgress(model.get("progress"));
+  const markOpen = (): void => rows.select(num(model.get("selected")));
+  const onMessage = (message: unknown): void => {
     if (!isObj(message) || message.type !== "rows") return;
     rows.put(list(message.rows));
-    if (isObj(message.progress)) {
-      progress.set(message.progress);
-      const p = message.progress;
-      stop.disabled = gone || !(num(p.running) > 0 || num(p.queued) > 0 || num(p.interrupted) > 0);
-    }
-  }
-  function rowOf(target: EventTarget | null): number | null {
-    const node = target as Element | null;
-    const tr = node && node.closest ? node.closest(".dnb-batch-row") : null;
-    return tr && rows.body.contains(tr) ? num(tr.getAttribute("data-index")) : null;
-  }
-  function onClick(event: Event): void {
+    if (isObj(message.progress)) showProgress(message.progress);
+  };
+  return {
+    handlers: {
+      "msg:custom": onMessage,
+      "change:agent": onTitle,
+      "change:total": onTitle,
+      "change:rows": onRows,
+      "change:progress": onProgress,
+    },
+    draw() {
+      onTitle();
+      onRows();
+      onProgress();
+      markOpen();
+    },
+    markOpen,
+  };
+}
+
+/** A click on a row opens its run (on the open row: closes it); Enter or Space on a row opens it.
+ * Returns what removes the listeners. */
+function rowControls(
+  model: AnyModel<BatchTraits>, shell: BatchShell, rows: RowsView, scroller: HTMLElement,
+): (() => void)[] {
+  const rowOf = (target: EventTarget | null): number | null => {
+    const tr = closestIn(target, ".dnb-batch-row", rows.body);
+    return tr ? num(tr.getAttribute("data-index")) : null;
+  };
+  const onClick = (event: Event): void => {
     const index = rowOf(event.target);
     if (index === null) return;
-    send(index === num(model.get("selected")) ? { type: "close" } : { type: "open", index });
-  }
-  function onKey(event: KeyboardEvent): void {
-    if (event.key !== "Enter" && event.key !== " ") return;
+    shell.toggle(index === num(model.get("selected")), { type: "open", index });
+  };
+  const onKey = (event: KeyboardEvent): void => {
+    if (!isActivation(event)) return;
     const index = rowOf(event.target);
     if (index === null) return;
     event.preventDefault();
     event.stopPropagation();
-    send({ type: "open", index });
-  }
-  function onStop(): void {
-    stop.disabled = true;
-    send({ type: "stop" });
-  }
-
-  const handlers: Record<string, (...args: any[]) => void> = {
-    "msg:custom": onMessage,
-    "change:agent": onTitle,
-    "change:total": onTitle,
-    "change:rows": onRows,
-    "change:progress": onProgress,
-    "change:detail": onDetail,
-    "change:selected": onDetail,
-    "change:notice": onNotice,
+    shell.send({ type: "open", index });
   };
-  onTitle();
-  onRows();
-  onProgress();
-  onNotice();
-  onDetail();
-  for (const [name, handler] of Object.entries(handlers)) model.on(name, handler);
-  scroller.addEventListener("click", onClick);
-  scroller.addEventListener("keydown", onKey);
-  stop.addEventListener("click", onStop);
+  return [listen(scroller, "click", onClick), listen(scroller, "keydown", onKey)];
+}
+
+function render({ model, el }: { model: AnyModel<BatchTraits>; el: HTMLElement }): () => void {
+  const shell = liveShell<BatchTraits, OpenRow, Manager>(model, SHELL, detailView);
+  const title = h("span", "dnb-batch-title");
+  const progress = progressView();
+  const scroller = h("div", "dnb-batch-scroll");
+  const rows = rowsView();
+  scroller.append(rows.el);
+  mountShell(el, shell, [title, progress.el], [scroller]);
+  const controls = rowControls(model, shell, rows, scroller);
   const timer = setInterval(() => progress.tick(), 1000);
-  const unwatch = watchKernel(model, () => {
-    gone = true;
-    stop.disabled = true;
-    setText(notice, GONE);
+  return openShell(model, shell, {
+    ...gridWiring(model, shell, { title, progress, rows }),
+    undo: [...controls, () => clearInterval(timer)],
   });
-  send({ type: "hello" });
-
-  return () => {
-    for (const [name, handler] of Object.entries(handlers)) model.off(name, handler);
-    scroller.removeEventListener("click", onClick);
-    scroller.removeEventListener("keydown", onKey);
-    stop.removeEventListener("click", onStop);
-    clearInterval(timer);
-    detail.dispose();
-    unwatch();
-  };
 }
 
 export default { render };

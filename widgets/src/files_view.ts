@@ -11,216 +11,151 @@
 // view asks again for what it shows.
 
 import type { AnyModel, RenderProps } from "@anywidget/types";
-import { changesView } from "./files/changes";
-import { treeView } from "./files/file_tree";
-import { viewerView } from "./files/file_viewer";
-import type { Request } from "./files/request";
+import { type ChangesView, changesView } from "./files/changes";
+import { type TreeView, treeView } from "./files/file_tree";
+import { type ViewerView, viewerView } from "./files/file_viewer";
+import { changeBatcher } from "./files/live_refresh";
+import { type Request, requestChannel } from "./files/request";
 import type { LineTarget } from "./files/reveal";
-import { searchView } from "./files/search";
+import { type SearchView, searchView } from "./files/search";
+import { type TabsView, tabsView } from "./files/tabs";
 import { h, setText, show, smallButton } from "./lib/dom";
-import { sendIfLive, watchKernel } from "./lib/kernel";
-import { type NotebookManager, saveViewsAsSnapshots } from "./lib/saved_snapshots";
-import { isObj, list, str } from "./lib/text";
+import { isObj, str } from "./lib/text";
+import { listen, listenToModel, notebookManager, undoAll } from "./lib/view_shell";
 import type { FilesTraits } from "./types";
 
-const GONE = "The kernel restarted or shut down: run %deepagent files again to browse.";
 const REFRESH_DELAY = 150; // ms: `changed` messages close together make one refresh
 
 let views = 0;
 
-function render({ model, el }: { model: AnyModel<FilesTraits>; el: HTMLElement }): () => void {
-  saveViewsAsSnapshots((model as { widget_manager?: NotebookManager }).widget_manager);
-  const viewId = `fv${++views}-${Math.random().toString(36).slice(2, 8)}`;
-  let counter = 0;
-  const waiting = new Map<string, (reply: any) => void>(); // seq → what to do with the reply
+/** An id unique to a view (and to the page): its requests' seqs and its tabs' ids start with it. */
+const newViewId = (): string => `fv${++views}-${Math.random().toString(36).slice(2, 8)}`;
 
-  let gone = false; // no kernel behind the view (it restarted or shut down)
-  const unwatch = watchKernel(model, () => {
-    gone = true;
-  });
-
-  const request: Request = (message, onReply) => {
-    const seq = `${viewId}:${++counter}`;
-    if (gone || !sendIfLive(() => model.send({ ...message, seq }))) {
-      onReply({ seq, error: GONE } as Parameters<typeof onReply>[0]);
-      return seq;
-    }
-    waiting.set(seq, onReply);
-    return seq;
-  };
-
-  const root = h("div", "deepnb-files");
-  const style = h("style");
-  const head = h("div", "dnb-fv-head");
+/** The head line: the title, where the files are, and Refresh. */
+function filesHead(): { el: HTMLElement; where: HTMLElement; refresh: HTMLButtonElement } {
+  const el = h("div", "dnb-fv-head");
   const title = h("span", "dnb-fv-title", "Files");
   const where = h("span", "dnb-fv-where");
-  const refreshBtn = smallButton("dnb-fv-refresh", "↻ Refresh", "List the folders and the open file again");
-  head.append(title, where, refreshBtn);
+  const refresh = smallButton("dnb-fv-refresh", "↻ Refresh", "List the folders and the open file again");
+  el.append(title, where, refresh);
+  return { el, where, refresh };
+}
 
-  const tabs = h("div", "dnb-fv-tabs");
-  tabs.setAttribute("role", "tablist");
-  const filesTab = smallButton("dnb-fv-tab dnb-fv-tab-files", "Files");
-  const changesTab = smallButton("dnb-fv-tab dnb-fv-tab-changes", "Changed in this run");
-  tabs.append(filesTab, changesTab);
+/** The view's panes: the tree and the search beside the viewer (the Files panel), and the run's
+ * changes (their panel). Each opens files in the viewer; `showFiles` brings the Files tab up. */
+interface Panes {
+  tree: TreeView;
+  search: SearchView;
+  viewer: ViewerView;
+  changes: ChangesView;
+  panels: { files: HTMLElement; changes: HTMLElement };
+}
 
-  const filesPanel = h("div", "dnb-fv-panel dnb-fv-files-panel");
-  const side = h("div", "dnb-fv-side");
+function filesPanes(request: Request, rootPath: () => string, showFiles: () => void): Panes {
+  const openFile = (path: string, at?: LineTarget): void => viewer.open(path, { at });
   const tree = treeView(request, (path) => openFile(path));
-  const search = searchView(request, (path, at) => openFile(path, at), () => str(model.get("path")) || "/");
-  side.append(search.el, tree.el);
+  const search = searchView(request, (path, at) => openFile(path, at), rootPath);
   const viewer = viewerView(request, (path) => tree.refresh([path]), (path) => tree.select(path));
-  filesPanel.append(side, viewer.el);
   const changes = changesView(request, (path) => {
-    selectTab("files");
+    showFiles();
     openFile(path);
   });
-  const changesPanel = h("div", "dnb-fv-panel dnb-fv-changes-panel");
-  changesPanel.append(changes.el);
-  const panels: [HTMLButtonElement, HTMLElement, string][] = [
-    [filesTab, filesPanel, "files"], [changesTab, changesPanel, "changes"]];
-  for (const [tab, panel, id] of panels) {
-    tab.setAttribute("role", "tab");
-    tab.setAttribute("data-tab", id);
-    tab.id = `${viewId}-tab-${id}`;
-    panel.id = `${viewId}-panel-${id}`;
-    panel.setAttribute("role", "tabpanel");
-    panel.setAttribute("aria-labelledby", tab.id);
-    tab.setAttribute("aria-controls", panel.id);
-  }
-  root.append(style, head, tabs, filesPanel, changesPanel);
-  el.replaceChildren(root);
+  const files = h("div", "dnb-fv-panel dnb-fv-files-panel");
+  const side = h("div", "dnb-fv-side");
+  side.append(search.el, tree.el);
+  files.append(side, viewer.el);
+  const changed = h("div", "dnb-fv-panel dnb-fv-changes-panel");
+  changed.append(changes.el);
+  return { tree, search, viewer, changes, panels: { files, changes: changed } };
+}
 
-  let tab = "files";
+/** What the view draws from its traits: the head line, the top folder, the changes tab, the code's CSS. */
+function traitRenderers(
+  model: AnyModel<FilesTraits>, panes: Panes, tabs: TabsView, where: HTMLElement, style: HTMLElement,
+): { head(): void; root(): void; run(): void; css(): void } {
+  const { tree, changes } = panes;
+  const top = (): string => str(model.get("path")) || "/";
+  return {
+    head() {
+      const parts = [top(), `agent ${str(model.get("agent"))}`, `thread ${str(model.get("thread_id"))}`];
+      const backend = str(model.get("backend"));
+      if (backend) parts.push(backend);
+      setText(where, parts.join(" · "));
+      tree.setRoot(top());
+    },
+    root() {
+      tree.setRoot(top());
+      tree.fill(tree.root, { entries: model.get("root_entries"), offset: 0, total: model.get("root_total") });
+    },
+    run() {
+      const has = Boolean(model.get("has_changes"));
+      show(tabs.changesTab, has);
+      const run = str(model.get("run_id"));
+      tabs.changesTab.title = run ? `What ${run} changed, file by file` : "";
+      if (!has && tabs.current === "changes") tabs.select("files");
+      else if (tabs.current === "changes") changes.refresh();
+    },
+    css: () => setText(style, model.get("code_css")),
+  };
+}
 
-  function selectTab(next: unknown, focus = false): void {
-    tab = next === "changes" && model.get("has_changes") ? "changes" : "files";
-    for (const [btn, panel, id] of panels) {
-      const on = id === tab;
-      btn.setAttribute("aria-selected", on ? "true" : "false");
-      btn.setAttribute("tabindex", on ? "0" : "-1");
-      panel.hidden = !on;
-      if (on && focus) btn.focus();
-    }
+function render({ model, el }: { model: AnyModel<FilesTraits>; el: HTMLElement }): () => void {
+  notebookManager(model);
+  const viewId = newViewId();
+  const channel = requestChannel(model, viewId);
+  const root = h("div", "deepnb-files");
+  const style = h("style");
+  const head = filesHead();
+  const panes = filesPanes(channel.request, () => str(model.get("path")) || "/", () => tabs.select("files"));
+  const { tree, search, viewer, changes } = panes;
+  const tabs = tabsView(viewId, panes.panels, () => Boolean(model.get("has_changes")), (tab) => {
     root.setAttribute("data-tab", tab);
     if (tab === "changes") changes.refresh();
-  }
+  });
+  root.append(style, head.el, tabs.el, panes.panels.files, panes.panels.changes);
+  el.replaceChildren(root);
 
-  function openFile(path: string, at?: LineTarget): void {
-    viewer.open(path, { at });
-  }
-
-  function renderHead(): void {
-    const parts = [str(model.get("path")) || "/", `agent ${str(model.get("agent"))}`,
-      `thread ${str(model.get("thread_id"))}`];
-    const backend = str(model.get("backend"));
-    if (backend) parts.push(backend);
-    setText(where, parts.join(" · "));
-    tree.setRoot(str(model.get("path")) || "/");
-  }
-
-  function renderRoot(): void {
-    tree.setRoot(str(model.get("path")) || "/");
-    tree.fill(tree.root, { entries: model.get("root_entries"), offset: 0, total: model.get("root_total") });
-  }
-
-  function renderRun(): void {
-    const has = Boolean(model.get("has_changes"));
-    show(changesTab, has);
-    const run = str(model.get("run_id"));
-    changesTab.title = run ? `What ${run} changed, file by file` : "";
-    if (!has && tab === "changes") selectTab("files");
-    else if (tab === "changes") changes.refresh();
-  }
-
-  const renderCss = (): void => setText(style, model.get("code_css"));
-
-  // Changes close together make one refresh of what the view shows.
-  let pendingPaths: Set<string> | null = null;
-  let refreshTimer: ReturnType<typeof setTimeout> | null = null;
-
-  function onChanged(paths: unknown): void {
-    const incoming = list(paths).map(str);
-    pendingPaths = pendingPaths === null ? new Set(incoming) : new Set([...pendingPaths, ...incoming]);
-    if (refreshTimer !== null) return;
-    refreshTimer = setTimeout(() => {
-      refreshTimer = null;
-      const changed = [...(pendingPaths || [])];
-      pendingPaths = null;
-      tree.refresh(changed);
-      viewer.changed(changed);
-      search.refresh();
-      if (tab === "changes") changes.refresh();
-    }, REFRESH_DELAY);
-  }
-
-  function refreshAll(): void {
-    tree.refresh(null);
-    viewer.changed(null);
+  /** Asks again for what the view shows that `paths` can touch (everything for null). */
+  const refreshShown = (paths: string[] | null): void => {
+    tree.refresh(paths);
+    viewer.changed(paths);
     search.refresh();
-    if (tab === "changes") changes.refresh();
-  }
-
-  function onMessage(msg: unknown): void {
+    if (tabs.current === "changes") changes.refresh();
+  };
+  const batcher = changeBatcher(REFRESH_DELAY, refreshShown);
+  const onMessage = (msg: unknown): void => {
     if (!isObj(msg)) return;
-    if (msg.type === "changed") {
-      onChanged(msg.paths);
-      return;
-    }
-    const seq = str(msg.seq);
-    const reply = waiting.get(seq);
-    if (!reply) return; // another view's reply
-    waiting.delete(seq);
-    reply(msg);
-  }
-
-  function onTabClick(event: MouseEvent): void {
-    const target = event.target as Element;
-    const btn = target.closest && target.closest(".dnb-fv-tab");
-    if (btn) selectTab(btn.getAttribute("data-tab"));
-  }
-
-  function onTabKey(event: KeyboardEvent): void {
-    if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
-    event.preventDefault();
-    selectTab(tab === "files" ? "changes" : "files", true);
-  }
-
-  const handlers: Record<string, (...args: any[]) => void> = {
-    "msg:custom": onMessage,
-    "change:code_css": renderCss,
-    "change:root_entries": renderRoot,
-    "change:root_total": renderRoot,
-    "change:path": renderHead,
-    "change:agent": renderHead,
-    "change:thread_id": renderHead,
-    "change:backend": renderHead,
-    "change:has_changes": renderRun,
-    "change:run_id": renderRun,
+    if (msg.type === "changed") batcher.add(msg.paths);
+    else channel.answer(msg);
   };
-
-  renderCss();
-  renderHead();
-  renderRoot();
-  renderRun();
-  selectTab("files");
-  for (const [name, fn] of Object.entries(handlers)) model.on(name, fn);
-  refreshBtn.addEventListener("click", refreshAll);
-  tabs.addEventListener("click", onTabClick);
-  tabs.addEventListener("keydown", onTabKey);
-
-  return () => {
-    for (const [name, fn] of Object.entries(handlers)) model.off(name, fn);
-    refreshBtn.removeEventListener("click", refreshAll);
-    tabs.removeEventListener("click", onTabClick);
-    tabs.removeEventListener("keydown", onTabKey);
-    if (refreshTimer !== null) clearTimeout(refreshTimer);
-    tree.dispose();
-    search.dispose();
-    viewer.dispose();
-    changes.dispose();
-    waiting.clear();
-    unwatch();
-  };
+  const draw = traitRenderers(model, panes, tabs, head.where, style);
+  draw.css();
+  draw.head();
+  draw.root();
+  draw.run();
+  tabs.select("files");
+  return undoAll([
+    listenToModel(model, {
+      "msg:custom": onMessage,
+      "change:code_css": draw.css,
+      "change:root_entries": draw.root,
+      "change:root_total": draw.root,
+      "change:path": draw.head,
+      "change:agent": draw.head,
+      "change:thread_id": draw.head,
+      "change:backend": draw.head,
+      "change:has_changes": draw.run,
+      "change:run_id": draw.run,
+    }),
+    listen(head.refresh, "click", () => refreshShown(null)),
+    () => tabs.dispose(),
+    () => batcher.dispose(),
+    () => tree.dispose(),
+    () => search.dispose(),
+    () => viewer.dispose(),
+    () => changes.dispose(),
+    () => channel.dispose(),
+  ]);
 }
 
 export default { render } satisfies { render(props: RenderProps<FilesTraits>): () => void };

@@ -23,6 +23,9 @@ export interface RunModel {
   dispose(): void;
 }
 
+/** Reads one synced field: `RunModel.get`, or what a test gives a part instead. */
+export type Read = <K extends keyof RunTraits>(name: K) => RunTraits[K];
+
 export function liveModel(widget: AnyModel<RunTraits>): RunModel {
   const overlay = new Map<string, unknown>(); // trait name → value from patches
   const listeners = new Map<string, Set<Callback>>(); // "change:name" → callbacks
