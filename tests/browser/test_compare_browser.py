@@ -59,7 +59,7 @@ def test_the_compare_view_shows_two_columns_and_the_table(page: Any, jupyter_ser
     wait_for_notebook_run(page)
 
     save_notebook(page)
-    saved = saved_output(jupyter_server, name, 1)
+    saved = saved_output(jupyter_server, name, 1, page=page)
     assert "application/vnd.jupyter.widget-view+json" not in saved, "saved as its snapshot: no widget to miss"
     html = saved["text/html"]
     assert html.count('class="dnb-compare-column"') == 2

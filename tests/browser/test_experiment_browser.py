@@ -88,7 +88,7 @@ def test_the_matrix_sorts_filters_opens_a_run_and_saves_its_end(page: Any, jupyt
     expect(matrix.locator(".dnb-experiment-summary")).to_contain_text("careful")
 
     save_notebook(page)
-    saved = saved_output(jupyter_server, "experiment.ipynb", 2)
+    saved = saved_output(jupyter_server, "experiment.ipynb", 2, page=page)
     assert "application/vnd.jupyter.widget-view+json" not in saved
     html = "".join(saved["text/html"])
     assert "6/6 done" in html and 'aria-label="Experiment"' in html and "<img src=x" not in html

@@ -11,8 +11,6 @@ folder a background run wrote after it was shown. Nothing from a file name or co
 from __future__ import annotations
 
 import re
-import time
-import urllib.error
 from pathlib import Path
 from typing import Any
 
@@ -76,18 +74,6 @@ ADDED = "- Hermit crabs swap shells as they grow"
 def row(view: Any, path: str) -> Any:
     """The tree row of ``path`` (folders end with ``/``)."""
     return view.locator(f'.dnb-fv-tree .dnb-fv-row[data-path="{path}"]')
-
-
-def saved_data(server: Any, name: str, cell: int) -> dict[str, Any]:
-    """``saved_output``, asked again while the server answers 400 (a notebook read mid-write)."""
-    for attempt in range(20):
-        try:
-            return saved_output(server, name, cell=cell)
-        except urllib.error.HTTPError as exc:
-            if exc.code != 400 or attempt == 19:
-                raise
-            time.sleep(0.25)
-    raise AssertionError("unreachable")
 
 
 def run_files_notebook(page: Any, server: Any, name: str, *, lab: bool = True) -> Any:
@@ -225,7 +211,7 @@ def test_file_browser_in_jupyterlab(page: Any, jupyter_server: Any, artifact: An
     save_notebook(page)
     # The server writes a notebook in place: read it once the tab says it is saved.
     expect(page.locator(".lm-TabBar-tab.jp-mod-current.jp-mod-dirty")).to_have_count(0)
-    data = saved_data(jupyter_server, "files.ipynb", cell=3)
+    data = saved_output(jupyter_server, "files.ipynb", cell=3, page=page)
     # Saved, the view is its snapshot alone: the file needs no kernel to show it.
     assert "application/vnd.jupyter.widget-view+json" not in data
     assert "&lt;img src=x onerror=window.__pwned=1&gt;.md" in data["text/html"]

@@ -21,6 +21,7 @@ from tests.support.notebook_ui import (
     menu,
     open_notebook,
     run_all,
+    save_notebook,
     saved_output,
     tool_card,
     wait_for_notebook_run,
@@ -249,8 +250,8 @@ def test_untrusted_text_shows_as_text(page: Any, jupyter_server: Any) -> None:
     view.evaluate("(el) => el.scrollIntoView({block: 'start'})")
 
     # The static snapshot that the output also carries (for nbviewer, GitHub…) escapes it too.
-    page.locator(".jp-NotebookPanel-toolbar [data-jp-item-name='save'] jp-button").click()
-    data = saved_output(jupyter_server, "hostile.ipynb", cell=1)
+    save_notebook(page)
+    data = saved_output(jupyter_server, "hostile.ipynb", cell=1, page=page)
     # Saved, the view is its snapshot alone: the file needs no kernel to show it.
     assert "application/vnd.jupyter.widget-view+json" not in data
     snapshot = data["text/html"]

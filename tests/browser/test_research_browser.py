@@ -296,7 +296,7 @@ def test_untrusted_text_in_tree_and_summary(page: Any, jupyter_server: Any, arti
     # The static snapshot saved with the output (for nbviewer, GitHub…) has the tree and the
     # summary, escaped.
     save_notebook(page)
-    snapshot = saved_output(jupyter_server, "hostile-research.ipynb", cell=1)["text/html"]
+    snapshot = saved_output(jupyter_server, "hostile-research.ipynb", cell=1, page=page)["text/html"]
     assert "Research causes &lt;img src=x onerror=" in snapshot, snapshot
     assert "Summary with &lt;img src=x onerror=" in snapshot, snapshot
     assert "&lt;script&gt;window.__pwned=2&lt;/script&gt;" in snapshot, snapshot

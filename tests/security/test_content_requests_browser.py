@@ -124,6 +124,6 @@ def test_remote_images_load_only_on_click(page: Any, jupyter_server: Any, artifa
 
     # The snapshot saved with the notebook names the images as text and loads none.
     save_notebook(page)
-    snapshot = saved_output(jupyter_server, "tracking.ipynb", cell=1)["text/html"]
+    snapshot = saved_output(jupyter_server, "tracking.ipynb", cell=1, page=page)["text/html"]
     assert ANSWER in snapshot and "<img" not in snapshot, snapshot
     assert not errors, "\n\n".join(errors)

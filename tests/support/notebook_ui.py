@@ -154,11 +154,15 @@ def save_notebook(page: Any) -> None:
     page.locator(".jp-NotebookPanel-toolbar [data-jp-item-name='save'] jp-button").click()
 
 
-def saved_output(server: Any, name: str, cell: int, timeout: float = 45) -> dict[str, Any]:
-    """The data of the first output of code cell ``cell`` once the front-end has saved it."""
+def saved_output(server: Any, name: str, cell: int, timeout: float = 60, page: Any = None) -> dict[str, Any]:
+    """The data of the first output of code cell ``cell`` once the front-end has saved it.
+
+    With ``page``, Save is pressed again every ten seconds until the file holds the output: a press
+    that lands while the toolbar is being redrawn, or while JupyterLab is busy, saves nothing."""
     import urllib.error
 
     deadline = time.monotonic() + timeout
+    press_again = time.monotonic() + 10
     while True:
         try:
             content = server.api("GET", f"/api/contents/{name}?content=1")["content"]
@@ -172,6 +176,9 @@ def saved_output(server: Any, name: str, cell: int, timeout: float = 45) -> dict
         if outputs:
             return outputs[0]["data"]
         assert time.monotonic() < deadline, f"{name} was not saved with its outputs"
+        if page is not None and time.monotonic() > press_again:
+            save_notebook(page)
+            press_again = time.monotonic() + 10
         time.sleep(0.2)
 
 
