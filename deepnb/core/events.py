@@ -36,8 +36,19 @@ class TextDelta(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ThinkingDelta(Event):
+    """A piece of what a model thinks before it answers (Anthropic ``thinking`` blocks, OpenAI
+    reasoning summaries, ``reasoning_content``), streamed apart from its text."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class ModelTurn(Event):
-    """A model call finished: its whole text, the tool calls it asked for, its token usage."""
+    """A model call finished: its whole text, the tool calls it asked for, its token usage.
+    ``thinking`` is what it thought (never part of ``text``); ``usage_reported`` is ``False`` when
+    the provider reported no usage, so the tokens are unknown rather than 0; ``reasoning_tokens``
+    is the part of ``output_tokens`` spent thinking, where the provider says."""
 
     text: str
     tool_calls: tuple[Mapping[str, Any], ...] = ()
@@ -45,6 +56,9 @@ class ModelTurn(Event):
     output_tokens: int = 0
     step: int | None = None
     """For the main agent's model node: the thread's step (checkpoint) the turn wrote."""
+    thinking: str = ""
+    usage_reported: bool = True
+    reasoning_tokens: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,6 +303,52 @@ def message_text(content: Any) -> str:
     return ""
 
 
+WITHHELD = "(the provider withheld this reasoning)"
+"""What a thinking block the provider redacted (Anthropic's ``redacted_thinking``) shows."""
+
+
+def _block_thinking(block: Mapping[str, Any]) -> str:
+    """The thinking text of one content block ("" for a block that is not thinking)."""
+    kind = block.get("type")
+    if kind == "thinking":  # Anthropic
+        return str(block.get("thinking") or "")
+    if kind == "redacted_thinking":
+        return WITHHELD
+    if kind == "reasoning":  # LangChain's standard block, or OpenAI Responses' own with a summary
+        if isinstance(block.get("reasoning"), str):
+            return str(block["reasoning"])
+        return _summary_parts(block.get("summary"))
+    return ""
+
+
+def _summary_parts(summary: Any) -> str:
+    """The text of an OpenAI reasoning ``summary`` list (``[{"type": "summary_text", "text"}]``)."""
+    if not isinstance(summary, Sequence) or isinstance(summary, str):
+        return ""
+    return "\n\n".join(
+        str(part.get("text") or "") for part in summary if isinstance(part, Mapping) and part.get("text")
+    )
+
+
+def message_thinking(message: Any) -> str:
+    """What a message (or a streamed chunk of one) says the model thought: its thinking and
+    reasoning content blocks, or the ``reasoning_content`` / ``reasoning`` a provider puts in
+    ``additional_kwargs``. Never any of its text."""
+    content = getattr(message, "content", None)
+    parts: list[str] = []
+    if isinstance(content, Sequence) and not isinstance(content, str):
+        parts = [_block_thinking(block) for block in content if isinstance(block, Mapping)]
+    if any(parts):
+        return "".join(parts)
+    kwargs = getattr(message, "additional_kwargs", None) or {}
+    if isinstance(kwargs.get("reasoning_content"), str):  # DeepSeek, xAI, Groq, Ollama, vLLM
+        return str(kwargs["reasoning_content"])
+    reasoning = kwargs.get("reasoning")
+    if isinstance(reasoning, Mapping):  # OpenAI Responses with the older output version
+        return _summary_parts(reasoning.get("summary"))
+    return ""
+
+
 def _summary_text(content: str) -> str:
     """The summary itself, without the framing deepagents wraps it in for the model."""
     start, end = content.find("<summary>"), content.rfind("</summary>")
@@ -300,6 +360,14 @@ def _summary_text(content: str) -> str:
 def _usage(message: Any) -> tuple[int, int]:
     usage = getattr(message, "usage_metadata", None) or {}
     return int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
+
+
+def _reasoning_tokens(message: Any) -> int | None:
+    """The output tokens spent reasoning, where the provider reports them."""
+    usage = getattr(message, "usage_metadata", None) or {}
+    details = usage.get("output_token_details") if isinstance(usage, Mapping) else None
+    value = details.get("reasoning") if isinstance(details, Mapping) else None
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 @dataclass
@@ -374,6 +442,9 @@ class EventTranslator:
         if agent == self.main and node == MODEL_NODE:
             step = metadata.get("langgraph_step")  # the step of the checkpoint the node writes
             self._model_step = step if isinstance(step, int) else None
+        thinking = message_thinking(message)
+        if thinking:
+            yield ThinkingDelta(agent, thinking)
         text = message_text(message.content)
         if text:
             yield TextDelta(agent, text)
@@ -415,7 +486,17 @@ class EventTranslator:
                 step = None
                 if agent == self.main and node == MODEL_NODE:  # each step is used once, never a stale one
                     step, self._model_step = self._model_step, None
-                yield ModelTurn(agent, message_text(message.content), calls, inp, out, step)
+                yield ModelTurn(
+                    agent,
+                    message_text(message.content),
+                    calls,
+                    inp,
+                    out,
+                    step,
+                    thinking=message_thinking(message),
+                    usage_reported=bool(getattr(message, "usage_metadata", None)),
+                    reasoning_tokens=_reasoning_tokens(message),
+                )
                 for call in calls:
                     yield ToolCallStarted(agent, str(call.get("id")), call["name"], call["args"])
             elif kind == "tool":

@@ -61,7 +61,7 @@ TodoChangeKind: TypeAlias = Literal["added", "started", "completed", "reopened",
 BookkeepingTool: TypeAlias = Literal["write_todos", "ls", "read_file", "glob", "grep"]
 """The tools that keep the agent's books (plan, look around, read) rather than do its work: the
 run view's "Hide bookkeeping" filter hides their cards."""
-ItemKind: TypeAlias = Literal["prompt", "text", "tool", "notice", "error", "summary", "update"]
+ItemKind: TypeAlias = Literal["prompt", "text", "thinking", "tool", "notice", "error", "summary", "update"]
 """The kinds of transcript item."""
 
 RUNNING: Final = "running"
@@ -188,6 +188,18 @@ class TextItem(TypedDict):
     html: str | None
 
 
+class ThinkingItem(TypedDict):
+    """What an agent's model thought before it answered (Anthropic thinking, OpenAI reasoning
+    summaries): ``html`` is ``None`` while it streams, then its Markdown rendered. Shown folded
+    once the answer starts; never part of the run's result."""
+
+    kind: Literal["thinking"]
+    id: str
+    agent: str
+    text: str
+    html: str | None
+
+
 class EvalCard(TypedDict):
     """The interpreter's ``eval`` call on a tool card: its code, then what it printed and returned."""
 
@@ -279,7 +291,7 @@ class UpdateItem(TypedDict):
 
 
 TranscriptItem: TypeAlias = (
-    PromptItem | TextItem | ToolItem | NoticeItem | ErrorItem | SummaryItem | UpdateItem
+    PromptItem | TextItem | ThinkingItem | ToolItem | NoticeItem | ErrorItem | SummaryItem | UpdateItem
 )
 """One transcript item; ``kind`` tells which."""
 
@@ -306,6 +318,10 @@ class Progress(TypedDict):
     todo_progress: str
     waited: NotRequired[float]
     waiting_since: NotRequired[float | None]
+    tokens_reasoning: NotRequired[int | None]
+    """Of ``tokens_out``, those spent reasoning (``None`` where no provider reported them)."""
+    tokens_unreported: NotRequired[int]
+    """Model calls whose provider reported no usage: their tokens are unknown, not in the counts."""
 
 
 class NodeState(TypedDict):
@@ -333,6 +349,8 @@ class NodeState(TypedDict):
     result: str
     result_full: str
     children: list[str]
+    tokens_reasoning: NotRequired[int | None]
+    tokens_unreported: NotRequired[int]
 
 
 # -- pending requests and decisions -------------------------------------------------------------

@@ -119,6 +119,8 @@ def _anchored(text: str, *, padded: bool = False) -> str:
 
 def _turn(event: ev.ModelTurn) -> dict[str, Any]:
     turn: dict[str, Any] = {}
+    if event.thinking:
+        turn["thinking"] = event.thinking
     if event.text:
         turn["text"] = event.text
     calls = []

@@ -40,6 +40,7 @@ from deepnb.core.schema import (
     RunStatus,
     SummaryItem,
     TextItem,
+    ThinkingItem,
     Todo,
     TodoStatus,
     ToolItem,
@@ -71,7 +72,9 @@ GIVEN_ENTRIES = 40
 ALL_DECISIONS: tuple[DecisionType, ...] = ("approve", "edit", "reject", "respond")
 """What an action allows when its interrupt names no review config for it."""
 
-_Item = TypeVar("_Item", PromptItem, TextItem, ToolItem, NoticeItem, ErrorItem, SummaryItem, UpdateItem)
+_Item = TypeVar(
+    "_Item", PromptItem, TextItem, ThinkingItem, ToolItem, NoticeItem, ErrorItem, SummaryItem, UpdateItem
+)
 
 
 def _clip(text: str, limit: int) -> str:
@@ -150,6 +153,10 @@ class RunState:
     tool_calls: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
+    tokens_reasoning: int | None = None
+    """Of ``tokens_out``, those spent reasoning: ``None`` until a provider reports them."""
+    tokens_unreported: int = 0
+    """Model calls whose provider reported no usage (their tokens are unknown, not counted as 0)."""
     started_at: float = field(default_factory=time.time)
     finished_at: float | None = None
     waited: float = 0.0
@@ -159,6 +166,8 @@ class RunState:
     version: int = 0
     _next_id: int = field(default=0, repr=False)
     _open_text: dict[str, TextItem] = field(default_factory=dict, repr=False)
+    _thinking: dict[str, ThinkingItem] = field(default_factory=dict, repr=False)
+    """Each agent's thinking in its current model call, until the call's turn ends it."""
     _tools: dict[str, ToolItem] = field(default_factory=dict, repr=False)
     _interrupt_agents: dict[str, str] = field(default_factory=dict, repr=False)
     _node_by_call: dict[str, NodeState] = field(default_factory=dict, repr=False)
@@ -224,8 +233,38 @@ class RunState:
             )
         )
 
+    def _on_ThinkingDelta(self, event: ev.ThinkingDelta) -> None:
+        self._activity(event.agent, "thinking…")
+        block = self._thinking.get(event.agent)
+        if block is None:
+            block = self._thinking[event.agent] = self._add(
+                ThinkingItem(kind="thinking", agent=event.agent, text="", html=None, id=self._fresh_id())
+            )
+        block["text"] += event.text
+        block["html"] = None  # streaming (again, where a model thinks between pieces of its answer)
+
+    def _settle_thinking(self, agent: str, whole: str = "", *, ended: bool = False) -> None:
+        """Render an agent's thinking so far (its answer starts, or its turn ended with ``whole``,
+        the complete thinking): a view folds it from then on. ``ended`` forgets it."""
+        block = self._thinking.pop(agent, None) if ended else self._thinking.get(agent)
+        text = whole or (block["text"] if block is not None else "")
+        if not text.strip():
+            if block is not None:
+                self.items.remove(block)
+            return
+        if block is None:  # a model that did not stream its thinking: it goes before the answer
+            block = ThinkingItem(kind="thinking", agent=agent, text="", html=None, id=self._fresh_id())
+            self._next_id += 1
+            answer = self._open_text.get(agent)
+            self.items.insert(self.items.index(answer) if answer is not None else len(self.items), block)
+        if block["html"] is None or whole:
+            block["text"] = redact(text)
+            block["html"] = markdown(block["text"])
+
     def _on_TextDelta(self, event: ev.TextDelta) -> None:
         self._activity(event.agent, "writing…")
+        if event.agent in self._thinking:
+            self._settle_thinking(event.agent)
         block = self._open_text.get(event.agent)
         if block is None:
             block = self._add(self._text_block(event.agent))
@@ -240,10 +279,18 @@ class RunState:
         self.steps += 1
         self.tokens_in += event.input_tokens
         self.tokens_out += event.output_tokens
+        self.tokens_unreported += not event.usage_reported
+        if event.reasoning_tokens is not None:
+            self.tokens_reasoning = (self.tokens_reasoning or 0) + event.reasoning_tokens
+        self._settle_thinking(event.agent, event.thinking, ended=True)
         node = self.nodes.get(event.agent)
         if node is not None:
             node["tokens_in"] += event.input_tokens
             node["tokens_out"] += event.output_tokens
+            if not event.usage_reported:
+                node["tokens_unreported"] = node.get("tokens_unreported", 0) + 1
+            if event.reasoning_tokens is not None:
+                node["tokens_reasoning"] = (node.get("tokens_reasoning") or 0) + event.reasoning_tokens
             first_line = next((line for line in event.text.splitlines() if line.strip()), "")
             node["activity"] = _clip(redact(first_line.strip()), ACTIVITY) if first_line else "thinking…"
         block = self._open_text.pop(event.agent, None)
@@ -461,6 +508,8 @@ class RunState:
         for node in self.nodes.values():
             if node["status"] in OPEN_NODE:
                 self._end_node(node, ended)
+        for agent in list(self._thinking):
+            self._settle_thinking(agent, ended=True)
         self._open_text.clear()
 
     def _on_RunFinished(self, event: ev.RunFinished) -> None:
@@ -670,7 +719,7 @@ class RunState:
     # -- projections ----------------------------------------------------------------------
 
     def progress(self) -> Progress:
-        return Progress(
+        progress = Progress(
             steps=self.steps,
             tool_calls=self.tool_calls,
             tokens_in=self.tokens_in,
@@ -681,12 +730,17 @@ class RunState:
             waited=round(self.waited, 1),
             waiting_since=self.waiting_since,
         )
+        if self.tokens_reasoning is not None:
+            progress["tokens_reasoning"] = self.tokens_reasoning
+        if self.tokens_unreported:
+            progress["tokens_unreported"] = self.tokens_unreported
+        return progress
 
     @staticmethod
     def public_item(item: TranscriptItem) -> TranscriptItem:
         """A copy of a transcript item as views show it (streaming text redacted)."""
         copy = item.copy()
-        if copy["kind"] == "text" and copy.get("html") is None:  # still streaming
+        if copy["kind"] in ("text", "thinking") and copy.get("html") is None:  # still streaming
             copy["text"] = redact(copy["text"])
         return copy
 

@@ -39,6 +39,10 @@ class SubagentNode(Displayable):
     calls_failed: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
+    tokens_reasoning: int | None = None
+    """Of ``tokens_out``, those spent reasoning, where the provider reported them."""
+    tokens_unreported: int = 0
+    """The node's model calls whose provider reported no usage."""
     activity: str = ""
     duration: float | None = None
     children: tuple[SubagentNode, ...] = ()
@@ -94,6 +98,8 @@ def build_tree(
             calls_failed=int(node.get("calls_failed", 0)),
             tokens_in=int(node.get("tokens_in", 0)),
             tokens_out=int(node.get("tokens_out", 0)),
+            tokens_reasoning=node.get("tokens_reasoning"),
+            tokens_unreported=int(node.get("tokens_unreported", 0)),
             activity=node.get("activity", ""),
             duration=round(end - node["started_at"], 1) if end and node.get("started_at") else None,
             children=tuple(make(by_id[c]) for c in node.get("children", ()) if c in by_id),

@@ -28,6 +28,12 @@ from a model without native structured output; ``run.output`` is then the parsed
 (:mod:`deepnb.engine.recording`): every turn with its tool calls' ``id`` and its ``usage``, each
 conversation matched by its prompt or task description.
 
+A turn may think before it answers: ``thinking: "..."`` streams as Anthropic's ``thinking`` content
+blocks do, ahead of the text (the turn's usage then counts it as reasoning tokens)::
+
+    - thinking: "The user wants a report; start with the sources."
+      text: "Here is the report."
+
 An agent's value may also be a plain list of turns. A turn may instead be ``{error: "message"}``,
 which makes the model raise, to rehearse failures.
 
@@ -81,6 +87,7 @@ class ScriptedTurn:
     tool_calls: tuple[Mapping[str, Any], ...] = ()
     usage: Mapping[str, int] | None = None
     error: str | None = None
+    thinking: str = ""
 
 
 @dataclass(frozen=True)
@@ -189,12 +196,14 @@ def _parse_turns(turns: Any, where: str) -> tuple[ScriptedTurn, ...]:
             turn = {"text": turn}
         if not isinstance(turn, Mapping):
             raise ScriptError(f"{where}, turn {index}: a turn is a mapping or a string.")
-        unknown = set(turn) - {"text", "tool_calls", "usage", "error"}
+        unknown = set(turn) - {"text", "thinking", "tool_calls", "usage", "error"}
         if unknown:
             raise ScriptError(
                 f"{where}, turn {index}: unknown key(s) {sorted(unknown)}; "
-                "use text, tool_calls, usage or error."
+                "use text, thinking, tool_calls, usage or error."
             )
+        if turn.get("thinking") is not None and not isinstance(turn["thinking"], str):
+            raise ScriptError(f"{where}, turn {index}: 'thinking' must be text, a string.")
         calls = turn.get("tool_calls") or ()
         if not isinstance(calls, Sequence) or isinstance(calls, str):
             raise ScriptError(f"{where}, turn {index}: 'tool_calls' must be a list of {{name, args}}.")
@@ -219,6 +228,7 @@ def _parse_turns(turns: Any, where: str) -> tuple[ScriptedTurn, ...]:
                 tool_calls=tuple(calls),
                 usage=usage,
                 error=turn.get("error"),
+                thinking=str(turn.get("thinking") or ""),
             )
         )
     return tuple(parsed)
@@ -246,7 +256,38 @@ def _text_of(message: BaseMessage) -> str:
     content = message.content
     if isinstance(content, str):
         return content
-    return "".join(part.get("text", "") if isinstance(part, Mapping) else str(part) for part in content)
+    return "".join(
+        str(part.get("text", "")) if isinstance(part, Mapping) else str(part)
+        for part in content
+        if not isinstance(part, Mapping) or part.get("type") in (None, "text")
+    )
+
+
+SIGNATURE = "deepnb-scripted"
+"""The ``signature`` of a scripted thinking block (Anthropic signs each one)."""
+
+
+def _content(turn: ScriptedTurn) -> str | list[str | dict[Any, Any]]:
+    """A reply's content: its text, or, for a turn that thinks, Anthropic's content blocks."""
+    if not turn.thinking:
+        return turn.text
+    blocks: list[str | dict[Any, Any]] = [
+        {"type": "thinking", "thinking": turn.thinking, "signature": SIGNATURE}
+    ]
+    if turn.text:
+        blocks.append({"type": "text", "text": turn.text})
+    return blocks
+
+
+def _thinking_of(message: BaseMessage) -> str:
+    content = message.content
+    if isinstance(content, str):
+        return ""
+    return "".join(
+        str(part.get("thinking", ""))
+        for part in content
+        if isinstance(part, Mapping) and part.get("type") == "thinking"
+    )
 
 
 def _graph_metadata() -> Mapping[str, Any]:
@@ -368,19 +409,26 @@ class ScriptedChatModel(BaseChatModel):
         usage = self._usage(messages, turn, calls)
         place = {_PLACE: {"prompt": prompt, "turn": index}}
         message = AIMessage(
-            content=turn.text, tool_calls=calls, usage_metadata=usage, response_metadata=place
+            content=_content(turn), tool_calls=calls, usage_metadata=usage, response_metadata=place
         )
         return turn, message
 
     @staticmethod
     def _usage(messages: list[BaseMessage], turn: ScriptedTurn, calls: list[dict[str, Any]]) -> UsageMetadata:
+        thought = len(_TOKEN.findall(turn.thinking))
         if turn.usage:
             inp = int(turn.usage.get("input_tokens", 0))
             out = int(turn.usage.get("output_tokens", 0))
+            thought = int(turn.usage.get("reasoning_tokens", thought))
         else:
             inp = max(1, sum(len(_text_of(m)) for m in messages) // 4)
-            out = len(_TOKEN.findall(turn.text)) + sum(len(json.dumps(c["args"])) // 4 for c in calls)
-        return UsageMetadata(input_tokens=inp, output_tokens=out, total_tokens=inp + out)
+            out = (
+                thought + len(_TOKEN.findall(turn.text)) + sum(len(json.dumps(c["args"])) // 4 for c in calls)
+            )
+        usage = UsageMetadata(input_tokens=inp, output_tokens=out, total_tokens=inp + out)
+        if turn.thinking:
+            usage["output_token_details"] = {"reasoning": thought}
+        return usage
 
     def _generate(
         self,
@@ -393,8 +441,16 @@ class ScriptedChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=message)])
 
     def _chunks(self, message: AIMessage) -> Iterator[AIMessageChunk]:
-        for token in _TOKEN.findall(_text_of(message)):  # the turn's text: _reply made it a str
-            yield AIMessageChunk(content=token)
+        thinking = _thinking_of(message)
+        if thinking:  # as Anthropic streams it: thinking deltas in block 0, its signature, then text
+            for token in _TOKEN.findall(thinking):
+                yield AIMessageChunk(content=[{"type": "thinking", "thinking": token, "index": 0}])
+            yield AIMessageChunk(content=[{"type": "thinking", "signature": SIGNATURE, "index": 0}])
+            for token in _TOKEN.findall(_text_of(message)):
+                yield AIMessageChunk(content=[{"type": "text", "text": token, "index": 1}])
+        else:
+            for token in _TOKEN.findall(_text_of(message)):  # the turn's text, a str
+                yield AIMessageChunk(content=token)
         yield AIMessageChunk(
             content="",
             tool_calls=message.tool_calls,
@@ -415,7 +471,7 @@ class ScriptedChatModel(BaseChatModel):
             if self.script.delay and chunk.content:
                 time.sleep(self.script.delay)
             if run_manager and chunk.content:
-                run_manager.on_llm_new_token(chunk.content)
+                run_manager.on_llm_new_token(chunk.text)
             yield ChatGenerationChunk(message=chunk)
 
     async def _astream(
@@ -431,5 +487,5 @@ class ScriptedChatModel(BaseChatModel):
                 if self.script.delay:  # as _stream: no trip through the event loop per token at 0
                     await asyncio.sleep(self.script.delay)
                 if run_manager:
-                    await run_manager.on_llm_new_token(chunk.content)
+                    await run_manager.on_llm_new_token(chunk.text)
             yield ChatGenerationChunk(message=chunk)

@@ -43,13 +43,22 @@ def said(who: str) -> str:
 
 
 class ThreeCharacters(ScriptedChatModel):
-    """The scripted model, its text streamed 3 characters at a time (as real models often do)."""
+    """The scripted model, its text and its thinking streamed 3 characters at a time (as real
+    models often do)."""
 
     def _chunks(self, message: AIMessage) -> Iterator[AIMessageChunk]:
         for chunk in super()._chunks(message):
             if isinstance(chunk.content, str) and chunk.content:
                 for piece in pieces(chunk.content):
                     yield AIMessageChunk(content=piece)
+            elif isinstance(chunk.content, list) and chunk.content and chunk.content[0].get("thinking"):
+                block = chunk.content[0]
+                for piece in pieces(block["thinking"]):
+                    yield AIMessageChunk(content=[{**block, "thinking": piece}])
+            elif isinstance(chunk.content, list) and chunk.content and chunk.content[0].get("text"):
+                block = chunk.content[0]
+                for piece in pieces(block["text"]):
+                    yield AIMessageChunk(content=[{**block, "text": piece}])
             else:
                 yield chunk
 
@@ -90,6 +99,7 @@ def streamed_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> dict[str, An
         "agents": {
             "main": [
                 {
+                    "thinking": said("the model's thinking"),
                     "text": said("the model"),
                     "tool_calls": [
                         {"name": "task", "args": {"description": "Look", "subagent_type": "general-purpose"}},
@@ -98,7 +108,7 @@ def streamed_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> dict[str, An
                 },
                 said("the answer"),
             ],
-            "general-purpose": [said("the subagent")],
+            "general-purpose": [{"thinking": said("the subagent's thinking"), "text": said("the subagent")}],
         }
     }
     model = ThreeCharacters(script=parse_script(script))
@@ -134,7 +144,13 @@ def streamed_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> dict[str, An
 def test_no_prefix_of_a_secret_is_shown_while_it_streams(streamed_run: dict[str, Any]) -> None:
     run: Run = streamed_run["run"]
     # every streamed channel was exercised, in pieces: main and subagent text, a tool's stream
-    assert {"TextDelta@main", "TextDelta@main/general-purpose", "Custom@main"} <= streamed_run["kinds"]
+    assert {
+        "TextDelta@main",
+        "TextDelta@main/general-purpose",
+        "ThinkingDelta@main",
+        "ThinkingDelta@main/general-purpose",
+        "Custom@main",
+    } <= streamed_run["kinds"]
     shown = streamed_run["sent"] + streamed_run["seen"] + [repr(e) for e in run.log]
     shown += [json.dumps(run.state.to_json(), ensure_ascii=False), repr(run)]
     for where, text in enumerate(shown):
@@ -144,6 +160,7 @@ def test_no_prefix_of_a_secret_is_shown_while_it_streams(streamed_run: dict[str,
     for word in INNOCENT:
         assert word in final
     assert "the answer says [redacted], then [redacted]; also " + " ".join(INNOCENT) in final
+    assert "the subagent's thinking says [redacted], then [redacted]; also " + " ".join(INNOCENT) in final
 
 
 def test_held_text_is_let_go_at_every_end() -> None:
@@ -174,9 +191,9 @@ def test_held_text_is_let_go_at_every_end() -> None:
 
 
 def test_only_text_is_streamed() -> None:
-    """The streams :data:`CHANNELS` covers are all there are: a model's thinking, reasoning and
-    tool-call argument pieces never become events of their own (a new kind of delta must be added
-    to the channels)."""
+    """The streams :data:`CHANNELS` covers are all there are: a model's text and its thinking
+    (thinking and reasoning blocks, one stream) are deltas of their own; tool-call argument pieces
+    never become events (a new kind of delta must be added to the channels)."""
     translator = ev.EventTranslator()
     chunk = AIMessageChunk(
         content=[
@@ -187,7 +204,7 @@ def test_only_text_is_streamed() -> None:
         tool_call_chunks=[{"name": "ls", "args": '{"p": "' + SECRET[:9], "id": "c1", "index": 0}],
     )
     events = list(translator.translate(((), "messages", (chunk, {"langgraph_node": "model"}))))
-    assert events == [ev.TextDelta(ev.MAIN, "hi")]
+    assert events == [ev.ThinkingDelta(ev.MAIN, SECRET[:9] * 2), ev.TextDelta(ev.MAIN, "hi")]
     deltas = {
         kind for kind in vars(ev).values() if isinstance(kind, type) and kind.__name__.endswith("Delta")
     }

@@ -106,6 +106,7 @@ HOSTILE = "<img src=x onerror=alert(1)>"
 SAMPLES = {
     "prompt": {"kind": "prompt", "text": HOSTILE},
     "text": {"kind": "text", "text": HOSTILE, "agent": "main/researcher#1"},
+    "thinking": {"kind": "thinking", "text": HOSTILE, "agent": "main/researcher#1"},
     "tool": {"kind": "tool", "name": "grep", "args": HOSTILE, "status": "done", "result": "r"},
     "summary": {"kind": "summary", "summary": HOSTILE, "cutoff": 3, "messages": 2},
     "error": {"kind": "error", "text": HOSTILE},

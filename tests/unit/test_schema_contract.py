@@ -77,7 +77,7 @@ def call(call_id: str, name: str, **args: object) -> dict[str, Any]:
 
 
 def every_kind() -> list[ev.Event]:
-    """A run that makes every kind of item but an error, a subagent, an eval card, a summary, an approval with
+    """A run that makes every kind of item but an error (thinking too), a subagent, an eval card, a summary, an approval with
     a decision and a preview, todos and an async task."""
     hitl = ev.InterruptRequest(
         "int-1",
@@ -91,13 +91,16 @@ def every_kind() -> list[ev.Event]:
         ev.RunStarted(M, "t1", "Plan a trip"),
         ev.ToolsListed(M, {"main": ("ls", "task"), "general-purpose": ("ls",)}),
         ev.PromptLoaded(M, skills=(("travel", "Plan trips."),), memory=("/AGENTS.md",)),
+        ev.ThinkingDelta(M, "Delegate the search."),
         ev.TextDelta(M, "Thinking"),
-        ev.ModelTurn(M, "Thinking", (call("c1", "task"),), 10, 2),
+        ev.ModelTurn(
+            M, "Thinking", (call("c1", "task"),), 10, 2, thinking="Delegate the search.", reasoning_tokens=1
+        ),
         ev.ToolCallStarted(M, "c1", "task", {"subagent_type": "general-purpose", "description": "look"}),
         ev.SubagentStarted(M, "task-1", "c1", "general-purpose", "look", SUB),
         ev.ToolCallStarted(SUB, "c2", "eval", {"code": "1 + 1"}),
         ev.ToolCallFinished(SUB, "c2", "eval", "<result>2</result>"),
-        ev.ModelTurn(SUB, "Found it", (), 5, 1),
+        ev.ModelTurn(SUB, "Found it", (), 5, 1, usage_reported=False),
         ev.ToolCallFinished(M, "c1", "task", "Found it"),
         ev.SubagentFinished(SUB, "task-1", SUB),
         ev.TodosChanged(

@@ -114,4 +114,5 @@ def test_a_slow_flush_spaces_the_next_so_flushing_keeps_its_share_of_the_engine(
     cost["seconds"] = 0.0
     run_sync(poke())
     _wait_until(lambda: len(recorder.flushes) == 3)
-    assert throttle.gap == throttle.interval  # quick again: back to the usual pace
+    # quick again: back towards the usual pace (a loaded machine's flush of nothing takes a few ms)
+    assert throttle.interval <= throttle.gap < 0.1, throttle.gap

@@ -101,7 +101,15 @@ export type BookkeepingTool = "write_todos" | "ls" | "read_file" | "glob" | "gre
 /**
  * The kinds of transcript item.
  */
-export type ItemKind = "prompt" | "text" | "tool" | "notice" | "error" | "summary" | "update";
+export type ItemKind =
+  | "prompt"
+  | "text"
+  | "thinking"
+  | "tool"
+  | "notice"
+  | "error"
+  | "summary"
+  | "update";
 
 /**
  * The status a run, a tool call and a subagent start in (all three status sets have it).
@@ -278,6 +286,19 @@ export interface TextItem {
 }
 
 /**
+ * What an agent's model thought before it answered (Anthropic thinking, OpenAI reasoning
+ * summaries): `html` is `None` while it streams, then its Markdown rendered. Shown folded
+ * once the answer starts; never part of the run's result.
+ */
+export interface ThinkingItem {
+  kind: "thinking";
+  id: string;
+  agent: string;
+  text: string;
+  html: string | null;
+}
+
+/**
  * The interpreter's `eval` call on a tool card: its code, then what it printed and returned.
  */
 export interface EvalCard {
@@ -380,6 +401,7 @@ export interface UpdateItem {
 export type TranscriptItem =
   | PromptItem
   | TextItem
+  | ThinkingItem
   | ToolItem
   | NoticeItem
   | ErrorItem
@@ -407,6 +429,8 @@ export interface Progress {
   todo_progress: string;
   waited?: number;
   waiting_since?: number | null;
+  tokens_reasoning?: number | null;
+  tokens_unreported?: number;
 }
 
 /**
@@ -435,6 +459,8 @@ export interface NodeState {
   result: string;
   result_full: string;
   children: string[];
+  tokens_reasoning?: number | null;
+  tokens_unreported?: number;
 }
 
 export interface FilePreview {

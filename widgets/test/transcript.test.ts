@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { setExpanded } from "../src/run/tool_card";
 import { summarizedText, tokensText } from "../src/run/summary_card";
+import { tokensWords } from "../src/run/tokens";
 import { ITEM_RECS, itemList, keyItems } from "../src/run/transcript";
 import type { Item, ToolItem } from "../src/types";
 
@@ -223,6 +224,49 @@ describe("summaries and notices", () => {
   });
 });
 
+describe("thinking", () => {
+  const thinking = (text: string, html: string | null, agent = "main"): Item =>
+    ({ kind: "thinking", id: "k1", agent, text, html });
+  const fold = (box: HTMLElement): HTMLDetailsElement => box.querySelector("details.dnb-thinking-details")!;
+  const byReader = (details: HTMLDetailsElement, open: boolean): void => {
+    details.open = open;
+    details.dispatchEvent(new Event("toggle"));
+  };
+
+  it("streams open, as text, then folds once the answer starts", () => {
+    const t = list();
+    t.sync([thinking("Weigh the <b>options", null)]);
+    const details = fold(t.box);
+    assert.equal(details.open, true);
+    assert.equal(t.box.querySelector(".dnb-thinking-title")!.textContent, "Thinking");
+    assert.equal(t.box.querySelector(".dnb-thinking-text")!.textContent, "Weigh the <b>options");
+    assert.equal(t.box.querySelector(".dnb-thinking-text b"), null, "streamed thinking is text, never HTML");
+    t.sync([thinking("Weigh the <b>options first.", "<p>Weigh the &lt;b&gt;options first.</p>"),
+      { kind: "text", id: "t1", agent: "main", text: "Done", html: null }]);
+    assert.equal(fold(t.box), details, "patched in place");
+    assert.equal(details.open, false, "folded once the answer starts");
+    assert.equal(t.box.querySelector(".dnb-thinking-text")!.textContent, "Weigh the <b>options first.");
+  });
+
+  it("keeps the reader's choice: closed while streaming stays closed, opened stays open", () => {
+    const t = list();
+    t.sync([thinking("Hmm", null)]);
+    byReader(fold(t.box), false);
+    t.sync([thinking("Hmm, more", null)]);
+    assert.equal(fold(t.box).open, false);
+    byReader(fold(t.box), true);
+    t.sync([thinking("Hmm, more.", "<p>Hmm, more.</p>")]);
+    assert.equal(fold(t.box).open, true, "opened by the reader: the answer does not fold it");
+    assert.ok(t.expanded.has("k1"), "remembered for a redrawn view");
+  });
+
+  it("labels a subagent's thinking", () => {
+    const t = list();
+    t.sync([thinking("Sources first", null, "main/researcher")]);
+    assert.equal(t.box.querySelector(".dnb-thinking-toggle .dnb-agent-label")!.textContent, "researcher");
+  });
+});
+
 describe("node updates", () => {
   it("shows a node's name and its update as text, escaped, patched in place", () => {
     const t = list();
@@ -236,5 +280,16 @@ describe("node updates", () => {
     t.sync([update('{"joke": "Why did the cat sit on the computer?"}')]);
     assert.equal(t.box.firstElementChild, el);
     assert.match(el.querySelector(".dnb-update-values")!.textContent!, /cat sit/);
+  });
+});
+
+describe("token counts", () => {
+  it("says reasoning apart, and unknown where no provider reported usage, never 0", () => {
+    assert.equal(tokensWords({ tokens_in: 1200, tokens_out: 300 }), "tokens 1,200 in / 300 out");
+    assert.equal(tokensWords({ tokens_in: 1200, tokens_out: 300, tokens_reasoning: 80 }),
+      "tokens 1,200 in / 300 out (80 reasoning)");
+    assert.equal(tokensWords({ tokens_in: 0, tokens_out: 0, tokens_unreported: 3 }), "tokens unknown");
+    assert.equal(tokensWords({ tokens_in: 10, tokens_out: 5, tokens_unreported: 1 }),
+      "tokens 10 in / 5 out · 1 model call unreported");
   });
 });

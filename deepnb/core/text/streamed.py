@@ -7,7 +7,8 @@ what can no longer become part of a secret (:func:`deepnb.core.text.secrets.open
 back until the next pieces settle it — a few characters of delay, and no innocent text redacted.
 
 The streams (:data:`CHANNELS`) are each agent's model text (:class:`~deepnb.core.events.TextDelta`:
-the main agent's answer and every subagent's) and the text a tool streams with LangGraph's stream
+the main agent's answer and every subagent's), what each agent's model thinks
+(:class:`~deepnb.core.events.ThinkingDelta`), and the text a tool streams with LangGraph's stream
 writer (a :class:`~deepnb.core.events.Custom` event holding a string). What is held is let go, redacted
 as a whole, before the event that ends its stream (the agent's model turn, tool call or task
 ends, or the run finishes, fails, stops or pauses), so no text is lost.
@@ -22,13 +23,16 @@ from deepnb.core.text.secrets import open_tail, redact, redact_data
 
 __all__ = ["CHANNELS", "StreamRedactor"]
 
-CHANNELS: dict[type[ev.Event], str] = {ev.TextDelta: "text", ev.Custom: "data"}
+CHANNELS: dict[type[ev.Event], str] = {ev.TextDelta: "text", ev.ThinkingDelta: "text", ev.Custom: "data"}
 """The events that carry a piece of a stream, and the field that holds the piece (a ``Custom``
 event is one only when its data is a string)."""
 ENDS_AGENT = (ev.ModelTurn, ev.ToolCallStarted, ev.ToolCallFinished, ev.Interrupted)
 """Events after which an agent's streams have ended (its model call, or its tool call, is over)."""
 ENDS_ALL = (ev.RunFinished, ev.RunFailed, ev.RunCancelled, ev.RunPaused)
 """Events after which no stream of the run goes on."""
+ENDS_STREAM: dict[type[ev.Event], type[ev.Event]] = {ev.TextDelta: ev.ThinkingDelta}
+"""A piece of one stream that ends another of the same agent: its answer starts, so what it
+thought is let go in full before the answer's first piece."""
 
 
 def _piece(event: ev.Event) -> str | None:
@@ -79,12 +83,19 @@ class StreamRedactor:
         """Let go what every stream of ``agent`` (``None``: of every agent) holds, redacted."""
         out = []
         for key in [k for k in self._held if agent is None or k[1] == agent]:
-            held = self._held.pop(key)
-            if held.text:
-                out.append(_with(held.event, _redacted(held.before, held.text)))
+            out += self._let_go(key)
         return out
 
     def _stream(self, event: ev.Event, piece: str) -> list[ev.Event]:
+        ended = ENDS_STREAM.get(type(event))
+        before = self._let_go((ended, event.agent)) if ended is not None else []
+        return before + self._piece(event, piece)
+
+    def _let_go(self, key: tuple[type[ev.Event], str]) -> list[ev.Event]:
+        held = self._held.pop(key, None)
+        return [_with(held.event, _redacted(held.before, held.text))] if held and held.text else []
+
+    def _piece(self, event: ev.Event, piece: str) -> list[ev.Event]:
         key = (type(event), event.agent)
         held = self._held.get(key)
         if held is None:

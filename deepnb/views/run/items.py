@@ -1,5 +1,5 @@
 """Transcript items as static HTML and as text: one pair of functions per item kind (prompt,
-text, tool, eval, summary, update, error, notice), side by side so the two forms cannot drift.
+text, thinking, tool, eval, summary, update, error, notice), side by side so the two forms cannot drift.
 
 Every piece of agent text is escaped here; the only HTML taken as is is what
 :mod:`deepnb.core.text.markup` rendered when the item was folded (``html``, ``summary_html``,
@@ -53,6 +53,23 @@ def _text_html(item: Item, label: str) -> str:
 
 def _text_text(item: Item, label: str) -> str:
     return f"{label}{item['text']}"
+
+
+# -- thinking: what a model thought before it answered, folded ---------------------------------------
+
+THINKING = "Thinking"
+"""The heading of a thinking item wherever it is shown."""
+
+
+def _thinking_html(item: Item, label: str) -> str:
+    body = item.get("html") or f"<p>{escape(item['text'])}</p>"
+    head = f"{escape(label)}{THINKING}"
+    return f'<details class="dnb-thinking"><summary class="dnb-muted">{head}</summary>{body}</details>'
+
+
+def _thinking_text(item: Item, label: str) -> str:
+    lines = str(item["text"]).splitlines() or [""]
+    return "\n".join([f"{label}{THINKING}:", *(f"  │ {line}" for line in lines)])
 
 
 # -- tool: a tool call's card (an interpreter ``eval`` has its own, below) -------------------------
@@ -212,6 +229,7 @@ def _notice_text(item: Item, _label: str) -> str:
 KINDS: dict[str, tuple[Render, Render]] = {
     "prompt": (_prompt_html, _prompt_text),
     "text": (_text_html, _text_text),
+    "thinking": (_thinking_html, _thinking_text),
     "tool": (_tool_html, _tool_text),
     "summary": (_summary_html, _summary_text),
     "update": (_update_html, _update_text),

@@ -27,6 +27,7 @@ from deepnb.views.run.output_table import OutputRows, output_html, output_lines
 from deepnb.views.run.questions import question_html, question_text
 from deepnb.views.run.subagent_tree import state_tree, tree_html, tree_text
 from deepnb.views.run.timeline_view import FINAL, fork_command, step_links, timeline_html, timeline_lines
+from deepnb.views.run.tokens import tokens_words
 from deepnb.views.styles import snapshot_style
 
 
@@ -45,7 +46,7 @@ def _head(state: Mapping[str, Any]) -> str:
         f"deepnb · agent {state['agent']} · thread {state['thread_id']} · "
         f"{_status(state)} · {plural(p['steps'], 'step')} · "
         f"{plural(p['tool_calls'], 'tool call')} · {p['elapsed']:.1f} s{_waited(p)} · "
-        f"tokens {p['tokens_in']:,} in / {p['tokens_out']:,} out"
+        f"{tokens_words(p)}"
     )
 
 

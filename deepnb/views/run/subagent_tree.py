@@ -10,6 +10,7 @@ from deepnb.core.schema import NODE_STATUS_MARK, shown_as
 from deepnb.core.text.markup import escape
 from deepnb.engine.tree import SubagentNode, build_tree
 from deepnb.views.run.items import item_html, item_text, plural
+from deepnb.views.run.tokens import tokens_words
 
 TREE_MARK = NODE_STATUS_MARK
 
@@ -31,8 +32,17 @@ def _node_line(node: SubagentNode) -> str:
     if node.duration is not None:
         parts.append(f"{node.duration:.1f} s")
     parts.append(plural(node.tool_calls, "tool call") + calls_hint(node.calls_declined, node.calls_failed))
-    if node.tokens_in or node.tokens_out:
-        parts.append(f"tokens {node.tokens_in:,} in / {node.tokens_out:,} out")
+    if node.tokens_in or node.tokens_out or node.tokens_unreported:
+        parts.append(
+            tokens_words(
+                {
+                    "tokens_in": node.tokens_in,
+                    "tokens_out": node.tokens_out,
+                    "tokens_reasoning": node.tokens_reasoning,
+                    "tokens_unreported": node.tokens_unreported,
+                }
+            )
+        )
     if node.source == "js":
         parts.append("from JS task()")
     return " ".join(parts[:3]) + (" · " + " · ".join(parts[3:]) if parts[3:] else "")

@@ -3,6 +3,7 @@
 import { show, setText } from "../lib/dom";
 import { str } from "../lib/text";
 import type { SummaryParts } from "./summary_card";
+import type { ThinkingParts } from "./thinking_card";
 import type { ToolParts } from "./tool_card";
 
 export interface ItemRecord {
@@ -23,6 +24,7 @@ export interface ItemRecord {
   stream?: Text | null;
   tool?: ToolParts;
   summary?: SummaryParts;
+  thinking?: ThinkingParts;
 }
 
 /** Returns true when `item[name]` differs from the last value seen, and remembers the new value. */

@@ -11,6 +11,7 @@ import type { RunModel } from "./live_model";
 import type { RunMemory } from "./memory";
 import { changed, differs, type ItemRecord } from "./record";
 import { type Entry, type ItemList, itemList } from "./transcript";
+import { tokensWords } from "./tokens";
 
 /** " (1 declined, 2 failed)": the calls that did not do their work, so a "✓ done" node says so. */
 export function callsHint(declined: unknown, failed: unknown): string {
@@ -129,10 +130,9 @@ function patchNode(rec: NodeRecord, node: TreeNode): boolean {
     setText(rec.calls, plural(rec.f.tool_calls, "tool call") + hint);
     rec.calls.classList.toggle("dnb-node-calls-hint", hint !== "");
   }
-  const inChanged = changed(rec, node, "tokens_in");
-  if (changed(rec, node, "tokens_out") || inChanged) {
-    setText(rec.tokens, `tokens ${fmtInt(rec.f.tokens_in)} in / ${fmtInt(rec.f.tokens_out)} out`);
-  }
+  const tokensChanged = ["tokens_in", "tokens_out", "tokens_reasoning", "tokens_unreported"]
+    .map((name) => changed(rec, node, name)).some(Boolean);
+  if (tokensChanged) setText(rec.tokens, tokensWords(rec.f));
   const resultChanged = changed(rec, node, "result");
   if (changed(rec, node, "activity") || resultChanged) {
     const result = str(rec.f.result);

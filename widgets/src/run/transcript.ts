@@ -1,4 +1,4 @@
-// The transcript: one list of items (prompt, text, tool, notice, error, summary, update), patched in
+// The transcript: one list of items (prompt, text, thinking, tool, notice, error, summary, update), patched in
 // place.
 // Updates arrive up to 20 times a second and `items` can hold thousands of entries, so each list
 // keeps one record per item id: new elements only for new ids, DOM writes only for fields that
@@ -11,9 +11,10 @@ import { isObj, list, shownText, str } from "../lib/text";
 import type { Item, SummaryItem, ToolItem } from "../types";
 import { agentLabel, changed, type ItemRecord } from "./record";
 import { makeSummary, patchSummary } from "./summary_card";
+import { foldThinking, makeThinking } from "./thinking_card";
 import { makeToolCard, patchTool } from "./tool_card";
 
-const KINDS = new Set(["prompt", "text", "tool", "notice", "error", "summary", "update"]);
+const KINDS = new Set(["prompt", "text", "thinking", "tool", "notice", "error", "summary", "update"]);
 
 /** Item records by their element, for the click and key handlers of every transcript list. */
 export const ITEM_RECS = new WeakMap<Element, ItemRecord>();
@@ -45,7 +46,7 @@ export function makeItem(item: Item, key: string, expanded: Set<string>): ItemRe
   el.setAttribute("data-kind", kind);
   el.setAttribute("data-id", key);
   const rec: ItemRecord = { key, kind, el, f: {} };
-  if (kind === "text" || kind === "tool" || kind === "summary") {
+  if (kind === "text" || kind === "thinking" || kind === "tool" || kind === "summary") {
     rec.label = h("span", "dnb-agent-label");
     rec.label.hidden = true;
   }
@@ -53,6 +54,8 @@ export function makeItem(item: Item, key: string, expanded: Set<string>): ItemRe
     el.append(h("span", "dnb-prompt-mark", "›"), (rec.body = h("div", "dnb-prompt-text")));
   } else if (kind === "text") {
     el.append(rec.label!, (rec.body = h("div", "dnb-text-body")));
+  } else if (kind === "thinking") {
+    makeThinking(rec, expanded);
   } else if (kind === "tool") {
     makeToolCard(rec, expanded);
   } else if (kind === "notice") {
@@ -83,6 +86,10 @@ export function patchItem(rec: ItemRecord, item: Item): void {
   }
   if (rec.label) agentLabel(rec, (item as { agent?: unknown }).agent); // error items name none
   if (rec.kind === "text") patchText(rec, item);
+  else if (rec.kind === "thinking") {
+    patchText(rec, item);
+    foldThinking(rec);
+  }
   else if (rec.kind === "tool") patchTool(rec, item as ToolItem);
   else if (rec.kind === "summary") patchSummary(rec, item as SummaryItem);
   else if (rec.kind === "notice") {
