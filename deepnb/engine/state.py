@@ -160,6 +160,8 @@ class RunState:
     _next_id: int = field(default=0, repr=False)
     _open_text: dict[str, TextItem] = field(default_factory=dict, repr=False)
     _tools: dict[str, ToolItem] = field(default_factory=dict, repr=False)
+    _servers: dict[str, str] = field(default_factory=dict, repr=False)
+    """Tool name → the MCP server it came from (what the run's ``ToolsListed`` said)."""
     _interrupt_agents: dict[str, str] = field(default_factory=dict, repr=False)
     _node_by_call: dict[str, NodeState] = field(default_factory=dict, repr=False)
     in_state: Callable[[str], bool] | None = field(default=None, repr=False)
@@ -294,6 +296,9 @@ class RunState:
                 result_full="",
             )
         )
+        server = self._servers.get(event.name)
+        if server:
+            card["server"] = server
         todos = event.args.get("todos") if event.name == TODOS_TOOL else None
         if isinstance(todos, list):
             written = [_todo(t) for t in todos if isinstance(t, Mapping)]
@@ -635,6 +640,7 @@ class RunState:
             for agent, names in list(event.tools.items())[:GIVEN_ENTRIES]
         }
         self.given = Given(skills=self.given["skills"], memory=self.given["memory"], tools=tools)
+        self._servers = {redact(name): redact(server) for name, server in event.servers.items()}
 
     def _on_RunFailed(self, event: ev.RunFailed) -> None:
         self.error = event.error
