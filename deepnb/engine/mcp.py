@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import os
 import re
+import sys
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -220,6 +222,30 @@ def _run(coroutine: Awaitable[Any], timeout: float) -> Any:
         return pool.submit(asyncio.run, bounded()).result()
 
 
+def _has_descriptor(stream: Any) -> bool:
+    try:
+        stream.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is an OSError
+        return False
+    return True
+
+
+def _give_servers_a_stderr() -> None:
+    """Where a stdio server's log goes: ``mcp``'s ``stdio_client`` hands the process the
+    ``sys.stderr`` of the moment ``mcp.client.stdio`` was imported (a default argument), which
+    in a kernel is ipykernel's stream, with no file descriptor (``UnsupportedOperation:
+    fileno``: no server would start). That default becomes the process's own stderr (the
+    terminal that started Jupyter), as for any other child of the kernel."""
+    from mcp.client import stdio  # noqa: PLC0415  # optional, as the adapters that import it
+
+    function = getattr(stdio.stdio_client, "__wrapped__", None)  # under @asynccontextmanager
+    defaults = getattr(function, "__defaults__", None)
+    if not defaults or _has_descriptor(defaults[-1]):
+        return
+    target = sys.__stderr__ if _has_descriptor(sys.__stderr__) else open(os.devnull, "w")  # noqa: SIM115
+    function.__defaults__ = (*defaults[:-1], target)  # type: ignore[union-attr]
+
+
 def load_tools(
     servers: Mapping[str, Mapping[str, Any]], *, taken: Iterable[str] = (), timeout: float = STARTUP_TIMEOUT
 ) -> list[Any]:
@@ -232,6 +258,7 @@ def load_tools(
         raise DeepnbError(
             f"MCP servers need langchain-mcp-adapters: {INSTALL}, then build the agent again."
         ) from None
+    _give_servers_a_stderr()
     connections = {name: dict(c) for name, c in servers.items()}
     interceptors: list[Any] = [_interceptor(connections)]
     client = MultiServerMCPClient(connections, tool_interceptors=interceptors)  # type: ignore[arg-type]
