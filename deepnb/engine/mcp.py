@@ -62,6 +62,7 @@ _HTTP = frozenset(
         "terminate_on_close",
         "session_kwargs",
         "auth",
+        "httpx_client_factory",
     }
 )
 TRANSPORTS: Mapping[str, frozenset[str]] = {
@@ -218,8 +219,11 @@ def _run(coroutine: Awaitable[Any], timeout: float) -> Any:
     async def bounded() -> Any:
         return await asyncio.wait_for(coroutine, timeout)
 
-    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="deepnb-mcp") as pool:
+    pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="deepnb-mcp")
+    try:
         return pool.submit(asyncio.run, bounded()).result()
+    finally:  # an interrupted cell returns at once; the servers' start ends within ``timeout``
+        pool.shutdown(wait=False)
 
 
 def _has_descriptor(stream: Any) -> bool:

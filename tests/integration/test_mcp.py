@@ -151,8 +151,10 @@ def test_a_server_that_dies_mid_call_is_one_line_and_the_thread_goes_on() -> Non
     assert "echo: back" in tool_card(again, "echo")["result"]
 
 
-def test_a_server_that_does_not_start_is_one_line() -> None:
+def test_a_server_that_does_not_start_is_one_line_and_the_agent_stays_as_it_was() -> None:
     name = unique("mcp-bad")
+    before = deepnb.agent(name, model=scripted({"main": [{"text": "First."}, {"text": "Second."}]}))
+    first = before.run("One.")
     with pytest.raises(DeepnbError) as failed:
         deepnb.agent(
             name,
@@ -164,7 +166,8 @@ def test_a_server_that_does_not_start_is_one_line() -> None:
     message = str(failed.value)
     assert "\n" not in message and "MCP server 'broken' did not start" in message
     assert "no-such-mcp-server-xyz (env: K)" in message and TOKEN not in message
-    assert name not in workbench.registered()
+    assert workbench.registered()[name] is before  # not replaced: its thread goes on
+    assert before.run("Two.", thread=first.thread_id).status == "done"
     with pytest.raises(DeepnbError, match=r"mcp_servers\.broken\.command: missing"):
         deepnb.agent(name, model=calls("hi"), mcp_servers={"broken": {"transport": "stdio"}})
 
