@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import os
 import re
 import sys
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+import tempfile
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -234,20 +236,47 @@ def _has_descriptor(stream: Any) -> bool:
     return True
 
 
-def _give_servers_a_stderr() -> None:
-    """Where a stdio server's log goes: ``mcp``'s ``stdio_client`` hands the process the
+@contextlib.contextmanager
+def _servers_stderr() -> Iterator[Callable[[], str]]:
+    """Where a stdio server's messages go. ``mcp``'s ``stdio_client`` hands the process the
     ``sys.stderr`` of the moment ``mcp.client.stdio`` was imported (a default argument), which
     in a kernel is ipykernel's stream, with no file descriptor (``UnsupportedOperation:
-    fileno``: no server would start). That default becomes the process's own stderr (the
-    terminal that started Jupyter), as for any other child of the kernel."""
+    fileno``: no server would start). While tools are listed, servers write to a temporary file
+    (what a server that exits at once said can then be quoted; the function this yields reads
+    it), passed on afterwards to the process's own stderr (the terminal that started Jupyter),
+    which is where they write from then on, as any other child of the kernel."""
     from mcp.client import stdio  # noqa: PLC0415  # optional, as the adapters that import it
 
     function = getattr(stdio.stdio_client, "__wrapped__", None)  # under @asynccontextmanager
     defaults = getattr(function, "__defaults__", None)
-    if not defaults or _has_descriptor(defaults[-1]):
+    if function is None or not defaults:  # another mcp than the one this was written for
+        yield lambda: ""
         return
-    target = sys.__stderr__ if _has_descriptor(sys.__stderr__) else open(os.devnull, "w")  # noqa: SIM115
-    function.__defaults__ = (*defaults[:-1], target)  # type: ignore[union-attr]
+    lasting = defaults[-1]
+    if not _has_descriptor(lasting):
+        lasting = sys.__stderr__ if _has_descriptor(sys.__stderr__) else open(os.devnull, "w")  # noqa: SIM115
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as capture:
+
+        def said() -> str:
+            capture.seek(0)
+            return capture.read()
+
+        function.__defaults__ = (*defaults[:-1], capture)
+        try:
+            yield said
+        finally:
+            function.__defaults__ = (*defaults[:-1], lasting)
+            text = said()
+            if text:
+                with contextlib.suppress(Exception):  # a closed stream loses only the log
+                    lasting.write(text)
+                    lasting.flush()
+
+
+def _last_line(text: str, limit: int = 200) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    line = redact(lines[-1]) if lines else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def load_tools(
@@ -262,7 +291,6 @@ def load_tools(
         raise DeepnbError(
             f"MCP servers need langchain-mcp-adapters: {INSTALL}, then build the agent again."
         ) from None
-    _give_servers_a_stderr()
     connections = {name: dict(c) for name, c in servers.items()}
     interceptors: list[Any] = [_interceptor(connections)]
     client = MultiServerMCPClient(connections, tool_interceptors=interceptors)  # type: ignore[arg-type]
@@ -272,20 +300,25 @@ def load_tools(
             *(client.get_tools(server_name=name) for name in connections), return_exceptions=True
         )
 
-    try:
-        found = _run(listed(), timeout)
-    except TimeoutError:
-        names = ", ".join(connections)
-        raise DeepnbError(
-            f"MCP server(s) {names} did not list their tools within {timeout:.0f} s: check that they "
-            "start (their command or url in mcp_servers), then build the agent again."
-        ) from None
+    with _servers_stderr() as said:
+        try:
+            found = _run(listed(), timeout)
+        except TimeoutError:
+            names = ", ".join(connections)
+            raise DeepnbError(
+                f"MCP server(s) {names} did not list their tools within {timeout:.0f} s: check that "
+                "they start (their command or url in mcp_servers), then build the agent again."
+            ) from None
+        # what a stdio server said is its own only when it is the one started here
+        alone = sum(c.get("transport") == "stdio" for c in connections.values()) == 1
+        last = _last_line(said()) if alone else ""
     used = set(BUILT_IN_TOOLS) | set(taken)
     tools: list[Any] = []
     for (name, connection), result in zip(connections.items(), found, strict=True):
         if isinstance(result, BaseException):
+            quoted = f"; it said: {last}" if last and connection.get("transport") == "stdio" else ""
             raise DeepnbError(
-                f"MCP server {name!r} did not start ({_cause(result)}): check mcp_servers.{name} "
+                f"MCP server {name!r} did not start ({_cause(result)}{quoted}): check mcp_servers.{name} "
                 f"({describe_connection(connection)}), then build the agent again."
             )
         for tool in result:

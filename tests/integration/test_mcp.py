@@ -357,3 +357,18 @@ def test_the_official_everything_server() -> None:
     card = tool_card(run, "echo")
     assert card["server"] == "everything" and "from deepnb" in card["result"]
     assert "echo" in run.state.given["tools"]["main"]
+
+
+@needs_npx
+def test_a_server_that_exits_at_once_is_quoted(tmp_path: Path) -> None:
+    missing = tmp_path / "missing"
+    connection = {
+        "transport": "stdio",
+        "command": "npx",
+        "args": ["-y", "@modelcontextprotocol/server-filesystem", str(missing)],
+    }
+    with pytest.raises(DeepnbError) as failed:
+        deepnb.agent(unique("mcp-exits"), model=calls("hi"), mcp_servers={"files": connection})
+    message = str(failed.value)
+    assert "\n" not in message and message.startswith("MCP server 'files' did not start (")
+    assert "it said: Error: None of the specified directories are accessible" in message
