@@ -196,9 +196,10 @@ class McpServerLost(Exception):
     def __init__(self, server: str, tool: str, connection: Mapping[str, Any], cause: BaseException) -> None:
         self.server = server
         self.failure_description = f"The MCP server {server!r} failed while {tool} ran ({_cause(cause)})"
+        again = "starts it again" if connection.get("transport") == "stdio" else "connects again"
         self.failure_hint = (
             f"check that it runs ({describe_connection(connection)}), then run the cell again: "
-            "the thread is kept and the next call starts the server again."
+            f"the thread is kept and the next call {again}."
         )
         super().__init__(self.failure_description)
 

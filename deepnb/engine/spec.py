@@ -85,6 +85,9 @@ class AgentSpec:
                 f"keyword arguments ({', '.join(sorted(AGENT_OPTIONS))})."
             )
 
+    def __repr__(self) -> str:  # bounded and secret-free: options may hold MCP servers' env and headers
+        return f"AgentSpec(model={self.model_label!r}, options={sorted(self.options)}, todos={self.todos})"
+
     def with_options(self, **changes: Any) -> AgentSpec:
         """The declared spec with ``changes`` (``None`` values ignored)."""
         base = self.declared or self

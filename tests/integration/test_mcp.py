@@ -47,7 +47,7 @@ def calls(*turns: Any) -> Any:
 
 def outputs(run: Any, bench: Any) -> str:
     """Everything a person could see of a run and its agent: run text and HTML, its repr and
-    error, the MCP listing, the anatomy."""
+    error, the MCP listing, the anatomy, the agent's and its spec's reprs."""
     bundle = snapshot_bundle(run.state)
     listing = mcp_listing(bench.name, bench.mcp())
     anatomy = bench.inspect()
@@ -60,6 +60,8 @@ def outputs(run: Any, bench: Any) -> str:
             repr(listing),
             listing._repr_html_(),
             repr(anatomy),
+            repr(bench.spec),
+            repr(bench),
             str(run.state.to_json()),
         ]
     )
