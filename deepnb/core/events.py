@@ -152,9 +152,11 @@ class PromptLoaded(Event):
 @dataclass(frozen=True, slots=True)
 class ToolsListed(Event):
     """The tools each agent of the run can call: agent (``"main"`` or a subagent's name) →
-    tool names, read from the graph when the run starts."""
+    tool names, read from the graph when the run starts; ``servers``: the MCP server each
+    tool from one came from (tool name → server name)."""
 
     tools: Mapping[str, tuple[str, ...]]
+    servers: Mapping[str, str] = field(default_factory=dict)
 
 
 def prompt_loaded(agent: str, values: Mapping[str, Any]) -> PromptLoaded | None:

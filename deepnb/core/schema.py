@@ -222,9 +222,10 @@ class ToolItem(TypedDict):
     """A tool call's card. ``args`` is a one-line summary, ``args_full`` the JSON (both redacted and
     clipped); ``subagent`` is the path of the subagent a ``task`` call started; ``clipped`` says a
     view shortened the card to fit its message budget; ``edited`` says a person edited the
-    arguments before approving them (``args`` and ``args_full`` are the edited ones). A
-    ``write_todos`` card carries ``todo_changes`` (what it added, started, ticked, removed) and
-    sums them up in ``args``; its result, the list's repr, is not kept."""
+    arguments before approving them (``args`` and ``args_full`` are the edited ones); ``server``
+    names the MCP server a tool came from. A ``write_todos`` card carries ``todo_changes`` (what
+    it added, started, ticked, removed) and sums them up in ``args``; its result, the list's repr,
+    is not kept."""
 
     kind: Literal["tool"]
     id: str
@@ -239,6 +240,7 @@ class ToolItem(TypedDict):
     subagent: NotRequired[str]
     clipped: NotRequired[bool]
     edited: NotRequired[bool]
+    server: NotRequired[str]
     todo_changes: NotRequired[list[TodoChange]]
 
 

@@ -30,6 +30,7 @@ from deepnb.engine.deepagents_internals import (
     model_identity,
     supports_delete,
 )
+from deepnb.engine.mcp import server_of
 
 WHY: dict[str, str] = {
     "TodoListMiddleware": "the write_todos tool and its prompt (deepnb adds it)",
@@ -322,6 +323,9 @@ def _tool(tool: Any) -> tuple[str, str]:
         return str(name), "a provider built-in tool"
     description = str(getattr(tool, "description", "") or "").strip()
     line = description.splitlines()[0] if description else ""
+    server = server_of(tool)
+    if server is not None:  # a tool of an MCP server says whose
+        line = f"MCP server {server}" + (f": {line}" if line else "")
     return str(getattr(tool, "name", "?")), line if len(line) <= SUMMARY else line[: SUMMARY - 1] + "…"
 
 

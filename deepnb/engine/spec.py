@@ -12,6 +12,7 @@ from deepnb.engine.deepagents_internals import filesystem_rules, with_filesystem
 from deepnb.engine.files.rules import agent_rules
 from deepnb.engine.gating import check as check_gating
 from deepnb.engine.interpreter import interpreter_middleware
+from deepnb.engine.mcp import check_servers, load_tools
 
 # create_deep_agent's keyword arguments that a spec passes through unchanged.
 AGENT_OPTIONS = frozenset(
@@ -33,6 +34,7 @@ AGENT_OPTIONS = frozenset(
         "cache",
         "interpreter",  # deepnb's: True or {options} adds langchain-quickjs' CodeInterpreterMiddleware
         "context",  # deepnb's: the runtime context every run of the agent gets (not a build option)
+        "mcp_servers",  # deepnb's: {name: connection} whose tools the agent gets (deepnb.engine.mcp)
     }
 )
 
@@ -74,12 +76,17 @@ class AgentSpec:
         context = self.options.get("context")
         if context is not None and not isinstance(context, Mapping):
             raise DeepnbError(f"context= is a dict of runtime context keys, not a {type(context).__name__}.")
+        if self.options.get("mcp_servers") is not None:
+            check_servers(self.options["mcp_servers"])  # a caller's mistake says so now, not at build
         unknown = set(self.options) - AGENT_OPTIONS
         if unknown:
             raise DeepnbError(
                 f"Unknown agent option(s) {', '.join(sorted(unknown))}: use create_deep_agent's "
                 f"keyword arguments ({', '.join(sorted(AGENT_OPTIONS))})."
             )
+
+    def __repr__(self) -> str:  # bounded and secret-free: options may hold MCP servers' env and headers
+        return f"AgentSpec(model={self.model_label!r}, options={sorted(self.options)}, todos={self.todos})"
 
     def with_options(self, **changes: Any) -> AgentSpec:
         """The declared spec with ``changes`` (``None`` values ignored)."""
@@ -94,6 +101,11 @@ class AgentSpec:
 
         options = dict(self.options)
         options.pop("context", None)  # given at each run, not at build time
+        servers = options.pop("mcp_servers", None)
+        if servers:  # their tools join the agent's own, listed from the servers now
+            own = list(options.get("tools") or ())
+            taken = [str(getattr(t, "name", getattr(t, "__name__", ""))) for t in own]
+            options["tools"] = [*own, *load_tools(check_servers(servers), taken=taken)]
         middleware = list(options.pop("middleware", None) or ())
         interpreter = options.pop("interpreter", None)
         if interpreter:

@@ -169,6 +169,8 @@ class RunState:
     _thinking: dict[str, ThinkingItem] = field(default_factory=dict, repr=False)
     """Each agent's thinking in its current model call, until the call's turn ends it."""
     _tools: dict[str, ToolItem] = field(default_factory=dict, repr=False)
+    _servers: dict[str, str] = field(default_factory=dict, repr=False)
+    """Tool name → the MCP server it came from (what the run's ``ToolsListed`` said)."""
     _interrupt_agents: dict[str, str] = field(default_factory=dict, repr=False)
     _node_by_call: dict[str, NodeState] = field(default_factory=dict, repr=False)
     in_state: Callable[[str], bool] | None = field(default=None, repr=False)
@@ -341,6 +343,9 @@ class RunState:
                 result_full="",
             )
         )
+        server = self._servers.get(event.name)
+        if server:
+            card["server"] = server
         todos = event.args.get("todos") if event.name == TODOS_TOOL else None
         if isinstance(todos, list):
             written = [_todo(t) for t in todos if isinstance(t, Mapping)]
@@ -684,6 +689,7 @@ class RunState:
             for agent, names in list(event.tools.items())[:GIVEN_ENTRIES]
         }
         self.given = Given(skills=self.given["skills"], memory=self.given["memory"], tools=tools)
+        self._servers = {redact(name): redact(server) for name, server in event.servers.items()}
 
     def _on_RunFailed(self, event: ev.RunFailed) -> None:
         self.error = event.error

@@ -23,7 +23,7 @@ from deepnb.session.config import UntrustedConfig, find_config
 from deepnb.session.protocol import Session
 from deepnb.session.remote import RemoteWorkbench
 from deepnb.session.remote import connect as connect_to
-from deepnb.views.listings import Table, TodoList
+from deepnb.views.listings import Table, TodoList, mcp_listing
 
 
 @safe_display
@@ -476,6 +476,13 @@ def _project_folders(root: Path) -> str:
     if (root / ".deepagents" / "extensions").is_dir():
         return ".deepnb/extensions/ and .deepagents/extensions/"
     return ".deepnb/extensions/"
+
+
+def mcp(args: Any) -> Any:
+    """The agent's MCP servers and their tools; an agent ``deepnb.toml`` defines is not built
+    for it (the message says how to build it)."""
+    workbench = wb.get(args.agent, build=False)
+    return mcp_listing(workbench.name, workbench.mcp())
 
 
 def _reload_hint() -> list[str]:

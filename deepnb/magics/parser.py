@@ -218,6 +218,12 @@ def inspect(line: str) -> None:
     """Show an agent's anatomy: middleware per agent, tools, interrupt rules, backend, model."""
 
 
+@magic_arguments(name="deepagent mcp")
+@argument("-a", "--agent", help="Agent name (default: the current agent).")
+def mcp(line: str) -> None:
+    """List an agent's MCP servers and the tools each gives it (keys of env and headers, never values)."""
+
+
 @magic_arguments(name="deepagent stop")
 @_common
 def stop(line: str) -> None:
@@ -348,6 +354,7 @@ SUMMARIES = {
     "todos": "Show a thread's todo list.",
     "tree": "Show the subagent tree of a thread's latest run.",
     "inspect": "Show an agent's anatomy: middleware, tools, interrupt rules, backend, model, profile.",
+    "mcp": "List an agent's MCP servers and the tools each gives it.",
     "files": "List a thread's files, or show one: %deepagent files [PATH].",
     "repl": "Show the interpreter's globals for a thread.",
     "js": "Evaluate JavaScript against a copy of a thread's interpreter state.",
@@ -377,6 +384,7 @@ SUBCOMMANDS: dict[str, Command] = {
     "todos": todos,
     "tree": tree,
     "inspect": inspect,
+    "mcp": mcp,
     "files": files,
     "repl": repl,
     "js": js,

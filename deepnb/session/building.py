@@ -114,8 +114,10 @@ def agent(
 
     ``model`` is a chat model, ``provider:model``, ``scripted:PATH`` or ``demo:NAME`` (default:
     ``$DEEPNB_MODEL``); ``options`` are ``create_deep_agent``'s keyword arguments; ``checkpointer``
-    is ``"memory"``, ``"sqlite:PATH"`` or a LangGraph checkpointer. An agent already registered
-    under ``name`` keeps its threads when it is rebuilt.
+    is ``"memory"``, ``"sqlite:PATH"`` or a LangGraph checkpointer. ``mcp_servers`` (``{name:
+    connection}`` in ``langchain-mcp-adapters``' shapes) gives the agent those servers' tools,
+    listed when it is built. An agent already registered under ``name`` keeps its threads when it
+    is rebuilt.
     """
     from deepnb.models import resolve_model  # noqa: PLC0415  # lazy: it imports langchain_core
 

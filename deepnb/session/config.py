@@ -16,7 +16,9 @@ Trust: an agent whose table imports code (``module:attr``: tools, middleware, ba
 subagents) or reaches outside the project's folder (a path out of it, ``~``, ``..``, a disk
 backend with ``virtual_mode = false``, a Postgres database, a subagent with a ``url``) is built
 only once you ran ``%deepagent trust`` for the project; until then nothing is imported and one
-line says what waits for trust. A dict of your own (``define NAME --from VAR``) needs no trust.
+line says what waits for trust. An ``mcp_servers`` table (the servers whose tools the agent gets,
+in ``langchain-mcp-adapters``' connection shapes) waits for trust too: it starts processes. A
+dict of your own (``define NAME --from VAR``) needs no trust.
 
     [agents.researcher]
     model = "openai:gpt-5.5"
@@ -28,6 +30,11 @@ line says what waits for trust. A dict of your own (``define NAME --from VAR``) 
     permissions = [{ operations = ["write"], paths = ["/secrets/**"], mode = "deny" }]
     backend = { type = "composite", default = "state", routes = { "/memories/" = "store" } }
     checkpointer = "sqlite:threads.db"
+
+    [agents.researcher.mcp_servers.files]
+    transport = "stdio"
+    command = "npx"
+    args = ["-y", "@modelcontextprotocol/server-filesystem", "."]
 
     [[agents.researcher.subagents]]
     name = "critic"
@@ -52,6 +59,7 @@ from deepnb.core.errors import DeepnbError
 from deepnb.core.project import HOME_ENV, MARKERS, deepnb_home, inside, project_root
 from deepnb.core.threads.checkpointers import SPEC_HELP, make_checkpointer, parse_spec
 from deepnb.engine.interpreter import interpreter_middleware
+from deepnb.engine.mcp import McpConfigError, check_servers
 from deepnb.engine.spec import model_label, parse_interrupt_on
 
 __all__ = [  # project_root, deepnb_home, HOME_ENV and MARKERS live in deepnb.core.project
@@ -85,6 +93,7 @@ AGENT_KEYS = frozenset(
         "checkpointer",
         "todos",
         "context",
+        "mcp_servers",
     }
 )
 SUBAGENT_KEYS = frozenset(
@@ -559,6 +568,10 @@ def parse_agent(
         from langgraph.store.memory import InMemoryStore  # noqa: PLC0415  # lazy: langgraph is heavy
 
         options["store"] = InMemoryStore()
+    if "mcp_servers" in table:
+        servers = _mcp_servers(table["mcp_servers"], key / "mcp_servers", ctx)
+        if servers:
+            options["mcp_servers"] = servers
     if "context" in table:
         if not isinstance(table["context"], Mapping):
             raise (key / "context").error(
@@ -572,6 +585,24 @@ def parse_agent(
     if ctx.needs:
         raise UntrustedConfig(key.where, key.path.rpartition(".")[2], ctx.needs, base_dir)
     return Definition(model, label, options, checkpointer, todos)
+
+
+def _mcp_servers(value: Any, key: Key, ctx: _Context) -> dict[str, Any]:
+    """The ``[agents.NAME.mcp_servers]`` table (the connections of ``langchain-mcp-adapters``).
+    Servers start processes or send requests with the file's headers, so they wait for trust
+    like code; a stdio server's relative ``cwd`` is relative to the file's folder."""
+    try:
+        servers = check_servers(value)
+    except McpConfigError as exc:
+        raise (key / exc.path).error(exc.problem) from None
+    except DeepnbError as exc:
+        raise key.error(str(exc)) from None
+    if servers and not ctx.allows(f"start the MCP servers {', '.join(servers)}"):
+        return {}
+    for connection in servers.values():
+        if isinstance(connection.get("cwd"), str):
+            connection["cwd"] = str(ctx.host_path(connection["cwd"])[0])
+    return servers
 
 
 def _interpreter(value: Any, key: Key) -> Any:

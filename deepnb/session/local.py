@@ -13,6 +13,7 @@ from deepnb.core.batch_inputs import check_concurrency, prepare
 from deepnb.core.errors import DeepnbError
 from deepnb.core.graphs.context import context_for
 from deepnb.core.graphs.inputs import input_for, shown_input
+from deepnb.core.graphs.reading import tools_of
 from deepnb.core.loop import in_engine_thread, run_sync
 from deepnb.core.schema import ENDED
 from deepnb.core.text.safe_display import safe_display
@@ -22,6 +23,8 @@ from deepnb.engine.anatomy import Anatomy, inspect_agent
 from deepnb.engine.approvals import ApprovalRequest
 from deepnb.engine.files.setup import FileSetup
 from deepnb.engine.history import INPUT, START, as_node, pairs, pick
+from deepnb.engine.mcp import McpServer
+from deepnb.engine.mcp import servers as mcp_servers
 from deepnb.engine.recording import kept
 from deepnb.engine.spec import AgentSpec
 from deepnb.engine.tree import SubagentNode, tree_from_messages
@@ -204,6 +207,13 @@ class Workbench:
         """The agent's anatomy: middleware per agent, the tools its model sees, interrupt
         rules, backend and routes, model and harness profile (read from the compiled graph)."""
         return inspect_agent(self)
+
+    def mcp(self) -> list[McpServer]:
+        """The MCP servers the agent was built with (``mcp_servers=``), each with the tools the
+        model is offered from it; where each is says the keys of its env and headers, never
+        their values."""
+        connections = (self.spec.options.get("mcp_servers") if self.spec is not None else None) or {}
+        return mcp_servers(connections, tools_of(self.graph) or [])
 
     # -- runs -------------------------------------------------------------------------------
 

@@ -34,6 +34,7 @@ from deepnb.engine.anatomy import tools_by_agent
 from deepnb.engine.approvals import ApprovalRequest, normalize, preview, tool_schema
 from deepnb.engine.interpreter import Interpreter
 from deepnb.engine.interrupts import PendingInterrupt, check_answer
+from deepnb.engine.mcp import mcp_tools
 from deepnb.engine.recording import RECORDED, Recorded, RunLog, model_profile, record
 from deepnb.engine.state import RunState
 from deepnb.engine.timeline import Timeline, TimelineRecord
@@ -618,7 +619,7 @@ class Run(LiveDisplayable):
             log.debug("deepnb: could not read the tools of %s", self.workbench.name, exc_info=True)
             tools = {}
         if tools:
-            self.emit(ev.ToolsListed(ev.MAIN, tools))
+            self.emit(ev.ToolsListed(ev.MAIN, tools, mcp_tools(graph)))
         loaded = ev.prompt_loaded(ev.MAIN, values)
         if loaded is not None:
             self.emit(loaded)

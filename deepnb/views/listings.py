@@ -1,5 +1,6 @@
 """Listings as text and static HTML: a thread's files, a folder, a todo list, a table
-(``%deepagent agents``, ``threads``), the interpreter's globals and the extensions' registrations.
+(``%deepagent agents``, ``threads``), an agent's MCP servers (``%deepagent mcp``), the
+interpreter's globals and the extensions' registrations.
 
 Each listing's text and HTML are written side by side here; every cell is escaped.
 """
@@ -19,6 +20,7 @@ from deepnb.session.files.files import REPR_LIMIT
 
 if TYPE_CHECKING:
     from deepnb.engine.interpreter import Interpreter
+    from deepnb.engine.mcp import McpServer
     from deepnb.extensions.report import Listing
     from deepnb.session.files.files import Files
 
@@ -227,6 +229,22 @@ class Table:
         if not self.rows:
             return f"<p>{escape(self.empty)}</p>"
         return _table_html(self.columns, self.rows)
+
+
+# -- an agent's MCP servers ------------------------------------------------------------------------
+
+
+def mcp_listing(agent: str, servers: Sequence[McpServer]) -> Table:
+    """``%deepagent mcp``: each server of ``agent``, its transport, where it is (keys of its env
+    and headers, never their values) and the tools the model is offered from it."""
+    return Table(
+        ("Server", "Transport", "Where", "Tools"),
+        tuple((s.name, s.transport, s.where, ", ".join(s.tools) or "(none)") for s in servers),
+        empty=(
+            f"Agent {agent!r} has no MCP servers: give it mcp_servers={{name: connection}} "
+            f"(deepnb.agent), or an [agents.{agent}.mcp_servers.NAME] table in deepnb.toml."
+        ),
+    )
 
 
 # -- the interpreter's globals ---------------------------------------------------------------------

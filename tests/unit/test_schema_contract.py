@@ -77,8 +77,8 @@ def call(call_id: str, name: str, **args: object) -> dict[str, Any]:
 
 
 def every_kind() -> list[ev.Event]:
-    """A run that makes every kind of item but an error (thinking too), a subagent, an eval card, a summary, an approval with
-    a decision and a preview, todos and an async task."""
+    """A run that makes every kind of item but an error (thinking too), a subagent, an eval card,
+    a summary, an approval with a decision and a preview, todos and an async task."""
     hitl = ev.InterruptRequest(
         "int-1",
         {

@@ -253,6 +253,12 @@ class RemoteWorkbench(Workbench):
             "read from a graph compiled in this kernel, so inspect it where it is defined."
         )
 
+    def mcp(self) -> Any:
+        raise DeepnbError(
+            f"Agent {self.name!r} is served by {self.url} (assistant {self.graph_id!r}): its MCP servers "
+            "run where it is served, so list them where it is defined."
+        )
+
     def __repr__(self) -> str:
         return (
             f"<RemoteWorkbench {self.name!r} assistant={self.graph_id!r} url={self.url!r} "

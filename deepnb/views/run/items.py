@@ -81,7 +81,7 @@ def _tool_html(item: Item, label: str) -> str:
     result = f' <span class="dnb-muted">→ {escape(item["result"])}</span>' if item.get("result") else ""
     return (
         f'<div class="dnb-tool" data-status="{escape(item["status"])}">{escape(label)}'
-        f"<b>{escape(item['name'])}</b>({escape(item['args'])}){_edited_html(item)} "
+        f"<b>{escape(item['name'])}</b>({escape(item['args'])}){_server_html(item)}{_edited_html(item)} "
         f'<span class="dnb-muted">[{escape(item["status"])}]</span>{result}{_todo_changes_html(item)}</div>'
     )
 
@@ -99,6 +99,11 @@ def _todo_changes_html(item: Item) -> str:
     return f'<details class="dnb-todo-changes"><summary>changes</summary><ul>{rows}</ul></details>'
 
 
+def server_badge(server: str) -> str:
+    """What an MCP tool's card says of its server (``widgets/src/run/tool_card.ts`` says the same)."""
+    return f"MCP {server}"
+
+
 EDITED_BADGE = "✎ edited"
 """The badge of a tool card whose arguments a person edited before approving them."""
 
@@ -110,12 +115,22 @@ def _edited_html(item: Item) -> str:
     return f' <span class="dnb-badge dnb-edited" title="{title}">{EDITED_BADGE}</span>'
 
 
+def _server_html(item: Item) -> str:
+    """An MCP tool's badge: the server it came from."""
+    server = item.get("server")
+    if not server:
+        return ""
+    title = escape(f"A tool of the MCP server {server}")
+    return f' <span class="dnb-badge dnb-tool-server" title="{title}">{escape(server_badge(server))}</span>'
+
+
 def _tool_text(item: Item, label: str) -> str:
     if item.get("eval"):
         return _eval_text(item, label)
     result = f" → {item['result']}" if item.get("result") else ""
+    server = f" [{server_badge(item['server'])}]" if item.get("server") else ""
     edited = f" [{EDITED_BADGE}]" if item.get("edited") else ""
-    return f"  {label}{item['name']}({item['args']}){edited} [{item['status']}]{result}"
+    return f"  {label}{item['name']}({item['args']}){server}{edited} [{item['status']}]{result}"
 
 
 # -- eval: an interpreter call's card (the code, what it printed, its result or error) -------------

@@ -12,6 +12,11 @@ import { changed, nodeLabel, type ItemRecord } from "./record";
 /** The badge of a tool card whose arguments a person edited before approving them. */
 export const EDITED_BADGE = "✎ edited";
 
+/** What an MCP tool's card says of its server (`deepnb/views/run/items.py` says the same). */
+export function serverBadge(server: string): string {
+  return `MCP ${server}`;
+}
+
 export interface ToolParts {
   head: HTMLElement;
   caret: HTMLElement;
@@ -19,6 +24,7 @@ export interface ToolParts {
   args: HTMLElement;
   badge: HTMLElement;
   edited: HTMLElement;
+  server: HTMLElement;
   argsLabel: HTMLElement;
   changes: HTMLElement;
   sub: HTMLButtonElement;
@@ -43,6 +49,7 @@ export function makeToolCard(rec: ItemRecord, expanded: Set<string>): void {
     args: h("span", "dnb-tool-args"),
     badge: h("span", "dnb-badge dnb-tool-status"),
     edited: h("span", "dnb-badge dnb-edited", EDITED_BADGE),
+    server: h("span", "dnb-badge dnb-tool-server"),
     argsLabel: h("div", "dnb-detail-label", "Arguments"),
     changes: h("ul", "dnb-todo-changes"),
     // a task card's one link to its subagent: "→ researcher #2", which shows it in the tree
@@ -58,8 +65,9 @@ export function makeToolCard(rec: ItemRecord, expanded: Set<string>): void {
   rec.tool = t;
   t.sub.hidden = true;
   t.edited.hidden = true;
+  t.server.hidden = true;
   t.caret.setAttribute("aria-hidden", "true");
-  head.append(t.caret, rec.label!, t.name, t.args, t.edited, t.badge);
+  head.append(t.caret, rec.label!, t.name, t.args, t.server, t.edited, t.badge);
   // The subagent link is a button of its own: beside the head (itself a button), not inside it.
   const row = h("div", "dnb-tool-row");
   row.append(head, t.sub);
@@ -112,6 +120,12 @@ export function patchTool(rec: ItemRecord, item: ToolItem): void {
     rec.el.setAttribute("aria-label", `Tool call ${str(rec.f.name)}`);
   }
   if (changed(rec, item, "args")) setText(t.args, rec.f.args);
+  if (changed(rec, item, "server")) {
+    const server = str(rec.f.server);
+    setText(t.server, server ? serverBadge(server) : "");
+    t.server.title = server ? `A tool of the MCP server ${server}` : "";
+    show(t.server, server !== "");
+  }
   if (changed(rec, item, "edited")) {
     show(t.edited, rec.f.edited === true); // the decision log shows what the edit changed
   }
