@@ -132,3 +132,18 @@ def test_a_projects_mcp_mistake_names_the_file_and_key(tmp_path: Path) -> None:
         "deepnb.toml: agents.main.mcp_servers.files.headers: unknown key for stdio"
     )
     assert TOKEN not in str(failed.value)
+
+
+def test_the_stdio_client_still_takes_its_stderr_as_its_last_default() -> None:
+    """deepnb points stdio servers' stderr at a file by changing ``stdio_client``'s default
+    ``errlog`` (the adapters pass none, and in a kernel the default has no file descriptor): this
+    fails when ``mcp`` changes that signature, rather than servers silently failing to start."""
+    import inspect
+
+    pytest.importorskip("mcp")
+    from mcp.client import stdio
+
+    function = stdio.stdio_client.__wrapped__
+    parameters = list(inspect.signature(function).parameters)
+    assert parameters[-1] == "errlog", parameters
+    assert function.__defaults__ and hasattr(function.__defaults__[-1], "write")
