@@ -96,6 +96,15 @@ class RunHost(AgentHandle, Protocol):
 
     def always_approve(self, thread_id: str, tool: str) -> None: ...
 
+    def start(
+        self,
+        prompt: str | Mapping[str, Any],
+        *,
+        thread: str | None = None,
+        auto_approve: bool = False,
+        context: Mapping[str, Any] | None = None,
+    ) -> Run: ...
+
 
 @safe_display
 class Run(LiveDisplayable):
@@ -293,6 +302,23 @@ class Run(LiveDisplayable):
     def decisions(self) -> list[dict[str, Any]]:
         """Every decision made on this run: when, which action, what, and whether a rule made it."""
         return [dict(d) for d in self.state.decisions]
+
+    def follow_up(self, prompt: str | Mapping[str, Any], *, auto_approve: bool | None = None) -> Run:
+        """Send ``prompt`` on this run's thread, as the next turn of the same conversation (with
+        the runtime context this run was given), and return the new run at once. Refused in one
+        line while this run still runs or waits for decisions: it is that run's thread."""
+        if self.status in ("running", "interrupted"):
+            what = "runs" if self.status == "running" else "waits for your decisions"
+            raise DeepnbError(
+                f"{self.id} still {what} on thread {self.thread_id!r}: decide, wait (run.wait()) or "
+                "stop it (run.stop()), then follow up."
+            )
+        return self.workbench.start(
+            prompt,
+            thread=self.thread_id,
+            auto_approve=self.auto_approve if auto_approve is None else auto_approve,
+            context=self._context,
+        )
 
     def wait(self, timeout: float | None = None) -> Run:
         """Block until the run stops (done, interrupted, failed or cancelled); return it."""
