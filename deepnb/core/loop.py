@@ -7,6 +7,11 @@ Nothing the code on this loop raises stops it: coroutines go through :func:`subm
 the caller an :class:`~deepnb.core.failures.EngineAbort` in place of ``SystemExit`` & co.; callbacks
 go through :func:`call_soon` / :func:`call_later`, which log what they raise; and the loop itself
 starts again if a task's ``SystemExit`` or ``KeyboardInterrupt`` escapes asyncio's task step.
+
+Work handed to the loop from a kernel thread runs without ipykernel's parent-request variables
+(:func:`detached`): what a run started in one cell sends later then goes out, like any thread's
+output, with the cell executing at that moment, instead of with the cell that started it, whose
+outputs a client collecting cell by cell (nbclient) has stopped reading.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import contextvars
 import logging
 import threading
 from collections.abc import Callable, Coroutine
@@ -24,6 +30,10 @@ from deepnb.core.failures import EngineAbort, contained, is_abort
 
 T = TypeVar("T")
 log = logging.getLogger("deepnb")
+
+KERNEL_PARENT_VARS = frozenset({"parent_header", "shell_parent", "shell_parent_ident"})
+"""The names of ipykernel's context variables that tag what is sent with the request it answers
+(each falls back to the latest request when unset)."""
 
 _lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
@@ -68,6 +78,23 @@ def in_engine_thread() -> bool:
     return _thread is not None and threading.current_thread() is _thread
 
 
+def detached() -> contextvars.Context:
+    """The caller's context without ipykernel's parent-request variables (the rest, such as
+    LangSmith's tracing context, carried over)."""
+    current = contextvars.copy_context()
+    if not any(var.name in KERNEL_PARENT_VARS for var in current):
+        return current
+
+    def keep_the_rest() -> None:
+        for var, value in current.items():
+            if var.name not in KERNEL_PARENT_VARS:
+                var.set(value)
+
+    fresh = contextvars.Context()
+    fresh.run(keep_the_rest)
+    return fresh
+
+
 async def _guarded(coro: Coroutine[Any, Any, T]) -> T:
     try:
         return await coro
@@ -81,7 +108,8 @@ def submit(coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
     """Schedule ``coro`` on the engine loop. Should it raise ``SystemExit``,
     ``KeyboardInterrupt`` or another exception that is not an ``Exception`` (cancellation
     aside), the future holds an :class:`~deepnb.core.failures.EngineAbort` instead."""
-    return asyncio.run_coroutine_threadsafe(_guarded(coro), engine_loop())
+    loop = engine_loop()
+    return detached().run(asyncio.run_coroutine_threadsafe, _guarded(coro), loop)
 
 
 def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
@@ -95,13 +123,15 @@ def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
 def call_soon(callback: Callable[..., Any], *args: Any, what: str) -> asyncio.Handle:
     """Call ``callback(*args)`` on the engine loop soon (from any thread); what it raises is
     logged, never raised into the loop. ``what`` names it in the log."""
-    return engine_loop().call_soon_threadsafe(partial(contained, callback, *args, what=what))
+    call = partial(contained, callback, *args, what=what)
+    return engine_loop().call_soon_threadsafe(call, context=detached())
 
 
 def call_later(delay: float, callback: Callable[..., Any], *args: Any, what: str) -> asyncio.TimerHandle:
     """Call ``callback(*args)`` on the engine loop in ``delay`` seconds (from the engine thread);
     what it raises is logged, never raised into the loop."""
-    return engine_loop().call_later(delay, partial(contained, callback, *args, what=what))
+    call = partial(contained, callback, *args, what=what)
+    return engine_loop().call_later(delay, call, context=detached())
 
 
 async def wait_until(

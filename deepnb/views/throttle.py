@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 
 from deepnb.core.failures import contained
-from deepnb.core.loop import engine_loop, in_engine_thread
+from deepnb.core.loop import detached, engine_loop, in_engine_thread
 
 MAX_MESSAGES_PER_SECOND = 20
 MARGIN = 1.2
@@ -41,13 +41,13 @@ class Throttle:
     def poke(self) -> None:
         """Note a change: flush now if the interval has passed, else once it has."""
         if not in_engine_thread():
-            engine_loop().call_soon_threadsafe(self.poke)
+            engine_loop().call_soon_threadsafe(self.poke, context=detached())
             return
         if self._timer is not None:
             return
         wait = self._last + self.gap - time.monotonic()
         if wait > 0:
-            self._timer = engine_loop().call_later(wait, self._fire)
+            self._timer = engine_loop().call_later(wait, self._fire, context=detached())
         else:
             self._fire()
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from deepnb.core.errors import DeepnbError
 from deepnb.core.handles import AgentHandle, RunHandle
-from deepnb.core.loop import engine_loop, in_engine_thread, submit
+from deepnb.core.loop import detached, engine_loop, in_engine_thread, submit
 from deepnb.session import claims
 
 _Key = tuple[Any, str]
@@ -92,7 +92,7 @@ def state_change(workbench: AgentHandle, thread_id: str, path: str) -> Iterator[
             lambda f: (
                 f.cancelled()
                 or f.exception() is not None
-                or engine_loop().call_soon_threadsafe(_release, key)
+                or engine_loop().call_soon_threadsafe(_release, key, context=detached())
             )
         )
         raise
@@ -104,7 +104,7 @@ def state_change(workbench: AgentHandle, thread_id: str, path: str) -> Iterator[
         with claims.across_kernels(workbench.database, thread_id, advice=advice):
             yield
     finally:
-        engine_loop().call_soon_threadsafe(_release, key)
+        engine_loop().call_soon_threadsafe(_release, key, context=detached())
 
 
 async def settled(workbench: AgentHandle, thread_id: str) -> None:

@@ -43,7 +43,7 @@ from deepnb.core import events as ev
 from deepnb.core.errors import DeepnbError
 from deepnb.core.failures import contained
 from deepnb.core.file_paths import clean_path, is_history, parent
-from deepnb.core.loop import call_later, call_soon, engine_loop
+from deepnb.core.loop import call_later, call_soon, detached, engine_loop
 from deepnb.core.schema import FileEntry
 from deepnb.core.text.markup import code_css
 from deepnb.core.text.safe_display import safe_display
@@ -545,7 +545,7 @@ class FilesView(anywidget.AnyWidget):
         self._closed = True
         handle, self._watch_handle = self._watch_handle, None
         if handle is not None:
-            engine_loop().call_soon_threadsafe(handle.cancel)
+            engine_loop().call_soon_threadsafe(handle.cancel, context=detached())
         self._follow(None, announce=False)
         self._stop_listening()
         super().close()

@@ -1,0 +1,78 @@
+"""What a run, a batch or an experiment started in one cell sends while a later cell executes
+carries the later cell's parent header, as a thread's output does in ipykernel.
+
+A client that collects outputs cell by cell (nbclient, so ``jupyter nbconvert --execute`` and
+nbval) reads only the messages of the cell it is executing: an update tagged with a cell that
+already ended is dropped, and the saved notebook keeps a state the run had left long before."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.kernel_session import KernelSession, deepnb_kernel
+
+pytestmark = pytest.mark.kernel
+
+SLOW = """
+delay: 0.05
+agents:
+  main:
+    - turns: [{text: "One two three four five six seven eight nine ten about tides."}]
+"""
+SENT_BY_VIEWS = ("comm_msg", "update_display_data")
+
+START = {
+    "a run": "run = bench.start('Write about tides')\ndisplay(run)",
+    "a batch": (
+        "batch = bench.map(['tides', 'kelp', 'gulls'], template='{input}', concurrency=2)\ndisplay(batch)"
+    ),
+    "an experiment": (
+        "exp = deepnb.experiment(['tides', 'kelp', 'gulls'], agent='slow', template='{input}',\n"
+        "    scorers=[scorers.contains], log=str(logs / 'e.jsonl'))\n"
+        "display(exp)"
+    ),
+}
+WAIT = {"a run": "run.wait(60)", "a batch": "batch.wait(60)", "an experiment": "exp.wait(60)"}
+
+
+@pytest.fixture(scope="module")
+def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KernelSession]:
+    folder: Path = tmp_path_factory.mktemp("parents")
+    (folder / "slow.yaml").write_text(textwrap.dedent(SLOW))
+    with deepnb_kernel(str(folder)) as session:
+        setup = (
+            "import pathlib, time\nimport deepnb\nfrom deepnb import scorers\n"
+            "logs = pathlib.Path('logs')\n"
+            "bench = deepnb.agent(name='slow', model='scripted:slow.yaml')"
+        )
+        assert session.execute(setup).ok
+        yield session
+
+
+def _sent_after(kernel: KernelSession, start: int) -> list[dict[str, Any]]:
+    with kernel._lock:
+        return [m for m in kernel.iopub[start:] if m["msg_type"] in SENT_BY_VIEWS]
+
+
+@pytest.mark.parametrize("what", list(START))
+def test_updates_sent_while_a_later_cell_runs_belong_to_that_cell(kernel: KernelSession, what: str) -> None:
+    started = kernel.execute(START[what])
+    assert started.ok, started.text()
+    with kernel._lock:
+        after_start = len(kernel.iopub)
+    waited = kernel.execute(f"{WAIT[what]}\ntime.sleep(0.5)")  # the views' last flush comes meanwhile
+    assert waited.ok, waited.text()
+    sent = _sent_after(kernel, after_start)
+    assert sent, f"{what} sent nothing while the later cell ran"
+    parents = {m["parent_header"].get("msg_id") for m in sent}
+    assert started.msg_id not in parents, f"{what}: an update went to the cell that had ended"
+    assert any(
+        m["msg_type"] == "update_display_data"
+        for m in sent
+        if m["parent_header"].get("msg_id") == waited.msg_id
+    ), f"{what}: its saved output was not brought up to date while the later cell ran"
