@@ -16,6 +16,9 @@ from deepnb.core.schema import FilePreview
 
 STREAM_MODES = ("updates", "messages", "tasks", "custom")
 MAIN = "main"
+STEERED = "deepnb_steered"
+"""The mark of a message given while a run worked (``run.steer``): the ``additional_kwargs`` key of
+its human message, and the ``type`` of the custom stream event its delivery writes."""
 MODEL_NODE = "model"
 """The node of a deep agent (``create_agent``) that calls the model: each of its writes is a turn."""
 
@@ -208,6 +211,20 @@ class NodeUpdated(Event):
 class RunStarted(Event):
     thread_id: str
     prompt: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Steered(Event):
+    """A message given while the run worked reached the agent's model call."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class SteerUndelivered(Event):
+    """Messages given while the run worked that no model call took before it ended."""
+
+    texts: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -432,6 +449,9 @@ class EventTranslator:
         elif mode == "tasks":
             yield from self._task(agent, data)
         elif mode == "custom":
+            if isinstance(data, Mapping) and data.get("type") == STEERED:
+                yield Steered(agent, str(data.get("text") or ""))
+                return
             if isinstance(data, Mapping) and data.get("type") == "subagent":
                 yield from self._js_subagent(agent, data)
             yield Custom(agent, data)

@@ -45,9 +45,9 @@ AsyncTaskStatus: TypeAlias = Literal[
 """An async subagent task, as deepagents and its server report it (``interrupted`` is what older
 deepagents stored for ``cancelled``). A row carries the server's text as it is (see
 :class:`AsyncTaskRow`), so a status not listed here is shown, not refused."""
-NoticeLevel: TypeAlias = Literal["cancelled", "collapsed", "context"]
-"""A notice in the transcript: the run was stopped, items were folded behind it, or the run was
-given runtime context (its keys)."""
+NoticeLevel: TypeAlias = Literal["cancelled", "collapsed", "context", "steer"]
+"""A notice in the transcript: the run was stopped, items were folded behind it, the run was
+given runtime context (its keys), or messages given while it worked never reached the agent."""
 NodeSource: TypeAlias = Literal["task", "js"]
 """What started a subagent: the ``task`` tool, or a JS ``task()`` from the interpreter."""
 PreviewKind: TypeAlias = Literal["content", "diff"]
@@ -170,12 +170,14 @@ def shown_as(table: Mapping[Any, str], status: object, default: str) -> str:
 
 
 class PromptItem(TypedDict):
-    """The task the run was given (secrets redacted)."""
+    """The task the run was given (secrets redacted); ``steered`` marks a message given while the
+    run worked (``run.steer``), placed where its model call took it."""
 
     kind: Literal["prompt"]
     id: str
     agent: str
     text: str
+    steered: NotRequired[bool]
 
 
 class TextItem(TypedDict):

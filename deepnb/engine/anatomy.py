@@ -48,6 +48,7 @@ WHY: dict[str, str] = {
     "_ToolExclusionMiddleware": "hides the tools the harness profile excludes",
     "CodeInterpreterMiddleware": "the eval tool: a JavaScript interpreter (deepnb's --interpreter)",
     "ExtensionToolsMiddleware": "the tools extensions register (deepnb)",
+    "DeepnbSteeringMiddleware": "hands the next model call what run.steer queued (deepnb)",
 }
 """What each middleware deepagents, LangChain or deepnb adds does, by class."""
 RANK = {name: index for index, name in enumerate((

@@ -8,11 +8,14 @@ from typing import Any
 
 from deepnb.core.errors import DeepnbError
 from deepnb.core.graphs.structured import expect_in_checkpoints
+from deepnb.core.text.safe_display import safe_display
 from deepnb.engine.deepagents_internals import filesystem_rules, with_filesystem_rules
 from deepnb.engine.files.rules import agent_rules
 from deepnb.engine.gating import check as check_gating
 from deepnb.engine.interpreter import interpreter_middleware
 from deepnb.engine.mcp import check_servers, load_tools
+from deepnb.engine.steering import mark as mark_steerable
+from deepnb.engine.steering import steering_middleware
 
 # create_deep_agent's keyword arguments that a spec passes through unchanged.
 AGENT_OPTIONS = frozenset(
@@ -59,6 +62,7 @@ def parse_interrupt_on(
     return dict.fromkeys(names, True)
 
 
+@safe_display
 @dataclass(frozen=True)
 class AgentSpec:
     """A deep agent to build: the model (resolved chat model), its label, and options."""
@@ -118,13 +122,15 @@ class AgentSpec:
                 middleware.insert(0, TodoListMiddleware())
         check_gating(options, middleware)
         expect_in_checkpoints(options.get("response_format"))
-        return create_deep_agent(
+        middleware.append(steering_middleware())  # run.steer: messages given while it works
+        graph = create_deep_agent(
             model=self.model,
             middleware=middleware,
             checkpointer=checkpointer,
             name=name,
             **options,
         )
+        return mark_steerable(graph)
 
 
 def _match_dotfiles(options: dict[str, Any], middleware: list[Any]) -> None:

@@ -224,6 +224,29 @@ class RunState:
                 PromptItem(kind="prompt", agent=event.agent, text=redact(event.prompt), id=self._fresh_id())
             )
 
+    def _on_Steered(self, event: ev.Steered) -> None:
+        self._add(
+            PromptItem(
+                kind="prompt", agent=event.agent, text=redact(event.text), id=self._fresh_id(), steered=True
+            )
+        )
+        self._activity(event.agent, "steered")
+
+    def _on_SteerUndelivered(self, event: ev.SteerUndelivered) -> None:
+        count = len(event.texts)
+        said = "; ".join(_clip(redact(text), ACTIVITY) for text in event.texts)
+        self._add(
+            NoticeItem(
+                kind="notice",
+                level="steer",
+                text=(
+                    f"{count} message{'' if count == 1 else 's'} given while the run worked did not reach "
+                    f"the agent (the run ended first): {said}. Send it with run.follow_up(...)."
+                ),
+                id=self._fresh_id(),
+            )
+        )
+
     def _on_ContextGiven(self, event: ev.ContextGiven) -> None:
         keys = ", ".join(redact(k) for k in event.keys)
         self._add(

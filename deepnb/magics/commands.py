@@ -439,6 +439,22 @@ def stop(args: Any) -> Any:
     )
 
 
+def steer(args: Any) -> Any:
+    """Give the run holding the thread a message for its next model call; say so in one line."""
+    workbench = wb.get(args.agent, build=False)
+    thread = args.thread or workbench.current_thread
+    run = workbench.active_run(thread)
+    if run is None:
+        raise DeepnbError(
+            f"Nothing is running on thread {thread!r} of agent {workbench.name!r}: "
+            "send the message as a cell (%%deepagent) to go on with the thread."
+        )
+    run.steer(" ".join(args.message))
+    return Message(
+        f"Given to the run on thread {thread} of agent {workbench.name}: its next model call takes it."
+    )
+
+
 def approvals(args: Any) -> Any:
     """The run waiting for approval on a thread; displayed, it shows its approval cards."""
     return wb.get(args.agent, build=False).pending_run(args.thread)

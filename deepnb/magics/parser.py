@@ -230,6 +230,13 @@ def stop(line: str) -> None:
     """Stop the run on a thread."""
 
 
+@magic_arguments(name="deepagent steer")
+@argument("message", nargs="+", help="What to tell the agent (the rest of the line).")
+@_common
+def steer(line: str) -> None:
+    """Give the running agent a message: it reaches its next model call."""
+
+
 @magic_arguments(name="deepagent history")
 @_common
 def history(line: str) -> None:
@@ -359,6 +366,7 @@ SUMMARIES = {
     "repl": "Show the interpreter's globals for a thread.",
     "js": "Evaluate JavaScript against a copy of a thread's interpreter state.",
     "stop": "Stop the run on a thread.",
+    "steer": "Give the running agent a message for its next model call: %deepagent steer TEXT.",
     "history": "Show a thread's checkpoints: step, agent and node, what changed, when.",
     "fork": "Make a new thread from a thread's step: %deepagent fork -t THREAD --at STEP.",
     "approvals": "Show the approvals a thread waits for (also after a restart).",
@@ -389,6 +397,7 @@ SUBCOMMANDS: dict[str, Command] = {
     "repl": repl,
     "js": js,
     "stop": stop,
+    "steer": steer,
     "history": history,
     "fork": fork,
     "approvals": approvals,
@@ -473,8 +482,9 @@ def _flag(func: Command, dest: str) -> str:
 
 
 def _split_code(line: str, command: str) -> list[str]:
-    """The words of ``%deepagent js``: its leading options split like any line, then the rest of
-    the line kept exactly as written (JavaScript's own quotes stay); ``--`` ends the options."""
+    """The words of a command in :data:`REST_AS_WRITTEN`: its leading options split like any
+    line, then the rest of the line kept exactly as written (JavaScript's own quotes stay, and so
+    does the apostrophe of "don't"); ``--`` ends the options."""
     words: list[str] = []
     rest = line.strip()
     while rest.startswith("-"):
@@ -491,6 +501,10 @@ def _split_code(line: str, command: str) -> list[str]:
                 raise _unclosed(command, line) from None
             rest = rest[stream.tell() :].strip()
     return [*words, "--", rest] if rest else words
+
+
+REST_AS_WRITTEN: dict[Command, str] = {js: "code", steer: "message"}
+"""Commands whose last argument is the rest of the line as typed (code, a message), by its dest."""
 
 
 def _check(func: Command, args: Any) -> None:
@@ -533,7 +547,7 @@ def parse(func: Command, line: str) -> Any:
     """Parse ``line`` for ``func``'s declared arguments; errors raise ``UsageError`` naming the
     valid options."""
     command = func.argcmd_name
-    words = _split_code(line, command) if func is js else split(line, command)
+    words = _split_code(line, command) if func in REST_AS_WRITTEN else split(line, command)
     try:
         args = func.parser.parse_args(words)
     except UsageError as exc:

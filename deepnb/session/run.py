@@ -24,12 +24,13 @@ from deepnb.core.graphs.context import shown_keys
 from deepnb.core.graphs.inputs import output_of, speaks_messages
 from deepnb.core.handles import AgentHandle
 from deepnb.core.listeners import Listeners
-from deepnb.core.loop import in_engine_thread, run_sync, submit, wait_until
+from deepnb.core.loop import detached, in_engine_thread, run_sync, submit, wait_until
 from deepnb.core.schema import ENDED, FilePreview, RunStateJSON, RunStatus, Todo
 from deepnb.core.text.safe_display import safe_display
 from deepnb.core.text.secrets import redact, redact_data
 from deepnb.core.text.streamed import StreamRedactor
 from deepnb.core.threads.reading import read_state
+from deepnb.engine import steering
 from deepnb.engine.anatomy import tools_by_agent
 from deepnb.engine.approvals import ApprovalRequest, normalize, preview, tool_schema
 from deepnb.engine.interpreter import Interpreter
@@ -82,6 +83,10 @@ def follow(target: F) -> F:
         target.stop(reason=KERNEL_INTERRUPT)
         target.wait()
         raise
+
+
+RUN_ENDS = (ev.RunFinished, ev.RunFailed, ev.RunCancelled)
+"""The events that end a run (a pause does not: its next model call is still to come)."""
 
 
 class RunHost(AgentHandle, Protocol):
@@ -303,6 +308,25 @@ class Run(LiveDisplayable):
         """Every decision made on this run: when, which action, what, and whether a rule made it."""
         return [dict(d) for d in self.state.decisions]
 
+    def steer(self, message: str) -> None:
+        """Give the running agent ``message``: it reaches the main agent at its next model call
+        (after the decisions, for a run waiting for them), is kept in the thread, and shows in
+        the transcript where it was delivered. A message no model call took before the run
+        ended is said in the transcript. Refused in one line for a run that ended, and for an
+        agent deepnb did not build (an attached graph, a connected server)."""
+        if not isinstance(message, str) or not message.strip():
+            raise DeepnbError("run.steer takes the message to give the agent: a non-empty string.")
+        if self.status not in ("running", "interrupted"):
+            raise DeepnbError(
+                f"{self.id} has ended ({self.status}): send it with run.follow_up(...) instead."
+            )
+        if not steering.accepts(self.workbench.graph):
+            raise DeepnbError(
+                f"Agent {self.workbench.name!r} cannot be steered: deepnb steers the agents it builds "
+                "(deepnb.agent, deepnb.toml). Wait for this run, then use run.follow_up(...)."
+            )
+        steering.put(self.thread_id, message)
+
     def follow_up(self, prompt: str | Mapping[str, Any], *, auto_approve: bool | None = None) -> Run:
         """Send ``prompt`` on this run's thread, as the next turn of the same conversation (with
         the runtime context this run was given), and return the new run at once. Refused in one
@@ -357,7 +381,7 @@ class Run(LiveDisplayable):
                 return
         task = self._task
         if task is not None and not self.done:
-            task.get_loop().call_soon_threadsafe(task.cancel)
+            task.get_loop().call_soon_threadsafe(task.cancel, context=detached())
 
     # -- decisions --------------------------------------------------------------------------
 
@@ -522,6 +546,10 @@ class Run(LiveDisplayable):
         everything downstream (state, views, snapshots, magics) sees only the redacted event. Of
         streamed text, what could still become a secret waits for the next pieces (or the end of
         its stream): see :mod:`deepnb.core.text.streamed`."""
+        if isinstance(event, RUN_ENDS):
+            left = steering.take(self.thread_id)  # given while it worked, taken by no model call
+            if left:
+                self.emit(ev.SteerUndelivered(ev.MAIN, tuple(left)))
         with self._lock:
             events = self._redactor.feed(event)
             for shown in events:

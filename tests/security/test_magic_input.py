@@ -39,8 +39,8 @@ REQUIRED = {
     "eval": "x",
 }
 """A value for each command's required positional argument (or option), so the rest can be tried alone."""
-CODE = {"js": "1 + 1"}
-"""What follows the options of a command whose last argument is code."""
+CODE = {"js": "1 + 1", "steer": "don't use tables"}
+"""What follows the options of a command whose last argument is the rest of the line as typed."""
 QUOTED = {"output": ("'my_var'", "my_var")}
 """Options whose value must take a particular form: (as typed, as parsed)."""
 
@@ -50,7 +50,7 @@ def _value_options() -> list[tuple[str, str, str]]:
     found = []
     for command, func in COMMANDS.items():
         for action in func.parser._actions:
-            if action.nargs == 0 or action.dest == "help" or (func is parser.js and action.dest == "code"):
+            if action.nargs == 0 or action.dest == "help" or parser.REST_AS_WRITTEN.get(func) == action.dest:
                 continue
             found.append((command, action.option_strings[0] if action.option_strings else "", action.dest))
     return found
@@ -85,6 +85,11 @@ def test_js_code_keeps_its_own_quotes_after_the_options() -> None:
     assert (args.agent, args.thread, args.code) == ("my agent", "my thread", ["'a b'.split(\" \").length"])
     assert parser.parse(parser.js, "-- -1 + 2").code == ["-1 + 2"]
     assert parser.parse(parser.js, "it's").code == ["it's"]
+
+
+def test_a_steering_message_keeps_its_apostrophes_and_quotes() -> None:
+    args = parser.parse(parser.steer, "-t 'my thread' don't say \"never\"")
+    assert (args.thread, args.message) == ("my thread", ['don\'t say "never"'])
 
 
 CONFLICTS = [

@@ -209,6 +209,11 @@ GATED = [
         "checkpointer = 'postgres:postgresql://u@127.0.0.1:9/db'",
         "keep threads in a Postgres database",
     ),
+    (
+        "mcp_servers",
+        "mcp_servers = { files = { transport = 'stdio', command = 'npx', args = ['server'] } }",
+        "start the MCP servers files",
+    ),
 ]
 
 # What cannot import code or reach outside (checked by the config parser, or inside the agent's
@@ -389,6 +394,7 @@ READ_ONLY = {
     "approvals": "",
     "use": "default",
     "extensions": "",
+    "mcp": "",
 }
 ACTS = {
     "define",
@@ -403,6 +409,7 @@ ACTS = {
     "fork",
     "map",
     "eval",
+    "steer",
 }
 
 

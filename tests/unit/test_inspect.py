@@ -73,6 +73,7 @@ def test_a_built_agent_shows_each_stack_in_order_with_tools_rules_and_backend(tm
         "TodoListMiddleware",
         "Audit",
         "deepnb_extension_tools",
+        "DeepnbSteeringMiddleware",
         "SkillsMiddleware",
         "AnthropicPromptCachingMiddleware",
         "MemoryMiddleware",

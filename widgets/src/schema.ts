@@ -62,10 +62,10 @@ export type AsyncTaskStatus =
   | "interrupted";
 
 /**
- * A notice in the transcript: the run was stopped, items were folded behind it, or the run was
- * given runtime context (its keys).
+ * A notice in the transcript: the run was stopped, items were folded behind it, the run was
+ * given runtime context (its keys), or messages given while it worked never reached the agent.
  */
-export type NoticeLevel = "cancelled" | "collapsed" | "context";
+export type NoticeLevel = "cancelled" | "collapsed" | "context" | "steer";
 
 /**
  * What started a subagent: the `task` tool, or a JS `task()` from the interpreter.
@@ -265,13 +265,15 @@ export const CHANGE_KIND_MARK: Readonly<Record<ChangeKind, string>> = {
 };
 
 /**
- * The task the run was given (secrets redacted).
+ * The task the run was given (secrets redacted); `steered` marks a message given while the
+ * run worked (`run.steer`), placed where its model call took it.
  */
 export interface PromptItem {
   kind: "prompt";
   id: string;
   agent: string;
   text: string;
+  steered?: boolean;
 }
 
 /**

@@ -34,12 +34,17 @@ def agent_prefix(item: Item) -> str:
 # -- prompt ----------------------------------------------------------------------------------------
 
 
+STEERED_BADGE = "given while it worked"
+"""The badge of a message given to a running agent (``run.steer``), where it was delivered."""
+
+
 def _prompt_html(item: Item, _label: str) -> str:
-    return f'<div class="dnb-prompt">› {escape(item["text"])}</div>'
+    badge = f' <span class="dnb-badge dnb-steered">{STEERED_BADGE}</span>' if item.get("steered") else ""
+    return f'<div class="dnb-prompt">› {escape(item["text"])}{badge}</div>'
 
 
 def _prompt_text(item: Item, _label: str) -> str:
-    return f"› {item['text']}"
+    return f"› {item['text']}" + (f" [{STEERED_BADGE}]" if item.get("steered") else "")
 
 
 # -- text: the agent's answer (Markdown, rendered when folded) -------------------------------------

@@ -52,6 +52,10 @@ export function makeItem(item: Item, key: string, expanded: Set<string>): ItemRe
   }
   if (kind === "prompt") {
     el.append(h("span", "dnb-prompt-mark", "›"), (rec.body = h("div", "dnb-prompt-text")));
+    if ((item as { steered?: unknown }).steered === true) { // given while the run worked: delivered here
+      el.setAttribute("data-steered", "");
+      el.append(h("span", "dnb-badge dnb-steered", "given while it worked"));
+    }
   } else if (kind === "text") {
     el.append(rec.label!, (rec.body = h("div", "dnb-text-body")));
   } else if (kind === "thinking") {
