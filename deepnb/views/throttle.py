@@ -1,5 +1,14 @@
-"""Coalesce bursts of changes into at most one flush per interval, and keep flushing a small share
-of the engine's time however costly a flush grows."""
+"""Coalesce bursts of changes into few flushes, at most :data:`MAX_MESSAGES_PER_SECOND` a second,
+and keep flushing a small share of the engine's time however costly a flush grows.
+
+Two buckets set the pace. One holds :data:`BURST` flushes and earns one per ``interval``: a
+change after a quiet moment goes out at once even right after another flush (the first word of
+an answer, just after a tool card's), a steady stream of changes gets one flush per interval,
+and any second holds at most ``BURST + 1 / interval`` flushes. The other holds the engine's time
+that flushing may take: each second earns :data:`SHARE` of a second, up to :data:`ALLOWANCE`,
+and a flush spends what it took. A steady run of flushes that take ``d`` seconds each then gets
+one per ``d / SHARE``, while one slow flush (the first to load a renderer) holds nothing back.
+Changes made together (in one turn of the loop) go out in one flush."""
 
 from __future__ import annotations
 
@@ -11,45 +20,57 @@ from deepnb.core.failures import contained
 from deepnb.core.loop import detached, engine_loop, in_engine_thread
 
 MAX_MESSAGES_PER_SECOND = 20
+BURST = 2
+"""Flushes that may go out back to back after a quiet moment."""
 MARGIN = 1.2
 """Flush a little less often than the limit allows: messages bunch up on their way to the browser."""
 SHARE = 0.025
-"""The most of the engine loop's time flushing may take: after a flush that took ``d`` seconds the
-next one waits at least ``d / SHARE``. A view's flush reads its whole transcript, so on a run of
-thousands of steps it grows from a fraction of a millisecond to several; the run streams on at
-the same speed and the view updates a little less often."""
+"""The most of the engine loop's time flushing may take. A view's flush reads its whole
+transcript, so on a run of thousands of steps it grows from a fraction of a millisecond to
+several; the run streams on at the same speed and the view updates a little less often."""
+ALLOWANCE = 0.05
+"""Seconds of flushing the time bucket holds: what flushes may take at once before the share
+spaces them (the share of two seconds)."""
 
 
 class Throttle:
-    """Call ``flush`` after a change, at most once per ``interval`` seconds, and never lose the
-    last change. Everything runs on the engine loop; calls from other threads hop onto it."""
+    """Call ``flush`` after a change, at the pace of the two buckets, and never lose the last
+    change. Everything runs on the engine loop; calls from other threads hop onto it."""
 
     def __init__(
         self,
         flush: Callable[[], None],
         interval: float = MARGIN / MAX_MESSAGES_PER_SECOND,
         share: float = SHARE,
+        allowance: float = ALLOWANCE,
     ) -> None:
         self._flush = flush
         self.interval = interval
         self.share = share
-        self.gap = interval
-        """Seconds from one flush to the next at least: ``interval``, or longer after a slow flush."""
-        self._last = float("-inf")
+        self.allowance = allowance
+        self._flushes = float(BURST)
+        """Flushes the first bucket held at :attr:`_at`."""
+        self._time = allowance
+        """Seconds of flushing the second bucket held at :attr:`_at`."""
+        self._at = time.monotonic()
         self._timer: asyncio.TimerHandle | None = None
 
     def poke(self) -> None:
-        """Note a change: flush now if the interval has passed, else once it has."""
+        """Note a change: flush once the loop is through what it is doing now (so changes made
+        together go out together) if both buckets allow one, else once they do."""
         if not in_engine_thread():
             engine_loop().call_soon_threadsafe(self.poke, context=detached())
             return
         if self._timer is not None:
             return
-        wait = self._last + self.gap - time.monotonic()
-        if wait > 0:
-            self._timer = engine_loop().call_later(wait, self._fire, context=detached())
-        else:
-            self._fire()
+        self._timer = engine_loop().call_later(self.wait(), self._fire, context=detached())
+
+    def wait(self) -> float:
+        """Seconds from now until both buckets allow a flush."""
+        flushes, spare = self._held(time.monotonic())
+        for_a_flush = (1.0 - flushes) * self.interval
+        for_the_time = -spare / self.share  # the time bucket may be overdrawn by the last flush
+        return max(0.0, for_a_flush, for_the_time)
 
     def flush_now(self) -> None:
         """Flush at once, replacing a pending flush. Call it on the engine loop."""
@@ -57,8 +78,20 @@ class Throttle:
             self._timer.cancel()
         self._fire()
 
+    def _held(self, now: float) -> tuple[float, float]:
+        """What the buckets hold at ``now``: flushes, and seconds of flushing (below zero while
+        the last flush's cost is not earned back yet)."""
+        elapsed = now - self._at
+        flushes = min(float(BURST), self._flushes + elapsed / self.interval)
+        spare = min(self.allowance, self._time + elapsed * self.share)
+        return flushes, spare
+
     def _fire(self) -> None:
         self._timer = None
-        self._last = time.monotonic()
+        start = time.monotonic()
+        flushes, spare = self._held(start)
         contained(self._flush, what="a view's update")  # a view's bug never stops the engine
-        self.gap = max(self.interval, (time.monotonic() - self._last) / self.share)
+        end = time.monotonic()
+        self._flushes = max(0.0, flushes - 1.0)  # flush_now may go out with none held
+        self._time = spare - (end - start)
+        self._at = start
