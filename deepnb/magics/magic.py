@@ -8,9 +8,11 @@ can't await, the magic blocks instead and the view says Stop needs the kernel's 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.metadata
 import re
 import sys
+from collections.abc import Iterator
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -20,11 +22,12 @@ from IPython.utils.text import DollarFormatter
 
 from deepnb.core.errors import DeepnbError
 from deepnb.core.graphs import langsmith_inline
-from deepnb.magics import parser
+from deepnb.magics import parser, preload
 from deepnb.magics.interpolate import interpolate
 
 if TYPE_CHECKING:
     from deepnb.session.protocol import Session
+    from deepnb.views.starting import Starting
 
 _CELL_HEAD = re.compile(r"^%%deepagent(?:[ \t]|$)")
 
@@ -97,7 +100,7 @@ class DeepnbMagics(Magics):
         if name == "eval":
             experiment = _evaluating().start_eval(args, "", self._user_ns)
             if not args.bg:
-                _wait_for(experiment)
+                _wait_for(experiment, what="experiment")
             return experiment
         return getattr(commands, name)(args)
 
@@ -107,18 +110,20 @@ class DeepnbMagics(Magics):
         if _is_form(line, "eval"):
             experiment, matrix, args = self._start_eval(line, cell)
             if not args.bg:
-                _wait_for(experiment, matrix)
+                _wait_for(experiment, matrix, what="experiment")
             return
         if _is_map(line):
             batch, grid, args = self._start_map(line, cell)
             if not args.bg:
-                _wait_for(batch, grid)
+                _wait_for(batch, grid, what="batch")
             return
         run, view, args = self._start(line, cell, live_controls=False)
         if args.bg:
             return
         try:
             run.follow()  # a comparison follows all its runs: Ctrl-C stops them all
+        except KeyboardInterrupt:
+            raise _interrupted(f"{run.id} stopped; its thread keeps every step up to here") from None
         finally:
             view.sync()
         _record(run, args)
@@ -148,7 +153,7 @@ class DeepnbMagics(Magics):
             # user pressed ■ (or Ctrl-C), so the run stops and the cell says KeyboardInterrupt.
             reason = _stop_by_the_kernel(run)
             await _settle(run)
-            raise KeyboardInterrupt(f"{run.id} {reason}") from None
+            raise _interrupted(f"{run.id} {reason}; its thread keeps every step up to here") from None
         finally:
             view.sync()
         _record(run, args)
@@ -156,27 +161,29 @@ class DeepnbMagics(Magics):
     def _start_map(self, line: str, cell: str) -> tuple[Any, Any, Any]:
         """``%%deepagent map VAR [options]``: start the batch and show its grid."""
         args = parser.parse(parser.map_, line.split(None, 1)[1] if len(line.split(None, 1)) > 1 else "")
-        try:
-            batch = _mapping().start_map(args, cell, self._user_ns)
-        except DeepnbError as exc:
-            raise UsageError(str(exc)) from None
-        # lazy: the grid loads anywidget, which %load_ext deepnb does not need
-        from deepnb.views.batch.batch_view import show_batch  # noqa: PLC0415
+        with _placeholder(self.shell, f"map {args.inputs}: {cell}") as into:
+            try:
+                batch = _mapping().start_map(args, cell, self._user_ns)
+            except DeepnbError as exc:
+                raise UsageError(str(exc)) from None
+            # lazy: the grid loads anywidget, which %load_ext deepnb does not need
+            from deepnb.views.batch.batch_view import show_batch  # noqa: PLC0415
 
-        return batch, show_batch(batch), args
+            return batch, show_batch(batch, into=into), args
 
     def _start_eval(self, line: str, cell: str) -> tuple[Any, Any, Any]:
         """``%%deepagent eval DATASET [options]``: start the experiment (the body its template)
         and show its live matrix."""
         args = parser.parse(parser.eval_, line.split(None, 1)[1] if len(line.split(None, 1)) > 1 else "")
-        try:
-            experiment = _evaluating().start_eval(args, cell, self._user_ns)
-        except DeepnbError as exc:
-            raise UsageError(str(exc)) from None
-        # lazy: the matrix loads anywidget, which %load_ext deepnb does not need
-        from deepnb.views.experiment.experiment_live import show_experiment  # noqa: PLC0415
+        with _placeholder(self.shell, f"eval {args.dataset}: {cell}") as into:
+            try:
+                experiment = _evaluating().start_eval(args, cell, self._user_ns)
+            except DeepnbError as exc:
+                raise UsageError(str(exc)) from None
+            # lazy: the matrix loads anywidget, which %load_ext deepnb does not need
+            from deepnb.views.experiment.experiment_live import show_experiment  # noqa: PLC0415
 
-        return experiment, show_experiment(experiment), args
+            return experiment, show_experiment(experiment, into=into), args
 
     def _start(self, line: str, cell: str, *, live_controls: bool) -> tuple[Any, Any, Any]:
         args = parser.parse(parser.cell, line)
@@ -185,6 +192,12 @@ class DeepnbMagics(Magics):
                 "--wait needs a kernel that handles widget events while a cell runs (ipykernel 7 or "
                 "later, in JupyterLab or Notebook 7). Leave it out: decide on the cards, then go on."
             )
+        if args.at is not None or args.compare:  # their first lines (fork, models) come first
+            return self._start_run(args, cell, live_controls=live_controls, into=None)
+        with _placeholder(self.shell, f"--input {args.input}" if args.input else cell) as into:
+            return self._start_run(args, cell, live_controls=live_controls, into=into)
+
+    def _start_run(self, args: Any, cell: str, *, live_controls: bool, into: Any) -> tuple[Any, Any, Any]:
         commands = _commands()
         try:
             _check_record(args)
@@ -230,7 +243,7 @@ class DeepnbMagics(Magics):
         # lazy: the run view loads anywidget, which %load_ext deepnb does not need
         from deepnb.views.output import show_run  # noqa: PLC0415
 
-        view = show_run(run, live_controls=live_controls or args.bg)
+        view = show_run(run, live_controls=live_controls or args.bg, into=into)
         if args.output:
             self._user_ns[args.output] = run
         return run, view, args
@@ -245,6 +258,25 @@ class DeepnbMagics(Magics):
         if args.output:
             self._user_ns[args.output] = comparison
         return comparison, view, args
+
+
+@contextlib.contextmanager
+def _placeholder(shell: Any, task: str) -> Iterator[Starting | None]:
+    """The cell's output at once, "starting…" under its task, while the agent stack loads and
+    the run starts; the view then takes it over. Emptied if nothing starts. Only in a kernel:
+    a terminal prints each update of an output instead of replacing it."""
+    if getattr(shell, "kernel", None) is None:
+        yield None
+        return
+    # lazy, and light: IPython's display and deepnb's redaction only
+    from deepnb.views.starting import Starting  # noqa: PLC0415
+
+    into = Starting(task)
+    try:
+        yield into
+    except BaseException:
+        into.withdraw()
+        raise
 
 
 def _check_record(args: Any) -> None:
@@ -311,14 +343,14 @@ def _mapping() -> ModuleType:
     return mapping
 
 
-def _wait_for(many: Any, view: Any | None = None) -> None:
+def _wait_for(many: Any, view: Any | None = None, *, what: str) -> None:
     """Keep the cell busy until a batch or an experiment ends; the kernel's interrupt stops it;
     its view is brought up to date at the end either way."""
     try:
         many.wait()
     except KeyboardInterrupt:
         _stop_by_the_kernel(many)
-        raise
+        raise _interrupted(f"the {what} was stopped; what ended is kept") from None
     finally:
         if view is not None:
             view.sync()
@@ -330,9 +362,18 @@ async def _await(many: Any, view: Any, what: str) -> None:
         await many.wait_async()
     except (KeyboardInterrupt, asyncio.CancelledError):
         _stop_by_the_kernel(many)
-        raise KeyboardInterrupt(f"the {what} was stopped") from None
+        raise _interrupted(f"the {what} was stopped; what ended is kept") from None
     finally:
         view.sync()
+
+
+def _interrupted(what: str) -> KeyboardInterrupt:
+    """The kernel's interrupt as the cell reports it: a ``KeyboardInterrupt`` that IPython shows
+    as one line (``_render_traceback_``), not a traceback through the rewritten cell."""
+    line = f"KeyboardInterrupt: {what}."
+    interrupt = KeyboardInterrupt(what)
+    interrupt._render_traceback_ = lambda: [line]  # type: ignore[attr-defined]
+    return interrupt
 
 
 def _stop_by_the_kernel(target: Any) -> str:
@@ -371,6 +412,7 @@ def load(ipython: Any) -> None:
     ipython.register_magics(DeepnbMagics)
     if getattr(ipython, "autoawait", False) and transform_cell not in ipython.input_transformers_cleanup:
         ipython.input_transformers_cleanup.append(transform_cell)
+    preload.schedule(ipython)  # once this cell has ended, the kernel imports the agent stack
 
 
 def unload(ipython: Any) -> None:

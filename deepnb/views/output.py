@@ -8,13 +8,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import anywidget
-from IPython.display import display
 
 from deepnb.core import events as ev
 from deepnb.core.graphs.structured import output_rows
 from deepnb.session.run import Run
 from deepnb.views.run.run_view import RunView
 from deepnb.views.run.snapshot import snapshot_bundle
+from deepnb.views.starting import Starting, place
 
 _ENDS = (ev.RunFinished, ev.RunFailed, ev.RunCancelled, ev.RunPaused)
 
@@ -42,16 +42,17 @@ def run_bundle(run: Run, *, live_controls: bool = True) -> dict[str, Any]:
     return with_static(widget, run_snapshot(run))
 
 
-def show_run(run: Run, *, live_controls: bool = True) -> Any:
-    """Display ``run``'s live view. When the run stops, the same output also gets ``text/html``
-    and ``text/plain`` snapshots of the final state, for places where widgets don't run."""
+def show_run(run: Run, *, live_controls: bool = True, into: Starting | None = None) -> Any:
+    """Display ``run``'s live view (in ``into``'s output, the cell's placeholder, if given).
+    When the run stops, the same output also gets ``text/html`` and ``text/plain`` snapshots of
+    the final state, for places where widgets don't run."""
     view = RunView(run, live_controls=live_controls)
     widget_data, _ = widget_bundle(view)
 
     def bundle() -> dict[str, Any]:
         return with_static(widget_data, run_snapshot(run))
 
-    handle = display(bundle(), raw=True, display_id=True)
+    handle = place(bundle(), into)
 
     def on_event(event: ev.Event) -> None:
         if isinstance(event, _ENDS):

@@ -54,20 +54,21 @@ def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KernelSession]:
         yield session
 
 
-def _sent_after(kernel: KernelSession, start: int) -> list[dict[str, Any]]:
+def _sent_while(kernel: KernelSession, cell: str) -> list[dict[str, Any]]:
+    """What the views sent from the moment ``cell`` began (its first message) on. Between two
+    cells the kernel tags what it sends with the cell before, the latest it was asked to run."""
     with kernel._lock:
-        return [m for m in kernel.iopub[start:] if m["msg_type"] in SENT_BY_VIEWS]
+        begun = next(i for i, m in enumerate(kernel.iopub) if m["parent_header"].get("msg_id") == cell)
+        return [m for m in kernel.iopub[begun:] if m["msg_type"] in SENT_BY_VIEWS]
 
 
 @pytest.mark.parametrize("what", list(START))
 def test_updates_sent_while_a_later_cell_runs_belong_to_that_cell(kernel: KernelSession, what: str) -> None:
     started = kernel.execute(START[what])
     assert started.ok, started.text()
-    with kernel._lock:
-        after_start = len(kernel.iopub)
     waited = kernel.execute(f"{WAIT[what]}\ntime.sleep(0.5)")  # the views' last flush comes meanwhile
     assert waited.ok, waited.text()
-    sent = _sent_after(kernel, after_start)
+    sent = _sent_while(kernel, waited.msg_id)
     assert sent, f"{what} sent nothing while the later cell ran"
     parents = {m["parent_header"].get("msg_id") for m in sent}
     assert started.msg_id not in parents, f"{what}: an update went to the cell that had ended"

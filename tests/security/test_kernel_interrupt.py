@@ -90,6 +90,10 @@ def test_interrupt_reports_keyboard_interrupt(kernel: KernelSession, code: str) 
     assert [e["ename"] for e in errors] == ["KeyboardInterrupt"], errors
     shown = execution.text() + "".join("".join(e["traceback"]) for e in errors)
     assert "CancelledError" not in shown
+    if code.startswith("%%deepagent"):  # the magic's cell: one line, no traceback through it
+        assert [e["traceback"] for e in errors] == [
+            ["KeyboardInterrupt: run-1 interrupted by the kernel; its thread keeps every step up to here."]
+        ], errors
 
     check = kernel.execute(
         "from deepnb import workbench as _wb\n"
@@ -139,6 +143,10 @@ def test_interrupt_stops_a_waiting_batch(kernel: KernelSession, folder: Path, fo
     assert execution.done.wait(30), "the interrupted cell did not end"
     errors = _errors(execution)
     assert [e["ename"] for e in errors] == ["KeyboardInterrupt"], errors
+    what = form.split()[0].replace("map", "batch").replace("eval", "experiment")
+    assert [e["traceback"] for e in errors] == [
+        [f"KeyboardInterrupt: the {what} was stopped; what ended is kept."]
+    ], errors
 
     check = kernel.execute(
         f"_runs = [r for r in {runs} if hasattr(r, 'wait')]\n"

@@ -31,11 +31,23 @@ class Execution:
         return bool(self.reply) and self.reply["content"]["status"] == "ok"
 
     def text(self) -> str:
-        """Everything the cell printed or showed as text/plain, and its error, as one string."""
+        """Everything the cell printed or showed as text/plain, and its error, as one string.
+        An update of an output counts where that output is: a run started in an earlier cell
+        updates that cell's output, although the message comes while this one executes."""
         parts = []
+        own = {
+            out["content"].get("transient", {}).get("display_id")
+            for out in self.outputs
+            if out["msg_type"] == "display_data"
+        }
         for out in self.outputs:
             if out["msg_type"] == "stream":
                 parts.append(out["content"]["text"])
+            elif (
+                out["msg_type"] == "update_display_data"
+                and out["content"]["transient"]["display_id"] not in own
+            ):
+                continue
             elif out["msg_type"] in ("display_data", "execute_result", "update_display_data"):
                 parts.append(out["content"]["data"].get("text/plain", ""))
             elif out["msg_type"] == "error":

@@ -17,7 +17,6 @@ from typing import Any
 
 import anywidget
 import traitlets as t
-from IPython.display import display
 
 from deepnb.core.errors import DeepnbError
 from deepnb.core.loop import run_sync
@@ -28,6 +27,7 @@ from deepnb.views.messages import INT, Kinds, check
 from deepnb.views.output import widget_bundle, with_static
 from deepnb.views.run.run_view import RunView
 from deepnb.views.shared_code import LOADER, code_refs, code_trait
+from deepnb.views.starting import Starting, place
 from deepnb.views.throttle import MARGIN, MAX_MESSAGES_PER_SECOND, Throttle
 
 BATCH_MESSAGES: Kinds = {"stop": {}, "hello": {}, "open": {"index": INT}, "close": {}}
@@ -210,12 +210,13 @@ def batch_bundle(batch: Batch) -> dict[str, Any]:
     return with_static(widget, batch_snapshot_bundle(batch))
 
 
-def show_batch(batch: Batch) -> BatchView:
-    """Display ``batch``'s live grid; once nothing runs any more, the same output also gets the
-    final static table, for places where widgets don't run."""
+def show_batch(batch: Batch, *, into: Starting | None = None) -> BatchView:
+    """Display ``batch``'s live grid (in ``into``'s output, the cell's placeholder, if given);
+    once nothing runs any more, the same output also gets the final static table, for places
+    where widgets don't run."""
     view = BatchView(batch)
     widget_data, _ = widget_bundle(view)
-    handle = display(with_static(widget_data, batch_snapshot_bundle(batch)), raw=True, display_id=True)
+    handle = place(with_static(widget_data, batch_snapshot_bundle(batch)), into)
     finished = threading.Event()
 
     def on_change(_index: int) -> None:

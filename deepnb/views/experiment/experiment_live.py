@@ -22,7 +22,6 @@ from typing import Any
 
 import anywidget
 import traitlets as t
-from IPython.display import display
 
 from deepnb.core.errors import DeepnbError
 from deepnb.core.loop import call_later, run_sync
@@ -42,6 +41,7 @@ from deepnb.views.messages import INT, TEXT, Kinds, check
 from deepnb.views.output import widget_bundle, with_static
 from deepnb.views.run.run_view import RunView
 from deepnb.views.shared_code import LOADER, code_refs, code_trait
+from deepnb.views.starting import Starting, place
 from deepnb.views.throttle import Throttle
 
 _log = logging.getLogger(__name__)
@@ -240,13 +240,14 @@ def experiment_live_bundle(experiment: Experiment) -> dict[str, Any]:
     return with_static(widget, experiment_bundle(experiment))
 
 
-def show_experiment(experiment: Experiment) -> ExperimentView:
-    """Display ``experiment``'s live matrix; whenever nothing runs any more (and again after each
-    run that waited for approval ends), the same output gets the static matrix as it stands, for
-    places where widgets don't run."""
+def show_experiment(experiment: Experiment, *, into: Starting | None = None) -> ExperimentView:
+    """Display ``experiment``'s live matrix (in ``into``'s output, the cell's placeholder, if
+    given); whenever nothing runs any more (and again after each run that waited for approval
+    ends), the same output gets the static matrix as it stands, for places where widgets don't
+    run."""
     view = ExperimentView(experiment)
     widget_data, _ = widget_bundle(view)
-    handle = display(with_static(widget_data, experiment_bundle(experiment)), raw=True, display_id=True)
+    handle = place(with_static(widget_data, experiment_bundle(experiment)), into)
     shown = {"records": -1}
     lock = threading.Lock()
 
