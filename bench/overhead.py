@@ -183,7 +183,7 @@ from deepnb.core import events as _s_ev
 _s_astream = _s_streaming.chunks
 
 
-async def _s_threaded(graph, graph_input, config):
+async def _s_threaded(graph, graph_input, config, *, context=None):
     loop = _s_asyncio.get_running_loop()
     queue = _s_collections.deque()
     lock = _s_threading.Lock()
@@ -204,7 +204,10 @@ async def _s_threaded(graph, graph_input, config):
 
     def work():
         try:
-            stream = graph.stream(graph_input, config, stream_mode=list(_s_ev.STREAM_MODES), subgraphs=True)
+            given = {{}} if context is None else {{"context": context}}
+            stream = graph.stream(
+                graph_input, config, stream_mode=list(_s_ev.STREAM_MODES), subgraphs=True, **given
+            )
             try:
                 for chunk in stream:
                     put((True, chunk))
@@ -216,8 +219,8 @@ async def _s_threaded(graph, graph_input, config):
             put((False, exc))
         put(end)
 
-    context = _s_contextvars.copy_context()
-    worker = _s_threading.Thread(target=context.run, args=(work,), name="deepnb-stream", daemon=True)
+    copied = _s_contextvars.copy_context()
+    worker = _s_threading.Thread(target=copied.run, args=(work,), name="deepnb-stream", daemon=True)
     worker.start()
     try:
         while True:

@@ -482,6 +482,24 @@ def extensions() -> list:
     ]
 
 
+TIDES_SERVER = """\
+from mcp.server.fastmcp import FastMCP
+
+server = FastMCP("tides", log_level="WARNING")
+TABLE = {"Monterey": "14:12 (1.62 m)", "Half Moon Bay": "14:31 (1.80 m)"}
+
+
+@server.tool()
+def high_tide(place: str) -> str:
+    \"\"\"Today's high tide at a place on the coast.\"\"\"
+    return f"High tide at {place}: {TABLE.get(place, 'not in the table')}"
+
+
+if __name__ == "__main__":
+    server.run("stdio")
+"""
+"""A small MCP server the bring-your-own notebook writes and starts over stdio."""
+
 WRITER_FILES = {
     "AGENTS.md": "# Content Writer Agent\n\nWrite short, plain posts. Save each post under /blogs/.\n",
     "skills/blog-post/SKILL.md": (
@@ -611,6 +629,60 @@ def bring_your_own() -> list:
             "routes, the memory and skills, the model."
         ),
         new_code_cell("%deepagent inspect -a writer"),
+        new_markdown_cell(
+            "## Thinking, runtime context and an MCP server\n\n"
+            "Three things a real agent brings on day one. A model that **thinks** (Anthropic's "
+            "`thinking` blocks, OpenAI's reasoning summaries): the view shows the thinking as its own "
+            "item, open while it streams and folded once the answer starts, never in `run.result`. "
+            "**Runtime context** (a user id, a role, a credential): given with each run, read by tools "
+            "as `ToolRuntime.context`, checked against the graph's `context_schema`, never shown to "
+            "the model; the view lists its keys only. And tools from an **MCP server**, through "
+            "`langchain-mcp-adapters`: here a small FastMCP server the notebook writes and starts over "
+            "stdio; each of its tools' cards names the server."
+        ),
+        new_code_cell(
+            "import sys\n"
+            "from dataclasses import dataclass\n\n"
+            "from langchain.tools import ToolRuntime\n\n"
+            'server = Path(tempfile.mkdtemp()) / "tides_server.py"\n'
+            f"server.write_text({TIDES_SERVER!r})\n\n\n"
+            "@dataclass\n"
+            "class Caller:\n"
+            "    user_id: str\n"
+            '    role: str = "visitor"\n\n\n'
+            "@tool\n"
+            "def whoami(runtime: ToolRuntime[Caller]) -> str:\n"
+            '    """Who is asking, as the runtime context says."""\n'
+            '    return f"{runtime.context.user_id}, {runtime.context.role}"\n\n\n'
+            'harbour_model = ScriptedChatModel(script=parse_script({"agents": {"main": [\n'
+            '    {"thinking": "The tide table is on the tides server; the caller is in the context.",\n'
+            '     "tool_calls": [{"name": "high_tide", "args": {"place": "Monterey"}},\n'
+            '                    {"name": "whoami", "args": {}}]},\n'
+            '    {"thinking": "Both answers are in: say them plainly.",\n'
+            '     "text": "High tide at Monterey is at 14:12 (1.62 m), ada: good timing for the harbour."},\n'
+            "]}}))\n"
+            "deepnb.agent(\n"
+            '    "harbour",\n'
+            "    model=harbour_model,\n"
+            "    tools=[whoami],\n"
+            "    context_schema=Caller,\n"
+            '    mcp_servers={"tides": {"transport": "stdio", "command": sys.executable, "args": [str(server)]}},\n'
+            ")"
+        ),
+        new_code_cell(
+            "%deepagent mcp -a harbour",
+            # Its Where column names this machine's Python and a temporary folder.
+            metadata={"tags": ["nbval-ignore-output"]},
+        ),
+        new_code_cell('caller = {"user_id": "ada", "role": "harbour master"}'),
+        new_code_cell(
+            "%%deepagent -a harbour --context caller -o harbour_run\n"
+            "When is high tide at Monterey, and who is asking?"
+        ),
+        new_code_cell(
+            "harbour_run.result, [item[\"text\"] for item in harbour_run.state.items "
+            "if item[\"kind\"] == \"thinking\"]"
+        ),
     ]
 
 
