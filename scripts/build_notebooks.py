@@ -666,7 +666,9 @@ def bring_your_own() -> list:
             "    model=harbour_model,\n"
             "    tools=[whoami],\n"
             "    context_schema=Caller,\n"
-            '    mcp_servers={"tides": {"transport": "stdio", "command": sys.executable, "args": [str(server)]}},\n'
+            "    mcp_servers={\n"
+            '        "tides": {"transport": "stdio", "command": sys.executable, "args": [str(server)]},\n'
+            "    },\n"
             ")"
         ),
         new_code_cell(
@@ -680,8 +682,8 @@ def bring_your_own() -> list:
             "When is high tide at Monterey, and who is asking?"
         ),
         new_code_cell(
-            "harbour_run.result, [item[\"text\"] for item in harbour_run.state.items "
-            "if item[\"kind\"] == \"thinking\"]"
+            'harbour_run.result, [item["text"] for item in harbour_run.state.items '
+            'if item["kind"] == "thinking"]'
         ),
     ]
 

@@ -390,6 +390,39 @@ def _reasoning_tokens(message: Any) -> int | None:
 
 
 @dataclass
+class _StreamedCall:
+    """A model call seen streaming (``messages`` mode): where, and the usage its chunks reported."""
+
+    agent: str
+    node: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reported: bool = False
+    reasoning_tokens: int | None = None
+
+    def add(self, chunk: Any) -> None:
+        """Count one chunk's usage (a streamed call reports it in pieces, often in its last)."""
+        if not getattr(chunk, "usage_metadata", None):
+            return
+        inp, out = _usage(chunk)
+        self.input_tokens += inp
+        self.output_tokens += out
+        self.reported = True
+        reasoning = _reasoning_tokens(chunk)
+        if reasoning is not None:
+            self.reasoning_tokens = (self.reasoning_tokens or 0) + reasoning
+
+
+def _is_message_list(value: Any) -> bool:
+    """Whether ``value`` is a non-empty list of LangChain messages."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(getattr(m, "type", None) in ("ai", "tool", "human", "system") for m in value)
+    )
+
+
+@dataclass
 class EventTranslator:
     """Turns stream chunks into events, tracking which namespace belongs to which subagent."""
 
@@ -418,6 +451,11 @@ class EventTranslator:
     node_updates: bool = False
     """Report each of the graph's own nodes' state updates (:class:`NodeUpdated`): set for a
     graph that does not speak messages, whose nodes' updates are all there is to show."""
+    _streamed: dict[str, _StreamedCall] = field(default_factory=dict)
+    """Id of a model call's streamed message → where it streamed and the usage it reported, until
+    a state update holds that message (then it is the update's :class:`ModelTurn`)."""
+    _finished_calls: set[str] = field(default_factory=set)
+    """Tool call ids whose result came in a list of messages other than ``messages``."""
 
     def _new_path(self, parent: str, kind: str, call_id: str) -> str:
         if call_id in self._by_call:
@@ -458,12 +496,16 @@ class EventTranslator:
 
     def _message(self, agent: str, data: Any) -> Iterator[Event]:
         message, metadata = data
-        if getattr(message, "type", None) != "AIMessageChunk":
+        if getattr(message, "type", None) not in ("AIMessageChunk", "ai"):  # "ai": a call not streamed
             return
         node = metadata.get("langgraph_node") if isinstance(metadata, Mapping) else None
         if agent == self.main and node == MODEL_NODE:
             step = metadata.get("langgraph_step")  # the step of the checkpoint the node writes
             self._model_step = step if isinstance(step, int) else None
+        message_id = getattr(message, "id", None)
+        if message_id and message_id not in self._seen_turns:
+            call = self._streamed.setdefault(message_id, _StreamedCall(agent, str(node or "")))
+            call.add(message)
         thinking = message_thinking(message)
         if thinking:
             yield ThinkingDelta(agent, thinking)
@@ -486,6 +528,32 @@ class EventTranslator:
                     yield NodeUpdated(agent, str(node), dict(part) if isinstance(part, Mapping) else {})
                 if isinstance(part, Mapping):
                     yield from self._state_update(agent, part, node=str(node))
+            yield from self._unrecorded(agent, str(node))
+
+    def finish(self) -> Iterator[Event]:
+        """The model calls that streamed but that no state update held (when the stream ends)."""
+        yield from self._unrecorded()
+
+    def _unrecorded(self, agent: str | None = None, node: str | None = None) -> Iterator[Event]:
+        """A :class:`ModelTurn` for each model call that streamed in ``node`` of ``agent`` (any,
+        when ``None``) and that no state update held: a graph's node that calls a model and keeps
+        what it said elsewhere (a structured brief, a value of its own), so each model call is
+        counted once."""
+        for message_id, call in list(self._streamed.items()):
+            if message_id in self._seen_turns:
+                del self._streamed[message_id]
+            elif agent is None or (call.agent == agent and call.node == node):
+                del self._streamed[message_id]
+                self._seen_turns.add(message_id)
+                yield ModelTurn(
+                    call.agent,
+                    "",
+                    (),
+                    call.input_tokens,
+                    call.output_tokens,
+                    usage_reported=call.reported,
+                    reasoning_tokens=call.reasoning_tokens,
+                )
 
     def _state_update(self, agent: str, update: Mapping[str, Any], *, node: str = "") -> Iterator[Event]:
         messages = update.get("messages")
@@ -493,6 +561,18 @@ class EventTranslator:
         summary = update.get("_summarization_event")
         if isinstance(summary, Mapping):
             yield self._summarized(agent, summary, messages)
+        yield from self._messages(agent, messages, node=node)
+        for key, value in update.items():  # a graph's own lists: supervisor_messages, notes, ...
+            if key != "messages" and _is_message_list(value):
+                yield from self._messages(agent, value, node=node, elsewhere=True)
+        yield from self._side_updates(agent, update)
+
+    def _messages(
+        self, agent: str, messages: Sequence[Any], *, node: str, elsewhere: bool = False
+    ) -> Iterator[Event]:
+        """The events of the AI and tool messages a state update holds. ``elsewhere``: a list
+        under another key than ``messages``, which a graph may write whole again, so each tool
+        result is reported once."""
         for message in messages:
             kind = getattr(message, "type", None)
             if kind == "ai":
@@ -522,14 +602,22 @@ class EventTranslator:
                 for call in calls:
                     yield ToolCallStarted(agent, str(call.get("id")), call["name"], call["args"])
             elif kind == "tool":
+                call_id = str(message.tool_call_id)
+                if elsewhere:
+                    if call_id in self._finished_calls:
+                        continue
+                    self._finished_calls.add(call_id)
                 yield ToolCallFinished(
                     agent,
-                    str(message.tool_call_id),
+                    call_id,
                     str(getattr(message, "name", "") or ""),
                     message_text(message.content),
                     getattr(message, "status", "success") == "error",
                     executed=_executed(node, message),
                 )
+
+    def _side_updates(self, agent: str, update: Mapping[str, Any]) -> Iterator[Event]:
+        """What a state update changes besides its messages: todos, files, async tasks, prompts."""
         todos = update.get("todos")
         if isinstance(todos, list):
             yield TodosChanged(agent, tuple(todos))

@@ -612,6 +612,8 @@ class Run(LiveDisplayable):
                     async for chunk in streaming.chunks(graph, graph_input, config, context=self._context):
                         for event in self._translator.translate(chunk):
                             self.emit(event)
+                    for event in self._translator.finish():
+                        self.emit(event)
                 snapshot = await read_state(graph, config, agent=self.workbench.name)
                 if snapshot.values.get("async_tasks"):  # the whole list, not only this run's changes
                     self.emit(ev.AsyncTasksChanged(ev.MAIN, snapshot.values["async_tasks"]))
