@@ -169,6 +169,8 @@ class RunState:
     _thinking: dict[str, ThinkingItem] = field(default_factory=dict, repr=False)
     """Each agent's thinking in its current model call, until the call's turn ends it."""
     _tools: dict[str, ToolItem] = field(default_factory=dict, repr=False)
+    _call_steps: dict[str, int] = field(default_factory=dict, repr=False)
+    """Tool call id → the model call (``steps`` then) that asked for its latest card."""
     _servers: dict[str, str] = field(default_factory=dict, repr=False)
     """Tool name → the MCP server it came from (what the run's ``ToolsListed`` said)."""
     _interrupt_agents: dict[str, str] = field(default_factory=dict, repr=False)
@@ -344,8 +346,17 @@ class RunState:
         )
 
     def _on_ToolCallStarted(self, event: ev.ToolCallStarted) -> None:
-        if event.call_id in self._tools:  # the same call reported again: keep its one card
-            return
+        card_id = f"tool-{event.call_id}"
+        earlier = self._tools.get(event.call_id)
+        if earlier is not None:
+            same_turn = self._call_steps.get(event.call_id) == self.steps
+            if same_turn or earlier["status"] in (RUNNING, WAITING):  # reported again: its one card
+                return
+            # a later model call reusing the id (some providers number calls per turn): its own card
+            taken = {item["id"] for item in self.items}
+            fresh = (f"{card_id}-{n}" for n in range(2, len(taken) + 3))
+            card_id = next(name for name in fresh if name not in taken)
+        self._call_steps[event.call_id] = self.steps
         self.tool_calls += 1
         if event.name in FILE_TOOLS and isinstance(event.args.get("file_path"), str):
             self._file_calls[event.call_id] = event.args["file_path"]
@@ -356,7 +367,7 @@ class RunState:
         card = self._tools[event.call_id] = self._add(
             ToolItem(
                 kind="tool",
-                id=f"tool-{event.call_id}",
+                id=card_id,
                 agent=event.agent,
                 name=event.name,
                 args=short_args(event.args),

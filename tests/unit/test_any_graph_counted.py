@@ -2,7 +2,7 @@
 only a string, a supervisor whose messages live under ``supervisor_messages``, a tool node of its
 own that runs a researcher subgraph (its messages under ``researcher_messages``), a compressing
 call, a final report. Every model call and every tool call is counted once, with its tokens, and
-each tool call has its card."""
+each tool call has its card, also when a provider numbers its calls afresh each turn."""
 
 from __future__ import annotations
 
@@ -163,5 +163,35 @@ def test_every_model_call_and_tool_call_of_a_graph_of_its_own_shape_is_counted_o
         assert cards["conduct_research"]["status"] == "done"
         assert "Compressed: they fill at high tide." in cards["conduct_research"]["result"]
         assert run.result == "# Report\n\nTide pools fill at high tide."
+    finally:
+        workbench.forget_all()
+
+
+def test_a_later_model_call_reusing_a_tool_call_id_gets_its_own_card() -> None:
+    """Some providers number tool calls per turn (``call_0`` each time): each call is a card."""
+    from tests.support.agents import scripted, unique
+
+    turns = [
+        {"tool_calls": [{"name": "ls", "args": {"path": "/"}, "id": "call_0"}]},
+        {
+            "tool_calls": [
+                {"name": "write_file", "args": {"file_path": "/a.md", "content": "A"}, "id": "call_0"}
+            ]
+        },
+        {"tool_calls": [{"name": "read_file", "args": {"file_path": "/a.md"}, "id": "call_0"}]},
+        "Done.",
+    ]
+    bench = deepnb.agent(unique("reused"), scripted({"main": turns}))
+    try:
+        run = bench.run("List, write, read.")
+        assert run.status == "done", run.error
+        cards = [item for item in run.state.items if item["kind"] == "tool"]
+        assert [(c["name"], c["status"]) for c in cards] == [
+            ("ls", "done"),
+            ("write_file", "done"),
+            ("read_file", "done"),
+        ]
+        assert len({c["id"] for c in cards}) == 3 and run.state.progress()["tool_calls"] == 3
+        assert "A" in cards[2]["result"]
     finally:
         workbench.forget_all()
