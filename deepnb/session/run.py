@@ -160,6 +160,11 @@ class Run(LiveDisplayable):
         """What this kernel kept of the run before this one on its thread (set by the workbench)."""
         self.recording: Recorded | None = None
         """Where :meth:`record` last wrote this run."""
+        self.follow_ups: list[Run] = []
+        """The later turns of this conversation: the runs :meth:`follow_up` started from this run
+        or from one of its follow-ups (a view's box does the same), in order. The newest turn is
+        ``follow_ups[-1]``; on a follow-up itself the list stays empty (its first run keeps them)."""
+        self._first: Run | None = None  # the run whose follow_ups list this one is in
 
     # -- the contract -----------------------------------------------------------------------
 
@@ -337,12 +342,16 @@ class Run(LiveDisplayable):
                 f"{self.id} still {what} on thread {self.thread_id!r}: decide, wait (run.wait()) or "
                 "stop it (run.stop()), then follow up."
             )
-        return self.workbench.start(
+        later = self.workbench.start(
             prompt,
             thread=self.thread_id,
             auto_approve=self.auto_approve if auto_approve is None else auto_approve,
             context=self._context,
         )
+        first = self._first or self
+        later._first = first
+        first.follow_ups.append(later)
+        return later
 
     def wait(self, timeout: float | None = None) -> Run:
         """Block until the run stops (done, interrupted, failed or cancelled); return it."""
