@@ -334,8 +334,9 @@ class Run(LiveDisplayable):
 
     def follow_up(self, prompt: str | Mapping[str, Any], *, auto_approve: bool | None = None) -> Run:
         """Send ``prompt`` on this run's thread, as the next turn of the same conversation (with
-        the runtime context this run was given), and return the new run at once. Refused in one
-        line while this run still runs or waits for decisions: it is that run's thread."""
+        the runtime context this run was given), and return the new run at once; the first run of
+        the conversation lists it in :attr:`follow_ups`. Refused in one line while this run still
+        runs or waits for decisions: it is that run's thread."""
         if self.status in ("running", "interrupted"):
             what = "runs" if self.status == "running" else "waits for your decisions"
             raise DeepnbError(
