@@ -193,13 +193,23 @@ class RunView(RunActions, anywidget.AnyWidget):
 
     def _continue_with(self, later: Run) -> None:
         """Go on with ``later``, a follow-up on the view's thread: the turns before it stay above
-        (``turns``), ``later`` streams below with every control of the view, sent in full first."""
+        (``turns``), ``later`` streams below with every control of the view, sent in full first.
+        Done on the engine loop, where the view's flushes run, so none of them sees half of it."""
+
+        async def switch() -> None:
+            self._switch(later)
+
+        run_sync(switch())
+        for listener in list(self._turn_listeners):
+            contained(listener, later, what="a run view's follow-up listener")
+
+    def _switch(self, later: Run) -> None:
         self._unsubscribe()
         self._unwatch_end()
         self.runs.append(later)
         with later.reading() as live:
             self.run = later
-            self._page, self._expanded, self._full_version = 0, False, None
+            self._page, self._expanded = 0, False
             self._timeline_sent, self._timeline_at = None, 0.0
             with self.hold_sync():
                 self.turns = [dict(turn) for turn in turns_of(self.runs)]
@@ -211,8 +221,6 @@ class RunView(RunActions, anywidget.AnyWidget):
             self._full_version = None if live.status == RUNNING else live.version
         self._sync_timeline()
         self._watch(later)
-        for listener in list(self._turn_listeners):
-            contained(listener, later, what="a run view's follow-up listener")
 
     def _on_event(self, _event: ev.Event) -> None:
         self._throttle.poke()
