@@ -16,6 +16,7 @@ from deepnb.core.text.safe_display import shown_text
 from deepnb.session.run import Run
 from deepnb.views.bounds import FIELD_LIMIT, clip_text, size
 from deepnb.views.run.snapshot import final_answer_id, head_line
+from deepnb.views.styles import snapshot_style
 
 TURNS_BUDGET = 16 * 1024
 """Bytes the ``turns`` trait holds at most: past it, the oldest turns lose their answers first."""
@@ -73,7 +74,8 @@ def bounded_turns(turns: Sequence[EarlierTurn], budget: int = TURNS_BUDGET) -> l
 
 def turns_bundle(bundles: Sequence[Mapping[str, str]], cell: str) -> dict[str, str]:
     """The static snapshot of a view's turns: each turn's own snapshot (``bundles``, oldest
-    first), the follow-ups marked, and the line that runs a follow-up as a cell."""
+    first; the styles the first one carries, once), the follow-ups marked, and the line that
+    runs a follow-up as a cell."""
     if len(bundles) == 1:
         return dict(bundles[0])
     html: list[str] = []
@@ -82,7 +84,7 @@ def turns_bundle(bundles: Sequence[Mapping[str, str]], cell: str) -> dict[str, s
         if n:
             html.append(f'<div class="dnb-turn-mark" style="{MARK_STYLE}">Follow-up {n}</div>')
             text.append(f"── Follow-up {n} ──")
-        html.append(bundle["text/html"])
+        html.append(bundle["text/html"].removeprefix(snapshot_style()) if n else bundle["text/html"])
         text.append(bundle["text/plain"])
     before, after = CELL_SAID
     said = f"{escape(before)}<code>{escape(cell)}</code>{escape(after)}"
