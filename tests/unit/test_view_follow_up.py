@@ -77,7 +77,7 @@ def test_the_box_messages_are_checked_like_every_other() -> None:
 def test_a_follow_up_from_the_box_continues_in_the_same_view() -> None:
     bench = deepnb.agent(unique("view-follow-up"), conversation())
     first = bench.run("Plan a trip")
-    view = RunView(first)
+    view = RunView(first, live_controls=False)  # shown by a cell that held the kernel
     box = Sent(view)
     revision = view.revision
     assert box.click({"type": "follow_up", "prompt": "And then?"}) == {
@@ -91,6 +91,7 @@ def test_a_follow_up_from_the_box_continues_in_the_same_view() -> None:
     view.sync()
     assert later.status == "done" and later.result == "Step two: go."
     assert view.status == "done" and view.revision > revision
+    assert view.live_controls and view.stop_hint == "", "no cell runs a follow-up from the box"
     assert [item["text"] for item in view.items if item["kind"] == "prompt"] == ["And then?"]
     (turn,) = view.turns
     assert turn["run_id"] == first.id and turn["prompt"] == "Plan a trip" and turn["status"] == "done"
@@ -103,6 +104,7 @@ def test_a_follow_up_from_the_box_continues_in_the_same_view() -> None:
     assert text.index("Plan a trip") < text.index("Step one") < text.index("Follow-up 1")
     assert text.index("Follow-up 1") < text.index("And then?") < text.index("Step two: go.")
     assert text.rstrip().endswith(f"{view.follow_up_cell}, its prompt as the cell's body.")
+    assert view_snapshot(view)["text/html"].count("<style>") == 1
 
     # a second follow-up goes on from the newest turn; the first run lists both
     assert box.click({"type": "follow_up", "prompt": "Anything else?"})["error"] == ""  # type: ignore[index]

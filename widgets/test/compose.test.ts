@@ -107,3 +107,18 @@ describe("the box under a run view", () => {
     assert.ok(order.indexOf("dnb-compose") < order.indexOf("dnb-muted dnb-follow-up-cell"));
   });
 });
+
+describe("the box while a cell holds the kernel", () => {
+  it("says the kernel reads it once the cell has ended, and still sends", () => {
+    const { fake, text, button, said } = show({ status: "running", live_controls: false });
+    assert.equal(said.textContent, "This kernel reads the box once the cell has ended (a --bg cell ends at once).");
+    assert.equal(button.disabled, false);
+    text.value = "Hurry";
+    button.click();
+    assert.deepEqual(sent(fake), [{ type: "steer", message: "Hurry" }]);
+    fake.message({ type: "composed", kind: "steer", error: "run-1 has ended (done): send it with run.follow_up(...) instead." });
+    fake.update({ status: "done" });
+    assert.equal(said.textContent, "run-1 has ended (done): send it with run.follow_up(...) instead.");
+    assert.equal(button.textContent, "Send");
+  });
+});

@@ -217,6 +217,7 @@ class RunView(RunActions, anywidget.AnyWidget):
                     later.state.agent, later.state.thread_id, auto_approve=later.auto_approve
                 )
                 self.card_errors = {}
+                self.live_controls, self.stop_hint = True, ""  # sent from the box: no cell runs
             self._send_in_full(later.snapshot().state)
             self._full_version = None if live.status == RUNNING else live.version
         self._sync_timeline()

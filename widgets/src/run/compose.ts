@@ -25,6 +25,8 @@ const PLACEHOLDER = {
   steer: "Steer the agent: its next model call reads this… (Enter sends)",
 };
 
+const MID_CELL = "This kernel reads the box once the cell has ended (a --bg cell ends at once).";
+
 export function composeView(model: RunModel, live: () => boolean = () => true): ComposeView {
   const el = h("div", "dnb-compose");
   el.setAttribute("role", "group");
@@ -37,7 +39,6 @@ export function composeView(model: RunModel, live: () => boolean = () => true): 
   row.append(text, button);
   el.append(row, said);
   let waiting = false; // a message is on its way to the kernel
-  let hinted = false; // the line says why steering waits for the cell's end
 
   const kind = (): "follow_up" | "steer" => (steers(model.get("status")) ? "steer" : "follow_up");
 
@@ -48,16 +49,15 @@ export function composeView(model: RunModel, live: () => boolean = () => true): 
 
   function render(): void {
     const now = kind();
-    const midCell = now === "steer" && model.get("live_controls") === false;
+    const midCell = now === "steer" && model.get("live_controls") === false; // the kernel is in the cell
     setText(button, now === "steer" ? "Steer" : "Send");
     button.title = now === "steer" ? "Give the running agent this message" : "Send a follow-up on this thread";
     text.placeholder = PLACEHOLDER[now];
     text.setAttribute("aria-label", now === "steer" ? "Message to steer the running agent" : "Follow-up prompt");
     el.setAttribute("aria-label", now === "steer" ? "Steer the run" : "Continue the conversation");
-    button.disabled = waiting || midCell;
-    if (midCell) say(str(model.get("stop_hint")) || "Steering works once the cell has ended (or with --bg).");
-    else if (hinted) say("");
-    hinted = midCell;
+    button.disabled = waiting;
+    if (midCell && !said.textContent) say(MID_CELL);
+    else if (!midCell && said.textContent === MID_CELL) say("");
     show(el, live());
   }
 
