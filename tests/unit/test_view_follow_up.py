@@ -215,3 +215,15 @@ def test_earlier_turns_keep_within_their_budget() -> None:
     assert shown[-1]["answer_html"] and not shown[0]["answer_html"]
     assert [t["run_id"] for t in shown] == [f"r{n}" for n in range(8)]
     assert len(bounded_turns([dict(turn, prompt="p" * 2000) for _ in range(20)], budget=8_000)) < 20  # type: ignore[misc]
+
+
+def test_a_long_answer_is_shortened_in_its_turn_and_whole_on_its_run() -> None:
+    long = "Otters. " * 4000
+    bench = deepnb.agent(unique("view-long"), scripted({"main": [long.strip(), "Short."]}))
+    run = bench.run("Tell me everything")
+    view = RunView(run)
+    Sent(view).click({"type": "follow_up", "prompt": "Now briefly"})
+    view.run.wait(30)
+    (turn,) = view.turns
+    assert "more characters not shown here" in turn["answer_html"] and len(turn["answer_html"]) < 12_000
+    assert run.result == long.strip()

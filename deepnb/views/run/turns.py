@@ -14,7 +14,7 @@ from deepnb.core.schema import EarlierTurn, RunStateJSON
 from deepnb.core.text.markup import escape
 from deepnb.core.text.safe_display import shown_text
 from deepnb.session.run import Run
-from deepnb.views.bounds import FIELD_LIMIT, clip_text, size
+from deepnb.views.bounds import FIELD_LIMIT, clip_item, clip_text, size
 from deepnb.views.run.snapshot import final_answer_id, head_line
 from deepnb.views.styles import snapshot_style
 
@@ -48,13 +48,13 @@ def earlier_turn(run_id: str, state: RunStateJSON) -> EarlierTurn:
     prompt = next((str(item["text"]) for item in items if item["kind"] == "prompt"), "")
     final = final_answer_id(main, state["status"])
     answer = next((item for item in main if item["id"] == final), None)
-    html = str(answer.get("html") or "") if answer else ""
+    html = str(clip_item(answer).get("html") or "") if answer else ""  # a long one shortened
     return {
         "run_id": run_id,
         "prompt": clip_text(prompt, PROMPT_CHARS),
         "status": state["status"],
         "head": head_line(state),
-        "answer_html": html if len(html) <= 4 * FIELD_LIMIT else "",
+        "answer_html": html,
         "error": clip_text(state["error"] or "", FIELD_LIMIT),
     }
 
@@ -62,7 +62,7 @@ def earlier_turn(run_id: str, state: RunStateJSON) -> EarlierTurn:
 def bounded_turns(turns: Sequence[EarlierTurn], budget: int = TURNS_BUDGET) -> list[EarlierTurn]:
     """``turns`` within ``budget`` bytes: the oldest answers dropped first (each run keeps its
     whole answer: ``run.result``, ``run.follow_ups[i].result``), then the oldest turns."""
-    shown: list[EarlierTurn] = [dict(turn) for turn in turns]  # type: ignore[misc]
+    shown = [EarlierTurn(**turn) for turn in turns]
     for turn in shown:
         if size(shown) <= budget:
             break
