@@ -9,6 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from langgraph.graph import END, START, StateGraph
+from typing_extensions import TypedDict
 
 import deepnb
 from deepnb.views.messages import RUN_MESSAGES, MessageRefused, check
@@ -227,3 +229,27 @@ def test_a_long_answer_is_shortened_in_its_turn_and_whole_on_its_run() -> None:
     (turn,) = view.turns
     assert "more characters not shown here" in turn["answer_html"] and len(turn["answer_html"]) < 12_000
     assert run.result == long.strip()
+
+
+class Count(TypedDict):
+    n: int
+
+
+def test_steering_an_attached_graph_from_the_box_is_refused_in_one_line() -> None:
+    def wait(state: Count) -> Count:
+        time.sleep(0.5)
+        return {"n": state["n"] + 1}
+
+    graph = StateGraph(Count)
+    graph.add_node("wait", wait)
+    graph.add_edge(START, "wait")
+    graph.add_edge("wait", END)
+    attached = deepnb.attach(graph.compile(), name=unique("view-attached"))
+    running = attached.start({"n": 1})
+    view = RunView(running)
+    try:
+        reply = Sent(view).click({"type": "steer", "message": "Faster"})
+        assert reply is not None and "cannot be steered: deepnb steers the agents it builds" in reply["error"]
+        assert "\n" not in reply["error"]
+    finally:
+        running.wait(30)
