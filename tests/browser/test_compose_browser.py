@@ -4,13 +4,14 @@ runs, a refusal from the kernel shows in one line, and the earlier turns show ab
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS, VIEWPORT
-from tests.browser.test_run_view_a11y_browser import ORIGIN, PAGE, TRAITS, WIDGETS
+from tests.browser.test_run_view_a11y_browser import TRAITS, bundle_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
@@ -18,44 +19,16 @@ PROMPT = {"kind": "prompt", "id": "p", "agent": "main", "text": "Plan a trip"}
 ANSWER = {"kind": "text", "id": "t1", "agent": "main", "text": "Step one.", "html": "<p>Step one.</p>"}
 
 
-def open_page(browser: Any, request: pytest.FixtureRequest, status: str) -> Any:
-    context = browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(10_000)
-    errors: list[str] = []
-    traits = {**TRAITS, "status": status, "items": [PROMPT, ANSWER], "tree": []}
-
-    def serve(route: Any) -> None:
-        name = route.request.url.removeprefix(ORIGIN + "/")
-        if name == "index.html":
-            route.fulfill(content_type="text/html", body=PAGE.replace("TRAITS", json.dumps(traits)))
-        elif name in ("run_view.js", "run_view.css", "theme.css"):
-            kind = "text/javascript" if name.endswith(".js") else "text/css"
-            route.fulfill(content_type=kind, body=(WIDGETS / name).read_text())
-        else:
-            route.fulfill(status=404, body="")
-
-    context.route(f"{ORIGIN}/**", serve)
-    page = context.new_page()
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(f"{ORIGIN}/index.html")
-    page.wait_for_function("window.rendered === true")
-    return context, page, errors
-
-
 @pytest.fixture
-def pages(browser: Any, request: pytest.FixtureRequest) -> Any:
-    opened: list[tuple[Any, Any, list[str]]] = []
+def pages(browser: Any, request: pytest.FixtureRequest) -> Iterator[Callable[[str], Any]]:
+    """Opens a page of the built view over a run of the given status (each checked as it closes)."""
+    with contextlib.ExitStack() as opened:
 
-    def make(status: str) -> Any:
-        opened.append(open_page(browser, request, status))
-        return opened[-1][1]
+        def make(status: str) -> Any:
+            traits = {**TRAITS, "status": status, "items": [PROMPT, ANSWER], "tree": []}
+            return opened.enter_context(bundle_page(browser, traits, f"{request.node.name}-{status}"))
 
-    yield make
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    for n, (context, page, errors) in enumerate(opened):
-        page.screenshot(path=str(ARTIFACTS / f"{request.node.name}-{n}.png"), full_page=True)
-        context.close()
-        assert errors == [], errors
+        yield make
 
 
 def sent(page: Any) -> list[dict[str, Any]]:
