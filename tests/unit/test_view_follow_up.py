@@ -5,7 +5,6 @@ while the run runs steers it; forged or untimely messages are refused in one lin
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -18,6 +17,7 @@ from deepnb.views.output import view_snapshot
 from deepnb.views.run.run_view import RunView
 from deepnb.views.run.turns import bounded_turns, cell_line
 from tests.support.agents import scripted, unique
+from tests.unit.test_steering import slow_lookup, until
 
 
 def conversation(delay: float = 0.0) -> Any:
@@ -31,19 +31,6 @@ def conversation(delay: float = 0.0) -> Any:
         },
         delay=delay,
     )
-
-
-def slow_lookup(topic: str) -> str:
-    """Look a topic up (slowly)."""
-    time.sleep(0.6)
-    return f"notes on {topic}"
-
-
-def until(check: Callable[[], Any], timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
 
 
 class Sent:
