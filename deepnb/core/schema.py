@@ -657,3 +657,30 @@ class PeekedFile(TypedDict):
     text: str
     html: str
     error: str
+
+
+# -- the run view's box: follow-ups and steering --------------------------------------------------
+
+
+class EarlierTurn(TypedDict):
+    """A turn of the conversation above the one a run view streams, once a follow-up from its
+    box moved the view on: what it was asked (``prompt``, secrets redacted), how it ended
+    (``status``, and ``head``: its one line of steps, tool calls and time), its final answer
+    (``answer_html``: the Markdown rendered and escaped, ``""`` where there is none or it did not
+    fit) and its ``error``."""
+
+    run_id: str
+    prompt: str
+    status: RunStatus
+    head: str
+    answer_html: str
+    error: str
+
+
+class ComposedReply(TypedDict):
+    """The answer to the run view's box: ``kind`` is what it sent (a follow-up, or a message to
+    steer the running agent), ``error`` why it was refused (``""``: it went through)."""
+
+    type: Literal["composed"]
+    kind: Literal["follow_up", "steer"]
+    error: str

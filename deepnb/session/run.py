@@ -160,6 +160,11 @@ class Run(LiveDisplayable):
         """What this kernel kept of the run before this one on its thread (set by the workbench)."""
         self.recording: Recorded | None = None
         """Where :meth:`record` last wrote this run."""
+        self.follow_ups: list[Run] = []
+        """The later turns of this conversation: the runs :meth:`follow_up` started from this run
+        or from one of its follow-ups (a view's box does the same), in order. The newest turn is
+        ``follow_ups[-1]``; on a follow-up itself the list stays empty (its first run keeps them)."""
+        self._first: Run | None = None  # the run whose follow_ups list this one is in
 
     # -- the contract -----------------------------------------------------------------------
 
@@ -329,20 +334,25 @@ class Run(LiveDisplayable):
 
     def follow_up(self, prompt: str | Mapping[str, Any], *, auto_approve: bool | None = None) -> Run:
         """Send ``prompt`` on this run's thread, as the next turn of the same conversation (with
-        the runtime context this run was given), and return the new run at once. Refused in one
-        line while this run still runs or waits for decisions: it is that run's thread."""
+        the runtime context this run was given), and return the new run at once; the first run of
+        the conversation lists it in :attr:`follow_ups`. Refused in one line while this run still
+        runs or waits for decisions: it is that run's thread."""
         if self.status in ("running", "interrupted"):
             what = "runs" if self.status == "running" else "waits for your decisions"
             raise DeepnbError(
                 f"{self.id} still {what} on thread {self.thread_id!r}: decide, wait (run.wait()) or "
                 "stop it (run.stop()), then follow up."
             )
-        return self.workbench.start(
+        later = self.workbench.start(
             prompt,
             thread=self.thread_id,
             auto_approve=self.auto_approve if auto_approve is None else auto_approve,
             context=self._context,
         )
+        first = self._first or self
+        later._first = first
+        first.follow_ups.append(later)
+        return later
 
     def wait(self, timeout: float | None = None) -> Run:
         """Block until the run stops (done, interrupted, failed or cancelled); return it."""

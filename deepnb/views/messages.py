@@ -41,17 +41,22 @@ RUN_MESSAGES: Kinds = {
     "pending_page": {"page": INT},
     "answer": {"interrupt_id": TEXT, "value": JSON},
     "fork": {"step": INT},
+    "follow_up": {"prompt": TEXT},
+    "steer": {"message": TEXT},
 }
 """What the run view's front-end sends: Stop, a resync, the whole of a folded transcript, a file
 to show, the thread switcher's list and one thread to show, the async tasks' refresh, the
 approval cards' decisions (Approve all / Reject all over every page, with the count the button
 showed, and which page of cards to show), a raw interrupt's answer (its ``value`` is checked to be JSON data
 by :func:`deepnb.engine.interrupts.check_answer_card`), and "fork here" on a step of the timeline (its
-``step`` must be one the run wrote)."""
+``step`` must be one the run wrote), and the box under the view: a follow-up on the thread once
+the run ended, or a message that steers it while it runs."""
 
 REQUIRED: Mapping[str, tuple[str, ...]] = {
     "decide_every": ("act", "expected"),
     "pending_page": ("page",),
+    "follow_up": ("prompt",),
+    "steer": ("message",),
 }
 """Fields a message of these kinds must carry (the other kinds' fields are checked where they are
 used: a card message against its card)."""

@@ -14,6 +14,7 @@ from deepnb.core.graphs.structured import output_rows
 from deepnb.session.run import Run
 from deepnb.views.run.run_view import RunView
 from deepnb.views.run.snapshot import snapshot_bundle
+from deepnb.views.run.turns import turns_bundle
 from deepnb.views.starting import Starting, place
 
 _ENDS = (ev.RunFinished, ev.RunFailed, ev.RunCancelled, ev.RunPaused)
@@ -36,6 +37,11 @@ def run_snapshot(run: Run) -> dict[str, str]:
     return snapshot_bundle(run.snapshot().state, run.timeline, output=output_rows(run.output))
 
 
+def view_snapshot(view: RunView) -> dict[str, str]:
+    """A run view's static snapshot now: every turn it shows (the follow-ups its box sent too)."""
+    return turns_bundle([run_snapshot(run) for run in view.runs], view.follow_up_cell)
+
+
 def run_bundle(run: Run, *, live_controls: bool = True) -> dict[str, Any]:
     """A run displayed: its live view (approval cards included) over a snapshot of its state now."""
     widget, _ = widget_bundle(RunView(run, live_controls=live_controls))
@@ -45,21 +51,33 @@ def run_bundle(run: Run, *, live_controls: bool = True) -> dict[str, Any]:
 def show_run(run: Run, *, live_controls: bool = True, into: Starting | None = None) -> Any:
     """Display ``run``'s live view (in ``into``'s output, the cell's placeholder, if given).
     When the run stops, the same output also gets ``text/html`` and ``text/plain`` snapshots of
-    the final state, for places where widgets don't run."""
+    the final state, for places where widgets don't run; a follow-up sent from the view's box
+    adds its turn to them."""
     view = RunView(run, live_controls=live_controls)
     widget_data, _ = widget_bundle(view)
 
     def bundle() -> dict[str, Any]:
-        return with_static(widget_data, run_snapshot(run))
+        return with_static(widget_data, view_snapshot(view))
 
     handle = place(bundle(), into)
 
+    def update() -> None:
+        handle.update(bundle(), raw=True)
+
     def on_event(event: ev.Event) -> None:
         if isinstance(event, _ENDS):
-            handle.update(bundle(), raw=True)
+            update()
 
-    run.subscribe(on_event)
-    run.when_ended(lambda: handle.update(bundle(), raw=True))  # with the steps the run wrote
-    if run.done:
-        handle.update(bundle(), raw=True)
+    def watch(turn: Run) -> None:
+        turn.subscribe(on_event)
+        turn.when_ended(update)  # with the steps the run wrote
+        if turn.done:
+            update()
+
+    def on_turn(later: Run) -> None:
+        update()
+        watch(later)
+
+    watch(run)
+    view.on_turn(on_turn)
     return view

@@ -6,7 +6,9 @@ through the view in reading order, and status changes and new approval cards rea
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from textwrap import dedent
 from typing import Any
@@ -144,8 +146,11 @@ window.rendered = true;
 </script></body></html>"""
 
 
-@pytest.fixture
-def view_page(browser: Any, request: pytest.FixtureRequest) -> Any:
+@contextlib.contextmanager
+def bundle_page(browser: Any, traits: dict[str, Any], shot: str, *, full_page: bool = True) -> Iterator[Any]:
+    """A page that renders the built run view over ``traits`` from a stand-in model (no Jupyter
+    server, no network), served by routing: it fails on an uncaught error in the page, and leaves
+    its screenshot as ``shot``.png in the artifacts."""
     context = browser.new_context(viewport=VIEWPORT)
     context.set_default_timeout(10_000)
     errors: list[str] = []
@@ -153,7 +158,7 @@ def view_page(browser: Any, request: pytest.FixtureRequest) -> Any:
     def serve(route: Any) -> None:
         name = route.request.url.removeprefix(ORIGIN + "/")
         if name == "index.html":
-            route.fulfill(content_type="text/html", body=PAGE.replace("TRAITS", json.dumps(TRAITS)))
+            route.fulfill(content_type="text/html", body=PAGE.replace("TRAITS", json.dumps(traits)))
         elif name in ("run_view.js", "run_view.css", "theme.css"):
             kind = "text/javascript" if name.endswith(".js") else "text/css"
             route.fulfill(content_type=kind, body=(WIDGETS / name).read_text())
@@ -170,8 +175,14 @@ def view_page(browser: Any, request: pytest.FixtureRequest) -> Any:
         assert errors == [], errors
     finally:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"))
+        page.screenshot(path=str(ARTIFACTS / f"{shot}.png"), full_page=full_page)
         context.close()
+
+
+@pytest.fixture
+def view_page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
+    with bundle_page(browser, TRAITS, request.node.name, full_page=False) as page:
+        yield page
 
 
 def test_roles_names_focus_order_and_announcements(view_page: Any, request: pytest.FixtureRequest) -> None:

@@ -5,12 +5,12 @@ the transcript's search, and says the reasoning tokens apart in the head line.""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS, VIEWPORT
-from tests.browser.test_run_view_a11y_browser import ORIGIN, PAGE, TRAITS, WIDGETS
+from tests.browser.test_run_view_a11y_browser import TRAITS, bundle_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
@@ -31,34 +31,10 @@ ANSWER = {"kind": "text", "id": "t1", "agent": "main", "text": "The sea otter", 
 
 
 @pytest.fixture
-def page(browser: Any, request: pytest.FixtureRequest) -> Any:
-    context = browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(10_000)
-    errors: list[str] = []
+def page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
     traits = {**TRAITS, "items": [PROMPT, STREAMING], "tree": []}
-
-    def serve(route: Any) -> None:
-        name = route.request.url.removeprefix(ORIGIN + "/")
-        if name == "index.html":
-            route.fulfill(content_type="text/html", body=PAGE.replace("TRAITS", json.dumps(traits)))
-        elif name in ("run_view.js", "run_view.css", "theme.css"):
-            kind = "text/javascript" if name.endswith(".js") else "text/css"
-            route.fulfill(content_type=kind, body=(WIDGETS / name).read_text())
-        else:
-            route.fulfill(status=404, body="")
-
-    context.route(f"{ORIGIN}/**", serve)
-    page = context.new_page()
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(f"{ORIGIN}/index.html")
-    page.wait_for_function("window.rendered === true")
-    try:
+    with bundle_page(browser, traits, request.node.name) as page:
         yield page
-        assert errors == [], errors
-    finally:
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
-        context.close()
 
 
 def update(page: Any, **traits: Any) -> None:

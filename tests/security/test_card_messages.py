@@ -61,6 +61,8 @@ VALID: dict[str, dict[str, Any]] = {
     "pending_page": {"type": "pending_page", "page": 0},
     "answer": {"type": "answer", "interrupt_id": IID, "value": "yes"},
     "fork": {"type": "fork", "step": 2},
+    "follow_up": {"type": "follow_up", "prompt": "And then?"},
+    "steer": {"type": "steer", "message": "Focus"},
 }
 """One well-formed message of each kind the run view accepts (``answer`` answers a raw interrupt:
 tests/security/test_answer_messages.py forges it against one)."""
@@ -102,6 +104,14 @@ FORGED: dict[str, list[tuple[str, Any]]] = {
         ("not a step of this run", 999),
         ("list", [2]),
     ],
+    "prompt": [
+        ("missing", ...),
+        ("int", 5),
+        ("list", ["And then?"]),
+        ("object", {"text": "x"}),
+        ("none", None),
+    ],
+    "message": [("missing", ...), ("int", 5), ("list", ["Focus"]), ("bool", True)],
 }
 EXTRA = ("extra field", "index_all")
 
@@ -235,3 +245,12 @@ def test_a_forged_file_request_is_refused_and_nothing_is_done(files_view: Any, m
 def test_well_formed_file_requests_still_work(files_view: Any) -> None:
     assert files_view.request(FILES_VALID["open"])["error"] == ""
     assert files_view.request(FILES_VALID["ls"])["error"] == ""
+
+
+def test_a_follow_up_from_the_box_starts_nothing_while_the_run_waits(view: Any) -> None:
+    run = view.run
+    view._handle_custom_msg({"type": "follow_up", "prompt": "And then?"}, [])
+    (reply,) = view.sent
+    assert reply["type"] == "composed" and "waits for your decisions" in reply["error"]
+    assert view.run is run and view.runs == [run] and run.follow_ups == []
+    assert run.status == "interrupted" and run.decisions == []

@@ -20,6 +20,7 @@ import { RUNNING } from "./schema";
 import { approvalsView } from "./run/approvals";
 import { announcer } from "./run/announcer";
 import { asyncView } from "./run/async_tasks";
+import { composeView } from "./run/compose";
 import { peekView } from "./run/file_peek";
 import { givenView } from "./run/given";
 import { outputView } from "./run/output";
@@ -34,6 +35,7 @@ import { todosView } from "./run/todos";
 import { setExpanded } from "./run/tool_card";
 import { type Entry, finalAnswerKey, ITEM_RECS, itemList, keyItems, markFinal } from "./run/transcript";
 import { transcriptTools } from "./run/transcript_tools";
+import { turnsView } from "./run/turns";
 import type { FileMessage, RunTraits } from "./types";
 
 const HEADS = ".dnb-tool-head, .dnb-node-head";
@@ -66,10 +68,12 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   const questions = questionsView(model, st, undefined, () => gone);
   const threads = threadsView(model, () => !gone);
   const timeline = timelineView(model);
+  const turns = turnsView(model); // the turns before a follow-up sent from the box
+  const compose = composeView(model, () => !gone);
   const filesEl = h("div", "dnb-files");
   const errorEl = h("div", "dnb-error dnb-run-error");
-  root.append(style, header.el, given.el, peek.el, todos.el, tree.el, tasks.el, tools.el, transcript, output.el, questions.el,
-    approvals.el, approvals.log, filesEl, errorEl, timeline.el, threads.el, live.el);
+  root.append(style, header.el, given.el, peek.el, todos.el, tree.el, tasks.el, tools.el, turns.el, transcript, output.el,
+    questions.el, approvals.el, approvals.log, filesEl, errorEl, compose.el, turns.cell, timeline.el, threads.el, live.el);
   el.replaceChildren(root);
 
   // The main transcript shows the main agent's items; a subagent's items go to its node in the
@@ -166,7 +170,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
 
   function onMessage(msg: unknown): void {
     if (isObj(msg) && msg.type === "file") peek.receive(msg as FileMessage);
-    else if (!timeline.receive(msg)) threads.receive(msg);
+    else if (!compose.receive(msg) && !timeline.receive(msg)) threads.receive(msg);
   }
 
   function renderProgress(): void {
@@ -185,6 +189,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     todos.render(); // a stopped or failed run shows its in-progress todos as interrupted
     approvals.render();
     questions.render();
+    compose.render(); // Send once the run ended, Steer while it runs or waits
   }
 
   function renderPending(): void {
@@ -232,6 +237,11 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     setText(errorEl, visible ? `Error: ${error}` : "");
   }
 
+  function renderControls(): void {
+    header.renderControls();
+    compose.render();
+  }
+
   const renderCss = (): void => setText(style, model.get("code_css"));
 
   function renderHeader(): void {
@@ -258,15 +268,18 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     "change:error": renderError,
     "change:agent": renderHeader,
     "change:thread_id": header.renderHeader,
-    "change:live_controls": header.renderControls,
-    "change:stop_hint": header.renderControls,
+    "change:live_controls": renderControls,
+    "change:stop_hint": renderControls,
+    "change:turns": turns.render,
+    "change:follow_up_cell": turns.render,
     "change:code_css": renderCss,
     "change:timeline": renderTimeline,
   };
 
   renderCss();
   renderHeader();
-  header.renderControls();
+  renderControls();
+  turns.render();
   renderProgress();
   todos.render();
   given.render();
@@ -302,6 +315,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     peek.dispose();
     tasks.dispose();
     threads.dispose();
+    compose.dispose();
     timeline.dispose();
     model.dispose();
     main.clear();

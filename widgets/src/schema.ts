@@ -782,3 +782,29 @@ export interface PeekedFile {
   html: string;
   error: string;
 }
+
+/**
+ * A turn of the conversation above the one a run view streams, once a follow-up from its
+ * box moved the view on: what it was asked (`prompt`, secrets redacted), how it ended
+ * (`status`, and `head`: its one line of steps, tool calls and time), its final answer
+ * (`answer_html`: the Markdown rendered and escaped, `""` where there is none or it did not
+ * fit) and its `error`.
+ */
+export interface EarlierTurn {
+  run_id: string;
+  prompt: string;
+  status: RunStatus;
+  head: string;
+  answer_html: string;
+  error: string;
+}
+
+/**
+ * The answer to the run view's box: `kind` is what it sent (a follow-up, or a message to
+ * steer the running agent), `error` why it was refused (`""`: it went through).
+ */
+export interface ComposedReply {
+  type: "composed";
+  kind: "follow_up" | "steer";
+  error: string;
+}

@@ -10,8 +10,10 @@ import type {
   BlobReply,
   ChangedMessage,
   ChangesReply,
+  ComposedReply,
   DecisionLogEntry,
   DecisionShown,
+  EarlierTurn,
   EvalCard,
   FileChangeRow,
   FileEntry,
@@ -91,7 +93,15 @@ export interface RunTraits extends Omit<RunStateJSON, "async_tasks"> {
   timeline: TimelinePayload;
   /** Which approval cards `pending` holds (deepnb.views.run.approval_pages.PageInfo). */
   pending_page: Partial<PendingPage>;
+  /** The turns above the one shown, once the box sent a follow-up (absent from older views). */
+  turns?: EarlierTurn[];
+  /** The first line of a cell that sends a follow-up on this thread ("" until the box sent one). */
+  follow_up_cell?: string;
 }
+
+/** The answer to the box: the follow-up or the steering message went through, or why not. */
+export type ComposedMessage = ComposedReply;
+export type Turn = EarlierTurn;
 
 /** A page of approval cards: this page (from 0) of `pages`, cards `first`–`last` (from 1) of
  * `cards`, and the undecided actions on every page. */
@@ -138,7 +148,9 @@ export type RunOutgoing =
   | { type: "decide_every"; act: "approve" | "reject"; expected: number }
   | { type: "pending_page"; page: number }
   | { type: "answer"; interrupt_id: string; value: unknown }
-  | { type: "fork"; step: number };
+  | { type: "fork"; step: number }
+  | { type: "follow_up"; prompt: string }
+  | { type: "steer"; message: string };
 
 // -- the file view --------------------------------------------------------------------------------
 

@@ -1,8 +1,9 @@
 """What a run view's front end asks of the run: decide and answer its cards (one, every one, a
 page of them), stop it, fork its thread at a step, open a file, list and show threads, refresh
-async tasks. Each message is checked (:mod:`deepnb.views.messages`) before it acts; a refusal is
-shown on the card it names. The view's transport (bounded traits, patches, throttling) is
-:mod:`deepnb.views.run.run_view`."""
+async tasks, send a follow-up from the box (the view goes on with it) or steer the running
+agent. Each message is checked (:mod:`deepnb.views.messages`) before it acts; a refusal is
+shown on the card it names (the box's, under the box). The view's transport (bounded traits,
+patches, throttling) is :mod:`deepnb.views.run.run_view`."""
 
 from __future__ import annotations
 
@@ -60,6 +61,8 @@ class RunActions:
 
         def _send_patch(self, state: RunState, *, everything: bool = False) -> None: ...
 
+        def _continue_with(self, later: Run) -> None: ...
+
     def _on_front_end_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
         """Act on a message from the front-end once it is one the view accepts, every field
         checked (and, for a card, checked against the card it answers); a refused one is
@@ -109,6 +112,26 @@ class RunActions:
             self.send(self._thread_message(kind, content))
         elif kind == "fork" and step is not None:
             self.send(self._fork(step))
+        elif kind in ("follow_up", "steer"):
+            self.send(self._compose(kind, content["prompt" if kind == "follow_up" else "message"]))
+
+    def _compose(self, kind: str, text: str) -> dict[str, Any]:
+        """What the box sent: a follow-up on the thread (the view goes on with the new run) or a
+        message for the running agent. The reply says why it was refused, in one line."""
+        reply: dict[str, Any] = {"type": "composed", "kind": kind, "error": ""}
+        what = "follow-up" if kind == "follow_up" else "message"
+        try:
+            if not text.strip():
+                raise DeepnbError(f"Type the {what} first: the box is empty.")
+            if kind == "steer":
+                self.run.steer(text)
+            else:
+                self._continue_with(self.run.follow_up(text))
+        except DeepnbError as exc:
+            reply["error"] = redact(str(exc))
+        except Exception as exc:  # shown under the box rather than lost in the kernel log
+            reply["error"] = redact(f"Could not send the {what}: {type(exc).__name__}: {exc}")
+        return reply
 
     def _own_step(self, step: Any) -> int:
         """``step``, refused unless it is a step the run's main agent wrote (on its timeline)."""

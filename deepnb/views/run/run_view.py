@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 import anywidget
 import traitlets as t
 
 from deepnb.core import events as ev
+from deepnb.core.failures import contained
 from deepnb.core.graphs.structured import output_rows
 from deepnb.core.loop import run_sync
 from deepnb.core.schema import RUNNING, RunStateJSON, TranscriptItem
@@ -33,6 +34,7 @@ from deepnb.views.run.approval_pages import page_of
 from deepnb.views.run.collapse import fold, hidden_ids
 from deepnb.views.run.run_actions import RunActions
 from deepnb.views.run.timeline_view import timeline_payload
+from deepnb.views.run.turns import cell_line, turns_of
 from deepnb.views.shared_code import LOADER, code_refs, code_trait
 from deepnb.views.throttle import Throttle
 
@@ -130,6 +132,13 @@ class RunView(RunActions, anywidget.AnyWidget):
     revision = t.Int(0, help="Counts full syncs; live patches before one are superseded by it.").tag(
         sync=True
     )
+    turns: t.List[dict[str, Any]] = t.List(
+        help="The conversation's turns above the one shown, once a follow-up from the box moved the "
+        "view on: {run_id, prompt, status, head, answer_html, error} (deepnb.views.run.turns)."
+    ).tag(sync=True)
+    follow_up_cell = t.Unicode(
+        "", help="The first line of a cell that sends a follow-up on this thread, once the box sent one."
+    ).tag(sync=True)
     timeline = t.Dict(
         help="The waterfall of model and tool calls: {thread, lanes: [{agent, label}], bars: [{kind, lane, "
         "name, start, end, label, step?}], total, left_out} (deepnb.views.run.timeline_view)."
@@ -157,17 +166,62 @@ class RunView(RunActions, anywidget.AnyWidget):
         self.pending = pending
         self.output = _rows(run)
         self.run = run
+        self.runs = [run]
+        """The view's turns, oldest first: the run it was made for, then the follow-ups its box
+        sent (``self.run`` is the newest, the one it streams)."""
         self.flushes = 0
         self._full_version: int | None = None
         self._timeline_sent: int | None = None
         self._timeline_at = 0.0
+        self._turn_listeners: list[Callable[[Run], None]] = []
         self._throttle = Throttle(self._flush)
         self._sync_timeline()
         self.on_msg(self._on_front_end_message)
+        self._watch(run)
+
+    def _watch(self, run: Run) -> None:
+        """Follow ``run``'s events; its last state is sent in full when it stops."""
         self._unsubscribe = run.subscribe(self._on_event)
-        run.when_ended(self._throttle.poke)  # its last state is sent in full then
+        self._unwatch_end = run.when_ended(self._throttle.poke)
         if run.done:
             self._throttle.poke()
+
+    def on_turn(self, listener: Callable[[Run], None]) -> None:
+        """Call ``listener`` with each follow-up the view goes on with (the output that shows it
+        updates its static snapshot)."""
+        self._turn_listeners.append(listener)
+
+    def _continue_with(self, later: Run) -> None:
+        """Go on with ``later``, a follow-up on the view's thread: the turns before it stay above
+        (``turns``), ``later`` streams below with every control of the view, sent in full first.
+        Done on the engine loop, where the view's flushes run, so none of them sees half of it."""
+
+        async def switch() -> None:
+            self._switch(later)
+
+        run_sync(switch())
+        for listener in list(self._turn_listeners):
+            contained(listener, later, what="a run view's follow-up listener")
+
+    def _switch(self, later: Run) -> None:
+        self._unsubscribe()
+        self._unwatch_end()
+        self.runs.append(later)
+        with later.reading() as live:
+            self.run = later
+            self._page, self._expanded = 0, False
+            self._timeline_sent, self._timeline_at = None, 0.0
+            with self.hold_sync():
+                self.turns = [dict(turn) for turn in turns_of(self.runs)]
+                self.follow_up_cell = cell_line(
+                    later.state.agent, later.state.thread_id, auto_approve=later.auto_approve
+                )
+                self.card_errors = {}
+                self.live_controls, self.stop_hint = True, ""  # sent from the box: no cell runs
+            self._send_in_full(later.snapshot().state)
+            self._full_version = None if live.status == RUNNING else live.version
+        self._sync_timeline()
+        self._watch(later)
 
     def _on_event(self, _event: ev.Event) -> None:
         self._throttle.poke()
@@ -351,6 +405,7 @@ class RunView(RunActions, anywidget.AnyWidget):
 
     def close(self) -> None:
         self._unsubscribe()
+        self._unwatch_end()
         super().close()
 
 

@@ -40,7 +40,8 @@ def _status(state: Mapping[str, Any]) -> str:
     return shown_as(STATUS_LABEL, state["status"], state["status"])
 
 
-def _head(state: Mapping[str, Any]) -> str:
+def head_line(state: Mapping[str, Any]) -> str:
+    """The run's head line: agent, thread, status, steps, tool calls, time and tokens."""
     p = state["progress"]
     return (
         f"deepnb · agent {state['agent']} · thread {state['thread_id']} · "
@@ -120,7 +121,7 @@ def snapshot_html(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]
     parts = [
         snapshot_style(),
         f'<div class="deepnb-snapshot" data-status="{escape(state["status"])}">',
-        f'<div class="dnb-head">{escape(_head(state))}</div>',
+        f'<div class="dnb-head">{escape(head_line(state))}</div>',
         given_html(state.get("given") or {}),
         todos_html(state["todos"], state["progress"].get("todo_progress", ""), run_status=state["status"]),
         tree_html(state_tree(state), state["items"]) if state.get("tree") else "",
@@ -196,7 +197,7 @@ def _decision_line(decision: Mapping[str, Any]) -> str:
 def snapshot_text(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]] = ()) -> str:
     """A plain-text rendering of a run's state (and its ``timeline``, if given)."""
     state = {**_folded(state), "all_items": state["items"]}
-    lines = [_head(state), *given_lines(state.get("given") or {})]
+    lines = [head_line(state), *given_lines(state.get("given") or {})]
     if state["todos"]:
         lines.append(f"Todos ({state['progress'].get('todo_progress', '')}):")
         lines += todo_lines(state["todos"], run_status=state["status"])
