@@ -21,7 +21,7 @@ from typing import Any, Final, Literal, NotRequired, TypeAlias, TypedDict, get_a
 
 RunStatus: TypeAlias = Literal["running", "interrupted", "done", "error", "cancelled"]
 """A run: streaming, waiting for decisions, finished, failed, or stopped."""
-ToolStatus: TypeAlias = Literal["running", "waiting", "done", "error", "interrupted", "cancelled"]
+ToolStatus: TypeAlias = Literal["running", "waiting", "done", "declined", "error", "interrupted", "cancelled"]
 """A tool call's card: ``waiting`` while its run waits for a decision, ``interrupted`` when the run
 ended (paused for good or failed elsewhere) before the call returned, ``cancelled`` when it was
 stopped."""
@@ -95,12 +95,15 @@ RUN_STATUS_SAID: Final[Mapping[RunStatus, str]] = {
 readers; a run that resumes is said apart)."""
 TOOL_STATUS_MARK: Final[Mapping[ToolStatus, str]] = {
     "done": "✓",
+    "declined": "⊘",
     "error": "✗",
     "waiting": "‖",
     "cancelled": "■",
     "interrupted": "■",
 }
-"""The mark a tool card shows for its status (a running card shows none: it spins)."""
+"""The mark a tool card shows for its status (a running card shows none: it spins). ``declined``:
+the tool never ran, its result is what a decision gave in its place (a reject's or a respond's
+message)."""
 NODE_STATUS_MARK: Final[Mapping[NodeStatus, str]] = {
     "running": "◐",
     "waiting": "‖",

@@ -418,7 +418,10 @@ class RunState:
         if card is None:
             return
         failed_command = event.name == "execute" and _EXIT_FAILED.search(content) is not None
-        card["status"] = "error" if event.is_error or failed_command else "done"
+        if not event.executed:  # a reject's or a respond's message, in the tool's place
+            card["status"] = "declined"
+        else:
+            card["status"] = "error" if event.is_error or failed_command else "done"
         card["result"] = preview
         card["result_full"] = _clip_noted(content, FULL_LIMIT)
         if "todo_changes" in card and not event.is_error:  # "Updated todo list to [{...}]": the card shows it

@@ -15,6 +15,7 @@ import deepnb
 from deepnb.core import events as ev
 from deepnb.core.errors import DeepnbError
 from deepnb.session.workbench import Workbench
+from deepnb.views.run.snapshot import snapshot_text
 
 GATED = {"write_file": True, "edit_file": True}
 
@@ -85,6 +86,19 @@ def test_edit_reject_and_respond_reach_the_agent() -> None:
     assert types[0] == ("edit", "")
     assert ("reject", "Not needed") in types and ("respond", "Risks are tracked elsewhere.") in types
     assert "content='# Edited plan" in run.decisions[0]["args"]
+    # the two calls never ran: their cards say so, with what the decision gave in their place
+    cards = {
+        item["args_full"]: item
+        for item in run.state.items
+        if item["kind"] == "tool" and item["name"] == "write_file" and "/plan.md" not in item["args_full"]
+    }
+    by_path = {("announce" if "/announce.md" in args else "risks"): card for args, card in cards.items()}
+    assert by_path["announce"]["status"] == "declined" and "Not needed" in by_path["announce"]["result"]
+    assert by_path["risks"]["status"] == "declined"
+    assert by_path["risks"]["result"] == "Risks are tracked elsewhere."
+    edited = next(i for i in run.state.items if i["kind"] == "tool" and "/plan.md" in i["args_full"])
+    assert edited["status"] == "done"  # an edited call ran, with the edited arguments
+    assert "[declined]" in snapshot_text(run.state.to_json())
 
 
 def test_bad_decisions_are_refused_and_nothing_is_sent() -> None:

@@ -12,7 +12,14 @@ export type RunStatus = "running" | "interrupted" | "done" | "error" | "cancelle
  * ended (paused for good or failed elsewhere) before the call returned, `cancelled` when it was
  * stopped.
  */
-export type ToolStatus = "running" | "waiting" | "done" | "error" | "interrupted" | "cancelled";
+export type ToolStatus =
+  | "running"
+  | "waiting"
+  | "done"
+  | "declined"
+  | "error"
+  | "interrupted"
+  | "cancelled";
 
 /**
  * An agent of the subagent tree (`waiting`: for a decision, its own or a subagent's).
@@ -159,10 +166,13 @@ export const RUN_STATUS_SAID: Readonly<Partial<Record<RunStatus, string>>> = {
 };
 
 /**
- * The mark a tool card shows for its status (a running card shows none: it spins).
+ * The mark a tool card shows for its status (a running card shows none: it spins). `declined`:
+ * the tool never ran, its result is what a decision gave in its place (a reject's or a respond's
+ * message).
  */
 export const TOOL_STATUS_MARK: Readonly<Partial<Record<ToolStatus, string>>> = {
   done: "✓",
+  declined: "⊘",
   error: "✗",
   waiting: "‖",
   cancelled: "■",
