@@ -1,11 +1,14 @@
-"""What a card says about a change, in words a person reads: a ``write_todos`` call's changes to
-the todo list, an edit's diff from the proposed arguments to the approved ones, and an approval's
-own description (the middleware's generated one left out)."""
+"""What a card says about a change, in words a person reads: a tool call's arguments as values (a
+file's content as text with its line breaks), a ``write_todos`` call's changes to the todo list,
+an edit's diff from the proposed arguments to the approved ones (a diff of the text), and an
+approval's own description (the middleware's generated one left out)."""
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from deepnb.core.schema import TODO_CHANGE_LABEL, Todo, TodoChange, TodoChangeKind, TodoStatus
 from deepnb.core.text.secrets import redact
@@ -13,6 +16,22 @@ from deepnb.core.text.secrets import redact
 DEFAULT_DESCRIPTION_PREFIX = "Tool execution requires approval"
 """The human-in-the-loop middleware's own description, which it follows with the tool and a repr
 of its arguments: the card shows both already, so only a description someone wrote is kept."""
+
+
+def readable_args(args: Mapping[str, Any]) -> str:
+    """A tool call's arguments, one ``name: value`` each: a text as it reads (one with line breaks
+    indented under its name, line by line), any other value as JSON."""
+    lines: list[str] = []
+    for name, value in args.items():
+        text = (
+            value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False, default=str)
+        )
+        if "\n" in text:
+            lines.append(f"{name}:")
+            lines.extend(f"  {line}" if line else "" for line in text.split("\n"))
+        else:
+            lines.append(f"{name}: {text}")
+    return "\n".join(lines)
 
 
 def todo_changes(before: Sequence[Todo], after: Sequence[Todo]) -> list[TodoChange]:
@@ -61,7 +80,8 @@ DIFF_LIMIT = 4000
 
 
 def args_diff(proposed: str, edited: str) -> str:
-    """A unified diff, line by line, from the proposed arguments (JSON) to the edited ones."""
+    """A unified diff, line by line, from the proposed arguments to the edited ones (each as
+    :func:`readable_args` gives them, so an edited text diffs line by line)."""
     lines = difflib.unified_diff(
         proposed.splitlines(), edited.splitlines(), "proposed", "approved", n=2, lineterm=""
     )

@@ -50,7 +50,7 @@ from deepnb.core.schema import (
 from deepnb.core.text.markup import highlight, markdown
 from deepnb.core.text.secrets import redact
 from deepnb.engine.async_tasks import merge_rows
-from deepnb.engine.card_text import args_diff, changes_summary, own_description, todo_changes
+from deepnb.engine.card_text import args_diff, changes_summary, own_description, readable_args, todo_changes
 from deepnb.engine.interpreter import parse_eval
 from deepnb.engine.interrupts import is_approval, question_entry, value_text
 
@@ -108,7 +108,7 @@ def short_args(args: Mapping[str, Any]) -> str:
 
 
 def _full_args(args: Mapping[str, Any]) -> str:
-    return _clip(redact(json.dumps(args, indent=2, ensure_ascii=False, default=str)), FULL_LIMIT)
+    return _clip(redact(readable_args(args)), FULL_LIMIT)
 
 
 def todo_progress(todos: Sequence[Mapping[str, object]]) -> str:
@@ -634,8 +634,12 @@ class RunState:
         proposed = self._proposed_json(event.interrupt_id, event.index)
         if proposed is None:
             return ""
-        edited = redact(json.dumps(dict(args), indent=2, ensure_ascii=False, default=str))
-        return args_diff(proposed, edited)
+        try:  # the card's JSON, redacted: its values read as the card shows them
+            was = json.loads(proposed)
+        except ValueError:
+            was = None
+        before = readable_args(was) if isinstance(was, Mapping) else proposed
+        return args_diff(before, redact(readable_args(args)))
 
     def _on_DecisionMade(self, event: ev.DecisionMade) -> None:
         edited_args = event.decision.get("edited_action", {}).get("args") or {}

@@ -75,7 +75,9 @@ def test_quickstart_in_jupyterlab(page: Any, jupyter_server: Any) -> None:
     card.locator(".dnb-tool-head").click()
     expect(detail).to_be_visible()
     expect(card.locator(".dnb-tool-head")).to_have_attribute("aria-expanded", "true")
-    expect(card.locator(".dnb-tool-args-full")).to_contain_text('"file_path": "/notes/stresses.md"')
+    full = card.locator(".dnb-tool-args-full")
+    expect(full).to_contain_text("file_path: /notes/stresses.md")
+    expect(full).to_contain_text("content:\n  # Tide-pool stresses\n  - Waves: strong")  # the text's lines
     expect(card.locator(".dnb-tool-result-full")).to_have_text("Updated file /notes/stresses.md")
 
     # The final answer is rendered Markdown: a heading and a table.

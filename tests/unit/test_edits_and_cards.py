@@ -4,7 +4,7 @@ the change; an approval card shows a description only when someone wrote one."""
 from __future__ import annotations
 
 from deepnb.core import events as ev
-from deepnb.engine.card_text import args_diff, own_description
+from deepnb.engine.card_text import args_diff, own_description, readable_args
 from deepnb.engine.state import RunState
 from deepnb.views.run.snapshot import snapshot_html, snapshot_text
 
@@ -59,11 +59,10 @@ def test_the_decision_log_shows_the_diff_from_proposed_to_approved() -> None:
     (entry,) = state.decisions
     diff = entry["diff"].splitlines()
     assert diff[:2] == ["--- proposed", "+++ approved"]
-    assert '-  "content": "# Report\\nDraft one\\n"' in diff
-    assert '+  "content": "# Report\\nFinal copy\\n"' in diff
+    assert diff[3:] == [" content:", "   # Report", "-  Draft one", "+  Final copy"]  # the text, line by line
     html, text = snapshot_html(state.to_json()), snapshot_text(state.to_json())
-    assert '<span class="dnb-add">+  &quot;content&quot;: &quot;# Report\\nFinal copy\\n&quot;' in html
-    assert '    +  "content": "# Report\\nFinal copy\\n"' in text
+    assert '<span class="dnb-del">-  Draft one\n</span><span class="dnb-add">+  Final copy\n</span>' in html
+    assert "    +  Final copy" in text
 
 
 def test_an_approval_leaves_the_card_unmarked() -> None:
@@ -89,3 +88,21 @@ def test_the_snapshot_shows_a_written_description_and_not_the_generated_one() ->
     assert "<i>Check the path first</i>" in snapshot_html(written)
     assert "\n  Check the path first" in snapshot_text(written)
     assert "Tool execution requires approval" not in snapshot_html(generated) + snapshot_text(generated)
+
+
+def test_a_cards_arguments_read_as_values_a_files_content_as_its_lines() -> None:
+    state = paused()
+    card = next(i for i in state.items if i["kind"] == "tool" and i["name"] == "write_file")
+    assert card["args_full"] == "file_path: /report.md\ncontent:\n  # Report\n  Draft one\n"
+    listed = readable_args({"todos": [{"content": "a", "status": "pending"}], "limit": 5, "flag": True})
+    assert listed.splitlines() == [
+        "todos:",
+        "  [",
+        "    {",
+        '      "content": "a",',
+        '      "status": "pending"',
+        "    }",
+        "  ]",
+        "limit: 5",
+        "flag: true",
+    ]
