@@ -146,6 +146,9 @@ class Batch(LiveDisplayable):
         self._queue: deque[_Slot] = deque(self._slots)
         self._lock = threading.RLock()
         self._settled = threading.Event()
+        """Set once nothing runs any more and the listeners have heard it (what ``wait`` waits for)."""
+        self._ended = False
+        """Whether nothing runs any more (what ``done`` says, and what the listeners read)."""
         self._stopping = False
         self._listeners: Listeners[int] = Listeners()
 
@@ -211,13 +214,19 @@ class Batch(LiveDisplayable):
             busy = bool(self._queue) or self._running() > 0
             if busy:
                 self._settled.clear()
+                self._ended = False
                 self.finished_at = None
-            elif not self._settled.is_set():
+            elif not self._ended:
                 self.finished_at = time.time()
-                self._settled.set()
-                ended = True
-        if ended:
-            self._notify(WHOLE)
+                self._ended = ended = True
+        if not ended:
+            return
+        try:
+            self._notify(WHOLE)  # before a waiter wakes: its display is brought up to date first
+        finally:
+            with self._lock:
+                if self._ended:  # not resumed meanwhile
+                    self._settled.set()
 
     # -- listeners (the grid view) ----------------------------------------------------------
 
@@ -284,7 +293,7 @@ class Batch(LiveDisplayable):
     @property
     def done(self) -> bool:
         """Whether nothing runs or waits in the queue (runs waiting for approval aside)."""
-        return self._settled.is_set()
+        return self._ended
 
     @property
     def elapsed(self) -> float:

@@ -45,6 +45,27 @@ def test_never_more_than_concurrency_runs_at_once_and_results_in_input_order() -
     assert bench.current_thread == mine  # the batch's threads are its own
 
 
+def test_wait_returns_once_the_listeners_heard_the_end() -> None:
+    """A display updated by a listener is up to date when ``wait()`` returns (a notebook saved
+    right after keeps how the batch ended)."""
+    import time
+
+    from deepnb.session.batch import WHOLE
+
+    heard: list[float] = []
+
+    def slow_listener(index: int) -> None:
+        if index == WHOLE:
+            time.sleep(0.3)  # a display's update that takes a moment
+            heard.append(time.monotonic())
+
+    bench = deepnb.agent(name=unique("heard"), model=timed(_answers(2), turn_seconds=0.2, meter=Meter()))
+    batch = bench.map(["q0", "q1"], concurrency=1)  # 0.4 s: the listener is in place well before
+    batch.subscribe(slow_listener)
+    batch.wait(WAIT)
+    assert heard and heard[0] <= time.monotonic() and batch.done
+
+
 def test_a_run_that_fails_does_not_stop_the_batch() -> None:
     bench = deepnb.agent(name=unique("fails"), model=scripted(_answers(4)))
     batch = bench.map(["q0", "please fail", "q2", "q3"], concurrency=1).wait(WAIT)
