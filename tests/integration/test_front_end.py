@@ -65,8 +65,9 @@ def test_views_code_and_styles_stay_small(script: str, styles: str) -> None:
     and stylesheets (the hand-written files were 105 KB for the run view). They travel in shared
     code parts of at most 48 KB each, not in every view's opening message
     (tests/security/test_view_code_once.py), so this is a budget on the code's growth, not on a
-    message's size."""
+    message's size. The run view's is 99 KB with the thinking cards, steering and the box that
+    continues a thread (96 KB was the budget before them)."""
     from deepnb.views.assets import asset, stylesheet
 
     code = asset(script).read_text(encoding="utf-8") + stylesheet(styles)
-    assert len(json.dumps(code, ensure_ascii=False).encode()) <= 96 * 1024
+    assert len(json.dumps(code, ensure_ascii=False).encode()) <= 108 * 1024
