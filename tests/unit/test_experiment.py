@@ -41,6 +41,25 @@ def an_agent(model: Any = None) -> str:
     return name
 
 
+def test_wait_returns_once_the_listeners_heard_the_end(tmp_path: Path) -> None:
+    """A listener told of the last scored run sees the experiment done, and ``wait()`` returns
+    after it (the matrix a listener updates is final when the cell that waited ends)."""
+    heard: list[bool] = []
+
+    def slow_listener() -> None:
+        if experiment.done and not heard:
+            time.sleep(0.3)  # a display's update that takes a moment
+            heard.append(True)
+
+    name = an_agent(timed(answers(), turn_seconds=0.2, meter=Meter()))
+    experiment = deepnb.experiment(
+        ROWS[:2], agent=name, scorers=[scorers.exact], template="{q}", log=tmp_path / "l.jsonl"
+    )
+    experiment.subscribe(slow_listener)
+    experiment.wait(WAIT)
+    assert heard == [True]
+
+
 def test_each_variant_runs_every_row_each_epoch_and_every_run_is_scored(tmp_path: Path) -> None:
     name = an_agent()
     experiment = deepnb.experiment(

@@ -125,6 +125,9 @@ class Experiment(LiveDisplayable):
         self._lock = threading.RLock()
         self._seen: set[int] = set()
         self._futures: list[Future[None]] = []
+        self._kept = 0
+        """Runs read, scored and logged (what ``done`` counts, so a listener told at the end of
+        the last one's scoring sees the experiment done, before any waiter wakes)."""
         self._pool: ThreadPoolExecutor | None = None
         self._batch: _Runs | None = None
         self._keys: list[Key] = []
@@ -181,11 +184,18 @@ class Experiment(LiveDisplayable):
             self._seen.add(index)
             future = self._pool.submit(self._finish, index, run, failed)
             self._futures.append(future)
-        # told once the scoring is over, so a listener asking `done` then sees the end
-        future.add_done_callback(lambda _future: self._notify())
 
     def _finish(self, index: int, run: Run | None, failed: str | None) -> None:
-        """Read an ended run, score it, keep it and log it (on a scoring thread)."""
+        """Read an ended run, score it, keep it and log it (on a scoring thread); then tell the
+        listeners, before the future a waiter waits on is done."""
+        try:
+            self._score_and_keep(index, run, failed)
+        finally:
+            with self._lock:
+                self._kept += 1
+            self._notify()
+
+    def _score_and_keep(self, index: int, run: Run | None, failed: str | None) -> None:
         row_index, variant, epoch = self._keys[index]
         row = self._rows[row_index]
         if run is None:
@@ -244,7 +254,7 @@ class Experiment(LiveDisplayable):
         for i in range(len(self._keys)):
             self._consider(i)
         with self._lock:
-            return all(f.done() for f in self._futures)
+            return self._kept == len(self._futures)
 
     def wait(self, timeout: float | None = None) -> Experiment:
         """Block until every run ended and is scored (runs waiting for approval do not hold it
