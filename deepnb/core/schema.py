@@ -184,13 +184,20 @@ class PromptItem(TypedDict):
 
 
 class TextItem(TypedDict):
-    """An agent's text: ``html`` is ``None`` while it streams, then its Markdown rendered."""
+    """An agent's text: ``html`` is ``None`` while it streams, then its Markdown rendered.
+    ``cut_off``: the run failed or was stopped while the text streamed, so it is what the model
+    had said by then, not an answer it finished."""
 
     kind: Literal["text"]
     id: str
     agent: str
     text: str
     html: str | None
+    cut_off: NotRequired[bool]
+
+
+CUT_OFF_NOTE: Final = "cut off: the run ended before this text did"
+"""What a text the run ended in the middle of says under it."""
 
 
 class ThinkingItem(TypedDict):

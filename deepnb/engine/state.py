@@ -552,6 +552,11 @@ class RunState:
                 self._end_node(node, ended)
         for agent in list(self._thinking):
             self._settle_thinking(agent, ended=True)
+        for block in self._open_text.values():  # text a model was still streaming
+            if status in ("error", "cancelled") and block["text"].strip():
+                block["cut_off"] = True
+                block["text"] = redact(block["text"])
+                block["html"] = markdown(block["text"])
         self._open_text.clear()
 
     def _on_RunFinished(self, event: ev.RunFinished) -> None:

@@ -416,3 +416,25 @@ def test_a_non_zero_exit_is_marked_and_a_long_output_says_how_much_is_left(tmp_p
         assert long["result_full"].endswith("more characters: the thread's messages hold all of it)")
     finally:
         workbench.forget_all()
+
+
+def test_text_a_run_ended_in_the_middle_of_says_it_was_cut_off() -> None:
+    from deepnb.core.schema import CUT_OFF_NOTE
+
+    for end in (ev.RunFailed("main", "The model provider failed."), ev.RunCancelled("main")):
+        state = RunState(agent="a", thread_id="t")
+        for event in (ev.RunStarted("main", "t", "go"), ev.TextDelta("main", "Tide pools are **hard"), end):
+            state.apply(event)
+        (text,) = [i for i in state.items if i["kind"] == "text"]
+        assert text["cut_off"] is True and text["html"] is not None
+        assert f"({CUT_OFF_NOTE})" in snapshot_text(state.to_json())
+        assert 'class="dnb-muted dnb-cut-off"' in snapshot_html(state.to_json())
+    done = RunState(agent="a", thread_id="t")
+    for event in (
+        ev.RunStarted("main", "t", "go"),
+        ev.TextDelta("main", "Done."),
+        ev.ModelTurn("main", "Done."),
+        ev.RunFinished("main", "Done."),
+    ):
+        done.apply(event)
+    assert "cut_off" not in next(i for i in done.items if i["kind"] == "text")

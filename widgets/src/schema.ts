@@ -288,6 +288,8 @@ export interface PromptItem {
 
 /**
  * An agent's text: `html` is `None` while it streams, then its Markdown rendered.
+ * `cut_off`: the run failed or was stopped while the text streamed, so it is what the model
+ * had said by then, not an answer it finished.
  */
 export interface TextItem {
   kind: "text";
@@ -295,7 +297,13 @@ export interface TextItem {
   agent: string;
   text: string;
   html: string | null;
+  cut_off?: boolean;
 }
+
+/**
+ * What a text the run ended in the middle of says under it.
+ */
+export const CUT_OFF_NOTE = "cut off: the run ended before this text did";
 
 /**
  * What an agent's model thought before it answered (Anthropic thinking, OpenAI reasoning

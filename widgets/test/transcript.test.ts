@@ -57,6 +57,19 @@ describe("keyed patching", () => {
     assert.equal(t.box.querySelector(".dnb-error-text")!.textContent, "boom");
   });
 
+  it("says under a text the run ended in the middle of that it was cut off, once", () => {
+    const t = list();
+    const text = { kind: "text", id: "x", agent: "main", text: "Half an ans", html: null } as Item;
+    t.sync([text]);
+    assert.equal(t.box.querySelector(".dnb-cut-off"), null);
+    const cut = { ...text, html: "<p>Half an ans</p>", cut_off: true } as Item;
+    t.sync([cut]);
+    t.sync([{ ...cut }]);
+    const notes = t.box.querySelectorAll(".dnb-cut-off");
+    assert.equal(notes.length, 1);
+    assert.equal(notes[0].textContent, "(cut off: the run ended before this text did)");
+  });
+
   it("appends streaming text to one text node, then shows the finished HTML", () => {
     const t = list();
     t.sync([{ kind: "text", id: "m", agent: "main", text: "Hel", html: null }]);

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from deepnb.core.events import MAIN, agent_label
-from deepnb.core.schema import TODO_CHANGE_MARK, shown_as
+from deepnb.core.schema import CUT_OFF_NOTE, TODO_CHANGE_MARK, shown_as
 from deepnb.core.text.markup import escape
 
 Item = Mapping[str, Any]
@@ -53,11 +53,12 @@ def _prompt_text(item: Item, _label: str) -> str:
 def _text_html(item: Item, label: str) -> str:
     body = item.get("html") or f"<p>{escape(item['text'])}</p>"
     label = escape(label)
-    return f'<div class="dnb-text">{label and f"<span class=dnb-muted>{label}</span>"}{body}</div>'
+    cut = f'<div class="dnb-muted dnb-cut-off">({escape(CUT_OFF_NOTE)})</div>' if item.get("cut_off") else ""
+    return f'<div class="dnb-text">{label and f"<span class=dnb-muted>{label}</span>"}{body}{cut}</div>'
 
 
 def _text_text(item: Item, label: str) -> str:
-    return f"{label}{item['text']}"
+    return f"{label}{item['text']}" + (f"\n({CUT_OFF_NOTE})" if item.get("cut_off") else "")
 
 
 # -- thinking: what a model thought before it answered, folded ---------------------------------------

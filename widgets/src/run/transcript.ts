@@ -9,6 +9,7 @@ import { h, keepOnly, placeAt, setAttr, setText, smallButton } from "../lib/dom"
 import { armImages } from "../lib/images";
 import { isObj, list, shownText, str } from "../lib/text";
 import type { Item, SummaryItem, ToolItem } from "../types";
+import { CUT_OFF_NOTE } from "../schema";
 import { agentLabel, changed, type ItemRecord } from "./record";
 import { makeSummary, patchSummary } from "./summary_card";
 import { foldThinking, makeThinking } from "./thinking_card";
@@ -107,6 +108,9 @@ export function patchItem(rec: ItemRecord, item: Item): void {
 // Model text: while it streams, a text node that grows; once finished, the HTML Python rendered.
 function patchText(rec: ItemRecord, item: Item): void {
   const body = rec.body!;
+  if ((item as { cut_off?: unknown }).cut_off === true && !rec.el.querySelector(".dnb-cut-off")) {
+    rec.el.append(h("div", "dnb-muted dnb-cut-off", `(${CUT_OFF_NOTE})`)); // the run ended mid-text
+  }
   const htmlChanged = changed(rec, item, "html");
   const prevText = rec.f.text;
   const textChanged = changed(rec, item, "text");
