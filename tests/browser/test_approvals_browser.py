@@ -191,8 +191,8 @@ def test_approval_cards_decide_a_run(page: Any, jupyter_server: Any, artifact: A
     expect(view.locator('.dnb-tree .dnb-node[data-status="done"]')).to_have_count(2)
     expect(view.locator(".dnb-tree .dnb-tree-counts")).to_have_text("2 done")
     expect(risks_items.last).to_contain_text("Risks listed.")  # still open after the rejection
-    # The rejected call ends as a failed tool call whose result tells the agent the reason.
-    expect(risks_write).to_have_attribute("data-status", "error")
+    # The rejected call never ran: declined, its result the reason the agent was told.
+    expect(risks_write).to_have_attribute("data-status", "declined")  # rejected: it never ran
     expect(risks_write.locator(".dnb-tool-result")).to_contain_text(f"with reason: {REASON}")
 
     # The run object agrees: the edited plan, linked by the approved edit_file; no /risks.md.

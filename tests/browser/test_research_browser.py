@@ -264,7 +264,7 @@ def test_untrusted_text_in_tree_and_summary(page: Any, jupyter_server: Any, arti
     # The task card's arguments in the main transcript carry the description.
     task = tool_card(view.locator(".dnb-transcript"), "task").first
     task.locator(".dnb-tool-head").click()
-    expect(task.locator(".dnb-tool-args-full")).to_contain_text(r"<img src=x onerror=\"window.__pwned=1\">")
+    expect(task.locator(".dnb-tool-args-full")).to_contain_text('<img src=x onerror="window.__pwned=1">')
     expect(task.locator(".dnb-tool-args-full")).to_contain_text(SCRIPT)
 
     # The summary card's text: Markdown, with the tags as text.
