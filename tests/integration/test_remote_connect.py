@@ -127,6 +127,9 @@ def test_stop_cancels_the_server_run(agent_server: AgentServer, how: str) -> Non
     bench = connect(agent_server)
     run = bench.start("Do the slow thing", new_thread=True)
     wait_for(lambda: tool_started(run, "slow_step"), "the slow tool")
+    # the server writes checkpoints in the background: stop once the tool's step is saved, so
+    # the stopped run has a checkpoint to go on from (on a busy machine the write comes later)
+    wait_for(lambda: tuple(bench.read_state(run.thread_id).next) == ("tools",), "the tool step saved")
     if how == "stop":
         assert bench.stop(run.thread_id) is run
     else:
