@@ -91,28 +91,23 @@ t = threading.Thread(target=_set, args=({i},)); t.start(); t.join()
 """
 
 
-def _first(kernel: KernelSession, start: int, test: Any, timeout: float = 120) -> float:
-    """The client's arrival stamp of the first message from ``start`` on that passes ``test``."""
+def _arrived(
+    kernel: KernelSession, start: int, test: Any, timeout: float = 120
+) -> tuple[float, dict[str, Any]]:
+    """The first message from ``start`` on that passes ``test``, with the client's arrival stamp."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with kernel._lock:
             for stamp, msg in kernel.stamped[start:]:
                 if test(msg):
-                    return stamp
+                    return stamp, msg
         time.sleep(0.002)
     raise TimeoutError("no such message")
 
 
-def _first_message(kernel: KernelSession, start: int, test: Any, timeout: float = 120) -> dict[str, Any]:
-    """The first message from ``start`` on that passes ``test``."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with kernel._lock:
-            for _stamp, msg in kernel.stamped[start:]:
-                if test(msg):
-                    return msg
-        time.sleep(0.002)
-    raise TimeoutError("no such message")
+def _first(kernel: KernelSession, start: int, test: Any) -> float:
+    """The client's arrival stamp of the first message from ``start`` on that passes ``test``."""
+    return _arrived(kernel, start, test)[0]
 
 
 class StampedSession(KernelSession):
@@ -200,7 +195,7 @@ def _token_delays(kernel: StampedSession, repeats: int) -> list[float]:
         )
         if not execution.ok:
             raise RuntimeError(execution.text())
-        opened = _first_message(kernel, start, _is_run_view)
+        _, opened = _arrived(kernel, start, _is_run_view)
         view = opened["content"]["comm_id"]
         arrived = _first(
             kernel,
