@@ -152,7 +152,7 @@ def experiment(
     agent: str | None = None,
     scorers: Any = (),
     epochs: int = 1,
-    concurrency: int = 8,
+    concurrency: int | None = None,
     template: str | None = None,
     name: str | None = None,
     log: str | os.PathLike[str] | None = None,
@@ -162,10 +162,12 @@ def experiment(
     """Run ``dataset`` (a list of strings or dicts, a DataFrame, a CSV/JSONL path, LangSmith
     ``inputs``/``outputs`` records) by each of ``variants`` (label -> a model, a registered
     agent, a system prompt, ``deepnb.agent`` options, a workbench or a function making one;
-    default: ``agent`` as it is) ``epochs`` times, at most ``concurrency`` at once, each run
-    scored by ``scorers`` (``deepnb.scorers`` or any ``(output, reference, run)`` function) and
-    written to the JSONL ``log``. Returns the ``Experiment`` at once; a ``log`` that exists is
-    resumed. ``options``: ``auto_approve``."""
+    default: ``agent`` as it is) ``epochs`` times, each run scored by ``scorers``
+    (``deepnb.scorers`` or any ``(output, reference, run)`` function) and written to the JSONL
+    ``log``. ``concurrency``: runs at once in this kernel (default 8); a served agent's runs go to
+    its server, whose job slots decide how many run at once (at most ``concurrency`` handed to it
+    at once if given). Returns the ``Experiment`` at once; a ``log`` that exists is resumed.
+    ``options``: ``auto_approve``."""
     from deepnb.session.experiments.experiment import experiment as start  # noqa: PLC0415  # lazy: see above
 
     return start(

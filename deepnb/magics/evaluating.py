@@ -84,7 +84,9 @@ def start_eval(args: Any, body: str, namespace: dict[str, Any]) -> Experiment:
         agent=args.agent,
         scorers=_by_name(scorers_of(args.scorer, namespace)),
         epochs=whole_number(args.epochs, "-e", 1, "how many times each row runs per variant"),
-        concurrency=whole_number(args.concurrency, "-c", 8, "how many runs go at once"),
+        concurrency=None
+        if args.concurrency is None
+        else whole_number(args.concurrency, "-c", 1, "how many runs go at once"),
         template=body.strip() or None,
         name=args.name,
         log=args.log,

@@ -339,7 +339,12 @@ def map_(line: str) -> None:
     help="A built-in scorer (exact, contains) or a variable holding one or a list (repeat for more).",
 )
 @argument("-e", "--epochs", metavar="EPOCHS", help="Runs per row and variant (default: 1).")
-@argument("-c", "--concurrency", metavar="N", help="How many runs go at once (default: 8).")
+@argument(
+    "-c",
+    "--concurrency",
+    metavar="N",
+    help="How many runs go at once (default: 8 in this kernel; a served agent's server decides).",
+)
 @argument("-o", "--output", metavar="OUT", help="Store the experiment in this variable.")
 @argument("--baseline", metavar="LABEL", help="The variant the others are compared with.")
 @argument("--log", metavar="PATH", help="The log to write (an existing one is resumed).")

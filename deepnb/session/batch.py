@@ -17,8 +17,8 @@ import dataclasses
 import inspect
 import threading
 import time
-from collections import deque
-from collections.abc import Callable, Mapping
+from collections import Counter, deque
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from deepnb.core import events as ev
@@ -143,7 +143,10 @@ class Batch(LiveDisplayable):
         self.finished_at: float | None = None
         """When nothing ran or waited in the queue any more (``None`` until then)."""
         self._slots = [_Slot(item) for item in inputs]
-        self._queue: deque[_Slot] = deque(self._slots)
+        self._queues: dict[Hashable, deque[_Slot]] = {}
+        """The inputs not started yet, in order, by the group whose limit they count against."""
+        for slot in self._slots:
+            self._queues.setdefault(self.group_of(slot.input), deque()).append(slot)
         self._lock = threading.RLock()
         self._settled = threading.Event()
         """Set once nothing runs any more and the listeners have heard it (what ``wait`` waits for)."""
@@ -159,21 +162,46 @@ class Batch(LiveDisplayable):
         call_soon(self._fill, what="starting a batch's runs")
         return self
 
-    def _running(self) -> int:
-        return sum(1 for slot in self._slots if slot.run is not None and slot.run.status == "running")
+    def group_of(self, item: BatchInput) -> Hashable:
+        """The group whose limit ``item``'s run counts against: one group, ``concurrency``, for a
+        batch of one agent (an experiment's batch groups its runs by where they execute)."""
+        return None
+
+    def limit_of(self, group: Hashable) -> int:
+        """How many runs of ``group`` go at once."""
+        return self.concurrency
+
+    def running_by_group(self) -> Counter[Hashable]:
+        """How many runs are running, by group."""
+        return Counter(
+            self.group_of(slot.input)
+            for slot in self._slots
+            if slot.run is not None and slot.run.status == "running"
+        )
+
+    def queued_by_group(self) -> dict[Hashable, int]:
+        """How many inputs wait in the queue, by group."""
+        with self._lock:
+            return {group: len(queue) for group, queue in self._queues.items() if queue}
+
+    def _queued(self) -> Iterator[_Slot]:
+        for queue in self._queues.values():
+            yield from queue
 
     def _fill(self) -> None:
-        """Start queued inputs while fewer than ``concurrency`` runs run (on the engine loop, so
-        no run's events come before its listener is in place)."""
+        """Start queued inputs while fewer runs run than their group's limit (on the engine loop,
+        so no run's events come before its listener is in place)."""
         started: list[int] = []
         with self._lock:
-            free = 0 if self._stopping else self.concurrency - self._running()
-            while free > 0 and self._queue:
-                slot = self._queue.popleft()
-                self._start(slot)
-                started.append(slot.input.index)
-                if slot.run is not None:
-                    free -= 1
+            running = Counter() if self._stopping else self.running_by_group()
+            for group, queue in self._queues.items():
+                free = 0 if self._stopping else self.limit_of(group) - running[group]
+                while free > 0 and queue:
+                    slot = queue.popleft()
+                    self._start(slot)
+                    started.append(slot.input.index)
+                    if slot.run is not None:
+                        free -= 1
         self._update_settled()
         for index in started:
             self._notify(index)
@@ -211,7 +239,9 @@ class Batch(LiveDisplayable):
     def _update_settled(self) -> None:
         ended = False
         with self._lock:
-            busy = bool(self._queue) or self._running() > 0
+            busy = any(self._queues.values()) or any(
+                slot.run is not None and slot.run.status == "running" for slot in self._slots
+            )
             if busy:
                 self._settled.clear()
                 self._ended = False
@@ -331,10 +361,12 @@ class Batch(LiveDisplayable):
         ``reason`` completes "Run …" on each stopped run's notice (``"interrupted by the kernel"``)."""
         with self._lock:
             self._stopping = True
-            for slot in self._queue:
+            dropped = []
+            for slot in self._queued():
                 slot.cancelled = True
-            dropped = [slot.input.index for slot in self._queue]
-            self._queue.clear()
+                dropped.append(slot.input.index)
+            for queue in self._queues.values():
+                queue.clear()
             going = [
                 slot.run
                 for slot in self._slots

@@ -107,6 +107,11 @@ class Workbench:
         return cast(dict[str, Run], claims.held(self.database))
 
     @property
+    def served_by(self) -> str | None:
+        """``None``: the agent's runs execute in this kernel."""
+        return None
+
+    @property
     def cannot_rebuild(self) -> str | None:
         """Why this agent cannot be built again with another model or options (``None``: it can)."""
         return "it was attached as a compiled graph" if self.spec is None else None

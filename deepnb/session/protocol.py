@@ -81,6 +81,12 @@ class Session(Protocol):
         ...
 
     @property
+    def served_by(self) -> str | None:
+        """The server the agent's runs execute on (its URL without credentials), or ``None`` when
+        they run in this kernel: a server's job slots and queue decide how many run at once."""
+        ...
+
+    @property
     def current_thread(self) -> str:
         """The thread runs go to by default."""
         ...

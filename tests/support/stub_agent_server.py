@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import json
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -97,6 +98,13 @@ class StubServer:
     override: dict[str, Answer] = field(default_factory=dict)
     """Path (or ``"*"`` for every path) → the answer given instead of the protocol's."""
     requests: list[Request] = field(default_factory=list)
+    stream_seconds: float = 0.0
+    """How long a run's stream waits before its events, as a run queued behind a server's job
+    slots does (its connection held all the while)."""
+    streams_at_once: int = 0
+    """The most run streams open at the same time so far."""
+    _open: int = 0
+    _counting: threading.Lock = field(default_factory=threading.Lock)
 
     def answer(self, method: str, path: str) -> Answer | None:
         """The protocol's answer to ``method path`` (``None``: stream the run)."""
@@ -159,6 +167,18 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def _stream(self, stub: StubServer) -> None:
+        with stub._counting:
+            stub._open += 1
+            stub.streams_at_once = max(stub.streams_at_once, stub._open)
+        try:
+            if stub.stream_seconds:
+                time.sleep(stub.stream_seconds)
+            self._send_events(stub)
+        finally:
+            with stub._counting:
+                stub._open -= 1
+
+    def _send_events(self, stub: StubServer) -> None:
         events = [("metadata", {"run_id": RUN_ID, "attempt": 1}), *copy.deepcopy(stub.events)]
         body = b"".join(
             f"event: {event}\ndata: {json.dumps(data)}\nid: {n}\n\n".encode()
@@ -186,6 +206,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 512  # many runs may connect at once
     stub: StubServer
 
 

@@ -17,6 +17,7 @@ from deepnb.core.errors import DeepnbError
 from deepnb.session.experiments.datasets import load
 from deepnb.session.experiments.record import RunRecord
 from deepnb.session.run import Run
+from deepnb.session.workbench import Workbench
 from tests.support.agents import scripted, unique
 from tests.support.timed_model import Meter, timed
 
@@ -105,6 +106,54 @@ def test_concurrency_bounds_the_runs_of_all_variants_together(tmp_path: Path) ->
     ).wait(WAIT)
     assert meter.turns == 12 and 1 < meter.most <= 3
     assert len(experiment.records) == 12
+
+
+class _ServedElsewhere(Workbench):
+    """A local workbench that says its runs execute on a server: how the experiment groups a
+    connected agent's runs, without a server."""
+
+    @property
+    def served_by(self) -> str:
+        return "http://127.0.0.1:9/served"
+
+
+def test_served_runs_count_against_their_server_not_the_kernels_concurrency(tmp_path: Path) -> None:
+    """Without ``concurrency``, 8 runs go at once in the kernel while a served agent's runs all go
+    to its server (its job slots decide there); the head line says where each goes. Given,
+    ``concurrency`` bounds both."""
+    from deepnb.views.experiment.experiment_view import head_line
+
+    here = deepnb.agent(name=unique("here"), model=timed(answers(), turn_seconds=3.0, meter=Meter()))
+    served = _ServedElsewhere(unique("there"), here.graph, here.checkpointer, spec=here.spec, label="served")
+    rows = [f"q{i % 3}" for i in range(12)]
+    experiment = deepnb.experiment(rows, variants={"here": here, "there": served}, log=tmp_path / "log.jsonl")
+    try:
+        deadline = time.monotonic() + WAIT
+        while sum(place.running for place in experiment.going()) < 20 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        going = {place.where: place for place in experiment.going()}
+        assert (going[None].running, going[None].queued, going[None].limit) == (8, 4, 8)
+        there = going["http://127.0.0.1:9/served"]
+        assert (there.running, there.queued, there.limit) == (12, 0, 100)
+        head = head_line(experiment)
+        assert "8 running here (at most 8 at once), 4 queued" in head
+        assert "12 sent to http://127.0.0.1:9/served (its job slots decide how many run at once)" in head
+    finally:
+        experiment.stop().wait(WAIT)
+    assert experiment.going() == []
+
+    bounded = deepnb.experiment(
+        rows, variants={"there": served}, concurrency=5, log=tmp_path / "bounded.jsonl"
+    )
+    try:
+        deadline = time.monotonic() + WAIT
+        while not bounded.going() or bounded.going()[0].running < 5:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        (place,) = bounded.going()
+        assert (place.running, place.queued, place.limit) == (5, 7, 5)
+    finally:
+        bounded.stop().wait(WAIT)
 
 
 def test_a_failing_run_and_a_raising_scorer_mark_their_cells_and_the_rest_goes_on(tmp_path: Path) -> None:

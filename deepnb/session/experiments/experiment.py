@@ -2,11 +2,13 @@
 ends and written to the experiment's log, returned at once (the kernel stays free).
 
 An experiment is a session of sessions like a batch: its runs go through one
-:class:`~deepnb.session.batch.Batch` (at most ``concurrency`` at once over all variants), each on a new
-thread of its variant's session. Scoring runs on worker threads, never on the engine loop, and a
-scorer that raises gives that run's cell an error score while the rest goes on. Reopened from
-its log (``deepnb.load_experiment``), an experiment has its records and no sessions; given the
-same ``log=`` again, an interrupted experiment runs only what is not done yet.
+:class:`~deepnb.session.batch.Batch`, each on a new thread of its variant's session: at most
+``concurrency`` at once in this kernel over all variants, and a served agent's runs handed to its
+server, whose job slots and queue decide how many run at once there. Scoring runs on worker
+threads, never on the engine loop, and a scorer that raises gives that run's cell an error score
+while the rest goes on. Reopened from its log (``deepnb.load_experiment``), an experiment has its
+records and no sessions; given the same ``log=`` again, an interrupted experiment runs only what
+is not done yet.
 """
 
 from __future__ import annotations
@@ -59,6 +61,17 @@ COLUMNS = (
 )
 """The columns ``to_records()`` has besides the rows' fields and the scores."""
 DEFAULT_NAME = "experiment"
+KERNEL_CONCURRENCY = 8
+"""Runs at once in this kernel when ``concurrency`` is not given."""
+SERVED_CONCURRENCY = 100
+"""Runs handed to one server at once when ``concurrency`` is not given: the server queues what
+its job slots cannot take yet, so this only bounds the streams this kernel holds open."""
+
+
+def served_by(session: Session) -> str | None:
+    """The server ``session``'s runs execute on, or ``None`` for this kernel."""
+    where = getattr(session, "served_by", None)
+    return where if isinstance(where, str) else None
 
 
 @dataclass(frozen=True)
@@ -77,15 +90,49 @@ class Plan:
         return [(row.index, v, e) for e in range(self.epochs) for row in self.rows for v in self.variants]
 
 
-class _Runs(Batch):
-    """The experiment's batch: input ``i`` runs on the session of its variant."""
+@dataclass(frozen=True)
+class Going:
+    """Where an experiment's runs execute and how many go there now: ``where`` is a server's URL
+    (``None``: this kernel), ``limit`` how many this kernel lets go there at once."""
 
-    def __init__(self, sessions: list[Session], inputs: list[BatchInput], **options: Any) -> None:
-        super().__init__(sessions[0], inputs, **options)
+    where: str | None
+    running: int
+    queued: int
+    limit: int
+
+
+class _Runs(Batch):
+    """The experiment's batch: input ``i`` runs on the session of its variant. Runs in this
+    kernel share ``concurrency``; a served agent's runs count against its server's own limit,
+    since there the server's job slots decide how many run at once."""
+
+    def __init__(
+        self,
+        sessions: list[Session],
+        inputs: list[BatchInput],
+        *,
+        concurrency: int,
+        served_concurrency: int,
+        **options: Any,
+    ) -> None:
         self._sessions = sessions
+        self._served_concurrency = served_concurrency
+        super().__init__(sessions[0], inputs, concurrency=concurrency, **options)
 
     def session_for(self, item: BatchInput) -> Session:
         return self._sessions[item.index]
+
+    def group_of(self, item: BatchInput) -> str | None:
+        return served_by(self._sessions[item.index])
+
+    def limit_of(self, group: Any) -> int:
+        return self.concurrency if group is None else self._served_concurrency
+
+    def going(self) -> list[Going]:
+        running = self.running_by_group()
+        queued = self.queued_by_group()
+        groups = [g if isinstance(g, str) else None for g in dict.fromkeys([*running, *queued])]
+        return [Going(g, running[g], queued.get(g, 0), self.limit_of(g)) for g in groups]
 
     def run_at(self, index: int) -> Run | None:
         return self._slots[index].run
@@ -139,7 +186,7 @@ class Experiment(LiveDisplayable):
 
     # -- running ----------------------------------------------------------------------------
 
-    def _begin(self, concurrency: int, run_options: Mapping[str, Any]) -> Experiment:
+    def _begin(self, concurrency: int, served_concurrency: int, run_options: Mapping[str, Any]) -> Experiment:
         """Start every run the log does not hold as done (on the engine loop); returns at once."""
         self._keys = [
             key for key in self.plan.all_keys() if self._records.get(key, _NOT_DONE).status != "done"
@@ -153,7 +200,13 @@ class Experiment(LiveDisplayable):
         ]
         sessions = [self._sessions[variant] for _row, variant, _e in self._keys]
         self._pool = ThreadPoolExecutor(SCORING_THREADS, thread_name_prefix="deepnb-scoring")
-        self._batch = _Runs(sessions, inputs, concurrency=concurrency, run_options=run_options)
+        self._batch = _Runs(
+            sessions,
+            inputs,
+            concurrency=concurrency,
+            served_concurrency=served_concurrency,
+            run_options=run_options,
+        )
         self._batch.subscribe(self._changed)
         self._batch.begin()
         return self
@@ -286,6 +339,12 @@ class Experiment(LiveDisplayable):
         if self._batch is not None:
             self._batch.stop(reason=reason)
         return self
+
+    def going(self) -> list[Going]:
+        """Where runs execute now (this kernel, a server) with how many run there and wait in
+        this kernel's queue for it; empty once nothing runs or waits."""
+        batch = self._batch
+        return [] if batch is None or batch.done else batch.going()
 
     @property
     def pending(self) -> list[Any]:
@@ -575,7 +634,7 @@ def experiment(
     agent: str | None = None,
     scorers: Iterable[Scorer] | Mapping[str, Scorer] | Scorer | None = (),
     epochs: int = 1,
-    concurrency: int = 8,
+    concurrency: int | None = None,
     template: str | None = None,
     name: str | None = None,
     log: str | os.PathLike[str] | None = None,
@@ -584,15 +643,18 @@ def experiment(
     namespace: Mapping[str, Any] | None = None,
 ) -> Experiment:
     """Run ``dataset`` by each of ``variants`` (default: ``agent`` as it is) ``epochs`` times,
-    at most ``concurrency`` runs at once, scoring each run with ``scorers``; returns the
-    :class:`Experiment` at once. Everything is checked first: a mistake is one line and nothing
-    runs. ``log``: the JSONL log (default ``.deepnb/experiments/NAME-TIME.jsonl``); a log that
+    scoring each run with ``scorers``; returns the :class:`Experiment` at once. Everything is
+    checked first: a mistake is one line and nothing runs. ``concurrency``: how many runs go at
+    once in this kernel (default 8); a served agent's runs go to its server as it takes them
+    (at most ``concurrency`` at once if given, else 100), where its job slots and queue decide how
+    many run at once. ``log``: the JSONL log (default ``.deepnb/experiments/NAME-TIME.jsonl``); a log that
     exists is resumed, its done runs kept and not run again."""
     if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
         raise DeepnbError(
             f"epochs must be a whole number of at least 1 (runs per row and variant), not {epochs!r}."
         )
-    limit = check_concurrency(concurrency)
+    limit = KERNEL_CONCURRENCY if concurrency is None else check_concurrency(concurrency)
+    served_limit = SERVED_CONCURRENCY if concurrency is None else limit
     rows = load(dataset, template=template)
     chosen = named(scorers)
     built = build(variants, agent, namespace)
@@ -645,7 +707,7 @@ def experiment(
         sessions=sessions,
         models={label: pricing.model_of(session) for label, session in sessions.items()},
     )
-    return made._begin(limit, {"auto_approve": auto_approve} if auto_approve else {})
+    return made._begin(limit, served_limit, {"auto_approve": auto_approve} if auto_approve else {})
 
 
 def _resumed(path: Path, plan: Plan) -> dict[Key, RunRecord]:

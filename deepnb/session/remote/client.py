@@ -24,6 +24,11 @@ from deepnb.session.remote.shapes import Unreadable, checked
 
 CONNECT_TIMEOUT = 5.0
 READ_TIMEOUT = 300.0
+CONNECTIONS = 256
+"""Connections one workbench keeps to its server at most. Every run in flight holds one for its
+stream, so a request beyond them waits for one to be free (it never times out waiting: a batch
+or an experiment may hand the server more runs than its job slots take at once)."""
+KEPT_ALIVE = 32
 """Seconds a stream may stay silent (a long tool call) before the server counts as gone."""
 
 
@@ -81,8 +86,13 @@ class Server:
                     base_url=configured.base_url,
                     headers=configured.headers,
                     params=self.params,
-                    timeout=httpx.Timeout(CONNECT_TIMEOUT, read=READ_TIMEOUT),
-                    transport=httpx.AsyncHTTPTransport(retries=1),
+                    timeout=httpx.Timeout(CONNECT_TIMEOUT, read=READ_TIMEOUT, pool=None),
+                    transport=httpx.AsyncHTTPTransport(
+                        retries=1,
+                        limits=httpx.Limits(
+                            max_connections=CONNECTIONS, max_keepalive_connections=KEPT_ALIVE
+                        ),
+                    ),
                     follow_redirects=False,
                     event_hooks={"response": [check_answer]},
                 )

@@ -65,6 +65,11 @@ class RemoteWorkbench(Workbench):
         """Runs on one thread of the server are one at a time, whatever agent starts them."""
 
     @property
+    def served_by(self) -> str | None:
+        """The server the runs execute on, as deepnb shows its URL."""
+        return self.server.shown
+
+    @property
     def cannot_rebuild(self) -> str:
         return f"it is served by {self.url}"
 

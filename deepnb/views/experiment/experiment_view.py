@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from deepnb.core.text.markup import escape
-from deepnb.session.experiments.experiment import Experiment, Summary, VariantComparison
+from deepnb.session.experiments.experiment import Experiment, Going, Summary, VariantComparison
 from deepnb.session.experiments.record import RunRecord
 
 MAX_ROWS = 100
@@ -96,11 +96,26 @@ def head_line(experiment: Experiment) -> str:
     records = experiment.records.values()
     done = sum(1 for r in records if r.status == "done")
     total = len(experiment.plan.all_keys())
-    going = "" if experiment.done else ", running"
+    going = "" if experiment.done else "; " + going_text(experiment.going())
     return (
         f"Experiment {experiment.name!r}: {len(experiment.plan.rows)} rows × {len(experiment.variants)} "
         f"variants × {experiment.plan.epochs} epochs, {done}/{total} done{going} (log: {experiment.path})"
     )
+
+
+def going_text(going: list[Going]) -> str:
+    """Where the runs go now, in words: how many run in this kernel (of its limit) and on each
+    server (whose job slots decide how many run at once), and how many wait for each."""
+    parts = []
+    for place in going:
+        queued = f", {place.queued} queued" if place.queued else ""
+        if place.where is None:
+            parts.append(f"{place.running} running here (at most {place.limit} at once){queued}")
+        else:
+            parts.append(
+                f"{place.running} sent to {place.where} (its job slots decide how many run at once){queued}"
+            )
+    return "; ".join(parts) or "running"
 
 
 def experiment_text(experiment: Experiment) -> str:
