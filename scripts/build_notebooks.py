@@ -928,6 +928,12 @@ QUESTIONS = """questions = [
 len(questions)"""
 
 
+SERVED_QUIZ = """\
+[agents.quiz-served]
+model = "demo:quiz-checked"
+"""
+
+
 def experiments() -> list:
     return [
         new_markdown_cell(
@@ -1034,6 +1040,33 @@ def experiments() -> list:
         new_code_cell(
             '[(s.scorer, s.wins, s.losses, s.ties) for s in second.compare("checked", "quick").scorers]'
         ),
+        new_markdown_cell(
+            "## A variant on an Agent Server\n\n"
+            "A variant can be an agent served elsewhere (`deepnb.connect`, or `%deepagent serve` as "
+            "here, which serves the project's agents with `langgraph dev` on this machine). Its runs "
+            "go to the server as it takes them: there its job slots decide how many run at once, "
+            "not the kernel's `concurrency`, and the matrix's head line says where the runs go. "
+            "Behind a load balancer, more replicas of the server finish the same experiment sooner."
+        ),
+        new_code_cell(
+            "project = Path(tempfile.mkdtemp())\n"
+            f'(project / "deepnb.toml").write_text({SERVED_QUIZ!r})\n'
+            'print((project / "deepnb.toml").read_text())'
+        ),
+        new_code_cell("%cd {project}"),
+        new_code_cell("server = %deepagent serve\nserver"),
+        new_code_cell(
+            "served = deepnb.experiment(\n"
+            '    questions, variants={"kernel": "quiz", "served": "quiz-served"}, template="{question}",\n'
+            '    scorers=[scorers.contains], baseline="kernel", name="served", log=logs / "served.jsonl",\n'
+            ")\nserved",
+            metadata=IGNORE_OUTPUT,
+        ),
+        new_code_cell(
+            'served.wait()\n[(s.scorer, s.wins, s.losses, s.ties) for s in served.compare("served").scorers]'
+        ),
+        new_code_cell('served.to_pandas().groupby("variant")["contains"].mean()'),
+        new_code_cell("%deepagent serve --stop"),
     ]
 
 
