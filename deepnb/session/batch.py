@@ -15,17 +15,19 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import os
 import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Hashable, Iterator, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deepnb.core import events as ev
 from deepnb.core.batch_inputs import BatchInput
 from deepnb.core.displayable import LiveDisplayable
 from deepnb.core.errors import DeepnbError
-from deepnb.core.frames import records_frame
+from deepnb.core.frames import records_frame, records_parquet
 from deepnb.core.listeners import Listeners
 from deepnb.core.loop import call_soon, wait_until
 from deepnb.core.schema import ENDED
@@ -436,6 +438,11 @@ class Batch(LiveDisplayable):
     def to_pandas(self) -> Any:
         """``to_records()`` as a pandas ``DataFrame`` (pandas is optional: one line says how to get it)."""
         return records_frame(self.to_records(), what="batch")
+
+    def to_parquet(self, path: str | os.PathLike[str]) -> Path:
+        """Write ``to_records()`` to a Parquet file (pyarrow is optional: one line says how to get
+        it); nested values are JSON text. Returns the path."""
+        return records_parquet(self.to_records(), path, what="batch")
 
     # -- display ----------------------------------------------------------------------------
 

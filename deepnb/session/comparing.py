@@ -4,14 +4,16 @@ run on a new thread, and returns a :class:`Comparison` at once."""
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, Literal
 
 from deepnb.core.displayable import Displayable, LiveDisplayable
 from deepnb.core.errors import DeepnbError
-from deepnb.core.frames import records_frame
+from deepnb.core.frames import records_frame, records_parquet
 from deepnb.core.graphs.structured import output_fields
 from deepnb.core.text.safe_display import safe_display
 from deepnb.core.threads.checkpointers import make_checkpointer
@@ -106,14 +108,22 @@ class Comparison(LiveDisplayable):
         """The records as a table (displayed: escaped HTML)."""
         return ComparisonTable(tuple(self.to_records()), self.by)
 
-    def to_pandas(self) -> Any:
-        """The records as a ``pandas.DataFrame``, one row per column of the comparison; a
-        structured output's fields become ``output.FIELD`` columns."""
+    def _flat_records(self) -> list[dict[str, Any]]:
+        """The records with a structured output's fields as ``output.FIELD`` columns."""
         rows = []
         for record in self.to_records():
             fields = output_fields(record.pop("output", None)) or {}
             rows.append({**record, **{f"output.{name}": value for name, value in fields.items()}})
-        return records_frame(rows, what="comparison")
+        return rows
+
+    def to_pandas(self) -> Any:
+        """The records as a ``pandas.DataFrame``, one row per column of the comparison; a
+        structured output's fields become ``output.FIELD`` columns."""
+        return records_frame(self._flat_records(), what="comparison")
+
+    def to_parquet(self, path: str | os.PathLike[str]) -> Path:
+        """The same rows as ``to_pandas()`` written to a Parquet file (pyarrow is optional)."""
+        return records_parquet(self._flat_records(), path, what="comparison")
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{key} ({run.status})" for key, run in self.runs.items())

@@ -330,3 +330,36 @@ def test_a_run_whose_replica_is_killed_finishes_on_the_other(replicas: scaleout.
     run_async(fail_over())
     assert "Background run succeeded" in b_replica.run_events(run_id), b_replica.run_events(run_id)
     assert "Background run succeeded" not in a_replica.run_events(run_id)
+
+
+def test_an_experiment_connected_to_one_replica_runs_on_both(
+    replicas: scaleout.Cluster, tmp_path: Any
+) -> None:
+    """An experiment hands a connected agent all its runs at once: more than replica A's job
+    slots, so the shared queue gives replica B some, and every run is scored as it ends."""
+    import deepnb
+    from deepnb import scorers
+    from tests.support.agents import unique
+
+    name = unique("experiment-a")
+    deepnb.connect(replicas["A"].url, "quick", name=name)
+    rows = [{"job": f"job {n}", "reference": app.QUICK_DONE} for n in range(4 * replicas.jobs)]
+    experiment = deepnb.experiment(
+        rows, agent=name, scorers=[scorers.exact], template="{job}", log=tmp_path / "log.jsonl"
+    ).wait(FAILOVER_TIMEOUT)
+    records = list(experiment.records.values())
+    assert len(records) == len(rows)
+    assert [(r.status, r.scores["exact"].score) for r in records] == [("done", 1.0)] * len(rows)
+
+    async def server_runs() -> list[str]:
+        sdk = client(replicas["A"])
+        return [run["run_id"] for r in records for run in await sdk.runs.list(r.thread_id)]
+
+    run_ids = run_async(server_runs())
+    assert len(run_ids) == len(rows)
+    started_on = {
+        replica: sum("Starting background run" in replicas[replica].run_events(run_id) for run_id in run_ids)
+        for replica in ("A", "B")
+    }
+    assert started_on["A"] + started_on["B"] == len(rows), started_on
+    assert started_on["A"] > 0 and started_on["B"] > 0, started_on

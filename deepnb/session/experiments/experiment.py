@@ -27,7 +27,7 @@ from typing import Any
 from deepnb.core.batch_inputs import BatchInput, check_concurrency
 from deepnb.core.displayable import Displayable, LiveDisplayable
 from deepnb.core.errors import DeepnbError
-from deepnb.core.frames import records_frame
+from deepnb.core.frames import records_frame, records_parquet
 from deepnb.core.loop import wait_until
 from deepnb.core.schema import ENDED
 from deepnb.core.text.safe_display import safe_display
@@ -462,6 +462,11 @@ class Experiment(LiveDisplayable):
         """``to_records()`` as a pandas ``DataFrame`` (pandas is optional: one line says how)."""
         return records_frame(self.to_records(), what="experiment")
 
+    def to_parquet(self, path: str | os.PathLike[str]) -> Path:
+        """Write ``to_records()`` to a Parquet file, a row per run (pyarrow is optional: one line
+        says how to get it); nested values (a structured output, a row's lists) are JSON text."""
+        return records_parquet(self.to_records(), path, what="experiment")
+
     # -- judging ----------------------------------------------------------------------------
 
     def summary(self, *, threshold: float = stats.THRESHOLD) -> Summary:
@@ -568,6 +573,10 @@ class Summary(Displayable):
     def to_pandas(self) -> Any:
         """``to_records()`` as a pandas ``DataFrame``."""
         return records_frame(self.to_records(), what="summary")
+
+    def to_parquet(self, path: str | os.PathLike[str]) -> Path:
+        """Write ``to_records()`` to a Parquet file, a row per variant."""
+        return records_parquet(self.to_records(), path, what="summary")
 
 
 @safe_display
