@@ -324,6 +324,11 @@ class Progress(TypedDict):
     while the run runs or once it ended."""
 
     steps: int
+    """Model calls of the run, subagents' too (or a graph's node updates)."""
+    step: NotRequired[int]
+    """The thread's step now: what the fork chips, the timeline, ``history`` and ``--at`` say."""
+    first_step: NotRequired[int]
+    """The thread's step before the run (its own steps are ``first_step + 1`` … ``step``)."""
     tool_calls: int
     tokens_in: int
     tokens_out: int

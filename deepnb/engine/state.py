@@ -150,6 +150,11 @@ class RunState:
     """What the agents were given: skills ``{name, description, agent}`` and memory files
     ``{path, agent}`` loaded into their prompts, and the tools each agent can call (bounded)."""
     steps: int = 0
+    """Model calls of the run, subagents' too (or a graph's node updates)."""
+    first_step: int = 0
+    """The thread's step before the run (see :func:`deepnb.engine.history.thread_step`)."""
+    thread_step: int = 0
+    """The thread's step now: ``first_step`` plus the main agent's model calls of the run."""
     tool_calls: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
@@ -221,6 +226,7 @@ class RunState:
 
     def _on_RunStarted(self, event: ev.RunStarted) -> None:
         self.prompt = event.prompt
+        self.first_step = self.thread_step = event.first_step
         if event.prompt:
             self._add(
                 PromptItem(kind="prompt", agent=event.agent, text=redact(event.prompt), id=self._fresh_id())
@@ -304,6 +310,7 @@ class RunState:
 
     def _on_ModelTurn(self, event: ev.ModelTurn) -> None:
         self.steps += 1
+        self.thread_step += ev.is_thread_step(event)
         self.tokens_in += event.input_tokens
         self.tokens_out += event.output_tokens
         self.tokens_unreported += not event.usage_reported
@@ -333,6 +340,7 @@ class RunState:
 
     def _on_NodeUpdated(self, event: ev.NodeUpdated) -> None:
         self.steps += 1  # a graph that does not speak messages: each node's update is a step
+        self.thread_step += 1
         values = redact(json.dumps(dict(event.values), indent=2, ensure_ascii=False, default=str))
         self._add(
             UpdateItem(
@@ -773,6 +781,8 @@ class RunState:
     def progress(self) -> Progress:
         progress = Progress(
             steps=self.steps,
+            step=self.thread_step,
+            first_step=self.first_step,
             tool_calls=self.tool_calls,
             tokens_in=self.tokens_in,
             tokens_out=self.tokens_out,

@@ -4,8 +4,9 @@
 Times are taken as the events are emitted (one ``time.monotonic()`` per event, in ``Run.emit``).
 A model call starts when its agent was last ready to call it — the run's (or the subagent's)
 start, or the end of its previous model call or tool call — and ends with its ``ModelTurn``.
-The main agent's model calls also carry the thread's step they wrote (from the stream, as the
-call ends), so a fork can start there: ``%deepagent fork -t THREAD --at STEP``.
+The main agent's model calls also carry the thread's step they are (the thread's step before the
+run, from ``RunStarted``, plus one per main model call), the number ``history`` lists and a fork
+takes: ``%deepagent fork -t THREAD --at STEP``.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ class TimelineRecord(TypedDict):
     tokens_in: int
     tokens_out: int
     step: int | None
-    """For the main agent's model calls: the thread's step (checkpoint) it wrote."""
+    """For the main agent's model calls: the thread's step it is (what ``--at`` takes)."""
     call_id: str
     """A tool call's id (empty for a model call)."""
     calls: list[str]
@@ -54,6 +55,7 @@ class Timeline:
         self._open: dict[str, TimelineRecord] = {}
         self._records: list[TimelineRecord] = []
         self._changes = 0
+        self._step = 0
 
     def note(self, event: ev.Event, now: float) -> None:
         """Take ``event``, emitted at ``now`` (``time.monotonic()``)."""
@@ -68,8 +70,9 @@ class Timeline:
             record["end"], record["latency"] = at, _round(at - start)
             record["tokens_in"], record["tokens_out"] = event.input_tokens, event.output_tokens
             record["calls"] = [str(call.get("id") or "") for call in event.tool_calls]
-            if event.agent == ev.MAIN:
-                record["step"] = event.step
+            if ev.is_thread_step(event):
+                self._step += 1
+                record["step"] = self._step
             self._ready[event.agent] = at
         elif isinstance(event, ev.ToolCallStarted):
             if event.call_id not in self._open:
@@ -80,6 +83,8 @@ class Timeline:
             if started is not None:
                 started["end"], started["latency"] = at, _round(at - started["start"])
             self._ready[event.agent] = at
+        elif isinstance(event, ev.RunStarted):
+            self._step = event.first_step
         elif isinstance(event, ev.SubagentStarted):
             self._ready[event.path] = at
         elif isinstance(event, ev.RunResumed):

@@ -33,6 +33,7 @@ from deepnb.core.threads.reading import read_state
 from deepnb.engine import steering
 from deepnb.engine.anatomy import tools_by_agent
 from deepnb.engine.approvals import ApprovalRequest, normalize, preview, tool_schema
+from deepnb.engine.history import thread_step
 from deepnb.engine.interpreter import Interpreter
 from deepnb.engine.interrupts import PendingInterrupt, check_answer
 from deepnb.engine.mcp import mcp_tools
@@ -611,7 +612,7 @@ class Run(LiveDisplayable):
                     configurable = (before.config or {}).get("configurable", {})
                     self.checkpoint_before = configurable.get("checkpoint_id")
                     values = before.values or {}
-                self.emit(ev.RunStarted(ev.MAIN, self.thread_id, self.prompt))
+                self.emit(ev.RunStarted(ev.MAIN, self.thread_id, self.prompt, thread_step(values)))
                 if self._context:
                     self.emit(ev.ContextGiven(ev.MAIN, shown_keys(self._context)))
                 self._announce_given(graph, values)

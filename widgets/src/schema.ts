@@ -443,6 +443,8 @@ export interface Todo {
  */
 export interface Progress {
   steps: number;
+  step?: number;
+  first_step?: number;
   tool_calls: number;
   tokens_in: number;
   tokens_out: number;

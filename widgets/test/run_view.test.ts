@@ -85,7 +85,7 @@ describe("run view", () => {
     });
     assert.equal(text(el, ".dnb-status"), "done");
     assert.equal(text(el, ".dnb-agent"), "researcher");
-    assert.equal(text(el, ".dnb-steps"), "step 3");
+    assert.equal(text(el, ".dnb-steps"), "3 steps");
     assert.equal(text(el, ".dnb-calls"), "2 tool calls");
     assert.equal(text(el, ".dnb-elapsed"), "1m 05s");
     assert.equal(text(el, ".dnb-tokens"), "tokens 1,500 in / 20 out");
@@ -104,7 +104,7 @@ describe("run view", () => {
     fake.message({ type: "patch", state: { progress: { ...fake.traits.progress!, steps: 9 } },
       upsert: [{ kind: "text", id: "m", agent: "main", text: "Hel", html: null }], append_ids: ["m"] });
     assert.deepEqual(itemIds(el), ["p", "m"]);
-    assert.equal(text(el, ".dnb-steps"), "step 9");
+    assert.equal(text(el, ".dnb-steps"), "9 steps");
     fake.message({ type: "patch", upsert: [{ kind: "text", id: "m", agent: "main", text: "Hello", html: null }] });
     assert.equal(text(el, ".dnb-text-body"), "Hello");
     fake.message({ type: "patch", upsert: [{ kind: "notice", id: "n", level: "cancelled", text: "hm" }], ids: ["n", "m", "p"] });
@@ -116,7 +116,7 @@ describe("run view", () => {
     fake.update({ revision: 1 });
     assert.deepEqual(itemIds(el), ["p", "m"]);
     assert.equal(text(el, ".dnb-text-body"), "Done.");
-    assert.equal(text(el, ".dnb-steps"), "step 3", "the patched progress is gone");
+    assert.equal(text(el, ".dnb-steps"), "3 steps", "the patched progress is gone");
   });
 
   it("stops the run once, and says it is stopping", () => {

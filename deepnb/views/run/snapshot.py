@@ -25,6 +25,7 @@ from deepnb.views.run.given import given_html, given_lines
 from deepnb.views.run.items import item_html, item_text, plural
 from deepnb.views.run.output_table import OutputRows, output_html, output_lines
 from deepnb.views.run.questions import question_html, question_text
+from deepnb.views.run.steps import steps_words
 from deepnb.views.run.subagent_tree import state_tree, tree_html, tree_text
 from deepnb.views.run.timeline_view import FINAL, fork_command, step_links, timeline_html, timeline_lines
 from deepnb.views.run.tokens import tokens_words
@@ -45,7 +46,7 @@ def head_line(state: Mapping[str, Any]) -> str:
     p = state["progress"]
     return (
         f"deepnb · agent {state['agent']} · thread {state['thread_id']} · "
-        f"{_status(state)} · {plural(p['steps'], 'step')} · "
+        f"{_status(state)} · {steps_words(p)} · "
         f"{plural(p['tool_calls'], 'tool call')} · {p['elapsed']:.1f} s{_waited(p)} · "
         f"{tokens_words(p)}"
     )

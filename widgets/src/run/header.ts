@@ -7,6 +7,7 @@ import { fmtElapsed, isObj, list, num, str } from "../lib/text";
 import { RUN_STATUS_LABEL, RUNNING } from "../schema";
 import type { RunStatus } from "../types";
 import type { RunModel } from "./live_model";
+import { stepsWords } from "./steps";
 import { tokensWords } from "./tokens";
 
 const WAITING_RUN: RunStatus = "interrupted";
@@ -106,7 +107,7 @@ export function headerView(
   function renderProgress(): void {
     const p = model.get("progress") || {};
     anchor = Date.now() - num(p.elapsed) * 1000;
-    setText(stepsEl, `step ${count(p.steps)}`);
+    setText(stepsEl, stepsWords(p));
     setText(callsEl, `${count(p.tool_calls)} tool call${num(p.tool_calls) === 1 ? "" : "s"}`);
     setText(tokensEl, tokensWords(p));
     tick();
