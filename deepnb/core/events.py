@@ -58,8 +58,7 @@ class ModelTurn(Event):
     input_tokens: int = 0
     output_tokens: int = 0
     step: int | None = None
-    """For the main agent's model node: LangGraph's step of the checkpoint the turn wrote (set
-    only there, so it marks a turn that is one of the thread's steps: :func:`is_thread_step`)."""
+    """For the main agent's model node: LangGraph's step of the checkpoint the turn wrote."""
     thinking: str = ""
     usage_reported: bool = True
     reasoning_tokens: int | None = None
@@ -209,11 +208,11 @@ class NodeUpdated(Event):
 
 
 def is_thread_step(event: Event) -> bool:
-    """Whether ``event`` is one of the thread's steps: a model call of the main agent's model
-    node, or a node's update in a graph that does not speak messages."""
+    """Whether ``event`` is one of the thread's steps: a model call of the main agent (each adds
+    its AI message to the thread), or a node's update in a graph that does not speak messages."""
     if isinstance(event, NodeUpdated):
         return True
-    return isinstance(event, ModelTurn) and event.agent == MAIN and event.step is not None
+    return isinstance(event, ModelTurn) and event.agent == MAIN
 
 
 @dataclass(frozen=True, slots=True)
