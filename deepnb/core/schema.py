@@ -359,6 +359,10 @@ class NodeState(TypedDict):
     status: NodeStatus
     started_at: float
     finished_at: float | None
+    waited_at_start: NotRequired[float]
+    """The run's seconds waited (for decisions or answers) when the node started."""
+    waited: NotRequired[float]
+    """Seconds the run waited while the node ran (once it ended): not in its duration."""
     tool_calls: int
     calls_declined: int
     calls_failed: int

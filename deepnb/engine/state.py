@@ -195,6 +195,11 @@ class RunState:
         """Run time in seconds: from the start to now (or the end), less the time spent waiting."""
         return (self.finished_at or time.time()) - self.started_at - self.waited
 
+    def waited_by(self, now: float) -> float:
+        """Seconds waited by ``now``: the waits that are over and the one going on."""
+        going = max(0.0, now - self.waiting_since) if self.waiting_since is not None else 0.0
+        return self.waited + going
+
     def _end_wait(self, now: float) -> None:
         """A wait for decisions is over (the run resumed, or ended): it counts as waited."""
         if self.waiting_since is not None:
@@ -455,7 +460,8 @@ class RunState:
 
     def _end_node(self, node: NodeState, status: NodeStatus) -> None:
         node["status"] = status
-        node["finished_at"] = time.time()
+        node["finished_at"] = now = time.time()
+        node["waited"] = round(max(0.0, self.waited_by(now) - node.get("waited_at_start", 0.0)), 1)
 
     def _on_SubagentStarted(self, event: ev.SubagentStarted) -> None:
         card = self._tools.get(event.call_id)
@@ -474,6 +480,7 @@ class RunState:
                 status=RUNNING,
                 started_at=time.time(),
                 finished_at=None,
+                waited_at_start=self.waited_by(time.time()),
                 tool_calls=0,
                 calls_declined=0,
                 calls_failed=0,

@@ -2,6 +2,9 @@
 (seconds from the run's start), its latency, and for a model call its tokens.
 
 Times are taken as the events are emitted (one ``time.monotonic()`` per event, in ``Run.emit``).
+Times are run time: the time the run spent waiting for decisions or answers (from ``RunPaused``
+to ``RunResumed``) is left out, as the run's header leaves it out of its elapsed time, and
+:attr:`Timeline.waited` says it apart.
 A model call starts when its agent was last ready to call it — the run's (or the subagent's)
 start, or the end of its previous model call or tool call — and ends with its ``ModelTurn``.
 The main agent's model calls also carry the thread's step they are (the thread's step before the
@@ -41,6 +44,10 @@ class TimelineRecord(TypedDict):
     """The ids of the tool calls a model call asked for (empty for a tool call)."""
 
 
+RESUMES = (ev.RunResumed, ev.RunFinished, ev.RunFailed, ev.RunCancelled)
+"""What ends a wait for decisions or answers: the run goes on, or ends."""
+
+
 def _round(seconds: float) -> float:
     return round(seconds, 4)
 
@@ -56,12 +63,19 @@ class Timeline:
         self._records: list[TimelineRecord] = []
         self._changes = 0
         self._step = 0
+        self._waited = 0.0
+        self._paused_at: float | None = None
 
     def note(self, event: ev.Event, now: float) -> None:
         """Take ``event``, emitted at ``now`` (``time.monotonic()``)."""
         if self._origin is None:
             self._origin = now
-        at = _round(now - self._origin)
+        if isinstance(event, ev.RunPaused) and self._paused_at is None:
+            self._paused_at = now
+        elif self._paused_at is not None and isinstance(event, RESUMES):
+            self._waited += max(0.0, now - self._paused_at)
+            self._paused_at = None
+        at = _round(now - self._origin - self._waited)
         if isinstance(event, ev.ModelTurn | ev.ToolCallStarted | ev.ToolCallFinished):
             self._changes += 1
         if isinstance(event, ev.ModelTurn):
@@ -107,6 +121,11 @@ class Timeline:
         )
         self._records.append(record)
         return record
+
+    @property
+    def waited(self) -> float:
+        """Seconds the run waited for decisions or answers (left out of the records' times)."""
+        return _round(self._waited)
 
     @property
     def version(self) -> int:

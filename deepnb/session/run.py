@@ -237,11 +237,16 @@ class Run(LiveDisplayable):
     def tree(self) -> SubagentNode:
         """The subagent tree: the main agent at the root, a node per ``task`` call below it."""
         state = self.snapshot().state
+        now = time.time()
+        progress = state["progress"]
+        since = progress.get("waiting_since")
+        waited = float(progress.get("waited") or 0.0) + (max(0.0, now - since) if since else 0.0)
         return build_tree(
             state["tree"],
             root_name=self.workbench.name,
             root_status=state["status"],
-            now=time.time(),
+            now=now,
+            waited=waited,
             items=state["items"],
         )
 

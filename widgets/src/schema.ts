@@ -474,6 +474,8 @@ export interface NodeState {
   status: NodeStatus;
   started_at: number;
   finished_at: number | null;
+  waited_at_start?: number;
+  waited?: number;
   tool_calls: number;
   calls_declined: number;
   calls_failed: number;

@@ -160,7 +160,7 @@ describe("run view", () => {
     assert.deepEqual([...card.querySelectorAll(".dnb-node-transcript .dnb-item")].map((n) => n.getAttribute("data-id")), ["t"]);
     fake.message({ type: "patch", nodes: [node(sub, { status: "done", finished_at: 1_700_000_004.5, result: "found" })] });
     assert.equal(text(card, ".dnb-node-status"), "✓ done");
-    assert.equal(text(card, ".dnb-node-duration"), "4.5s");
+    assert.equal(text(card, ".dnb-node-duration"), "4.5 s");
     assert.equal(text(card, ".dnb-node-result"), "found");
   });
 
@@ -169,8 +169,11 @@ describe("run view", () => {
       ["c", node("c", { parent: "zz", status: "done" })]]);
     assert.deepEqual([...parentsOf(byId)], [["a", ""], ["b", "a"], ["c", ""]]);
     assert.equal(countsText(byId), "2 running · 1 done");
-    assert.equal(nodeDuration({ started_at: 100, finished_at: 130 }, 0), "30s");
+    assert.equal(nodeDuration({ started_at: 100, finished_at: 130 }, 0), "30.0 s");
     assert.equal(nodeDuration({ started_at: 100, finished_at: null }, 175), "1m 15s");
+    // the run's waits are left out and said apart, as the header says them
+    assert.equal(nodeDuration({ started_at: 100, finished_at: 200, waited: 70 }, 0), "30.0 s (+ 1m 10s waiting)");
+    assert.equal(nodeDuration({ started_at: 100, finished_at: null, waited_at_start: 5 }, 175, 50), "30.0 s (+ 45.0 s waiting)");
     assert.equal(nodeDuration({ started_at: null }, 175), "");
   });
 
