@@ -583,7 +583,8 @@ class Run(LiveDisplayable):
         """One record per model call and per tool call: ``kind``, ``agent`` (path),
         ``agent_name``, ``name`` (the tool), ``start`` and ``end`` (seconds from the run's start),
         ``latency``, ``tokens_in``/``tokens_out`` (model calls), and for the main agent's model
-        calls the thread's ``step`` each wrote (fork there: ``%deepagent fork --at STEP``)."""
+        calls the thread's ``step`` each is (what ``history`` lists; fork there:
+        ``%deepagent fork --at STEP``)."""
         with self._lock:
             return self._timeline.records()
 
