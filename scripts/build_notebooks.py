@@ -856,11 +856,14 @@ def many_runs() -> list:
         new_code_cell('comparison.to_pandas()[["model", "status", "steps", "tool_calls", "tokens_out"]]'),
         new_markdown_cell(
             "## Back to a step, and on from there\n\n"
-            "Every step of a thread is a checkpoint. `%deepagent history` lists them; "
-            "`%%deepagent -t THREAD --at STEP` forks the thread at that step and sends the cell's "
-            "prompt to the fork. The original thread is untouched. Each step in a run's view also "
-            "has a **fork here** button, and the timeline under the transcript shows every model "
-            "and tool call over time."
+            "A step is one model call of the agent and the tool calls it asked for. "
+            "`%deepagent history` lists a thread's steps, one row each, saying what each did "
+            "(`--all` lists every checkpoint with the node that wrote it). "
+            "`%%deepagent -t THREAD --at STEP` forks the thread as that step left it, its tools "
+            "answered, and sends the cell's prompt to the fork; here, after step 1 made the plan. "
+            "The original thread is untouched. The numbers are the ones the run's view shows: "
+            "each step's **fork here** chip, and the timeline under the transcript with every "
+            "model and tool call over time."
         ),
         new_code_cell(
             "%%deepagent -a notes -m demo:quickstart -o first\n"
@@ -874,7 +877,7 @@ def many_runs() -> list:
             metadata=IGNORE_OUTPUT,
         ),
         new_code_cell(
-            "%%deepagent -a notes -t {thread} --at 2 -o retry\n"
+            "%%deepagent -a notes -t {thread} --at 1 -o retry\n"
             "Write me a short brief on life in tide pools, for ten-year-olds.",
             metadata=IGNORE_OUTPUT,
         ),

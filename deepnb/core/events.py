@@ -58,7 +58,7 @@ class ModelTurn(Event):
     input_tokens: int = 0
     output_tokens: int = 0
     step: int | None = None
-    """For the main agent's model node: the thread's step (checkpoint) the turn wrote."""
+    """For the main agent's model node: LangGraph's step of the checkpoint the turn wrote."""
     thinking: str = ""
     usage_reported: bool = True
     reasoning_tokens: int | None = None
@@ -207,10 +207,21 @@ class NodeUpdated(Event):
     values: Mapping[str, Any]
 
 
+def is_thread_step(event: Event) -> bool:
+    """Whether ``event`` is one of the thread's steps: a model call of the main agent (each adds
+    its AI message to the thread), or a node's update in a graph that does not speak messages."""
+    if isinstance(event, NodeUpdated):
+        return True
+    return isinstance(event, ModelTurn) and event.agent == MAIN
+
+
 @dataclass(frozen=True, slots=True)
 class RunStarted(Event):
     thread_id: str
     prompt: str | None
+    first_step: int = 0
+    """The thread's step before the run: the model calls of its main agent it held (its first
+    step is ``first_step + 1``; see :func:`deepnb.engine.history.thread_step`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -324,6 +324,11 @@ class Progress(TypedDict):
     while the run runs or once it ended."""
 
     steps: int
+    """Model calls of the run, subagents' too (or a graph's node updates)."""
+    step: NotRequired[int]
+    """The thread's step now: what the fork chips, the timeline, ``history`` and ``--at`` say."""
+    first_step: NotRequired[int]
+    """The thread's step before the run (its own steps are ``first_step + 1`` … ``step``)."""
     tool_calls: int
     tokens_in: int
     tokens_out: int
@@ -354,6 +359,10 @@ class NodeState(TypedDict):
     status: NodeStatus
     started_at: float
     finished_at: float | None
+    waited_at_start: NotRequired[float]
+    """The run's seconds waited (for decisions or answers) when the node started."""
+    waited: NotRequired[float]
+    """Seconds the run waited while the node ran (once it ended): not in its duration."""
     tool_calls: int
     calls_declined: int
     calls_failed: int

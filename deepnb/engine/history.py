@@ -89,26 +89,157 @@ def changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> tuple[str, .
     return tuple(found)
 
 
+def _kind(message: Any) -> str:
+    """A message's type, whether it is a message object or a server's dict."""
+    return str(message.get("type", "") if isinstance(message, Mapping) else getattr(message, "type", ""))
+
+
+def _messages(values: Mapping[str, Any] | None) -> list[Any] | None:
+    messages = (values or {}).get("messages")
+    return messages if isinstance(messages, list) else None
+
+
+def thread_step(values: Mapping[str, Any] | None) -> int:
+    """The thread's step in ``values`` (its state): how many model calls of the main agent it
+    holds (its AI messages). Step ``N`` is the thread's ``N``-th model call with the tool calls
+    it asked for: the number the run view, the timeline and ``--at`` use."""
+    return sum(1 for m in _messages(values) or () if _kind(m) == "ai")
+
+
+def graph_step(snapshot: Any) -> int:
+    """LangGraph's own step of a checkpoint (a counter of every node's write, from ``-1``)."""
+    return int((snapshot.metadata or {}).get("step", 0))
+
+
+def speaks_messages(snapshots: Sequence[Any]) -> bool:
+    """Whether the thread's state holds messages (else its steps are the graph's own)."""
+    return any(_messages(s.values) is not None for s in snapshots)
+
+
+def step_of(snapshot: Any, *, messages: bool = True) -> int:
+    """The step a checkpoint belongs to: :func:`thread_step`, or for a graph that does not speak
+    messages the graph's own step."""
+    return thread_step(snapshot.values) if messages else graph_step(snapshot)
+
+
+def open_calls(values: Mapping[str, Any] | None) -> tuple[str, ...]:
+    """The tool calls ``values`` holds before their results, by name: a run going on from there
+    runs them first."""
+    messages = _messages(values) or []
+    answered = {
+        str(m.get("tool_call_id") if isinstance(m, Mapping) else getattr(m, "tool_call_id", ""))
+        for m in messages
+        if _kind(m) == "tool"
+    }
+    names: list[str] = []
+    for message in messages:
+        if _kind(message) != "ai":
+            continue
+        calls = (
+            message.get("tool_calls")
+            if isinstance(message, Mapping)
+            else getattr(message, "tool_calls", None)
+        )
+        names += [str(c.get("name") or "?") for c in calls or () if str(c.get("id") or "") not in answered]
+    return tuple(names)
+
+
+def _humans(values: Mapping[str, Any] | None) -> int:
+    return sum(1 for m in _messages(values) or () if _kind(m) == "human")
+
+
+def fork_points(snapshots: Sequence[Any]) -> dict[int, int]:
+    """Step ``N`` → where in ``snapshots`` (newest first) ``--at N`` forks: the thread as step
+    ``N`` left it, its tool calls answered — the last checkpoint of the step before the next
+    prompt came (never a later run's input). A graph without messages: each of its own steps."""
+    if not speaks_messages(snapshots):
+        return {
+            graph_step(s): i for i, s in enumerate(snapshots) if (s.metadata or {}).get("source") != "input"
+        }
+    points: dict[int, int] = {}
+    prompts: dict[int, int] = {}
+    closed: set[int] = set()
+    for index in reversed(range(len(snapshots))):  # the oldest first
+        snapshot = snapshots[index]
+        step, humans = thread_step(snapshot.values), _humans(snapshot.values)
+        if step not in prompts:
+            if step > 0:
+                points[step], prompts[step] = index, humans
+            continue
+        if step in closed or humans != prompts[step] or (snapshot.metadata or {}).get("source") == "input":
+            closed.add(step)  # a new prompt came: what follows belongs to the next step
+        else:
+            points[step] = index
+    return points
+
+
+def steps_range(points: Mapping[int, int]) -> str:
+    """``"from 1 to 6"``, ``"1"``: the steps a thread has, for a message."""
+    low, high = min(points), max(points)
+    return f"{low}" if low == high else f"from {low} to {high}"
+
+
 def pick(snapshots: Sequence[Any], at: int | str, *, thread: str, agent: str) -> int:
-    """Where in ``snapshots`` a fork starts — step ``at`` (a number, or its digits) or the
-    checkpoint with id ``at`` —; one line naming the range where there is none, or where the step
-    holds a run's input the agent has not read yet (there is nothing of it in the state to copy)."""
+    """Where in ``snapshots`` a fork starts: step ``at`` (a number, or its digits: see
+    :func:`fork_points`) or the checkpoint with id ``at``; one line naming the valid steps where
+    there is none, or where the checkpoint holds a run's input the agent has not read yet."""
     if not snapshots:
         raise DeepnbError(f"Agent {agent!r} has no thread {thread!r}: %deepagent threads lists its threads.")
-    steps = [int((s.metadata or {}).get("step", 0)) for s in snapshots]
     wanted = str(at).strip()
-    for index, (snapshot, step) in enumerate(zip(snapshots, steps, strict=True)):
+    points = fork_points(snapshots)
+    if wanted.lstrip("-").isdigit():
+        if int(wanted) in points:
+            return points[int(wanted)]
+        where = f"its steps run {steps_range(points)}" if points else "it has no steps yet"
+        raise DeepnbError(
+            f"Thread {thread!r} has no step {int(wanted)}: {where} (%deepagent history -t {thread} lists "
+            "them; a checkpoint id from --all works too)."
+        )
+    for index, snapshot in enumerate(snapshots):
         checkpoint_id = str((snapshot.config or {}).get("configurable", {}).get("checkpoint_id", ""))
-        if wanted == checkpoint_id or (wanted.lstrip("-").isdigit() and int(wanted) == step):
+        if wanted == checkpoint_id:
             if (snapshot.metadata or {}).get("source") == "input":
                 raise DeepnbError(
-                    f"Step {step} of thread {thread!r} holds a prompt the agent has not read yet: fork at "
-                    f"step {step + 1} (with it) or {step - 1} (before it)."
-                    if step >= 0
-                    else f"Step {step} of thread {thread!r} holds only its first prompt: fork at step 0."
+                    f"Checkpoint {wanted} of thread {thread!r} holds a prompt the agent has not read yet: "
+                    "fork at the checkpoint after it (with it) or before it "
+                    "(%deepagent history --all lists them)."
                 )
             return index
+    where = f"its steps run {steps_range(points)}" if points else "it has no steps yet"
     raise DeepnbError(
-        f"Thread {thread!r} has no step or checkpoint {wanted!r}: its steps run from {min(steps)} to "
-        f"{max(steps)} (%deepagent history -t {thread} lists them)."
+        f"Thread {thread!r} has no step or checkpoint {wanted!r}: {where} (%deepagent history -t {thread} "
+        "lists them)."
     )
+
+
+def in_words(changes: Sequence[str], waiting: Sequence[str] = ()) -> str:
+    """What a step did, from the :func:`changes` of its checkpoints (the oldest first): its
+    prompt, what the model said, the tools it called, the files and todos they changed; and the
+    tool calls ``waiting`` for their result there (a run going on from the step runs them)."""
+    prompts, said, called, wrote, deleted, other = [], [], [], [], [], []
+    todos = ""
+    for change in changes:
+        kind, _, what = change.partition(": ")
+        if kind == "prompt":
+            prompts.append(f"prompt “{what}”")
+        elif kind == "message":
+            said.append(f"said “{what}”")
+        elif kind == "tool call":
+            called.append(what)
+        elif kind == "file":
+            wrote.append(what)
+        elif kind == "file deleted":
+            deleted.append(what)
+        elif kind == "todos":
+            todos = f"todos {what}"
+        elif kind not in ("tool result", "human"):
+            other.append(change)
+    parts = prompts + said
+    parts += [f"called {', '.join(dict.fromkeys(called))}"] if called else []
+    parts += [f"wrote {', '.join(dict.fromkeys(wrote))}"] if wrote else []
+    parts += [f"deleted {', '.join(dict.fromkeys(deleted))}"] if deleted else []
+    parts += [todos] if todos else []
+    parts += other
+    if waiting:
+        parts.append(f"{', '.join(dict.fromkeys(waiting))} not run yet: a run from here runs it first")
+    return " · ".join(parts) or "—"

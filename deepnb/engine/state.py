@@ -150,6 +150,11 @@ class RunState:
     """What the agents were given: skills ``{name, description, agent}`` and memory files
     ``{path, agent}`` loaded into their prompts, and the tools each agent can call (bounded)."""
     steps: int = 0
+    """Model calls of the run, subagents' too (or a graph's node updates)."""
+    first_step: int = 0
+    """The thread's step before the run (see :func:`deepnb.engine.history.thread_step`)."""
+    thread_step: int = 0
+    """The thread's step now: ``first_step`` plus the main agent's model calls of the run."""
     tool_calls: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
@@ -190,6 +195,11 @@ class RunState:
         """Run time in seconds: from the start to now (or the end), less the time spent waiting."""
         return (self.finished_at or time.time()) - self.started_at - self.waited
 
+    def waited_by(self, now: float) -> float:
+        """Seconds waited by ``now``: the waits that are over and the one going on."""
+        going = max(0.0, now - self.waiting_since) if self.waiting_since is not None else 0.0
+        return self.waited + going
+
     def _end_wait(self, now: float) -> None:
         """A wait for decisions is over (the run resumed, or ended): it counts as waited."""
         if self.waiting_since is not None:
@@ -221,6 +231,7 @@ class RunState:
 
     def _on_RunStarted(self, event: ev.RunStarted) -> None:
         self.prompt = event.prompt
+        self.first_step = self.thread_step = event.first_step
         if event.prompt:
             self._add(
                 PromptItem(kind="prompt", agent=event.agent, text=redact(event.prompt), id=self._fresh_id())
@@ -304,6 +315,7 @@ class RunState:
 
     def _on_ModelTurn(self, event: ev.ModelTurn) -> None:
         self.steps += 1
+        self.thread_step += ev.is_thread_step(event)
         self.tokens_in += event.input_tokens
         self.tokens_out += event.output_tokens
         self.tokens_unreported += not event.usage_reported
@@ -333,6 +345,7 @@ class RunState:
 
     def _on_NodeUpdated(self, event: ev.NodeUpdated) -> None:
         self.steps += 1  # a graph that does not speak messages: each node's update is a step
+        self.thread_step += 1
         values = redact(json.dumps(dict(event.values), indent=2, ensure_ascii=False, default=str))
         self._add(
             UpdateItem(
@@ -447,7 +460,8 @@ class RunState:
 
     def _end_node(self, node: NodeState, status: NodeStatus) -> None:
         node["status"] = status
-        node["finished_at"] = time.time()
+        node["finished_at"] = now = time.time()
+        node["waited"] = round(max(0.0, self.waited_by(now) - node.get("waited_at_start", 0.0)), 1)
 
     def _on_SubagentStarted(self, event: ev.SubagentStarted) -> None:
         card = self._tools.get(event.call_id)
@@ -466,6 +480,7 @@ class RunState:
                 status=RUNNING,
                 started_at=time.time(),
                 finished_at=None,
+                waited_at_start=self.waited_by(time.time()),
                 tool_calls=0,
                 calls_declined=0,
                 calls_failed=0,
@@ -773,6 +788,8 @@ class RunState:
     def progress(self) -> Progress:
         progress = Progress(
             steps=self.steps,
+            step=self.thread_step,
+            first_step=self.first_step,
             tool_calls=self.tool_calls,
             tokens_in=self.tokens_in,
             tokens_out=self.tokens_out,

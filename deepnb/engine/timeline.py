@@ -2,10 +2,14 @@
 (seconds from the run's start), its latency, and for a model call its tokens.
 
 Times are taken as the events are emitted (one ``time.monotonic()`` per event, in ``Run.emit``).
+Times are run time: the time the run spent waiting for decisions or answers (from ``RunPaused``
+to ``RunResumed``) is left out, as the run's header leaves it out of its elapsed time, and
+:attr:`Timeline.waited` says it apart.
 A model call starts when its agent was last ready to call it — the run's (or the subagent's)
 start, or the end of its previous model call or tool call — and ends with its ``ModelTurn``.
-The main agent's model calls also carry the thread's step they wrote (from the stream, as the
-call ends), so a fork can start there: ``%deepagent fork -t THREAD --at STEP``.
+The main agent's model calls also carry the thread's step they are (the thread's step before the
+run, from ``RunStarted``, plus one per main model call), the number ``history`` lists and a fork
+takes: ``%deepagent fork -t THREAD --at STEP``.
 """
 
 from __future__ import annotations
@@ -33,11 +37,15 @@ class TimelineRecord(TypedDict):
     tokens_in: int
     tokens_out: int
     step: int | None
-    """For the main agent's model calls: the thread's step (checkpoint) it wrote."""
+    """For the main agent's model calls: the thread's step it is (what ``--at`` takes)."""
     call_id: str
     """A tool call's id (empty for a model call)."""
     calls: list[str]
     """The ids of the tool calls a model call asked for (empty for a tool call)."""
+
+
+RESUMES = (ev.RunResumed, ev.RunFinished, ev.RunFailed, ev.RunCancelled)
+"""What ends a wait for decisions or answers: the run goes on, or ends."""
 
 
 def _round(seconds: float) -> float:
@@ -54,12 +62,20 @@ class Timeline:
         self._open: dict[str, TimelineRecord] = {}
         self._records: list[TimelineRecord] = []
         self._changes = 0
+        self._step = 0
+        self._waited = 0.0
+        self._paused_at: float | None = None
 
     def note(self, event: ev.Event, now: float) -> None:
         """Take ``event``, emitted at ``now`` (``time.monotonic()``)."""
         if self._origin is None:
             self._origin = now
-        at = _round(now - self._origin)
+        if isinstance(event, ev.RunPaused) and self._paused_at is None:
+            self._paused_at = now
+        elif self._paused_at is not None and isinstance(event, RESUMES):
+            self._waited += max(0.0, now - self._paused_at)
+            self._paused_at = None
+        at = _round(now - self._origin - self._waited)
         if isinstance(event, ev.ModelTurn | ev.ToolCallStarted | ev.ToolCallFinished):
             self._changes += 1
         if isinstance(event, ev.ModelTurn):
@@ -68,8 +84,9 @@ class Timeline:
             record["end"], record["latency"] = at, _round(at - start)
             record["tokens_in"], record["tokens_out"] = event.input_tokens, event.output_tokens
             record["calls"] = [str(call.get("id") or "") for call in event.tool_calls]
-            if event.agent == ev.MAIN:
-                record["step"] = event.step
+            if ev.is_thread_step(event):
+                self._step += 1
+                record["step"] = self._step
             self._ready[event.agent] = at
         elif isinstance(event, ev.ToolCallStarted):
             if event.call_id not in self._open:
@@ -80,6 +97,8 @@ class Timeline:
             if started is not None:
                 started["end"], started["latency"] = at, _round(at - started["start"])
             self._ready[event.agent] = at
+        elif isinstance(event, ev.RunStarted):
+            self._step = event.first_step
         elif isinstance(event, ev.SubagentStarted):
             self._ready[event.path] = at
         elif isinstance(event, ev.RunResumed):
@@ -102,6 +121,11 @@ class Timeline:
         )
         self._records.append(record)
         return record
+
+    @property
+    def waited(self) -> float:
+        """Seconds the run waited for decisions or answers (left out of the records' times)."""
+        return _round(self._waited)
 
     @property
     def version(self) -> int:

@@ -45,6 +45,8 @@ class SubagentNode(Displayable):
     """The node's model calls whose provider reported no usage."""
     activity: str = ""
     duration: float | None = None
+    """Seconds it ran, less the time the run spent waiting meanwhile (``waited``)."""
+    waited: float = 0.0
     children: tuple[SubagentNode, ...] = ()
 
     def walk(self) -> Iterator[SubagentNode]:
@@ -74,9 +76,11 @@ def build_tree(
     root_name: str,
     root_status: RunStatus,
     now: float | None = None,
+    waited: float = 0.0,
     items: Sequence[TranscriptItem] = (),
 ) -> SubagentNode:
-    """The tree of a run's flat node list (``RunState.to_json()["tree"]``)."""
+    """The tree of a run's flat node list (``RunState.to_json()["tree"]``); ``waited``: the
+    seconds the run had waited by ``now``, which a running node's duration leaves out."""
     by_id = {node["id"]: node for node in nodes}
     counts: dict[str, int] = {}
     for item in items:
@@ -85,6 +89,10 @@ def build_tree(
 
     def make(node: NodeState) -> SubagentNode:
         end = node.get("finished_at") or now
+        ended = node.get("finished_at") is not None
+        paused = (
+            float(node.get("waited", 0.0)) if ended else max(0.0, waited - node.get("waited_at_start", 0.0))
+        )
         return SubagentNode(
             path=node["id"],
             name=node["name"],
@@ -101,7 +109,10 @@ def build_tree(
             tokens_reasoning=node.get("tokens_reasoning"),
             tokens_unreported=int(node.get("tokens_unreported", 0)),
             activity=node.get("activity", ""),
-            duration=round(end - node["started_at"], 1) if end and node.get("started_at") else None,
+            duration=round(max(0.0, end - node["started_at"] - paused), 1)
+            if end and node.get("started_at")
+            else None,
+            waited=round(paused, 1),
             children=tuple(make(by_id[c]) for c in node.get("children", ()) if c in by_id),
         )
 

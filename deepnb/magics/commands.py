@@ -20,7 +20,7 @@ from deepnb.extensions.registry import REGISTRY
 from deepnb.session import building
 from deepnb.session import workbench as wb
 from deepnb.session.config import UntrustedConfig, find_config
-from deepnb.session.protocol import Session
+from deepnb.session.protocol import History, Session
 from deepnb.session.remote import RemoteWorkbench
 from deepnb.session.remote import connect as connect_to
 from deepnb.views.listings import Table, TodoList, mcp_listing
@@ -313,38 +313,23 @@ def _known_thread(workbench: Session, thread: str) -> None:
         )
 
 
-def history(args: Any) -> Table:
+def history(args: Any) -> History:
+    """A thread's history: one row per step, or with ``--all`` every checkpoint and its node."""
     workbench: Session = wb.get(args.agent, build=False)
     thread = args.thread or workbench.current_thread
     _known_thread(workbench, thread)
-    rows = tuple(
-        (
-            c.step,
-            c.agent,
-            c.node,
-            "; ".join(c.changes) or "—",
-            ", ".join(c.next) or "—",
-            c.created_at[:19].replace("T", " "),
-            c.checkpoint_id,
-        )
-        for c in workbench.history(thread)
-    )
-    return Table(
-        ("step", "agent", "node", "changed", "next", "saved (UTC)", "checkpoint"),
-        rows,
-        empty=f"Thread {thread!r} of agent {workbench.name!r} has no checkpoints yet.",
-    )
+    found = workbench.history(thread)
+    return found.with_nodes() if args.all else found
 
 
 @safe_display
 class ForkedThread(str):
     """The id of a thread made by ``%deepagent fork``: a plain ``str``, shown as one line."""
 
-    origin = ""
-    at = ""
+    line = ""
 
     def __repr__(self) -> str:
-        return f"New thread {self!s} from thread {self.origin} at {self.at}."
+        return self.line
 
 
 def step_or_checkpoint(at: str) -> int | str:
@@ -358,9 +343,31 @@ def _where(at: str) -> str:
     return f"step {found}" if isinstance(found, int) else f"checkpoint {found}"
 
 
-def forked_line(new: str, origin: str, at: str) -> str:
-    """The one line that says a thread was forked (by ``%deepagent fork`` or ``--at``)."""
-    return f"New thread {new} from thread {origin} at {_where(at)}."
+def waiting_at(workbench: Session, thread: str, at: str) -> tuple[str, ...]:
+    """The tool calls the checkpoint ``--at`` names holds before their results (a step's own
+    checkpoint holds none unless the step's tools never ran: a run stopped or waiting there)."""
+    found = workbench.history(thread)
+    wanted = step_or_checkpoint(at)
+    checkpoint_id = found.fork_at.get(wanted) if isinstance(wanted, int) else wanted
+    return next((c.waiting for c in found if c.checkpoint_id == checkpoint_id), ())
+
+
+def forked_line(new: str, origin: str, at: str, waiting: tuple[str, ...] = (), *, prompt: bool = True) -> str:
+    """The one line that says a thread was forked (by ``%deepagent fork``, or ``--at`` with the
+    cell's prompt), and what a fork holding tool calls before their results means."""
+    line = f"New thread {new} from thread {origin} at {_where(at)}."
+    if not waiting:
+        return line
+    calls = ", ".join(dict.fromkeys(waiting))
+    if prompt:
+        return (
+            f"{line} It held {calls} before its result: the prompt came first, so the agent sees it "
+            "cancelled (to run it, %deepagent fork there and %deepagent resume the new thread)."
+        )
+    return (
+        f"{line} It holds {calls} before its result: %deepagent resume -t {new} runs it and goes on; "
+        "a prompt sent there instead cancels it."
+    )
 
 
 def fork(args: Any) -> ForkedThread:
@@ -368,7 +375,7 @@ def fork(args: Any) -> ForkedThread:
     thread = args.thread or workbench.current_thread
     _known_thread(workbench, thread)
     forked = ForkedThread(workbench.fork(thread, step_or_checkpoint(args.at)))
-    forked.origin, forked.at = thread, _where(args.at)
+    forked.line = forked_line(forked, thread, args.at, waiting_at(workbench, thread, args.at), prompt=False)
     return forked
 
 

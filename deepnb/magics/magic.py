@@ -239,7 +239,8 @@ class DeepnbMagics(Magics):
         except DeepnbError as exc:
             raise UsageError(str(exc)) from None
         if origin is not None:
-            print(commands.forked_line(run.thread_id, origin, args.at))
+            waiting = commands.waiting_at(workbench, origin, args.at)
+            print(commands.forked_line(run.thread_id, origin, args.at, waiting))
         # lazy: the run view loads anywidget, which %load_ext deepnb does not need
         from deepnb.views.output import show_run  # noqa: PLC0415
 

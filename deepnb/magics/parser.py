@@ -63,7 +63,12 @@ def _common(func: _Declared) -> _Declared:
 @argument("-a", "--agent", help="Agent name (default: the current agent, 'default').")
 @argument("-t", "--thread", help="Thread id to run on (default: the agent's current thread).")
 @argument("--new", action="store_true", help="Start a new thread.")
-@argument("--at", metavar="STEP", help="Fork the thread at this step (or checkpoint id) and run there.")
+@argument(
+    "--at",
+    metavar="STEP",
+    help="Fork the thread at this step (as history and the run view number them, or a checkpoint id) "
+    "and run there.",
+)
 @argument("--interrupt-on", dest="interrupt_on", metavar="TOOL,...", help="Ask before these tools run.")
 @argument("--auto-approve", dest="auto_approve", action="store_true", help="Approve every gated call.")
 @argument("--context", metavar="VAR", help="Runtime context: a variable holding a dict (its keys are shown).")
@@ -238,13 +243,24 @@ def steer(line: str) -> None:
 
 
 @magic_arguments(name="deepagent history")
+@argument(
+    "--all",
+    action="store_true",
+    help="Every checkpoint, with the node that wrote it (TodoListMiddleware.after_model, …), "
+    "LangGraph's own step and the checkpoint id; --at takes a checkpoint id too.",
+)
 @_common
 def history(line: str) -> None:
-    """Show a thread's checkpoints: step, agent and node, what changed, when."""
+    """Show a thread's steps: one row per step (the number --at takes), what it did, when."""
 
 
 @magic_arguments(name="deepagent fork")
-@argument("--at", required=True, metavar="STEP", help="The step number (or checkpoint id) to fork at.")
+@argument(
+    "--at",
+    required=True,
+    metavar="STEP",
+    help="The step to fork at (as history and the run view number them), or a checkpoint id.",
+)
 @_common
 def fork(line: str) -> None:
     """Make a new thread from a thread's checkpoint; prints (and returns) the new thread id."""
@@ -372,7 +388,7 @@ SUMMARIES = {
     "js": "Evaluate JavaScript against a copy of a thread's interpreter state.",
     "stop": "Stop the run on a thread.",
     "steer": "Give the running agent a message for its next model call: %deepagent steer TEXT.",
-    "history": "Show a thread's checkpoints: step, agent and node, what changed, when.",
+    "history": "Show a thread's steps (the numbers --at takes) and what each did; --all: every checkpoint.",
     "fork": "Make a new thread from a thread's step: %deepagent fork -t THREAD --at STEP.",
     "approvals": "Show the approvals a thread waits for (also after a restart).",
     "resume": "Resume a thread: pending approvals, or a failed or stopped run.",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_PROTOCOL_NAMES = ("Checkpoint", "Session", "ThreadInfo")
+_PROTOCOL_NAMES = ("Checkpoint", "History", "Session", "Step", "ThreadInfo")
 
 
 def __getattr__(name: str) -> Any:

@@ -22,7 +22,7 @@ from deepnb.core.threads.reading import UnreadableThread, read_history, read_sta
 from deepnb.engine.anatomy import Anatomy, inspect_agent
 from deepnb.engine.approvals import ApprovalRequest
 from deepnb.engine.files.setup import FileSetup
-from deepnb.engine.history import INPUT, START, as_node, pairs, pick
+from deepnb.engine.history import INPUT, START, as_node, pick
 from deepnb.engine.mcp import McpServer
 from deepnb.engine.mcp import servers as mcp_servers
 from deepnb.engine.recording import kept
@@ -31,7 +31,7 @@ from deepnb.engine.tree import SubagentNode, tree_from_messages
 from deepnb.session import claims
 from deepnb.session.batch import Batch, check_run_options
 from deepnb.session.files.files import Files
-from deepnb.session.protocol import Checkpoint, ThreadInfo
+from deepnb.session.protocol import History, ThreadInfo
 from deepnb.session.run import PENDING_ONLY, Run
 
 ENDING_SECONDS = 10.0
@@ -426,11 +426,13 @@ class Workbench:
         run.stop()
         return run
 
-    def history(self, thread_id: str | None = None) -> list[Checkpoint]:
-        """The thread's checkpoints, the newest first: each with the agent and node that wrote
-        it and what changed (a message, a tool call, todos, files). An unknown thread has none."""
-        snapshots = self._snapshots(thread_id or self.current_thread)
-        return [Checkpoint.of(snapshot, older) for snapshot, older in pairs(snapshots)]
+    def history(self, thread_id: str | None = None) -> History:
+        """The thread's checkpoints, the newest first: each with the step it belongs to (what
+        ``fork`` and ``--at`` take), the agent and node that wrote it and what changed (a
+        message, a tool call, todos, files); shown as one row per step. An unknown thread has
+        none."""
+        thread = thread_id or self.current_thread
+        return History.of(self._snapshots(thread), thread=thread, agent=self.name)
 
     def _snapshots(self, thread_id: str) -> list[Any]:
         config = {"configurable": {"thread_id": thread_id}}

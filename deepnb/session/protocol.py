@@ -14,20 +14,32 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from deepnb.engine.history import described
+from deepnb.core.displayable import Displayable
+from deepnb.engine.history import (
+    described,
+    fork_points,
+    graph_step,
+    in_words,
+    open_calls,
+    pairs,
+    speaks_messages,
+    step_of,
+)
 from deepnb.engine.tree import SubagentNode
 from deepnb.session.batch import Batch
 from deepnb.session.files.files import Files
 from deepnb.session.run import Run
 
-__all__ = ["Checkpoint", "Session", "ThreadInfo"]
+__all__ = ["Checkpoint", "History", "Session", "Step", "ThreadInfo"]
 
 
 @dataclass(frozen=True)
 class Checkpoint:
-    """A step of a thread's history: its checkpoint id, step number, when it was saved, which
-    nodes were to run next (empty once the run ended), the agent and node(s) that wrote it, and
-    what changed since the step before (:func:`deepnb.engine.history.changes`)."""
+    """A checkpoint of a thread's history: its id, the thread's step it belongs to (the main
+    agent's model calls by then: what ``--at`` takes), when it was saved, which nodes were to
+    run next (empty once the run ended), the agent and node(s) that wrote it, what changed since
+    the one before (:func:`deepnb.engine.history.changes`), LangGraph's own step counter
+    (``graph_step``), and the tool calls it holds before their results (``waiting``)."""
 
     checkpoint_id: str
     step: int
@@ -36,22 +48,89 @@ class Checkpoint:
     agent: str = ""
     node: str = ""
     changes: tuple[str, ...] = ()
+    graph_step: int = 0
+    waiting: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, snapshot: Any, older: Any | None = None) -> Checkpoint:
-        """A LangGraph ``StateSnapshot`` as a history step; ``older``, the snapshot before it,
-        says what changed."""
+    def of(cls, snapshot: Any, older: Any | None = None, *, messages: bool = True) -> Checkpoint:
+        """A LangGraph ``StateSnapshot`` as a history entry; ``older``, the snapshot before it,
+        says what changed; ``messages``: whether the thread speaks messages (else its steps are
+        the graph's own)."""
         configurable = (snapshot.config or {}).get("configurable", {})
         agent, node, changed = described(snapshot, older)
         return cls(
             checkpoint_id=str(configurable.get("checkpoint_id", "")),
-            step=int((snapshot.metadata or {}).get("step", 0)),
+            step=step_of(snapshot, messages=messages),
             created_at=str(snapshot.created_at or ""),
             next=tuple(snapshot.next or ()),
             agent=agent,
             node=node,
             changes=changed,
+            graph_step=graph_step(snapshot),
+            waiting=open_calls(snapshot.values) if snapshot.next else (),
         )
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a thread, as ``%deepagent history`` lists it: its number (what ``--at``
+    takes), what it did in words, and the checkpoint ``--at`` forks at (when it was saved, and
+    the tool calls it holds before their results: a run from there runs them first)."""
+
+    step: int
+    did: str
+    checkpoint_id: str
+    created_at: str
+    waiting: tuple[str, ...] = ()
+
+
+class History(Displayable, list[Checkpoint]):
+    """A thread's checkpoints, the newest first (a list of :class:`Checkpoint`). It shows as its
+    :attr:`steps`, one row each; ``with_nodes()`` shows every checkpoint with the node that
+    wrote it. ``fork_at`` maps each step to the checkpoint ``--at STEP`` forks at."""
+
+    def __init__(self, checkpoints: Iterable[Checkpoint] = (), *, thread: str = "", agent: str = "") -> None:
+        super().__init__(checkpoints)
+        self.thread, self.agent = thread, agent
+        self.fork_at: dict[int, str] = {}
+        self.nodes = False
+        """Whether it shows every checkpoint (``with_nodes()``) rather than the steps."""
+
+    @classmethod
+    def of(cls, snapshots: list[Any], *, thread: str, agent: str) -> History:
+        """The history of ``snapshots`` (LangGraph ``StateSnapshot``s, the newest first)."""
+        messages = speaks_messages(snapshots)
+        made = cls(
+            (Checkpoint.of(s, older, messages=messages) for s, older in pairs(snapshots)),
+            thread=thread,
+            agent=agent,
+        )
+        made.fork_at = {
+            step: made[index].checkpoint_id for step, index in sorted(fork_points(snapshots).items())
+        }
+        return made
+
+    @property
+    def steps(self) -> list[Step]:
+        """One row per step, the first first: what it did (its prompt, what the model said, the
+        tools it called, files and todos), from the checkpoints since the step before."""
+        oldest_first = list(reversed(self))
+        where = {c.checkpoint_id: i for i, c in enumerate(oldest_first)}
+        rows, begin = [], 0
+        for step, checkpoint_id in self.fork_at.items():
+            end = where[checkpoint_id]
+            span = oldest_first[begin : end + 1]
+            at = oldest_first[end]
+            did = in_words([change for c in span for change in c.changes], at.waiting)
+            rows.append(Step(step, did, checkpoint_id, at.created_at, at.waiting))
+            begin = end + 1
+        return rows
+
+    def with_nodes(self) -> History:
+        """The same history, shown as every checkpoint with the node that wrote it."""
+        copy = History(self, thread=self.thread, agent=self.agent)
+        copy.fork_at, copy.nodes = dict(self.fork_at), True
+        return copy
 
 
 @dataclass(frozen=True)
@@ -173,9 +252,9 @@ class Session(Protocol):
         """The subagent tree of a thread's latest run."""
         ...
 
-    def history(self, thread_id: str | None = None) -> list[Checkpoint]:
-        """A thread's checkpoints, the newest first, each with the agent and node that wrote it
-        and what changed."""
+    def history(self, thread_id: str | None = None) -> History:
+        """A thread's checkpoints, the newest first, each with the step it belongs to, the agent
+        and node that wrote it and what changed; shown as one row per step."""
         ...
 
     def fork(self, thread_id: str, at: int | str) -> str:

@@ -33,6 +33,7 @@ from deepnb.core.threads.reading import read_state
 from deepnb.engine import steering
 from deepnb.engine.anatomy import tools_by_agent
 from deepnb.engine.approvals import ApprovalRequest, normalize, preview, tool_schema
+from deepnb.engine.history import thread_step
 from deepnb.engine.interpreter import Interpreter
 from deepnb.engine.interrupts import PendingInterrupt, check_answer
 from deepnb.engine.mcp import mcp_tools
@@ -236,11 +237,16 @@ class Run(LiveDisplayable):
     def tree(self) -> SubagentNode:
         """The subagent tree: the main agent at the root, a node per ``task`` call below it."""
         state = self.snapshot().state
+        now = time.time()
+        progress = state["progress"]
+        since = progress.get("waiting_since")
+        waited = float(progress.get("waited") or 0.0) + (max(0.0, now - since) if since else 0.0)
         return build_tree(
             state["tree"],
             root_name=self.workbench.name,
             root_status=state["status"],
-            now=time.time(),
+            now=now,
+            waited=waited,
             items=state["items"],
         )
 
@@ -577,7 +583,8 @@ class Run(LiveDisplayable):
         """One record per model call and per tool call: ``kind``, ``agent`` (path),
         ``agent_name``, ``name`` (the tool), ``start`` and ``end`` (seconds from the run's start),
         ``latency``, ``tokens_in``/``tokens_out`` (model calls), and for the main agent's model
-        calls the thread's ``step`` each wrote (fork there: ``%deepagent fork --at STEP``)."""
+        calls the thread's ``step`` each is (what ``history`` lists; fork there:
+        ``%deepagent fork --at STEP``)."""
         with self._lock:
             return self._timeline.records()
 
@@ -611,7 +618,7 @@ class Run(LiveDisplayable):
                     configurable = (before.config or {}).get("configurable", {})
                     self.checkpoint_before = configurable.get("checkpoint_id")
                     values = before.values or {}
-                self.emit(ev.RunStarted(ev.MAIN, self.thread_id, self.prompt))
+                self.emit(ev.RunStarted(ev.MAIN, self.thread_id, self.prompt, thread_step(values)))
                 if self._context:
                     self.emit(ev.ContextGiven(ev.MAIN, shown_keys(self._context)))
                 self._announce_given(graph, values)

@@ -14,6 +14,7 @@ from deepnb.session.comparing import Comparison, ComparisonTable
 from deepnb.session.experiments.experiment import Experiment, Summary, VariantComparison
 from deepnb.session.experiments.record import RunRecord
 from deepnb.session.files.files import Files
+from deepnb.session.protocol import History
 from deepnb.session.run import Run
 from deepnb.views.anatomy_view import anatomy_html, anatomy_text
 from deepnb.views.batch.batch_view import batch_bundle, show_batch
@@ -34,6 +35,7 @@ from deepnb.views.experiment.experiment_view import (
     summary_html,
     summary_text,
 )
+from deepnb.views.history_view import history_html, history_text
 from deepnb.views.listings import (
     extensions_html,
     extensions_text,
@@ -65,6 +67,7 @@ RENDERERS: dict[type, Renderer] = {
     Summary: Renderer(text=summary_text, html=summary_html),
     VariantComparison: Renderer(text=comparison_text, html=comparison_html),
     RunRecord: Renderer(text=record_text, html=record_html),
+    History: Renderer(text=history_text, html=history_html),
 }
 
 

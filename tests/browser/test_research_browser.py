@@ -86,7 +86,7 @@ def test_research_tree_and_summary_in_jupyterlab(page: Any, jupyter_server: Any,
         expect(card).to_have_attribute("data-status", "done")
         expect(card.locator(".dnb-node-calls").first).to_have_text("1 tool call")
         expect(card.locator(".dnb-node-status").first).to_have_text("✓ done")
-        expect(card.locator(".dnb-node-duration").first).to_have_text(re.compile(r"^\d+(\.\d)?s$"))
+        expect(card.locator(".dnb-node-duration").first).to_have_text(re.compile(r"^\d+\.\d s$"))
         expect(node_head(view, node_id)).to_have_attribute("aria-expanded", "false")
         expect(node_items(view, node_id)).to_have_count(0)  # a closed card holds no transcript
     second = node(view, NODES[1])

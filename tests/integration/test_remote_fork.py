@@ -36,12 +36,13 @@ def test_a_server_thread_forks_at_a_step_and_goes_on_from_there(agent_server: Ag
     assert run.wait(WAIT).status == "done", run.error
     history = bench.history(run.thread_id)
     messages = _messages(bench, run.thread_id)
-    first_turn = min((s for s in history if s.next == ("tools",)), key=lambda s: s.step)
-    by_step = {step.step: step for step in history}
+    # the first model call's checkpoint: its tool calls before their results
+    first_turn = min((s for s in history if s.next == ("tools",)), key=lambda s: s.graph_step)
+    assert first_turn.waiting
     turns = [r for r in run.timeline if r["agent"] == "main" and r["kind"] == "model"]
-    assert turns and all(by_step[r["step"]].node == "model" for r in turns)  # "fork here" on a server
+    assert [r["step"] for r in turns] == list(history.fork_at)  # "fork here" on a server: its steps
 
-    forked = bench.fork(run.thread_id, first_turn.step)
+    forked = bench.fork(run.thread_id, first_turn.checkpoint_id)
     assert forked != run.thread_id and forked in {t.thread_id for t in bench.threads()}
     assert len(bench.history(forked)) < len(history)  # its own steps only, from the fork on
     assert bench.history(forked)[0].next == ("tools",)  # the same nodes run next
@@ -60,5 +61,5 @@ def test_a_server_thread_forks_at_a_step_and_goes_on_from_there(agent_server: Ag
 
     assert bench.history(run.thread_id) == history  # the original thread is untouched
     assert _messages(bench, run.thread_id) == messages
-    with pytest.raises(DeepnbError, match="no step or checkpoint '999': its steps run from"):
+    with pytest.raises(DeepnbError, match="has no step 999: its steps run from 1 to"):
         bench.fork(run.thread_id, 999)

@@ -28,7 +28,7 @@ def test_a_cell_at_a_step_runs_on_a_fork_and_leaves_the_original(ip):
     workbench = run.workbench
     history = workbench.history(run.thread_id)
     messages = workbench.state_values(run.thread_id)["messages"]
-    middle = next(c for c in history if c.next == ("tools",))
+    middle = next(c for c in history if c.checkpoint_id == history.fork_at[2])
 
     said = _cell(ip, f"%%deepagent -t {run.thread_id} --at {middle.step} -o again\nNow about kelp")
     forked = ip.user_ns["again"].wait(60)
@@ -63,7 +63,7 @@ def test_at_without_a_thread_forks_the_current_one_by_checkpoint_id(ip):
     ("options", "expected"),
     [
         ("--new --at 2", "use either --at or --new, not both"),
-        ("--at 500", "no step or checkpoint '500': its steps run from -1 to "),
+        ("--at 500", "has no step 500: its steps run from 1 to 6 "),
     ],
 )
 def test_a_bad_at_is_one_line(ip, options, expected):
@@ -74,3 +74,24 @@ def test_a_bad_at_is_one_line(ip, options, expected):
     assert expected in str(error.value) and "\n" not in str(error.value)
     assert run.workbench.history(run.thread_id) == before
     assert run.workbench.current_thread == run.thread_id
+
+
+def test_a_fork_at_a_tool_call_before_its_result_says_what_it_means(ip):
+    run = _first_run(ip)
+    history = run.workbench.history(run.thread_id)
+    held = next(c for c in reversed(history) if c.waiting)  # the model asked, the tool has not run
+    assert held.waiting == ("write_todos",) and held.checkpoint_id not in history.fork_at.values()
+    forked = ip.run_line_magic("deepagent", f"fork -t {run.thread_id} --at {held.checkpoint_id}")
+    assert repr(forked) == (
+        f"New thread {forked} from thread {run.thread_id} at checkpoint {held.checkpoint_id}. It holds "
+        f"write_todos before its result: %deepagent resume -t {forked} runs it and goes on; a prompt sent "
+        "there instead cancels it."
+    )
+    going_on = run.workbench.resume(forked).wait(60)  # what the line says: the tool runs first
+    assert going_on.status == "done", going_on.error
+    messages = run.workbench.state_values(forked)["messages"]
+    result = next(m for m in messages if m.type == "tool")
+    assert result.name == "write_todos" and "cancelled" not in str(result.content)
+
+    said = _cell(ip, f"%%deepagent -t {run.thread_id} --at {held.checkpoint_id} -o again\nShorter")
+    assert "It held write_todos before its result: the prompt came first" in said.stdout.splitlines()[0]

@@ -31,7 +31,7 @@ def test_history_names_the_writer_and_what_changed() -> None:
     run = _done(workbench, "Write a brief about tide pools")
     steps = workbench.history(run.thread_id)
     assert {s.agent for s in steps} == {workbench.name}
-    assert steps[-1].node == "__input__" and steps[-1].step == -1
+    assert steps[-1].node == "__input__" and (steps[-1].step, steps[-1].graph_step) == (0, -1)
     changed = [c for s in steps for c in s.changes]
     assert "prompt: Write a brief about tide pools" in changed
     assert "tool call: write_todos" in changed and "tool result: write_todos" in changed
@@ -64,8 +64,8 @@ def test_a_fork_mid_run_keeps_what_runs_next_and_a_run_there_goes_on() -> None:
     workbench = deepnb.agent(name=unique("fork"), model="demo:quickstart")
     run = _done(workbench, "Write a brief about tide pools")
     original = workbench.history(run.thread_id)
-    middle = next(s for s in original if s.next == ("tools",))
-    forked = workbench.fork(run.thread_id, middle.step)
+    middle = next(s for s in original if s.next == ("tools",))  # a tool call before its result
+    forked = workbench.fork(run.thread_id, middle.checkpoint_id)
     assert forked != run.thread_id
     assert (
         workbench.state_values(forked)
@@ -97,9 +97,13 @@ def test_a_fork_at_a_step_that_does_not_exist_names_the_range() -> None:
     workbench = deepnb.agent(name=unique("forkbad"), model="demo:quickstart")
     run = _done(workbench, "Write a brief about tide pools")
     last = workbench.history(run.thread_id)[0].step
-    missing = rf"has no step or checkpoint '999': its steps run from -1 to {last} "
-    with pytest.raises(DeepnbError, match=missing):
-        workbench.fork(run.thread_id, 999)
+    assert last == run.state.steps == 6
+    for missing in (999, 0, -1):
+        with pytest.raises(
+            DeepnbError, match=rf"has no step {missing}: its steps run from 1 to 6 "
+        ) as refused:
+            workbench.fork(run.thread_id, missing)
+        assert "\n" not in str(refused.value)
     with pytest.raises(DeepnbError, match="has no step or checkpoint 'nope'"):
         workbench.fork(run.thread_id, "nope")
     with pytest.raises(DeepnbError, match=rf"Agent '{workbench.name}' has no thread 'ghost'"):
@@ -116,15 +120,17 @@ def test_every_step_of_two_runs_and_a_notebook_write_forks_exactly() -> None:
     snapshots = list(workbench.graph.get_state_history(config))
     assert {s.metadata["source"] for s in snapshots} == {"input", "loop", "update"}
     for snapshot in snapshots:
-        step = snapshot.metadata["step"]
+        checkpoint = snapshot.config["configurable"]["checkpoint_id"]
         if snapshot.metadata["source"] == "input":  # the prompt is not in the state yet
-            with pytest.raises(DeepnbError, match=rf"^Step {step} of thread '{first.thread_id}' holds "):
-                workbench.fork(first.thread_id, step)
+            with pytest.raises(
+                DeepnbError, match=rf"^Checkpoint {checkpoint} of thread '{first.thread_id}' holds "
+            ):
+                workbench.fork(first.thread_id, checkpoint)
             continue
         forked = workbench.graph.get_state(
-            {"configurable": {"thread_id": workbench.fork(first.thread_id, step)}}
+            {"configurable": {"thread_id": workbench.fork(first.thread_id, checkpoint)}}
         )
-        assert (forked.next, forked.values) == (snapshot.next, snapshot.values), step
+        assert (forked.next, forked.values) == (snapshot.next, snapshot.values), checkpoint
 
 
 def test_a_remote_fork_of_a_thread_that_is_no_server_thread_is_one_line() -> None:
@@ -140,7 +146,7 @@ def test_run_at_a_step_goes_on_a_fork_with_the_new_prompt() -> None:
     workbench = deepnb.agent(name=unique("runat"), model="demo:quickstart")
     run = _done(workbench, "Write a brief about tide pools")
     original = workbench.history(run.thread_id)
-    again = workbench.run("Now about kelp", thread=run.thread_id, at=original[-2].step)
+    again = workbench.run("Now about kelp", thread=run.thread_id, at=2)
     assert again.status == "done", again.error
     assert again.thread_id not in (run.thread_id, "") and workbench.current_thread == again.thread_id
     humans = [m.content for m in workbench.state_values(again.thread_id)["messages"] if m.type == "human"]

@@ -52,10 +52,9 @@ def test_a_runs_timeline_times_model_and_tool_calls_per_agent() -> None:
     task = next(r for r in tools if r["name"] == "task")
     inner = [r for r in records if r["agent"] == "main/general-purpose"]
     assert all(task["start"] <= r["start"] and r["end"] <= task["end"] for r in inner)
-    history = {c.step: c for c in workbench.history(run.thread_id)}
+    history = workbench.history(run.thread_id)
     main_models = [r for r in models if r["agent"] == "main"]
-    assert all(history[r["step"]].node == "model" for r in main_models)  # the step each wrote
-    assert main_models[0]["step"] < main_models[1]["step"]
+    assert [r["step"] for r in main_models] == list(history.fork_at) == [1, 2]  # the steps history lists
     assert all(r["step"] is None for r in records if r not in main_models)
 
 

@@ -121,9 +121,9 @@ def test_fork_here_forks_at_a_step_the_run_wrote() -> None:
         new = reply["thread_id"]
         assert new != run.thread_id
         history = run.workbench.history(run.thread_id)
-        original = next(c for c in history if c.step == first["step"])
+        original = next(c for c in history if c.checkpoint_id == history.fork_at[first["step"]])
         assert run.workbench.history(new)[0].next == original.next  # the same nodes run next
-        assert original.node == "model"
+        assert original.step == first["step"] and original.waiting == ()  # the step's tools answered
     finally:
         view.close()
 

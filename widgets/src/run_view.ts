@@ -61,7 +61,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   const main = itemList(transcript, expanded);
   // The search and filters cover the main transcript and the open subagents' transcripts.
   const tools = transcriptTools(() => [...main.records.values(), ...tree.records()], expanded);
-  const tree = treeView(model, st, expanded, header.kernelNow, () => renderItems());
+  const tree = treeView(model, st, expanded, header.kernelNow, () => renderItems(), header.waitedNow);
   const peek = peekView(model, st);
   const tasks = asyncView(model);
   const approvals = approvalsView(model, st, undefined, () => gone);

@@ -443,6 +443,8 @@ export interface Todo {
  */
 export interface Progress {
   steps: number;
+  step?: number;
+  first_step?: number;
   tool_calls: number;
   tokens_in: number;
   tokens_out: number;
@@ -472,6 +474,8 @@ export interface NodeState {
   status: NodeStatus;
   started_at: number;
   finished_at: number | null;
+  waited_at_start?: number;
+  waited?: number;
   tool_calls: number;
   calls_declined: number;
   calls_failed: number;

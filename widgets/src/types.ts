@@ -120,6 +120,8 @@ export interface TimelineBar {
 export interface TimelinePayload {
   thread?: string; lanes?: { agent: string; label: string }[]; bars?: TimelineBar[];
   total?: number; left_out?: number;
+  /** Seconds the run waited for decisions or answers: left out of the bars' times. */
+  waited?: number;
 }
 
 /** The answer to "fork here": the new thread, or why there is none. */

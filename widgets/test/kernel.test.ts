@@ -90,16 +90,16 @@ describe("kernel gone", () => {
     const pill = el.querySelector<HTMLElement>(".dnb-status")!;
     const elapsed = el.querySelector<HTMLElement>(".dnb-elapsed")!;
     assert.equal(pill.textContent, "running");
-    assert.equal(elapsed.textContent, "10s");
+    assert.equal(elapsed.textContent, "10.0 s");
     now += 5_000;
     s.statusChanged.emit("dead");
     assert.equal(pill.textContent, "kernel gone");
     assert.equal(pill.getAttribute("data-status"), "gone");
     assert.equal(el.querySelector(".deepnb-run")!.getAttribute("data-kernel"), "gone");
-    assert.equal(elapsed.textContent, "15s");
+    assert.equal(elapsed.textContent, "15.0 s");
     now += 60_000; // a minute later the clock still says when the kernel went
     s.statusChanged.emit("idle");
-    assert.equal(elapsed.textContent, "15s");
+    assert.equal(elapsed.textContent, "15.0 s");
   });
 
   it("a finished run keeps its own status when the kernel goes", () => {

@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 import { click } from "./dom";
 import { h, keepOnly, placeAt, setAttr, setText, smallButton } from "../src/lib/dom";
 import { armImages } from "../src/lib/images";
-import { fmtElapsed, fmtInt, isObj, known, list, num, plural, shownText, str } from "../src/lib/text";
+import { fmtDuration, fmtElapsed, fmtInt, isObj, known, list, num, plural, shownText, str, waitedWords } from "../src/lib/text";
 
 const ATTACK = `<img src=x onerror="alert(1)"><script>alert(2)</script>`;
 
@@ -42,6 +42,19 @@ describe("text", () => {
     assert.equal(shownText("report\u202etxt.exe"), "report\\u202etxt.exe");
     assert.equal(shownText("\u2066a\u2069\u200f\u061c"), "\\u2066a\\u2069\\u200f\\u061c");
     assert.equal(shownText("plain café ✓"), "plain café ✓");
+  });
+});
+
+describe("durations", () => {
+  // the same cases as tests/unit/test_waiting_time.py: the live view says them as the snapshot does
+  const WORDS: [number, string][] = [
+    [0, "0.0 s"], [4.46, "4.5 s"], [59.9, "59.9 s"], [65, "1m 05s"], [3599, "59m 59s"], [3725, "1h 02m"],
+  ];
+  it("says a duration as the snapshot does", () => {
+    for (const [seconds, words] of WORDS) {
+      assert.equal(fmtDuration(seconds), words);
+      assert.equal(waitedWords(seconds), seconds ? ` (+ ${words} waiting)` : "");
+    }
   });
 });
 

@@ -38,9 +38,10 @@ const text = (el: Element, sel: string): string => el.querySelector(sel)!.textCo
 describe("waiting time is not run time", () => {
   it("says how long the run has waited, apart from its run time", () => {
     assert.equal(clockText(65, 0, 0, "done"), "1m 05s");
-    assert.equal(clockText(12, 0, 90, "interrupted"), "12s · waiting 1m 30s");
-    assert.equal(clockText(12, 300, 0, "done"), "12s (+ 5m 00s waiting)");
-    assert.equal(clockText(12, 0, null, "interrupted"), "12s · waiting"); // not "waiting 0s" when unknown
+    assert.equal(clockText(12, 0, 90, "interrupted"), "12.0 s · waiting 1m 30s");
+    assert.equal(clockText(12, 300, 0, "done"), "12.0 s (+ 5m 00s waiting)");
+    assert.equal(clockText(12, 0.4, 0, "done"), "12.0 s (+ 0.4 s waiting)"); // as the snapshot says it
+    assert.equal(clockText(12, 0, null, "interrupted"), "12.0 s · waiting"); // not "waiting 0s" when unknown
   });
 
   it("stops the run clock while the run waits, and ticks the wait instead", () => {
@@ -48,10 +49,10 @@ describe("waiting time is not run time", () => {
     const progress = { steps: 1, tool_calls: 1, tokens_in: 0, tokens_out: 0, started_at: now - 400, elapsed: 12,
       todo_progress: "", waited: 0, waiting_since: now - 90 };
     const { el, fake } = showRun({ status: "interrupted", progress });
-    assert.match(text(el, ".dnb-elapsed"), /^12s · waiting 1m 3\ds$/);
+    assert.match(text(el, ".dnb-elapsed"), /^12.0 s · waiting 1m 3\ds$/);
     // resumed after the wait: the run time leaves the 388 s of waiting out
     fake.update({ status: "running", progress: { ...progress, elapsed: 12, waited: 388, waiting_since: null } });
-    assert.match(text(el, ".dnb-elapsed"), /^1\ds \(\+ 6m 28s waiting\)$/);
+    assert.match(text(el, ".dnb-elapsed"), /^1\d\.\d s \(\+ 6m 28s waiting\)$/);
   });
 });
 

@@ -85,7 +85,7 @@ describe("run view", () => {
     });
     assert.equal(text(el, ".dnb-status"), "done");
     assert.equal(text(el, ".dnb-agent"), "researcher");
-    assert.equal(text(el, ".dnb-steps"), "step 3");
+    assert.equal(text(el, ".dnb-steps"), "3 steps");
     assert.equal(text(el, ".dnb-calls"), "2 tool calls");
     assert.equal(text(el, ".dnb-elapsed"), "1m 05s");
     assert.equal(text(el, ".dnb-tokens"), "tokens 1,500 in / 20 out");
@@ -104,7 +104,7 @@ describe("run view", () => {
     fake.message({ type: "patch", state: { progress: { ...fake.traits.progress!, steps: 9 } },
       upsert: [{ kind: "text", id: "m", agent: "main", text: "Hel", html: null }], append_ids: ["m"] });
     assert.deepEqual(itemIds(el), ["p", "m"]);
-    assert.equal(text(el, ".dnb-steps"), "step 9");
+    assert.equal(text(el, ".dnb-steps"), "9 steps");
     fake.message({ type: "patch", upsert: [{ kind: "text", id: "m", agent: "main", text: "Hello", html: null }] });
     assert.equal(text(el, ".dnb-text-body"), "Hello");
     fake.message({ type: "patch", upsert: [{ kind: "notice", id: "n", level: "cancelled", text: "hm" }], ids: ["n", "m", "p"] });
@@ -116,7 +116,7 @@ describe("run view", () => {
     fake.update({ revision: 1 });
     assert.deepEqual(itemIds(el), ["p", "m"]);
     assert.equal(text(el, ".dnb-text-body"), "Done.");
-    assert.equal(text(el, ".dnb-steps"), "step 3", "the patched progress is gone");
+    assert.equal(text(el, ".dnb-steps"), "3 steps", "the patched progress is gone");
   });
 
   it("stops the run once, and says it is stopping", () => {
@@ -160,7 +160,7 @@ describe("run view", () => {
     assert.deepEqual([...card.querySelectorAll(".dnb-node-transcript .dnb-item")].map((n) => n.getAttribute("data-id")), ["t"]);
     fake.message({ type: "patch", nodes: [node(sub, { status: "done", finished_at: 1_700_000_004.5, result: "found" })] });
     assert.equal(text(card, ".dnb-node-status"), "✓ done");
-    assert.equal(text(card, ".dnb-node-duration"), "4.5s");
+    assert.equal(text(card, ".dnb-node-duration"), "4.5 s");
     assert.equal(text(card, ".dnb-node-result"), "found");
   });
 
@@ -169,8 +169,11 @@ describe("run view", () => {
       ["c", node("c", { parent: "zz", status: "done" })]]);
     assert.deepEqual([...parentsOf(byId)], [["a", ""], ["b", "a"], ["c", ""]]);
     assert.equal(countsText(byId), "2 running · 1 done");
-    assert.equal(nodeDuration({ started_at: 100, finished_at: 130 }, 0), "30s");
+    assert.equal(nodeDuration({ started_at: 100, finished_at: 130 }, 0), "30.0 s");
     assert.equal(nodeDuration({ started_at: 100, finished_at: null }, 175), "1m 15s");
+    // the run's waits are left out and said apart, as the header says them
+    assert.equal(nodeDuration({ started_at: 100, finished_at: 200, waited: 70 }, 0), "30.0 s (+ 1m 10s waiting)");
+    assert.equal(nodeDuration({ started_at: 100, finished_at: null, waited_at_start: 5 }, 175, 50), "30.0 s (+ 45.0 s waiting)");
     assert.equal(nodeDuration({ started_at: null }, 175), "");
   });
 

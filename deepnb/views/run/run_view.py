@@ -235,7 +235,9 @@ class RunView(RunActions, anywidget.AnyWidget):
         if self.run.state.status == RUNNING and now - self._timeline_at < TIMELINE_EVERY:
             return  # the next event's flush (or the run's end) sends it
         self._timeline_sent, self._timeline_at = version, now
-        self.timeline = timeline_payload(self.run.timeline, thread=self.run.state.thread_id)
+        self.timeline = timeline_payload(
+            self.run.timeline, thread=self.run.state.thread_id, waited=self.run.state.waited
+        )
 
     def _flush(self) -> None:
         self._sync_timeline()

@@ -21,10 +21,12 @@ from deepnb.views.bounds import clip_item
 from deepnb.views.listings import async_task_lines, async_tasks_html, todo_lines, todos_html
 from deepnb.views.run.approval_pages import page_of
 from deepnb.views.run.collapse import fold, hidden_ids
+from deepnb.views.run.durations import duration_words, waited_words
 from deepnb.views.run.given import given_html, given_lines
 from deepnb.views.run.items import item_html, item_text, plural
 from deepnb.views.run.output_table import OutputRows, output_html, output_lines
 from deepnb.views.run.questions import question_html, question_text
+from deepnb.views.run.steps import steps_words
 from deepnb.views.run.subagent_tree import state_tree, tree_html, tree_text
 from deepnb.views.run.timeline_view import FINAL, fork_command, step_links, timeline_html, timeline_lines
 from deepnb.views.run.tokens import tokens_words
@@ -45,16 +47,11 @@ def head_line(state: Mapping[str, Any]) -> str:
     p = state["progress"]
     return (
         f"deepnb · agent {state['agent']} · thread {state['thread_id']} · "
-        f"{_status(state)} · {plural(p['steps'], 'step')} · "
-        f"{plural(p['tool_calls'], 'tool call')} · {p['elapsed']:.1f} s{_waited(p)} · "
+        f"{_status(state)} · {steps_words(p)} · "
+        f"{plural(p['tool_calls'], 'tool call')} · "
+        f"{duration_words(p['elapsed'])}{waited_words(p.get('waited'))} · "
         f"{tokens_words(p)}"
     )
-
-
-def _waited(progress: Mapping[str, Any]) -> str:
-    """``" (+ 42.0 s waiting)"``: the time spent waiting for decisions, apart from run time."""
-    waited = progress.get("waited") or 0.0  # absent from views saved before it existed
-    return f" (+ {waited:.1f} s waiting)" if waited >= 0.05 else ""
 
 
 AUTO_DECISIONS_KEPT = 20
@@ -128,7 +125,7 @@ def snapshot_html(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]
         *_transcript_html(state, timeline),
         output_html(state.get("output") or ()),  # the run's structured output, if it has one
         async_tasks_html(state.get("async_tasks") or []),  # absent from views saved before it existed
-        timeline_html(timeline, thread=state["thread_id"]),
+        timeline_html(timeline, thread=state["thread_id"], waited=state["progress"].get("waited") or 0.0),
     ]
     if state["files_changed"]:
         parts.append(
@@ -206,7 +203,9 @@ def snapshot_text(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]
     lines += [item_text(item) for item in _transcript(state)]
     lines += output_lines(state.get("output") or ())
     lines += async_task_lines(state.get("async_tasks") or [])
-    lines += timeline_lines(timeline, thread=state["thread_id"])
+    lines += timeline_lines(
+        timeline, thread=state["thread_id"], waited=state["progress"].get("waited") or 0.0
+    )
     if state["files_changed"]:
         lines.append("Files changed: " + ", ".join(state["files_changed"]))
     if state.get("files_not_written"):

@@ -9,6 +9,7 @@ from typing import Any
 from deepnb.core.schema import NODE_STATUS_MARK, shown_as
 from deepnb.core.text.markup import escape
 from deepnb.engine.tree import SubagentNode, build_tree
+from deepnb.views.run.durations import duration_words, waited_words
 from deepnb.views.run.items import item_html, item_text, plural
 from deepnb.views.run.tokens import tokens_words
 
@@ -30,7 +31,7 @@ def calls_hint(declined: int, failed: int) -> str:
 def _node_line(node: SubagentNode) -> str:
     parts = [shown_as(TREE_MARK, node.status, "·"), node.label or node.name, f"[{node.status}]"]
     if node.duration is not None:
-        parts.append(f"{node.duration:.1f} s")
+        parts.append(duration_words(node.duration) + waited_words(node.waited))
     parts.append(plural(node.tool_calls, "tool call") + calls_hint(node.calls_declined, node.calls_failed))
     if node.tokens_in or node.tokens_out or node.tokens_unreported:
         parts.append(

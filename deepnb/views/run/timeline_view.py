@@ -13,6 +13,7 @@ from typing import Any
 from deepnb.core.events import agent_label
 from deepnb.core.text.markup import escape
 from deepnb.views.bounds import size
+from deepnb.views.run.durations import waited_words
 
 TIMELINE_BUDGET = 40 * 1024
 """Bytes the live view's timeline may take in a message: past it, the earliest bars are left out
@@ -76,7 +77,9 @@ def step_links(records: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     return {step_item(r): int(r["step"]) for r in records if r.get("step") is not None}
 
 
-def timeline_payload(records: Sequence[Mapping[str, Any]], *, thread: str) -> dict[str, Any]:
+def timeline_payload(
+    records: Sequence[Mapping[str, Any]], *, thread: str, waited: float = 0.0
+) -> dict[str, Any]:
     """What the live view draws: ``{thread, lanes, bars, total, left_out}``, within
     :data:`TIMELINE_BUDGET`: the latest bars that fit, built from the newest back, so the work
     is the same however long the run (the earliest bars are left out first)."""
@@ -87,6 +90,7 @@ def timeline_payload(records: Sequence[Mapping[str, Any]], *, thread: str) -> di
         "lanes": [{"agent": p, "label": agent_label(p)} for p in paths],
         "bars": [],
         "total": _total(records),
+        "waited": round(waited, 1),
         "left_out": len(records),
     }
     room = TIMELINE_BUDGET - size(payload)
@@ -107,9 +111,11 @@ def fork_command(thread: str, step: int) -> str:
     return f"%deepagent fork -t {shlex.quote(thread)} --at {step}"
 
 
-def _summary(records: Sequence[Mapping[str, Any]]) -> str:
+def _summary(records: Sequence[Mapping[str, Any]], waited: float = 0.0) -> str:
+    """The timeline's line: its calls over the run's time, the time it waited said apart."""
     models = sum(1 for r in records if r["kind"] == "model")
-    return f"Timeline: {models} model calls, {len(records) - models} tool calls over {_total(records):.2f} s"
+    over = f"over {_total(records):.2f} s{waited_words(waited)}"
+    return f"Timeline: {models} model calls, {len(records) - models} tool calls {over}"
 
 
 SNAPSHOT_BARS = 200
@@ -119,7 +125,7 @@ SNAPSHOT_STEPS = 40
 """Steps the static snapshot lists with their fork command at most: the latest."""
 
 
-def timeline_html(records: Sequence[Mapping[str, Any]], *, thread: str) -> str:
+def timeline_html(records: Sequence[Mapping[str, Any]], *, thread: str, waited: float = 0.0) -> str:
     """The waterfall as a static SVG in a collapsed section, and the main agent's steps with
     the ``%deepagent fork`` that starts a thread at each (empty for a run with no calls). A long
     run's chart draws its latest :data:`SNAPSHOT_BARS` calls and lists its latest
@@ -149,7 +155,7 @@ def timeline_html(records: Sequence[Mapping[str, Any]], *, thread: str) -> str:
             f'<rect x="{x:.1f}" y="{y}" width="{width:.1f}" height="{tall}" fill="{COLORS[kind]}" '
             f'data-kind="{kind}"><title>{escape(_label(record))}</title></rect>'
         )
-    summary = _summary(records)
+    summary = _summary(records, waited)
     svg = (
         f'<svg class="dnb-timeline-chart" role="img" aria-label="{escape(summary)}" '
         f'viewBox="0 0 {WIDTH} {height}" width="100%" style="max-width:{WIDTH}px">{"".join(shapes)}</svg>'
@@ -191,12 +197,12 @@ def _clipped(text: str, limit: int = 22) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def timeline_lines(records: Sequence[Mapping[str, Any]], *, thread: str) -> list[str]:
+def timeline_lines(records: Sequence[Mapping[str, Any]], *, thread: str, waited: float = 0.0) -> list[str]:
     """The timeline in plain text: its summary and the main agent's latest steps, each with its
     fork (as :func:`timeline_html` lists them)."""
     if not records:
         return []
-    lines = [_summary(records)]
+    lines = [_summary(records, waited)]
     steps, earlier = _listed_steps(records)
     if steps and earlier:
         lines.append(f"  {_earlier_steps(earlier, thread)}")

@@ -35,6 +35,25 @@ export function fmtElapsed(seconds: unknown): string {
   return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, "0")}m`;
 }
 
+/** A length of time as the run view says it, live and in its snapshot (deepnb/views/run/durations.py):
+ * "12.3 s" under a minute, "1m 05s", "2h 03m". */
+export function fmtDuration(seconds: unknown): string {
+  const s = Math.max(0, num(seconds));
+  if (s < 60) return `${s.toFixed(1)} s`;
+  const whole = Math.floor(s);
+  const m = Math.floor(whole / 60);
+  if (m < 60) return `${m}m ${String(whole % 60).padStart(2, "0")}s`;
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, "0")}m`;
+}
+
+/** A wait shorter than this (seconds) is not said. */
+export const WAITED_SHOWN = 0.05;
+
+/** " (+ 42.0 s waiting)": the time spent waiting for decisions or answers, never part of a
+ * duration but said beside it ("" for none). */
+export const waitedWords = (waited: unknown): string =>
+  num(waited) >= WAITED_SHOWN ? ` (+ ${fmtDuration(waited)} waiting)` : "";
+
 // Bidi control characters (an RTL override can make "txt.exe" read "exe.txt") are shown as
 // escapes, \u202e, in every text a view writes.
 const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;

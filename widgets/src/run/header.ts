@@ -3,20 +3,21 @@
 
 import { h, setText, show } from "../lib/dom";
 import { shownAs } from "../lib/statuses";
-import { fmtElapsed, isObj, list, num, str } from "../lib/text";
+import { fmtDuration, isObj, list, num, str, waitedWords } from "../lib/text";
 import { RUN_STATUS_LABEL, RUNNING } from "../schema";
 import type { RunStatus } from "../types";
 import type { RunModel } from "./live_model";
+import { stepsWords } from "./steps";
 import { tokensWords } from "./tokens";
 
 const WAITING_RUN: RunStatus = "interrupted";
 
-/** The header's clock: run time, then the wait going on ("12s · waiting 1m 05s") or, once the run
- * goes on or ends, the time it waited ("12s (+ 1m 05s waiting)"). */
+/** The header's clock: run time, then the wait going on ("12.0 s · waiting 1m 05s") or, once the
+ * run goes on or ends, the time it waited ("12.0 s (+ 1m 05s waiting)"), as the snapshot says it. */
 export function clockText(elapsed: number, waited: number, waiting: number | null, status: string): string {
-  const run = fmtElapsed(elapsed);
-  if (status === WAITING_RUN) return waiting === null ? `${run} · waiting` : `${run} · waiting ${fmtElapsed(waiting)}`;
-  return waited >= 1 ? `${run} (+ ${fmtElapsed(waited)} waiting)` : run;
+  const run = fmtDuration(elapsed);
+  if (status === WAITING_RUN) return waiting === null ? `${run} · waiting` : `${run} · waiting ${fmtDuration(waiting)}`;
+  return run + waitedWords(waited);
 }
 
 // The header's counts change with every streamed token: one formatter for all of them (a
@@ -38,6 +39,8 @@ export interface HeaderView {
   renderStatus(): string;
   /** The kernel's clock (epoch seconds). */
   kernelNow(): number;
+  /** Seconds the run has waited by now: its waits that are over and the one going on. */
+  waitedNow(): number;
   dispose(): void;
 }
 
@@ -97,6 +100,10 @@ export function headerView(
     return p.started_at ? num(p.started_at) + elapsedNow() + num(p.waited) + num(waitingNow()) : Date.now() / 1000;
   }
 
+  function waitedNow(): number {
+    return num((model.get("progress") || {}).waited) + num(waitingNow());
+  }
+
   function tick(): void {
     setText(elapsedEl, clockText(elapsedNow(), num((model.get("progress") || {}).waited), waitingNow(),
       str(model.get("status"))));
@@ -106,7 +113,7 @@ export function headerView(
   function renderProgress(): void {
     const p = model.get("progress") || {};
     anchor = Date.now() - num(p.elapsed) * 1000;
-    setText(stepsEl, `step ${count(p.steps)}`);
+    setText(stepsEl, stepsWords(p));
     setText(callsEl, `${count(p.tool_calls)} tool call${num(p.tool_calls) === 1 ? "" : "s"}`);
     setText(tokensEl, tokensWords(p));
     tick();
@@ -169,5 +176,5 @@ export function headerView(
     timer = null;
   }
 
-  return { el: bar, renderHeader, renderControls, renderProgress, renderStatus, kernelNow, dispose };
+  return { el: bar, renderHeader, renderControls, renderProgress, renderStatus, kernelNow, waitedNow, dispose };
 }

@@ -4,7 +4,7 @@
 
 import { h, keepOnly, ownKeys, placeAt, setAttr, setText, show } from "../lib/dom";
 import { shownAs } from "../lib/statuses";
-import { fmtElapsed, fmtInt, isObj, known, list, num, plural, sameAnswer, str } from "../lib/text";
+import { fmtDuration, fmtInt, isObj, known, list, num, plural, sameAnswer, str, waitedWords } from "../lib/text";
 import { NODE_STATUS_LABEL, RUNNING } from "../schema";
 import type { TreeNode } from "../types";
 import type { RunModel } from "./live_model";
@@ -147,16 +147,23 @@ function patchNode(rec: NodeRecord, node: TreeNode): boolean {
   if (changed(rec, node, "result_full") && rec.open) fillNodeResult(rec);
   changed(rec, node, "started_at");
   changed(rec, node, "finished_at");
+  changed(rec, node, "waited_at_start");
+  changed(rec, node, "waited");
   return resultChanged;
 }
 
-/** How long a subagent ran, or has been running by the kernel's clock `now` (epoch seconds). */
-export function nodeDuration(f: { started_at?: unknown; finished_at?: unknown }, now: number): string {
+/** How long a subagent ran, or has been running by the kernel's clock `now` (epoch seconds), less
+ * the time the run waited meanwhile (`waitedNow`: the run's seconds waited by now), which is said
+ * apart as the header says it: "4.2 s (+ 1m 05s waiting)". */
+export function nodeDuration(
+  f: { started_at?: unknown; finished_at?: unknown; waited_at_start?: unknown; waited?: unknown },
+  now: number, waitedNow = 0,
+): string {
   if (!known(f.started_at)) return "";
-  const start = num(f.started_at);
-  if (!known(f.finished_at)) return fmtElapsed(now - start);
-  const seconds = Math.max(0, num(f.finished_at) - start);
-  return seconds < 10 ? `${seconds.toFixed(1)}s` : fmtElapsed(seconds);
+  const ended = known(f.finished_at);
+  const waited = ended ? num(f.waited) : Math.max(0, waitedNow - num(f.waited_at_start));
+  const seconds = Math.max(0, (ended ? num(f.finished_at) : now) - num(f.started_at) - waited);
+  return fmtDuration(seconds) + waitedWords(waited);
 }
 
 /** Each node's parent id ("" for the top level): its `parent` when that node exists, else the
@@ -210,6 +217,7 @@ export interface TreeView {
  * the open cards (it calls `syncItems`). */
 export function treeView(
   model: RunModel, st: RunMemory, expanded: Set<string>, now: () => number, fill: () => void,
+  waitedNow: () => number = () => 0,
 ): TreeView {
   const nodes = new Map<string, NodeRecord>(); // node id → record
   const ticking = new Set<NodeRecord>(); // records of nodes that have not finished
@@ -253,7 +261,7 @@ export function treeView(
         if (patchNode(rec, byId.get(id)!) && rec.open) answers = true;
         if (known(rec.f.finished_at)) ticking.delete(rec);
         else ticking.add(rec);
-        setText(rec.duration, nodeDuration(rec.f, clock));
+        setText(rec.duration, nodeDuration(rec.f, clock, waitedNow()));
         placeAt(container, rec.el, prev);
         prev = rec.el;
         place(rec.children, kids.get(id) || []);
@@ -322,7 +330,8 @@ export function treeView(
   function tick(): void {
     if (!ticking.size) return;
     const clock = now();
-    for (const rec of ticking) setText(rec.duration, nodeDuration(rec.f, clock));
+    const waited = waitedNow();
+    for (const rec of ticking) setText(rec.duration, nodeDuration(rec.f, clock, waited));
   }
 
   function dispose(): void {

@@ -3,7 +3,7 @@
 // forks the thread at that step and answers with the new thread's id).
 
 import { h, setText, show, smallButton } from "../lib/dom";
-import { isObj, list, num, str } from "../lib/text";
+import { isObj, list, num, str, waitedWords } from "../lib/text";
 import type { ForkedMessage, TimelineBar, TimelinePayload } from "../types";
 import type { RunModel } from "./live_model";
 
@@ -53,7 +53,7 @@ export function timelineView(model: RunModel): TimelineView {
     const total = Math.max(num(data.total), 0.001);
     const models = bars.filter((b) => b.kind === "model").length;
     const left = num(data.left_out);
-    setText(summary, `Timeline: ${models} model calls, ${bars.length - models} tool calls over ${total.toFixed(2)} s` +
+    setText(summary, `Timeline: ${models} model calls, ${bars.length - models} tool calls over ${total.toFixed(2)} s${waitedWords(data.waited)}` +
       (left ? ` (${left} earlier calls not shown)` : ""));
     chart.replaceChildren(...list(data.lanes).map((lane, i) => {
       const row = h("div", "dnb-tl-lane");

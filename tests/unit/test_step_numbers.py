@@ -1,0 +1,102 @@
+"""One step numbering: every place a run or a thread shows a step number (the header's words,
+the timeline's records and bars, the transcript's fork chips, the static snapshot's HTML and text,
+``history``'s rows) shows the numbers ``fork(thread, at)`` and ``--at`` take, and each of them
+forks the thread where that step left it. The second run of a thread numbers on from the first."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import deepnb
+from deepnb.core.errors import DeepnbError
+from deepnb.engine.history import thread_step
+from deepnb.views.history_view import history_table
+from deepnb.views.output import run_snapshot
+from deepnb.views.run.steps import steps_words
+from deepnb.views.run.timeline_view import step_links, timeline_payload
+from tests.unit.conftest import unique
+
+WAIT = 30.0
+
+WORDS = [  # the same cases as widgets/test/steps.test.ts: the header says what the snapshot says
+    ({"steps": 6, "step": 6, "first_step": 0}, "6 steps"),
+    ({"steps": 1, "step": 1, "first_step": 0}, "1 step"),
+    ({"steps": 6, "step": 12, "first_step": 6}, "6 steps (7–12)"),
+    ({"steps": 1, "step": 7, "first_step": 6}, "1 step (7)"),
+    ({"steps": 0, "step": 6, "first_step": 6}, "0 steps"),
+    ({"steps": 14, "step": 3, "first_step": 0}, "3 steps · 14 model calls"),
+    ({"steps": 2500, "step": 2400, "first_step": 0}, "2,400 steps · 2,500 model calls"),
+    ({"steps": 4}, "4 steps"),
+]
+
+
+@pytest.mark.parametrize(("progress", "words"), WORDS)
+def test_the_head_line_says_the_runs_steps(progress, words) -> None:
+    assert steps_words(progress) == words
+
+
+def _shown_steps(run) -> dict[str, list[int]]:
+    """Every step number the run's views show, by where it is shown."""
+    timeline = run.timeline
+    snapshot = run_snapshot(run)
+    html, text = snapshot["text/html"], snapshot["text/plain"]
+    progress = run.state.progress()
+    return {
+        "header": list(range(progress["first_step"] + 1, progress["step"] + 1)),
+        "timeline records": [r["step"] for r in timeline if r["step"] is not None],
+        "timeline bars (live)": [
+            b["step"] for b in timeline_payload(timeline, thread=run.thread_id)["bars"] if "step" in b
+        ],
+        "fork chips (live)": sorted(step_links(timeline).values()),
+        "fork chips (snapshot)": [int(n) for n in re.findall(r'dnb-step-link"[^>]*>step (\d+)<', html)],
+        "timeline steps (snapshot)": [int(n) for n in re.findall(r'<li data-step="(\d+)"', html)],
+        "fork commands (snapshot)": [int(n) for n in re.findall(r"--at (\d+)</code>", html)],
+        "timeline steps (text)": [int(n) for n in re.findall(r"^  step (\d+): model call", text, re.M)],
+        "fork commands (text)": [int(n) for n in re.findall(r"--at (\d+)$", text, re.M)],
+    }
+
+
+def test_every_step_number_shown_is_one_fork_takes() -> None:
+    workbench = deepnb.agent(name=unique("onestep"), model="demo:quickstart")
+    first = workbench.start("Write a brief about tide pools").wait(WAIT)
+    second = workbench.start("And another", thread=first.thread_id).wait(WAIT)
+    assert (first.status, second.status) == ("done", "done")
+    history = workbench.history(first.thread_id)
+    rows = [row[0] for row in history_table(history).rows]
+    assert rows == list(history.fork_at) == list(range(1, 13))  # 12 steps: one row each
+    assert steps_words(first.state.progress()) == "6 steps"
+    assert steps_words(second.state.progress()) == "6 steps (7–12)"
+    for run, own in ((first, list(range(1, 7))), (second, list(range(7, 13)))):
+        for where, numbers in _shown_steps(run).items():
+            assert sorted(set(numbers)) == own, (run.id, where, numbers)
+    for step, checkpoint_id in history.fork_at.items():
+        forked = workbench.fork(first.thread_id, step)
+        copied = workbench.read_state(forked)
+        at = workbench.graph.get_state(
+            {"configurable": {"thread_id": first.thread_id, "checkpoint_id": checkpoint_id}}
+        )
+        assert (copied.values, copied.next) == (at.values, at.next), step
+        assert thread_step(copied.values) == step  # the thread as that step left it
+        assert next(c for c in history if c.checkpoint_id == checkpoint_id).waiting == ()
+
+
+def test_a_run_on_a_fork_numbers_on_from_the_step_it_forked_at() -> None:
+    workbench = deepnb.agent(name=unique("forkon"), model="demo:quickstart")
+    first = workbench.start("Write a brief about tide pools").wait(WAIT)
+    again = workbench.start("Now about kelp", thread=first.thread_id, at=3).wait(WAIT)
+    assert again.status == "done", again.error
+    steps = [r["step"] for r in again.timeline if r["step"] is not None]
+    assert steps[0] == 4 and list(workbench.history(again.thread_id).fork_at)[-1] == steps[-1]
+    assert steps_words(again.state.progress()).startswith(f"{len(steps)} steps (4–")
+
+
+@pytest.mark.parametrize("at", [0, 13, -1, 99, "nope"])
+def test_a_step_that_is_not_there_is_one_line_naming_the_range(at) -> None:
+    workbench = deepnb.agent(name=unique("norange"), model="demo:quickstart")
+    run = workbench.start("Write a brief about tide pools").wait(WAIT)
+    with pytest.raises(DeepnbError) as refused:
+        workbench.fork(run.thread_id, at)
+    assert "its steps run from 1 to 6 (%deepagent history -t " in str(refused.value)
+    assert "\n" not in str(refused.value)
