@@ -12,7 +12,7 @@ import contextlib
 import importlib.metadata
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -160,30 +160,53 @@ class DeepnbMagics(Magics):
 
     def _start_map(self, line: str, cell: str) -> tuple[Any, Any, Any]:
         """``%%deepagent map VAR [options]``: start the batch and show its grid."""
-        args = parser.parse(parser.map_, line.split(None, 1)[1] if len(line.split(None, 1)) > 1 else "")
-        with _placeholder(self.shell, f"map {args.inputs}: {cell}") as into:
-            try:
-                batch = _mapping().start_map(args, cell, self._user_ns)
-            except DeepnbError as exc:
-                raise UsageError(str(exc)) from None
+
+        def show(batch: Any, into: Any) -> Any:
             # lazy: the grid loads anywidget, which %load_ext deepnb does not need
             from deepnb.views.batch.batch_view import show_batch  # noqa: PLC0415
 
-            return batch, show_batch(batch, into=into), args
+            return show_batch(batch, into=into)
+
+        def start(args: Any, body: str, namespace: dict[str, Any]) -> Any:
+            return _mapping().start_map(args, body, namespace)  # imported under "starting…"
+
+        return self._start_many(line, cell, parser.map_, lambda a: f"map {a.inputs}", start, show)
 
     def _start_eval(self, line: str, cell: str) -> tuple[Any, Any, Any]:
         """``%%deepagent eval DATASET [options]``: start the experiment (the body its template)
         and show its live matrix."""
-        args = parser.parse(parser.eval_, line.split(None, 1)[1] if len(line.split(None, 1)) > 1 else "")
-        with _placeholder(self.shell, f"eval {args.dataset}: {cell}") as into:
-            try:
-                experiment = _evaluating().start_eval(args, cell, self._user_ns)
-            except DeepnbError as exc:
-                raise UsageError(str(exc)) from None
+
+        def show(experiment: Any, into: Any) -> Any:
             # lazy: the matrix loads anywidget, which %load_ext deepnb does not need
             from deepnb.views.experiment.experiment_live import show_experiment  # noqa: PLC0415
 
-            return experiment, show_experiment(experiment, into=into), args
+            return show_experiment(experiment, into=into)
+
+        def start(args: Any, body: str, namespace: dict[str, Any]) -> Any:
+            return _evaluating().start_eval(args, body, namespace)  # imported under "starting…"
+
+        return self._start_many(line, cell, parser.eval_, lambda a: f"eval {a.dataset}", start, show)
+
+    def _start_many(
+        self,
+        line: str,
+        cell: str,
+        options: Any,
+        task: Callable[[Any], str],
+        start: Callable[[Any, str, dict[str, Any]], Any],
+        show: Callable[[Any, Any], Any],
+    ) -> tuple[Any, Any, Any]:
+        """A many-run cell (``map``, ``eval``): parse the line after the subcommand with
+        ``options``, show "starting…" under ``task(args)``, ``start`` it, then ``show`` it in
+        that output; a mistake is one line."""
+        words = line.split(None, 1)
+        args = parser.parse(options, words[1] if len(words) > 1 else "")
+        with _placeholder(self.shell, f"{task(args)}: {cell}") as into:
+            try:
+                started = start(args, cell, self._user_ns)
+            except DeepnbError as exc:
+                raise UsageError(str(exc)) from None
+            return started, show(started, into), args
 
     def _start(self, line: str, cell: str, *, live_controls: bool) -> tuple[Any, Any, Any]:
         args = parser.parse(parser.cell, line)
@@ -266,7 +289,7 @@ def _placeholder(shell: Any, task: str) -> Iterator[Starting | None]:
     """The cell's output at once, "starting…" under its task, while the agent stack loads and
     the run starts; the view then takes it over. Emptied if nothing starts. Only in a kernel:
     a terminal prints each update of an output instead of replacing it."""
-    if getattr(shell, "kernel", None) is None:
+    if not preload.in_kernel(shell):
         yield None
         return
     # lazy, and light: IPython's display and deepnb's redaction only

@@ -42,9 +42,14 @@ PAUSE = 0.02
 log = logging.getLogger("deepnb")
 
 
+def in_kernel(shell: Any) -> bool:
+    """Whether ``shell`` is a kernel's (a notebook's), not a terminal's."""
+    return getattr(shell, "kernel", None) is not None
+
+
 def enabled(shell: Any) -> bool:
     """Whether ``shell`` is a kernel's and the preload is not turned off."""
-    return getattr(shell, "kernel", None) is not None and os.environ.get("DEEPNB_PRELOAD", "1") != "0"
+    return in_kernel(shell) and os.environ.get("DEEPNB_PRELOAD", "1") != "0"
 
 
 def schedule(shell: Any) -> None:
