@@ -1,6 +1,7 @@
 """The batch grid in a real browser (JupyterLab 4): ``%%deepagent map --bg`` shows a row per
-input that fills in as the runs go, a click on a row opens that run's live view below the grid,
-and "Stop all" stops every run and drops the queued inputs."""
+input that fills in as the runs go, a click on a row opens that run's live view below the grid
+(Escape closes it), "Stop all" stops every run and drops the queued inputs, and the rows sort by
+a header's column and filter by text."""
 
 from __future__ import annotations
 
@@ -51,6 +52,9 @@ def test_the_grid_shows_rows_opens_a_run_and_stops_them_all(page: Any, jupyter_s
     expect(run_view).to_be_visible(timeout=30_000)
     expect(rows.nth(0)).to_have_attribute("aria-selected", "true")
     expect(run_view).to_contain_text("Write about tides")
+    rows.nth(0).press("Escape")
+    expect(run_view).to_have_count(0, timeout=30_000)
+    expect(rows.nth(0)).not_to_have_attribute("aria-selected", "true")
 
     grid.locator(".dnb-batch-stop").click()
     for index in range(5):
@@ -60,5 +64,19 @@ def test_the_grid_shows_rows_opens_a_run_and_stops_them_all(page: Any, jupyter_s
     expect(rows.nth(4)).to_have_attribute("data-status", "cancelled")
     expect(grid.locator(".dnb-batch-counts")).to_contain_text("5 of 5 runs ended", timeout=30_000)
     expect(grid.locator(".dnb-batch-stop")).to_be_disabled()
+
+    inputs = grid.locator(".dnb-batch-row td:nth-child(2)")
+    grid.locator("th", has_text="Input").click()
+    expect(inputs).to_have_text(
+        [f"Write about {t}" for t in sorted(["tides", "kelp", "crabs", "gulls", "otters"])]
+    )
+    grid.locator("th", has_text="Input").click()
+    expect(grid.locator("th", has_text="Input")).to_have_attribute("aria-sort", "descending")
+    expect(inputs.first).to_have_text("Write about tides")
+    grid.locator(".dnb-batch-filter").fill("OTTERS")
+    expect(grid.locator(".dnb-batch-row:visible")).to_have_count(1)
+    expect(grid.locator(".dnb-batch-row:visible")).to_contain_text("Write about otters")
+    grid.locator(".dnb-batch-filter").fill("")
+    expect(grid.locator(".dnb-batch-row:visible")).to_have_count(5)
     no_pwned(page)
     assert not errors, errors

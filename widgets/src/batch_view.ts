@@ -1,6 +1,7 @@
 // deepnb batch grid: a row per input of a batch (status, step, tool calls, tokens, time, the
 // answer's first line, a waiting-for-approval mark), progress with an estimate of the time left,
-// a Stop for every run, and a click on a row that opens that run's live view below the grid
+// a Stop for every run, sort by any column (click its header, again to reverse), filter by text,
+// and a click on a row that opens that run's live view below the grid, which Escape closes
 // (anywidget ESM module). Its frame (region, notice, Stop, the open run, the kernel's going) is
 // lib/view_shell.ts's, shared with the experiment matrix.
 //
@@ -92,40 +93,72 @@ function gridWiring(
   };
 }
 
-/** A click on a row opens its run (on the open row: closes it); Enter or Space on a row opens it.
- * Returns what removes the listeners. */
+/** The box that filters the grid's rows by text. */
+function filterBox(): HTMLInputElement {
+  const find = h("input", "dnb-batch-filter");
+  find.type = "search";
+  find.placeholder = "Filter rows";
+  find.setAttribute("aria-label", "Filter rows by their input or answer");
+  find.setAttribute("data-lm-suppress-shortcuts", "true");
+  return find;
+}
+
+/** A click on a header sorts by its column; a click on a row opens its run (on the open row:
+ * closes it); Enter or Space on either does the same; Escape closes the open run; typing in `find`
+ * filters. Returns what removes the listeners. */
 function rowControls(
-  model: AnyModel<BatchTraits>, shell: BatchShell, rows: RowsView, scroller: HTMLElement,
+  model: AnyModel<BatchTraits>, shell: BatchShell, rows: RowsView, scroller: HTMLElement, find: HTMLInputElement,
 ): (() => void)[] {
   const rowOf = (target: EventTarget | null): number | null => {
     const tr = closestIn(target, ".dnb-batch-row", rows.body);
     return tr ? num(tr.getAttribute("data-index")) : null;
   };
   const onClick = (event: Event): void => {
+    if (rows.sortOn(event.target)) return;
     const index = rowOf(event.target);
     if (index === null) return;
     shell.toggle(index === num(model.get("selected")), { type: "open", index });
   };
   const onKey = (event: KeyboardEvent): void => {
     if (!isActivation(event)) return;
+    if (rows.sortOn(event.target)) {
+      event.preventDefault();
+      return;
+    }
     const index = rowOf(event.target);
     if (index === null) return;
     event.preventDefault();
     event.stopPropagation();
     shell.send({ type: "open", index });
   };
-  return [listen(scroller, "click", onClick), listen(scroller, "keydown", onKey)];
+  const onEscape = (event: KeyboardEvent): void => {
+    if (event.key !== "Escape" || !str(model.get("detail"))) return;
+    event.preventDefault();
+    event.stopPropagation();
+    shell.send({ type: "close" });
+  };
+  const onFilter = (): void => {
+    const shown = rows.filter(find.value);
+    find.title = find.value.trim() ? `${shown} of ${rows.count()} rows hold it` : "";
+  };
+  return [
+    listen(scroller, "click", onClick),
+    listen(scroller, "keydown", onKey),
+    listen(shell.root, "keydown", onEscape),
+    listen(find, "input", onFilter),
+  ];
 }
 
 function render({ model, el }: { model: AnyModel<BatchTraits>; el: HTMLElement }): () => void {
   const shell = liveShell<BatchTraits, OpenRow, Manager>(model, SHELL, detailView);
   const title = h("span", "dnb-batch-title");
   const progress = progressView();
+  const find = filterBox();
   const scroller = h("div", "dnb-batch-scroll");
   const rows = rowsView();
   scroller.append(rows.el);
-  mountShell(el, shell, [title, progress.el], [scroller]);
-  const controls = rowControls(model, shell, rows, scroller);
+  mountShell(el, shell, [title, progress.el, find], [scroller]);
+  const controls = rowControls(model, shell, rows, scroller, find);
   const timer = setInterval(() => progress.tick(), 1000);
   return openShell(model, shell, {
     ...gridWiring(model, shell, { title, progress, rows }),

@@ -4,7 +4,7 @@
 import "./dom";
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { click, FakeModel, mount, press } from "./dom";
+import { click, FakeModel, mount, press, type } from "./dom";
 import view from "../src/batch_view";
 
 const shown: (() => void)[] = [];
@@ -83,6 +83,49 @@ describe("batch grid", () => {
     assert.deepEqual(fake.sent.at(-1), { type: "stop" });
     fake.update({ progress: { ...PROGRESS, running: 0, queued: 0, cancelled: 2, ended: 3 } });
     assert.equal(stop.disabled, true);
+  });
+
+  it("sorts by any column, again to reverse, keeps the order as rows change, and '#' restores it", () => {
+    const { el, fake } = show({ rows: [row(0, { steps: 2, line: "b" }), row(1, { steps: 5, line: "c" }), row(2, { steps: 1, line: "a" })] });
+    const order = (): string[] => rows(el).map((r) => r.getAttribute("data-index") || "");
+    const header = (name: string): HTMLElement =>
+      [...el.querySelectorAll("th")].find((th) => th.textContent === name) as HTMLElement;
+    click(header("Step"));
+    assert.deepEqual(order(), ["1", "0", "2"]); // counts: largest first
+    assert.equal(header("Step").getAttribute("aria-sort"), "descending");
+    click(header("Step"));
+    assert.deepEqual(order(), ["2", "0", "1"]);
+    fake.message({ type: "rows", rows: [row(2, { steps: 9, line: "a" }), row(3, { steps: 3 })] });
+    assert.deepEqual(order(), ["0", "3", "1", "2"]); // still ascending by step, new and changed rows placed
+    press(header("Answer"), "Enter");
+    assert.deepEqual(order(), ["3", "2", "0", "1"]); // text: A to Z, the empty answer first
+    click(header("#"));
+    assert.deepEqual(order(), ["0", "1", "2", "3"]);
+    assert.equal(header("#").getAttribute("aria-sort"), "ascending");
+    assert.equal(header("Answer").getAttribute("aria-sort"), "none");
+    assert.equal(fake.sent.filter((m: any) => m.type === "open").length, 0); // a header opens no run
+  });
+
+  it("filters rows by their input or answer, case aside, and shows them all again when cleared", () => {
+    const { el, fake } = show({ rows: [row(0, { input: "Tide pools", line: "" }), row(1, { line: "About TIDES." }), row(2)] });
+    const find = el.querySelector(".dnb-batch-filter") as HTMLInputElement;
+    const visible = (): string[] => rows(el).filter((r) => !r.hidden).map((r) => r.getAttribute("data-index") || "");
+    type(find, "tide");
+    assert.deepEqual(visible(), ["0", "1"]);
+    assert.equal(find.title, "2 of 3 rows hold it");
+    fake.message({ type: "rows", rows: [row(3, { line: "no match" }), row(4, { input: "tidy tide" })] });
+    assert.deepEqual(visible(), ["0", "1", "4"]); // rows arriving later are filtered too
+    type(find, "");
+    assert.deepEqual(visible(), ["0", "1", "2", "3", "4"]);
+  });
+
+  it("closes the open run on Escape, and only when one is open", () => {
+    const { el, fake } = show();
+    press(rows(el)[0], "Escape");
+    assert.equal(fake.sent.filter((m: any) => m.type === "close").length, 0);
+    fake.update({ selected: 0, detail: "model-1" });
+    press(rows(el)[0], "Escape");
+    assert.deepEqual(fake.sent.at(-1), { type: "close" });
   });
 
   it("shows a refused request's notice", () => {

@@ -1,5 +1,6 @@
 // The batch grid's rows: one table row per input, patched in place (one record per index, DOM
-// writes only for the cells whose text changed). Every string is set as text.
+// writes only for the cells whose text changed), sorted by any column (click its header, again to
+// reverse; "#" is the inputs' order) and filtered by text. Every string is set as text.
 
 import { h, setAttr, setText } from "../lib/dom";
 import { fmtElapsed, fmtInt, isObj, num, str } from "../lib/text";
@@ -26,7 +27,39 @@ interface Record_ {
   tr: HTMLTableRowElement;
   cells: HTMLTableCellElement[];
   mark: HTMLSpanElement;
+  row?: Row;
 }
+
+/** How the rows are sorted: by column `column` of COLUMNS (0: the inputs' order). */
+export interface Sort {
+  column: number;
+  descending: boolean;
+}
+
+/** What a row sorts by in column `column`: a number for the counting columns, else its text. */
+export function sortKey(row: Row, column: number): number | string {
+  switch (column) {
+    case 1: return str(row.input).toLowerCase();
+    case 2: return str(row.status);
+    case 3: return num(row.steps);
+    case 4: return num(row.tools);
+    case 5: return num(row.tin) + num(row.tout);
+    case 6: return num(row.elapsed);
+    case 7: return str(row.line).toLowerCase();
+    default: return num(row.i);
+  }
+}
+
+/** The sort after a click on column `column`'s header: the sorted column again reverses it; another
+ * column sorts by itself, counts and times largest first. */
+export function nextSort(sort: Sort, column: number): Sort {
+  if (column === sort.column) return { column, descending: !sort.descending };
+  return { column, descending: column >= 3 && column <= 6 };
+}
+
+/** Whether `row` holds `needle` (lower case) in its input or its answer. */
+const holds = (row: Row, needle: string): boolean =>
+  !needle || str(row.input).toLowerCase().includes(needle) || str(row.line).toLowerCase().includes(needle);
 
 /** Whether `value` has the shape of a row (anything else from the kernel is skipped). */
 export function isRow(value: unknown): value is Row {
@@ -39,22 +72,57 @@ export interface RowsView {
   put(rows: unknown[]): void;
   select(index: number): void;
   count(): number;
+  /** Sorts by the column whose header is at `target`; whether there was one. */
+  sortOn(target: EventTarget | null): boolean;
+  /** Shows only the rows whose input or answer holds `text`; how many are shown. */
+  filter(text: string): number;
 }
 
 export function rowsView(): RowsView {
   const table = h("table", "dnb-batch-grid");
   const head = h("thead");
   const headRow = h("tr");
-  for (const name of COLUMNS) {
-    const th = h("th", undefined, name);
+  const headers = COLUMNS.map((name, column) => {
+    const th = h("th", "dnb-batch-sort", name);
     th.setAttribute("scope", "col");
+    th.setAttribute("data-column", String(column));
+    th.setAttribute("tabindex", "0");
+    th.setAttribute("data-lm-suppress-shortcuts", "true");
+    th.title = column === 0 ? "Sort in the inputs' order" : `Sort by ${name.toLowerCase()} (again to reverse)`;
     headRow.append(th);
-  }
+    return th;
+  });
   head.append(headRow);
   const body = h("tbody");
   table.append(head, body);
   const records = new Map<number, Record_>();
   let highest = -1;
+  let sort: Sort = { column: 0, descending: false };
+  let needle = "";
+
+  function markSort(): void {
+    headers.forEach((th, column) => {
+      const on = column === sort.column;
+      th.setAttribute("aria-sort", !on ? "none" : sort.descending ? "descending" : "ascending");
+    });
+  }
+
+  /** Puts the rows in `sort`'s order (ties in the inputs' order). */
+  function reorder(): void {
+    const sign = sort.descending ? -1 : 1;
+    const sorted = [...records.values()].sort((a, b) => {
+      if (!a.row || !b.row) return a.row ? -1 : b.row ? 1 : 0;
+      const x = sortKey(a.row, sort.column);
+      const y = sortKey(b.row, sort.column);
+      return (x < y ? -sign : x > y ? sign : 0) || num(a.row.i) - num(b.row.i);
+    });
+    body.append(...sorted.map((record) => record.tr));
+  }
+
+  function showFiltered(record: Record_): void {
+    record.tr.hidden = !!record.row && !holds(record.row, needle);
+  }
+  markSort();
 
   function make(index: number): Record_ {
     const tr = h("tr", "dnb-batch-row");
@@ -97,16 +165,21 @@ export function rowsView(): RowsView {
     setText(time, st === "queued" ? "" : fmtElapsed(row.elapsed));
     setText(answer, str(row.line));
     answer.title = str(row.line);
+    record.row = row;
+    showFiltered(record);
   }
 
   return {
     el: table,
     body,
     put(rows: unknown[]): void {
+      let any = false;
       for (const row of rows) {
         if (!isRow(row)) continue;
         fill(records.get(row.i) || make(row.i), row);
+        any = true;
       }
+      if (any && sort.column !== 0) reorder(); // a changed row may move
     },
     select(index: number): void {
       for (const [i, record] of records) {
@@ -117,5 +190,23 @@ export function rowsView(): RowsView {
       }
     },
     count: () => records.size,
+    sortOn(target) {
+      const node = target as Element | null;
+      const th = node && node.closest ? node.closest(".dnb-batch-sort") : null;
+      if (!th || !head.contains(th)) return false;
+      sort = nextSort(sort, num(th.getAttribute("data-column")));
+      markSort();
+      reorder();
+      return true;
+    },
+    filter(text) {
+      needle = text.trim().toLowerCase();
+      let shown = 0;
+      for (const record of records.values()) {
+        showFiltered(record);
+        if (!record.tr.hidden) shown += 1;
+      }
+      return shown;
+    },
   };
 }
