@@ -1,6 +1,8 @@
 """The compare view (``deepnb.compare``, ``%%deepagent --compare``): one column per model (or
 agent) with its live run view, then a table that fills in as the runs finish; and the static form
-saved notebooks keep (each run's snapshot side by side, then the table). Every text is escaped."""
+saved notebooks keep (each run's snapshot side by side, then the table). Once two or more runs
+have answered, their answers stand side by side as Markdown, each after the first with its words'
+difference from the first's. Every text is escaped."""
 
 from __future__ import annotations
 
@@ -12,8 +14,9 @@ from IPython.display import display
 from deepnb.core import events as ev
 from deepnb.core.graphs.structured import output_rows
 from deepnb.core.schema import RUN_STATUS_LABEL, shown_as
-from deepnb.core.text.markup import escape
+from deepnb.core.text.markup import escape, markdown
 from deepnb.core.text.safe_display import shown_text
+from deepnb.core.text.word_diff import same_words, word_diff_html
 from deepnb.session.comparing import Comparison, ComparisonTable
 from deepnb.views.listings import Table
 from deepnb.views.output import run_snapshot, with_static
@@ -78,6 +81,59 @@ def comparison_table_html(table: ComparisonTable) -> str:
     return f'<div class="deepnb-compare-table" aria-label="Comparison">{table_of(table)._repr_html_()}</div>'
 
 
+def _answers(comparison: Comparison) -> dict[str, str]:
+    """The answers of the runs that are done, by key, in the comparison's order."""
+    return {
+        key: run.result or ""
+        for key, run in comparison.runs.items()
+        if run.status == "done" and (run.result or "").strip()
+    }
+
+
+def answers_html(comparison: Comparison) -> str:
+    """The answers side by side as Markdown, then each after the first as its words' difference
+    from the first's; empty until two runs have answered."""
+    answers = _answers(comparison)
+    if len(answers) < 2:
+        return ""
+    (first, base), *others = answers.items()
+    columns = "".join(
+        f'<div class="dnb-compare-answer"><div class="dnb-compare-head"><b>{escape(key)}</b></div>'
+        f"{markdown(text)}</div>"
+        for key, text in answers.items()
+    )
+    diffs = "".join(
+        f'<div class="dnb-compare-diff"><b>{escape(key)}</b>: '
+        + (
+            "the same words."
+            if same_words(base, text)
+            else f'<div style="white-space:pre-wrap">{word_diff_html(base, text)}</div>'
+        )
+        + "</div>"
+        for key, text in others
+    )
+    return shown_text(
+        f'<div class="dnb-compare-answers" aria-label="Answers side by side">'
+        f'<div class="dnb-compare-head"><b>Answers</b></div>'
+        f'<div style="{_GRID.format(n=len(answers))}">{columns}</div>'
+        f'<div class="dnb-compare-head"><b>Differences from {escape(first)}</b> '
+        f"(<del>only in {escape(first)}</del>, <ins>added</ins>)</div>{diffs}</div>"
+    )
+
+
+def answers_text(comparison: Comparison) -> str:
+    """Which answers have the same words as the first, and which differ."""
+    answers = _answers(comparison)
+    if len(answers) < 2:
+        return ""
+    (first, base), *others = answers.items()
+    said = [
+        f"{key}: {'the same words as' if same_words(base, text) else 'differs from'} {first}"
+        for key, text in others
+    ]
+    return shown_text("\n".join(said))
+
+
 def _snapshot(comparison: Comparison, key: str) -> dict[str, str]:
     run = comparison.runs[key]
     return run_snapshot(run)
@@ -93,10 +149,13 @@ def comparison_static(comparison: Comparison) -> dict[str, str]:
     )
     table = comparison.table()
     grid = f'<div style="{_GRID.format(n=len(keys))}">{columns}</div>'
-    html = f'<div class="deepnb-compare">{grid}{comparison_table_html(table)}</div>'  # styles: in each column
+    answers = answers_html(comparison)
+    # The styles come in each column's snapshot.
+    html = f'<div class="deepnb-compare">{grid}{answers}{comparison_table_html(table)}</div>'
     text = "\n\n".join(
         [
             *(f"== {key} ==\n{_snapshot(comparison, key)['text/plain']}" for key in keys),
+            *([said] if (said := answers_text(comparison)) else []),
             comparison_table_text(table),
         ]
     )
@@ -124,7 +183,8 @@ class CompareView:
             ),
         )
         self.table = widgets.HTML(self._table_html())
-        self.widget = widgets.VBox([grid, self.table])
+        self.answers = widgets.HTML(answers_html(comparison))
+        self.widget = widgets.VBox([grid, self.answers, self.table])
         self.widget.add_class("deepnb-compare")
         self._unsubscribe = [run.subscribe(self._on_event) for run in comparison.runs.values()]
 
@@ -133,13 +193,17 @@ class CompareView:
 
     def _on_event(self, event: ev.Event) -> None:
         if isinstance(event, _ENDS):
-            self.table.value = self._table_html()
+            self._redraw()
+
+    def _redraw(self) -> None:
+        self.table.value = self._table_html()
+        self.answers.value = answers_html(self.comparison)
 
     def sync(self) -> None:
-        """Send each run view's final state now, and the table."""
+        """Send each run view's final state now, the answers and the table."""
         for view in self.views.values():
             view.sync()
-        self.table.value = self._table_html()
+        self._redraw()
 
     def close(self) -> None:
         for unsubscribe in self._unsubscribe:

@@ -13,7 +13,7 @@ import deepnb
 from deepnb.core.errors import DeepnbError
 from deepnb.session import workbench
 from deepnb.session.comparing import Comparison
-from deepnb.views.compare_view import CompareView, comparison_static
+from deepnb.views.compare_view import CompareView, answers_html, comparison_static
 from tests.support.agents import scripted, unique
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -172,3 +172,44 @@ def test_an_attached_graph_cannot_change_its_model() -> None:
     with pytest.raises(DeepnbError) as caught:
         deepnb.compare("Go", models=["demo:quickstart", "demo:research"], agent=name)
     assert "was attached as a compiled graph" in str(caught.value) and "agents=[...]" in str(caught.value)
+
+
+def test_answers_stand_side_by_side_as_markdown_with_their_words_difference(base: str) -> None:
+    comparison = deepnb.compare(
+        "Go",
+        models={
+            "first": answering("The **tide** <b>rises</b> twice a day."),
+            "same": answering("The  **tide** <b>rises</b>\ntwice a day."),
+            "other": answering("The **tide** falls twice a day & night."),
+        },
+        agent=base,
+    ).wait(30)
+    html = comparison_static(comparison)["text/html"]
+    answers = html[html.index('class="dnb-compare-answers"') :]
+    assert answers.count('class="dnb-compare-answer"') == 3
+    assert "<strong>tide</strong>" in answers  # Markdown
+    assert "<b>rises</b>" not in answers and "&lt;b&gt;rises&lt;/b&gt;" in answers  # raw HTML escaped
+    assert "<b>same</b>: the same words." in answers
+    assert "<del>&lt;b&gt;rises&lt;/b&gt;</del><ins>falls</ins>" in answers
+    assert "<del>day.</del><ins>day &amp; night.</ins>" in answers
+    text = comparison_static(comparison)["text/plain"]
+    assert "same: the same words as first" in text and "other: differs from first" in text
+    view = CompareView(comparison)
+    assert view.answers.value == answers_html(comparison) != ""
+    view.close()
+
+
+def test_no_answers_section_until_two_runs_answered(base: str) -> None:
+    comparison = deepnb.compare(
+        "Go", models={"a": answering("Only one."), "b": scripted({"main": [{"error": "broke"}]})}, agent=base
+    ).wait(30)
+    assert answers_html(comparison) == ""
+    assert "dnb-compare-answers" not in comparison_static(comparison)["text/html"]
+
+
+def test_a_word_diff_is_escaped_and_bounded() -> None:
+    from deepnb.core.text.word_diff import MAX_WORDS, word_diff_html
+
+    assert word_diff_html("a <x> b", "a <y> b") == "a <del>&lt;x&gt;</del><ins>&lt;y&gt;</ins> b"
+    long = " ".join(["w"] * (MAX_WORDS + 10))
+    assert "compared up to" in word_diff_html(long, long + " more")
