@@ -178,6 +178,7 @@ def test_structured_output_fields_are_columns(tmp_path: Path) -> None:
         ROWS[:3],
         agent=name,
         variants={"sure": answering(0.5), "unsure": answering(0.1)},
+        scorers={"confident": lambda output, reference, run: run.output["confidence"]},
         template="{q}",
         log=tmp_path / "log.jsonl",
     )
@@ -187,6 +188,13 @@ def test_structured_output_fields_are_columns(tmp_path: Path) -> None:
     sure = view.rows[2]["cells"][0]
     assert sure["v"] == "sure" and sure["fields"][:2] == ["a2", "1.0"]
     assert sure["fields"][2].startswith("<script>x</script>zz") and len(sure["fields"][2]) == 40
+    _judged(view)  # the comparison's differing rows show a structured answer by its fields
+    top = view.comparisons[0]["differences"][0]
+    assert (top["r"], top["a"][:26], top["b"][:26]) == (
+        2,
+        "answer: a2 · confidence: 0",
+        "answer: a2 · confidence: 1",
+    )
     html = experiment_live_bundle(experiment)["text/html"]
     assert "<th>unsure · confidence</th>" in html and "&lt;script&gt;" in html and "<script>" not in html
     view.close()

@@ -214,7 +214,7 @@ describe("the baseline comparison", () => {
     assert.deepEqual(fake.sent.at(-1), { type: "open", row: 0, variant: "terse" });
     fake.update({ selected: { row: 0, variant: "terse" }, detail: "model-2" });
     assert.ok(answer(1, 1).classList.contains("dnb-experiment-selected"));
-    assert.ok(el.querySelector('[data-row="0"][data-variant="terse"].dnb-experiment-cell')!.classList.contains("dnb-experiment-selected"));
+    assert.ok(el.querySelector('.dnb-experiment-cell[data-row="0"][data-variant="terse"]')!.classList.contains("dnb-experiment-selected"));
     click(answer(1, 1));
     assert.deepEqual(fake.sent.at(-1), { type: "close" });
     fake.update({ comparisons: [] });

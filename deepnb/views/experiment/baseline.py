@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from deepnb.core.graphs.structured import output_rows
 from deepnb.core.text.markup import escape
 from deepnb.session.experiments.experiment import Experiment, VariantComparison
 
@@ -77,8 +78,20 @@ def baseline_tables(experiment: Experiment) -> list[dict[str, Any]]:
         table = comparison_table(experiment.compare(a, b))
         for difference in table["differences"]:
             difference["prompt"] = _clip(given.get(difference["r"], ""), LINE)
+            for side in ("a", "b"):
+                if not difference[side]:  # a structured answer: its fields stand for it
+                    difference[side] = _output_line(experiment, difference["r"], table[side])
         tables.append(table)
     return tables
+
+
+def _output_line(experiment: Experiment, row: int, variant: str) -> str:
+    """The structured output of ``variant``'s first run of ``row`` as one clipped line."""
+    for epoch in range(experiment.plan.epochs):
+        record = experiment.record_for((row, variant, epoch))
+        if record is not None and record.output is not None:
+            return _clip(" · ".join(f"{k}: {v}" for k, v in output_rows(record.output)))
+    return ""
 
 
 def comparison_body(table: dict[str, Any]) -> str:

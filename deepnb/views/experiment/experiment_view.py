@@ -145,7 +145,9 @@ def experiment_text(experiment: Experiment) -> str:
         for variant in axes.variants:
             cell = matrix_cell(experiment, row, variant, axes)
             scored = " ".join(f"{name}={value}" for name, value in cell["scores"].items())
-            line = f"    {variant}: {cell['status']} {scored} | {cell['answer']}"
+            line = f"    {variant}: {cell['status']} {scored}" + (
+                f" | {cell['answer']}" if cell["answer"] else ""
+            )
             values = [
                 f"{label}: {value}"
                 for label, value in zip(labels, cell.get("fields", []), strict=False)

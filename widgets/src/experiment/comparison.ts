@@ -27,8 +27,8 @@ function table(cls: string, label: string, columns: string[], rows: HTMLTableRow
 /** An answer of a differing row: a cell that opens its run. */
 function runCell(row: number, variant: string, answer: unknown, open: boolean): HTMLTableCellElement {
   const td = h("td", "dnb-experiment-diff-run", str(answer) || "–");
-  setAttr(td, "data-row", row);
-  setAttr(td, "data-variant", variant);
+  setAttr(td, "data-run-row", row);
+  setAttr(td, "data-run-variant", variant);
   td.setAttribute("tabindex", "0");
   td.title = `Open ${variant}'s run of row ${row} below the matrix`;
   td.classList.toggle("dnb-experiment-selected", open);
@@ -85,7 +85,7 @@ export function comparisonView(): ComparisonView {
     runOf(target) {
       const td = closestIn(target, ".dnb-experiment-diff-run", el);
       if (!td) return null;
-      return { row: num(td.getAttribute("data-row")), variant: str(td.getAttribute("data-variant")) };
+      return { row: num(td.getAttribute("data-run-row")), variant: str(td.getAttribute("data-run-variant")) };
     },
   };
 }
