@@ -1,10 +1,15 @@
 """The experiment matrix in a real browser (JupyterLab 4): ``%%deepagent eval --bg`` shows a row
 per question and a column per variant that fill in as runs end; a header sorts, the filter keeps
 matching rows, a click on a cell opens that run's live view, whose approval card decides a run
-that waits, Escape closes it, and the saved notebook holds the final static matrix."""
+that waits, Escape closes it; a bar chart per scorer and the comparison with the baseline come
+under it, a differing row's answer opening its run; and the saved notebook holds the final static
+matrix. Structured outputs' fields are columns that sort and filter, in the dark theme too, where
+the chart's bars and whiskers stay readable."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -87,10 +92,137 @@ def test_the_matrix_sorts_filters_opens_a_run_and_saves_its_end(page: Any, jupyt
     expect(matrix.locator(".dnb-experiment-title")).to_contain_text("6/6 done", timeout=30_000)
     expect(matrix.locator(".dnb-experiment-summary")).to_contain_text("careful")
 
+    # the chart: a bar per variant with its value; careful answered all three right
+    chart = matrix.locator('.dnb-experiment-chart[data-scorer="contains"]')
+    expect(chart.locator(".dnb-experiment-chart-bar")).to_have_count(2)
+    expect(chart.locator(".dnb-experiment-chart-bar").nth(0)).to_contain_text("careful", timeout=30_000)
+    expect(chart.locator(".dnb-experiment-chart-value").nth(0)).to_contain_text("1.00 [1.00, 1.00] n=3")
+    # the comparison with the baseline (two variants: the first): a differing row's answer opens its run
+    comparison = matrix.locator(".dnb-experiment-comparison")
+    expect(comparison).to_contain_text("hasty against careful, per row")
+    expect(comparison.locator(".dnb-experiment-compared")).to_contain_text("contains")
+    differing = comparison.locator('.dnb-experiment-diff-run[data-run-row="2"][data-run-variant="hasty"]')
+    expect(differing).to_contain_text("Chad.", timeout=30_000)
+    differing.click()
+    expect(run_view).to_be_visible(timeout=30_000)
+    expect(run_view).to_contain_text("Chad.")
+    differing.press("Escape")
+    expect(run_view).to_have_count(0)
+
     save_notebook(page)
     saved = saved_output(jupyter_server, "experiment.ipynb", 2, page=page)
     assert "application/vnd.jupyter.widget-view+json" not in saved
     html = "".join(saved["text/html"])
     assert "6/6 done" in html and 'aria-label="Experiment"' in html and "<img src=x" not in html
+    assert 'aria-label="contains by variant"' in html and "hasty against careful, per row" in html
+    no_pwned(page)
+    assert not errors, errors
+
+
+THEMES = "/lab/api/settings/@jupyterlab/apputils-extension:themes"
+STRUCTURED = """import deepnb
+from pydantic import BaseModel
+from deepnb.models.scripted import ScriptedChatModel, parse_script
+
+class Verdict(BaseModel):
+    country: str
+    confidence: float
+
+def model(answers):
+    conversations = [
+        {"match": q, "turns": [{"tool_calls": [{"name": "Verdict", "args": dict(country=c, confidence=p)}]}]}
+        for q, (c, p) in answers.items()
+    ]
+    return ScriptedChatModel(script=parse_script({"agents": {"main": conversations}}))
+
+def confident(output, reference, run):
+    return run.output["confidence"]
+
+def broken(output, reference, run):
+    raise ValueError("<b>no</b>")
+
+deepnb.agent(name="typed", model=model({"": ("?", 0.0)}))
+variants = {
+    "sure": {"model": model({"Paris": ("France", 0.9), "Lima": ("Peru", 0.8)}), "response_format": Verdict},
+    "unsure": {"response_format": Verdict, "model": model(
+        {"Paris": ("<img src=x onerror=window.__pwned=1>", 0.2), "Lima": ("Chile", 0.6)})},
+}
+exp = deepnb.experiment(["Paris", "Lima"], agent="typed", variants=variants, scorers=[confident, broken])
+exp"""
+
+
+def luminance(rgb: str) -> float:
+    """Relative brightness (0 black … 1 white) of a computed ``rgb(r, g, b)`` colour."""
+    r, g, b = (int(v) / 255 for v in rgb[rgb.index("(") + 1 : rgb.index(")")].split(",")[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+@pytest.fixture
+def dark(jupyter_server: Any) -> Iterator[None]:
+    """JupyterLab's dark theme for this test (the user setting), the light one again afterwards."""
+    jupyter_server.api("PUT", THEMES, {"raw": json.dumps({"theme": "JupyterLab Dark"})})
+    try:
+        yield
+    finally:
+        jupyter_server.api("PUT", THEMES, {"raw": "{}"})
+
+
+def test_structured_fields_are_columns_and_the_chart_reads_in_the_dark_theme(
+    page: Any, jupyter_server: Any, dark: None
+) -> None:
+    errors = collect_page_errors(page)
+    jupyter_server.put_notebook("structured.ipynb", ["%load_ext deepnb", STRUCTURED])
+    open_notebook(page, jupyter_server, "structured.ipynb")
+    run_all(page)
+    wait_for_notebook_run(page)
+    matrix = code_cell(page, "exp = deepnb.experiment").locator(".deepnb-experiment")
+    expect(matrix.locator(".dnb-experiment-title")).to_contain_text("4/4 done", timeout=RUN_TIMEOUT)
+    heads = matrix.locator(".dnb-experiment-grid th")
+    expect(heads).to_have_text(
+        [
+            "Row",
+            "sure",
+            "sure · country",
+            "sure · confidence",
+            "unsure",
+            "unsure · country",
+            "unsure · confidence",
+        ]
+    )
+    rows = matrix.locator(".dnb-experiment-row")
+    expect(rows.nth(0).locator(".dnb-experiment-field").nth(2)).to_have_text(
+        "<img src=x onerror=window.__pwned=1>"
+    )
+    # sort by unsure's confidence (a number, low first), then reversed
+    heads.nth(6).click()
+    expect(rows.nth(0)).to_contain_text("Paris")
+    heads.nth(6).click()
+    expect(rows.nth(0)).to_contain_text("Lima")
+    matrix.locator(".dnb-experiment-filter").fill("chile")
+    expect(rows).to_have_count(1)
+    expect(rows.nth(0)).to_contain_text("Lima")
+
+    # a chart per scorer; the one whose every score is an error says so
+    expect(
+        matrix.locator('.dnb-experiment-chart[data-scorer="broken"] .dnb-experiment-chart-note')
+    ).to_contain_text("Every score is an error (4)", timeout=30_000)
+    chart = matrix.locator('.dnb-experiment-chart[data-scorer="confident"]')
+    expect(chart.locator(".dnb-experiment-chart-value").nth(0)).to_contain_text("0.85 [")
+    colours = (
+        chart.locator(".dnb-experiment-chart-bar")
+        .nth(0)
+        .evaluate(
+            """(bar) => {
+          const style = (cls) => getComputedStyle(bar.querySelector(cls));
+          return {track: style(".dnb-experiment-chart-track").backgroundColor,
+                  whisker: style(".dnb-experiment-chart-whisker").backgroundColor,
+                  value: style(".dnb-experiment-chart-value").color,
+                  fill: style(".dnb-experiment-chart-fill").backgroundColor};
+        }"""
+        )
+    )
+    assert luminance(colours["track"]) < 0.3, colours  # the dark theme's, not a light grey
+    assert luminance(colours["whisker"]) > 0.6 and luminance(colours["value"]) > 0.6, colours
+    assert colours["fill"] != colours["track"], colours
     no_pwned(page)
     assert not errors, errors

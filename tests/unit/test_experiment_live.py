@@ -1,6 +1,8 @@
 """The live experiment matrix: filled in as runs end, at most 20 messages a second and none over
-64 KB however many runs end at once, a cell opening its run's live view, a forged request refused
-in one line, and a display that ends on the final static matrix."""
+64 KB however many runs end at once (the charts, the comparison and the output's fields
+included), a cell or a differing row of the comparison opening its run's live view, a forged
+request refused in one line, structured-output fields as columns, and a display that ends on the
+final static matrix."""
 
 from __future__ import annotations
 
@@ -11,15 +13,18 @@ from typing import Any
 
 import comm
 import pytest
+from pydantic import BaseModel
 
 import deepnb
 from deepnb import scorers
-from deepnb.views.bounds import MESSAGE_LIMIT
+from deepnb.views.bounds import MESSAGE_LIMIT, size
 from deepnb.views.experiment.experiment_live import ExperimentView, experiment_live_bundle
 from deepnb.views.throttle import MAX_MESSAGES_PER_SECOND
-from tests.support.agents import unique
+from tests.support.agents import scripted, unique
 from tests.support.timed_model import timed
 
+STATE = ("head", "variants", "scorers", "fields", "rows", "more", "summary", "charts", "comparisons")
+"""The matrix's traits that grow with the experiment (what one message may carry at once)."""
 ROWS = [{"q": f"q{n}", "reference": f"a{n}"} for n in range(30)]
 
 
@@ -82,11 +87,29 @@ def test_the_matrix_fills_in_within_the_message_bounds(tmp_path: Path, sent: lis
         "a1",
     )
     assert (bad["v"], bad["scores"]) == ("bad", {"exact": "0.00"})
-    deadline = time.monotonic() + 30  # the summary is computed on a thread of its own
-    while len(view.summary.get("rows", [])) < 2 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    _judged(view)
     assert view.summary["columns"][0] == "variant" and [r[0] for r in view.summary["rows"]] == ["good", "bad"]
+    (chart,) = view.charts
+    assert chart["scorer"] == "exact" and [bar["v"] for bar in chart["bars"]] == ["good", "bad"]
+    assert chart["bars"][0]["value"].startswith("1.00") and chart["bars"][0]["bar"] == [0.0, 100.0]
+    (comparison,) = view.comparisons  # two variants: bad against good
+    assert (comparison["a"], comparison["b"]) == ("bad", "good")
+    assert comparison["rows"][0][:5] == ["exact", "30", "0", "2", "28"]
+    assert sorted(d["r"] for d in comparison["differences"]) == [1, 2]
+    assert all(size(data) <= MESSAGE_LIMIT for _, data in sent)
     view.close()
+
+
+def _judged(view: ExperimentView) -> None:
+    """Wait for the summary thread to have judged every recorded run, and the view to show it."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        view.sync()
+        if view._recorded == len(view.experiment.records) and not view._summarizing and view.charts:
+            view.sync()
+            return
+        time.sleep(0.05)
+    raise AssertionError("the summary never came")
 
 
 def test_a_cell_opens_its_run_and_a_forged_request_is_refused(tmp_path: Path) -> None:
@@ -109,6 +132,101 @@ def test_a_cell_opens_its_run_and_a_forged_request_is_refused(tmp_path: Path) ->
     assert view.selected == {"row": 3, "variant": "bad"}  # nothing changed
     view._on_front_end_message(view, {"type": "close"}, [])
     assert view.selected == {} and view.detail == ""
+    _judged(view)  # a differing row of the comparison: its answer opens that run, as a cell does
+    differing = view.comparisons[0]["differences"][0]
+    view._on_front_end_message(view, {"type": "open", "row": differing["r"], "variant": "bad"}, [])
+    assert view.selected == {"row": differing["r"], "variant": "bad"} and view.notice == ""
+    assert (
+        view._detail_view is not None and view._detail_view.run is experiment.runs[(differing["r"], "bad", 0)]
+    )
+    view.close()
+
+
+class Verdict(BaseModel):
+    answer: str
+    confidence: float
+    note: str
+
+
+def test_structured_output_fields_are_columns(tmp_path: Path) -> None:
+    def answering(confidence: float) -> Any:
+        turns = [
+            {
+                "match": f"^q{n}$",
+                "turns": [
+                    {
+                        "tool_calls": [
+                            {
+                                "name": "Verdict",
+                                "args": {
+                                    "answer": f"a{n}",
+                                    "confidence": confidence * n,
+                                    "note": "<script>x</script>" + "z" * 200,
+                                },
+                            }
+                        ]
+                    }
+                ],
+            }
+            for n in range(3)
+        ]
+        return {"model": scripted({"main": turns}), "response_format": Verdict}
+
+    name = unique("fields")
+    deepnb.agent(name=name, model=scripted({"main": [{"turns": [{"text": "?"}]}]}))
+    experiment = deepnb.experiment(
+        ROWS[:3],
+        agent=name,
+        variants={"sure": answering(0.5), "unsure": answering(0.1)},
+        scorers={"confident": lambda output, reference, run: run.output["confidence"]},
+        template="{q}",
+        log=tmp_path / "log.jsonl",
+    )
+    experiment.wait(120)
+    view = ExperimentView(experiment)
+    assert view.fields == ["answer", "confidence", "note"]
+    sure = view.rows[2]["cells"][0]
+    assert sure["v"] == "sure" and sure["fields"][:2] == ["a2", "1.0"]
+    assert sure["fields"][2].startswith("<script>x</script>zz") and len(sure["fields"][2]) == 40
+    _judged(view)  # the comparison's differing rows show a structured answer by its fields
+    top = view.comparisons[0]["differences"][0]
+    assert (top["r"], top["a"][:26], top["b"][:26]) == (
+        2,
+        "answer: a2 · confidence: 0",
+        "answer: a2 · confidence: 1",
+    )
+    html = experiment_live_bundle(experiment)["text/html"]
+    assert "<th>unsure · confidence</th>" in html and "&lt;script&gt;" in html and "<script>" not in html
+    view.close()
+
+
+def test_every_state_fits_one_message_however_large_the_experiment(tmp_path: Path) -> None:
+    """A log of 150 rows × 14 variants × 8 scorers, each run with a wide structured output and a
+    long answer: the whole state (rows, summary, charts, comparisons) fits one message."""
+    variants = [f"variant-{'v' * 30}-{i}" for i in range(14)]
+    lines: list[dict[str, Any]] = [
+        {"type": "experiment", "format": 1, "name": "huge", "variants": {v: "" for v in variants}}
+        | {"scorers": [f"s{k}" for k in range(8)], "epochs": 1, "baseline": variants[0], "rows": 150}
+    ]
+    for row in range(150):
+        lines.append(
+            {"type": "row", "row": row, "inputs": {"q": "é" * 300}, "reference": "r", "given": "é" * 300}
+        )
+        for i, variant in enumerate(variants):
+            scores = {f"s{k}": {"score": ((row * i + k) % 7) / 6} for k in range(8)}
+            output = {f"{'f' * 40}{n}": "ü" * 400 for n in range(12)}
+            lines.append(
+                {"type": "run", "row": row, "variant": variant, "epoch": 0, "status": "done"}
+                | {"result": "ß" * 3_000, "output": output, "scores": scores}
+            )
+    path = tmp_path / "huge.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    view = ExperimentView(deepnb.load_experiment(path))
+    _judged(view)
+    assert len(view.charts) == 8 and len(view.comparisons) == 4 and len(view.fields) == 6
+    state = {name: getattr(view, name) for name in view.trait_names(sync=True) if name in STATE}
+    assert size(state) <= MESSAGE_LIMIT  # as the kernel sends it: JSON, UTF-8 (jupyter_client's packer)
+    assert 0 < len(view.rows) < 100 and "more rows here than fit" in view.more[0]
     view.close()
 
 

@@ -1,14 +1,19 @@
-"""An experiment's static view: the matrix (a row per dataset row, a column per variant, each
-cell its scores, status and the answer's first line) and the summary, as HTML and text, escaped
-and bounded however large the experiment or its answers."""
+"""An experiment's static view: the matrix (a row per dataset row, a column group per variant,
+each cell its scores, status and the answer's first line, then its structured output's fields),
+a bar chart per scorer, the summary and the baseline comparison, as HTML and text, escaped and
+bounded however large the experiment or its answers."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 import deepnb
 from deepnb.views.experiment import experiment_view as view
+from deepnb.views.experiment.charts import score_charts
+from deepnb.views.experiment.fields import FIELD_VALUE, MAX_FIELDS
 
 ANSWER = "first line of the answer " + "x" * 2_000 + "\nmore"
 
@@ -56,7 +61,8 @@ def test_the_matrix_shows_each_cell_and_the_summary(tmp_path: Path) -> None:
     experiment = deepnb.load_experiment(write_log(tmp_path / "small.jsonl", 2))
     html = experiment._repr_html_()
     assert html is not None
-    assert html.count("<tr>") == 2 + 1 + 1 + 2  # head, 2 rows; the summary's head and 2 variants
+    # head, 2 rows; the summary's head and 2 variants; b against a (two variants): head, a scorer
+    assert html.count("<tr>") == 2 + 1 + 1 + 2 + 2
     assert '<td data-status="done"><div class="dnb-scores">exact 1.00</div>' in html
     assert "first line of the answer " + "x" * 54 + "…" in html and "more" not in html
     text = repr(experiment)
@@ -77,3 +83,106 @@ def test_the_view_is_bounded_however_large_the_experiment(tmp_path: Path) -> Non
     record = experiment.runs[(0, "v0", 0)]
     assert len(repr(record)) < view.MAX_MESSAGES * (view.MESSAGE_CHARS + 20)
     assert len(record._repr_html_() or "") < view.MAX_MESSAGES * (view.MESSAGE_CHARS + 200)
+
+
+def hostile_log(
+    path: Path, *, baseline: str | None = None, variants: tuple[str, ...] = ("base", "new")
+) -> Path:
+    """Three rows; ``new`` wins rows 1 and 2 on ``exact``; ``broken`` always raises, ``silent``
+    gives no number; every run has a structured output with hostile text and more fields than shown."""
+    lines: list[dict[str, Any]] = [
+        {
+            "type": "experiment",
+            "format": 1,
+            "name": "judged",
+            "variants": {v: "" for v in variants},
+            "scorers": ["exact", "broken", "silent"],
+            "epochs": 2,
+            "baseline": baseline,
+            "rows": 3,
+        }
+    ]
+    for row in range(3):
+        lines.append(
+            {"type": "row", "row": row, "inputs": {"q": f"q{row}"}, "reference": "r", "given": f"q{row}"}
+        )
+        for variant in variants:
+            for epoch in range(2):
+                won = variant != "base" and row > 0
+                output = {f"field{n}": n for n in range(MAX_FIELDS + 3)}
+                output |= {"verdict": "<script>alert(1)</script>", "field0": "y" * 500}
+                scores = {
+                    "exact": {"score": 1.0 if won or epoch else 0.0},
+                    "broken": {"score": None, "error": "ValueError: <b>no</b>"},
+                    "silent": {"score": None},
+                }
+                lines.append(
+                    {"type": "run", "row": row, "variant": variant, "epoch": epoch, "status": "done"}
+                    | {"result": f"<i>{variant} {row}</i>", "output": output, "scores": scores}
+                )
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_a_chart_per_scorer_draws_each_variant_with_its_interval_or_says_why_not(tmp_path: Path) -> None:
+    experiment = deepnb.load_experiment(hostile_log(tmp_path / "log.jsonl"))
+    exact, broken, silent = score_charts(experiment.summary())
+    assert exact["note"] == "" and [bar["v"] for bar in exact["bars"]] == ["base", "new"]
+    base, new = exact["bars"]
+    assert base["value"].startswith("0.50 [") and base["value"].endswith("n=6")
+    assert base["bar"] == [0.0, 50.0] and new["bar"][1] > base["bar"][1]
+    low, width = base["whisker"]
+    assert 0 <= low < 50 < low + width <= 100
+    assert broken["note"].startswith("Every score is an error (12)") and broken["bars"][0]["bar"] is None
+    assert silent["note"] == "This scorer gave no numbers: nothing to chart."
+    html = experiment._repr_html_() or ""
+    assert html.count('class="dnb-chart"') == 3 and html.count('class="dnb-chart-whisker"') == 2
+    assert '<div class="dnb-chart-fill" style="left:0.0%;width:50.0%"></div>' in html
+    assert "Every score is an error (12)" in html and "This scorer gave no numbers" in html
+    text = repr(experiment)
+    assert "exact: mean and 95 % interval, scale 0.00 to 1.00:" in text
+    assert "  base  ██████████··········  0.50 [" in text
+
+
+def test_the_comparison_with_the_baseline_is_under_the_summary(tmp_path: Path) -> None:
+    two = deepnb.load_experiment(
+        hostile_log(tmp_path / "two.jsonl")
+    )  # two variants: the first is the baseline
+    html = two._repr_html_() or ""
+    assert html.index('aria-label="Summary"') < html.index("new against base, per row")
+    (scorer,) = re.findall(r"<tr><td>exact</td>.*?</tr>", html.split("new against base, per row")[1])
+    assert [c for c in re.findall(r"<td>(.*?)</td>", scorer)][:5] == ["exact", "3", "2", "0", "1"]
+    differing = html.split("Rows where they differ most")[-1]
+    assert "<b>1</b> q1" in differing and "&lt;i&gt;new 1&lt;/i&gt;" in differing and "<i>" not in differing
+    text = repr(two)
+    assert (
+        "new against base, per row:" in text
+        and "  row 1: +0.50  new: <i>new 1</i> | base: <i>base 1</i>" in text
+    )
+    three = deepnb.load_experiment(
+        hostile_log(tmp_path / "b.jsonl", baseline="base", variants=("base", "x", "new"))
+    )
+    html = three._repr_html_() or ""
+    assert "x against base, per row" in html and "new against base, per row" in html
+    none = deepnb.load_experiment(hostile_log(tmp_path / "c.jsonl", variants=("base", "x", "new")))
+    assert "against" not in (none._repr_html_() or "") and "against" not in repr(none)
+
+
+def test_structured_output_fields_are_columns_bounded_and_escaped(tmp_path: Path) -> None:
+    experiment = deepnb.load_experiment(hostile_log(tmp_path / "log.jsonl"))
+    axes = view.shown_axes(experiment)
+    assert axes.fields == [f"field{n}" for n in range(MAX_FIELDS)] and axes.more_fields == 4
+    cell = view.matrix_cell(experiment, 0, "new", axes)
+    assert cell["fields"][0] == "y" * (FIELD_VALUE - 1) + "…" and cell["fields"][1:] == [
+        "1",
+        "2",
+        "3",
+        "4",
+        "5",
+    ]
+    html = experiment._repr_html_() or ""
+    head = html.split("<thead>")[1].split("</thead>")[0]
+    assert "<th>base · field0</th>" in head and "<th>new · field5</th>" in head and "field6" not in head
+    assert html.count('<td class="dnb-field">') == 3 * 2 * MAX_FIELDS
+    assert "4 more output fields" in html and "<script>" not in html
+    assert "    new: 2 done exact=0.50 broken=error silent=– | <i>new 0</i> | field0: yyy" in repr(experiment)

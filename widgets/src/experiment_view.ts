@@ -1,17 +1,22 @@
-// deepnb experiment matrix: a row per dataset row, a column per variant, each cell its scores,
-// status and the answer's first line; the summary per variant under it; Stop; sort by any
-// column (click its header, again to reverse), filter by text; a click on a cell opens that run's
-// live view below the matrix, and Escape closes it (anywidget ESM module). Its frame (region,
-// notice, Stop, the open run, the kernel's going) is lib/view_shell.ts's, shared with the batch grid.
+// deepnb experiment matrix: a row per dataset row, a column group per variant (each cell its
+// scores, status and the answer's first line, then a column per structured-output field); under
+// it a bar chart per scorer (experiment/charts.ts), the summary per variant and the baseline
+// comparison (experiment/comparison.ts); Stop; sort by any column (click its header, again to
+// reverse), filter by text; a click on a cell, or on a differing row's answer in the comparison,
+// opens that run's live view below the matrix, and Escape closes it (anywidget ESM module). Its
+// frame (region, notice, Stop, the open run, the kernel's going) is lib/view_shell.ts's, shared
+// with the batch grid.
 //
 // Security: every string goes into the DOM as text (lib/dom.ts); nothing here sets HTML.
 //
-// Protocol (deepnb/views/experiment/experiment_live.py): traits head, variants, scorers, rows, more, summary,
-// going, detail, selected, notice. The view sends `hello` when it opens, `open {row, variant}`,
+// Protocol (deepnb/views/experiment/experiment_live.py): traits head, variants, scorers, fields,
+// rows, more, summary, charts, comparisons, going, detail, selected, notice. The view sends `hello` when it opens, `open {row, variant}`,
 // `close` and `stop`.
 
 import type { AnyModel } from "@anywidget/types";
 import { detailView, type Manager } from "./batch/detail";
+import { chartsView } from "./experiment/charts";
+import { comparisonView } from "./experiment/comparison";
 import { h, setAttr, setText } from "./lib/dom";
 import { isObj, list, num, str } from "./lib/text";
 import {
@@ -21,6 +26,8 @@ import {
 /** A cell as the kernel sends it (deepnb/views/experiment/experiment_view.py matrix_cell, with its variant). */
 export interface Cell {
   v: string; status: string; kind: string; scores: Record<string, string>; answer: string;
+  /** The structured output's fields, in the `fields` trait's order (absent without any). */
+  fields?: string[];
 }
 export interface MatrixRow { r: number; prompt: string; cells: Cell[] }
 
@@ -28,9 +35,12 @@ interface ExperimentTraits {
   head: string;
   variants: string[];
   scorers: string[];
+  fields: string[];
   rows: MatrixRow[];
   more: string[];
   summary: { columns?: string[]; rows?: string[][] };
+  charts: unknown[];
+  comparisons: unknown[];
   going: boolean;
   detail: string;
   selected: { row?: number; variant?: string };
@@ -43,8 +53,14 @@ interface CellKey { row: number; variant: string }
 /** What the matrix sends to open a cell's run. */
 type OpenCell = { type: "open" } & CellKey;
 
-/** How the matrix is sorted. `by` -1: the dataset's order; 0: the prompt; n > 0: variant n - 1. */
-interface Sort { by: number; descending: boolean }
+/** A column of the matrix: the row, a variant's scores, or a field of a variant's output. */
+export type Column =
+  | { kind: "row" }
+  | { kind: "score"; variant: string }
+  | { kind: "field"; variant: string; field: number; label: string };
+
+/** How the matrix is sorted: by the column of key `key` ("" : the dataset's order). */
+interface Sort { key: string; descending: boolean }
 
 const SHELL: ShellOptions = {
   root: "deepnb deepnb-experiment",
@@ -74,43 +90,76 @@ function isOpenCell(selected: unknown, row: number, variant: string): boolean {
   return isObj(selected) && selected.row === row && selected.variant === variant;
 }
 
-/** The sort after a click on column `column`'s header: the sorted column again reverses it; another
- * column sorts by itself, a variant's scores best first. */
-function nextSort(sort: Sort, column: number): Sort {
-  const current = sort.by === -1 ? 0 : sort.by;
-  if (column === current && !(sort.by === -1 && column === 0)) return { by: sort.by, descending: !sort.descending };
-  return { by: column === 0 ? -1 : column, descending: column > 0 };
+/** The matrix's columns: the row, then per variant its scores and its output's fields. */
+export function columnsOf(variants: string[], fields: string[]): Column[] {
+  const columns: Column[] = [{ kind: "row" }];
+  for (const variant of variants) {
+    columns.push({ kind: "score", variant });
+    fields.forEach((label, field) => columns.push({ kind: "field", variant, field, label }));
+  }
+  return columns;
 }
 
-/** The rows whose prompt or an answer holds `filter`, in `sort`'s order (ties in the dataset's). */
-function shownRows(rows: MatrixRow[], variants: string[], scorers: string[], filter: string, sort: Sort): MatrixRow[] {
+/** A column's key, the same however many columns come before it. */
+const keyOf = (column: Column): string =>
+  column.kind === "row" ? "" : column.kind === "score" ? `s:${column.variant}` : `f:${column.variant}:${column.field}`;
+
+/** The sort after a click on `column`'s header: the sorted column again reverses it; the row column
+ * restores the dataset's order; a variant's scores sort best first, a field's values A to Z. */
+function nextSort(sort: Sort, column: Column): Sort {
+  const key = keyOf(column);
+  if (!key) return { key, descending: false };
+  if (key === sort.key) return { key, descending: !sort.descending };
+  return { key, descending: column.kind === "score" };
+}
+
+/** A field's value for sorting: a number when it reads as one, else its text (blank last). */
+export function fieldValue(text: unknown): number | string {
+  const value = str(text).trim();
+  if (!value) return -Infinity;
+  const n = Number(value);
+  return Number.isFinite(n) ? n : value.toLowerCase();
+}
+
+/** Numbers before texts, each in their own order. */
+function compareKeys(a: number | string, b: number | string): number {
+  if (typeof a !== typeof b) return typeof a === "number" ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The texts a row's filter looks in: its prompt, each answer and each field's value. */
+const rowTexts = (row: MatrixRow): string[] =>
+  [row.prompt, ...row.cells.flatMap((c) => [str(c.answer), ...list(c.fields).map(str)])];
+
+/** The rows whose prompt, an answer or a field holds `filter`, in `sort`'s order (ties in the
+ * dataset's). */
+function shownRows(rows: MatrixRow[], columns: Column[], scorers: string[], filter: string, sort: Sort): MatrixRow[] {
   const needle = filter.trim().toLowerCase();
-  const kept = !needle ? rows : rows.filter((row) =>
-    [row.prompt, ...row.cells.map((c) => str(c.answer))].some((text) => str(text).toLowerCase().includes(needle)));
+  const kept = !needle ? rows : rows.filter((row) => rowTexts(row).some((text) => str(text).toLowerCase().includes(needle)));
+  const column = columns.find((c) => keyOf(c) === sort.key) ?? columns[0];
   const key = (row: MatrixRow): number | string => {
-    if (sort.by <= 0) return sort.by === 0 ? str(row.prompt).toLowerCase() : row.r;
-    return cellValue(row.cells.find((c) => c.v === variants[sort.by - 1]), scorers);
+    if (column.kind === "row") return row.r;
+    const cell = row.cells.find((c) => c.v === column.variant);
+    return column.kind === "score" ? cellValue(cell, scorers) : fieldValue(list(cell?.fields)[column.field]);
   };
   const sign = sort.descending ? -1 : 1;
-  return [...kept].sort((a, b) => {
-    const ka = key(a), kb = key(b);
-    return (ka < kb ? -1 : ka > kb ? 1 : a.r - b.r) * sign;
-  });
+  return [...kept].sort((a, b) => (compareKeys(key(a), key(b)) || a.r - b.r) * sign);
 }
 
-/** The header row: "Row" and a column per variant, each sorting by itself, marked with `sort`.
- * `scorer` is the first scorer's name, what a variant's column sorts by. */
-function headerRow(variants: string[], sort: Sort, scorer: unknown): HTMLTableRowElement {
+/** The header row: "Row", then per variant its name and its fields, each sorting by itself,
+ * marked with `sort`. `scorer` is the first scorer's name, what a variant's column sorts by. */
+function headerRow(columns: Column[], sort: Sort, scorer: unknown): HTMLTableRowElement {
   const tr = h("tr");
-  const names = ["Row", ...variants];
-  names.forEach((name, n) => {
-    const th = h("th", "dnb-experiment-sort", name);
+  columns.forEach((column, n) => {
+    const name = column.kind === "row" ? "Row" : column.kind === "score" ? column.variant : `${column.variant} · ${column.label}`;
+    const th = h("th", column.kind === "field" ? "dnb-experiment-sort dnb-experiment-field-head" : "dnb-experiment-sort", name);
     th.setAttribute("scope", "col");
     th.setAttribute("data-column", String(n));
     th.setAttribute("tabindex", "0");
-    const on = sort.by === n || (sort.by === -1 && n === 0);
+    const on = keyOf(column) === sort.key;
     th.setAttribute("aria-sort", !on ? "none" : sort.descending ? "descending" : "ascending");
-    th.title = n === 0 ? "Sort by row" : `Sort by ${name}'s ${scorer ?? "score"}`;
+    th.title = column.kind === "row" ? "Sort by row"
+      : column.kind === "score" ? `Sort by ${name}'s ${scorer ?? "score"}` : `Sort by ${name}`;
     tr.append(th);
   });
   return tr;
@@ -143,13 +192,21 @@ function variantCell(
   return td;
 }
 
-/** A dataset row of the matrix: its prompt, then a cell per variant. */
-function matrixRow(row: MatrixRow, variants: string[], scorers: string[], selected: unknown): HTMLTableRowElement {
+/** A dataset row of the matrix: its prompt, then per variant its cell and its fields' values. */
+function matrixRow(row: MatrixRow, columns: Column[], scorers: string[], selected: unknown): HTMLTableRowElement {
   const tr = h("tr", "dnb-experiment-row");
   tr.append(promptCell(row));
-  for (const variant of variants) {
-    const cell = row.cells.find((c) => c.v === variant);
-    tr.append(variantCell(row, variant, cell, scorers, isOpenCell(selected, row.r, variant)));
+  for (const column of columns) {
+    if (column.kind === "row") continue;
+    const cell = row.cells.find((c) => c.v === column.variant);
+    if (column.kind === "score") {
+      tr.append(variantCell(row, column.variant, cell, scorers, isOpenCell(selected, row.r, column.variant)));
+    } else {
+      const value = str(list(cell?.fields)[column.field]);
+      const td = h("td", "dnb-experiment-field", value);
+      td.title = value;
+      tr.append(td);
+    }
   }
   return tr;
 }
@@ -211,7 +268,8 @@ interface MatrixView {
 }
 
 function matrixView(model: AnyModel<ExperimentTraits>): MatrixView {
-  let sort: Sort = { by: -1, descending: false };
+  let sort: Sort = { key: "", descending: false };
+  let columns: Column[] = [{ kind: "row" }];
   let filter = "";
   const el = h("div", "dnb-experiment-scroll");
   const table = h("table", "dnb-experiment-grid");
@@ -222,12 +280,12 @@ function matrixView(model: AnyModel<ExperimentTraits>): MatrixView {
   const more = h("div", "dnb-experiment-more");
 
   function draw(): void {
-    const variants = list(model.get("variants")).map(str);
     const scorers = list(model.get("scorers")).map(str);
     const selected = model.get("selected");
-    thead.replaceChildren(headerRow(variants, sort, list(model.get("scorers"))[0]));
-    const rows = shownRows(list(model.get("rows")).filter(isRow), variants, scorers, filter, sort);
-    tbody.replaceChildren(...rows.map((row) => matrixRow(row, variants, scorers, selected)));
+    columns = columnsOf(list(model.get("variants")).map(str), list(model.get("fields")).map(str));
+    thead.replaceChildren(headerRow(columns, sort, list(model.get("scorers"))[0]));
+    const rows = shownRows(list(model.get("rows")).filter(isRow), columns, scorers, filter, sort);
+    tbody.replaceChildren(...rows.map((row) => matrixRow(row, columns, scorers, selected)));
     const notes = list(model.get("more")).map(str);
     setText(more, notes.map((note) => `… ${note}`).join("\n"));
   }
@@ -243,7 +301,9 @@ function matrixView(model: AnyModel<ExperimentTraits>): MatrixView {
     sortOn(target) {
       const th = closestIn(target, ".dnb-experiment-sort", thead);
       if (!th) return false;
-      sort = nextSort(sort, num(th.getAttribute("data-column")));
+      const column = columns[num(th.getAttribute("data-column"))];
+      if (!column) return false;
+      sort = nextSort(sort, column);
       draw();
       return true;
     },
@@ -254,10 +314,12 @@ function matrixView(model: AnyModel<ExperimentTraits>): MatrixView {
   };
 }
 
-/** Clicks and keys anywhere in the view: a header sorts, a cell opens its run (the open one: closes
- * it), Escape closes the open run; typing in `find` filters. Returns what removes the listeners. */
+/** Clicks and keys anywhere in the view: a header sorts, a cell (or a differing row's answer in the
+ * comparison, found by `runOf`) opens its run (the open one: closes it), Escape closes the open
+ * run; typing in `find` filters. Returns what removes the listeners. */
 function matrixControls(
   model: AnyModel<ExperimentTraits>, shell: LiveShell<OpenCell>, matrix: MatrixView, find: HTMLInputElement,
+  runOf: (target: EventTarget | null) => CellKey | null,
 ): (() => void)[] {
   const open = (cell: CellKey): void => {
     const same = isOpenCell(model.get("selected"), cell.row, cell.variant);
@@ -265,7 +327,7 @@ function matrixControls(
   };
   const press = (target: EventTarget | null): void => {
     if (matrix.sortOn(target)) return;
-    const cell = matrix.cellOf(target);
+    const cell = matrix.cellOf(target) ?? runOf(target);
     if (cell) open(cell);
   };
   const onKey = (event: KeyboardEvent): void => {
@@ -296,12 +358,21 @@ function render({ model, el }: { model: AnyModel<ExperimentTraits>; el: HTMLElem
   const find = filterBox();
   const matrix = matrixView(model);
   const summary = summaryView();
-  mountShell(el, shell, [title, find], [matrix.el, matrix.more, summary.el]);
+  const charts = chartsView();
+  const compared = comparisonView();
+  mountShell(el, shell, [title, find], [matrix.el, matrix.more, charts.el, summary.el, compared.el]);
   const onHead = (): void => {
     setText(title, str(model.get("head")));
     shell.stop.disabled = shell.isGone() || !model.get("going");
   };
   const onSummary = (): void => summary.show(model.get("summary"));
+  const onCharts = (): void => charts.show(model.get("charts"));
+  const onComparisons = (): void =>
+    compared.show(model.get("comparisons"), (row, variant) => isOpenCell(model.get("selected"), row, variant));
+  const markOpen = (): void => {
+    matrix.draw();
+    onComparisons();
+  };
   return openShell(model, shell, {
     handlers: {
       "change:head": onHead,
@@ -309,16 +380,21 @@ function render({ model, el }: { model: AnyModel<ExperimentTraits>; el: HTMLElem
       "change:rows": matrix.draw,
       "change:variants": matrix.draw,
       "change:scorers": matrix.draw,
+      "change:fields": matrix.draw,
       "change:more": matrix.draw,
       "change:summary": onSummary,
+      "change:charts": onCharts,
+      "change:comparisons": onComparisons,
     },
     draw() {
       onHead();
       matrix.draw();
+      onCharts();
       onSummary();
+      onComparisons();
     },
-    markOpen: matrix.draw,
-    undo: matrixControls(model, shell, matrix, find),
+    markOpen,
+    undo: matrixControls(model, shell, matrix, find, compared.runOf),
   });
 }
 

@@ -1,12 +1,14 @@
 // The experiment matrix as anywidget renders it: a row per dataset row and a cell per variant,
 // text set as text, sort by a column (again to reverse), filter, a cell click asking for its
-// run, Escape closing it, Stop, and the summary.
+// run, Escape closing it, Stop, and the summary; structured-output fields as columns; a bar chart
+// per scorer; the baseline comparison, whose differing rows open their runs.
 
 import "./dom";
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import { click, FakeModel, mount, press } from "./dom";
-import view, { cellValue } from "../src/experiment_view";
+import view, { cellValue, columnsOf, fieldValue } from "../src/experiment_view";
+import { span } from "../src/experiment/charts";
 
 const shown: (() => void)[] = [];
 afterEach(() => { for (const dispose of shown.splice(0)) dispose(); });
@@ -94,5 +96,128 @@ describe("experiment matrix", () => {
     assert.equal(cellValue(cell("a", "0.25", ""), ["contains"]), 0.25);
     assert.equal(cellValue(cell("a", "error", ""), ["contains"]), -Infinity);
     assert.equal(cellValue(undefined, ["contains"]), -Infinity);
+  });
+});
+
+const FIELDED = [
+  { r: 0, prompt: "Paris?", cells: [{ ...cell("terse", "1.00", "France"), fields: ["10", "<b>sure</b>"] }] },
+  { r: 1, prompt: "Rome?", cells: [{ ...cell("terse", "0.00", "Italy"), fields: ["9", "unsure"] }] },
+  { r: 2, prompt: "Oslo?", cells: [{ ...cell("terse", "0.50", "Norway"), fields: ["", "maybe"] }] },
+];
+
+describe("structured-output fields as columns", () => {
+  it("adds a column per field to each variant's group, as text", () => {
+    const { el } = show({ variants: ["terse"], fields: ["age", "verdict"], rows: FIELDED });
+    const heads = [...el.querySelectorAll(".dnb-experiment-grid th")].map((th) => th.textContent);
+    assert.deepEqual(heads, ["Row", "terse", "terse · age", "terse · verdict"]);
+    const row0 = el.querySelectorAll(".dnb-experiment-row")[0];
+    assert.deepEqual([...row0.querySelectorAll(".dnb-experiment-field")].map((td) => td.textContent), ["10", "<b>sure</b>"]);
+    assert.equal(row0.querySelector(".dnb-experiment-field b"), null);
+    assert.equal(columnsOf(["a", "b"], ["x"]).length, 5);
+  });
+
+  it("sorts by a field (numbers as numbers, A to Z first) and filters by its values", () => {
+    const { el, fake } = show({ variants: ["terse"], fields: ["age", "verdict"], rows: FIELDED });
+    click(header(el, 2));
+    assert.deepEqual(order(el), ["2", "1", "0"]); // blank first going up: 9 < 10 numerically
+    assert.equal(header(el, 2).getAttribute("aria-sort"), "ascending");
+    click(header(el, 2));
+    assert.deepEqual(order(el), ["0", "1", "2"]);
+    click(header(el, 3));
+    assert.deepEqual(order(el), ["0", "2", "1"]); // "<b>sure</b>", "maybe", "unsure"
+    const find = el.querySelector(".dnb-experiment-filter") as HTMLInputElement;
+    find.value = "UNSURE";
+    find.dispatchEvent(new Event("input"));
+    assert.deepEqual(order(el), ["1"]);
+    fake.update({ fields: [] }); // the sorted column is gone: the dataset's order, still filtered
+    assert.deepEqual(order(el), ["1"]);
+    assert.equal(el.querySelectorAll(".dnb-experiment-field").length, 0);
+  });
+
+  it("reads a field as a number when it is one", () => {
+    assert.equal(fieldValue(" 2.5 "), 2.5);
+    assert.equal(fieldValue("Yes"), "yes");
+    assert.equal(fieldValue(""), -Infinity);
+  });
+});
+
+const CHARTS = [
+  {
+    scorer: "contains", title: "contains: mean and 95 % interval, scale 0.00 to 1.00", note: "",
+    bars: [
+      { v: "terse", value: "0.50 [0.10, 0.90] n=3", bar: [0, 50], whisker: [10, 80] },
+      { v: "<img src=x onerror=alert(1)>", value: "2 errors", bar: null, whisker: null },
+      { v: "wild", value: "1.00", bar: [90, 400], whisker: "no" },
+    ],
+  },
+  { scorer: "judge", title: "judge: mean", note: "Every score is an error (4): nothing to chart.", bars: [] },
+];
+
+describe("the bar chart per scorer", () => {
+  it("draws a bar and a whisker per variant, values beside them, or says why it cannot", () => {
+    const { el, fake } = show({ charts: CHARTS });
+    const [contains, judge] = [...el.querySelectorAll(".dnb-experiment-chart")] as HTMLElement[];
+    assert.equal(contains.querySelector(".dnb-experiment-chart-title")!.textContent, CHARTS[0].title);
+    const bars = [...contains.querySelectorAll(".dnb-experiment-chart-bar")];
+    assert.equal(bars.length, 3);
+    const fill = bars[0].querySelector(".dnb-experiment-chart-fill") as HTMLElement;
+    const whisker = bars[0].querySelector(".dnb-experiment-chart-whisker") as HTMLElement;
+    assert.deepEqual([fill.style.left, fill.style.width, whisker.style.left, whisker.style.width], ["0%", "50%", "10%", "80%"]);
+    assert.equal(bars[0].querySelector(".dnb-experiment-chart-value")!.textContent, "0.50 [0.10, 0.90] n=3");
+    assert.equal(bars[1].querySelector(".dnb-experiment-chart-label")!.textContent, "<img src=x onerror=alert(1)>");
+    assert.equal(bars[1].querySelector(".dnb-experiment-chart-fill"), null);
+    assert.equal(el.querySelector("img"), null);
+    assert.equal((bars[2].querySelector(".dnb-experiment-chart-fill") as HTMLElement).style.width, "10%");
+    assert.equal(bars[2].querySelector(".dnb-experiment-chart-whisker"), null);
+    assert.equal(judge.querySelector(".dnb-experiment-chart-note")!.textContent, CHARTS[1].note);
+    assert.equal(judge.querySelectorAll(".dnb-experiment-chart-bar").length, 0);
+    fake.update({ charts: [] });
+    assert.equal((el.querySelector(".dnb-experiment-charts") as HTMLElement).hidden, true);
+  });
+
+  it("keeps a span within its track", () => {
+    assert.deepEqual(span([-5, 30]), [0, 30]);
+    assert.deepEqual(span([70, 50]), [70, 30]);
+    assert.equal(span("x"), null);
+  });
+});
+
+const COMPARISON = {
+  a: "long", b: "terse", columns: ["scorer", "pairs", "long wins", "losses", "ties", "mean difference", "p (Wilcoxon)"],
+  rows: [["contains", "3", "1", "1", "1", "0.00", "1.000"]],
+  differences: [
+    { r: 1, prompt: "Rome?", difference: "+1.00", a: "Italy", b: "<img src=x onerror=alert(1)>" },
+    { r: 0, prompt: "Paris?", difference: "-1.00", a: "Spain", b: "France" },
+  ],
+};
+
+describe("the baseline comparison", () => {
+  it("shows wins, losses, ties and p per scorer, and the rows that differ most as text", () => {
+    const { el } = show({ comparisons: [COMPARISON] });
+    const section = el.querySelector(".dnb-experiment-comparison")!;
+    assert.equal(section.querySelector(".dnb-experiment-comparison-title")!.textContent, "long against terse, per row");
+    assert.deepEqual([...section.querySelectorAll(".dnb-experiment-compared td")].map((td) => td.textContent),
+      COMPARISON.rows[0]);
+    const diffs = [...section.querySelectorAll(".dnb-experiment-diff")];
+    assert.equal(diffs.length, 2);
+    assert.equal(diffs[0].querySelectorAll(".dnb-experiment-diff-run")[1].textContent, "<img src=x onerror=alert(1)>");
+    assert.equal(el.querySelector("img"), null);
+  });
+
+  it("opens a differing row's run on a click or Enter, marks it, and hides without comparisons", () => {
+    const { el, fake } = show({ comparisons: [COMPARISON] });
+    const answer = (n: number, side: number) =>
+      el.querySelectorAll(".dnb-experiment-diff")[n].querySelectorAll(".dnb-experiment-diff-run")[side] as HTMLElement;
+    click(answer(0, 0));
+    assert.deepEqual(fake.sent.at(-1), { type: "open", row: 1, variant: "long" });
+    press(answer(1, 1), "Enter");
+    assert.deepEqual(fake.sent.at(-1), { type: "open", row: 0, variant: "terse" });
+    fake.update({ selected: { row: 0, variant: "terse" }, detail: "model-2" });
+    assert.ok(answer(1, 1).classList.contains("dnb-experiment-selected"));
+    assert.ok(el.querySelector('.dnb-experiment-cell[data-row="0"][data-variant="terse"]')!.classList.contains("dnb-experiment-selected"));
+    click(answer(1, 1));
+    assert.deepEqual(fake.sent.at(-1), { type: "close" });
+    fake.update({ comparisons: [] });
+    assert.equal((el.querySelector(".dnb-experiment-comparisons") as HTMLElement).hidden, true);
   });
 });

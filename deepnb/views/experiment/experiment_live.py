@@ -1,12 +1,15 @@
-"""The live experiment matrix: a row per dataset row, a column per variant, each cell its scores,
-status and the answer's first line, filled in as runs end; the summary per variant under it;
-Stop; and a click on a cell that opens that run's full live view (approval cards included) below.
+"""The live experiment matrix: a row per dataset row, a column group per variant (each cell its
+scores, status and the answer's first line, then its structured output's fields), filled in as
+runs end; under it a bar chart per scorer, the summary per variant and the baseline comparison;
+Stop; and a click on a cell (or on a differing row's answer in the comparison) that opens that
+run's full live view (approval cards included) below.
 
 Every run's change only marks the matrix as stale; one throttled flush redraws it, so the view
 sends at most :data:`~deepnb.views.throttle.MAX_MESSAGES_PER_SECOND` messages a second however
 many runs end at once, and each message stays under 64 KB: the ``rows`` trait holds as many rows
-as fit its budget and ``more`` says what it leaves out (``experiment.to_pandas()`` has it all).
-The summary is computed on a thread of its own (its statistics import scipy, and the engine
+as fit what the rest of the state leaves of :data:`STATE_BUDGET`, and ``more`` says what it
+leaves out (``experiment.to_pandas()`` has it all). The summary, its charts and the baseline
+comparison are computed on a thread of their own (its statistics import scipy, and the engine
 thread gives a view time in proportion to what its flushes cost, so one slow flush would hold the
 next update back), again only when a run was recorded, at most every :data:`SUMMARY_EVERY`
 seconds until the end. Sorting and filtering happen in the front end, over the rows it holds.
@@ -28,6 +31,8 @@ from deepnb.core.loop import call_later, run_sync
 from deepnb.session.experiments.experiment import Experiment
 from deepnb.session.run import Run
 from deepnb.views.bounds import MESSAGE_LIMIT, size
+from deepnb.views.experiment.baseline import baseline_tables
+from deepnb.views.experiment.charts import score_charts
 from deepnb.views.experiment.experiment_view import (
     clip,
     experiment_bundle,
@@ -37,6 +42,7 @@ from deepnb.views.experiment.experiment_view import (
     shown_axes,
     summary_rows,
 )
+from deepnb.views.experiment.fields import field_label
 from deepnb.views.messages import INT, TEXT, Kinds, check
 from deepnb.views.output import widget_bundle, with_static
 from deepnb.views.run.run_view import RunView
@@ -48,8 +54,9 @@ _log = logging.getLogger(__name__)
 MATRIX_MESSAGES: Kinds = {"stop": {}, "hello": {}, "open": {"row": INT, "variant": TEXT}, "close": {}}
 """What the matrix's front end sends: Stop, a resync, a cell to open (its first run that this
 kernel ran), close the open run."""
-ROWS_BUDGET = MESSAGE_LIMIT - 16 * 1024
-"""Bytes of rows the ``rows`` trait holds (the summary and the rest share one message with it)."""
+STATE_BUDGET = MESSAGE_LIMIT - 8 * 1024
+"""Bytes of the whole state (the rows take what the summary, charts, comparison and the rest
+leave), so one message that changes every trait still fits :data:`~deepnb.views.bounds.MESSAGE_LIMIT`."""
 PROMPT = 60
 """Characters of a row's prompt its first cell shows."""
 SUMMARY_EVERY = 2.0
@@ -68,8 +75,17 @@ class ExperimentView(anywidget.AnyWidget):
     rows: t.List[dict[str, Any]] = t.List(
         help="A row per dataset row: {r, prompt, cells: [{v, status, kind, scores: {name: text}, answer}]}."
     ).tag(sync=True)
+    fields: t.List[str] = t.List(
+        help="The structured output's fields each variant's group has as columns (each cell's `fields`)."
+    ).tag(sync=True)
     more: t.List[str] = t.List(help="What the matrix leaves out, a line per axis.").tag(sync=True)
     summary = t.Dict(help="{columns, rows}: the summary per variant as texts.").tag(sync=True)
+    charts: t.List[dict[str, Any]] = t.List(
+        help="A bar chart per scorer: {scorer, title, note, bars: [{v, value, bar, whisker}]}."
+    ).tag(sync=True)
+    comparisons: t.List[dict[str, Any]] = t.List(
+        help="Each variant against the baseline: {a, b, columns, rows, differences: [{r, prompt, ...}]}."
+    ).tag(sync=True)
     going = t.Bool(True, help="Whether runs still run or wait in the queue.").tag(sync=True)
     detail = t.Unicode("", help="The model id of the open run's view ('' when none is open).").tag(sync=True)
     selected = t.Dict(help="The open cell: {row, variant} ({} when none).").tag(sync=True)
@@ -80,7 +96,8 @@ class ExperimentView(anywidget.AnyWidget):
         self._recorded = -1
         self._summarized_at = float("-inf")
         self._summary_due = False
-        self._summary: dict[str, Any] = {}
+        self._judged: dict[str, Any] = {"summary": {}, "charts": [], "comparisons": []}
+        """The summary, charts and comparisons last computed (on the summary thread)."""
         self._summarizing = False
         self._summaries = ThreadPoolExecutor(1, thread_name_prefix="deepnb-summary")
         super().__init__(_code=code_refs("experiment_view"), **kwargs)
@@ -95,26 +112,12 @@ class ExperimentView(anywidget.AnyWidget):
 
     def _state(self) -> dict[str, Any]:
         exp = self.experiment
-        rows, variants, scorers = shown_axes(exp)
-        given = {row.index: row.given for row in exp.plan.rows}
-        drawn: list[dict[str, Any]] = []
-        spent = 0
-        for index in rows:
-            cells = [{"v": v, **matrix_cell(exp, index, v, scorers)} for v in variants]
-            row = {"r": index, "prompt": clip(given[index], PROMPT), "cells": cells}
-            spent += size(row) + 2
-            if spent > ROWS_BUDGET:
-                break
-            drawn.append(row)
-        more = more_notes(exp)
-        if len(drawn) < len(rows):
-            more.insert(0, f"{len(rows) - len(drawn)} more rows here than fit (experiment.to_pandas())")
+        axes = shown_axes(exp)
         state: dict[str, Any] = {
             "head": head_line(exp),
-            "variants": variants,
-            "scorers": scorers,
-            "rows": drawn,
-            "more": more,
+            "variants": axes.variants,
+            "scorers": axes.scorers,
+            "fields": [field_label(name) for name in axes.fields],
             "going": not exp.done,
         }
         recorded, now = len(exp.records), time.monotonic()
@@ -126,14 +129,35 @@ class ExperimentView(anywidget.AnyWidget):
             self._recorded, self._summarized_at = recorded, now  # it changes only when a run is recorded
             self._summarizing = True
             self._summaries.submit(self._summarize)
-        state["summary"] = self._summary
+        state.update(self._judged)
+        more = more_notes(exp, axes)
+        budget = STATE_BUDGET - size(state) - size(more) - 1024  # 1 KB: the note on rows left out
+        given = {row.index: row.given for row in exp.plan.rows}
+        drawn: list[dict[str, Any]] = []
+        spent = 0
+        for index in axes.rows:
+            cells = [{"v": v, **matrix_cell(exp, index, v, axes)} for v in axes.variants]
+            row = {"r": index, "prompt": clip(given[index], PROMPT), "cells": cells}
+            spent += size(row) + 2
+            if spent > budget:
+                break
+            drawn.append(row)
+        if len(drawn) < len(axes.rows):
+            more.insert(0, f"{len(axes.rows) - len(drawn)} more rows here than fit (experiment.to_pandas())")
+        state.update(rows=drawn, more=more)
         return state
 
     def _summarize(self) -> None:
-        """Compute the summary (on the summary thread), then flush it."""
+        """Compute the summary, its charts and the baseline comparison (on the summary thread),
+        then flush them."""
         try:
-            columns, table = summary_rows(self.experiment.summary())
-            self._summary = {"columns": columns, "rows": table}
+            summary = self.experiment.summary()
+            columns, table = summary_rows(summary)
+            self._judged = {
+                "summary": {"columns": columns, "rows": table},
+                "charts": score_charts(summary),
+                "comparisons": baseline_tables(self.experiment),
+            }
         except Exception:  # the matrix goes on without it; the log says why
             _log.warning("deepnb: the experiment's summary failed", exc_info=True)
         finally:

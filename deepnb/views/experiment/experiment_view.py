@@ -1,18 +1,27 @@
-"""An experiment as static HTML and text: the matrix (a row per dataset row, a column per
-variant, each cell its scores, status and the answer's first line), then the summary; a
-summary, a comparison of two variants and a logged run on their own. Everything is escaped
+"""An experiment as static HTML and text: the matrix (a row per dataset row, a column group per
+variant: each cell its scores, status and the answer's first line, then its structured output's
+fields), then a bar chart per scorer, the summary and the baseline comparison; a summary, a
+comparison of two variants and a logged run on their own. Everything is escaped
 and bounded: at most :data:`MAX_ROWS` rows and :data:`MAX_VARIANTS` variants are drawn, each
 text clipped, and the page says how many more there are."""
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from deepnb.core.text.markup import escape
 from deepnb.session.experiments.experiment import Experiment, Going, Summary, VariantComparison
 from deepnb.session.experiments.record import RunRecord
+from deepnb.views.experiment.baseline import (
+    baseline_tables,
+    comparison_body,
+    comparison_lines,
+    comparison_table,
+)
+from deepnb.views.experiment.charts import CHART_CSS, charts_html, charts_text, score_charts
+from deepnb.views.experiment.fields import field_cells, field_label, field_names
 
 MAX_ROWS = 100
 MAX_VARIANTS = 12
@@ -28,7 +37,8 @@ _CSS = (
     ".deepnb-experiment .dnb-cell-status{font-size:11px;color:var(--jp-ui-font-color2,#666)}"
     ".deepnb-experiment [data-status=error] .dnb-cell-status{color:var(--jp-error-color1,#d32f2f)}"
     ".deepnb-experiment .dnb-scores{font-family:var(--jp-code-font-family,monospace);font-size:11.5px}"
-    "</style>"
+    ".deepnb-experiment .dnb-field{font-size:11.5px;white-space:nowrap}"
+    f"{CHART_CSS}</style>"
 )
 
 
@@ -45,14 +55,28 @@ def number(value: float | None, digits: int = 2) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def matrix_cell(experiment: Experiment, row: int, variant: str, scorers: Sequence[str]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Axes:
+    """What a matrix draws: its rows, variants and scorers (the first of each, within the
+    bounds), the structured-output fields each variant's group has as columns, and how many
+    fields it leaves out."""
+
+    rows: list[int]
+    variants: list[str]
+    scorers: list[str]
+    fields: list[str]
+    more_fields: int = 0
+
+
+def matrix_cell(experiment: Experiment, row: int, variant: str, axes: Axes) -> dict[str, Any]:
     """One matrix cell: its statuses over epochs (``status``, and ``kind``: the one to colour it
-    by), each score's mean, the first answer."""
+    by), each score's mean, the first answer, and its structured output's ``fields`` (in
+    ``axes.fields``' order)."""
     keys = [(row, variant, epoch) for epoch in range(experiment.plan.epochs)]
     statuses = [experiment.status_of(key) for key in keys]
     records = [r for r in (experiment.record_for(key) for key in keys) if r is not None]
     scores = {}
-    for name in scorers:
+    for name in axes.scorers:
         values = [r.scores[name].score for r in records if name in r.scores]
         numbers = [v for v in values if v is not None]
         failed = any(r.scores[name].error for r in records if name in r.scores)
@@ -67,18 +91,22 @@ def matrix_cell(experiment: Experiment, row: int, variant: str, scorers: Sequenc
     worst = (
         "error" if "error" in counted else ("done" if counted.get("done") == len(statuses) else statuses[0])
     )
-    return {"status": shown, "kind": worst, "scores": scores, "answer": clip(answer)}
+    cell = {"status": shown, "kind": worst, "scores": scores, "answer": clip(answer)}
+    if axes.fields:
+        cell["fields"] = field_cells(records, axes.fields)
+    return cell
 
 
-def shown_axes(experiment: Experiment) -> tuple[list[int], list[str], list[str]]:
-    """The rows, variants and scorers a matrix draws (the first of each, within the bounds)."""
+def shown_axes(experiment: Experiment) -> Axes:
+    """What the matrix draws of ``experiment`` (see :class:`Axes`)."""
     rows = [row.index for row in experiment.plan.rows][:MAX_ROWS]
     variants = experiment.variants[:MAX_VARIANTS]
     scorers = experiment.scorer_names()[:MAX_SCORERS]
-    return rows, variants, scorers
+    fields, more_fields = field_names(experiment.records.values())
+    return Axes(rows, variants, scorers, fields, more_fields)
 
 
-def more_notes(experiment: Experiment) -> list[str]:
+def more_notes(experiment: Experiment, axes: Axes) -> list[str]:
     """What the matrix leaves out, a line for each axis past its bound."""
     notes = []
     rows, variants = len(experiment.plan.rows), len(experiment.variants)
@@ -88,6 +116,8 @@ def more_notes(experiment: Experiment) -> list[str]:
         notes.append(f"{variants - MAX_VARIANTS} more variants")
     if len(experiment.scorer_names()) > MAX_SCORERS:
         notes.append(f"{len(experiment.scorer_names()) - MAX_SCORERS} more scorers")
+    if axes.more_fields:
+        notes.append(f"{axes.more_fields} more output fields (each run's output has them all)")
     return notes
 
 
@@ -119,44 +149,66 @@ def going_text(going: list[Going]) -> str:
 
 
 def experiment_text(experiment: Experiment) -> str:
-    """``repr(experiment)``: the head line, the matrix (one line per row and variant) and the summary."""
-    rows, variants, scorers = shown_axes(experiment)
+    """``repr(experiment)``: the head line, the matrix (one line per row and variant), the
+    charts, the summary and the baseline comparison."""
+    axes = shown_axes(experiment)
+    labels = [field_label(name) for name in axes.fields]
     lines = [head_line(experiment)]
     given = {row.index: row.given for row in experiment.plan.rows}
-    for row in rows:
+    for row in axes.rows:
         lines.append(f"  row {row}: {clip(given[row], 60)}")
-        for variant in variants:
-            cell = matrix_cell(experiment, row, variant, scorers)
+        for variant in axes.variants:
+            cell = matrix_cell(experiment, row, variant, axes)
             scored = " ".join(f"{name}={value}" for name, value in cell["scores"].items())
-            lines.append(f"    {variant}: {cell['status']} {scored} | {cell['answer']}".rstrip())
-    lines += [f"  … {note}" for note in more_notes(experiment)]
-    lines += ["", summary_text(experiment.summary())]
+            line = f"    {variant}: {cell['status']} {scored}" + (
+                f" | {cell['answer']}" if cell["answer"] else ""
+            )
+            values = [
+                f"{label}: {value}"
+                for label, value in zip(labels, cell.get("fields", []), strict=False)
+                if value
+            ]
+            lines.append((line + (" | " + " · ".join(values) if values else "")).rstrip())
+    lines += [f"  … {note}" for note in more_notes(experiment, axes)]
+    summary = experiment.summary()
+    lines += ["", charts_text(score_charts(summary)), "", summary_text(summary)]
+    for table in baseline_tables(experiment):
+        lines += ["", *comparison_lines(table)]
     return "\n".join(lines)
 
 
 def experiment_html(experiment: Experiment) -> str:
-    """The experiment displayed: the matrix as an escaped HTML table, then the summary."""
-    rows, variants, scorers = shown_axes(experiment)
+    """The experiment displayed: the matrix as an escaped HTML table (a column group per
+    variant: its scores, then its output's fields), the charts, the summary and the baseline
+    comparison."""
+    axes = shown_axes(experiment)
     given = {row.index: row.given for row in experiment.plan.rows}
-    head = "<th>row</th>" + "".join(f"<th>{escape(v)}</th>" for v in variants)
+    labels = [field_label(name) for name in axes.fields]
+    head = "<th>row</th>" + "".join(
+        f"<th>{escape(v)}</th>" + "".join(f"<th>{escape(v)} · {escape(label)}</th>" for label in labels)
+        for v in axes.variants
+    )
     body = []
-    for row in rows:
+    for row in axes.rows:
         cells = [f"<td><b>{row}</b> {escape(clip(given[row], 60))}</td>"]
-        for variant in variants:
-            cell = matrix_cell(experiment, row, variant, scorers)
+        for variant in axes.variants:
+            cell = matrix_cell(experiment, row, variant, axes)
             scored = " ".join(f"{escape(name)} {escape(value)}" for name, value in cell["scores"].items())
             cells.append(
                 f'<td data-status="{escape(cell["kind"])}"><div class="dnb-scores">{scored}</div>'
                 f'<div class="dnb-cell-status">{escape(cell["status"])}</div>'
                 f"<div>{escape(cell['answer'])}</div></td>"
             )
+            cells += [f'<td class="dnb-field">{escape(value)}</td>' for value in cell.get("fields", [])]
         body.append("<tr>" + "".join(cells) + "</tr>")
-    more = "".join(f'<p class="dnb-muted">… {escape(note)}</p>' for note in more_notes(experiment))
+    more = "".join(f'<p class="dnb-muted">… {escape(note)}</p>' for note in more_notes(experiment, axes))
+    summary = experiment.summary()
+    compared = "".join(comparison_body(table) for table in baseline_tables(experiment))
     return (
         f'{_CSS}<div class="deepnb-snapshot deepnb-experiment" aria-label="Experiment">'
         f'<div class="dnb-head">{escape(head_line(experiment))}</div>'
         f'<table class="deepnb-table"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
-        f"{more}{_summary_table(experiment.summary())}</div>"
+        f"{more}{charts_html(score_charts(summary))}{_summary_table(summary)}{compared}</div>"
     )
 
 
@@ -208,63 +260,15 @@ def summary_html(summary: Summary) -> str:
     return f'{_CSS}<div class="deepnb-snapshot deepnb-experiment">{_summary_table(summary)}</div>'
 
 
-def _comparison_rows(comparison: VariantComparison) -> tuple[list[str], list[list[str]], list[list[str]]]:
-    columns = [
-        "scorer",
-        "pairs",
-        "wins",
-        "losses",
-        "ties",
-        f"mean {comparison.a} - {comparison.b}",
-        "p (Wilcoxon)",
-    ]
-    rows = [
-        [
-            s.scorer,
-            str(s.pairs),
-            str(s.wins),
-            str(s.losses),
-            str(s.ties),
-            number(s.mean_difference),
-            number(s.p_value, 3),
-        ]
-        for s in comparison.scorers
-    ]
-    differences = [[str(d.row), number(d.difference), clip(d.a), clip(d.b)] for d in comparison.differences]
-    return columns, rows, differences
-
-
 def comparison_text(comparison: VariantComparison) -> str:
     """``repr(experiment.compare(a, b))``: a line per scorer, then the rows that differ most."""
-    columns, rows, differences = _comparison_rows(comparison)
-    cells = [columns, *rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
-    lines = [f"{comparison.a} against {comparison.b}, per row:"]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells]
-    if differences:
-        lines.append("Rows where they differ most:")
-        lines += [f"  row {r}: {d}  {comparison.a}: {a} | {comparison.b}: {b}" for r, d, a, b in differences]
-    return "\n".join(lines)
+    return "\n".join(comparison_lines(comparison_table(comparison)))
 
 
 def comparison_html(comparison: VariantComparison) -> str:
-    columns, rows, differences = _comparison_rows(comparison)
-    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
-    diff_head = "".join(f"<th>{escape(c)}</th>" for c in ("row", "difference", comparison.a, comparison.b))
-    diff_body = "".join(
-        "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in differences
-    )
-    more = (
-        f'<div class="dnb-head">Rows where they differ most</div><table class="deepnb-table">'
-        f"<thead><tr>{diff_head}</tr></thead><tbody>{diff_body}</tbody></table>"
-        if differences
-        else ""
-    )
     return (
         f'{_CSS}<div class="deepnb-snapshot deepnb-experiment" aria-label="Comparison of variants">'
-        f'<div class="dnb-head">{escape(comparison.a)} against {escape(comparison.b)}, per row</div>'
-        f'<table class="deepnb-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}</div>'
+        f"{comparison_body(comparison_table(comparison))}</div>"
     )
 
 
