@@ -49,6 +49,7 @@ from deepnb.core.schema import (
 )
 from deepnb.core.text.markup import highlight, markdown
 from deepnb.core.text.secrets import redact
+from deepnb.core.tokens import Tokens
 from deepnb.engine.async_tasks import merge_rows
 from deepnb.engine.card_text import args_diff, changes_summary, own_description, readable_args, todo_changes
 from deepnb.engine.interpreter import parse_eval
@@ -769,6 +770,11 @@ class RunState:
         )
 
     # -- projections ----------------------------------------------------------------------
+
+    @property
+    def tokens(self) -> Tokens:
+        """The run's tokens as reported, with the model calls that reported none kept apart."""
+        return Tokens(self.tokens_in, self.tokens_out, self.tokens_unreported)
 
     def progress(self) -> Progress:
         progress = Progress(

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from deepnb.core import events as ev
+from deepnb.core.tokens import Tokens
 
 
 class TimelineRecord(TypedDict):
@@ -30,8 +31,11 @@ class TimelineRecord(TypedDict):
     end: float | None
     """``None`` while the call is going on."""
     latency: float | None
-    tokens_in: int
-    tokens_out: int
+    tokens_in: int | None
+    tokens_out: int | None
+    """A model call's tokens (``None``: its provider reported no usage; 0 for a tool call)."""
+    tokens_unreported: int
+    """1 for a model call whose provider reported no usage, else 0."""
     step: int | None
     """For the main agent's model calls: the thread's step (checkpoint) it wrote."""
     call_id: str
@@ -66,7 +70,10 @@ class Timeline:
             start = self._ready.get(event.agent, 0.0)
             record = self._record("model", event.agent, "", start)
             record["end"], record["latency"] = at, _round(at - start)
-            record["tokens_in"], record["tokens_out"] = event.input_tokens, event.output_tokens
+            tokens = Tokens(event.input_tokens, event.output_tokens, int(not event.usage_reported))
+            columns = tokens.columns()
+            record["tokens_in"], record["tokens_out"] = columns["tokens_in"], columns["tokens_out"]
+            record["tokens_unreported"] = columns["tokens_unreported"]
             record["calls"] = [str(call.get("id") or "") for call in event.tool_calls]
             if event.agent == ev.MAIN:
                 record["step"] = event.step
@@ -96,6 +103,7 @@ class Timeline:
             latency=None,
             tokens_in=0,
             tokens_out=0,
+            tokens_unreported=0,
             step=None,
             call_id="",
             calls=[],

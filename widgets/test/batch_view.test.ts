@@ -18,7 +18,7 @@ afterEach(() => {
 });
 
 function row(i: number, fields: Record<string, unknown> = {}) {
-  return { i, input: `q${i}`, status: "queued", steps: 0, tools: 0, tin: 0, tout: 0, elapsed: 0, line: "",
+  return { i, input: `q${i}`, status: "queued", steps: 0, tools: 0, tokens: "0 / 0", elapsed: 0, line: "",
     waiting: false, ...fields };
 }
 
@@ -51,7 +51,7 @@ describe("batch grid", () => {
   it("patches rows from live messages, in index order, text as text", () => {
     const { el, fake } = show();
     const hostile = "<img src=x onerror=alert(1)>";
-    fake.message({ type: "rows", rows: [row(1, { status: "interrupted", waiting: true, steps: 2, tin: 1200, tout: 30,
+    fake.message({ type: "rows", rows: [row(1, { status: "interrupted", waiting: true, steps: 2, tokens: "1,200 / 30",
       line: hostile })], progress: { ...PROGRESS, running: 0, interrupted: 1 } });
     const second = rows(el)[1];
     assert.equal(second.getAttribute("data-status"), "interrupted");

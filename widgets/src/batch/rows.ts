@@ -13,8 +13,8 @@ export interface Row {
   status: string;
   steps: number;
   tools: number;
-  tin: number;
-  tout: number;
+  /** The count of tokens in and out in words ("1,200 / 300", "≥ 1,200 / ≥ 300", "unknown"). */
+  tokens: string;
   elapsed: number;
   line: string;
   waiting: boolean;
@@ -93,7 +93,7 @@ export function rowsView(): RowsView {
     record.mark.hidden = !row.waiting;
     setText(steps, fmtInt(row.steps));
     setText(tools, fmtInt(row.tools));
-    setText(tokens, `${fmtInt(row.tin)} / ${fmtInt(row.tout)}`);
+    setText(tokens, str(row.tokens));
     setText(time, st === "queued" ? "" : fmtElapsed(row.elapsed));
     setText(answer, str(row.line));
     answer.title = str(row.line);
