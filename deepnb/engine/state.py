@@ -165,6 +165,9 @@ class RunState:
     waiting_since: float | None = None
     """When the current wait began (``None`` while the run runs or once it ended)."""
     version: int = 0
+    clock: Callable[[], float] = field(default=lambda: time.time(), repr=False)
+    """When the event being folded happened (seconds since the epoch): the wall clock, or for a
+    stream replayed from its start the stream's own times (:mod:`deepnb.core.graphs.stamps`)."""
     _next_id: int = field(default=0, repr=False)
     _open_text: dict[str, TextItem] = field(default_factory=dict, repr=False)
     _thinking: dict[str, ThinkingItem] = field(default_factory=dict, repr=False)
@@ -201,6 +204,7 @@ class RunState:
         """Fold one event into the state."""
         handler = getattr(self, f"_on_{type(event).__name__}", None)
         if handler is not None:
+            self.started_at = min(self.started_at, self.clock())  # a replay began before it came
             handler(event)
             self.version += 1
 
@@ -448,7 +452,7 @@ class RunState:
 
     def _end_node(self, node: NodeState, status: NodeStatus) -> None:
         node["status"] = status
-        node["finished_at"] = time.time()
+        node["finished_at"] = self.clock()
 
     def _on_SubagentStarted(self, event: ev.SubagentStarted) -> None:
         card = self._tools.get(event.call_id)
@@ -465,7 +469,7 @@ class RunState:
                 source=cast(NodeSource, event.source),  # the events layer names "task" or "js"
                 call_id=event.call_id,
                 status=RUNNING,
-                started_at=time.time(),
+                started_at=self.clock(),
                 finished_at=None,
                 tool_calls=0,
                 calls_declined=0,
@@ -542,7 +546,7 @@ class RunState:
 
     def _finish(self, status: RunStatus) -> None:
         self.status = status
-        self.finished_at = time.time()
+        self.finished_at = self.clock()
         self._end_wait(self.finished_at)
         for card in self._tools.values():
             if card["status"] == RUNNING:
@@ -596,7 +600,7 @@ class RunState:
                     self.nodes[path]["status"] = WAITING
                 path = self.nodes[path]["parent"]
         self.status = "interrupted"
-        self.finished_at = time.time()
+        self.finished_at = self.clock()
         if self.waiting_since is None:
             self.waiting_since = self.finished_at
 
@@ -710,7 +714,7 @@ class RunState:
                 node["status"] = RUNNING
         self.status = RUNNING
         self.finished_at = None
-        self._end_wait(time.time())
+        self._end_wait(self.clock())
 
     # -- what the agents were given -----------------------------------------------------
 

@@ -1,7 +1,8 @@
 """A run's timeline: one record per model call and per tool call, with when it started and ended
 (seconds from the run's start), its latency, and for a model call its tokens.
 
-Times are taken as the events are emitted (one ``time.monotonic()`` per event, in ``Run.emit``).
+Times are taken as the events are emitted (the run state's clock, in ``Run.emit``: the wall clock,
+or the stream's own times for a stream replayed from its start).
 A model call starts when its agent was last ready to call it — the run's (or the subagent's)
 start, or the end of its previous model call or tool call — and ends with its ``ModelTurn``.
 The main agent's model calls also carry the thread's step they wrote (from the stream, as the
@@ -60,7 +61,7 @@ class Timeline:
         self._changes = 0
 
     def note(self, event: ev.Event, now: float) -> None:
-        """Take ``event``, emitted at ``now`` (``time.monotonic()``)."""
+        """Take ``event``, emitted at ``now`` (seconds)."""
         if self._origin is None:
             self._origin = now
         at = _round(now - self._origin)
