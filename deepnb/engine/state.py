@@ -49,6 +49,7 @@ from deepnb.core.schema import (
 )
 from deepnb.core.text.markup import highlight, markdown
 from deepnb.core.text.secrets import redact
+from deepnb.core.tokens import Tokens
 from deepnb.engine.async_tasks import merge_rows
 from deepnb.engine.card_text import args_diff, changes_summary, own_description, readable_args, todo_changes
 from deepnb.engine.interpreter import parse_eval
@@ -169,6 +170,9 @@ class RunState:
     waiting_since: float | None = None
     """When the current wait began (``None`` while the run runs or once it ended)."""
     version: int = 0
+    clock: Callable[[], float] = field(default=lambda: time.time(), repr=False)
+    """When the event being folded happened (seconds since the epoch): the wall clock, or for a
+    stream replayed from its start the stream's own times (:mod:`deepnb.core.graphs.stamps`)."""
     _next_id: int = field(default=0, repr=False)
     _open_text: dict[str, TextItem] = field(default_factory=dict, repr=False)
     _thinking: dict[str, ThinkingItem] = field(default_factory=dict, repr=False)
@@ -210,6 +214,7 @@ class RunState:
         """Fold one event into the state."""
         handler = getattr(self, f"_on_{type(event).__name__}", None)
         if handler is not None:
+            self.started_at = min(self.started_at, self.clock())  # a replay began before it came
             handler(event)
             self.version += 1
 
@@ -460,7 +465,7 @@ class RunState:
 
     def _end_node(self, node: NodeState, status: NodeStatus) -> None:
         node["status"] = status
-        node["finished_at"] = now = time.time()
+        node["finished_at"] = now = self.clock()
         node["waited"] = round(max(0.0, self.waited_by(now) - node.get("waited_at_start", 0.0)), 1)
 
     def _on_SubagentStarted(self, event: ev.SubagentStarted) -> None:
@@ -478,9 +483,9 @@ class RunState:
                 source=cast(NodeSource, event.source),  # the events layer names "task" or "js"
                 call_id=event.call_id,
                 status=RUNNING,
-                started_at=time.time(),
+                started_at=self.clock(),
                 finished_at=None,
-                waited_at_start=self.waited_by(time.time()),
+                waited_at_start=self.waited_by(self.clock()),
                 tool_calls=0,
                 calls_declined=0,
                 calls_failed=0,
@@ -556,7 +561,7 @@ class RunState:
 
     def _finish(self, status: RunStatus) -> None:
         self.status = status
-        self.finished_at = time.time()
+        self.finished_at = self.clock()
         self._end_wait(self.finished_at)
         for card in self._tools.values():
             if card["status"] == RUNNING:
@@ -610,7 +615,7 @@ class RunState:
                     self.nodes[path]["status"] = WAITING
                 path = self.nodes[path]["parent"]
         self.status = "interrupted"
-        self.finished_at = time.time()
+        self.finished_at = self.clock()
         if self.waiting_since is None:
             self.waiting_since = self.finished_at
 
@@ -724,7 +729,7 @@ class RunState:
                 node["status"] = RUNNING
         self.status = RUNNING
         self.finished_at = None
-        self._end_wait(time.time())
+        self._end_wait(self.clock())
 
     # -- what the agents were given -----------------------------------------------------
 
@@ -784,6 +789,11 @@ class RunState:
         )
 
     # -- projections ----------------------------------------------------------------------
+
+    @property
+    def tokens(self) -> Tokens:
+        """The run's tokens as reported, with the model calls that reported none kept apart."""
+        return Tokens(self.tokens_in, self.tokens_out, self.tokens_unreported)
 
     def progress(self) -> Progress:
         progress = Progress(

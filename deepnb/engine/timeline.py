@@ -1,10 +1,10 @@
 """A run's timeline: one record per model call and per tool call, with when it started and ended
 (seconds from the run's start), its latency, and for a model call its tokens.
 
-Times are taken as the events are emitted (one ``time.monotonic()`` per event, in ``Run.emit``).
-Times are run time: the time the run spent waiting for decisions or answers (from ``RunPaused``
-to ``RunResumed``) is left out, as the run's header leaves it out of its elapsed time, and
-:attr:`Timeline.waited` says it apart.
+Times are taken as the events are emitted (the run state's clock, in ``Run.emit``: the wall clock,
+or the stream's own times for a stream replayed from its start). Times are run time: the time the
+run spent waiting for decisions or answers (from ``RunPaused`` to ``RunResumed``) is left out, as
+the run's header leaves it out of its elapsed time, and :attr:`Timeline.waited` says it apart.
 A model call starts when its agent was last ready to call it — the run's (or the subagent's)
 start, or the end of its previous model call or tool call — and ends with its ``ModelTurn``.
 The main agent's model calls also carry the thread's step they are (the thread's step before the
@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from deepnb.core import events as ev
+from deepnb.core.tokens import Tokens
 
 
 class TimelineRecord(TypedDict):
@@ -34,8 +35,11 @@ class TimelineRecord(TypedDict):
     end: float | None
     """``None`` while the call is going on."""
     latency: float | None
-    tokens_in: int
-    tokens_out: int
+    tokens_in: int | None
+    tokens_out: int | None
+    """A model call's tokens (``None``: its provider reported no usage; 0 for a tool call)."""
+    tokens_unreported: int
+    """1 for a model call whose provider reported no usage, else 0."""
     step: int | None
     """For the main agent's model calls: the thread's step it is (what ``--at`` takes)."""
     call_id: str
@@ -67,7 +71,7 @@ class Timeline:
         self._paused_at: float | None = None
 
     def note(self, event: ev.Event, now: float) -> None:
-        """Take ``event``, emitted at ``now`` (``time.monotonic()``)."""
+        """Take ``event``, emitted at ``now`` (seconds)."""
         if self._origin is None:
             self._origin = now
         if isinstance(event, ev.RunPaused) and self._paused_at is None:
@@ -82,7 +86,10 @@ class Timeline:
             start = self._ready.get(event.agent, 0.0)
             record = self._record("model", event.agent, "", start)
             record["end"], record["latency"] = at, _round(at - start)
-            record["tokens_in"], record["tokens_out"] = event.input_tokens, event.output_tokens
+            tokens = Tokens(event.input_tokens, event.output_tokens, int(not event.usage_reported))
+            columns = tokens.columns()
+            record["tokens_in"], record["tokens_out"] = columns["tokens_in"], columns["tokens_out"]
+            record["tokens_unreported"] = columns["tokens_unreported"]
             record["calls"] = [str(call.get("id") or "") for call in event.tool_calls]
             if ev.is_thread_step(event):
                 self._step += 1
@@ -115,6 +122,7 @@ class Timeline:
             latency=None,
             tokens_in=0,
             tokens_out=0,
+            tokens_unreported=0,
             step=None,
             call_id="",
             calls=[],

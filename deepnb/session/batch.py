@@ -32,6 +32,7 @@ from deepnb.core.listeners import Listeners
 from deepnb.core.loop import call_soon, wait_until
 from deepnb.core.schema import ENDED
 from deepnb.core.text.safe_display import safe_display
+from deepnb.core.tokens import Tokens
 from deepnb.engine.approvals import ApprovalRequest
 from deepnb.engine.interrupts import PendingInterrupt
 from deepnb.session.run import Run
@@ -48,6 +49,7 @@ COLUMNS = (
     "tool_calls",
     "tokens_in",
     "tokens_out",
+    "tokens_unreported",
     "elapsed",
     "error",
     "thread_id",
@@ -395,8 +397,7 @@ class Batch(LiveDisplayable):
                 "result": None,
                 "steps": 0,
                 "tool_calls": 0,
-                "tokens_in": 0,
-                "tokens_out": 0,
+                **Tokens().columns(),
                 "elapsed": 0.0,
                 "error": error,
                 "thread_id": None,
@@ -409,8 +410,7 @@ class Batch(LiveDisplayable):
                 "result": state.result if state.status == "done" else None,
                 "steps": state.steps,
                 "tool_calls": state.tool_calls,
-                "tokens_in": state.tokens_in,
-                "tokens_out": state.tokens_out,
+                **state.tokens.columns(),
                 "elapsed": round(state.elapsed, 2),
                 "error": state.error,
                 "thread_id": run.thread_id,
@@ -419,10 +419,13 @@ class Batch(LiveDisplayable):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per input, in order: its input fields, then ``status``, ``result``, ``steps``,
-        ``tool_calls``, ``tokens_in``, ``tokens_out``, ``elapsed``, ``error``, ``thread_id``, then
-        the fields of ``run.output`` where the run has a structured output (a pydantic model, a
-        dataclass or a mapping; another value as ``output``). An input field named like a column
-        becomes ``input_<name>``; an output field named like one before it, ``output_<name>``."""
+        ``tool_calls``, ``tokens_in``, ``tokens_out``, ``tokens_unreported``, ``elapsed``,
+        ``error``, ``thread_id``, then the fields of ``run.output`` where the run has a
+        structured output (a pydantic model, a dataclass or a mapping; another value as
+        ``output``). An input field named like a column becomes ``input_<name>``; an output field
+        named like one before it, ``output_<name>``. Tokens are ``None`` where no model call
+        of the run reported usage, and a lower bound where ``tokens_unreported`` (model calls
+        that reported none) is above 0."""
         records = []
         for index, slot in enumerate(self._slots):
             row = self.row(index)

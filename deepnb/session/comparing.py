@@ -83,7 +83,9 @@ class Comparison(LiveDisplayable):
 
     def to_records(self) -> list[dict[str, Any]]:
         """Per column: the model (or agent), status, result, steps, tool calls, tokens in and
-        out, seconds, error, and ``output`` (``run.output``) when a run answered in a structure."""
+        out (``None``: no model call reported usage) and ``tokens_unreported`` (model calls that
+        reported none), seconds, error, and ``output`` (``run.output``) when a run answered in a
+        structure."""
         structured = any(run.output is not None for run in self.runs.values())
         records = []
         for key, run in self.runs.items():
@@ -94,8 +96,7 @@ class Comparison(LiveDisplayable):
                 "result": run.result,
                 "steps": state.steps,
                 "tool_calls": state.tool_calls,
-                "tokens_in": state.tokens_in,
-                "tokens_out": state.tokens_out,
+                **state.tokens.columns(),
                 "seconds": round(state.elapsed, 1),
                 "error": run.error,
             }

@@ -22,6 +22,7 @@ from deepnb.core.failures import contained, failed_tool_calls
 from deepnb.core.graphs import streaming
 from deepnb.core.graphs.context import shown_keys
 from deepnb.core.graphs.inputs import output_of, speaks_messages
+from deepnb.core.graphs.stamps import event_clock
 from deepnb.core.handles import AgentHandle
 from deepnb.core.listeners import Listeners
 from deepnb.core.loop import detached, in_engine_thread, run_sync, submit, wait_until
@@ -569,7 +570,7 @@ class Run(LiveDisplayable):
         with self._lock:
             events = self._redactor.feed(event)
             for shown in events:
-                self._timeline.note(shown, time.monotonic())
+                self._timeline.note(shown, self.state.clock())
                 self.state.apply(shown)
                 if isinstance(shown, RECORDED):
                     self.log.append(shown)
@@ -607,6 +608,8 @@ class Run(LiveDisplayable):
 
     async def _drive(self, graph: Any, graph_input: Any, *, first: bool = True) -> None:
         self._task = asyncio.current_task()
+        with self._lock:
+            self.state.clock = event_clock(graph, self.thread_id)
         config = {"configurable": {"thread_id": self.thread_id}, "recursion_limit": 10_000}
         paused = False
         try:  # everything, the first read of the thread included, ends in a final status

@@ -17,10 +17,12 @@ from deepnb.core.schema import RUN_STATUS_LABEL, shown_as
 from deepnb.core.text.markup import escape, markdown
 from deepnb.core.text.safe_display import shown_text
 from deepnb.core.text.word_diff import same_words, word_diff_html
+from deepnb.core.tokens import Tokens
 from deepnb.session.comparing import Comparison, ComparisonTable
 from deepnb.views.listings import Table
 from deepnb.views.output import run_snapshot, with_static
 from deepnb.views.run.run_view import RunView
+from deepnb.views.run.tokens import token_cells
 
 SHOWN_CELL = 120
 """Characters of a result, an error or an output a table cell shows."""
@@ -56,14 +58,15 @@ def table_of(table: ComparisonTable) -> Table:
         columns.append("output")
     rows = []
     for r in table.records:
+        tokens_in, tokens_out = token_cells(Tokens.of(r))
         row = [
             r[table.by],
             shown_as(RUN_STATUS_LABEL, r["status"], r["status"]),
             _clip(r["result"]),
             r["steps"],
             r["tool_calls"],
-            f"{r['tokens_in']:,}",
-            f"{r['tokens_out']:,}",
+            tokens_in,
+            tokens_out,
             f"{r['seconds']:.1f}",
             _clip(r["error"]),
         ]

@@ -13,6 +13,7 @@ import pytest
 import deepnb
 from deepnb import scorers
 from deepnb.core.errors import DeepnbError
+from deepnb.core.tokens import Tokens
 from deepnb.session.experiments import pricing, stats
 from deepnb.session.experiments.record import RunRecord, Score
 from tests.support.agents import scripted, unique
@@ -41,6 +42,7 @@ def test_means_intervals_pass_rate_and_pass_at_k() -> None:
     assert s.low == 0.0 and s.high is not None and 0.25 < s.high <= 1.0  # kept within 0..1
     assert (summary.runs, summary.done, summary.errors) == (5, 4, 1)
     assert (summary.tokens_in, summary.tokens_out, summary.cost) == (20, 2, 0.5)
+    assert summary.cost_unknown == 4  # the sum is a lower bound: four runs have no price
     assert summary.latency_p50 == 2.5 and summary.latency_p95 == pytest.approx(3.85)
 
 
@@ -68,10 +70,14 @@ def test_costs_come_from_the_price_table_and_are_unknown_without_a_price() -> No
     expected = float(
         calc_price(Usage(input_tokens=1000, output_tokens=100), "gpt-4o", provider_id="openai").total_price
     )
-    assert pricing.cost("openai:gpt-4o", 1000, 100) == pytest.approx(expected) and expected > 0
-    assert pricing.cost("openai:no-such-model-zz", 1000, 100) is None
-    assert pricing.cost("scripted:replay.yaml", 1000, 100) is None
-    assert pricing.cost(None, 1000, 100) is None
+    used = Tokens(1000, 100)
+    assert pricing.cost("openai:gpt-4o", used) == pytest.approx(expected) and expected > 0
+    assert pricing.cost("openai:no-such-model-zz", used) is None
+    assert pricing.cost("scripted:replay.yaml", used) is None
+    assert pricing.cost(None, used) is None
+    # tokens no model call reported have no price; those some did are priced as a lower bound
+    assert pricing.cost("openai:gpt-4o", Tokens(unreported=2)) is None
+    assert pricing.cost("openai:gpt-4o", Tokens(1000, 100, unreported=1)) == pytest.approx(expected)
 
 
 def two_variants(tmp_path: Path, **options: Any) -> Any:

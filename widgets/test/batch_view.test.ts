@@ -18,7 +18,7 @@ afterEach(() => {
 });
 
 function row(i: number, fields: Record<string, unknown> = {}) {
-  return { i, input: `q${i}`, status: "queued", steps: 0, tools: 0, tin: 0, tout: 0, elapsed: 0, line: "",
+  return { i, input: `q${i}`, status: "queued", steps: 0, tools: 0, tokens: "0 / 0", elapsed: 0, line: "",
     waiting: false, ...fields };
 }
 
@@ -51,7 +51,7 @@ describe("batch grid", () => {
   it("patches rows from live messages, in index order, text as text", () => {
     const { el, fake } = show();
     const hostile = "<img src=x onerror=alert(1)>";
-    fake.message({ type: "rows", rows: [row(1, { status: "interrupted", waiting: true, steps: 2, tin: 1200, tout: 30,
+    fake.message({ type: "rows", rows: [row(1, { status: "interrupted", waiting: true, steps: 2, tokens: "1,200 / 30",
       line: hostile })], progress: { ...PROGRESS, running: 0, interrupted: 1 } });
     const second = rows(el)[1];
     assert.equal(second.getAttribute("data-status"), "interrupted");
@@ -117,6 +117,12 @@ describe("batch grid", () => {
     assert.deepEqual(visible(), ["0", "1", "4"]); // rows arriving later are filtered too
     type(find, "");
     assert.deepEqual(visible(), ["0", "1", "2", "3", "4"]);
+  });
+
+  it("sorts tokens by their count, unknown ones last", () => {
+    const { el } = show({ rows: [row(0, { tokens: "unknown" }), row(1, { tokens: "1,200 / 300" }), row(2, { tokens: "≥ 20 / ≥ 5" })] });
+    click([...el.querySelectorAll("th")].find((th) => th.textContent === "Tokens in / out") as HTMLElement);
+    assert.deepEqual(rows(el).map((r) => r.getAttribute("data-index")), ["1", "2", "0"]);
   });
 
   it("closes the open run on Escape, and only when one is open", () => {

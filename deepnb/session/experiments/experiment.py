@@ -31,6 +31,7 @@ from deepnb.core.frames import records_frame, records_parquet
 from deepnb.core.loop import wait_until
 from deepnb.core.schema import ENDED
 from deepnb.core.text.safe_display import safe_display
+from deepnb.core.tokens import TOKEN_COLUMNS
 from deepnb.session.batch import WHOLE, Batch
 from deepnb.session.experiments import log as logs
 from deepnb.session.experiments import pricing, stats
@@ -53,6 +54,7 @@ COLUMNS = (
     "status",
     "tokens_in",
     "tokens_out",
+    "tokens_unreported",
     "cost",
     "latency",
     "thread_id",
@@ -281,9 +283,8 @@ class Experiment(LiveDisplayable):
             result=run.result if status == "done" else None,
             output=logs.jsonable(run.output),
             error=run.error,
-            tokens_in=state.tokens_in,
-            tokens_out=state.tokens_out,
-            cost=pricing.cost(self._models.get(variant), state.tokens_in, state.tokens_out),
+            **state.tokens.columns(),
+            cost=pricing.cost(self._models.get(variant), state.tokens),
             latency=round(state.elapsed, 3),
             thread_id=run.thread_id,
             messages=_messages(self._sessions[variant], run.thread_id),
@@ -425,7 +426,9 @@ class Experiment(LiveDisplayable):
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per run: ``row``, the row's fields, ``reference``, ``variant``, ``epoch``,
         ``output`` (the answer), each scorer's score, ``status``, ``tokens_in``,
-        ``tokens_out``, ``cost``, ``latency``, ``thread_id``, ``error`` and ``scorer_errors``.
+        ``tokens_out``, ``tokens_unreported``, ``cost``, ``latency``, ``thread_id``, ``error`` and
+        ``scorer_errors``. Tokens and cost are ``None`` for a run not yet ended or whose model
+        calls reported no usage, and lower bounds where ``tokens_unreported`` is above 0.
         A field named like a column becomes ``input_<name>``; a scorer so named, ``score_<name>``."""
         fixed = COLUMNS
         names = self.scorer_names()
@@ -447,8 +450,7 @@ class Experiment(LiveDisplayable):
             errors = [f"{n}: {s.error}" for n, s in (record.scores.items() if record else []) if s.error]
             out.update(
                 status=self.status_of(key),
-                tokens_in=record.tokens_in if record else 0,
-                tokens_out=record.tokens_out if record else 0,
+                **(record.tokens.columns() if record else dict.fromkeys(TOKEN_COLUMNS)),
                 cost=record.cost if record else None,
                 latency=record.latency if record else None,
                 thread_id=record.thread_id if record else None,
@@ -543,8 +545,10 @@ class Summary(Displayable):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per variant: runs, done, errors, then per scorer ``NAME mean``, ``NAME
-        low``, ``NAME high``, ``NAME pass``, ``NAME pass@k``, then tokens, cost (``None``:
-        unknown), latency p50 / p95."""
+        low``, ``NAME high``, ``NAME pass``, ``NAME pass@k``, then tokens (``None``: unknown; a
+        lower bound where ``tokens_unreported`` model calls reported none), cost (``None``:
+        unknown; a lower bound where ``cost_unknown`` runs have no price or tokens are
+        unreported), latency p50 / p95."""
         records = []
         for v in self.variants:
             record: dict[str, Any] = {
@@ -561,9 +565,9 @@ class Summary(Displayable):
                 record[f"{s.scorer} pass@{self.epochs}"] = s.pass_at_k
                 record[f"{s.scorer} errors"] = s.errors
             record.update(
-                tokens_in=v.tokens_in,
-                tokens_out=v.tokens_out,
+                **v.tokens.columns(),
                 cost=v.cost,
+                cost_unknown=v.cost_unknown,
                 latency_p50=v.latency_p50,
                 latency_p95=v.latency_p95,
             )

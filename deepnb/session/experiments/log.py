@@ -7,9 +7,10 @@ Lines, each with a ``type``:
   (label -> what it is), ``scorers`` (names), ``epochs``, ``baseline``, ``template``, ``rows``.
 - ``row``: ``row`` (its index), ``inputs`` (its fields), ``reference``, ``given`` (the prompt).
 - ``run``: ``row``, ``variant``, ``epoch``, ``status``, ``result``, ``output``, ``error``,
-  ``tokens_in``, ``tokens_out``, ``cost`` (US dollars, ``null`` unknown), ``latency``
-  (seconds), ``thread_id``, ``messages`` (OpenAI-style dicts) and ``scores`` (name ->
-  ``{score, comment, error}``).
+  ``tokens_in``, ``tokens_out`` (``null``: no model call reported usage), ``tokens_unreported``
+  (model calls that reported none: the counts and the cost are lower bounds where above 0),
+  ``cost`` (US dollars, ``null`` unknown), ``latency`` (seconds), ``thread_id``, ``messages``
+  (OpenAI-style dicts) and ``scores`` (name -> ``{score, comment, error}``).
 - ``scores``: ``row``, ``variant``, ``epoch``, ``scores``: a rescoring, which replaces that
   run's scores.
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from deepnb.core.tokens import Tokens
+
 OFFLINE_KINDS = frozenset({"scripted", "demo"})
 
 
@@ -17,11 +19,15 @@ def model_of(session: Any) -> str | None:
     return label if isinstance(label, str) and ":" in label else None
 
 
-def cost(model: str | None, tokens_in: int, tokens_out: int) -> float | None:
-    """The price in US dollars of ``tokens_in`` and ``tokens_out`` on ``model`` (a
-    ``provider:model`` string), or ``None`` where no price is known."""
-    if not model or (tokens_in == 0 and tokens_out == 0):
-        return None if not model else 0.0
+def cost(model: str | None, tokens: Tokens) -> float | None:
+    """The price in US dollars of ``tokens`` on ``model`` (a ``provider:model`` string), or
+    ``None`` where no price is known or no model call reported its tokens; where some did not,
+    the price of those reported (a lower bound, as the tokens are)."""
+    if not model or not tokens.known:
+        return None
+    tokens_in, tokens_out = tokens.tokens_in, tokens.tokens_out
+    if tokens_in == 0 and tokens_out == 0:
+        return 0.0
     provider, _, name = model.partition(":")
     if provider in OFFLINE_KINDS or not name:
         return None

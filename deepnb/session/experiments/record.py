@@ -11,6 +11,7 @@ from typing import Any
 
 from deepnb.core.displayable import Displayable
 from deepnb.core.text.safe_display import safe_display
+from deepnb.core.tokens import Tokens
 
 Key = tuple[int, str, int]
 """A run's place in an experiment: (row, variant, epoch)."""
@@ -43,7 +44,9 @@ class Score:
 class RunRecord(Displayable):
     """One run of an experiment as it ended: ``inputs`` (the row's fields), ``reference``,
     ``result`` (the answer text), ``output`` (a structured response, JSON-able), ``status``,
-    ``error``, tokens, ``cost`` (``None``: unknown), ``latency`` (seconds), ``thread_id``,
+    ``error``, tokens (``None``: no model call reported usage; a lower bound, as ``cost`` then
+    is, where ``tokens_unreported`` model calls reported none), ``cost`` (``None``: unknown),
+    ``latency`` (seconds), ``thread_id``,
     ``messages`` (the thread's messages in OpenAI's dict shape) and ``scores`` by scorer name."""
 
     row: int
@@ -55,8 +58,9 @@ class RunRecord(Displayable):
     result: str | None = None
     output: Any = None
     error: str | None = None
-    tokens_in: int = 0
-    tokens_out: int = 0
+    tokens_in: int | None = 0
+    tokens_out: int | None = 0
+    tokens_unreported: int = 0
     cost: float | None = None
     latency: float = 0.0
     thread_id: str | None = None
@@ -66,6 +70,11 @@ class RunRecord(Displayable):
     @property
     def key(self) -> Key:
         return (self.row, self.variant, self.epoch)
+
+    @property
+    def tokens(self) -> Tokens:
+        """The run's tokens, with the model calls that reported none kept apart."""
+        return Tokens.of(self)
 
     @property
     def tool_calls(self) -> list[dict[str, Any]]:
@@ -91,8 +100,7 @@ class RunRecord(Displayable):
             "result": self.result,
             "output": self.output,
             "error": self.error,
-            "tokens_in": self.tokens_in,
-            "tokens_out": self.tokens_out,
+            **self.tokens.columns(),
             "cost": self.cost,
             "latency": self.latency,
             "thread_id": self.thread_id,
@@ -112,8 +120,7 @@ class RunRecord(Displayable):
             result=data.get("result"),
             output=data.get("output"),
             error=data.get("error"),
-            tokens_in=int(data.get("tokens_in") or 0),
-            tokens_out=int(data.get("tokens_out") or 0),
+            **Tokens.of(data).columns(),
             cost=data.get("cost"),
             latency=float(data.get("latency") or 0.0),
             thread_id=data.get("thread_id"),

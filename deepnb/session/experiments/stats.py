@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from deepnb.core.tokens import Tokens
 from deepnb.session.experiments.record import RunRecord
 
 THRESHOLD = 0.5
@@ -48,10 +49,21 @@ class VariantSummary:
     scores: tuple[ScoreSummary, ...]
     tokens_in: int
     tokens_out: int
+    """The sums of the tokens the runs' model calls reported."""
+    tokens_unreported: int
+    """Model calls that reported no usage: where above 0, the sums are lower bounds."""
     cost: float | None
     """US dollars over the runs that have a price; ``None`` when none has."""
+    cost_unknown: int
+    """Runs whose cost is unknown or a lower bound (no price, or tokens unreported): where above
+    0, ``cost`` is a lower bound."""
     latency_p50: float | None
     latency_p95: float | None
+
+    @property
+    def tokens(self) -> Tokens:
+        """The variant's tokens, with the model calls that reported none kept apart."""
+        return Tokens(self.tokens_in, self.tokens_out, self.tokens_unreported)
 
 
 @dataclass(frozen=True)
@@ -147,15 +159,18 @@ def summarize(
         )
     latencies = [r.latency for r in ended if r.status == "done"]
     costs = [r.cost for r in ended if r.cost is not None]
+    tokens = Tokens.total(r.tokens for r in ended)
     return VariantSummary(
         variant=variant,
         runs=len(ended),
         done=sum(1 for r in ended if r.status == "done"),
         errors=sum(1 for r in ended if r.status == "error"),
         scores=tuple(summaries),
-        tokens_in=sum(r.tokens_in for r in ended),
-        tokens_out=sum(r.tokens_out for r in ended),
+        tokens_in=tokens.tokens_in,
+        tokens_out=tokens.tokens_out,
+        tokens_unreported=tokens.unreported,
         cost=sum(costs) if costs else None,
+        cost_unknown=sum(1 for r in ended if r.cost is None or not r.tokens.complete),
         latency_p50=percentile(latencies, 50),
         latency_p95=percentile(latencies, 95),
     )

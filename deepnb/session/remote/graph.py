@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deepnb.core.errors import DeepnbError
+from deepnb.core.graphs.stamps import stamp_of
 from deepnb.core.text.safe_display import safe_display
 from deepnb.session.remote import messages as convert
 from deepnb.session.remote import shapes
@@ -105,6 +106,14 @@ class ServerGraph:
         self.graph_id = graph_id
         self.runs: dict[str, str] = {}
         """Thread id → the id of the server run this kernel streams from now."""
+        self._stamps: dict[str, float] = {}
+        """Thread id → when the server says the chunk it streamed last happened."""
+
+    def chunk_time(self, thread_id: str) -> float | None:
+        """When the chunk of ``thread_id``'s stream yielded last happened, as the server's event
+        id says (``None`` before the first, or from a server that numbers events otherwise):
+        a joined run replays its stream, and its events keep their own times."""
+        return self._stamps.get(thread_id)
 
     def __repr__(self) -> str:
         return f"<ServerGraph {self.graph_id or self.assistant_id!r} at {self.server.shown}>"
@@ -188,6 +197,7 @@ class ServerGraph:
         thread_id = self._thread(config)
         modes = [STREAM_MODE_NAMES.get(m, m) for m in stream_mode]
         last: str | None = None
+        self._stamps.pop(thread_id, None)
         if isinstance(graph_input, Join):
             run_id: str | None = graph_input.run_id
             last = graph_input.last_event_id
@@ -200,6 +210,9 @@ class ServerGraph:
                 try:
                     async for part in parts:
                         last = getattr(part, "id", None) or last
+                        stamp = stamp_of(getattr(part, "id", None))
+                        if stamp is not None:
+                            self._stamps[thread_id] = stamp
                         if part.event == "metadata":
                             shapes.stream_part("metadata", part.data)
                             found = part.data.get("run_id") if isinstance(part.data, Mapping) else None

@@ -12,8 +12,10 @@ from deepnb.core.schema import RUN_STATUS_LABEL, shown_as
 from deepnb.core.text.markup import escape
 from deepnb.core.text.safe_display import shown_text
 from deepnb.core.text.secrets import redact
+from deepnb.core.tokens import Tokens
 from deepnb.session.batch import Batch
 from deepnb.views.run.items import plural
+from deepnb.views.run.tokens import token_cells, token_pair, tokens_words
 
 LINE_LIMIT = 160
 """Characters of an answer's (or error's) first line a row shows."""
@@ -49,7 +51,8 @@ def input_label(given: str | Mapping[str, Any]) -> str:
 
 
 def grid_row(batch: Batch, index: int) -> dict[str, Any]:
-    """Input ``index`` as the grid shows it (short keys: a grid of many rows goes over the wire)."""
+    """Input ``index`` as the grid shows it (short keys: a grid of many rows goes over the wire;
+    ``tokens`` is the count in words, "unknown" where no model call reported usage)."""
     row = batch.row(index)
     line = first_line(row["result"] if row["status"] == "done" else row["error"])
     return {
@@ -58,8 +61,7 @@ def grid_row(batch: Batch, index: int) -> dict[str, Any]:
         "status": row["status"],
         "steps": row["steps"],
         "tools": row["tool_calls"],
-        "tin": row["tokens_in"],
-        "tout": row["tokens_out"],
+        "tokens": token_pair(Tokens.of(row)),
         "elapsed": round(float(row["elapsed"]), 1),
         "line": line,
         "waiting": bool(row["waiting"]),
@@ -93,9 +95,10 @@ def batch_text(batch: Batch) -> str:
     lines = [_progress_line(batch)]
     for index in range(min(len(batch), SNAPSHOT_ROWS)):
         r = grid_row(batch, index)
+        tokens = tokens_words(batch.row(index))
         lines.append(
             f"{index:>4} {status_label(r['status']):<26} {plural(r['steps'], 'step')} · "
-            f"{plural(r['tools'], 'tool call')} · tokens {r['tin']:,} in / {r['tout']:,} out · "
+            f"{plural(r['tools'], 'tool call')} · {tokens} · "
             f"{r['elapsed']:.1f} s · {r['input']} → {r['line']}"
         )
     if len(batch) > SNAPSHOT_ROWS:
@@ -120,12 +123,13 @@ def batch_html(batch: Batch) -> str:
     body = []
     for index in range(min(len(batch), SNAPSHOT_ROWS)):
         r = grid_row(batch, index)
+        tokens_in, tokens_out = token_cells(Tokens.of(batch.row(index)))
         body.append(
             f'<tr data-status="{escape(r["status"])}"><td class="dnb-num">{index}</td>'
             f"<td>{escape(r['input'])}</td>"
             f'<td class="dnb-st">{escape(status_label(r["status"]))}</td>'
             f'<td class="dnb-num">{r["steps"]}</td><td class="dnb-num">{r["tools"]}</td>'
-            f'<td class="dnb-num">{r["tin"]:,}</td><td class="dnb-num">{r["tout"]:,}</td>'
+            f'<td class="dnb-num">{escape(tokens_in)}</td><td class="dnb-num">{escape(tokens_out)}</td>'
             f'<td class="dnb-num">{r["elapsed"]:.1f} s</td><td>{escape(r["line"])}</td></tr>'
         )
     more = f'<div class="dnb-muted">{escape(_more_rows(batch))}</div>' if len(batch) > SNAPSHOT_ROWS else ""

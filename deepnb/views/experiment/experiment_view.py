@@ -22,6 +22,7 @@ from deepnb.views.experiment.baseline import (
 )
 from deepnb.views.experiment.charts import CHART_CSS, charts_html, charts_text, score_charts
 from deepnb.views.experiment.fields import field_cells, field_label, field_names
+from deepnb.views.run.tokens import cost_words, token_pair, tokens_words
 
 MAX_ROWS = 100
 MAX_VARIANTS = 12
@@ -230,8 +231,8 @@ def summary_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
         for s in v.scores[:MAX_SCORERS]:
             interval = f" [{number(s.low)}, {number(s.high)}]" if s.low is not None else ""
             row += [f"{number(s.mean)}{interval}", number(s.pass_rate), number(s.pass_at_k)]
-        cost = "unknown" if v.cost is None else f"{v.cost:.4f}"
-        row += [f"{v.tokens_in}/{v.tokens_out}", cost, f"{number(v.latency_p50)}/{number(v.latency_p95)}"]
+        cost = cost_words(v.cost, complete=not v.cost_unknown)
+        row += [token_pair(v.tokens), cost, f"{number(v.latency_p50)}/{number(v.latency_p95)}"]
         rows.append(row)
     return columns, rows
 
@@ -317,7 +318,7 @@ def record_html(record: RunRecord) -> str:
     return (
         f'{_CSS}<div class="deepnb-snapshot deepnb-experiment" aria-label="Logged run">'
         f'<div class="dnb-head">Run (row {record.row}, {escape(record.variant)}, epoch {record.epoch}): '
-        f"{escape(record.status)}, {record.tokens_in + record.tokens_out} tokens, "
+        f"{escape(record.status)}, {escape(tokens_words(record.tokens.columns()))}, "
         f"{number(record.latency)} s</div>"
         f"<ul>{scores}</ul>{error}{messages}</div>"
     )

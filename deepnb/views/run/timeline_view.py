@@ -12,8 +12,10 @@ from typing import Any
 
 from deepnb.core.events import agent_label
 from deepnb.core.text.markup import escape
+from deepnb.core.tokens import Tokens
 from deepnb.views.bounds import size
 from deepnb.views.run.durations import waited_words
+from deepnb.views.run.tokens import UNKNOWN, token_cells
 
 TIMELINE_BUDGET = 40 * 1024
 """Bytes the live view's timeline may take in a message: past it, the earliest bars are left out
@@ -34,13 +36,19 @@ def _total(records: Sequence[Mapping[str, Any]]) -> float:
     return max([0.001, *(float(r["end"] if r["end"] is not None else r["start"]) for r in records)])
 
 
+def _tokens(record: Mapping[str, Any]) -> str:
+    """A model call's tokens: ``"300 in / 20 out"``, or ``"tokens unknown"``."""
+    tokens_in, tokens_out = token_cells(Tokens.of(record))
+    return "tokens unknown" if tokens_in == UNKNOWN else f"{tokens_in} in / {tokens_out} out"
+
+
 def _label(record: Mapping[str, Any]) -> str:
     """``"model call · main · 1.23 s · 300 in / 20 out"``, ``"tool ls · main/… · 0.01 s"``."""
     what = "model call" if record["kind"] == "model" else f"tool {record['name']}"
     took = f"{record['latency']:.2f} s" if record["latency"] is not None else "running"
     tokens = ""
     if record["kind"] == "model":
-        tokens = f" · {record['tokens_in']:,} in / {record['tokens_out']:,} out"
+        tokens = f" · {_tokens(record)}"
     step = f" · step {record['step']}" if record.get("step") is not None else ""
     return f"{what} · {record['agent']} · {took}{tokens}{step}"
 
@@ -168,7 +176,7 @@ def timeline_html(records: Sequence[Mapping[str, Any]], *, thread: str, waited: 
     steps, earlier = _listed_steps(records)
     rows = "".join(
         f'<li data-step="{r["step"]}">step {r["step"]} · {r["latency"]:.2f} s · '
-        f"{r['tokens_in']:,} in / {r['tokens_out']:,} out — fork: "
+        f"{escape(_tokens(r))} — fork: "
         f"<code>{escape(fork_command(thread, r['step']))}</code></li>"
         for r in steps
     )

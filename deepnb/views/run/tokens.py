@@ -1,26 +1,58 @@
 """How deepnb says a count of tokens, in a run's head line and a subagent's: what the providers
 reported, the part spent reasoning, and how many model calls reported nothing (unknown, never 0).
-The live view says it the same way (``widgets/src/run/tokens.ts``)."""
+The live view says it the same way (``widgets/src/run/tokens.ts``). Tables (the batch grid,
+comparisons, experiments, the timeline) say a count in :func:`token_cells`: "unknown" where no
+model call reported, "≥ N" where some did not (:class:`deepnb.core.tokens.Tokens` holds the rule)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["tokens_words"]
+from deepnb.core.tokens import Tokens
+
+__all__ = ["UNKNOWN", "cost_words", "token_cells", "token_pair", "tokens_words"]
+
+UNKNOWN = "unknown"
+AT_LEAST = "≥ "
 
 
 def tokens_words(counts: Mapping[str, Any]) -> str:
     """``"tokens 1,200 in / 300 out (80 reasoning)"``; ``"tokens unknown"`` when no model call
     reported any; ``"… · 2 model calls unreported"`` when some did not. ``counts`` holds
     ``tokens_in``, ``tokens_out`` and, where known, ``tokens_reasoning`` and ``tokens_unreported``."""
-    tokens_in, tokens_out = int(counts.get("tokens_in") or 0), int(counts.get("tokens_out") or 0)
-    reasoning, unreported = counts.get("tokens_reasoning"), int(counts.get("tokens_unreported") or 0)
-    if unreported and not tokens_in and not tokens_out:
+    tokens = Tokens.of(counts)
+    if not tokens.known:
         return "tokens unknown"
-    words = f"tokens {tokens_in:,} in / {tokens_out:,} out"
+    words = f"tokens {tokens.tokens_in:,} in / {tokens.tokens_out:,} out"
+    reasoning = counts.get("tokens_reasoning")
     if reasoning:
         words += f" ({int(reasoning):,} reasoning)"
-    if unreported:
-        words += f" · {unreported:,} model call{'' if unreported == 1 else 's'} unreported"
+    if tokens.unreported:
+        words += f" · {tokens.unreported:,} model call{'' if tokens.unreported == 1 else 's'} unreported"
     return words
+
+
+def token_cells(tokens: Tokens) -> tuple[str, str]:
+    """Tokens in and out as two table cells: ``("1,200", "300")``; ``("≥ 1,200", "≥ 300")``
+    where some model call reported no usage; ``("unknown", "unknown")`` where none reported."""
+    if not tokens.known:
+        return UNKNOWN, UNKNOWN
+    bound = "" if tokens.complete else AT_LEAST
+    return f"{bound}{tokens.tokens_in:,}", f"{bound}{tokens.tokens_out:,}"
+
+
+def token_pair(tokens: Tokens) -> str:
+    """Tokens in and out in one cell: ``"1,200 / 300"``, ``"≥ 1,200 / ≥ 300"`` or ``"unknown"``."""
+    if not tokens.known:
+        return UNKNOWN
+    tokens_in, tokens_out = token_cells(tokens)
+    return f"{tokens_in} / {tokens_out}"
+
+
+def cost_words(cost: float | None, *, complete: bool = True) -> str:
+    """US dollars as a table says them: ``"0.0123"``, ``"≥ 0.0123"`` where some tokens or runs
+    have no price, ``"unknown"`` where none has."""
+    if cost is None:
+        return UNKNOWN
+    return f"{'' if complete else AT_LEAST}{cost:.4f}"

@@ -14,8 +14,8 @@ export interface Row {
   status: string;
   steps: number;
   tools: number;
-  tin: number;
-  tout: number;
+  /** The count of tokens in and out in words ("1,200 / 300", "≥ 1,200 / ≥ 300", "unknown"). */
+  tokens: string;
   elapsed: number;
   line: string;
   waiting: boolean;
@@ -36,6 +36,12 @@ export interface Sort {
   descending: boolean;
 }
 
+/** The tokens in and out a row's words count together ("1,200 / 300": 1500); -1 where unknown. */
+export function tokenCount(words: unknown): number {
+  const counts = str(words).match(/\d[\d,]*/g);
+  return counts ? counts.reduce((sum, n) => sum + Number(n.replace(/,/g, "")), 0) : -1;
+}
+
 /** What a row sorts by in column `column`: a number for the counting columns, else its text. */
 export function sortKey(row: Row, column: number): number | string {
   switch (column) {
@@ -43,7 +49,7 @@ export function sortKey(row: Row, column: number): number | string {
     case 2: return str(row.status);
     case 3: return num(row.steps);
     case 4: return num(row.tools);
-    case 5: return num(row.tin) + num(row.tout);
+    case 5: return tokenCount(row.tokens);
     case 6: return num(row.elapsed);
     case 7: return str(row.line).toLowerCase();
     default: return num(row.i);
@@ -161,7 +167,7 @@ export function rowsView(): RowsView {
     record.mark.hidden = !row.waiting;
     setText(steps, fmtInt(row.steps));
     setText(tools, fmtInt(row.tools));
-    setText(tokens, `${fmtInt(row.tin)} / ${fmtInt(row.tout)}`);
+    setText(tokens, str(row.tokens));
     setText(time, st === "queued" ? "" : fmtElapsed(row.elapsed));
     setText(answer, str(row.line));
     answer.title = str(row.line);

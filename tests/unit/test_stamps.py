@@ -1,0 +1,59 @@
+"""A stream replayed from its start keeps its events' own times (``deepnb.core.graphs.stamps``),
+so a joined run's subagents and the run itself last as long as they did, not 0.0 s."""
+
+from __future__ import annotations
+
+import time
+
+from deepnb.core import events as ev
+from deepnb.core.graphs.stamps import REPLAY_LAG, event_clock, stamp_of
+from deepnb.engine.state import RunState
+from deepnb.engine.tree import build_tree
+
+
+def test_an_agent_server_event_id_says_when_it_happened() -> None:
+    assert stamp_of("1796309709084-0") == 1796309709.084
+    assert stamp_of("1796309709084-12") == 1796309709.084
+    assert stamp_of("-") is None and stamp_of(None) is None and stamp_of("7") is None
+
+
+class Replayed:
+    """A graph whose stream says when its chunks happened (as the Agent Server's does)."""
+
+    def __init__(self) -> None:
+        self.at: float | None = None
+
+    def chunk_time(self, thread_id: str) -> float | None:
+        return self.at
+
+
+def test_the_clock_follows_a_replay_and_the_wall_once_live() -> None:
+    graph = Replayed()
+    clock = event_clock(graph, "t")
+    assert abs(clock() - time.time()) < 1  # nothing streamed yet
+    graph.at = time.time() - 600
+    assert clock() == graph.at  # a replay: ten minutes behind
+    graph.at = time.time() - REPLAY_LAG / 4
+    assert abs(clock() - time.time()) < 1  # live
+    assert event_clock(object(), "t") is time.time  # a graph that says nothing: the wall clock
+
+
+def test_a_replayed_subagent_lasts_as_long_as_it_did() -> None:
+    graph = Replayed()
+    state = RunState(agent="a", thread_id="t", clock=event_clock(graph, "t"))
+    begun = time.time() - 600
+    call = {"name": "task", "args": {"subagent_type": "researcher", "description": "Look"}, "id": "c1"}
+    graph.at = begun
+    state.apply(ev.RunStarted(ev.MAIN, "t", "Go"))
+    state.apply(ev.ModelTurn(ev.MAIN, "", tool_calls=(call,)))
+    state.apply(ev.ToolCallStarted(ev.MAIN, "c1", "task", call["args"]))
+    state.apply(ev.SubagentStarted(ev.MAIN, "task-1", "c1", "researcher", "Look", "main/researcher"))
+    graph.at = begun + 4.0
+    state.apply(ev.ToolCallFinished(ev.MAIN, "c1", "task", "Found."))
+    graph.at = begun + 5.0
+    state.apply(ev.RunFinished(ev.MAIN, "Done."))
+    node = state.nodes["main/researcher"]
+    assert node["finished_at"] is not None and round(node["finished_at"] - node["started_at"], 1) == 4.0
+    tree = build_tree(list(state.nodes.values()), root_name="a", root_status=state.status)
+    assert [child.duration for child in tree.children] == [4.0]
+    assert round(state.elapsed, 1) == 5.0
