@@ -18,7 +18,8 @@ import { type RowsView, rowsView } from "./batch/rows";
 import { h, setText } from "./lib/dom";
 import { isObj, list, num, str } from "./lib/text";
 import {
-  closestIn, isActivation, listen, type LiveShell, liveShell, type LiveWiring, mountShell, openShell, type ShellOptions,
+  closestIn, escapeCloses, filterBox, isActivation, listen, type LiveShell, liveShell, type LiveWiring, mountShell,
+  openShell, type ShellOptions,
 } from "./lib/view_shell";
 
 interface BatchTraits {
@@ -93,16 +94,6 @@ function gridWiring(
   };
 }
 
-/** The box that filters the grid's rows by text. */
-function filterBox(): HTMLInputElement {
-  const find = h("input", "dnb-batch-filter");
-  find.type = "search";
-  find.placeholder = "Filter rows";
-  find.setAttribute("aria-label", "Filter rows by their input or answer");
-  find.setAttribute("data-lm-suppress-shortcuts", "true");
-  return find;
-}
-
 /** A click on a header sorts by its column; a click on a row opens its run (on the open row:
  * closes it); Enter or Space on either does the same; Escape closes the open run; typing in `find`
  * filters. Returns what removes the listeners. */
@@ -131,12 +122,7 @@ function rowControls(
     event.stopPropagation();
     shell.send({ type: "open", index });
   };
-  const onEscape = (event: KeyboardEvent): void => {
-    if (event.key !== "Escape" || !str(model.get("detail"))) return;
-    event.preventDefault();
-    event.stopPropagation();
-    shell.send({ type: "close" });
-  };
+  const onEscape = (event: KeyboardEvent): void => void escapeCloses(event, model, shell);
   const onFilter = (): void => {
     const shown = rows.filter(find.value);
     find.title = find.value.trim() ? `${shown} of ${rows.count()} rows hold it` : "";
@@ -153,7 +139,7 @@ function render({ model, el }: { model: AnyModel<BatchTraits>; el: HTMLElement }
   const shell = liveShell<BatchTraits, OpenRow, Manager>(model, SHELL, detailView);
   const title = h("span", "dnb-batch-title");
   const progress = progressView();
-  const find = filterBox();
+  const find = filterBox("dnb-batch-filter", "Filter rows by their input or answer");
   const scroller = h("div", "dnb-batch-scroll");
   const rows = rowsView();
   scroller.append(rows.el);

@@ -20,7 +20,8 @@ import { comparisonView } from "./experiment/comparison";
 import { h, setAttr, setText } from "./lib/dom";
 import { isObj, list, num, str } from "./lib/text";
 import {
-  closestIn, isActivation, listen, type LiveShell, liveShell, mountShell, openShell, type ShellOptions,
+  closestIn, escapeCloses, filterBox, isActivation, listen, type LiveShell, liveShell, mountShell, openShell,
+  type ShellOptions,
 } from "./lib/view_shell";
 
 /** A cell as the kernel sends it (deepnb/views/experiment/experiment_view.py matrix_cell, with its variant). */
@@ -243,16 +244,6 @@ function summaryView(): { el: HTMLTableElement; show(data: unknown): void } {
   };
 }
 
-/** The box that filters the matrix's rows by text. */
-function filterBox(): HTMLInputElement {
-  const find = h("input", "dnb-experiment-filter");
-  find.type = "search";
-  find.placeholder = "Filter rows";
-  find.setAttribute("aria-label", "Filter rows by their prompt or answers");
-  find.setAttribute("data-lm-suppress-shortcuts", "true");
-  return find;
-}
-
 interface MatrixView {
   /** The scrolling table, and the notes on what it leaves out (under it). */
   el: HTMLElement;
@@ -332,11 +323,7 @@ function matrixControls(
   };
   const onKey = (event: KeyboardEvent): void => {
     if (event.key === "Escape") {
-      if (str(model.get("detail"))) {
-        event.preventDefault();
-        event.stopPropagation();
-        shell.send({ type: "close" });
-      }
+      escapeCloses(event, model, shell);
       return;
     }
     if (!isActivation(event)) return;
@@ -355,7 +342,7 @@ function matrixControls(
 function render({ model, el }: { model: AnyModel<ExperimentTraits>; el: HTMLElement }): () => void {
   const shell = liveShell<ExperimentTraits, OpenCell, Manager>(model, SHELL, detailView);
   const title = h("span", "dnb-experiment-title");
-  const find = filterBox();
+  const find = filterBox("dnb-experiment-filter", "Filter rows by their prompt or answers");
   const matrix = matrixView(model);
   const summary = summaryView();
   const charts = chartsView();

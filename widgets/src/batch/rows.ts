@@ -5,6 +5,7 @@
 import { h, setAttr, setText } from "../lib/dom";
 import { fmtElapsed, fmtInt, isObj, num, str } from "../lib/text";
 import { shownAs } from "../lib/statuses";
+import { closestIn } from "../lib/view_shell";
 import { RUN_STATUS_LABEL } from "../schema";
 
 /** A row as the kernel sends it (deepnb/views/batch/batch_rows.py grid_row). */
@@ -197,9 +198,8 @@ export function rowsView(): RowsView {
     },
     count: () => records.size,
     sortOn(target) {
-      const node = target as Element | null;
-      const th = node && node.closest ? node.closest(".dnb-batch-sort") : null;
-      if (!th || !head.contains(th)) return false;
+      const th = closestIn(target, ".dnb-batch-sort", head);
+      if (!th) return false;
       sort = nextSort(sort, num(th.getAttribute("data-column")));
       markSort();
       reorder();

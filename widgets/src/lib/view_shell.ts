@@ -121,6 +121,28 @@ export function viewRegion(cls: string, label: string): HTMLDivElement {
   return root;
 }
 
+/** A grid view's box that filters its rows by text (`label` says by what). */
+export function filterBox(cls: string, label: string): HTMLInputElement {
+  const find = h("input", cls);
+  find.type = "search";
+  find.placeholder = "Filter rows";
+  find.setAttribute("aria-label", label);
+  find.setAttribute("data-lm-suppress-shortcuts", "true");
+  return find;
+}
+
+/** Whether a key press is Escape while a run is open below the grid; if so it asks the kernel to
+ * close it (and the key goes no further). */
+export function escapeCloses<T extends ShellTraits>(
+  event: KeyboardEvent, model: AnyModel<T>, shell: LiveShell<{ type: "open" }>,
+): boolean {
+  if (event.key !== "Escape" || !str(model.get("detail"))) return false;
+  event.preventDefault();
+  event.stopPropagation();
+  shell.send({ type: "close" });
+  return true;
+}
+
 /** A line screen readers announce when it changes. */
 export function statusLine(cls: string): HTMLDivElement {
   const line = h("div", cls);
