@@ -27,23 +27,21 @@ missed target.
 from __future__ import annotations
 
 import argparse
-import ast
 import os
 import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.kernel_cells import BenchFailure, cell, peak_rate, value  # noqa: E402
 from tests.support.kernel_session import KernelSession  # noqa: E402
 
 SPEEDUP_TARGET = 6.0
 LATENCY_TARGET = 0.100
 RATE_TARGET = 20.0
-CELL_TIMEOUT = 600.0
 
 SETUP = """
 import deepnb
@@ -52,31 +50,6 @@ script = {{"main": [{{"turns": [{{"text": "Answered.\\nWith a second line."}}]}}
 bench = deepnb.agent(name="batched", model=timed(script, turn_seconds={turn}))
 inputs = [f"Question {{i}}" for i in range({n})]
 """
-
-
-class BenchFailure(RuntimeError):
-    """A cell failed or a run did not end done."""
-
-
-def cell(session: KernelSession, code: str, timeout: float = CELL_TIMEOUT) -> str:
-    execution = session.execute(code, timeout=timeout)
-    if not execution.ok:
-        raise BenchFailure(f"cell failed: {code[:60]!r}: {execution.text()[-2000:]}")
-    return execution.text()
-
-
-def value(session: KernelSession, expression: str) -> Any:
-    return ast.literal_eval(cell(session, f"print(repr({expression}))").strip().splitlines()[-1])
-
-
-def peak_rate(times: list[float]) -> float:
-    """The most messages in any 1-second window."""
-    best, start = 0, 0
-    for end, at in enumerate(times):
-        while at - times[start] > 1.0:
-            start += 1
-        best = max(best, end - start + 1)
-    return float(best)
 
 
 def main() -> int:

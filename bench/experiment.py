@@ -25,7 +25,6 @@ Exits non-zero only if something fails (a run that did not end done), not on a m
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import os
 import statistics
@@ -39,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import deepnb  # noqa: E402
+from bench.kernel_cells import BenchFailure, cell, peak_rate, value  # noqa: E402
 from deepnb import scorers  # noqa: E402
 from tests.support import scaleout  # noqa: E402
 from tests.support.kernel_session import KernelSession  # noqa: E402
@@ -46,7 +46,6 @@ from tests.support.scaleout_app import scaleout_script as served_app  # noqa: E4
 
 MATRIX = "deepnb.views.experiment.experiment_live.ExperimentView"
 LARGEST_MESSAGE = 64 * 1024
-CELL_TIMEOUT = 900.0
 
 SCRIPT = {
     "main": [
@@ -88,31 +87,6 @@ exp = deepnb.experiment(rows, variants=variants, agent="bench-experiment", score
 threading.Thread(target=lambda: (exp.wait(), ended.append(time.perf_counter())), daemon=True).start()
 exp
 """
-
-
-class BenchFailure(RuntimeError):
-    """A cell failed or a run did not end done."""
-
-
-def cell(session: KernelSession, code: str) -> str:
-    execution = session.execute(code, timeout=CELL_TIMEOUT)
-    if not execution.ok:
-        raise BenchFailure(f"cell failed: {code.strip()[:60]!r}: {execution.text()[-2000:]}")
-    return execution.text()
-
-
-def value(session: KernelSession, expression: str) -> Any:
-    return ast.literal_eval(cell(session, f"print(repr({expression}))").strip().splitlines()[-1])
-
-
-def peak_rate(times: list[float]) -> int:
-    """The most messages in any 1-second window."""
-    best, start = 0, 0
-    for end, at in enumerate(times):
-        while at - times[start] > 1.0:
-            start += 1
-        best = max(best, end - start + 1)
-    return best
 
 
 def _widget_class(message: dict[str, Any]) -> Any:
