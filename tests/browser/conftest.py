@@ -332,3 +332,17 @@ def page(browser: Any, jupyter_server: JupyterServer, request: pytest.FixtureReq
             log_path.unlink(missing_ok=True)
         context.close()
         jupyter_server.shutdown_kernels()
+
+
+THEMES = "/lab/api/settings/@jupyterlab/apputils-extension:themes"
+"""The JupyterLab user setting that picks the theme."""
+
+
+@pytest.fixture
+def dark(jupyter_server: JupyterServer) -> Iterator[None]:
+    """JupyterLab's dark theme for this test (the user setting), the light one again afterwards."""
+    jupyter_server.api("PUT", THEMES, {"raw": json.dumps({"theme": "JupyterLab Dark"})})
+    try:
+        yield
+    finally:
+        jupyter_server.api("PUT", THEMES, {"raw": "{}"})

@@ -8,8 +8,6 @@ the chart's bars and whiskers stay readable."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,6 +17,7 @@ from tests.support.notebook_ui import (
     code_cell,
     collect_page_errors,
     expect,
+    luminance,
     no_pwned,
     open_notebook,
     run_all,
@@ -119,7 +118,6 @@ def test_the_matrix_sorts_filters_opens_a_run_and_saves_its_end(page: Any, jupyt
     assert not errors, errors
 
 
-THEMES = "/lab/api/settings/@jupyterlab/apputils-extension:themes"
 STRUCTURED = """import deepnb
 from pydantic import BaseModel
 from deepnb.models.scripted import ScriptedChatModel, parse_script
@@ -149,22 +147,6 @@ variants = {
 }
 exp = deepnb.experiment(["Paris", "Lima"], agent="typed", variants=variants, scorers=[confident, broken])
 exp"""
-
-
-def luminance(rgb: str) -> float:
-    """Relative brightness (0 black … 1 white) of a computed ``rgb(r, g, b)`` colour."""
-    r, g, b = (int(v) / 255 for v in rgb[rgb.index("(") + 1 : rgb.index(")")].split(",")[:3])
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-@pytest.fixture
-def dark(jupyter_server: Any) -> Iterator[None]:
-    """JupyterLab's dark theme for this test (the user setting), the light one again afterwards."""
-    jupyter_server.api("PUT", THEMES, {"raw": json.dumps({"theme": "JupyterLab Dark"})})
-    try:
-        yield
-    finally:
-        jupyter_server.api("PUT", THEMES, {"raw": "{}"})
 
 
 def test_structured_fields_are_columns_and_the_chart_reads_in_the_dark_theme(

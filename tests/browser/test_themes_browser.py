@@ -4,8 +4,6 @@ JupyterLab's editor variables, not Pygments' light default (a white block with p
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,6 +12,7 @@ from tests.support.notebook_ui import (
     RUN_TIMEOUT,
     code_cell,
     expect,
+    luminance,
     menu,
     open_notebook,
     scroll_to,
@@ -31,7 +30,6 @@ CELLS = [
     f'run.files.write("/tide.py", "{PYTHON}")',
     "%deepagent files",
 ]
-THEMES = "/lab/api/settings/@jupyterlab/apputils-extension:themes"
 
 # The colours a code block shows, and the ones the theme's variables resolve to in the same place.
 COLOURS = """(block) => {
@@ -51,22 +49,6 @@ COLOURS = """(block) => {
   probe.remove();
   return shown;
 }"""
-
-
-def luminance(rgb: str) -> float:
-    """Relative brightness (0 black … 1 white) of a computed ``rgb(r, g, b)`` colour."""
-    r, g, b = (int(v) / 255 for v in rgb[rgb.index("(") + 1 : rgb.index(")")].split(",")[:3])
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-@pytest.fixture
-def dark(jupyter_server: Any) -> Iterator[None]:
-    """JupyterLab's dark theme for this test (the user setting), the light one again afterwards."""
-    jupyter_server.api("PUT", THEMES, {"raw": json.dumps({"theme": "JupyterLab Dark"})})
-    try:
-        yield
-    finally:
-        jupyter_server.api("PUT", THEMES, {"raw": "{}"})
 
 
 def check_follows_dark_theme(block: Any, where: str) -> None:

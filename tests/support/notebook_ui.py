@@ -200,3 +200,9 @@ def collect_page_errors(page: Any) -> list[str]:
     page.on("pageerror", on_error)
     page.on("console", on_console)
     return errors
+
+
+def luminance(rgb: str) -> float:
+    """Relative brightness (0 black … 1 white) of a computed ``rgb(r, g, b)`` colour."""
+    r, g, b = (int(v) / 255 for v in rgb[rgb.index("(") + 1 : rgb.index(")")].split(",")[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
