@@ -70,12 +70,6 @@ SERVED_CONCURRENCY = 100
 its job slots cannot take yet, so this only bounds the streams this kernel holds open."""
 
 
-def served_by(session: Session) -> str | None:
-    """The server ``session``'s runs execute on, or ``None`` for this kernel."""
-    where = getattr(session, "served_by", None)
-    return where if isinstance(where, str) else None
-
-
 @dataclass(frozen=True)
 class Plan:
     """What an experiment runs: its rows, variants (label -> what it is), epochs and baseline."""
@@ -125,7 +119,7 @@ class _Runs(Batch):
         return self._sessions[item.index]
 
     def group_of(self, item: BatchInput) -> str | None:
-        return served_by(self._sessions[item.index])
+        return self._sessions[item.index].served_by
 
     def limit_of(self, group: Any) -> int:
         return self.concurrency if group is None else self._served_concurrency
