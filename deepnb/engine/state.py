@@ -204,6 +204,13 @@ class RunState:
         going = max(0.0, now - self.waiting_since) if self.waiting_since is not None else 0.0
         return self.waited + going
 
+    def began_by(self, at: float) -> None:
+        """The run began at ``at`` at the latest: a joined stream's first event, which is no
+        chunk to fold (the run's metadata, its time queued), says so."""
+        if at < self.started_at:
+            self.started_at = at
+            self.version += 1
+
     def _end_wait(self, now: float) -> None:
         """A wait for decisions is over (the run resumed, or ended): it counts as waited."""
         if self.waiting_since is not None:

@@ -22,7 +22,7 @@ from deepnb.core.failures import contained, failed_tool_calls
 from deepnb.core.graphs import streaming
 from deepnb.core.graphs.context import shown_keys
 from deepnb.core.graphs.inputs import output_of, speaks_messages
-from deepnb.core.graphs.stamps import event_clock
+from deepnb.core.graphs.stamps import event_clock, stream_began
 from deepnb.core.handles import AgentHandle
 from deepnb.core.listeners import Listeners
 from deepnb.core.loop import detached, in_engine_thread, run_sync, submit, wait_until
@@ -629,7 +629,11 @@ class Run(LiveDisplayable):
                 raise asyncio.CancelledError
             while True:
                 if graph_input is not PENDING_ONLY:
+                    began: float | None = None
                     async for chunk in streaming.chunks(graph, graph_input, config, context=self._context):
+                        if began is None and (began := stream_began(graph, self.thread_id)) is not None:
+                            with self._lock:
+                                self.state.began_by(began)
                         for event in self._translator.translate(chunk):
                             self.emit(event)
                     for event in self._translator.finish():

@@ -8,8 +8,6 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-import pytest
-
 import deepnb
 from deepnb.core.graphs.stamps import stamp_of
 from deepnb.core.loop import run_sync
@@ -33,11 +31,6 @@ async def _stamps(client: Any, thread_id: str, run_id: str) -> dict[str, list[fl
     return found
 
 
-@pytest.mark.xfail(
-    reason="on a busy server the joined run starts at its first folded event, after the stream's "
-    "first (queued) events: elapsed falls short of the server's span; to be fixed",
-    strict=False,
-)
 def test_a_joined_run_keeps_the_times_its_events_happened_at(agent_server: AgentServer) -> None:
     bench = deepnb.connect(agent_server.url, "research", name=unique("counted"))
     live = bench.run("Research the launch")

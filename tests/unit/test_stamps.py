@@ -4,11 +4,15 @@ so a joined run's subagents and the run itself last as long as they did, not 0.0
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator
+from types import SimpleNamespace
 
 from deepnb.core import events as ev
-from deepnb.core.graphs.stamps import REPLAY_LAG, event_clock, stamp_of
+from deepnb.core.graphs.stamps import REPLAY_LAG, event_clock, stamp_of, stream_began
+from deepnb.core.loop import run_sync
 from deepnb.engine.state import RunState
 from deepnb.engine.tree import build_tree
+from deepnb.session.remote.graph import Join, ServerGraph
 
 
 def test_an_agent_server_event_id_says_when_it_happened() -> None:
@@ -57,3 +61,53 @@ def test_a_replayed_subagent_lasts_as_long_as_it_did() -> None:
     tree = build_tree(list(state.nodes.values()), root_name="a", root_status=state.status)
     assert [child.duration for child in tree.children] == [4.0]
     assert round(state.elapsed, 1) == 5.0
+
+
+class Part:
+    """One part of an Agent Server stream, as langgraph-sdk yields it."""
+
+    def __init__(self, at: float, event: str, data: object) -> None:
+        self.id, self.event, self.data = f"{int(at * 1000)}-0", event, data
+
+
+class JoinedClient:
+    """The two calls of langgraph-sdk a joined stream makes: its parts, then the run's status."""
+
+    def __init__(self, parts: list[Part]) -> None:
+        self.runs = self
+        self.parts = parts
+
+    async def join_stream(self, thread_id: str, run_id: str, *, last_event_id: str) -> AsyncIterator[Part]:
+        for part in self.parts:
+            yield part
+
+    async def get(self, thread_id: str, run_id: str) -> dict[str, str]:
+        return {"status": "success"}
+
+
+def test_a_joined_run_began_at_its_streams_first_event_not_its_first_chunk() -> None:
+    queued = time.time() - 600
+    parts = [
+        Part(queued, "metadata", {"run_id": "r1"}),  # created, then queued 30 s before a worker took it
+        Part(queued + 30, "updates", {"model": {"messages": []}}),
+    ]
+    graph = ServerGraph(SimpleNamespace(shown="stub"), JoinedClient(parts), "agent")  # type: ignore[arg-type]
+    config = {"configurable": {"thread_id": "t"}}
+    seen: list[float | None] = []
+
+    async def read() -> None:
+        async for _ in graph.astream(Join("r1"), config):
+            seen.append(stream_began(graph, "t"))
+
+    run_sync(read())
+    assert seen == [round(queued, 3)]  # known by the first chunk, though no chunk carried it
+    assert stream_began(Replayed(), "t") is None  # a graph that says nothing
+
+    state = RunState(agent="a", thread_id="t", clock=event_clock(graph, "t"))
+    state.apply(ev.RunStarted(ev.MAIN, "t", "Go"))  # folded at the first chunk's time
+    assert round(state.started_at) == round(queued + 30)
+    version = state.version
+    state.began_by(seen[0] or 0.0)
+    assert round(state.started_at, 3) == round(queued, 3) and state.version > version
+    state.began_by(time.time())  # a later time changes nothing
+    assert round(state.started_at, 3) == round(queued, 3)

@@ -6,7 +6,10 @@ from its first event (a run joined on an Agent Server after a kernel restart, or
 another client) arrives all at once, long after: its own stamps say when each event happened.
 A graph that knows them offers ``chunk_time(thread_id)``, the time (seconds since the epoch) of
 the chunk it yielded last; :func:`event_clock` reads it while the stream is behind, and the wall
-clock once it is live (or for a graph that says nothing)."""
+clock once it is live (or for a graph that says nothing). A graph that joined a run from its start
+also offers ``stream_began(thread_id)``: the time of the stream's first event, which is not a chunk
+(the run's metadata, and the time it was queued, come before its first chunk): the run began then
+(:func:`stream_began`)."""
 
 from __future__ import annotations
 
@@ -40,3 +43,11 @@ def event_clock(graph: Any, thread_id: str) -> Callable[[], float]:
         return float(at) if isinstance(at, int | float) and now - at > REPLAY_LAG else now
 
     return clock
+
+
+def stream_began(graph: Any, thread_id: str) -> float | None:
+    """When the run ``graph`` streams on ``thread_id`` began, as its stream's first event says, for
+    a graph that joined it from its start; ``None`` where the graph says nothing."""
+    began = getattr(graph, "stream_began", None)
+    at = began(thread_id) if callable(began) else None
+    return float(at) if isinstance(at, int | float) else None

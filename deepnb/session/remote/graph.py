@@ -108,12 +108,20 @@ class ServerGraph:
         """Thread id → the id of the server run this kernel streams from now."""
         self._stamps: dict[str, float] = {}
         """Thread id → when the server says the chunk it streamed last happened."""
+        self._began: dict[str, float] = {}
+        """Thread id → when the server says the joined run's stream began (its first event)."""
 
     def chunk_time(self, thread_id: str) -> float | None:
         """When the chunk of ``thread_id``'s stream yielded last happened, as the server's event
         id says (``None`` before the first, or from a server that numbers events otherwise):
         a joined run replays its stream, and its events keep their own times."""
         return self._stamps.get(thread_id)
+
+    def stream_began(self, thread_id: str) -> float | None:
+        """When the run whose stream ``thread_id`` reads now began, as its first event's id says,
+        for a joined run (``None`` for a run this kernel created, whose own clock started it):
+        the events before its first chunk (the run's metadata, its time queued) count too."""
+        return self._began.get(thread_id)
 
     def __repr__(self) -> str:
         return f"<ServerGraph {self.graph_id or self.assistant_id!r} at {self.server.shown}>"
@@ -198,6 +206,7 @@ class ServerGraph:
         modes = [STREAM_MODE_NAMES.get(m, m) for m in stream_mode]
         last: str | None = None
         self._stamps.pop(thread_id, None)
+        self._began.pop(thread_id, None)
         if isinstance(graph_input, Join):
             run_id: str | None = graph_input.run_id
             last = graph_input.last_event_id
@@ -213,6 +222,8 @@ class ServerGraph:
                         stamp = stamp_of(getattr(part, "id", None))
                         if stamp is not None:
                             self._stamps[thread_id] = stamp
+                            if isinstance(graph_input, Join):
+                                self._began.setdefault(thread_id, stamp)
                         if part.event == "metadata":
                             shapes.stream_part("metadata", part.data)
                             found = part.data.get("run_id") if isinstance(part.data, Mapping) else None
