@@ -236,3 +236,60 @@ def test_the_display_carries_a_static_matrix(tmp_path: Path) -> None:
     bundle = experiment_live_bundle(experiment)
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert 'aria-label="Experiment"' in bundle["text/html"] and "Experiment" in bundle["text/plain"]
+
+
+def test_a_logged_cell_opens_its_record_read_only(tmp_path: Path) -> None:
+    """A reopened experiment's cell opens its run as the log keeps it: head, scores, the
+    conversation with its tool calls (OpenAI's shape, as the log writes them), all escaped and
+    within one message however long; a queued cell says so; close clears it."""
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "search", "arguments": '{"q": "<b>tides</b>"}'},
+    }
+    messages = [
+        {"role": "user", "content": "Find <script>alert(1)</script>"},
+        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {
+            "role": "tool",
+            "name": "search",
+            "tool_call_id": "c1",
+            "content": "Bearer abcdefghijklmnopqrstuvwxyz012345",
+        },
+        {"role": "assistant", "content": "Tide pools **teem**. " + "x" * 200_000},
+    ]
+    lines = [
+        {
+            "type": "experiment",
+            "format": 1,
+            "name": "kept",
+            "variants": {"a": "", "b": ""},
+            "scorers": ["exact"],
+        }
+        | {"epochs": 1, "rows": 2},
+        {"type": "row", "row": 0, "inputs": {"q": "q0"}, "reference": "r", "given": "q0"},
+        {"type": "row", "row": 1, "inputs": {"q": "q1"}, "reference": "r", "given": "q1"},
+        {"type": "run", "row": 0, "variant": "a", "epoch": 0, "status": "done", "result": "Tide pools teem."}
+        | {
+            "messages": messages,
+            "scores": {"exact": {"score": 0.0, "comment": "not <i>it</i>"}},
+            "latency": 1.5,
+        },
+    ]
+    path = tmp_path / "kept.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    view = ExperimentView(deepnb.load_experiment(path))
+    view._on_front_end_message(view, {"type": "open", "row": 0, "variant": "a"}, [])
+    assert view.selected == {"row": 0, "variant": "a"} and view.notice == "" and view.detail == ""
+    shown = view.logged
+    assert "Run (row 0, a, epoch 0): done" in shown and "read-only" in shown
+    assert "exact: 0.00 — not &lt;i&gt;it&lt;/i&gt;" in shown
+    assert "search(" in shown and "&lt;b&gt;tides&lt;/b&gt;" in shown  # the call, its arguments parsed
+    assert "&lt;script&gt;" in shown and "<script" not in shown and "<b>" not in shown and "<i>" not in shown
+    assert "abcdefghijklmnopqrstuvwxyz012345" not in shown and "<strong>teem</strong>" in shown
+    assert size({"logged": shown}) <= MESSAGE_LIMIT
+    view._on_front_end_message(view, {"type": "open", "row": 1, "variant": "b"}, [])
+    assert "queued" in view.notice and view.logged == shown  # nothing ran it: the open one stays
+    view._on_front_end_message(view, {"type": "close"}, [])
+    assert view.selected == {} and view.logged == "" and view.detail == ""
+    view.close()

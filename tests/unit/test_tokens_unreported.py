@@ -235,6 +235,7 @@ COUNTING_MODULES = {
     "deepnb/views/batch/batch_rows.py": "the batch grid and its snapshot",
     "deepnb/views/compare_view.py": "the comparison's table",
     "deepnb/views/experiment/experiment_view.py": "the experiment's summary",
+    "deepnb/views/experiment/logged_run.py": "an experiment run's record",
 }
 
 

@@ -3,14 +3,16 @@
 // it a bar chart per scorer (experiment/charts.ts), the summary per variant and the baseline
 // comparison (experiment/comparison.ts); Stop; sort by any column (click its header, again to
 // reverse), filter by text; a click on a cell, or on a differing row's answer in the comparison,
-// opens that run's live view below the matrix, and Escape closes it (anywidget ESM module). Its
+// opens that run's live view below the matrix (a run read from the experiment's log: its record,
+// read-only), and Escape closes it (anywidget ESM module). Its
 // frame (region, notice, Stop, the open run, the kernel's going) is lib/view_shell.ts's, shared
 // with the batch grid.
 //
-// Security: every string goes into the DOM as text (lib/dom.ts); nothing here sets HTML.
+// Security: every string goes into the DOM as text (lib/dom.ts); only a logged run's record, escaped
+// in Python (deepnb/views/experiment/logged_run.py), is set as HTML (batch/detail.ts).
 //
 // Protocol (deepnb/views/experiment/experiment_live.py): traits head, variants, scorers, fields,
-// rows, more, summary, charts, comparisons, going, detail, selected, notice. The view sends `hello` when it opens, `open {row, variant}`,
+// rows, more, summary, charts, comparisons, going, detail, logged, selected, notice. The view sends `hello` when it opens, `open {row, variant}`,
 // `close` and `stop`.
 
 import type { AnyModel } from "@anywidget/types";
@@ -44,6 +46,7 @@ interface ExperimentTraits {
   comparisons: unknown[];
   going: boolean;
   detail: string;
+  logged: string;
   selected: { row?: number; variant?: string };
   notice: string;
 }

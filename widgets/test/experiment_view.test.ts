@@ -92,6 +92,21 @@ describe("experiment matrix", () => {
     assert.equal(stop.disabled, true);
   });
 
+  it("shows a logged run's record below the matrix, Escape closes it, and a live run replaces it", () => {
+    const { el, fake } = show({ logged: "" });
+    const record = '<div class="dnb-logged-run"><div class="dnb-head">Run (row 0, terse, epoch 0): done</div></div>';
+    fake.update({ selected: { row: 0, variant: "terse" }, logged: record });
+    assert.equal(el.querySelector(".dnb-logged .dnb-head")!.textContent, "Run (row 0, terse, epoch 0): done");
+    assert.ok(el.querySelector('[data-row="0"][data-variant="terse"]')!.classList.contains("dnb-experiment-selected"));
+    press(el.querySelector(".dnb-experiment-grid")!, "Escape");
+    assert.deepEqual(fake.sent.at(-1), { type: "close" });
+    fake.update({ selected: {}, logged: "" });
+    assert.equal(el.querySelector(".dnb-logged"), null); // closed: nothing left below the matrix
+    fake.update({ selected: { row: 0, variant: "terse" }, logged: record });
+    fake.update({ logged: "", detail: "model-1" });
+    assert.equal(el.querySelector(".dnb-logged"), null); // the live run's view takes its place
+  });
+
   it("reads a cell's first score as a number, anything else last", () => {
     assert.equal(cellValue(cell("a", "0.25", ""), ["contains"]), 0.25);
     assert.equal(cellValue(cell("a", "error", ""), ["contains"]), -Infinity);

@@ -12,6 +12,7 @@ from typing import Any
 from deepnb.core.graphs.structured import output_rows
 from deepnb.core.text.markup import escape
 from deepnb.session.experiments.experiment import Experiment, VariantComparison
+from deepnb.views.experiment.figures import number
 
 MAX_PAIRS = 4
 """Variants compared with the baseline at most (the first, in the experiment's order)."""
@@ -22,10 +23,6 @@ LINE = 80
 def _clip(text: Any, limit: int = LINE) -> str:
     value = " ".join(("" if text is None else str(text)).split())
     return value if len(value) <= limit else value[: limit - 1] + "…"
-
-
-def _number(value: float | None, digits: int = 2) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
 
 
 def baseline_pairs(experiment: Experiment) -> list[tuple[str, str]]:
@@ -51,8 +48,8 @@ def comparison_table(comparison: VariantComparison) -> dict[str, Any]:
             str(s.wins),
             str(s.losses),
             str(s.ties),
-            _number(s.mean_difference),
-            _number(s.p_value, 3),
+            number(s.mean_difference),
+            number(s.p_value, 3),
         ]
         for s in comparison.scorers
     ]

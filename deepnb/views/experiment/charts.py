@@ -15,6 +15,7 @@ from typing import Any
 from deepnb.core.text.markup import escape
 from deepnb.session.experiments.experiment import Summary
 from deepnb.session.experiments.stats import ScoreSummary
+from deepnb.views.experiment.figures import number
 
 MAX_CHARTS = 8
 """Scorers charted at most (the summary's first)."""
@@ -48,10 +49,6 @@ CHART_CSS = (
 theme colours, so a chart reads in light and dark themes alike."""
 
 
-def _number(value: float | None) -> str:
-    return "–" if value is None else f"{value:.2f}"
-
-
 def _scale(scores: Sequence[ScoreSummary]) -> tuple[float, float]:
     values = [v for s in scores for v in (s.mean, s.low, s.high) if v is not None]
     if values and all(0.0 <= v <= 1.0 for v in values):
@@ -71,11 +68,11 @@ def _bar(variant: str, s: ScoreSummary | None, scale: tuple[float, float]) -> di
     if s is None or s.mean is None:
         why = "no score yet" if s is None or not s.errors else f"{s.errors} error{'s' * (s.errors != 1)}"
         return {"v": variant, "value": why, "bar": None, "whisker": None}
-    interval = f" [{_number(s.low)}, {_number(s.high)}]" if s.low is not None and s.high is not None else ""
+    interval = f" [{number(s.low)}, {number(s.high)}]" if s.low is not None and s.high is not None else ""
     errors = f", {s.errors} error{'s' * (s.errors != 1)}" if s.errors else ""
     return {
         "v": variant,
-        "value": f"{_number(s.mean)}{interval} n={s.n}{errors}",
+        "value": f"{number(s.mean)}{interval} n={s.n}{errors}",
         "bar": _span(0.0, s.mean, scale),
         "whisker": _span(s.low, s.high, scale) if s.low is not None and s.high is not None else None,
     }
@@ -93,7 +90,7 @@ def score_charts(summary: Summary) -> list[dict[str, Any]]:
         scores = [s for s in found.values() if s is not None]
         scale = _scale(scores)
         bars = [_bar(variant, found[variant], scale) for variant in found]
-        title = f"{name}: mean and 95 % interval, scale {_number(scale[0])} to {_number(scale[1])}"
+        title = f"{name}: mean and 95 % interval, scale {number(scale[0])} to {number(scale[1])}"
         done = sum(v.done for v in variants)
         charts.append({"scorer": name, "title": title, "note": _note(scores, done), "bars": bars})
     return charts

@@ -2,7 +2,8 @@
 scores, status and the answer's first line, then its structured output's fields), filled in as
 runs end; under it a bar chart per scorer, the summary per variant and the baseline comparison;
 Stop; and a click on a cell (or on a differing row's answer in the comparison) that opens that
-run's full live view (approval cards included) below.
+run's full live view (approval cards included) below, or, for a run read from the experiment's
+log, its read-only record (:mod:`deepnb.views.experiment.logged_run`).
 
 Every run's change only marks the matrix as stale; one throttled flush redraws it, so the view
 sends at most :data:`~deepnb.views.throttle.MAX_MESSAGES_PER_SECOND` messages a second however
@@ -29,6 +30,7 @@ import traitlets as t
 from deepnb.core.errors import DeepnbError
 from deepnb.core.loop import call_later, run_sync
 from deepnb.session.experiments.experiment import Experiment
+from deepnb.session.experiments.record import RunRecord
 from deepnb.session.run import Run
 from deepnb.views.bounds import MESSAGE_LIMIT, size
 from deepnb.views.experiment.baseline import baseline_tables
@@ -43,6 +45,7 @@ from deepnb.views.experiment.experiment_view import (
     summary_rows,
 )
 from deepnb.views.experiment.fields import field_label
+from deepnb.views.experiment.logged_run import logged_run_html
 from deepnb.views.messages import INT, TEXT, Kinds, check
 from deepnb.views.output import widget_bundle, with_static
 from deepnb.views.run.run_view import RunView
@@ -88,6 +91,9 @@ class ExperimentView(anywidget.AnyWidget):
     ).tag(sync=True)
     going = t.Bool(True, help="Whether runs still run or wait in the queue.").tag(sync=True)
     detail = t.Unicode("", help="The model id of the open run's view ('' when none is open).").tag(sync=True)
+    logged = t.Unicode(
+        "", help="The open cell's run read from the log, as safe HTML ('' when none is open)."
+    ).tag(sync=True)
     selected = t.Dict(help="The open cell: {row, variant} ({} when none).").tag(sync=True)
     notice = t.Unicode("", help="Why the last request from the matrix was refused.").tag(sync=True)
 
@@ -211,28 +217,24 @@ class ExperimentView(anywidget.AnyWidget):
             raise DeepnbError(f"The experiment has no cell ({row!r}, {variant!r}).")
 
     def open_cell(self, row: int, variant: str) -> None:
-        """Show the run of ``(row, variant)`` (its first epoch this kernel ran) below the matrix."""
+        """Show the run of ``(row, variant)`` below the matrix: its first epoch this kernel ran, as
+        its live view, else its first epoch read from the log, read-only."""
         runs = self.experiment.runs
-        run = next(
-            (
-                found
-                for epoch in range(self.experiment.plan.epochs)
-                if isinstance(found := runs[(row, variant, epoch)], Run)
-            ),
-            None,
-        )
-        if run is None:
-            self.notice = (
-                f"Row {row} of {variant} has no run in this kernel yet (queued, or read from the log: "
-                f"experiment.runs[({row}, {variant!r}, 0)] shows a logged one)."
-            )
+        found = [runs[(row, variant, epoch)] for epoch in range(self.experiment.plan.epochs)]
+        run = next((r for r in found if isinstance(r, Run)), None)
+        record = next((r for r in found if isinstance(r, RunRecord)), None)
+        if run is None and record is None:
+            self.notice = f"Row {row} of {variant} has no run yet: it is queued."
             return
         self._close_detail()
-        self._detail_view = RunView(run)
         self.notice = ""
+        self._detail_view = view = RunView(run) if run is not None else None
         with self.hold_sync():
             self.selected = {"row": row, "variant": variant}
-            self.detail = self._detail_view.model_id
+            if view is not None:
+                self.detail = view.model_id
+            elif record is not None:
+                self.logged = logged_run_html(record)
 
     def sync(self) -> None:
         """Send the matrix's latest state now."""
@@ -254,6 +256,7 @@ class ExperimentView(anywidget.AnyWidget):
         with self.hold_sync():
             self.selected = {}
             self.detail = ""
+            self.logged = ""
         if view is not None:
             view.close()
 

@@ -22,7 +22,9 @@ from deepnb.views.experiment.baseline import (
 )
 from deepnb.views.experiment.charts import CHART_CSS, charts_html, charts_text, score_charts
 from deepnb.views.experiment.fields import field_cells, field_label, field_names
-from deepnb.views.run.tokens import cost_words, token_pair, tokens_words
+from deepnb.views.experiment.figures import number
+from deepnb.views.experiment.logged_run import logged_head, logged_run_html
+from deepnb.views.run.tokens import cost_words, token_pair
 
 MAX_ROWS = 100
 MAX_VARIANTS = 12
@@ -50,10 +52,6 @@ def clip(text: Any, limit: int = LINE) -> str:
     first = lines[0] if lines else ""
     cut = len(first) > limit or len(lines) > 1
     return (first[: limit - 1] + "…") if len(first) > limit else (first + (" …" if cut else ""))
-
-
-def number(value: float | None, digits: int = 2) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
 
 
 @dataclass(frozen=True)
@@ -294,9 +292,7 @@ def record_text(record: RunRecord) -> str:
     scores = " ".join(
         f"{n}={number(s.score)}" + (" (error)" if s.error else "") for n, s in record.scores.items()
     )
-    lines = [
-        f"Run (row {record.row}, {record.variant}, epoch {record.epoch}): {record.status} {scores}".rstrip()
-    ]
+    lines = [f"{logged_head(record)} {scores}".rstrip()]
     if record.error:
         lines.append(f"  error: {clip(record.error, 300)}")
     lines += [f"  {role}: {text}" for role, text in _message_lines(record)]
@@ -304,21 +300,5 @@ def record_text(record: RunRecord) -> str:
 
 
 def record_html(record: RunRecord) -> str:
-    scores = "".join(
-        f"<li>{escape(n)}: {escape(number(s.score))}{escape(' — ' + s.comment) if s.comment else ''}"
-        f"{escape(' — error: ' + s.error) if s.error else ''}</li>"
-        for n, s in record.scores.items()
-    )
-    messages = "".join(
-        f'<div class="dnb-tool"><b>{escape(role)}</b> '
-        f'<span style="white-space:pre-wrap">{escape(text)}</span></div>'
-        for role, text in _message_lines(record)
-    )
-    error = f'<div class="dnb-error">{escape(record.error)}</div>' if record.error else ""
-    return (
-        f'{_CSS}<div class="deepnb-snapshot deepnb-experiment" aria-label="Logged run">'
-        f'<div class="dnb-head">Run (row {record.row}, {escape(record.variant)}, epoch {record.epoch}): '
-        f"{escape(record.status)}, {escape(tokens_words(record.tokens.columns()))}, "
-        f"{number(record.latency)} s</div>"
-        f"<ul>{scores}</ul>{error}{messages}</div>"
-    )
+    """A logged run's display: its head, scores, error and conversation (read-only)."""
+    return f'{_CSS}<div class="deepnb-snapshot deepnb-experiment">{logged_run_html(record)}</div>'

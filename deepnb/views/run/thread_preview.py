@@ -9,6 +9,7 @@ the reply fits in one front-end message.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -52,8 +53,17 @@ def _clip(text: str) -> str:
 
 
 def _call(call: Any) -> str:
-    name = str(field(call, "name") or "?")
-    args = json.dumps(field(call, "args") or {}, ensure_ascii=False, default=str)
+    """A tool call as ``name(args)``, in LangChain's shape (``name``, ``args``) or OpenAI's
+    (``function: {name, arguments}``, the arguments a JSON string)."""
+    function = field(call, "function") or {}
+    name = str(field(call, "name") or field(function, "name") or "?")
+    given = field(call, "args")
+    if given is None:
+        given = field(function, "arguments")
+    if isinstance(given, str):
+        with contextlib.suppress(ValueError):
+            given = json.loads(given)
+    args = given if isinstance(given, str) else json.dumps(given or {}, ensure_ascii=False, default=str)
     return f"{name}({args[1:-1] if args.startswith('{') else args})"
 
 

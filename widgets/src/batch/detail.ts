@@ -19,8 +19,13 @@ const PREFIX = "anywidget:";
 export interface DetailView {
   el: HTMLElement;
   show(modelId: string): Promise<void>;
+  /** Shows a run read from a log instead: its record, as safe HTML the kernel wrote. */
+  showRecord(html: string): void;
   dispose(): void;
 }
+
+/** What `shown` holds while a logged run's record is open (no model id is this). */
+const RECORD = "\u0000record";
 
 export function detailView(manager: () => Manager | undefined): DetailView {
   const el = h("div", "dnb-batch-detail");
@@ -59,5 +64,13 @@ export function detailView(manager: () => Manager | undefined): DetailView {
     }
   }
 
-  return { el, show, dispose: clear };
+  function showRecord(html: string): void {
+    shown = RECORD;
+    clear();
+    const target = h("div", "dnb-batch-run dnb-logged");
+    target.innerHTML = html; // escaped in Python (deepnb/views/experiment/logged_run.py)
+    el.append(target);
+  }
+
+  return { el, show, showRecord, dispose: clear };
 }

@@ -67,9 +67,11 @@ export function notebookManager<M extends object = object>(model: object): (Note
 
 // -- the grid views' frame ------------------------------------------------------------------------
 
-/** The traits both grid views sync: the open run's model id, which run is open, the kernel's notice. */
+/** The traits both grid views sync: the open run's model id, which run is open, the kernel's notice;
+ * and, in the experiment's matrix, the open run read from its log (its record's safe HTML). */
 export interface ShellTraits {
   detail: string;
+  logged?: string;
   selected: unknown;
   notice: string;
 }
@@ -77,10 +79,11 @@ export interface ShellTraits {
 /** What both grid views send; `O` is the view's own `open`. */
 export type ShellMessage<O extends { type: "open" }> = { type: "hello" } | { type: "stop" } | { type: "close" } | O;
 
-/** The open run's live view (batch/detail.ts detailView). */
+/** The open run's live view, or a logged run's record (batch/detail.ts detailView). */
 export interface RunPanel {
   el: HTMLElement;
   show(modelId: string): Promise<void>;
+  showRecord(html: string): void;
   dispose(): void;
 }
 
@@ -136,11 +139,16 @@ export function filterBox(cls: string, label: string): HTMLInputElement {
 export function escapeCloses<T extends ShellTraits>(
   event: KeyboardEvent, model: AnyModel<T>, shell: LiveShell<{ type: "open" }>,
 ): boolean {
-  if (event.key !== "Escape" || !str(model.get("detail"))) return false;
+  if (event.key !== "Escape" || !isOpen(model)) return false;
   event.preventDefault();
   event.stopPropagation();
   shell.send({ type: "close" });
   return true;
+}
+
+/** Whether a run is open below the grid: a live run's view, or a logged run's record. */
+function isOpen<T extends ShellTraits>(model: AnyModel<T>): boolean {
+  return Boolean(str(model.get("detail")) || str(model.get("logged")));
 }
 
 /** A line screen readers announce when it changes. */
@@ -188,7 +196,7 @@ export function mountShell<O extends { type: "open" }>(
 /** What a grid view adds to its frame when it opens. */
 export interface LiveWiring<T extends ShellTraits> {
   /** The view's own trait handlers (the frame follows `notice`, `detail` and `selected`). */
-  handlers: Omit<ModelHandlers<T>, "change:notice" | "change:detail" | "change:selected">;
+  handlers: Omit<ModelHandlers<T>, "change:notice" | "change:detail" | "change:logged" | "change:selected">;
   /** Draws the view from its traits as they are (the frame then draws the notice and the open run). */
   draw(): void;
   /** Marks the open run's row or cell, when `detail` or `selected` changes. */
@@ -203,7 +211,11 @@ export function openShell<T extends ShellTraits, O extends { type: "open" }>(
   model: AnyModel<T>, shell: LiveShell<O>, wiring: LiveWiring<T>,
 ): () => void {
   const showNotice = (): void => setText(shell.notice, str(model.get("notice")));
-  const showRun = (): void => void shell.panel.show(str(model.get("detail")));
+  const showRun = (): void => {
+    const logged = str(model.get("logged"));
+    if (logged) shell.panel.showRecord(logged);
+    else void shell.panel.show(str(model.get("detail")));
+  };
   const onOpen = (): void => {
     wiring.markOpen();
     showRun();
@@ -216,7 +228,7 @@ export function openShell<T extends ShellTraits, O extends { type: "open" }>(
   showNotice();
   showRun();
   const handlers = { ...wiring.handlers, "change:notice": showNotice, "change:detail": onOpen,
-    "change:selected": onOpen } as ModelHandlers<T>;
+    "change:logged": onOpen, "change:selected": onOpen } as ModelHandlers<T>;
   const stopListening = listenToModel(model, handlers);
   const stopClicks = listen(shell.stop, "click", onStop);
   const unwatch = watchKernel(model, () => shell.markGone());
