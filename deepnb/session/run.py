@@ -34,6 +34,7 @@ from deepnb.core.threads.reading import read_state
 from deepnb.engine import steering
 from deepnb.engine.anatomy import tools_by_agent
 from deepnb.engine.approvals import ApprovalRequest, normalize, preview, tool_schema
+from deepnb.engine.files.changed import Change, ListingWatch, watch_files
 from deepnb.engine.history import thread_step
 from deepnb.engine.interpreter import Interpreter
 from deepnb.engine.interrupts import PendingInterrupt, check_answer
@@ -138,6 +139,7 @@ class Run(LiveDisplayable):
         self._stop_requested = False
         self._stop_reason = "stopped"
         self._routes: Files | None = None
+        self._watch: ListingWatch | None = None  # what tools did to files outside the state
         self._translator = ev.EventTranslator(main=ev.MAIN)
         self._redactor = StreamRedactor()
         self._chosen: dict[tuple[str, int], dict[str, Any]] = {}
@@ -627,13 +629,17 @@ class Run(LiveDisplayable):
                 self._announce_given(graph, values)
             if self._stop_requested:
                 raise asyncio.CancelledError
+            watch = await self._watching(graph)
             while True:
                 if graph_input is not PENDING_ONLY:
                     async for chunk in streaming.chunks(graph, graph_input, config, context=self._context):
                         for event in self._translator.translate(chunk):
                             self.emit(event)
+                            if isinstance(event, ev.ToolCallFinished) and event.executed:
+                                self._files_touched(await watch.after_tool(event.name))
                     for event in self._translator.finish():
                         self.emit(event)
+                    self._files_touched(await watch.check())
                 snapshot = await read_state(graph, config, agent=self.workbench.name)
                 if snapshot.values.get("async_tasks"):  # the whole list, not only this run's changes
                     self.emit(ev.AsyncTasksChanged(ev.MAIN, snapshot.values["async_tasks"]))
@@ -676,6 +682,20 @@ class Run(LiveDisplayable):
             self._done.set()
             for callback in ended:
                 contained(callback, what="a run's end callback")
+
+    async def _watching(self, graph: Any) -> ListingWatch:
+        """The watch over the agent's files outside its thread's state, listed afresh: on a
+        resume, what changed while the run waited is not the run's doing."""
+        if self._watch is None:
+            self._watch = watch_files(self.workbench.file_setup.backend, graph, self.thread_id)
+        await self._watch.begin()
+        return self._watch
+
+    def _files_touched(self, change: Change) -> None:
+        """Report what a tool (``execute``, a tool of the user's) did to files outside the
+        thread's state, as the state's own file changes are reported."""
+        if change:
+            self.emit(ev.FilesChanged(ev.MAIN, written=change.written, deleted=change.deleted))
 
     async def _read_end(self, graph: Any, config: Mapping[str, Any]) -> None:
         """Read the checkpoint the run ended at. A failed read, or a Stop while it is read,
