@@ -160,6 +160,14 @@ class OffersTools(Protocol):
         ...
 
 
+@runtime_checkable
+class ListsItsTools(Protocol):
+    """A graph that says itself which tools its agents run (an agent on a server, which no
+    middleware stack here describes)."""
+
+    async def listed_tools(self) -> dict[str, tuple[str, ...]]: ...
+
+
 def _through(stack: Sequence[Any], offered: Sequence[Any]) -> tuple[list[Any], list[str]]:
     """The tools the model is offered once the middleware that choose them has: and the names
     whose tool one of them put in place of another of that name."""

@@ -32,7 +32,7 @@ from deepnb.core.text.secrets import redact, redact_data
 from deepnb.core.text.streamed import StreamRedactor
 from deepnb.core.threads.reading import read_state
 from deepnb.engine import steering
-from deepnb.engine.anatomy import tools_by_agent
+from deepnb.engine.anatomy import ListsItsTools, tools_by_agent
 from deepnb.engine.approvals import ApprovalRequest, normalize, preview, tool_schema
 from deepnb.engine.files.changed import Change, ListingWatch, watch_files
 from deepnb.engine.history import thread_step
@@ -626,7 +626,7 @@ class Run(LiveDisplayable):
                 self.emit(ev.RunStarted(ev.MAIN, self.thread_id, self.prompt, thread_step(values)))
                 if self._context:
                     self.emit(ev.ContextGiven(ev.MAIN, shown_keys(self._context)))
-                self._announce_given(graph, values)
+                await self._announce_given(graph, values)
             if self._stop_requested:
                 raise asyncio.CancelledError
             watch = await self._watching(graph)
@@ -705,12 +705,12 @@ class Run(LiveDisplayable):
         except (Exception, asyncio.CancelledError):
             log.debug("deepnb: could not read where %s ended", self.id, exc_info=True)
 
-    def _announce_given(self, graph: Any, values: Mapping[str, Any]) -> None:
-        """Say what the agents were given: the tools each can call (read from the graph), and
-        the skills and memory files an earlier run of the thread loaded (loaded once per
-        thread; a first run reports them as they load)."""
+    async def _announce_given(self, graph: Any, values: Mapping[str, Any]) -> None:
+        """Say what the agents were given: the tools each can call (read from the graph, or
+        from the server it is served by), and the skills and memory files an earlier run of the
+        thread loaded (loaded once per thread; a first run reports them as they load)."""
         try:
-            tools = tools_by_agent(graph)
+            tools = await graph.listed_tools() if isinstance(graph, ListsItsTools) else tools_by_agent(graph)
         except Exception:  # reading the graph is best effort: a run never fails for it
             log.debug("deepnb: could not read the tools of %s", self.workbench.name, exc_info=True)
             tools = {}
