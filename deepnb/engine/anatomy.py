@@ -14,7 +14,7 @@ import contextlib
 import json
 import re
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -155,6 +155,18 @@ class OffersTools(Protocol):
 
     def offered_tools(self, existing: list[Any]) -> list[Any]: ...
 
+    def offer_key(self) -> Hashable:
+        """What changes whenever the tools it offers do (an extension loaded or unloaded)."""
+        ...
+
+
+@runtime_checkable
+class ListsItsTools(Protocol):
+    """A graph that says itself which tools its agents run (an agent on a server, which no
+    middleware stack here describes)."""
+
+    async def listed_tools(self) -> dict[str, tuple[str, ...]]: ...
+
 
 def _through(stack: Sequence[Any], offered: Sequence[Any]) -> tuple[list[Any], list[str]]:
     """The tools the model is offered once the middleware that choose them has: and the names
@@ -200,22 +212,44 @@ def _part(
     )
 
 
-_TOOLS_READ: weakref.WeakKeyDictionary[Any, dict[str, tuple[str, ...]]] = weakref.WeakKeyDictionary()
+@dataclass(frozen=True)
+class _Read:
+    """What :func:`tools_by_agent` read of a graph, and what it depends on besides the graph."""
+
+    tools: dict[str, tuple[str, ...]]
+    offering: tuple[OffersTools, ...]
+    """The graph's middleware that choose the tools on each call (extension tools)."""
+    keys: tuple[Hashable, ...]
+    """What those offered when it was read."""
+
+    def fresh(self) -> bool:
+        return tuple(m.offer_key() for m in self.offering) == self.keys
+
+
+_TOOLS_READ: weakref.WeakKeyDictionary[Any, _Read] = weakref.WeakKeyDictionary()
 """What :func:`tools_by_agent` read of each compiled graph: a compiled graph does not change, and
-every run of it (a batch's hundred) would read it again, building each tool's schema."""
+every run of it (a batch's hundred) would read it again, building each tool's schema. What its
+tool-offering middleware offer can change (an extension loaded after the agent was built): the
+reading is then taken again."""
 
 
 def tools_by_agent(graph: Any) -> dict[str, tuple[str, ...]]:
     """The tools each agent can call: ``"main"`` and each subagent's name → tool names (what a
     run view lists; ``{}`` for a graph that isn't a LangChain agent). Harness profiles are not
-    looked up: their tool exclusions are in the stacks already. Read once per graph."""
+    looked up: their tool exclusions are in the stacks already. Read once per graph, and again
+    when the extension tools registered change."""
     try:
-        return dict(_TOOLS_READ[graph])
+        read = _TOOLS_READ[graph]
+        if read.fresh():
+            return dict(read.tools)
     except (KeyError, TypeError):  # not read yet, or a graph that can't be weakly referenced
         pass
+    stack = middleware_of(graph, prefer=_rank) or []
+    offering = tuple(m for m in stack if isinstance(m, OffersTools))
+    keys = tuple(m.offer_key() for m in offering)  # before reading: a change meanwhile reads again
     found = _read_tools_by_agent(graph)
     with contextlib.suppress(TypeError):
-        _TOOLS_READ[graph] = found
+        _TOOLS_READ[graph] = _Read(found, offering, keys)
     return dict(found)
 
 

@@ -71,6 +71,10 @@ class ExtensionToolsMiddleware(AgentMiddleware):
                 current.pop(name, None)  # the agent's own tool of that name wins
         return tools + list(current.values())
 
+    def offer_key(self) -> tuple[int, ...]:
+        """The extension tools registered now (their registrations' ids): what it offers."""
+        return tuple(r.id for r in REGISTRY.of_kind("tool"))
+
     def _tool_request(self, request: Any) -> Any:
         name = request.tool_call["name"]
         if request.tool is not None and name not in self._built and name not in BUILT_IN_TOOLS:

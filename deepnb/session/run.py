@@ -32,8 +32,9 @@ from deepnb.core.text.secrets import redact, redact_data
 from deepnb.core.text.streamed import StreamRedactor
 from deepnb.core.threads.reading import read_state
 from deepnb.engine import steering
-from deepnb.engine.anatomy import tools_by_agent
+from deepnb.engine.anatomy import ListsItsTools, tools_by_agent
 from deepnb.engine.approvals import ApprovalRequest, normalize, preview, tool_schema
+from deepnb.engine.files.changed import Change, ListingWatch, watch_files
 from deepnb.engine.history import thread_step
 from deepnb.engine.interpreter import Interpreter
 from deepnb.engine.interrupts import PendingInterrupt, check_answer
@@ -138,6 +139,7 @@ class Run(LiveDisplayable):
         self._stop_requested = False
         self._stop_reason = "stopped"
         self._routes: Files | None = None
+        self._watch: ListingWatch | None = None  # what tools did to files outside the state
         self._translator = ev.EventTranslator(main=ev.MAIN)
         self._redactor = StreamRedactor()
         self._chosen: dict[tuple[str, int], dict[str, Any]] = {}
@@ -624,9 +626,10 @@ class Run(LiveDisplayable):
                 self.emit(ev.RunStarted(ev.MAIN, self.thread_id, self.prompt, thread_step(values)))
                 if self._context:
                     self.emit(ev.ContextGiven(ev.MAIN, shown_keys(self._context)))
-                self._announce_given(graph, values)
+                await self._announce_given(graph, values)
             if self._stop_requested:
                 raise asyncio.CancelledError
+            watch = await self._watching(graph)
             while True:
                 if graph_input is not PENDING_ONLY:
                     began: float | None = None
@@ -636,8 +639,11 @@ class Run(LiveDisplayable):
                                 self.state.began_by(began)
                         for event in self._translator.translate(chunk):
                             self.emit(event)
+                            if isinstance(event, ev.ToolCallFinished) and event.executed:
+                                self._files_touched(await watch.after_tool(event.name))
                     for event in self._translator.finish():
                         self.emit(event)
+                    self._files_touched(await watch.check())
                 snapshot = await read_state(graph, config, agent=self.workbench.name)
                 if snapshot.values.get("async_tasks"):  # the whole list, not only this run's changes
                     self.emit(ev.AsyncTasksChanged(ev.MAIN, snapshot.values["async_tasks"]))
@@ -681,6 +687,20 @@ class Run(LiveDisplayable):
             for callback in ended:
                 contained(callback, what="a run's end callback")
 
+    async def _watching(self, graph: Any) -> ListingWatch:
+        """The watch over the agent's files outside its thread's state, listed afresh: on a
+        resume, what changed while the run waited is not the run's doing."""
+        if self._watch is None:
+            self._watch = watch_files(self.workbench.file_setup.backend, graph, self.thread_id)
+        await self._watch.begin()
+        return self._watch
+
+    def _files_touched(self, change: Change) -> None:
+        """Report what a tool (``execute``, a tool of the user's) did to files outside the
+        thread's state, as the state's own file changes are reported."""
+        if change:
+            self.emit(ev.FilesChanged(ev.MAIN, written=change.written, deleted=change.deleted))
+
     async def _read_end(self, graph: Any, config: Mapping[str, Any]) -> None:
         """Read the checkpoint the run ended at. A failed read, or a Stop while it is read,
         leaves it unknown; the run ends all the same."""
@@ -689,12 +709,12 @@ class Run(LiveDisplayable):
         except (Exception, asyncio.CancelledError):
             log.debug("deepnb: could not read where %s ended", self.id, exc_info=True)
 
-    def _announce_given(self, graph: Any, values: Mapping[str, Any]) -> None:
-        """Say what the agents were given: the tools each can call (read from the graph), and
-        the skills and memory files an earlier run of the thread loaded (loaded once per
-        thread; a first run reports them as they load)."""
+    async def _announce_given(self, graph: Any, values: Mapping[str, Any]) -> None:
+        """Say what the agents were given: the tools each can call (read from the graph, or
+        from the server it is served by), and the skills and memory files an earlier run of the
+        thread loaded (loaded once per thread; a first run reports them as they load)."""
         try:
-            tools = tools_by_agent(graph)
+            tools = await graph.listed_tools() if isinstance(graph, ListsItsTools) else tools_by_agent(graph)
         except Exception:  # reading the graph is best effort: a run never fails for it
             log.debug("deepnb: could not read the tools of %s", self.workbench.name, exc_info=True)
             tools = {}

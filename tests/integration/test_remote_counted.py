@@ -51,3 +51,29 @@ def test_a_joined_run_keeps_the_times_its_events_happened_at(agent_server: Agent
     assert all(d >= span - ROUNDING for d, span in zip(durations, spans, strict=True)), (durations, spans)
     tasks = sorted(r["latency"] for r in joined.timeline if r["kind"] == "tool" and r["name"] == "task")
     assert all(t >= span - ROUNDING for t, span in zip(tasks, spans, strict=True)), (tasks, spans)
+
+
+def test_a_connected_agents_given_line_and_threads_steps_say_what_its_header_says(
+    agent_server: AgentServer,
+) -> None:
+    """The tools a connected agent runs, as the server draws its graph, are its "Given" line (as
+    an agent built here lists them, the same graph built in the kernel); and ``threads`` counts
+    each thread's steps as the run's header does, over two runs of one thread."""
+    from deepnb.engine.anatomy import tools_by_agent
+    from deepnb.views.run.snapshot import snapshot_text
+    from tests.support.agent_server.research_demo import graph as local_graph
+
+    bench = deepnb.connect(agent_server.url, "research", name=unique("given"))
+    first = bench.run("Research the launch")
+    assert first.wait(WAIT).status == "done", first.error
+    main = first.state.given["tools"]["main"]
+    assert set(tools_by_agent(local_graph)["main"]) <= set(main) and "task" in main
+    assert any(
+        line.startswith("Given: tools: main ") for line in snapshot_text(first.snapshot().state).splitlines()
+    )
+    again = bench.run("Research the launch", thread=first.thread_id)
+    assert again.wait(WAIT).status == "done", again.error
+    assert again.state.given["tools"] == first.state.given["tools"]
+    steps = {t.thread_id: t.steps for t in bench.threads()}
+    assert steps[first.thread_id] == again.state.thread_step == 2 * first.state.thread_step
+    assert again.state.first_step == first.state.thread_step > 0

@@ -328,3 +328,51 @@ def test_served_agents_take_the_extensions_the_kernels_agents_take(project: Path
         assert repr(deployed).startswith("Deployed stamper with extensions stamping from deepnb.toml")
     finally:
         extensions.shutdown()
+
+
+KEEPER_SCRIPT = """
+agents:
+  main:
+    - tool_calls: [{name: read_file, args: {file_path: /seen.txt}}]
+    - tool_calls: [{name: write_file, args: {file_path: /notes/kelp.md, content: "# Kelp\\n"}}]
+    - text: "Noted."
+"""
+
+
+def test_a_served_disk_agent_works_on_the_projects_folder_and_a_new_serve_keeps_its_threads(
+    project: Path,
+) -> None:
+    """As in the kernel: the disk backend's folder is the project's own (read and written there,
+    same root and virtual mode), not a copy under .deepnb/served that the next serve replaces;
+    and the server's threads stay through a new serve."""
+    from langgraph_sdk import get_sync_client
+
+    write(project / "scripts" / "keeper.yaml", KEEPER_SCRIPT)
+    write(project / "data" / "seen.txt", "seen in the project\n")
+    config = (project / "deepnb.toml").read_text(encoding="utf-8")
+    keeper = """
+    [agents.keeper]
+    model = "scripted:scripts/keeper.yaml"
+    backend = { type = "disk", root_dir = "data" }
+    """
+    write(project / "deepnb.toml", config + keeper)
+    server = deepnb.serve(["keeper"], port=free_port(), connect=False)
+    try:
+        table = json.loads((server.folder / "deepnb_agents.json").read_text())["agents"]["keeper"]
+        assert table["backend"] == {"type": "disk", "root_dir": str((project / "data").resolve())}
+        client = get_sync_client(url=server.url)
+        thread = client.threads.create()["thread_id"]
+        state = client.runs.wait(thread, "keeper", input={"messages": [{"role": "user", "content": "go"}]})
+        tools = [m["content"] for m in state["messages"] if m["type"] == "tool"]
+        assert "seen in the project" in tools[0]
+        assert (project / "data" / "notes" / "kelp.md").read_text() == "# Kelp\n"
+        assert not (server.folder / "project" / "data").exists()  # no copy of it (the script is one)
+    finally:
+        server.stop()
+    again = deepnb.serve(["keeper", "helper"], port=free_port(), connect=False)
+    try:
+        assert (project / "data" / "notes" / "kelp.md").read_text() == "# Kelp\n"
+        kept = get_sync_client(url=again.url).threads.get_state(thread)["values"]["messages"]
+        assert kept[-1]["content"] == "Noted."
+    finally:
+        again.stop()

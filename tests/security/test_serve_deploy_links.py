@@ -149,6 +149,29 @@ def test_no_path_serve_writes_or_deletes_is_followed_through_a_link(
     assert snapshot(outside) == before
 
 
+def test_the_server_data_a_new_serve_keeps_moves_as_a_folder_and_a_link_there_is_not_followed(
+    project: Path, outside: Path, no_server: list[dict[str, Any]]
+) -> None:
+    """What serving again keeps of the app it replaces (the server's threads and store) is a real
+    folder moved whole; a link there goes with the old app, never followed; and the disk
+    backend is the project's folder itself, not a copy in the app."""
+    app = deepnb.serve(connect=False).folder
+    assert json.loads((app / deployment.AGENTS_FILE).read_text())["agents"]["writer"]["backend"] == {
+        "type": "disk",
+        "root_dir": str((project / "data").resolve()),
+    }
+    assert not (app / "project" / "data").exists()
+    write(app / serving.SERVER_DATA / ".langgraph_ops.pckl", "threads")
+    deepnb.serve(connect=False)
+    assert (app / serving.SERVER_DATA / ".langgraph_ops.pckl").read_text() == "threads"
+    before = snapshot(outside)
+    shutil.rmtree(app / serving.SERVER_DATA)
+    (app / serving.SERVER_DATA).symlink_to(outside / "keep")
+    deepnb.serve(connect=False)
+    assert not (app / serving.SERVER_DATA).exists() and not (app / serving.SERVER_DATA).is_symlink()
+    assert snapshot(outside) == before
+
+
 def test_deploy_into_a_link_or_through_one_inside_the_project_is_refused(
     project: Path, outside: Path, tmp_path: Path
 ) -> None:

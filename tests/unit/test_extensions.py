@@ -351,6 +351,25 @@ def test_untrusted_project_extensions_do_not_run_until_trusted(tmp_path: Path) -
     assert extensions.revoke_trust()[1] is False  # not trusted any more: nothing to take back
 
 
+def test_the_given_line_follows_project_extensions_loaded_after_the_agent_was_built(tmp_path: Path) -> None:
+    """Trusting the project loads its extensions into an agent already built (their tools reach
+    its next model call): the run's "Given" lists them then, and not once they are unloaded."""
+    write(tmp_path / ".deepnb" / "extensions" / "late.py", echo_extension("project_tool"))
+    model = recording(["one", "two", "three"])
+    bench = deepnb.agent(unique("given-late"), model)
+    assert "project_tool" not in bench.run("first").wait(WAIT).state.given["tools"]["main"]
+
+    extensions.trust()
+    run = bench.run("second").wait(WAIT)
+    assert "project_tool" in model.bound[-1]  # what the model was offered ...
+    assert "project_tool" in run.state.given["tools"]["main"]  # ... is what the view says it was given
+
+    extensions.revoke_trust()
+    run = bench.run("third").wait(WAIT)
+    assert "project_tool" not in model.bound[-1]
+    assert "project_tool" not in run.state.given["tools"]["main"]
+
+
 def test_the_user_folder_loads_when_the_first_agent_is_built(tmp_path: Path) -> None:
     write(
         tmp_path / "home" / "extensions" / "mine.py",

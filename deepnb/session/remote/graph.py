@@ -21,6 +21,7 @@ from deepnb.core.text.safe_display import safe_display
 from deepnb.session.remote import messages as convert
 from deepnb.session.remote import shapes
 from deepnb.session.remote.client import Disconnected, Server, explain, said, status_of, unreachable
+from deepnb.session.remote.given import tools_drawn
 
 log = logging.getLogger(__name__)
 STREAM_MODE_NAMES = {"messages": "messages-tuple"}
@@ -110,6 +111,18 @@ class ServerGraph:
         """Thread id → when the server says the chunk it streamed last happened."""
         self._began: dict[str, float] = {}
         """Thread id → when the server says the joined run's stream began (its first event)."""
+        self._tools: dict[str, tuple[str, ...]] | None = None
+
+    async def listed_tools(self) -> dict[str, tuple[str, ...]]:
+        """The tools each agent of the assistant runs, as the server draws its graph (see
+        :mod:`deepnb.session.remote.given`); read once, ``{}`` when the server does not say."""
+        if self._tools is None:
+            try:
+                self._tools = tools_drawn(await self.client.assistants.get_graph(self.assistant_id))
+            except Exception:  # a server that draws no graph: the run is not the worse for it
+                log.debug("deepnb: %s drew no graph", self.server.shown, exc_info=True)
+                self._tools = {}
+        return dict(self._tools)
 
     def chunk_time(self, thread_id: str) -> float | None:
         """When the chunk of ``thread_id``'s stream yielded last happened, as the server's event

@@ -6,7 +6,8 @@ A deployment is a folder that ``langgraph dev`` serves as it is and ``langgraph 
     deepnb_app.py         the module the graphs point at (generated: deploy again, don't edit)
     deepnb_agents.json    the agents' tables from deepnb.toml, with paths rewritten into the folder
     project/...           copies of what the tables name on disk (scripted: scripts, disk
-                          backends' folders), at their paths in the project
+                          backends' folders), at their paths in the project; served on this
+                          machine (``in_place``), a disk backend works on its folder itself
     mytools.py, ...       the project's own modules that ``module:attr`` references import
     extensions/...        copies of the extensions loaded in the kernel (its agents take them):
                           files, package and plugin folders; entry points are named, not copied
@@ -127,12 +128,22 @@ def skipped_note(skipped: Sequence[str], shown: int = 3) -> str:
 
 
 class _Copies:
-    """Files and folders to copy into the app, each under a path relative to the app."""
+    """Files and folders to copy into the app, each under a path relative to the app. With
+    ``in_place`` (an app served on this machine), disk backends keep their own folders."""
 
-    def __init__(self, root: Path, target: Path) -> None:
+    def __init__(self, root: Path, target: Path, *, in_place: bool = False) -> None:
         self.root = root
         self.target = target
+        self.in_place = in_place
         self.items: dict[Path, str] = {}
+
+    def folder(self, text: str) -> str:
+        """Where a disk backend's folder ``text`` (relative to the project) is in the app: its
+        copy, or, in place, the folder itself (absolute, as the kernel's backend resolves it)."""
+        if self.in_place:
+            path = Path(text).expanduser()
+            return str((path if path.is_absolute() else self.root / path).resolve())
+        return self.place(text)
 
     def place(self, text: str) -> str:
         """The app-relative path where the host path ``text`` (relative to the project) goes."""
@@ -198,13 +209,13 @@ def _served_backend(value: Any, copies: _Copies) -> Any:
         if ":" in value:
             copies.module(value)
         elif value == "disk":
-            return {"type": "disk", "root_dir": copies.place(".")}
+            return {"type": "disk", "root_dir": copies.folder(".")}
         return value
     if not isinstance(value, Mapping):
         return value
     backend = dict(value)
     if backend.get("type") == "disk":
-        backend["root_dir"] = copies.place(str(backend.get("root_dir", ".")))
+        backend["root_dir"] = copies.folder(str(backend.get("root_dir", ".")))
     if "default" in backend:
         backend["default"] = _served_backend(backend["default"], copies)
     if isinstance(backend.get("routes"), Mapping):
@@ -371,10 +382,13 @@ def write(
     *,
     force: bool = False,
     http: Mapping[str, Any] | None = None,
+    in_place: bool = False,
 ) -> Deployment:
     """Write the deployment ``checked`` into the folder ``name`` of ``parent`` (made if missing;
     an existing one only with ``force``: see :func:`deploy`), with langgraph.json's ``http``
-    settings if given. A failure removes what it wrote."""
+    settings if given. ``in_place`` (an app served on this machine): disk backends work on the
+    project's folders themselves, as in the kernel, not on copies the next deployment replaces.
+    A failure removes what it wrote."""
     folder_path = parent.path / name
     kind = parent.kind(name)
     if kind == "link":
@@ -393,7 +407,7 @@ def write(
         with parent.child(name) as existing:
             _clear(existing)
     config, project = checked.config, checked.project
-    copies = _Copies(project, folder_path)
+    copies = _Copies(project, folder_path, in_place=in_place)
     tables = {n: _served_table(config.agents[n], copies) for n in checked.names}
     extensions = _kernel_extensions()
     with parent.child(name, create=True) as app:

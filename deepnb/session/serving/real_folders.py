@@ -172,6 +172,12 @@ class Folder:
         self.remove(new)
         os.rename(name, new, src_dir_fd=self.fd, dst_dir_fd=self.fd)
 
+    def move_to(self, name: str, other: Folder) -> None:
+        """Move the entry ``name`` into the folder ``other`` under the same name (what is there
+        is removed first, see :meth:`remove`); a link moves as itself, never what it points to."""
+        other.remove(name)
+        os.rename(name, name, src_dir_fd=self.fd, dst_dir_fd=other.fd)
+
     def entries(self, prefix: str = "") -> Iterator[tuple[str, str]]:
         """Every entry below this folder as ``(relative posix path, kind)``, folders before what
         they hold; links are listed, never followed."""

@@ -3,6 +3,9 @@
 The agents are deployed (:mod:`deepnb.session.serving.deploy`) into ``.deepnb/served/app`` under the project
 (ignored by git) and ``langgraph dev`` serves that folder on 127.0.0.1, in the background, in its
 own process group, with tracing and analytics off and its output in ``.deepnb/served/langgraph-dev.log``.
+A served disk backend works on the project's own folder, as in the kernel, and the server's own
+data (:data:`SERVER_DATA`: its threads and store) moves into each new app: serving again replaces
+deepnb's files, never what the agents wrote.
 One server per kernel: serving again replaces it, and it stops when the kernel ends, even killed
 (:mod:`deepnb.session.serving.tethered` watches a pipe only the kernel holds). Everything serve writes or
 deletes
@@ -50,6 +53,8 @@ SERVED = Path(".deepnb") / "served"
 WRITES = (".gitignore", "app.next", "app", "langgraph-dev.log")
 """Everything serve writes or deletes in :data:`SERVED` (each through :class:`Folder`, never
 through a link; ``app.next`` is the deployment being staged, renamed to ``app``)."""
+SERVER_DATA = ".langgraph_api"
+"""Where ``langgraph dev`` keeps its threads, runs and store, in the app folder it serves."""
 HTTP: dict[str, object] = {
     "app": "deepnb.session.serving.served_http:app",
     "cors": {"allow_origins": [], "allow_credentials": False},
@@ -243,8 +248,9 @@ def serve(
     with Folder.walk_to(root, root / SERVED, create=True) as served:
         served.write(".gitignore", b"*\n")  # nothing of it is the project's
         served.remove("app.next")  # a staging left by a serve that failed: deepnb's own
-        staged = deployment.write(checked, served, "app.next", http=HTTP)
+        staged = deployment.write(checked, served, "app.next", http=HTTP, in_place=True)
         stop()
+        _keep_server_data(served)
         served.rename("app.next", "app")  # the app it replaces goes whole, never through a link
         folder, log = served.path / "app", served.path / "langgraph-dev.log"
         out = served.create(log.name)
@@ -274,6 +280,16 @@ def serve(
     global _current
     _current = server
     return server
+
+
+def _keep_server_data(served: Folder) -> None:
+    """Move the served app's :data:`SERVER_DATA` (its server stopped) into the staged one, so
+    the threads and the store of the agents served before are there in the next server."""
+    if served.kind("app") != "folder":
+        return
+    with served.child("app") as old, served.child("app.next") as staged:
+        if old.kind(SERVER_DATA) == "folder":  # a link there is not followed: it goes with the app
+            old.move_to(SERVER_DATA, staged)
 
 
 def _wait(server: Server, timeout: float) -> None:
