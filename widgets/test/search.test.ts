@@ -104,6 +104,19 @@ describe("the search box", () => {
     assert.equal(at(el), el.querySelectorAll(`mark.${HIT}`)[0]);
   });
 
+  it("waits for the typing to stop while the run streams updates too", async () => {
+    const { el, fake } = showRun({ items: items(), status: "running" });
+    type(el, "quokk");
+    fake.update({ items: items() }); // an update before the typing stopped searches nothing yet
+    assert.deepEqual(marks(el), []);
+    type(el, "quokka");
+    await settled();
+    assert.equal(marks(el).length, 3);
+    key(el, "Enter");
+    fake.update({ items: items() });
+    assert.equal(count(el), "match 2 of 3 · 3 of 6 items");
+  });
+
   it("goes to the next match on Enter and the buttons, the previous on Shift+Enter, wrapping", async () => {
     const { el } = showRun({ items: items() });
     type(el, "quokka");
@@ -122,6 +135,22 @@ describe("the search box", () => {
     assert.equal(at(el), all()[2]);
     click(el.querySelector('[aria-label="Previous match"]'));
     assert.equal(at(el), all()[1]);
+  });
+
+  it("stays at its match while updates hand back the same items as new objects", async () => {
+    const { el, fake } = showRun({ items: items(), status: "running" });
+    type(el, "quokka");
+    await settled();
+    key(el, "Enter");
+    const second = at(el);
+    assert.equal(second, el.querySelectorAll(`mark.${HIT}`)[1]);
+    fake.update({ items: items() }); // equal, not the same objects: nothing is marked again
+    assert.equal(at(el), second);
+    assert.ok(second!.isConnected);
+    assert.equal(count(el), "match 2 of 3 · 3 of 6 items");
+    fake.update({ items: items().filter((item) => item.id !== "t1") }); // the match before it went
+    assert.equal(at(el), el.querySelectorAll(`mark.${HIT}`)[0]);
+    assert.equal(count(el), "match 1 of 2 · 2 of 5 items");
   });
 
   it("Escape clears it and gives each card back the state its reader left it in", async () => {

@@ -53,8 +53,8 @@ function openCard(rec: ItemRecord): boolean {
   if (isOpen(rec) !== false) return false;
   if (rec.tool) setExpanded(rec, true);
   else if (rec.thinking) {
-    rec.thinking.auto = true;
-    rec.thinking.details.open = true;
+    rec.thinking.held = true;
+    foldThinking(rec);
   } else if (rec.summary) {
     rec.summary.auto = true;
     rec.summary.details.open = true;
@@ -66,7 +66,10 @@ function openCard(rec: ItemRecord): boolean {
 function restoreCard(rec: ItemRecord, expanded: Set<string>): void {
   const open = expanded.has(rec.key);
   if (rec.tool && rec.tool.open !== open) setExpanded(rec, open);
-  else if (rec.thinking) foldThinking(rec);
+  else if (rec.thinking) {
+    rec.thinking.held = false;
+    foldThinking(rec);
+  }
   else if (rec.summary && rec.summary.details.open !== open) {
     rec.summary.auto = open;
     rec.summary.details.open = open;
@@ -130,7 +133,7 @@ export function transcriptTools(
   const triedNodes = new Set<string>();
   const opened = new Set<ItemRecord>(); // the cards the search opened
   let openedNodes: string[] = [];
-  const marked = new Map<ItemRecord, { key: string; item?: object }>(); // what a record's marks are for
+  const marked = new Map<ItemRecord, string>(); // what a record's marks are for: query, fold, text
   let stops: Element[] = [];
   let current = -1;
   let dirty = false; // marks changed since the stops were listed
@@ -158,11 +161,12 @@ export function transcriptTools(
     sources.openNodes(ids, true);
   }
 
-  // Marks `rec` for the query (or takes its marks out, `query` empty), unless nothing changed.
-  function mark(rec: ItemRecord, match: boolean): void {
-    const key = match ? `${query}\u0000${isOpen(rec)}` : "";
+  // Marks `rec` for the query (or takes its marks out, `query` empty), unless neither the query,
+  // its fold nor its text changed (a live update hands back equal items as new objects too).
+  function mark(rec: ItemRecord, match: boolean, text: string): void {
+    const key = match ? `${query}\u0000${isOpen(rec)}\u0000${text}` : "";
     const was = marked.get(rec);
-    if (was !== undefined && was.key === key && was.item === rec.item) return;
+    if (was === key) return;
     if (was === undefined && key === "") return;
     unmark(rec.el);
     rec.el.classList.remove(WHOLE);
@@ -171,7 +175,7 @@ export function transcriptTools(
       marked.delete(rec);
       return;
     }
-    marked.set(rec, { key, item: rec.item });
+    marked.set(rec, key);
     const marks = markText(rec.el, query);
     if (!marks.some(shown)) rec.el.classList.add(WHOLE); // the item itself is the stop
   }
@@ -180,15 +184,19 @@ export function transcriptTools(
     const was = stops[current];
     const scope = (sources.scope && sources.scope()) || el.parentElement;
     stops = scope ? [...scope.querySelectorAll(`mark.${HIT}, .${WHOLE}`)].filter(shown) : [];
+    const index = current;
     current = moved ? (stops.length ? 0 : -1) : was ? stops.indexOf(was) : -1;
-    if (!moved && current < 0 && stops.length) current = 0;
+    if (!moved && current < 0 && stops.length) current = Math.max(0, Math.min(index, stops.length - 1));
     if (was && was !== stops[current]) was.classList.remove(CURRENT);
     if (current >= 0) stops[current].classList.add(CURRENT);
     dirty = false;
   }
 
-  function apply(moved = false): void {
-    const q = search.value.trim().toLowerCase();
+  // `typed`: the box's text is the query now (after the typing stopped); an update of the items
+  // applies the query they were searched by, so a run that streams never cuts the wait short.
+  function apply(typed = false): void {
+    const q = typed ? search.value.trim().toLowerCase() : query;
+    let moved = false;
     if (!q && !hiding && !filtered && !opened.size && !openedNodes.length) return; // nothing on or to undo
     if (q !== query) {
       restoreAll();
@@ -202,7 +210,8 @@ export function transcriptTools(
     for (const rec of sources.records()) {
       total++;
       const book = hiding && isBookkeeping(rec);
-      const match = query !== "" && !book && searchText(rec).includes(query);
+      const text = query === "" ? "" : searchText(rec);
+      const match = query !== "" && !book && text.includes(query);
       const out = book || (query !== "" && !match);
       if (book) hidden++;
       if (match) {
@@ -212,12 +221,16 @@ export function transcriptTools(
           if (openCard(rec)) opened.add(rec);
         }
       }
-      mark(rec, match);
+      mark(rec, match, text);
       rec.el.classList.toggle("dnb-match", match);
       rec.el.classList.toggle("dnb-filtered", out);
       rec.el.hidden = out;
     }
-    for (const rec of marked.keys()) if (!rec.el.isConnected) marked.delete(rec); // items gone
+    for (const rec of marked.keys()) {
+      if (rec.el.isConnected) continue;
+      marked.delete(rec); // an item gone, or a closed subagent's
+      dirty = true;
+    }
     if (dirty || moved) listStops(moved);
     filtered = query !== "" || hiding;
     show(prev, query !== "");
@@ -254,7 +267,7 @@ export function transcriptTools(
   function flush(): void {
     clearTimeout(timer);
     timer = undefined;
-    apply();
+    apply(true);
     onChange();
   }
 
