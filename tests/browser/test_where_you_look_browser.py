@@ -12,14 +12,17 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.support.notebook_ui import RUN_TIMEOUT, code_cell, expect, menu, open_notebook
+from tests.browser.conftest import ARTIFACTS
+from tests.support.notebook_ui import RUN_TIMEOUT, code_cell, expect, luminance, menu, open_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
+
+SHOTS = ARTIFACTS.parent / "screenshots"
 
 TURNS = 36  # each a line of text and a write_file card: a view far taller than the page
 WORD = "quokka"  # only in one write_file's content, past what its folded card's one line shows
 FILLER = "Tide pools hold water when the sea goes out. " * 8
-TAIL_WORDS = 400  # the last answer streams slowly: the run still runs at the end of the page
+TAIL_WORDS = 1500  # the last answer streams for 30 s: the run still runs while the test looks
 
 
 def _script(path: Any) -> None:
@@ -59,6 +62,14 @@ ON_TOP = """(bar) => {
 }"""
 
 
+# Whether something else shows where a mark is (the stuck header over it, say).
+COVERED = """(m) => {
+  const r = m.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + 2, r.top + r.height / 2);
+  return !(hit && (hit === m || m.contains(hit)));
+}"""
+
+
 def _run(page: Any, server: Any, name: str, *, lab: bool) -> Any:
     open_notebook(page, server, name, lab=lab)
     menu(page, "Run", "Run All Cells")
@@ -70,10 +81,15 @@ def _run(page: Any, server: Any, name: str, *, lab: bool) -> Any:
 
 
 def _header_stays(page: Any, view: Any) -> None:
-    bar = view.locator(".dnb-progress")
-    stop = view.locator(".dnb-stop")
     view.locator(".dnb-transcript > .dnb-item").last.evaluate("(el) => el.scrollIntoView({block: 'end'})")
     page.wait_for_timeout(300)
+    _header_stays_shown(view)
+
+
+def _header_stays_shown(view: Any) -> None:
+    """The view is scrolled past its top, and its header with Stop shows, on top, in the viewport."""
+    bar = view.locator(".dnb-progress")
+    stop = view.locator(".dnb-stop")
     shown = bar.evaluate(ON_TOP)
     view_top = view.evaluate("(el) => el.getBoundingClientRect().top")
     assert view_top < 0, f"the view is not scrolled past its top: {view_top}"  # else nothing to show
@@ -124,3 +140,72 @@ def test_the_header_sticks_in_a_scrolled_output(
     assert shown["onTop"], shown
     assert abs(shown["top"] - sizes[2]) < 4, (shown, sizes)  # at the top of the box
     expect(view.locator(".dnb-stop")).to_be_in_viewport()
+
+
+def _search(page: Any, view: Any) -> None:
+    """Search a word found only in two folded cards' full arguments: both open, marked, counted;
+    Enter goes to the second; Escape folds them again."""
+    cards = (
+        view.locator(".dnb-item.dnb-tool")
+        .filter(has_text="/pool7.md")
+        .or_(view.locator(".dnb-item.dnb-tool").filter(has_text="/pool21.md"))
+    )
+    expect(cards).to_have_count(2)
+    for i in range(2):
+        expect(cards.nth(i)).not_to_have_class(re.compile(r"\bdnb-open\b"))
+    box = view.get_by_role("searchbox", name="Search the transcript")
+    box.click()
+    box.press_sequentially(WORD.upper(), delay=30)
+    count = view.locator(".dnb-search-count")
+    expect(count).to_have_text(re.compile(r"^match 1 of 2 · 2 of \d+ items$"))
+    marks = view.locator("mark.dnb-hit")
+    expect(marks).to_have_count(2)
+    for i in range(2):
+        expect(cards.nth(i)).to_have_class(re.compile(r"\bdnb-open\b"))
+        expect(cards.nth(i).locator(".dnb-tool-args-full mark.dnb-hit")).to_have_text(WORD)
+    expect(marks.nth(0)).to_have_class(re.compile(r"\bdnb-hit-current\b"))
+    expect(marks.nth(0)).to_be_in_viewport()
+    box.press("Enter")
+    expect(count).to_have_text(re.compile(r"^match 2 of 2 "))
+    expect(marks.nth(1)).to_have_class(re.compile(r"\bdnb-hit-current\b"))
+    expect(marks.nth(0)).not_to_have_class(re.compile(r"\bdnb-hit-current\b"))
+    expect(marks.nth(1)).to_be_in_viewport()
+    covered = marks.nth(1).evaluate(COVERED)
+    assert not covered, "the match the search went to is under something (the stuck header?)"
+    view.get_by_role("button", name="Previous match").click()
+    expect(count).to_have_text(re.compile(r"^match 1 of 2 "))
+    expect(marks.nth(0)).to_have_class(re.compile(r"\bdnb-hit-current\b"))
+    for i in range(2):  # a mark's text is the word as written, a text node (never HTML)
+        assert cards.nth(i).locator(".dnb-tool-args-full").inner_text().count(WORD) == 1
+
+
+def _shoot(page: Any, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    shot = SHOTS / f"{name}.png"
+    page.screenshot(path=str(shot))
+    assert shot.stat().st_size > 2_000, shot
+
+
+@LABS
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_search_opens_marks_counts_and_steps(
+    page: Any, jupyter_server: Any, long_run: str, lab: bool, theme: str, request: pytest.FixtureRequest
+) -> None:
+    if theme == "dark":
+        request.getfixturevalue("dark")
+    view = _run(page, jupyter_server, long_run, lab=lab)
+    background = view.evaluate("(el) => getComputedStyle(el).backgroundColor")
+    assert (luminance(background) < 0.3) == (theme == "dark"), (theme, background)
+    where = f"{'jupyterlab' if lab else 'notebook7'}-{theme}"
+    _header_stays(page, view)
+    _shoot(page, f"sticky-header-{where}")
+    _search(page, view)
+    view.locator(".dnb-search-next").click()  # at the second match
+    expect(view.locator(".dnb-stop")).to_be_in_viewport()
+    _shoot(page, f"transcript-search-{where}")
+    box = view.get_by_role("searchbox", name="Search the transcript")
+    box.press("Escape")
+    expect(view.locator("mark.dnb-hit")).to_have_count(0)
+    expect(view.locator(".dnb-item.dnb-tool.dnb-open")).to_have_count(0)  # folded again, as they were
+    expect(view.locator(".dnb-item.dnb-tool")).to_have_count(TURNS)  # none hidden
+    expect(view).to_have_attribute("data-status", "running")  # all of it while the run ran
