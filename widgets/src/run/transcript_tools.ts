@@ -32,8 +32,19 @@ export function fieldsText(f: Record<string, any>): string {
   return parts.join("\n").toLowerCase();
 }
 
+// An item's searched text, kept while its record shows the same item object (a live update hands
+// back the items it did not change as the same objects): a long transcript is not lower-cased
+// again on every update.
+const TEXTS = new WeakMap<ItemRecord, { item: object | undefined; text: string }>();
+
 /** The text an item is searched by: the fields it was last shown with. */
-export const searchText = (rec: ItemRecord): string => fieldsText(rec.f);
+export function searchText(rec: ItemRecord): string {
+  const known = TEXTS.get(rec);
+  if (known && known.item === rec.item && rec.item !== undefined) return known.text;
+  const text = fieldsText(rec.f);
+  TEXTS.set(rec, { item: rec.item, text });
+  return text;
+}
 
 /** Whether an item is a bookkeeping tool's card (write_todos, ls, read_file…). */
 export function isBookkeeping(rec: ItemRecord): boolean {
@@ -222,9 +233,11 @@ export function transcriptTools(
         }
       }
       mark(rec, match, text);
-      rec.el.classList.toggle("dnb-match", match);
-      rec.el.classList.toggle("dnb-filtered", out);
-      rec.el.hidden = out;
+      if (rec.el.hidden !== out || rec.el.classList.contains("dnb-match") !== match) { // DOM writes only for a change
+        rec.el.classList.toggle("dnb-match", match);
+        rec.el.classList.toggle("dnb-filtered", out);
+        rec.el.hidden = out;
+      }
     }
     for (const rec of marked.keys()) {
       if (rec.el.isConnected) continue;
