@@ -22,11 +22,18 @@ SHOTS = ARTIFACTS.parent / "screenshots"
 TURNS = 36  # each a line of text and a write_file card: a view far taller than the page
 WORD = "quokka"  # only in one write_file's content, past what its folded card's one line shows
 FILLER = "Tide pools hold water when the sea goes out. " * 8
+SUB_WORD = "wombat"  # only in a subagent's transcript, not in its answer: in its closed card
 TAIL_WORDS = 1500  # the last answer streams for 30 s: the run still runs while the test looks
 
 
 def _script(path: Any) -> None:
-    turns: list[dict[str, Any]] = []
+    turns: list[dict[str, Any]] = [
+        {
+            "tool_calls": [
+                {"name": "task", "args": {"subagent_type": "general-purpose", "description": "Check pool 3"}}
+            ]
+        }
+    ]
     for n in range(TURNS):
         content = FILLER + (f"A {WORD} was seen near pool {n}." if n in (7, 21) else "Nothing else.")
         turns.append(
@@ -38,7 +45,14 @@ def _script(path: Any) -> None:
             }
         )
     turns.append({"text": " ".join(f"word{n}" for n in range(TAIL_WORDS))})
-    path.write_text(yaml.safe_dump({"delay": 0.02, "agents": {"main": turns}}))
+    sub = [
+        {
+            "text": f"Looking for a {SUB_WORD} in pool 3.",
+            "tool_calls": [{"name": "ls", "args": {"path": "/"}}],
+        },
+        {"text": "Pool 3 is empty."},
+    ]
+    path.write_text(yaml.safe_dump({"delay": 0.02, "agents": {"main": turns, "general-purpose": sub}}))
 
 
 @pytest.fixture
@@ -76,7 +90,7 @@ def _run(page: Any, server: Any, name: str, *, lab: bool) -> Any:
     view = code_cell(page, "%%deepagent").locator(".deepnb-run")
     expect(view).to_have_attribute("data-status", "running", timeout=RUN_TIMEOUT)
     # the transcript reaches the last card while the last answer streams
-    expect(view.locator(".dnb-item.dnb-tool")).to_have_count(TURNS, timeout=RUN_TIMEOUT)
+    expect(view.locator(".dnb-transcript .dnb-item.dnb-tool")).to_have_count(TURNS + 1, timeout=RUN_TIMEOUT)
     return view
 
 
@@ -186,6 +200,20 @@ def _shoot(page: Any, name: str) -> None:
     assert shot.stat().st_size > 2_000, shot
 
 
+def _search_subagent(view: Any) -> None:
+    """A word only in a subagent's transcript opens its closed card, marked; Escape closes it."""
+    card = view.locator(".dnb-tree .dnb-node").first
+    expect(card).not_to_have_class(re.compile(r"\bdnb-open\b"))
+    box = view.get_by_role("searchbox", name="Search the transcript")
+    box.fill(SUB_WORD)
+    expect(card).to_have_class(re.compile(r"\bdnb-open\b"))
+    expect(card.locator(".dnb-node-transcript mark.dnb-hit")).to_have_text(SUB_WORD)
+    expect(view.locator(".dnb-search-count")).to_have_text(re.compile(r"^match 1 of \d+ · "))
+    box.press("Escape")
+    expect(card).not_to_have_class(re.compile(r"\bdnb-open\b"))
+    expect(view.locator("mark.dnb-hit")).to_have_count(0)
+
+
 @LABS
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_search_opens_marks_counts_and_steps(
@@ -207,5 +235,8 @@ def test_search_opens_marks_counts_and_steps(
     box.press("Escape")
     expect(view.locator("mark.dnb-hit")).to_have_count(0)
     expect(view.locator(".dnb-item.dnb-tool.dnb-open")).to_have_count(0)  # folded again, as they were
-    expect(view.locator(".dnb-item.dnb-tool")).to_have_count(TURNS)  # none hidden
+    expect(view.locator(".dnb-transcript .dnb-item.dnb-tool:not([hidden])")).to_have_count(
+        TURNS + 1
+    )  # none hidden
+    _search_subagent(view)
     expect(view).to_have_attribute("data-status", "running")  # all of it while the run ran
