@@ -135,6 +135,14 @@ def test_the_header_with_stop_stays_in_reach(
     _header_stays(page, view)
     _clear_of_header(view, ".dnb-compose")  # Steer, while the run runs
     _clear_of_header(view, ".dnb-transcript > .dnb-item:nth-child(40)")
+    # the task card's link, pressed at the end of the page, brings the subagent's card up below it
+    view.locator(".dnb-transcript > .dnb-item").last.evaluate("(el) => el.scrollIntoView({block: 'end'})")
+    view.locator(".dnb-tool-subagent").first.evaluate("(button) => button.click()")
+    node = view.locator(".dnb-tree .dnb-node").first
+    expect(node).to_have_class(re.compile(r"\bdnb-flash\b"))
+    page.wait_for_timeout(1_000)  # a smooth scroll
+    bottom = view.locator(".dnb-progress").evaluate("(el) => el.getBoundingClientRect().bottom")
+    assert node.evaluate("(el) => el.getBoundingClientRect().top") >= bottom
 
 
 @LABS
