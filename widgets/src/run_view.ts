@@ -60,7 +60,16 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   transcript.setAttribute("aria-label", "Transcript");
   const main = itemList(transcript, expanded);
   // The search and filters cover the main transcript and the open subagents' transcripts.
-  const tools = transcriptTools(() => [...main.records.values(), ...tree.records()], expanded);
+  let groups = new Map<string, Entry[]>(); // the subagents' items, by node id, as last drawn
+  const tools = transcriptTools({
+    records: () => [...main.records.values(), ...tree.records()],
+    *folded() { for (const entry of groups) if (!tree.isOpen(entry[0])) yield entry; },
+    openNodes(ids, open) {
+      for (const id of ids) tree.searchOpen(id, open);
+      tree.syncItems(groups);
+    },
+    scope: () => root,
+  }, expanded);
   const tree = treeView(model, st, expanded, header.kernelNow, () => renderItems(), header.waitedNow);
   const peek = peekView(model, st);
   const tasks = asyncView(model);
@@ -91,6 +100,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     mainEntries = mainItems;
     renderFinal();
     show(tools.el, mainItems.length > 1);
+    groups = byNode;
     tree.syncItems(byNode);
     tools.apply();
     renderError();

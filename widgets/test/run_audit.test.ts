@@ -8,6 +8,7 @@ import { afterEach, describe, it } from "node:test";
 import { click, FakeModel, mount, settle } from "./dom";
 import view from "../src/run_view";
 import { clockText } from "../src/run/header";
+import { SEARCH_DELAY } from "../src/run/transcript_tools";
 import { pendingAnnouncement, statusAnnouncement } from "../src/run/announcer";
 import type { Action, Interrupt, Item, RunTraits, TreeNode } from "../src/types";
 
@@ -290,15 +291,17 @@ describe("transcript search and filters", () => {
     input.value = value;
     input.dispatchEvent(new (globalThis as any).Event("input", { bubbles: true }));
   };
+  const settled = (): Promise<void> => new Promise((done) => setTimeout(done, SEARCH_DELAY + 10));
 
-  it("filters to the items holding the text, closed cards' results included, and marks them", () => {
+  it("filters to the items holding the text, closed cards' results included, and marks them", async () => {
     const { el, fake } = showRun({ items: items() });
     const search = el.querySelector(".dnb-search") as HTMLInputElement;
     assert.equal(search.getAttribute("aria-label"), "Search the transcript");
     type(search, "HANDS");
+    await settled();
     assert.deepEqual(visible(el), ["t2"]); // found in the closed card's result
     assert.ok(el.querySelector('[data-id="t2"]')!.classList.contains("dnb-match"));
-    assert.equal(text(el, ".dnb-search-count"), "1 of 5 items match");
+    assert.equal(text(el, ".dnb-search-count"), "match 1 of 2 · 1 of 5 items");
     fake.update({ items: [...items(), tool("t4", "grep", "pattern='hands'")] }); // new items are filtered too
     assert.deepEqual(visible(el), ["t2", "t4"]);
     search.dispatchEvent(new (globalThis as any).KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
@@ -306,17 +309,18 @@ describe("transcript search and filters", () => {
     assert.equal(el.querySelector(".dnb-match"), null);
   });
 
-  it("searches an open subagent's transcript too", () => {
+  it("searches an open subagent's transcript too", async () => {
     const sub = { kind: "text", id: "s1", agent: "main/general-purpose", text: "Otters use rocks as tools.",
       html: "<p>Otters use rocks as tools.</p>" } as Item;
     const { el } = showRun({ items: [...items(), sub], tree: [node("main/general-purpose")] });
     click(el.querySelector(".dnb-node-head"));
     const said = el.querySelector('.dnb-node-transcript [data-id="s1"]') as HTMLElement;
     type(el.querySelector(".dnb-search") as HTMLInputElement, "rocks");
+    await settled();
     assert.equal(said.hidden, false);
     assert.ok(said.classList.contains("dnb-match"));
     assert.deepEqual(visible(el), []);
-    assert.equal(text(el, ".dnb-search-count"), "1 of 6 items match");
+    assert.equal(text(el, ".dnb-search-count"), "match 1 of 1 · 1 of 6 items");
   });
 
   it("hides the bookkeeping tools' cards, and shows them again", () => {

@@ -71,6 +71,12 @@ export function headerView(
   const stats = h("span", "dnb-stats");
   stats.append(stepsEl, callsEl, elapsedEl, tokensEl);
   bar.append(pill, agentEl, threadEl, stats, controls);
+  // The header sticks at the top of the scrolled notebook (run_view.css): what the view scrolls
+  // to keeps clear of it by its height, which wraps to more lines in a narrow output.
+  const sized = typeof ResizeObserver === "function" ? new ResizeObserver(() => {
+    root.style.setProperty("--dnb-head-h", `${Math.ceil(bar.getBoundingClientRect().height)}px`);
+  }) : null;
+  sized?.observe(bar);
 
   let frozen: number | null = null; // the run's elapsed time when its kernel went away
 
@@ -172,6 +178,7 @@ export function headerView(
 
   function dispose(): void {
     stopBtn.removeEventListener("click", onStop);
+    sized?.disconnect();
     if (timer !== null) clearInterval(timer);
     timer = null;
   }

@@ -207,6 +207,11 @@ export interface TreeView {
   toggle(head: HTMLElement): void;
   /** The item records of the open cards' transcripts (closed cards hold none). */
   records(): Iterable<ItemRecord>;
+  /** Whether a node's card is open (its transcript shown). */
+  isOpen(id: string): boolean;
+  /** Opens a node's card for the search (`open`), or gives it back the state its reader left it
+   * in; what readers opened and closed stays as they left it. Its items are drawn by the caller. */
+  searchOpen(id: string, open: boolean): void;
   /** Opens a node's card and brings it into view (the task card's "show subagent"). */
   reveal(id: string): void;
   tick(): void;
@@ -345,5 +350,14 @@ export function treeView(
     for (const rec of nodes.values()) if (rec.open) yield* rec.items.records.values();
   }
 
-  return { el, render, syncItems, records, has: (id) => nodes.has(id), toggle, reveal, tick, dispose };
+  function searchOpen(id: string, open: boolean): void {
+    const rec = nodes.get(id);
+    const want = open || st.nodesOpen.has(id);
+    if (rec && rec.open !== want) setNodeOpen(rec, want);
+  }
+
+  const isOpen = (id: string): boolean => nodes.get(id)?.open === true;
+
+  return { el, render, syncItems, records, has: (id) => nodes.has(id), isOpen, searchOpen, toggle, reveal, tick,
+    dispose };
 }

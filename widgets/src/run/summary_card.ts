@@ -15,6 +15,8 @@ export interface SummaryParts {
   history: HTMLElement;
   path: HTMLElement;
   openBtn: HTMLButtonElement;
+  /** The state this code last gave the summary's fold: a toggle to anything else is the reader's. */
+  auto: boolean;
 }
 
 /** Builds a summary card's parts into `rec.el` (its text open when its key is in `expanded`). */
@@ -28,6 +30,7 @@ export function makeSummary(rec: ItemRecord, expanded: Set<string>): void {
     history: h("div", "dnb-summary-history"),
     path: h("code", "dnb-summary-path"),
     openBtn: smallButton("dnb-btn dnb-summary-open", "Open history file"),
+    auto: expanded.has(rec.key),
   };
   rec.summary = s;
   const meta = h("span", "dnb-summary-meta");
@@ -36,8 +39,10 @@ export function makeSummary(rec: ItemRecord, expanded: Set<string>): void {
     "Context summarized"), meta);
   const body = (rec.body = h("div", "dnb-summary-text"));
   s.details.append(ownKeys(h("summary", "dnb-summary-toggle", "Summary")), body);
-  s.details.open = expanded.has(rec.key);
+  s.details.open = s.auto;
   s.details.addEventListener("toggle", () => {
+    if (s.details.open === s.auto) return; // the fold this code set (the search opens it)
+    s.auto = s.details.open;
     if (s.details.open) expanded.add(rec.key);
     else expanded.delete(rec.key);
   });

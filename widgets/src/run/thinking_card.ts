@@ -13,6 +13,8 @@ export interface ThinkingParts {
   closed: boolean;
   /** Keys of the folds the reader opened, kept by the view across redraws. */
   expanded: Set<string>;
+  /** The transcript search holds it open (it holds a match): updates do not fold it. */
+  held: boolean;
 }
 
 /** Builds a thinking item's fold into `rec.el`; its text goes in `rec.body` (patched as text is). */
@@ -22,12 +24,13 @@ export function makeThinking(rec: ItemRecord, expanded: Set<string>): void {
   toggle.append(rec.label!, h("span", "dnb-thinking-title", "Thinking"));
   rec.body = h("div", "dnb-thinking-text");
   details.append(toggle, rec.body);
-  const parts: ThinkingParts = { details, auto: false, closed: false, expanded };
+  const parts: ThinkingParts = { details, auto: false, closed: false, expanded, held: false };
   rec.thinking = parts;
   details.addEventListener("toggle", () => {
     if (details.open === parts.auto) return; // the fold this code set
     parts.auto = details.open;
     parts.closed = !details.open;
+    if (!details.open) parts.held = false; // closed by the reader while the search held it open
     if (details.open) expanded.add(rec.key);
     else expanded.delete(rec.key);
   });
@@ -40,7 +43,7 @@ export function makeThinking(rec: ItemRecord, expanded: Set<string>): void {
 export function foldThinking(rec: ItemRecord): void {
   const parts = rec.thinking!;
   const streaming = typeof rec.f.html !== "string";
-  const open = parts.expanded.has(rec.key) || (streaming && !parts.closed);
+  const open = parts.held || parts.expanded.has(rec.key) || (streaming && !parts.closed);
   rec.el.toggleAttribute("data-streaming", streaming);
   if (parts.details.open !== open) {
     parts.auto = open;
