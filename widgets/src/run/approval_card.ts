@@ -3,6 +3,7 @@
 // a form. Also the decision log's entries. Builders only: approvals.ts patches and wires them.
 
 import { h } from "../lib/dom";
+import { asksKernel } from "./kernel_gate";
 import { shownAs } from "../lib/statuses";
 import { isObj, list, num, plural, str } from "../lib/text";
 import { DECISION_LABEL, RUNNING } from "../schema";
@@ -35,9 +36,9 @@ export interface Card {
   decisionEl: HTMLElement;
 }
 
-/** A button that says what it does in `data-act`. */
+/** A button that says what it does in `data-act` (a control of the approvals: it asks the kernel). */
 export function actButton(cls: string, label: string, act: string): HTMLButtonElement {
-  const node = h("button", cls, label);
+  const node = asksKernel(h("button", cls, label));
   node.type = "button";
   node.setAttribute("data-act", act);
   return node;
