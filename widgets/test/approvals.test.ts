@@ -161,7 +161,7 @@ describe("approval cards", () => {
     pending[0].actions[0].decision = { type: "reject", message: "no", args: "", auto: false };
     pending[0].actions.push(action(1));
     const { el, fake, view } = setup(pending);
-    assert.equal(card(el).querySelector(".dnb-approval-decision")!.textContent, "✗ rejected: no");
+    assert.equal(card(el).querySelector(".dnb-approval-decision")!.textContent, "✗ rejected by you: no");
     assert.equal(card(el).getAttribute("data-decision"), "reject");
     assert.equal(act(card(el), "approve").disabled, true);
     assert.equal(act(card(el, 1), "approve").disabled, false);
@@ -202,6 +202,6 @@ describe("approval cards", () => {
     view.renderLog();
     const log = el.parentElement!.querySelector(".dnb-decisions") as HTMLElement;
     assert.equal(log.querySelector(".dnb-decision-type")!.textContent, "↩ answered");
-    assert.equal(decisionText({ type: "resume", message: "yes", args: "", auto: false }), "↩ resumed: yes");
+    assert.equal(decisionText({ type: "resume", message: "yes", args: "", auto: false }), "↩ resumed by you: yes");
   });
 });

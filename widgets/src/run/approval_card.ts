@@ -3,6 +3,7 @@
 // a form. Also the decision log's entries. Builders only: approvals.ts patches and wires them.
 
 import { h } from "../lib/dom";
+import { decisionWords } from "./decided";
 import { asksKernel } from "./kernel_gate";
 import { shownAs } from "../lib/statuses";
 import { isObj, list, num, plural, str } from "../lib/text";
@@ -44,12 +45,9 @@ export function actButton(cls: string, label: string, act: string): HTMLButtonEl
   return node;
 }
 
-/** "✎ edited: path='/a.md'", "✗ rejected: too risky (auto)"… */
+/** "✎ edited by you: path='/a.md'", "✗ rejected by a rule: too risky"… (as a snapshot says it). */
 export function decisionText(decision: Decision): string {
-  const type = str(decision.type);
-  const detail = type === "edit" ? str(decision.args) : str(decision.message);
-  const text = `${shownAs(DECISION_LABEL, type, type)}${detail ? `: ${detail}` : ""}`;
-  return decision.auto ? `${text} (auto)` : text;
+  return decisionWords(decision);
 }
 
 function diffLineClass(line: string): string {
