@@ -192,7 +192,7 @@ describe("approval cards", () => {
     assert.equal(log.querySelector(".dnb-decision-at")!.textContent, "10:00:03");
     assert.equal(log.querySelector(".dnb-decision-type")!.textContent, "✎ edited");
     assert.equal(log.querySelector(".dnb-decision-detail")!.textContent, "content='x'");
-    assert.ok(log.querySelector(".dnb-decision-auto"));
+    assert.equal(log.querySelector(".dnb-decision-auto")!.textContent, "by a rule");
   });
 
   it("logs an interrupt answered whole in words, and an action resumed that way", () => {
@@ -202,6 +202,7 @@ describe("approval cards", () => {
     view.renderLog();
     const log = el.parentElement!.querySelector(".dnb-decisions") as HTMLElement;
     assert.equal(log.querySelector(".dnb-decision-type")!.textContent, "↩ answered");
+    assert.equal(log.querySelector(".dnb-decision-by")!.textContent, "by you");
     assert.equal(decisionText({ type: "resume", message: "yes", args: "", auto: false }), "↩ resumed by you: yes");
   });
 });

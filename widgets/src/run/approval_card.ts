@@ -240,12 +240,14 @@ export function logEntry(entry: DecisionEntry): HTMLLIElement {
   const at = str(entry.at);
   const time = h("span", "dnb-decision-at", at.split(" ").pop());
   time.title = at;
+  // "✗ rejected" "by you" "too risky": the snapshot's line in the same words (decided.ts)
+  const by = h("span", entry.auto ? "dnb-decision-by dnb-decision-auto" : "dnb-decision-by",
+    entry.auto ? "by a rule" : "by you");
   li.append(time, h("span", "dnb-decision-tool", entry.tool),
-    h("span", "dnb-decision-type", shownAs(DECISION_LABEL, type, type)));
+    h("span", "dnb-decision-type", shownAs(DECISION_LABEL, type, type)), by);
   const diff = type === "edit" ? str(entry.diff) : "";
   const detail = type === "edit" ? (diff ? "" : str(entry.args)) : str(entry.message);
   if (detail) li.append(h("span", "dnb-decision-detail", detail));
-  if (entry.auto) li.append(h("span", "dnb-decision-auto", "(auto)"));
   if (diff) { // what the edit changed: proposed → approved arguments, a line each
     const pre = previewEl({ kind: "diff", text: diff })!;
     pre.classList.add("dnb-decision-diff");
