@@ -689,8 +689,8 @@ class RunState:
         if entry["type"] in ("reject", "respond"):  # the card it gated says who answered in its place
             call_id = self._gated.get((event.interrupt_id, event.index))
             card = self._tools.get(call_id) if call_id else None
-            if card is not None:
-                card["decision"] = shown.copy()
+            if card is not None:  # the message as a card line says it: clipped, the log keeps it whole
+                card["decision"] = {**shown, "message": _clip(shown["message"], RESULT_PREVIEW)}
         for request in self.pending:
             if request["id"] != event.interrupt_id:
                 continue

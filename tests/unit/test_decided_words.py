@@ -88,3 +88,12 @@ def test_a_responded_call_says_it_never_ran_and_the_response_stood_in() -> None:
     assert "→ use &lt;i&gt;/c.md&lt;/i&gt;" in html and "<i>/c.md" not in html
     assert "[responded] → use <i>/c.md</i>\n    Not run: you responded in its place" in text
     assert "[declined] → Rejected\n    Not run: declined by a rule" in text
+
+
+def test_a_long_message_is_clipped_on_the_card_and_kept_whole_in_the_log() -> None:
+    state = gated(("c1", "/a.md"))
+    long = "no " * 500
+    state.apply(ev.DecisionMade("main", "I1", 0, "write_file", {"type": "reject", "message": long}))
+    (card,) = [item for item in state.to_json()["items"] if item["kind"] == "tool"]
+    assert len(card["decision"]["message"]) <= 160 < len(long)
+    assert state.to_json()["decisions"][0]["message"] == long
