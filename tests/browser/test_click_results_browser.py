@@ -88,3 +88,44 @@ def test_results_show_where_you_clicked_and_a_gone_kernel_says_so(
     expect(peek).to_have_count(0)  # nothing opened: no "Loading…" that never ends
     page.screenshot(path=str(artifact("gone-says-so.png")))
     assert not errors, "\n\n".join(errors)
+
+
+def test_a_responded_call_shows_it_never_ran(browser: Any) -> None:
+    """A call answered with Respond, from a real run's traits in the built view: not "✓ done"."""
+    import uuid
+
+    import deepnb
+    from deepnb.views.run.run_view import RunView
+    from tests.browser.test_run_view_a11y_browser import TRAITS, bundle_page
+
+    workbench = deepnb.agent(
+        f"respond-{uuid.uuid4().hex[:6]}",
+        "demo:approvals",
+        interrupt_on={"write_file": True, "edit_file": True},
+    )
+    run = workbench.run("Plan the launch")
+    for _ in range(5):  # approve every call but the risk list's, which gets a response instead
+        if run.status != "interrupted":
+            break
+        for pending in run.pending:
+            if "/risks.md" in str(pending.args.get("file_path")):
+                pending.respond("Risks are <b>tracked</b> elsewhere.")
+            else:
+                pending.approve()
+        run.wait(30)
+    assert run.status == "done", run.error
+    view = RunView(run)
+    try:
+        view._flush()
+        state = view.get_state()
+        traits = {**TRAITS, **{key: state[key] for key in TRAITS if key in state}}
+    finally:
+        view.close()
+    with bundle_page(browser, traits, "responded-card") as page:
+        page.locator(".dnb-node-head", has_text="List the launch risks").click()  # the subagent's own calls
+        card = page.locator('.dnb-item[data-status="responded"]')
+        expect(card).to_have_count(1)
+        expect(card.locator(".dnb-tool-status")).to_have_text("↩ responded")
+        expect(card.locator(".dnb-tool-not-run")).to_have_text("Not run: you responded in its place")
+        expect(card.locator(".dnb-tool-result")).to_have_text("Risks are <b>tracked</b> elsewhere.")
+        expect(card.locator("b")).to_have_count(0)  # the response stays text
