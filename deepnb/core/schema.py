@@ -21,7 +21,9 @@ from typing import Any, Final, Literal, NotRequired, TypeAlias, TypedDict, get_a
 
 RunStatus: TypeAlias = Literal["running", "interrupted", "done", "error", "cancelled"]
 """A run: streaming, waiting for decisions, finished, failed, or stopped."""
-ToolStatus: TypeAlias = Literal["running", "waiting", "done", "declined", "error", "interrupted", "cancelled"]
+ToolStatus: TypeAlias = Literal[
+    "running", "waiting", "done", "declined", "responded", "error", "interrupted", "cancelled"
+]
 """A tool call's card: ``waiting`` while its run waits for a decision, ``interrupted`` when the run
 ended (paused for good or failed elsewhere) before the call returned, ``cancelled`` when it was
 stopped."""
@@ -96,14 +98,16 @@ readers; a run that resumes is said apart)."""
 TOOL_STATUS_MARK: Final[Mapping[ToolStatus, str]] = {
     "done": "✓",
     "declined": "⊘",
+    "responded": "↩",
     "error": "✗",
     "waiting": "‖",
     "cancelled": "■",
     "interrupted": "■",
 }
 """The mark a tool card shows for its status (a running card shows none: it spins). ``declined``:
-the tool never ran, its result is what a decision gave in its place (a reject's or a respond's
-message)."""
+the tool never ran, its result is what was given in its place (a reject's message, a call
+patched as cancelled); ``responded``: the tool never ran, a person's response (a respond decision)
+is its result."""
 NODE_STATUS_MARK: Final[Mapping[NodeStatus, str]] = {
     "running": "◐",
     "waiting": "‖",
@@ -230,14 +234,24 @@ class TodoChange(TypedDict):
     content: str
 
 
+class DecisionShown(TypedDict):
+    """A decision already made on an action of a pending request."""
+
+    type: DecisionMade
+    message: str
+    args: str
+    auto: bool
+
+
 class ToolItem(TypedDict):
     """A tool call's card. ``args`` is a one-line summary, ``args_full`` the JSON (both redacted and
     clipped); ``subagent`` is the path of the subagent a ``task`` call started; ``clipped`` says a
     view shortened the card to fit its message budget; ``edited`` says a person edited the
     arguments before approving them (``args`` and ``args_full`` are the edited ones); ``server``
-    names the MCP server a tool came from. A ``write_todos`` card carries ``todo_changes`` (what
-    it added, started, ticked, removed) and sums them up in ``args``; its result, the list's repr,
-    is not kept."""
+    names the MCP server a tool came from; ``decision`` is the reject or respond that answered the
+    call in the tool's place (the card says who, and with what). A ``write_todos`` card carries
+    ``todo_changes`` (what it added, started, ticked, removed) and sums them up in ``args``; its
+    result, the list's repr, is not kept."""
 
     kind: Literal["tool"]
     id: str
@@ -253,6 +267,7 @@ class ToolItem(TypedDict):
     clipped: NotRequired[bool]
     edited: NotRequired[bool]
     server: NotRequired[str]
+    decision: NotRequired[DecisionShown]
     todo_changes: NotRequired[list[TodoChange]]
 
 
@@ -382,15 +397,6 @@ class NodeState(TypedDict):
 class FilePreview(TypedDict):
     kind: PreviewKind
     text: str
-
-
-class DecisionShown(TypedDict):
-    """A decision already made on an action of a pending request."""
-
-    type: DecisionMade
-    message: str
-    args: str
-    auto: bool
 
 
 class PendingAction(TypedDict):

@@ -443,8 +443,9 @@ class RunState:
         if card is None:
             return
         failed_command = event.name == "execute" and _EXIT_FAILED.search(content) is not None
-        if not event.executed:  # a reject's or a respond's message, in the tool's place
-            card["status"] = "declined"
+        if not event.executed:  # a reject's message or a person's response, in the tool's place
+            decided = card.get("decision")
+            card["status"] = "responded" if decided and decided["type"] == "respond" else "declined"
         else:
             card["status"] = "error" if event.is_error or failed_command else "done"
         card["result"] = preview
@@ -692,6 +693,11 @@ class RunState:
         shown = DecisionShown(
             type=entry["type"], message=entry["message"], args=entry["args"], auto=entry["auto"]
         )
+        if entry["type"] in ("reject", "respond"):  # the card it gated says who answered in its place
+            call_id = self._gated.get((event.interrupt_id, event.index))
+            card = self._tools.get(call_id) if call_id else None
+            if card is not None:  # the message as a card line says it: clipped, the log keeps it whole
+                card["decision"] = {**shown, "message": _clip(shown["message"], RESULT_PREVIEW)}
         for request in self.pending:
             if request["id"] != event.interrupt_id:
                 continue

@@ -194,6 +194,8 @@ def test_approval_cards_decide_a_run(page: Any, jupyter_server: Any, artifact: A
     # The rejected call never ran: declined, its result the reason the agent was told.
     expect(risks_write).to_have_attribute("data-status", "declined")  # rejected: it never ran
     expect(risks_write.locator(".dnb-tool-result")).to_contain_text(f"with reason: {REASON}")
+    expect(risks_write.locator(".dnb-tool-not-run")).to_have_text(f"Not run: declined by you — {REASON}")
+    expect(types.nth(2).locator(".dnb-decision-by")).to_have_text("by you")
 
     # The run object agrees: the edited plan, linked by the approved edit_file; no /risks.md.
     select_cell(check)

@@ -16,7 +16,12 @@ EXPECTED = {
     # what the static snapshot must show, per notebook
     "quickstart": ["Todos", "Write the brief", "write_file", "Life in a tide pool"],
     "research": ["Subagents</b> (3)", "general-purpose #3 [done]", "Context summarized: 12 messages"],
-    "approvals": ["Decisions", "write_file: edit", "edit_file", "We track risks in the team tracker."],
+    "approvals": [
+        "Decisions",
+        "write_file: ✎ edited by you",
+        "edit_file",
+        "We track risks in the team tracker.",
+    ],
     "files": ["/notes/stresses.md", "Tide-pool stresses", "/notes/draft.md is denied by the agent"],
     "interpreter": ['class="dnb-tool dnb-eval"', "TypeError: cannot read property", "Half Moon Bay: 2.05 m"],
     "extensions": ["Monterey: high tide 1.62 m", "Half Moon Bay: high tide 1.80 m", "tide_tools: closed"],
@@ -26,7 +31,7 @@ EXPECTED = {
         "Connection error.",
     ],
     "bring-your-own": [
-        "interrupt: answer (Lisbon)",
+        "interrupt: ↩ answered by you: Lisbon",
         "Why do agents never get lost? They always keep a todo list.",
         'class="dnb-tool dnb-update"',
         "<b>blog-post</b> — How to write a blog post",
@@ -37,7 +42,12 @@ EXPECTED = {
         "The tide table is on the tides server",
         "Runtime context given: user_id, role",
     ],
-    "remote": ["Subagents</b> (3)", "write_file: approve", "# Launch plan", "Stopped the server at"],
+    "remote": [
+        "Subagents</b> (3)",
+        "write_file: ✓ approved by you",
+        "# Launch plan",
+        "Stopped the server at",
+    ],
     "experiments": ["24/24 done", "Austria.", "checked against quick", "pass@2"],
     "many-runs": [
         "10 of 10 ended (10 done)",

@@ -136,7 +136,7 @@ def test_a_long_runs_snapshot_is_folded_and_keeps_what_matters(long_run: dict[st
         text = bundle[mime]
         assert FINAL in text  # the final answer
         assert "no_such_tool" in text  # the failed tool call, early in the run
-        assert "write_file: approve" in text  # the decision a person made
+        assert "write_file: ✓ approved by you" in text  # the decision a person made
         assert "folded:" in text and "see the live view or the thread" in text
     assert "Work through the long plan." in bundle["text/plain"]  # the prompt
     # the live view's own traits are bounded too, and fold the same way

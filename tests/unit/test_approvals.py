@@ -94,11 +94,14 @@ def test_edit_reject_and_respond_reach_the_agent() -> None:
     }
     by_path = {("announce" if "/announce.md" in args else "risks"): card for args, card in cards.items()}
     assert by_path["announce"]["status"] == "declined" and "Not needed" in by_path["announce"]["result"]
-    assert by_path["risks"]["status"] == "declined"
+    assert by_path["announce"]["decision"]["type"] == "reject"
+    assert by_path["risks"]["status"] == "responded"  # not "done": the person's response stood in
     assert by_path["risks"]["result"] == "Risks are tracked elsewhere."
     edited = next(i for i in run.state.items if i["kind"] == "tool" and "/plan.md" in i["args_full"])
     assert edited["status"] == "done"  # an edited call ran, with the edited arguments
-    assert "[declined]" in snapshot_text(run.state.to_json())
+    text = snapshot_text(run.state.to_json())
+    assert "[declined]" in text and "Not run: declined by you — Not needed" in text
+    assert "[responded]" in text and "Not run: you responded in its place" in text
 
 
 def test_bad_decisions_are_refused_and_nothing_is_sent() -> None:

@@ -23,6 +23,7 @@ import { asyncView } from "./run/async_tasks";
 import { composeView } from "./run/compose";
 import { peekView } from "./run/file_peek";
 import { givenView } from "./run/given";
+import { asksKernel, kernelGate } from "./run/kernel_gate";
 import { outputView } from "./run/output";
 import { questionsView } from "./run/questions";
 import { headerView } from "./run/header";
@@ -42,16 +43,20 @@ const HEADS = ".dnb-tool-head, .dnb-node-head";
 
 function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLElement }): () => void {
   saveViewsAsSnapshots((widget as { widget_manager?: NotebookManager }).widget_manager);
-  const model = liveModel(widget);
-  let gone = false; // no kernel behind the view: cards and Stop go, the view says how to get them back
+  const root = h("div", "deepnb deepnb-run");
+  // No kernel behind the view: cards and Stop go, every other control that asks the kernel says so.
+  const gate = kernelGate(root, el);
+  const gone = gate.gone;
+  const model = liveModel(widget, gone);
   const st = runMemory(model);
   const expanded = st.expanded;
 
-  const root = h("div", "deepnb deepnb-run");
   root.setAttribute("role", "region");
   const live = announcer(); // run status, new approval cards, the run's end: said as they happen
   const style = h("style");
-  const header = headerView(model, root, () => tree.tick(), () => !gone);
+  const header = headerView(model, root, () => tree.tick(), () => !gone());
+  const stop = header.el.querySelector(".dnb-stop");
+  if (stop) asksKernel(stop);
   const todos = todosView(model);
   const given = givenView(model);
   const output = outputView(model);
@@ -73,16 +78,17 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   const tree = treeView(model, st, expanded, header.kernelNow, () => renderItems(), header.waitedNow);
   const peek = peekView(model, st);
   const tasks = asyncView(model);
-  const approvals = approvalsView(model, st, undefined, () => gone);
-  const questions = questionsView(model, st, undefined, () => gone);
-  const threads = threadsView(model, () => !gone);
+  const approvals = approvalsView(model, st, undefined, gone);
+  const questions = questionsView(model, st, undefined, gone);
+  const threads = threadsView(model);
   const timeline = timelineView(model);
   const turns = turnsView(model); // the turns before a follow-up sent from the box
-  const compose = composeView(model, () => !gone);
+  const compose = composeView(model, () => !gone());
   const filesEl = h("div", "dnb-files");
+  const filesPeek = h("div", "dnb-files-peek"); // a file opened from "Files changed" shows right under it
   const errorEl = h("div", "dnb-error dnb-run-error");
   root.append(style, header.el, given.el, peek.el, todos.el, tree.el, tasks.el, tools.el, turns.el, transcript, output.el,
-    questions.el, approvals.el, approvals.log, filesEl, errorEl, compose.el, turns.cell, timeline.el, threads.el, live.el);
+    questions.el, approvals.el, approvals.log, filesEl, filesPeek, errorEl, compose.el, turns.cell, timeline.el, threads.el, live.el);
   el.replaceChildren(root);
 
   // The main transcript shows the main agent's items; a subagent's items go to its node in the
@@ -132,7 +138,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     if (!target || !target.closest) return;
     const file = target.closest<HTMLElement>(".dnb-file-open");
     if (file && root.contains(file)) {
-      peek.open(file.textContent || "");
+      peek.open(file.textContent || "", filesPeek);
       return;
     }
     const btn = target.closest("button");
@@ -160,7 +166,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     const head = event.target as HTMLElement;
     if (head.matches && head.matches(".dnb-file-open") && root.contains(head)) {
       event.preventDefault();
-      peek.open(head.textContent || "");
+      peek.open(head.textContent || "", filesPeek);
       return;
     }
     if (!head.matches || !head.matches(HEADS) || !root.contains(head)) return; // not a button in it
@@ -224,7 +230,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
       });
     };
     list("Files changed: ", files, (code) => { // a click (or Enter) opens the file in the file peek
-      code.classList.add("dnb-file-open");
+      asksKernel(code).classList.add("dnb-file-open");
       code.setAttribute("role", "button");
       code.tabIndex = 0;
       code.title = `Open ${code.textContent}`;
@@ -305,7 +311,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   root.addEventListener("click", onClick);
   root.addEventListener("keydown", onKeyDown);
   const unwatch = watchKernel(widget, () => {
-    gone = true;
+    gate.markGone();
     renderStatus();
   });
   // A view rendered while the run streams asks for what the traits don't have yet.
@@ -316,6 +322,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     root.removeEventListener("click", onClick);
     root.removeEventListener("keydown", onKeyDown);
     unwatch();
+    gate.dispose();
     header.dispose();
     tools.dispose();
     live.dispose();

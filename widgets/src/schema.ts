@@ -17,6 +17,7 @@ export type ToolStatus =
   | "waiting"
   | "done"
   | "declined"
+  | "responded"
   | "error"
   | "interrupted"
   | "cancelled";
@@ -167,12 +168,14 @@ export const RUN_STATUS_SAID: Readonly<Partial<Record<RunStatus, string>>> = {
 
 /**
  * The mark a tool card shows for its status (a running card shows none: it spins). `declined`:
- * the tool never ran, its result is what a decision gave in its place (a reject's or a respond's
- * message).
+ * the tool never ran, its result is what was given in its place (a reject's message, a call
+ * patched as cancelled); `responded`: the tool never ran, a person's response (a respond decision)
+ * is its result.
  */
 export const TOOL_STATUS_MARK: Readonly<Partial<Record<ToolStatus, string>>> = {
   done: "✓",
   declined: "⊘",
+  responded: "↩",
   error: "✗",
   waiting: "‖",
   cancelled: "■",
@@ -339,13 +342,24 @@ export interface TodoChange {
 }
 
 /**
+ * A decision already made on an action of a pending request.
+ */
+export interface DecisionShown {
+  type: DecisionMade;
+  message: string;
+  args: string;
+  auto: boolean;
+}
+
+/**
  * A tool call's card. `args` is a one-line summary, `args_full` the JSON (both redacted and
  * clipped); `subagent` is the path of the subagent a `task` call started; `clipped` says a
  * view shortened the card to fit its message budget; `edited` says a person edited the
  * arguments before approving them (`args` and `args_full` are the edited ones); `server`
- * names the MCP server a tool came from. A `write_todos` card carries `todo_changes` (what
- * it added, started, ticked, removed) and sums them up in `args`; its result, the list's repr,
- * is not kept.
+ * names the MCP server a tool came from; `decision` is the reject or respond that answered the
+ * call in the tool's place (the card says who, and with what). A `write_todos` card carries
+ * `todo_changes` (what it added, started, ticked, removed) and sums them up in `args`; its
+ * result, the list's repr, is not kept.
  */
 export interface ToolItem {
   kind: "tool";
@@ -362,6 +376,7 @@ export interface ToolItem {
   clipped?: boolean;
   edited?: boolean;
   server?: string;
+  decision?: DecisionShown;
   todo_changes?: TodoChange[];
 }
 
@@ -492,16 +507,6 @@ export interface NodeState {
 export interface FilePreview {
   kind: PreviewKind;
   text: string;
-}
-
-/**
- * A decision already made on an action of a pending request.
- */
-export interface DecisionShown {
-  type: DecisionMade;
-  message: string;
-  args: string;
-  auto: boolean;
 }
 
 /**

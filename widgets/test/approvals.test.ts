@@ -161,7 +161,7 @@ describe("approval cards", () => {
     pending[0].actions[0].decision = { type: "reject", message: "no", args: "", auto: false };
     pending[0].actions.push(action(1));
     const { el, fake, view } = setup(pending);
-    assert.equal(card(el).querySelector(".dnb-approval-decision")!.textContent, "✗ rejected: no");
+    assert.equal(card(el).querySelector(".dnb-approval-decision")!.textContent, "✗ rejected by you: no");
     assert.equal(card(el).getAttribute("data-decision"), "reject");
     assert.equal(act(card(el), "approve").disabled, true);
     assert.equal(act(card(el, 1), "approve").disabled, false);
@@ -192,7 +192,7 @@ describe("approval cards", () => {
     assert.equal(log.querySelector(".dnb-decision-at")!.textContent, "10:00:03");
     assert.equal(log.querySelector(".dnb-decision-type")!.textContent, "✎ edited");
     assert.equal(log.querySelector(".dnb-decision-detail")!.textContent, "content='x'");
-    assert.ok(log.querySelector(".dnb-decision-auto"));
+    assert.equal(log.querySelector(".dnb-decision-auto")!.textContent, "by a rule");
   });
 
   it("logs an interrupt answered whole in words, and an action resumed that way", () => {
@@ -202,6 +202,7 @@ describe("approval cards", () => {
     view.renderLog();
     const log = el.parentElement!.querySelector(".dnb-decisions") as HTMLElement;
     assert.equal(log.querySelector(".dnb-decision-type")!.textContent, "↩ answered");
-    assert.equal(decisionText({ type: "resume", message: "yes", args: "", auto: false }), "↩ resumed: yes");
+    assert.equal(log.querySelector(".dnb-decision-by")!.textContent, "by you");
+    assert.equal(decisionText({ type: "resume", message: "yes", args: "", auto: false }), "↩ resumed by you: yes");
   });
 });

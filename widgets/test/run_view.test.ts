@@ -222,4 +222,29 @@ describe("run view", () => {
     assert.equal(fake.listeners("change:items"), 0);
     assert.equal(fake.listeners("msg:custom"), 0);
   });
+  it("shows a fork's answer at the chip or step that asked, and a changed file under its link", () => {
+    const bars = [{ kind: "tool", lane: 0, name: "write_file", start: 0, end: 1, label: "write_file", step: 2, item: "tool-c1" }];
+    const { el, fake } = show({ files_changed: ["/a.md"], timeline: { lanes: [{ agent: "main", label: "main" }], total: 2, bars },
+      items: [{ kind: "tool", id: "tool-c1", agent: "main", name: "write_file", args: "", args_full: "{}", status: "done",
+        result: "ok", result_full: "ok" } as Item] });
+    const chip = el.querySelector<HTMLButtonElement>(".dnb-step-fork")!;
+    click(chip);
+    assert.deepEqual(fake.sent.at(-1), { type: "fork", step: 2 });
+    assert.equal(chip.nextElementSibling!.textContent, "Forking…");
+    fake.message({ type: "forked", thread_id: "T9", step: 2, error: "" });
+    const said = chip.nextElementSibling!;
+    assert.match(said.textContent!, /^New thread T9 from step 2: continue with %%deepagent -t T9$/);
+    assert.equal((el.querySelector(".dnb-timeline") as HTMLDetailsElement).open, false); // not sent off to the timeline
+    const step = el.querySelector<HTMLButtonElement>(".dnb-tl-steps .dnb-tl-fork")!;
+    click(step);
+    fake.message({ type: "forked", thread_id: "", step: 2, error: "Thread T1 has no step 2." });
+    assert.equal(step.nextElementSibling!.textContent, "Thread T1 has no step 2.");
+
+    click(el.querySelector(".dnb-file-open"));
+    assert.deepEqual(fake.sent.at(-1), { type: "open_file", path: "/a.md" });
+    const peek = el.querySelector(".dnb-filepeek")!;
+    assert.equal(peek.parentElement!.previousElementSibling, el.querySelector(".dnb-files")); // right under the link
+    click(el.querySelector(".dnb-filepeek-close"));
+    assert.equal(peek.parentElement!.classList.contains("dnb-files-peek"), false); // back in its place
+  });
 });

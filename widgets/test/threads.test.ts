@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import { click, FakeModel, mount } from "./dom";
 import view from "../src/run_view";
+import { GONE_LINE } from "../src/run/kernel_gate";
 import type { RunTraits } from "../src/types";
 
 const shown: (() => void)[] = [];
@@ -72,8 +73,10 @@ describe("thread switcher", () => {
     const signal = { connect: (fn: any) => slots.add(fn), disconnect: (fn: any) => slots.delete(fn) };
     const { el, fake } = showRun({ statusChanged: signal, kernelChanged: { connect() {}, disconnect() {} } });
     slots.forEach((fn) => fn(null, "dead"));
-    click(el.querySelector(".dnb-threads-toggle"));
+    const toggle = el.querySelector(".dnb-threads-toggle")!;
+    click(toggle);
     assert.deepEqual(fake.sent, []);
-    assert.match(el.querySelector(".dnb-threads-status")!.textContent!, /kernel is gone/);
+    assert.equal(toggle.nextElementSibling!.textContent, GONE_LINE); // said at the button
+    assert.equal((el.querySelector(".dnb-threads-panel") as HTMLElement).hidden, true);
   });
 });

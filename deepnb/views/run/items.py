@@ -14,6 +14,7 @@ from typing import Any
 from deepnb.core.events import MAIN, agent_label
 from deepnb.core.schema import CUT_OFF_NOTE, TODO_CHANGE_MARK, shown_as
 from deepnb.core.text.markup import escape
+from deepnb.views.run.decided import not_run_words
 
 Item = Mapping[str, Any]
 Render = Callable[[Item, str], str]
@@ -85,10 +86,13 @@ def _tool_html(item: Item, label: str) -> str:
     if item.get("eval"):
         return _eval_html(item, label)
     result = f' <span class="dnb-muted">→ {escape(item["result"])}</span>' if item.get("result") else ""
+    not_run = not_run_words(item)
+    said = f'<div class="dnb-tool-not-run"><i>{escape(not_run)}</i></div>' if not_run else ""
     return (
         f'<div class="dnb-tool" data-status="{escape(item["status"])}">{escape(label)}'
         f"<b>{escape(item['name'])}</b>({escape(item['args'])}){_server_html(item)}{_edited_html(item)} "
-        f'<span class="dnb-muted">[{escape(item["status"])}]</span>{result}{_todo_changes_html(item)}</div>'
+        f'<span class="dnb-muted">[{escape(item["status"])}]</span>{result}{said}'
+        f"{_todo_changes_html(item)}</div>"
     )
 
 
@@ -136,7 +140,9 @@ def _tool_text(item: Item, label: str) -> str:
     result = f" → {item['result']}" if item.get("result") else ""
     server = f" [{server_badge(item['server'])}]" if item.get("server") else ""
     edited = f" [{EDITED_BADGE}]" if item.get("edited") else ""
-    return f"  {label}{item['name']}({item['args']}){server}{edited} [{item['status']}]{result}"
+    not_run = not_run_words(item)
+    said = f"\n    {not_run}" if not_run else ""
+    return f"  {label}{item['name']}({item['args']}){server}{edited} [{item['status']}]{result}{said}"
 
 
 # -- eval: an interpreter call's card (the code, what it printed, its result or error) -------------

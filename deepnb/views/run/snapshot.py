@@ -21,6 +21,7 @@ from deepnb.views.bounds import clip_item
 from deepnb.views.listings import async_task_lines, async_tasks_html, todo_lines, todos_html
 from deepnb.views.run.approval_pages import page_of
 from deepnb.views.run.collapse import fold, hidden_ids
+from deepnb.views.run.decided import decision_words
 from deepnb.views.run.durations import duration_words, waited_words
 from deepnb.views.run.given import given_html, given_lines
 from deepnb.views.run.items import item_html, item_text, plural
@@ -140,9 +141,10 @@ def snapshot_html(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]
             parts.append(question_html(request))
         for action in request["actions"]:
             said = f"<br><i>{escape(action['description'])}</i>" if action.get("description") else ""
+            lead, decided = _pending_words(action)
             parts.append(
-                f'<div class="dnb-pending">Waiting for approval: <b>{escape(action["name"])}</b>'
-                f"({escape(action['args'])}){escape(_where(request['agent']))}{said}</div>"
+                f'<div class="dnb-pending">{escape(lead)}<b>{escape(action["name"])}</b>'
+                f"({escape(action['args'])}){escape(_where(request['agent']) + decided)}{said}</div>"
             )
     if more:
         parts.append(f'<div class="dnb-pending">{escape(more)}</div>')
@@ -185,10 +187,16 @@ def _where(agent: str) -> str:
 
 
 def _decision_line(decision: Mapping[str, Any]) -> str:
-    """``"12:01:02 write_file: edit (content='…') — auto"``."""
-    detail = decision.get("message") or decision.get("args") or ""
-    line = f"{decision['at']} {decision['tool']}: {decision['type']}"
-    return line + (f" ({detail})" if detail else "") + (" — auto" if decision.get("auto") else "")
+    """``"12:01:02 write_file: ✗ rejected by you: too risky"`` (the live card's words)."""
+    return f"{decision['at']} {decision['tool']}: {decision_words(decision)}"
+
+
+def _pending_words(action: Mapping[str, Any]) -> tuple[str, str]:
+    """What comes before and after a pending action's call: ``"Waiting for approval: "``, or,
+    once decided while its request waits for its other actions, the decision as its live card
+    says it (``" — ✗ rejected by you: too risky"``)."""
+    decision = action.get("decision")
+    return ("", f" — {decision_words(decision)}") if decision else ("Waiting for approval: ", "")
 
 
 def snapshot_text(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]] = ()) -> str:
@@ -215,9 +223,8 @@ def snapshot_text(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]
         if request.get("kind") == "question":
             lines.append(question_text(request))
         for action in request["actions"]:
-            lines.append(
-                f"Waiting for approval: {action['name']}({action['args']}){_where(request['agent'])}"
-            )
+            lead, decided = _pending_words(action)
+            lines.append(f"{lead}{action['name']}({action['args']}){_where(request['agent'])}{decided}")
             if action.get("description"):  # one the interrupt config gave (the middleware's is dropped)
                 lines.append(f"  {action['description']}")
     if more:

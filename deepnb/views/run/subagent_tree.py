@@ -104,7 +104,8 @@ def tree_text(root: SubagentNode, items: Sequence[Mapping[str, Any]] = ()) -> st
         if node.description:
             lines.append(f"{pad}    {node.description}")
         own = [item for item in items if item.get("agent") == node.path]
-        lines.extend(f"{pad}    {item_text(item, labelled=False)}" for item in own)
+        for item in own:  # every line of an item under its node (a card's "Not run: …" too)
+            lines.extend(f"{pad}    {line}" for line in item_text(item, labelled=False).splitlines())
         if node.result and not _answered(node, own):
             lines.append(f"{pad}    → {' '.join(node.result.split())[:160]}")
         for child in node.children:

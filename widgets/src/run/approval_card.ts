@@ -3,6 +3,8 @@
 // a form. Also the decision log's entries. Builders only: approvals.ts patches and wires them.
 
 import { h } from "../lib/dom";
+import { decisionWords } from "./decided";
+import { asksKernel } from "./kernel_gate";
 import { shownAs } from "../lib/statuses";
 import { isObj, list, num, plural, str } from "../lib/text";
 import { DECISION_LABEL, RUNNING } from "../schema";
@@ -35,20 +37,17 @@ export interface Card {
   decisionEl: HTMLElement;
 }
 
-/** A button that says what it does in `data-act`. */
+/** A button that says what it does in `data-act` (a control of the approvals: it asks the kernel). */
 export function actButton(cls: string, label: string, act: string): HTMLButtonElement {
-  const node = h("button", cls, label);
+  const node = asksKernel(h("button", cls, label));
   node.type = "button";
   node.setAttribute("data-act", act);
   return node;
 }
 
-/** "✎ edited: path='/a.md'", "✗ rejected: too risky (auto)"… */
+/** "✎ edited by you: path='/a.md'", "✗ rejected by a rule: too risky"… (as a snapshot says it). */
 export function decisionText(decision: Decision): string {
-  const type = str(decision.type);
-  const detail = type === "edit" ? str(decision.args) : str(decision.message);
-  const text = `${shownAs(DECISION_LABEL, type, type)}${detail ? `: ${detail}` : ""}`;
-  return decision.auto ? `${text} (auto)` : text;
+  return decisionWords(decision);
 }
 
 function diffLineClass(line: string): string {
@@ -241,12 +240,14 @@ export function logEntry(entry: DecisionEntry): HTMLLIElement {
   const at = str(entry.at);
   const time = h("span", "dnb-decision-at", at.split(" ").pop());
   time.title = at;
+  // "✗ rejected" "by you" "too risky": the snapshot's line in the same words (decided.ts)
+  const by = h("span", entry.auto ? "dnb-decision-by dnb-decision-auto" : "dnb-decision-by",
+    entry.auto ? "by a rule" : "by you");
   li.append(time, h("span", "dnb-decision-tool", entry.tool),
-    h("span", "dnb-decision-type", shownAs(DECISION_LABEL, type, type)));
+    h("span", "dnb-decision-type", shownAs(DECISION_LABEL, type, type)), by);
   const diff = type === "edit" ? str(entry.diff) : "";
   const detail = type === "edit" ? (diff ? "" : str(entry.args)) : str(entry.message);
   if (detail) li.append(h("span", "dnb-decision-detail", detail));
-  if (entry.auto) li.append(h("span", "dnb-decision-auto", "(auto)"));
   if (diff) { // what the edit changed: proposed → approved arguments, a line each
     const pre = previewEl({ kind: "diff", text: diff })!;
     pre.classList.add("dnb-decision-diff");

@@ -1,6 +1,7 @@
 // The "Async tasks" panel: the tasks this thread started on a LangGraph server.
 
 import { h, setText, show, smallButton } from "../lib/dom";
+import { asksKernel } from "./kernel_gate";
 import { isObj, known, list, num, pad2, str } from "../lib/text";
 import type { AsyncTask } from "../types";
 import type { RunModel } from "./live_model";
@@ -69,7 +70,7 @@ export function asyncView(model: RunModel): AsyncView {
   el.hidden = true;
   const head = h("div", "dnb-async-head");
   const when = h("span", "dnb-async-refreshed dnb-muted");
-  const refreshBtn = smallButton("dnb-btn dnb-async-refresh", "Refresh");
+  const refreshBtn = asksKernel(smallButton("dnb-btn dnb-async-refresh", "Refresh"));
   refreshBtn.title = "Ask the server for the tasks' current status";
   head.append(h("span", "dnb-async-title", "Async tasks"), when, refreshBtn);
   const errorEl = h("div", "dnb-async-error");

@@ -5,6 +5,7 @@
 // a refusal is one line under the box. Everything is text: nothing here sets HTML.
 
 import { h, ownKeys, setText, show, smallButton } from "../lib/dom";
+import { asksKernel } from "./kernel_gate";
 import { isObj, str } from "../lib/text";
 import type { ComposedMessage } from "../types";
 import type { RunModel } from "./live_model";
@@ -30,9 +31,9 @@ const MID_CELL = "This kernel reads the box once the cell has ended (a --bg cell
 export function composeView(model: RunModel, live: () => boolean = () => true): ComposeView {
   const el = h("div", "dnb-compose");
   el.setAttribute("role", "group");
-  const text = ownKeys(h("textarea", "dnb-compose-text"));
+  const text = asksKernel(ownKeys(h("textarea", "dnb-compose-text")));
   text.rows = 2;
-  const button = smallButton("dnb-compose-send", "Send");
+  const button = asksKernel(smallButton("dnb-compose-send", "Send"));
   const said = h("div", "dnb-compose-said");
   said.setAttribute("aria-live", "polite");
   const row = h("div", "dnb-compose-row");

@@ -26,7 +26,8 @@ export interface RunModel {
 /** Reads one synced field: `RunModel.get`, or what a test gives a part instead. */
 export type Read = <K extends keyof RunTraits>(name: K) => RunTraits[K];
 
-export function liveModel(widget: AnyModel<RunTraits>): RunModel {
+/** `gone()` says the kernel behind the view is gone: then nothing is sent. */
+export function liveModel(widget: AnyModel<RunTraits>, gone: () => boolean = () => false): RunModel {
   const overlay = new Map<string, unknown>(); // trait name → value from patches
   const listeners = new Map<string, Set<Callback>>(); // "change:name" → callbacks
   const relays = new Map<Callback, Callback>(); // callback → the function registered on the widget
@@ -83,7 +84,7 @@ export function liveModel(widget: AnyModel<RunTraits>): RunModel {
     get,
     set: (name, value) => widget.set(name, value),
     save_changes: () => widget.save_changes(),
-    send: (message) => void sendIfLive(() => widget.send(message)),
+    send: (message) => void (gone() || sendIfLive(() => widget.send(message))),
     on(event, fn) {
       const name = event.startsWith("change:") ? event.slice(7) : null;
       const relay: Callback = (...args) => {

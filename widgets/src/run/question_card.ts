@@ -4,6 +4,7 @@
 // questions.ts patches and wires the cards. Every string goes in as text.
 
 import { h } from "../lib/dom";
+import { asksKernel } from "./kernel_gate";
 import { isObj, str } from "../lib/text";
 import type { Question } from "../types";
 import { agentName } from "./record";
@@ -86,7 +87,7 @@ export function makeQuestionCard(request: Question): QuestionCard {
   const toggle = h("label", "dnb-reply-toggle");
   toggle.append(json, document.createTextNode(" JSON"));
   toggle.title = "Send the reply as a JSON value (an object, a number, true/false…) instead of text";
-  const send = h("button", "dnb-reply-send", "Send");
+  const send = asksKernel(h("button", "dnb-reply-send", "Send"));
   send.type = "button";
   send.setAttribute("data-act", "answer");
   const sendingEl = h("span", "dnb-approval-sending", "Sending…");

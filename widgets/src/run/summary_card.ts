@@ -2,6 +2,7 @@
 // history file.
 
 import { h, ownKeys, setAttr, setText, show, smallButton } from "../lib/dom";
+import { asksKernel } from "./kernel_gate";
 import { armImages } from "../lib/images";
 import { fmtInt, known, plural, str } from "../lib/text";
 import type { SummaryItem } from "../types";
@@ -29,7 +30,7 @@ export function makeSummary(rec: ItemRecord, expanded: Set<string>): void {
     details: h("details", "dnb-summary-details"),
     history: h("div", "dnb-summary-history"),
     path: h("code", "dnb-summary-path"),
-    openBtn: smallButton("dnb-btn dnb-summary-open", "Open history file"),
+    openBtn: asksKernel(smallButton("dnb-btn dnb-summary-open", "Open history file")),
     auto: expanded.has(rec.key),
   };
   rec.summary = s;

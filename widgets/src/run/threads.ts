@@ -4,6 +4,7 @@
 // (deepnb/views/run/thread_preview.py).
 
 import { h, setText, show, smallButton } from "../lib/dom";
+import { asksKernel } from "./kernel_gate";
 import { armImages } from "../lib/images";
 import { isObj, list, num, str } from "../lib/text";
 import type { RunOutgoing } from "../types";
@@ -25,9 +26,10 @@ export interface ThreadsView {
   dispose(): void;
 }
 
-export function threadsView(model: Sender, live: () => boolean = () => true): ThreadsView {
+/** The toggle and the thread buttons ask the kernel: once it is gone the run view's gate answers them. */
+export function threadsView(model: Sender): ThreadsView {
   const el = h("div", "dnb-threads");
-  const toggle = smallButton("dnb-threads-toggle", "Threads", "This agent's threads: show one, read-only");
+  const toggle = asksKernel(smallButton("dnb-threads-toggle", "Threads", "This agent's threads: show one, read-only"));
   toggle.setAttribute("aria-expanded", "false");
   const panel = h("div", "dnb-threads-panel");
   panel.setAttribute("role", "region");
@@ -49,27 +51,20 @@ export function threadsView(model: Sender, live: () => boolean = () => true): Th
   el.append(toggle, panel);
   let asked: string | null = null; // the thread whose state is on its way
 
-  function ask(content: RunOutgoing): boolean {
-    if (!live()) {
-      setText(status, "The kernel is gone: re-run the cell to list the threads.");
-      return false;
-    }
-    model.send(content); // a closed comm only warns (liveModel)
-    return true;
-  }
-
   function onToggle(): void {
     const open = panel.hidden;
     panel.hidden = !open;
     toggle.setAttribute("aria-expanded", String(open));
-    if (open && ask({ type: "threads" })) setText(status, "Loading the threads…");
+    if (!open) return;
+    model.send({ type: "threads" });
+    setText(status, "Loading the threads…");
   }
 
   function onList(event: MouseEvent): void {
     const btn = (event.target as Element).closest && (event.target as Element).closest<HTMLElement>(".dnb-thread-pick");
     if (!btn) return;
     const id = btn.getAttribute("data-thread") || "";
-    if (!ask({ type: "show_thread", thread_id: id })) return;
+    model.send({ type: "show_thread", thread_id: id });
     asked = id;
     shown.hidden = false;
     setText(shownTitle, `Thread ${id} — loading…`);
@@ -83,7 +78,7 @@ export function threadsView(model: Sender, live: () => boolean = () => true): Th
       : "No threads yet."));
     listEl.replaceChildren(...rows.map((row) => {
       const id = str(row.thread_id);
-      const btn = smallButton("dnb-thread-pick", undefined, `Show thread ${id} (read-only)`);
+      const btn = asksKernel(smallButton("dnb-thread-pick", undefined, `Show thread ${id} (read-only)`));
       btn.setAttribute("data-thread", id);
       btn.append(h("code", "dnb-thread-id", id), h("span", "dnb-muted",
         ` · ${num(row.steps)} step${num(row.steps) === 1 ? "" : "s"} · ${str(row.updated_at).replace("T", " ")}`));

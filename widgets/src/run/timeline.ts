@@ -3,6 +3,7 @@
 // forks the thread at that step and answers with the new thread's id).
 
 import { h, setText, show, smallButton } from "../lib/dom";
+import { asksKernel } from "./kernel_gate";
 import { isObj, list, num, str, waitedWords } from "../lib/text";
 import type { ForkedMessage, TimelineBar, TimelinePayload } from "../types";
 import type { RunModel } from "./live_model";
@@ -32,6 +33,7 @@ export function timelineView(model: RunModel): TimelineView {
   el.append(summary, chart, steps, said);
   el.hidden = true;
   const chips = new Map<string, HTMLButtonElement>(); // transcript item key → its step's button
+  let asking: HTMLButtonElement | null = null; // the button of the fork on its way: its answer shows there
   let stepBars: TimelineBar[] = [];
 
   function bar(b: TimelineBar, total: number): HTMLElement {
@@ -68,7 +70,7 @@ export function timelineView(model: RunModel): TimelineView {
     steps.replaceChildren(...stepBars.map((b) => {
       const li = h("li", "dnb-tl-step", `step ${num(b.step)} · ${b.label} `);
       li.setAttribute("data-step", str(b.step));
-      const fork = smallButton("dnb-btn dnb-tl-fork", "Fork here", `Make a new thread from step ${num(b.step)}`);
+      const fork = asksKernel(smallButton("dnb-btn dnb-tl-fork", "Fork here", `Make a new thread from step ${num(b.step)}`));
       fork.setAttribute("data-fork-step", str(b.step));
       li.append(fork);
       return li;
@@ -77,6 +79,8 @@ export function timelineView(model: RunModel): TimelineView {
 
   function fork(btn: HTMLButtonElement): void {
     btn.disabled = true;
+    asking = btn;
+    btn.after(said); // the answer appears where the reader clicked: at the chip, or at the step
     setText(said, "Forking…");
     model.send({ type: "fork", step: Number(btn.getAttribute("data-fork-step")) });
   }
@@ -99,8 +103,8 @@ export function timelineView(model: RunModel): TimelineView {
     for (const [key, b] of wanted) {
       const rec = records.get(key);
       if (!rec || chips.has(key)) continue;
-      const chip = smallButton("dnb-btn dnb-tl-fork dnb-step-fork", `step ${num(b.step)} · fork here`,
-        `Make a new thread from step ${num(b.step)}`);
+      const chip = asksKernel(smallButton("dnb-btn dnb-tl-fork dnb-step-fork", `step ${num(b.step)} · fork here`,
+        `Make a new thread from step ${num(b.step)}`));
       chip.setAttribute("data-fork-step", str(b.step));
       chip.addEventListener("click", () => fork(chip));
       chips.set(key, chip);
@@ -114,7 +118,11 @@ export function timelineView(model: RunModel): TimelineView {
     const buttons = [...steps.querySelectorAll<HTMLButtonElement>(".dnb-tl-fork"), ...chips.values()];
     for (const btn of buttons) btn.disabled = false;
     said.replaceChildren();
-    el.open = true; // the answer shows in the timeline's section
+    if (!asking || !asking.isConnected) { // its button went meanwhile: the answer shows in the timeline
+      el.append(said);
+      el.open = true;
+    }
+    asking = null;
     if (m.error) said.append(h("span", "dnb-error", m.error));
     else {
       said.append(`New thread ${str(m.thread_id)} from step ${num(m.step)}: continue with `,

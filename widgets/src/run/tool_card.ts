@@ -7,6 +7,7 @@ import { shownAs } from "../lib/statuses";
 import { isObj, str } from "../lib/text";
 import { RUNNING, TODO_CHANGE_MARK, TOOL_STATUS_MARK } from "../schema";
 import type { EvalRun, TodoChange, ToolItem } from "../types";
+import { notRunWords } from "./decided";
 import { changed, nodeLabel, type ItemRecord } from "./record";
 
 /** The badge of a tool card whose arguments a person edited before approving them. */
@@ -28,6 +29,8 @@ export interface ToolParts {
   argsLabel: HTMLElement;
   changes: HTMLElement;
   sub: HTMLButtonElement;
+  /** "Not run: you responded in its place": a call answered in the tool's place. */
+  notRun: HTMLElement;
   result: HTMLElement;
   evalEl: HTMLElement;
   detail: HTMLElement;
@@ -54,6 +57,7 @@ export function makeToolCard(rec: ItemRecord, expanded: Set<string>): void {
     changes: h("ul", "dnb-todo-changes"),
     // a task card's one link to its subagent: "→ researcher #2", which shows it in the tree
     sub: smallButton("dnb-show-subagent dnb-tool-subagent", ""),
+    notRun: h("div", "dnb-tool-not-run"),
     result: h("div", "dnb-tool-result"),
     evalEl: h("div", "dnb-eval"),
     detail: h("div", "dnb-tool-detail"),
@@ -73,9 +77,10 @@ export function makeToolCard(rec: ItemRecord, expanded: Set<string>): void {
   row.append(head, t.sub);
   rec.el.setAttribute("role", "article");
   t.evalEl.hidden = true;
+  t.notRun.hidden = true;
   t.changes.hidden = true;
   t.detail.append(t.changes, t.argsLabel, t.argsFull, t.resultLabel, t.resultFull);
-  rec.el.append(row, t.evalEl, t.result, t.detail);
+  rec.el.append(row, t.evalEl, t.notRun, t.result, t.detail);
   setExpanded(rec, expanded.has(rec.key));
 }
 
@@ -129,7 +134,14 @@ export function patchTool(rec: ItemRecord, item: ToolItem): void {
   if (changed(rec, item, "edited")) {
     show(t.edited, rec.f.edited === true); // the decision log shows what the edit changed
   }
-  if (changed(rec, item, "status")) {
+  const decisionChanged = changed(rec, item, "decision");
+  const statusChanged = changed(rec, item, "status");
+  if (statusChanged || decisionChanged) {
+    const words = notRunWords(rec.f);
+    setText(t.notRun, words);
+    show(t.notRun, words !== "");
+  }
+  if (statusChanged) {
     const status = str(rec.f.status) || RUNNING;
     rec.el.setAttribute("data-status", status);
     t.badge.setAttribute("data-status", status);

@@ -6,6 +6,7 @@
 // text grows by appending to its text node.
 
 import { h, keepOnly, placeAt, setAttr, setText, smallButton } from "../lib/dom";
+import { asksKernel } from "./kernel_gate";
 import { armImages } from "../lib/images";
 import { isObj, list, shownText, str } from "../lib/text";
 import type { Item, SummaryItem, ToolItem } from "../types";
@@ -66,7 +67,7 @@ export function makeItem(item: Item, key: string, expanded: Set<string>): ItemRe
   } else if (kind === "notice") {
     rec.body = el;
     if ((item as { expand?: unknown }).expand === true) { // a folded stretch: the kernel sends it all
-      el.append((rec.body = h("span", "dnb-notice-text")), " ", smallButton("dnb-expand", "show all"));
+      el.append((rec.body = h("span", "dnb-notice-text")), " ", asksKernel(smallButton("dnb-expand", "show all")));
     }
   } else if (kind === "error") {
     el.append(h("span", "dnb-error-title", "Error"), (rec.body = h("div", "dnb-error-text")));
