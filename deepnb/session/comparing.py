@@ -20,7 +20,6 @@ from deepnb.core.threads.checkpointers import make_checkpointer
 from deepnb.engine.spec import AgentSpec, model_label
 from deepnb.session import agents as agents_registry
 from deepnb.session import building
-from deepnb.session.local import Workbench
 from deepnb.session.protocol import Session
 from deepnb.session.run import Run, follow
 
@@ -220,10 +219,10 @@ def _model_columns(
     base = building.lookup(name)
     if base is None and (agent is not None or name != agents_registry.DEFAULT_AGENT):
         building.raise_unknown(name)  # the default agent need not exist: the models are given
-    spec = base.declared_spec if isinstance(base, Workbench) else None
+    spec = base.declared_spec if base is not None else None
     if base is not None and spec is None:
         raise DeepnbError(
-            f"Agent {base.name!r} cannot change its model ({_cannot_rebuild(base)}): compare agents instead, "
+            f"Agent {base.name!r} cannot change its model ({base.cannot_rebuild}): compare agents instead, "
             "deepnb.compare(prompt, agents=[...])."
         )
     saver = make_checkpointer("memory")
@@ -241,16 +240,11 @@ def _agent_column(name: str, options: Mapping[str, Any]) -> Session:
     session = building.get(name)
     if not options:
         return session
-    spec = session.declared_spec if isinstance(session, Workbench) else None
-    if spec is None or not isinstance(session, Workbench):
+    spec = session.declared_spec
+    if spec is None:
         raise DeepnbError(
-            f"Agent {name!r} cannot take agent options here ({_cannot_rebuild(session)}): "
+            f"Agent {name!r} cannot take agent options here ({session.cannot_rebuild}): "
             "compare it without them."
         )
     column = spec.with_options(**options)
     return building.variant(name, column, make_checkpointer("memory"), origin=session.origin)
-
-
-def _cannot_rebuild(session: Session) -> str | None:
-    """Why ``session``'s agent cannot be built again with another model or options."""
-    return session.cannot_rebuild if isinstance(session, Workbench) else "it is served elsewhere"
