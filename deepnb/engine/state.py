@@ -198,6 +198,13 @@ class RunState:
     """(interrupt id, action index) → the call id of the tool card the action gates."""
 
     @property
+    def own_steps(self) -> int:
+        """The steps this run made on its thread: the main agent's model calls (or a graph's
+        node updates), as its head line, fork chips and ``history`` number them. ``steps``
+        counts every model call, subagents' too."""
+        return self.thread_step - self.first_step
+
+    @property
     def elapsed(self) -> float:
         """Run time in seconds: from the start to now (or the end), less the time spent waiting."""
         return (self.finished_at or time.time()) - self.started_at - self.waited

@@ -81,7 +81,8 @@ class Comparison(LiveDisplayable):
         return ", ".join(run.id for run in self.runs.values())
 
     def to_records(self) -> list[dict[str, Any]]:
-        """Per column: the model (or agent), status, result, steps, tool calls, tokens in and
+        """Per column: the model (or agent), status, result, steps (as the run's head line counts
+        them), model calls (subagents' too), tool calls, tokens in and
         out (``None``: no model call reported usage) and ``tokens_unreported`` (model calls that
         reported none), seconds, error, and ``output`` (``run.output``) when a run answered in a
         structure."""
@@ -93,7 +94,8 @@ class Comparison(LiveDisplayable):
                 self.by: key,
                 "status": run.status,
                 "result": run.result,
-                "steps": state.steps,
+                "steps": state.own_steps,
+                "model_calls": state.steps,
                 "tool_calls": state.tool_calls,
                 **state.tokens.columns(),
                 "seconds": round(state.elapsed, 1),

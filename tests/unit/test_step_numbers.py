@@ -12,6 +12,7 @@ import pytest
 import deepnb
 from deepnb.core.errors import DeepnbError
 from deepnb.engine.history import thread_step
+from deepnb.views.compare_view import table_of
 from deepnb.views.history_view import history_table
 from deepnb.views.output import run_snapshot
 from deepnb.views.run.steps import steps_words
@@ -100,3 +101,24 @@ def test_a_step_that_is_not_there_is_one_line_naming_the_range(at) -> None:
         workbench.fork(run.thread_id, at)
     assert "its steps run from 1 to 6 (%deepagent history -t " in str(refused.value)
     assert "\n" not in str(refused.value)
+
+
+def test_batches_and_comparisons_count_steps_as_the_run_head_line_does() -> None:
+    """A run whose subagents made model calls of their own: the batch row, the comparison record
+    and its table say the run's steps as its head line does, and its model calls beside them."""
+    workbench = deepnb.agent(name=unique("manysteps"), model="demo:research")
+    batch = workbench.map(["What do we know about life in tide pools?"]).wait(WAIT)
+    run = batch.runs[0]
+    own = run.state.thread_step - run.state.first_step
+    assert run.state.steps > own > 0  # subagents called their models too
+    assert steps_words(run.state.progress()) == f"{own} steps · {run.state.steps} model calls"
+    row = batch.to_records()[0]
+    assert (row["steps"], row["model_calls"]) == (own, run.state.steps)
+    other = deepnb.agent(name=unique("fewsteps"), model="demo:quickstart")
+    prompt = "What do we know about life in tide pools?"
+    comparison = deepnb.compare(prompt, agents=[workbench.name, other.name]).wait(WAIT)
+    record = comparison.to_records()[0]
+    assert (record["steps"], record["model_calls"]) == (own, run.state.steps)
+    table = table_of(comparison.table())
+    steps_at, calls_at = table.columns.index("steps"), table.columns.index("model calls")
+    assert (table.rows[0][steps_at], table.rows[0][calls_at]) == (own, run.state.steps)
