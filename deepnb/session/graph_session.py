@@ -23,7 +23,7 @@ from deepnb.core.threads.reading import read_history, read_state
 from deepnb.engine.anatomy import Anatomy
 from deepnb.engine.approvals import ApprovalRequest
 from deepnb.engine.files.setup import FileSetup
-from deepnb.engine.history import INPUT, START, as_node, pick
+from deepnb.engine.history import FORKED_AT, INPUT, START, as_node, pick, steps_of
 from deepnb.engine.mcp import McpServer
 from deepnb.engine.recording import kept
 from deepnb.engine.spec import AgentSpec
@@ -393,7 +393,8 @@ class GraphSession(ABC):
         index = pick(snapshots, at, thread=thread_id, agent=self.name)
         target = snapshots[index]
         new = self._new_fork_thread(thread_id)
-        config = {"configurable": {"thread_id": new}}
+        step = steps_of(snapshots)[index]  # said in its metadata: a graph without messages has no other
+        config = {"configurable": {"thread_id": new}, "metadata": {FORKED_AT: step}}
         values = dict(target.values or {})
         node = as_node(snapshots, index)
         if node == START and as_node(snapshots, index + 1) != INPUT:  # a later run's first step:

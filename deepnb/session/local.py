@@ -11,9 +11,10 @@ from deepnb.core.graphs.reading import tools_of
 from deepnb.core.loop import run_sync
 from deepnb.core.text.safe_display import safe_display
 from deepnb.core.threads.checkpointers import database_key, thread_ids
-from deepnb.core.threads.reading import UnreadableThread, read_state
+from deepnb.core.threads.reading import UnreadableThread, read_history, read_state
 from deepnb.engine.anatomy import Anatomy, inspect_agent
 from deepnb.engine.files.setup import FileSetup
+from deepnb.engine.history import node_steps, thread_step
 from deepnb.engine.mcp import McpServer
 from deepnb.engine.mcp import servers as mcp_servers
 from deepnb.engine.spec import AgentSpec
@@ -21,15 +22,6 @@ from deepnb.session.graph_session import GraphSession, new_thread_id
 from deepnb.session.protocol import ThreadInfo
 
 __all__ = ["Workbench", "new_thread_id"]
-
-
-def _steps(values: Mapping[str, Any] | None, graph_steps: int) -> int:
-    """A thread's steps as a run view counts them: the model's turns (its messages), or for a
-    graph without messages the graph's own step counter."""
-    messages = (values or {}).get("messages")
-    if isinstance(messages, list):
-        return sum(1 for m in messages if getattr(m, "type", None) == "ai")
-    return max(0, graph_steps)
 
 
 @safe_display
@@ -109,14 +101,21 @@ class Workbench(GraphSession):
                     continue
                 if state.created_at is None:  # no checkpoint (any more)
                     continue
-                step = int((state.metadata or {}).get("step", 0))
-                latest[thread_id] = ThreadInfo(thread_id, str(state.created_at), _steps(state.values, step))
+                steps = await self._steps(config, state)
+                latest[thread_id] = ThreadInfo(thread_id, str(state.created_at), steps)
 
         run_sync(collect())
         starting = [t for t in self._active if t not in latest]  # no first checkpoint yet
         now = datetime.now(UTC).isoformat()
         latest.update({t: ThreadInfo(t, now, 0) for t in starting})
         return sorted(latest.values(), key=lambda t: t.updated_at, reverse=True)
+
+    async def _steps(self, config: Mapping[str, Any], state: Any) -> int:
+        """A thread's steps as a run view counts them: the model's turns (its messages), or for a
+        graph without messages its node updates (read from its history)."""
+        if isinstance((state.values or {}).get("messages"), list):
+            return thread_step(state.values)
+        return (node_steps(await read_history(self.graph, config, agent=self.name)) or [0])[0]
 
     async def _saved_at(self, config: Mapping[str, Any]) -> str:
         """When the thread's latest checkpoint was saved, read from the saver alone (``""``

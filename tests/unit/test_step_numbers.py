@@ -6,8 +6,11 @@ forks the thread where that step left it. The second run of a thread numbers on 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
+from langgraph.graph import END, START, StateGraph
+from typing_extensions import TypedDict
 
 import deepnb
 from deepnb.core.errors import DeepnbError
@@ -122,3 +125,40 @@ def test_batches_and_comparisons_count_steps_as_the_run_head_line_does() -> None
     table = table_of(comparison.table())
     steps_at, calls_at = table.columns.index("steps"), table.columns.index("model calls")
     assert (table.rows[0][steps_at], table.rows[0][calls_at]) == (own, run.state.steps)
+
+
+class Counter(TypedDict):
+    n: int
+
+
+def _counter_graph() -> Any:
+    """A graph without messages: ``add`` then ``double``, two node updates a run."""
+    graph = StateGraph(Counter)
+    graph.add_node("add", lambda s: {"n": s["n"] + 1})
+    graph.add_node("double", lambda s: {"n": s["n"] * 2})
+    graph.add_edge(START, "add")
+    graph.add_edge("add", "double")
+    graph.add_edge("double", END)
+    return graph.compile()
+
+
+def test_a_graph_without_messages_numbers_its_node_updates_across_runs_and_forks() -> None:
+    """Each node update is a step, as the run view counts it, carried on across runs of the
+    thread and into a fork: history, ``--at``, the head line and ``threads`` agree (LangGraph's
+    own counter also counts each run's input and start, so it would not)."""
+    workbench = deepnb.attach(_counter_graph(), name=unique("counter"))
+    first = workbench.start({"n": 1}).wait(WAIT)
+    second = workbench.start({"n": 5}, thread=first.thread_id).wait(WAIT)
+    assert (first.status, second.status) == ("done", "done")
+    assert steps_words(first.state.progress()) == "2 steps"
+    assert steps_words(second.state.progress()) == "2 steps (3–4)"
+    history = workbench.history(first.thread_id)
+    assert [row.step for row in history.steps] == list(history.fork_at) == [1, 2, 3, 4]
+    assert next(t for t in workbench.threads() if t.thread_id == first.thread_id).steps == 4
+    forked = workbench.fork(first.thread_id, 3)  # after "add" of the second run
+    copied = workbench.read_state(forked)
+    assert (copied.values, copied.next) == ({"n": 6}, ("double",))
+    assert list(workbench.history(forked).fork_at) == [3]
+    again = workbench.start({"n": 0}, thread=forked).wait(WAIT)
+    assert steps_words(again.state.progress()) == "2 steps (4–5)"
+    assert list(workbench.history(forked).fork_at) == [3, 4, 5]
