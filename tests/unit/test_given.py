@@ -49,7 +49,8 @@ def test_skills_memory_and_tools_per_agent_are_shown(tmp_path: Path) -> None:
     bundle = snapshot_bundle(run.state)
     text, html = bundle["text/plain"], bundle["text/html"]
     assert "Given: 1 skill · 1 memory file · tools: main 9, general-purpose 7, critic 7" in text
-    assert f"  skill summarize: {description}" in text and "  memory /AGENTS.md" in text
+    assert f"  Skills in the prompt:\n    summarize — {description}" in text
+    assert "  Memory files in the prompt:\n    /AGENTS.md" in text
     assert '<details class="dnb-given"><summary>Given: 1 skill' in html
     assert "<img" not in html and "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in html
 

@@ -23,7 +23,7 @@ def test_a_string_question_is_shown_as_escaped_text() -> None:
     assert "waiting for your answer" in html and "waiting for your approval" not in html
     assert "&lt;img src=x onerror=alert(1)&gt; Your name?" in html
     assert "<img" not in html
-    assert "Waiting for your answer: <img src=x onerror=alert(1)> Your name?" in text
+    assert "Waiting for your answer:\n  <img src=x onerror=alert(1)> Your name?" in text
 
 
 def test_a_dict_is_shown_as_fields_with_nested_values_as_json() -> None:

@@ -79,7 +79,7 @@ def test_the_snapshot_and_the_live_view_show_the_output_escaped() -> None:
     html = run_bundle(run)["text/html"]
     assert "Structured output" in html
     assert "&lt;b&gt;Ada&lt;/b&gt;" in html and "<b>Ada</b>" not in html
-    assert "Output:\n  name: <b>Ada</b>\n  age: 36" in run_bundle(run)["text/plain"]
+    assert "Output\n  name: <b>Ada</b>\n  age: 36" in run_bundle(run)["text/plain"]
     view = RunView(run)
     assert view.output == [["name", "<b>Ada</b>"], ["age", "36"]]
     view.close()

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from deepnb.core.text.markup import escape
+from deepnb.views import blocks
+from deepnb.views.blocks import Block, Em, Fold, Line, List
 from deepnb.views.run.items import plural
 
 
@@ -28,39 +29,33 @@ def given_summary(given: Mapping[str, Any]) -> str:
     return "Given: " + " · ".join(parts) if parts else ""
 
 
-def given_lines(given: Mapping[str, Any]) -> list[str]:
-    """The section as text lines (none when nothing is known)."""
+def given_block(given: Mapping[str, Any]) -> Fold | None:
+    """The section: a collapsed summary with the skills, memory files and tools under it
+    (``None`` when nothing is known)."""
     summary = given_summary(given)
     if not summary:
-        return []
-    lines = [summary]
-    lines += [f"  skill {s['name']}{_by(s['agent'])}: {s['description']}" for s in given.get("skills") or []]
-    lines += [f"  memory {m['path']}{_by(m['agent'])}" for m in given.get("memory") or []]
-    tools = given.get("tools") or {}
-    lines += [f"  tools of {agent}: {', '.join(names)}" for agent, names in tools.items()]
-    return lines
+        return None
+    body: list[Block] = []
+    skills = given.get("skills") or []
+    if skills:
+        rows = tuple(Line.of(Em(s["name"]), _by(s["agent"]), f" — {s['description']}") for s in skills)
+        body.append(List(rows, head=Line.of("Skills in the prompt:")))
+    memory = given.get("memory") or []
+    if memory:
+        paths = tuple(Line.of(Em(m["path"], "code"), _by(m["agent"])) for m in memory)
+        body.append(List(paths, head=Line.of("Memory files in the prompt:")))
+    for agent, names in (given.get("tools") or {}).items():
+        body.append(Line.of(f"Tools of {agent}: {', '.join(names)}"))
+    return Fold((summary,), tuple(body), cls="dnb-given", body_cls="dnb-given-body")
+
+
+def given_lines(given: Mapping[str, Any]) -> list[str]:
+    """The section as text lines (none when nothing is known)."""
+    block = given_block(given)
+    return blocks.text(block) if block is not None else []
 
 
 def given_html(given: Mapping[str, Any]) -> str:
     """The section as a collapsed ``<details>`` (``""`` when nothing is known)."""
-    summary = given_summary(given)
-    if not summary:
-        return ""
-    body = []
-    skills = given.get("skills") or []
-    if skills:
-        rows = "".join(
-            f"<li><b>{escape(s['name'])}</b>{escape(_by(s['agent']))} — {escape(s['description'])}</li>"
-            for s in skills
-        )
-        body.append(f"<div>Skills in the prompt:</div><ul>{rows}</ul>")
-    memory = given.get("memory") or []
-    if memory:
-        rows = "".join(f"<li><code>{escape(m['path'])}</code>{escape(_by(m['agent']))}</li>" for m in memory)
-        body.append(f"<div>Memory files in the prompt:</div><ul>{rows}</ul>")
-    for agent, names in (given.get("tools") or {}).items():
-        body.append(f"<div>Tools of {escape(agent)}: {escape(', '.join(names))}</div>")
-    return (
-        f'<details class="dnb-given"><summary>{escape(summary)}</summary>'
-        f'<div class="dnb-given-body">{"".join(body)}</div></details>'
-    )
+    block = given_block(given)
+    return blocks.html(block) if block is not None else ""

@@ -8,7 +8,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from deepnb.core.text.markup import escape
+from deepnb.views import blocks
+from deepnb.views.blocks import Block, Em, Fields, Group, Line, Pre
 
 
 def _where(agent: str) -> str:
@@ -19,48 +20,39 @@ def _json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False)
 
 
-def _field(value: Any) -> str:
-    return value if isinstance(value, str) else _json(value)
-
-
-def value_html(request: Mapping[str, Any]) -> str:
+def value_block(request: Mapping[str, Any]) -> Block:
     """The value of a pending raw interrupt (a ``question`` entry of ``RunState.pending``)."""
     value = request.get("value")
-    if value is None:
-        text = str(request.get("value_json") or "null")
-        return f'<pre class="dnb-pre dnb-question-json">{escape(text)}</pre>'
+    if value is None:  # clipped to fit the view's messages: its JSON, as far as it goes
+        return Pre(str(request.get("value_json") or "null"), cls="dnb-pre dnb-question-json")
     if isinstance(value, str):
-        return f'<div class="dnb-question-text">{escape(value)}</div>'
+        return Line.of(value, css="dnb-question-text")
     if isinstance(value, Mapping) and value:
-        rows = "".join(
-            f"<dt>{escape(str(key))}</dt><dd>"
-            + (escape(item) if isinstance(item, str) else f"<code>{escape(_json(item))}</code>")
-            + "</dd>"
+        rows = tuple(
+            (str(key), item if isinstance(item, str) else Em(_json(item), "code"))
             for key, item in value.items()
         )
-        return f'<dl class="dnb-question-fields">{rows}</dl>'
-    return f'<pre class="dnb-pre dnb-question-json">{escape(_json(value))}</pre>'
+        return Fields(rows, cls="dnb-question-fields")
+    return Pre(_json(value), cls="dnb-pre dnb-question-json")
 
 
-def question_html(request: Mapping[str, Any]) -> str:
+def question_block(request: Mapping[str, Any]) -> Group:
     """A pending raw interrupt: who asks, what, and the answer once sent."""
     answer = request.get("answer")
-    tail = f'<div class="dnb-muted">Answered: {escape(str(answer))}</div>' if answer is not None else ""
-    return (
-        f'<div class="dnb-pending dnb-question" data-interrupt="{escape(str(request["id"]))}">'
-        f"<b>Waiting for your answer</b>{escape(_where(request['agent']))}: {value_html(request)}{tail}</div>"
+    answered = (Line.of(f"Answered: {answer}", css="dnb-muted"),) if answer is not None else ()
+    return Group(
+        (value_block(request), *answered),
+        cls="dnb-pending dnb-question",
+        head=Line.of(Em("Waiting for your answer"), f"{_where(request['agent'])}:"),
+        attrs={"data-interrupt": str(request["id"])},
     )
 
 
+def question_html(request: Mapping[str, Any]) -> str:
+    """A pending raw interrupt as HTML (:func:`question_block`)."""
+    return blocks.html(question_block(request))
+
+
 def question_text(request: Mapping[str, Any]) -> str:
-    """A pending raw interrupt in plain text: ``Waiting for your answer: What is your name?``."""
-    value = request.get("value")
-    head = f"Waiting for your answer{_where(request['agent'])}:"
-    if value is None:
-        body = str(request.get("value_json") or "null")
-    elif isinstance(value, Mapping) and value:
-        body = "\n".join(f"  {key}: {_field(item)}" for key, item in value.items())
-        return f"{head}\n{body}"
-    else:
-        body = _field(value)
-    return f"{head} {body}"
+    """A pending raw interrupt in plain text: ``Waiting for your answer:`` and the value under it."""
+    return "\n".join(blocks.text(question_block(request)))

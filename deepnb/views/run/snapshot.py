@@ -17,6 +17,8 @@ from deepnb.core.schema import shown_as
 from deepnb.core.text.markup import escape
 from deepnb.core.text.safe_display import shown_text
 from deepnb.engine.state import RunState
+from deepnb.views import blocks
+from deepnb.views.blocks import Block, Em, Group, Inline, Line, List, Pre
 from deepnb.views.bounds import clip_item
 from deepnb.views.listings import async_task_lines, async_tasks_html, todo_lines, todos_html
 from deepnb.views.run.approval_pages import page_of
@@ -26,7 +28,7 @@ from deepnb.views.run.durations import duration_words, waited_words
 from deepnb.views.run.given import given_html, given_lines
 from deepnb.views.run.items import item_html, item_text, plural
 from deepnb.views.run.output_table import OutputRows, output_html, output_lines
-from deepnb.views.run.questions import question_html, question_text
+from deepnb.views.run.questions import question_block
 from deepnb.views.run.steps import steps_words
 from deepnb.views.run.subagent_tree import state_tree, tree_html, tree_text
 from deepnb.views.run.timeline_view import FINAL, fork_command, step_links, timeline_html, timeline_lines
@@ -128,33 +130,42 @@ def snapshot_html(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]
         async_tasks_html(state.get("async_tasks") or []),  # absent from views saved before it existed
         timeline_html(timeline, thread=state["thread_id"], waited=state["progress"].get("waited") or 0.0),
     ]
+    parts += [blocks.html(block) for block in _closing_blocks(state)]
+    parts.append("</div>")
+    return "\n".join(p for p in parts if p)
+
+
+def _closing_blocks(state: Mapping[str, Any]) -> list[Block]:
+    """What a snapshot ends with, described once for its HTML and its text: the files the run
+    changed and those it was refused, the requests still waiting (approvals and questions, the
+    first page of them) and the decisions made."""
+    found: list[Block] = []
     if state["files_changed"]:
-        parts.append(
-            f'<div class="dnb-muted">Files changed: {escape(", ".join(state["files_changed"]))}</div>'
-        )
+        found.append(Line.of(f"Files changed: {', '.join(state['files_changed'])}", css="dnb-muted"))
     if state.get("files_not_written"):  # absent from views saved before it existed
-        struck = ", ".join(f"<s>{escape(path)}</s>" for path in state["files_not_written"])
-        parts.append(f'<div class="dnb-muted dnb-files-not-written">Not written: {struck}</div>')
+        struck: list[Inline] = []
+        for path in state["files_not_written"]:
+            struck += [", "] * bool(struck) + [Em(path, "s")]
+        found.append(Line.of("Not written: ", *struck, css="dnb-muted dnb-files-not-written"))
     shown, more = _pending_shown(state)
     for request in shown:
         if request.get("kind") == "question":
-            parts.append(question_html(request))
+            found.append(question_block(request))
         for action in request["actions"]:
-            said = f"<br><i>{escape(action['description'])}</i>" if action.get("description") else ""
             lead, decided = _pending_words(action)
-            parts.append(
-                f'<div class="dnb-pending">{escape(lead)}<b>{escape(action["name"])}</b>'
-                f"({escape(action['args'])}){escape(_where(request['agent']) + decided)}{said}</div>"
-            )
+            call = Line.of(lead, Em(action["name"]), f"({action['args']}){_where(request['agent'])}{decided}")
+            said = (Line.of(Em(action["description"], "i")),) if action.get("description") else ()
+            found.append(Group(said, cls="dnb-pending", head=call))  # a description the config gave
     if more:
-        parts.append(f'<div class="dnb-pending">{escape(more)}</div>')
+        found.append(Line.of(more, css="dnb-pending"))
     if state.get("decisions"):
-        rows = "".join(f"<li>{escape(_decision_line(d))}{_diff_html(d)}</li>" for d in state["decisions"])
-        if state.get("decisions_folded"):
-            rows = f"<li>{escape(_folded_decisions(state))}</li>" + rows
-        parts.append(f'<div class="dnb-decisions"><b>Decisions</b><ul>{rows}</ul></div>')
-    parts.append("</div>")
-    return "\n".join(p for p in parts if p)
+        rows: list[Block] = [Line.of(_folded_decisions(state))] if state.get("decisions_folded") else []
+        for decision in state["decisions"]:
+            line = Line.of(_decision_line(decision))
+            diff = decision.get("diff") or ""
+            rows.append(Group((_diff_block(diff),), head=line) if diff else line)
+        found.append(Group((List(tuple(rows)),), cls="dnb-decisions", head=Line.of(Em("Decisions"))))
+    return found
 
 
 def _pending_shown(state: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str]:
@@ -165,15 +176,9 @@ def _pending_shown(state: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str]
     return shown, more
 
 
-def _diff_html(decision: Mapping[str, Any]) -> str:
+def _diff_block(diff: str) -> Pre:
     """An edit's diff from the proposed arguments to the approved ones, a line each."""
-    diff = decision.get("diff") or ""
-    if not diff:
-        return ""
-    lines = "".join(
-        f'<span class="{_diff_class(line)}">{escape(line)}\n</span>' for line in diff.splitlines()
-    )
-    return f'<pre class="dnb-diff">{lines}</pre>'
+    return Pre("", cls="dnb-diff", spans=tuple((_diff_class(line), line) for line in diff.splitlines()))
 
 
 def _diff_class(line: str) -> str:
@@ -214,28 +219,7 @@ def snapshot_text(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]
     lines += timeline_lines(
         timeline, thread=state["thread_id"], waited=state["progress"].get("waited") or 0.0
     )
-    if state["files_changed"]:
-        lines.append("Files changed: " + ", ".join(state["files_changed"]))
-    if state.get("files_not_written"):
-        lines.append("Not written: " + ", ".join(f"~~{path}~~" for path in state["files_not_written"]))
-    shown, more = _pending_shown(state)
-    for request in shown:
-        if request.get("kind") == "question":
-            lines.append(question_text(request))
-        for action in request["actions"]:
-            lead, decided = _pending_words(action)
-            lines.append(f"{lead}{action['name']}({action['args']}){_where(request['agent'])}{decided}")
-            if action.get("description"):  # one the interrupt config gave (the middleware's is dropped)
-                lines.append(f"  {action['description']}")
-    if more:
-        lines.append(more)
-    if state.get("decisions"):
-        lines.append("Decisions:")
-        if state.get("decisions_folded"):
-            lines.append(f"  {_folded_decisions(state)}")
-        for decision in state["decisions"]:
-            lines.append(f"  {_decision_line(decision)}")
-            lines += [f"    {line}" for line in (decision.get("diff") or "").splitlines()]
+    lines += blocks.text(_closing_blocks(state))
     return "\n".join(lines)
 
 
