@@ -78,11 +78,11 @@ agent-server: $(AGENT_VENV)/.installed redis-server
 # the API reference. docs-check builds it strictly (a broken link or reference, any warning, fails)
 # into a throwaway folder; make test runs it.
 docs: $(VENV)/.installed-test
-	$(BIN)/mkdocs build --quiet
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --quiet
 
 docs-check: $(VENV)/.installed-test
 	@d=$$(mktemp -d -t deepnb-docs-XXXXXX); \
-	$(BIN)/mkdocs build --strict --quiet --site-dir $$d; status=$$?; rm -rf $$d; exit $$status
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir $$d; status=$$?; rm -rf $$d; exit $$status
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .

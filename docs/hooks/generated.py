@@ -35,7 +35,7 @@ MARKER = re.compile(r"^<!-- deepnb:([a-z-]+) -->$", re.MULTILINE)
 
 def _cell(text: str) -> str:
     """Text for a Markdown table cell: escaped, one line, pipes kept literal."""
-    return html.escape(" ".join(text.split())).replace("|", "&#124;")
+    return html.escape(" ".join(text.split()), quote=False).replace("|", "&#124;")
 
 
 def demo_description(name: str) -> str:
