@@ -148,4 +148,4 @@ constraints:
 	mv constraints.new constraints.txt && rm -rf .constraints-venv
 
 clean:
-	rm -rf $(VENV) $(AGENT_VENV) build dist site .pytest_cache widgets/node_modules widgets/.test-build
+	rm -rf $(VENV) $(AGENT_VENV) build dist site .cache/mkdocs-jupyter .pytest_cache widgets/node_modules widgets/.test-build
