@@ -224,7 +224,7 @@ def _literals() -> tuple[str, ...]:
 
 def troubleshooting_messages() -> list[str]:
     text = page("troubleshooting.md")
-    return [match.group(2).strip() for match in FENCE.finditer(text) if match.group(1) == "text"]
+    return [match.group(2).strip() for match in FENCE.finditer(text) if match.group(1) == "output"]
 
 
 def test_the_troubleshooting_page_quotes_many_messages() -> None:
