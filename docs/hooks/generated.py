@@ -9,6 +9,9 @@ HTML comment on a line of its own, ``<!-- deepnb:NAME -->``, replaced before the
 - ``magic-options``: every ``%%deepagent`` option and ``%deepagent`` subcommand with its options,
   as the magics' parser declares them, with their help text.
 
+The API reference's docstrings keep their Sphinx roles (``:class:`~deepnb.Run```) out of the
+page: the name stays, as code.
+
 It also adds the demo notebooks in ``notebooks/`` to the site as ``notebooks/NAME.ipynb``, so that
 mkdocs-jupyter renders them from their saved outputs, and pages link to them by that path.
 """
@@ -31,6 +34,8 @@ from deepnb.models.resolve import PROVIDERS, demo_names
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 MARKER = re.compile(r"^<!-- deepnb:([a-z-]+) -->$", re.MULTILINE)
+SPHINX_ROLE = re.compile(r":(?:attr|class|func|meth|mod|obj):<code>~?")
+"""A Sphinx role in a docstring (``:class:`~deepnb.Run```) as Markdown renders it."""
 
 
 def _cell(text: str) -> str:
@@ -111,6 +116,11 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
         return PARTS[name]()
 
     return MARKER.sub(part, markdown)
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
+    """Drop the Sphinx roles the docstrings use from the API reference: the name stays as code."""
+    return SPHINX_ROLE.sub("<code>", html)
 
 
 @event_priority(100)  # before mkdocs-jupyter's on_files, which turns notebooks into pages

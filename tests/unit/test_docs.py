@@ -270,3 +270,9 @@ def test_every_doc_link_to_a_page_or_image_points_at_a_file() -> None:
             if "://" not in target and not _exists((path.parent / target).resolve()):
                 broken.append(f"{path.relative_to(ROOT)} -> {target}")
     assert not broken, broken
+
+
+def test_the_reference_keeps_the_name_of_a_sphinx_role_as_code() -> None:
+    html = "see the :class:<code>~deepnb.session.run.Run</code> and :mod:<code>deepnb.scorers</code>"
+    out = hook().on_page_content(html, None, {}, None)
+    assert out == "see the <code>deepnb.session.run.Run</code> and <code>deepnb.scorers</code>"
