@@ -83,7 +83,7 @@ if TYPE_CHECKING:
     from deepnb.session.files import Files
     from deepnb.session.remote import RemoteWorkbench
     from deepnb.session.run import Run
-    from deepnb.session.workbench import Workbench
+    from deepnb.session.workbench import GraphSession, Workbench
 
 
 def __getattr__(name: str) -> Any:
@@ -218,7 +218,7 @@ def connect(
     return join(url, assistant, name=name, api_key=api_key, headers=headers, thread=thread)
 
 
-def get(name: str | None = None) -> Workbench:
+def get(name: str | None = None) -> GraphSession:
     """The agent registered as ``name`` (the current one by default); one that the project's
     ``deepnb.toml`` (or ``[tool.deepnb]`` in ``pyproject.toml``) defines is built on first use."""
     from deepnb.session.workbench import get as lookup  # noqa: PLC0415  # lazy: see above

@@ -116,10 +116,35 @@ def speaks_messages(snapshots: Sequence[Any]) -> bool:
     return any(_messages(s.values) is not None for s in snapshots)
 
 
-def step_of(snapshot: Any, *, messages: bool = True) -> int:
-    """The step a checkpoint belongs to: :func:`thread_step`, or for a graph that does not speak
-    messages the graph's own step."""
-    return thread_step(snapshot.values) if messages else graph_step(snapshot)
+FORKED_AT = "deepnb_step"
+"""The checkpoint metadata a fork is written with: the step it copies, which a graph without
+messages cannot tell from its values."""
+
+
+def node_steps(snapshots: Sequence[Any]) -> list[int]:
+    """For a graph that does not speak messages, the thread's step at each of ``snapshots``
+    (newest first): how many node updates the thread holds by then, as its run views count them
+    (each node's update is a step; a run's input and the start node that reads it are none; a
+    fork starts at the step it copies). Unlike LangGraph's own counter, it does not count each
+    run's input and start."""
+    counts: list[int] = []
+    done = 0
+    for snapshot, older in reversed(list(pairs(snapshots))):  # the oldest first
+        metadata = snapshot.metadata or {}
+        if isinstance(metadata.get(FORKED_AT), int) and metadata.get("source") != "loop":
+            done = metadata[FORKED_AT]
+        elif older is not None and metadata.get("source") == "loop":
+            done += sum(1 for name in writer(older).split(", ") if name not in (INPUT, START))
+        counts.append(done)
+    return counts[::-1]
+
+
+def steps_of(snapshots: Sequence[Any]) -> list[int]:
+    """The step each of ``snapshots`` (newest first) belongs to: :func:`thread_step`, or for a
+    graph that does not speak messages :func:`node_steps`."""
+    if speaks_messages(snapshots):
+        return [thread_step(s.values) for s in snapshots]
+    return node_steps(snapshots)
 
 
 def open_calls(values: Mapping[str, Any] | None) -> tuple[str, ...]:
@@ -152,11 +177,18 @@ def fork_points(snapshots: Sequence[Any]) -> dict[int, int]:
     """Step ``N`` → where in ``snapshots`` (newest first) ``--at N`` forks: the thread as step
     ``N`` left it, its tool calls answered — the last checkpoint of the step before the next
     prompt came (never a later run's input). A graph without messages: each of its own steps."""
-    if not speaks_messages(snapshots):
-        return {
-            graph_step(s): i for i, s in enumerate(snapshots) if (s.metadata or {}).get("source") != "input"
-        }
-    points: dict[int, int] = {}
+    if not speaks_messages(snapshots):  # each node update is a step; parallel ones share one checkpoint
+        points: dict[int, int] = {}
+        counts = node_steps(snapshots)
+        for index in reversed(range(len(snapshots))):
+            metadata = snapshots[index].metadata or {}
+            if metadata.get("source") == "loop":
+                before = counts[index + 1] if index + 1 < len(snapshots) else 0
+                points.update({step: index for step in range(before + 1, counts[index] + 1)})
+            elif FORKED_AT in metadata and counts[index] > 0:  # a fork: the step it copies
+                points[counts[index]] = index
+        return points
+    points = {}
     prompts: dict[int, int] = {}
     closed: set[int] = set()
     for index in reversed(range(len(snapshots))):  # the oldest first

@@ -169,6 +169,9 @@ class RunState:
     """Seconds the run spent paused, waiting for decisions or answers: not run time."""
     waiting_since: float | None = None
     """When the current wait began (``None`` while the run runs or once it ended)."""
+    _wait_decided_by: set[bool] = field(default_factory=set, repr=False)
+    """Who decided during the current wait: ``True`` for a rule (``--auto-approve``, "always
+    approve"), ``False`` for a person. A pause only rules answered is run time, not waiting."""
     version: int = 0
     clock: Callable[[], float] = field(default=lambda: time.time(), repr=False)
     """When the event being folded happened (seconds since the epoch): the wall clock, or for a
@@ -195,6 +198,13 @@ class RunState:
     """(interrupt id, action index) → the call id of the tool card the action gates."""
 
     @property
+    def own_steps(self) -> int:
+        """The steps this run made on its thread: the main agent's model calls (or a graph's
+        node updates), as its head line, fork chips and ``history`` number them. ``steps``
+        counts every model call, subagents' too."""
+        return self.thread_step - self.first_step
+
+    @property
     def elapsed(self) -> float:
         """Run time in seconds: from the start to now (or the end), less the time spent waiting."""
         return (self.finished_at or time.time()) - self.started_at - self.waited
@@ -211,11 +221,14 @@ class RunState:
             self.started_at = at
             self.version += 1
 
-    def _end_wait(self, now: float) -> None:
-        """A wait for decisions is over (the run resumed, or ended): it counts as waited."""
-        if self.waiting_since is not None:
+    def _end_wait(self, now: float, *, resumed: bool = False) -> None:
+        """A wait for decisions is over (the run resumed, or ended): it counts as waited, unless
+        the run resumed on rules' decisions alone (nobody waited: the run went on by itself)."""
+        by_rules_alone = resumed and self._wait_decided_by == {True}
+        if self.waiting_since is not None and not by_rules_alone:
             self.waited += max(0.0, now - self.waiting_since)
-            self.waiting_since = None
+        self.waiting_since = None
+        self._wait_decided_by.clear()
 
     def apply(self, event: ev.Event) -> None:
         """Fold one event into the state."""
@@ -675,6 +688,7 @@ class RunState:
         return args_diff(before, redact(readable_args(args)))
 
     def _on_DecisionMade(self, event: ev.DecisionMade) -> None:
+        self._wait_decided_by.add(event.auto)
         edited_args = event.decision.get("edited_action", {}).get("args") or {}
         diff = self._edited(event, edited_args) if event.decision.get("type") == "edit" else ""
         entry = DecisionLogEntry(
@@ -711,6 +725,7 @@ class RunState:
                     action["decision"] = shown
 
     def _on_InterruptAnswered(self, event: ev.InterruptAnswered) -> None:
+        self._wait_decided_by.add(False)
         shown = value_text(event.value)
         entry = DecisionLogEntry(
             at=time.strftime("%Y-%m-%d %H:%M:%S"),
@@ -742,7 +757,7 @@ class RunState:
                 node["status"] = RUNNING
         self.status = RUNNING
         self.finished_at = None
-        self._end_wait(self.clock())
+        self._end_wait(self.clock(), resumed=True)
 
     # -- what the agents were given -----------------------------------------------------
 

@@ -149,7 +149,7 @@ def workbench_for(
     return existing if spec is existing.declared_spec else wb.rebuild(existing, spec)
 
 
-def _registered_or_config(name: str, *, skip_untrusted: bool) -> wb.Workbench | None:
+def _registered_or_config(name: str, *, skip_untrusted: bool) -> wb.GraphSession | None:
     """The workbench ``name``: registered, or built now from ``deepnb.toml``. With
     ``skip_untrusted`` (the cell names its model), a definition that waits for trust is left
     out, said in one line, and the cell builds its agent from its own options."""

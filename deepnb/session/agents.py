@@ -3,30 +3,34 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from deepnb.core.threads import checkpointers as checkpoint
-from deepnb.session.local import Workbench
+from deepnb.session.graph_session import GraphSession
 
 DEFAULT_AGENT = "default"
 
-_registry: dict[str, Workbench] = {}
+S = TypeVar("S", bound=GraphSession)
+
+_registry: dict[str, GraphSession] = {}
 _current: list[str] = [DEFAULT_AGENT]
 
 
-def register(workbench: Workbench) -> Workbench:
+def register(workbench: S) -> S:
     _registry[workbench.name] = workbench
     return workbench
 
 
-def registered() -> dict[str, Workbench]:
+def registered() -> dict[str, GraphSession]:
     return dict(_registry)
 
 
-def find(name: str) -> Workbench | None:
+def find(name: str) -> GraphSession | None:
     """The workbench registered as ``name``, if any (nothing is built)."""
     return _registry.get(name)
 
 
-def forget(name: str) -> Workbench | None:
+def forget(name: str) -> GraphSession | None:
     """Unregister ``name`` (its threads stay where they are); the workbench it was, if any."""
     return _registry.pop(name, None)
 

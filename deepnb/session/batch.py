@@ -46,6 +46,7 @@ COLUMNS = (
     "status",
     "result",
     "steps",
+    "model_calls",
     "tool_calls",
     "tokens_in",
     "tokens_out",
@@ -396,6 +397,7 @@ class Batch(LiveDisplayable):
                 "status": slot.status,
                 "result": None,
                 "steps": 0,
+                "model_calls": 0,
                 "tool_calls": 0,
                 **Tokens().columns(),
                 "elapsed": 0.0,
@@ -408,7 +410,8 @@ class Batch(LiveDisplayable):
                 "index": index,
                 "status": state.status,
                 "result": state.result if state.status == "done" else None,
-                "steps": state.steps,
+                "steps": state.own_steps,
+                "model_calls": state.steps,
                 "tool_calls": state.tool_calls,
                 **state.tokens.columns(),
                 "elapsed": round(state.elapsed, 2),
@@ -418,7 +421,8 @@ class Batch(LiveDisplayable):
             }
 
     def to_records(self) -> list[dict[str, Any]]:
-        """One dict per input, in order: its input fields, then ``status``, ``result``, ``steps``,
+        """One dict per input, in order: its input fields, then ``status``, ``result``, ``steps``
+        (the run's steps, as its head line counts them), ``model_calls`` (subagents' too),
         ``tool_calls``, ``tokens_in``, ``tokens_out``, ``tokens_unreported``, ``elapsed``,
         ``error``, ``thread_id``, then the fields of ``run.output`` where the run has a
         structured output (a pydantic model, a dataclass or a mapping; another value as

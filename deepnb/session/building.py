@@ -20,12 +20,13 @@ from deepnb.extensions.store import give_store
 from deepnb.session import agents
 from deepnb.session.agents import DEFAULT_AGENT
 from deepnb.session.config import Definition, Key, agent_names, describe_kind, find_config, parse_agent
+from deepnb.session.graph_session import GraphSession
 from deepnb.session.local import Workbench
 
 # -- finding agents by name ----------------------------------------------------------------------
 
 
-def get(name: str | None = None, *, build: bool = True) -> Workbench:
+def get(name: str | None = None, *, build: bool = True) -> GraphSession:
     """The workbench registered as ``name`` (the current one by default). One the project's
     ``deepnb.toml`` defines is built on first use; with ``build=False`` (what only looks, such
     as ``%deepagent threads``) it is not, and an unbuilt one raises saying how to build it."""
@@ -52,7 +53,7 @@ def raise_unknown(name: str) -> NoReturn:
     )
 
 
-def lookup(name: str) -> Workbench | None:
+def lookup(name: str) -> GraphSession | None:
     """The workbench registered as ``name``; else the one ``deepnb.toml`` defines, built now
     (if the project is trusted where the agent needs it); else ``None``."""
     found = agents.find(name)
@@ -61,7 +62,7 @@ def lookup(name: str) -> Workbench | None:
     return found
 
 
-def use(name: str) -> Workbench | None:
+def use(name: str) -> GraphSession | None:
     """Make ``name`` the current agent. One ``deepnb.toml`` defines is not built here (``None``
     then): the next cell that runs it builds it."""
     workbench = agents.find(name)
@@ -75,7 +76,7 @@ def use(name: str) -> Workbench | None:
 
 
 def install(
-    name: str, spec: AgentSpec, saver: Any, previous: Workbench | None, *, origin: str | None = None
+    name: str, spec: AgentSpec, saver: Any, previous: GraphSession | None, *, origin: str | None = None
 ) -> Workbench:
     """Build ``spec`` with the registered extensions and register it as ``name``."""
     workbench = _built(name, spec, saver, origin=origin)
@@ -134,7 +135,7 @@ def agent(
     return install(name, spec, saver, previous)
 
 
-def rebuild(workbench: Workbench, spec: AgentSpec) -> Workbench:
+def rebuild(workbench: GraphSession, spec: AgentSpec) -> Workbench:
     """Rebuild ``workbench`` from ``spec``, keeping its checkpointer and threads."""
     return install(workbench.name, spec, workbench.checkpointer, workbench)
 
@@ -193,7 +194,7 @@ def attach(
 # -- from a config -------------------------------------------------------------------------------
 
 
-def load_agent(name: str, *, previous: Workbench | None = None) -> Workbench | None:
+def load_agent(name: str, *, previous: GraphSession | None = None) -> Workbench | None:
     """Build the agent ``name`` from the project's config and register it (``None`` if the
     config does not define it). With ``previous``, rebuild that one, keeping its threads."""
     config = find_config()
@@ -241,7 +242,7 @@ def define_from(
 
 
 def _install_definition(
-    name: str, definition: Definition, *, origin: str | None, previous: Workbench | None, key: Key
+    name: str, definition: Definition, *, origin: str | None, previous: GraphSession | None, key: Key
 ) -> Workbench:
     spec = AgentSpec(definition.model, definition.label, definition.options, definition.todos)
     keep = previous is not None and (definition.checkpointer == "memory" or origin is not None)

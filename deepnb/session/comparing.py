@@ -20,7 +20,6 @@ from deepnb.core.threads.checkpointers import make_checkpointer
 from deepnb.engine.spec import AgentSpec, model_label
 from deepnb.session import agents as agents_registry
 from deepnb.session import building
-from deepnb.session.local import Workbench
 from deepnb.session.protocol import Session
 from deepnb.session.run import Run, follow
 
@@ -82,7 +81,8 @@ class Comparison(LiveDisplayable):
         return ", ".join(run.id for run in self.runs.values())
 
     def to_records(self) -> list[dict[str, Any]]:
-        """Per column: the model (or agent), status, result, steps, tool calls, tokens in and
+        """Per column: the model (or agent), status, result, steps (as the run's head line counts
+        them), model calls (subagents' too), tool calls, tokens in and
         out (``None``: no model call reported usage) and ``tokens_unreported`` (model calls that
         reported none), seconds, error, and ``output`` (``run.output``) when a run answered in a
         structure."""
@@ -94,7 +94,8 @@ class Comparison(LiveDisplayable):
                 self.by: key,
                 "status": run.status,
                 "result": run.result,
-                "steps": state.steps,
+                "steps": state.own_steps,
+                "model_calls": state.steps,
                 "tool_calls": state.tool_calls,
                 **state.tokens.columns(),
                 "seconds": round(state.elapsed, 1),
@@ -220,10 +221,10 @@ def _model_columns(
     base = building.lookup(name)
     if base is None and (agent is not None or name != agents_registry.DEFAULT_AGENT):
         building.raise_unknown(name)  # the default agent need not exist: the models are given
-    spec = base.declared_spec if isinstance(base, Workbench) else None
+    spec = base.declared_spec if base is not None else None
     if base is not None and spec is None:
         raise DeepnbError(
-            f"Agent {base.name!r} cannot change its model ({_cannot_rebuild(base)}): compare agents instead, "
+            f"Agent {base.name!r} cannot change its model ({base.cannot_rebuild}): compare agents instead, "
             "deepnb.compare(prompt, agents=[...])."
         )
     saver = make_checkpointer("memory")
@@ -241,16 +242,11 @@ def _agent_column(name: str, options: Mapping[str, Any]) -> Session:
     session = building.get(name)
     if not options:
         return session
-    spec = session.declared_spec if isinstance(session, Workbench) else None
-    if spec is None or not isinstance(session, Workbench):
+    spec = session.declared_spec
+    if spec is None:
         raise DeepnbError(
-            f"Agent {name!r} cannot take agent options here ({_cannot_rebuild(session)}): "
+            f"Agent {name!r} cannot take agent options here ({session.cannot_rebuild}): "
             "compare it without them."
         )
     column = spec.with_options(**options)
     return building.variant(name, column, make_checkpointer("memory"), origin=session.origin)
-
-
-def _cannot_rebuild(session: Session) -> str | None:
-    """Why ``session``'s agent cannot be built again with another model or options."""
-    return session.cannot_rebuild if isinstance(session, Workbench) else "it is served elsewhere"

@@ -1,17 +1,18 @@
 """A thread as a standalone notebook (nbformat 4) that opens without a kernel.
 
 A title cell; for each prompt of the thread, the prompt as a Markdown cell, then the run's static
-snapshot where this kernel has the run (a ``display_data`` output with ``text/html`` and
-``text/plain``, no widget), else the conversation's replies as Markdown; then each file the agent
-wrote as a Markdown cell holding the file in a fenced code block. Everything the agent or the model
-wrote is escaped (no HTML of theirs is rendered). One function, :func:`deepnb.core.text.safe_display.shown`,
-cleans every text an export writes — redacting secrets as they are and in every form the writer
-gives them (Markdown, fenced code, JSON, YAML, the ``re.escape`` of a replay's ``match``) and
-showing bidi controls as escapes: each text as it is formatted, then the whole notebook and the
-whole recording once more, so a secret set after the run was recorded is gone too. It is built
-from the :class:`~deepnb.session.protocol.Session` protocol only, so local and remote agents export alike;
-the run's view comes from the renderer the display package registers for a run's state (this
-module, in the session layer, imports no view).
+snapshot where this kernel has the run (its HTML as a Markdown cell, so Run All and re-executing
+leave it as it is: there is no code cell to clear), else the conversation's replies as Markdown;
+then each file the agent wrote as a Markdown cell holding the file in a fenced code block.
+Everything the agent or the model wrote is escaped (no HTML of theirs is rendered). One function,
+:func:`deepnb.core.text.safe_display.shown`, cleans every text an export writes — redacting
+secrets as they are and in every form the writer gives them (Markdown, fenced code, JSON, YAML,
+the ``re.escape`` of a replay's ``match``) and showing bidi controls as escapes: each text as it
+is formatted, then the whole notebook and the whole recording once more, so a secret set after
+the run was recorded is gone too. It is built from the :class:`~deepnb.session.protocol.Session`
+protocol only, so local and remote agents export alike; the run's view comes from the renderer
+the display package registers for a run's state (this module, in the session layer, imports no
+view).
 """
 
 from __future__ import annotations
@@ -119,13 +120,31 @@ def _conversation(replies: Sequence[Any]) -> str:
     return "\n\n".join(parts) or "*(no reply)*"
 
 
-def _snapshot(state: Any) -> dict[str, str]:
-    """A run's static view (``text/html`` and ``text/plain``), by the renderer the display
-    package registers for a run's state."""
+def _snapshot_html(state: Any) -> str:
+    """A run's static view as HTML, by the renderer the display package registers for a run's
+    state."""
     bundle = renderer_for(type(state)).bundle
     assert bundle is not None, "deepnb.views.renderers registers a run state's snapshot"
-    data = bundle(state)
-    return {mime: data[mime] for mime in ("text/html", "text/plain")}
+    return str(bundle(state)["text/html"])
+
+
+_PRE = re.compile(r"(<pre[\s>][\s\S]*?</pre>)", re.IGNORECASE)
+_BLANK_LINE = re.compile(r"\n[ \t]*(?=\n)")
+
+
+def html_block(html: str) -> str:
+    """``html`` as Markdown passes it through: one raw HTML block, which a blank line would end
+    (what follows it would be read as Markdown, an indented line as code). Blank lines go, except
+    in ``<pre>``, where each keeps its place as a line holding a zero-width space."""
+    parts = _PRE.split(html)
+    for n, part in enumerate(parts):
+        if n % 2:  # a <pre> element: its lines are its content
+            while _BLANK_LINE.search(part):
+                part = _BLANK_LINE.sub("\n&#8203;", part)
+            parts[n] = part
+        else:
+            parts[n] = _BLANK_LINE.sub("", part)
+    return "".join(parts).strip()
 
 
 def _title(session: Session, thread_id: str, prompts: int) -> str:
@@ -133,7 +152,8 @@ def _title(session: Session, thread_id: str, prompts: int) -> str:
     return (
         f"# Agent {markdown_text(session.name)}, thread {markdown_text(thread_id)}\n\n"
         f"Exported by deepnb on {when}: {prompts} prompt(s) with what the agent did, then the files "
-        f"it wrote. Model: {markdown_text(session.label)}. This notebook needs no kernel."
+        f"it wrote. Model: {markdown_text(session.label)}. The run's view is a Markdown cell: it needs no "
+        "kernel, and running the notebook leaves it as it is."
     )
 
 
@@ -259,9 +279,8 @@ def build_notebook(
     for n, (prompt, replies) in enumerate(turns):
         cells.append(v4.new_markdown_cell(f"**Prompt {n + 1}**\n\n{markdown_text(prompt)}"))
         if n == shown_at and run is not None:
-            output = v4.new_output("display_data", data=_snapshot(run.state), metadata={})
-            cell = v4.new_code_cell(f"# The run's view as it ended (prompt {n + 1})", outputs=[output])
-            cells.append(cell)
+            view = html_block(_snapshot_html(run.state))
+            cells.append(v4.new_markdown_cell(view, metadata={"deepnb": {"view": "run", "prompt": n + 1}}))
         else:
             cells.append(v4.new_markdown_cell(_conversation(replies)))
     files = _file_cells(session, thread_id)

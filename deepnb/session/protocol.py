@@ -22,8 +22,7 @@ from deepnb.engine.history import (
     in_words,
     open_calls,
     pairs,
-    speaks_messages,
-    step_of,
+    steps_of,
 )
 from deepnb.engine.tree import SubagentNode
 from deepnb.session.batch import Batch
@@ -36,7 +35,8 @@ __all__ = ["Checkpoint", "History", "Session", "Step", "ThreadInfo"]
 @dataclass(frozen=True)
 class Checkpoint:
     """A checkpoint of a thread's history: its id, the thread's step it belongs to (the main
-    agent's model calls by then: what ``--at`` takes), when it was saved, which nodes were to
+    agent's model calls by then, or a graph's node updates where it has no messages: what
+    ``--at`` takes), when it was saved, which nodes were to
     run next (empty once the run ended), the agent and node(s) that wrote it, what changed since
     the one before (:func:`deepnb.engine.history.changes`), LangGraph's own step counter
     (``graph_step``), and the tool calls it holds before their results (``waiting``)."""
@@ -52,15 +52,15 @@ class Checkpoint:
     waiting: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, snapshot: Any, older: Any | None = None, *, messages: bool = True) -> Checkpoint:
+    def of(cls, snapshot: Any, older: Any | None = None, *, step: int) -> Checkpoint:
         """A LangGraph ``StateSnapshot`` as a history entry; ``older``, the snapshot before it,
-        says what changed; ``messages``: whether the thread speaks messages (else its steps are
-        the graph's own)."""
+        says what changed; ``step``: the thread's step there
+        (:func:`deepnb.engine.history.steps_of`)."""
         configurable = (snapshot.config or {}).get("configurable", {})
         agent, node, changed = described(snapshot, older)
         return cls(
             checkpoint_id=str(configurable.get("checkpoint_id", "")),
-            step=step_of(snapshot, messages=messages),
+            step=step,
             created_at=str(snapshot.created_at or ""),
             next=tuple(snapshot.next or ()),
             agent=agent,
@@ -99,9 +99,12 @@ class History(Displayable, list[Checkpoint]):
     @classmethod
     def of(cls, snapshots: list[Any], *, thread: str, agent: str) -> History:
         """The history of ``snapshots`` (LangGraph ``StateSnapshot``s, the newest first)."""
-        messages = speaks_messages(snapshots)
+        steps = steps_of(snapshots)
         made = cls(
-            (Checkpoint.of(s, older, messages=messages) for s, older in pairs(snapshots)),
+            (
+                Checkpoint.of(s, older, step=step)
+                for (s, older), step in zip(pairs(snapshots), steps, strict=True)
+            ),
             thread=thread,
             agent=agent,
         )

@@ -30,12 +30,12 @@ from deepnb.core.schema import ENDED, FilePreview, RunStateJSON, RunStatus, Todo
 from deepnb.core.text.safe_display import safe_display
 from deepnb.core.text.secrets import redact, redact_data
 from deepnb.core.text.streamed import StreamRedactor
-from deepnb.core.threads.reading import read_state
+from deepnb.core.threads.reading import read_history, read_state
 from deepnb.engine import steering
 from deepnb.engine.anatomy import ListsItsTools, tools_by_agent
 from deepnb.engine.approvals import ApprovalRequest, normalize, preview, tool_schema
 from deepnb.engine.files.changed import Change, ListingWatch, watch_files
-from deepnb.engine.history import thread_step
+from deepnb.engine.history import node_steps, thread_step
 from deepnb.engine.interpreter import Interpreter
 from deepnb.engine.interrupts import PendingInterrupt, check_answer
 from deepnb.engine.mcp import mcp_tools
@@ -608,6 +608,14 @@ class Run(LiveDisplayable):
 
         return remove
 
+    async def _thread_step(self, graph: Any, config: Mapping[str, Any], values: Mapping[str, Any]) -> int:
+        """The thread's step before this run: its model calls, or for a graph without messages
+        its node updates, counted from its history (:func:`deepnb.engine.history.node_steps`)."""
+        if isinstance(values.get("messages"), list):
+            return thread_step(values)
+        snapshots = await read_history(graph, config, agent=self.workbench.name)
+        return node_steps(snapshots)[0] if snapshots else 0
+
     async def _drive(self, graph: Any, graph_input: Any, *, first: bool = True) -> None:
         self._task = asyncio.current_task()
         with self._lock:
@@ -618,12 +626,14 @@ class Run(LiveDisplayable):
             await settled(self.workbench, self.thread_id)  # a notebook write on its way lands first
             if first:
                 values: Mapping[str, Any] = {}
+                step = 0
                 if not self._fresh_thread:
                     before = await read_state(graph, config, agent=self.workbench.name)
                     configurable = (before.config or {}).get("configurable", {})
                     self.checkpoint_before = configurable.get("checkpoint_id")
                     values = before.values or {}
-                self.emit(ev.RunStarted(ev.MAIN, self.thread_id, self.prompt, thread_step(values)))
+                    step = await self._thread_step(graph, config, values)
+                self.emit(ev.RunStarted(ev.MAIN, self.thread_id, self.prompt, step))
                 if self._context:
                     self.emit(ev.ContextGiven(ev.MAIN, shown_keys(self._context)))
                 await self._announce_given(graph, values)

@@ -208,3 +208,34 @@ def test_structured_fields_are_columns_and_the_chart_reads_in_the_dark_theme(
     assert colours["fill"] != colours["track"], colours
     no_pwned(page)
     assert not errors, errors
+
+
+REOPEN = """exp = deepnb.experiment(questions, agent="quiz", variants={"hasty": variants["hasty"]},
+                        scorers=[deepnb.scorers.contains], log="reopened.jsonl").wait(60)
+again = deepnb.load_experiment("reopened.jsonl")
+again"""
+
+
+def test_a_reopened_matrix_opens_a_logged_run_read_only(page: Any, jupyter_server: Any) -> None:
+    """A matrix reopened from its log opens a cell's run as the log keeps it (its conversation and
+    score, read-only, the model's text as text), and Escape closes it."""
+    errors = collect_page_errors(page)
+    jupyter_server.put_notebook("reopened.ipynb", ["%load_ext deepnb", SETUP, REOPEN])
+    open_notebook(page, jupyter_server, "reopened.ipynb")
+    run_all(page)
+    wait_for_notebook_run(page)
+    matrix = code_cell(page, "load_experiment").locator(".deepnb-experiment")
+    expect(matrix.locator(".dnb-experiment-row")).to_have_count(3, timeout=RUN_TIMEOUT)
+    paris = matrix.locator('[data-row="0"][data-variant="hasty"]')
+    paris.click()
+    record = matrix.locator(".dnb-batch-detail .dnb-logged")
+    expect(record).to_be_visible(timeout=30_000)
+    expect(record).to_contain_text("Run (row 0, hasty, epoch 0): done")
+    expect(record).to_contain_text("read-only")
+    expect(record).to_contain_text("contains: 0.00")
+    expect(record).to_contain_text("Which country is Paris the capital of?")
+    expect(record).to_contain_text("<img src=x onerror=window.__pwned=1> Spain.")  # as text
+    paris.press("Escape")
+    expect(record).to_have_count(0)
+    no_pwned(page)
+    assert not errors, errors

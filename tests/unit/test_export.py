@@ -5,6 +5,7 @@ refused in one line with nothing written."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -57,7 +58,7 @@ def test_the_notebook_is_valid_and_shows_each_prompt_its_run_and_the_files(
     nbformat.validate(notebook)
     assert (exported.prompts, exported.snapshots, exported.files) == (2, 1, 1)
     kinds = [c.cell_type for c in notebook.cells]
-    assert kinds == ["markdown", "markdown", "markdown", "markdown", "code", "markdown", "markdown"]
+    assert kinds == ["markdown"] * 7  # nothing Run All could clear
     title, first, replies, second, view, _heading, file_cell = notebook.cells
     assert two_prompts.current_thread in title.source
     assert "first &lt;script&gt;x&lt;/script&gt;" in first.source
@@ -65,13 +66,14 @@ def test_the_notebook_is_valid_and_shows_each_prompt_its_run_and_the_files(
     assert "First answer &lt;img src=x onerror=alert\\(1\\)&gt; \\*\\*not bold\\*\\*" in replies.source
     assert "write\\_file" in replies.source
     assert "second" in second.source
-    assert [o.output_type for o in view.outputs] == ["display_data"]
-    assert set(view.outputs[0].data) == {"text/html", "text/plain"}
-    assert "First answer" in view.outputs[0].data["text/plain"]  # each run replays the script
-    assert "&lt;img src=x" in view.outputs[0].data["text/html"]
-    assert "<img src=x" not in view.outputs[0].data["text/html"]
+    assert view.metadata["deepnb"] == {"view": "run", "prompt": 2}
+    assert view.source.startswith("<style>") and 'class="deepnb-snapshot' in view.source
+    assert not re.search(r"\n\s*\n", view.source)  # one HTML block: Markdown reads none of it
+    assert "First answer" in view.source  # each run replays the script
+    assert "&lt;img src=x" in view.source
+    assert "<img src=x" not in view.source
     assert "<script" not in json.dumps(notebook)
-    assert mimetypes(notebook) == {"text/html", "text/plain"}
+    assert mimetypes(notebook) == set()
     assert "/a\\.md" in file_cell.source
     assert "````md\n<b>x</b>\n```\n````" in file_cell.source
     assert [p.name for p in tmp_path.iterdir()] == ["thread.ipynb"]
@@ -158,3 +160,20 @@ def test_markdown_text_shows_text_literally() -> None:
 def test_a_fence_is_longer_than_any_backticks_inside() -> None:
     assert fenced("a ````` b", "py") == "``````py\na ````` b\n``````"
     assert fenced("x", "no such!") == "```\nx\n```"
+
+
+def test_a_view_is_one_html_block_that_keeps_its_preformatted_lines() -> None:
+    """A blank line would end Markdown's raw HTML block and read the rest as Markdown (an
+    indented line as code): they go, except in ``<pre>``, where each stays a line."""
+    from deepnb.session.exporting import html_block
+
+    html = '<div class="a">\n\n  <p>one</p>\n   \n<pre class="x">a\n\n\nb</pre>\n\n    <p>two</p></div>\n'
+    block = html_block(html)
+    assert (
+        block
+        == '<div class="a">\n  <p>one</p>\n<pre class="x">a\n&#8203;\n&#8203;\nb</pre>\n    <p>two</p></div>'
+    )
+    import markdown_it
+
+    rendered = markdown_it.MarkdownIt("commonmark").render(block)
+    assert "<code>" not in rendered and rendered.strip() == block  # passed through as it is

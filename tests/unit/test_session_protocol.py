@@ -56,6 +56,22 @@ def test_a_remote_workbench_is_a_session_and_hides_its_key() -> None:
     assert "secret-key-123" not in repr(workbench) + repr(workbench.server) + repr(workbench.graph)
 
 
+def test_both_workbenches_are_graph_sessions_and_neither_is_the_other() -> None:
+    """What a local and a served agent share is one base, each saying what is its own (where
+    threads are listed from, how one is deleted, what it cannot do): the served one inherits
+    nothing of the local one's checkpointer, spec or anatomy."""
+    from deepnb.session.graph_session import GraphSession
+
+    remote = remote_workbench()
+    assert isinstance(remote, GraphSession) and not isinstance(remote, Workbench)
+    assert issubclass(Workbench, GraphSession) and not issubclass(RemoteWorkbench, Workbench)
+    for kind in (Workbench, RemoteWorkbench):
+        assert not kind.__abstractmethods__, kind  # every part left to a kind is written
+    own = {name for name in vars(RemoteWorkbench) if not name.startswith("__")}
+    assert {"threads", "inspect", "mcp", "file_setup", "cannot_rebuild", "_discard_thread"} <= own
+    assert remote.checkpointer is None and remote.spec is None and remote.declared_spec is None
+
+
 def test_something_without_the_session_methods_is_not_a_session() -> None:
     class Partial:
         name = "partial"

@@ -67,7 +67,7 @@ class Part:
     """One part of an Agent Server stream, as langgraph-sdk yields it."""
 
     def __init__(self, at: float, event: str, data: object) -> None:
-        self.id, self.event, self.data = f"{int(at * 1000)}-0", event, data
+        self.id, self.event, self.data = f"{round(at * 1000)}-0", event, data
 
 
 class JoinedClient:
@@ -86,7 +86,7 @@ class JoinedClient:
 
 
 def test_a_joined_run_began_at_its_streams_first_event_not_its_first_chunk() -> None:
-    queued = time.time() - 600
+    queued = int((time.time() - 600) * 1000) / 1000  # a server's event ids count whole milliseconds
     parts = [
         Part(queued, "metadata", {"run_id": "r1"}),  # created, then queued 30 s before a worker took it
         Part(queued + 30, "updates", {"model": {"messages": []}}),
@@ -100,7 +100,7 @@ def test_a_joined_run_began_at_its_streams_first_event_not_its_first_chunk() -> 
             seen.append(stream_began(graph, "t"))
 
     run_sync(read())
-    assert seen == [round(queued, 3)]  # known by the first chunk, though no chunk carried it
+    assert seen == [queued]  # known by the first chunk, though no chunk carried it
     assert stream_began(Replayed(), "t") is None  # a graph that says nothing
 
     state = RunState(agent="a", thread_id="t", clock=event_clock(graph, "t"))

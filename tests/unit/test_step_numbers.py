@@ -6,12 +6,16 @@ forks the thread where that step left it. The second run of a thread numbers on 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
+from langgraph.graph import END, START, StateGraph
+from typing_extensions import TypedDict
 
 import deepnb
 from deepnb.core.errors import DeepnbError
 from deepnb.engine.history import thread_step
+from deepnb.views.compare_view import table_of
 from deepnb.views.history_view import history_table
 from deepnb.views.output import run_snapshot
 from deepnb.views.run.steps import steps_words
@@ -100,3 +104,61 @@ def test_a_step_that_is_not_there_is_one_line_naming_the_range(at) -> None:
         workbench.fork(run.thread_id, at)
     assert "its steps run from 1 to 6 (%deepagent history -t " in str(refused.value)
     assert "\n" not in str(refused.value)
+
+
+def test_batches_and_comparisons_count_steps_as_the_run_head_line_does() -> None:
+    """A run whose subagents made model calls of their own: the batch row, the comparison record
+    and its table say the run's steps as its head line does, and its model calls beside them."""
+    workbench = deepnb.agent(name=unique("manysteps"), model="demo:research")
+    batch = workbench.map(["What do we know about life in tide pools?"]).wait(WAIT)
+    run = batch.runs[0]
+    own = run.state.thread_step - run.state.first_step
+    assert run.state.steps > own > 0  # subagents called their models too
+    assert steps_words(run.state.progress()) == f"{own} steps · {run.state.steps} model calls"
+    row = batch.to_records()[0]
+    assert (row["steps"], row["model_calls"]) == (own, run.state.steps)
+    other = deepnb.agent(name=unique("fewsteps"), model="demo:quickstart")
+    prompt = "What do we know about life in tide pools?"
+    comparison = deepnb.compare(prompt, agents=[workbench.name, other.name]).wait(WAIT)
+    record = comparison.to_records()[0]
+    assert (record["steps"], record["model_calls"]) == (own, run.state.steps)
+    table = table_of(comparison.table())
+    steps_at, calls_at = table.columns.index("steps"), table.columns.index("model calls")
+    assert (table.rows[0][steps_at], table.rows[0][calls_at]) == (own, run.state.steps)
+
+
+class Counter(TypedDict):
+    n: int
+
+
+def _counter_graph() -> Any:
+    """A graph without messages: ``add`` then ``double``, two node updates a run."""
+    graph = StateGraph(Counter)
+    graph.add_node("add", lambda s: {"n": s["n"] + 1})
+    graph.add_node("double", lambda s: {"n": s["n"] * 2})
+    graph.add_edge(START, "add")
+    graph.add_edge("add", "double")
+    graph.add_edge("double", END)
+    return graph.compile()
+
+
+def test_a_graph_without_messages_numbers_its_node_updates_across_runs_and_forks() -> None:
+    """Each node update is a step, as the run view counts it, carried on across runs of the
+    thread and into a fork: history, ``--at``, the head line and ``threads`` agree (LangGraph's
+    own counter also counts each run's input and start, so it would not)."""
+    workbench = deepnb.attach(_counter_graph(), name=unique("counter"))
+    first = workbench.start({"n": 1}).wait(WAIT)
+    second = workbench.start({"n": 5}, thread=first.thread_id).wait(WAIT)
+    assert (first.status, second.status) == ("done", "done")
+    assert steps_words(first.state.progress()) == "2 steps"
+    assert steps_words(second.state.progress()) == "2 steps (3–4)"
+    history = workbench.history(first.thread_id)
+    assert [row.step for row in history.steps] == list(history.fork_at) == [1, 2, 3, 4]
+    assert next(t for t in workbench.threads() if t.thread_id == first.thread_id).steps == 4
+    forked = workbench.fork(first.thread_id, 3)  # after "add" of the second run
+    copied = workbench.read_state(forked)
+    assert (copied.values, copied.next) == ({"n": 6}, ("double",))
+    assert list(workbench.history(forked).fork_at) == [3]
+    again = workbench.start({"n": 0}, thread=forked).wait(WAIT)
+    assert steps_words(again.state.progress()) == "2 steps (4–5)"
+    assert list(workbench.history(forked).fork_at) == [3, 4, 5]

@@ -38,5 +38,5 @@ def test_the_node_counts_its_declined_and_failed_calls() -> None:
 
 def test_the_static_tree_says_so() -> None:
     data = _run().to_json()
-    assert "3 tool calls (1 declined, 1 failed)" in snapshot_text(data)
-    assert "3 tool calls (1 declined, 1 failed)" in snapshot_html(data)
+    assert "3 tool calls (1 not run, 1 failed)" in snapshot_text(data)
+    assert "3 tool calls (1 not run, 1 failed)" in snapshot_html(data)

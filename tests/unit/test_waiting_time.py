@@ -68,6 +68,30 @@ def test_a_run_stopped_while_it_waits_counts_the_wait_as_waited(clock: Clock) ->
     assert (state.progress()["elapsed"], state.progress()["waited"]) == (4, 60)
 
 
+@pytest.mark.parametrize(
+    ("decided_by", "waited"),
+    [((True,), 0), ((False,), 3), ((True, False), 3)],
+    ids=["rules alone", "a person", "a rule and a person"],
+)
+def test_a_pause_only_rules_answered_is_run_time_not_waiting(
+    clock: Clock, decided_by: tuple[bool, ...], waited: float
+) -> None:
+    """``--auto-approve`` and "always approve" decide without anyone waiting: however long the
+    pause between the request and the resume takes (a busy kernel), it is run time."""
+    state = RunState(agent="a", thread_id="t", started_at=clock.now)
+    state.apply(ev.RunStarted("main", "t", "go"))
+    clock.now += 2
+    state.apply(ev.RunPaused("main", (GATE,)))
+    clock.now += 3
+    for auto in decided_by:
+        state.apply(ev.DecisionMade("main", "i1", 0, "write_file", {"type": "approve"}, auto))
+    state.apply(ev.RunResumed("main", ("i1",)))
+    clock.now += 1
+    state.apply(ev.RunFinished("main", "done"))
+    assert (state.progress()["elapsed"], state.progress()["waited"]) == (6 - waited, waited)
+    assert ("waiting" in snapshot_text(state.to_json())) == bool(waited)
+
+
 def test_a_run_that_never_waited_shows_no_waiting_time(clock: Clock) -> None:
     state = RunState(agent="a", thread_id="t", started_at=clock.now)
     state.apply(ev.RunStarted("main", "t", "go"))

@@ -45,12 +45,12 @@ describe("run view", () => {
   it("says when a subagent that ended done had calls declined or failed", () => {
     assert.equal(callsHint(0, 0), "");
     assert.equal(callsHint(undefined, undefined), "");
-    assert.equal(callsHint(1, 2), " (1 declined, 2 failed)");
+    assert.equal(callsHint(1, 2), " (1 not run, 2 failed)");
     const { el, fake } = show({ tree: [node("main/a", { status: "done", tool_calls: 2, calls_declined: 1 })] });
-    assert.equal(text(el, ".dnb-node-calls"), "2 tool calls (1 declined)");
+    assert.equal(text(el, ".dnb-node-calls"), "2 tool calls (1 not run)");
     assert.ok(el.querySelector(".dnb-node-calls")!.classList.contains("dnb-node-calls-hint"));
     fake.update({ tree: [node("main/a", { status: "done", tool_calls: 2, calls_declined: 1, calls_failed: 1 })] });
-    assert.equal(text(el, ".dnb-node-calls"), "2 tool calls (1 declined, 1 failed)");
+    assert.equal(text(el, ".dnb-node-calls"), "2 tool calls (1 not run, 1 failed)");
   });
 
   it("shows the todo a stopped or failed run left in progress as interrupted", () => {

@@ -21,7 +21,6 @@ from deepnb.engine.spec import AgentSpec, model_label
 from deepnb.session import agents as agents_registry
 from deepnb.session import building
 from deepnb.session.config import agent_names
-from deepnb.session.local import Workbench
 from deepnb.session.protocol import Session
 
 
@@ -114,11 +113,11 @@ def _copy(
     base = building.lookup(base_name)
     if base is None and (explicit or base_name != agents_registry.DEFAULT_AGENT):
         building.raise_unknown(base_name)
-    spec = base.declared_spec if isinstance(base, Workbench) else None
+    spec = base.declared_spec if base is not None else None
     if base is not None and spec is None:
-        why = base.cannot_rebuild if isinstance(base, Workbench) else "it is served elsewhere"
         raise DeepnbError(
-            f"Variant {label!r}: agent {base.name!r} cannot be built again with changes ({why}): "
+            f"Variant {label!r}: agent {base.name!r} cannot be built again with changes "
+            f"({base.cannot_rebuild}): "
             "make each variant a registered agent instead (variants={'a': 'agent-a', ...})."
         )
     model = options.pop("model", None)

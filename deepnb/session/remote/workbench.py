@@ -1,12 +1,12 @@
 """The remote workbench: an agent served over the Agent Protocol, as a
 :class:`deepnb.session.protocol.Session`.
 
-It is the local :class:`~deepnb.session.local.Workbench` driving a
-:class:`~deepnb.session.remote.graph.ServerGraph`
-instead of a compiled graph: runs, approvals, files, todos and the tree are read and written the
-same way, through the server's thread-state API. What differs is listed here: the server's threads
-(of this assistant), UUID thread ids, and joining a run that is already going on the server (after
-a kernel restart, or one another client started).
+It is a :class:`~deepnb.session.graph_session.GraphSession` driving a
+:class:`~deepnb.session.remote.graph.ServerGraph`: runs, approvals, files, todos and the tree are
+read and written as a local agent's are, through the server's thread-state API. What is its own is
+here: the server's threads (of this assistant), UUID thread ids, forks made and deleted on the
+server, and joining a run that is already going on the server (after a kernel restart, or one
+another client started).
 """
 
 from __future__ import annotations
@@ -19,10 +19,12 @@ from typing import Any
 from deepnb.core.errors import DeepnbError
 from deepnb.core.loop import run_sync
 from deepnb.core.text.safe_display import safe_display
+from deepnb.engine.anatomy import Anatomy
 from deepnb.engine.async_tasks import RemoteAgent
 from deepnb.engine.files.setup import FileSetup
+from deepnb.engine.mcp import McpServer
 from deepnb.session import claims
-from deepnb.session.local import Workbench
+from deepnb.session.graph_session import GraphSession
 from deepnb.session.protocol import ThreadInfo
 from deepnb.session.remote import shapes
 from deepnb.session.remote.client import Server, explain
@@ -50,7 +52,7 @@ def _prompt(run: Mapping[str, Any]) -> str | None:
 
 
 @safe_display
-class RemoteWorkbench(Workbench):
+class RemoteWorkbench(GraphSession):
     """An agent on an Agent Protocol server (``deepnb.connect``): the same runs, views and
     subcommands as a local agent; its threads live on the server."""
 
@@ -59,10 +61,13 @@ class RemoteWorkbench(Workbench):
         self.assistant_id = str(assistant["assistant_id"])
         self.graph_id = str(assistant.get("graph_id") or self.assistant_id)
         graph = ServerGraph(server, client, self.assistant_id, graph_id=self.graph_id)
-        super().__init__(name, graph, None, label=f"{self.graph_id} at {server.shown}", files=FileSetup())
-        self.origin = server.shown  # where it is defined, as %deepagent agents shows it
-        self.database = ("agent-server", server.shown)
-        """Runs on one thread of the server are one at a time, whatever agent starts them."""
+        super().__init__(
+            name,
+            graph,
+            database=("agent-server", server.shown),  # one run at a time per thread of the server
+            label=f"{self.graph_id} at {server.shown}",
+            origin=server.shown,  # where it is defined, as %deepagent agents shows it
+        )
 
     @property
     def served_by(self) -> str | None:
@@ -81,14 +86,6 @@ class RemoteWorkbench(Workbench):
     def url(self) -> str:
         """The server's URL as deepnb shows it (no credentials: :func:`deepnb.core.addresses.shown_url`)."""
         return self.server.shown
-
-    @property
-    def current_thread(self) -> str:
-        """The thread runs go to by default: the one chosen in this kernel (``-t``, ``--new``, a
-        run), else a new one. Never the server's most recent thread, which may be someone else's."""
-        if self._current_thread is None:
-            self._current_thread = self.fresh_thread_id()
-        return self._current_thread
 
     @property
     def agent_server(self) -> RemoteAgent:
@@ -252,13 +249,13 @@ class RemoteWorkbench(Workbench):
         except Exception as exc:
             raise explain(exc, self.server, doing="deleting a fork that differed") from None
 
-    def inspect(self) -> Any:
+    def inspect(self) -> Anatomy:
         raise DeepnbError(
             f"Agent {self.name!r} is served by {self.url} (assistant {self.graph_id!r}): its anatomy is "
             "read from a graph compiled in this kernel, so inspect it where it is defined."
         )
 
-    def mcp(self) -> Any:
+    def mcp(self) -> list[McpServer]:
         raise DeepnbError(
             f"Agent {self.name!r} is served by {self.url} (assistant {self.graph_id!r}): its MCP servers "
             "run where it is served, so list them where it is defined."

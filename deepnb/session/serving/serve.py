@@ -37,7 +37,7 @@ from deepnb.core.errors import DeepnbError
 from deepnb.core.project import project_root
 from deepnb.core.text.safe_display import safe_display
 from deepnb.session import agents as registry
-from deepnb.session.local import Workbench
+from deepnb.session.graph_session import GraphSession
 from deepnb.session.serving import deploy as deployment
 from deepnb.session.serving import tethered
 from deepnb.session.serving.real_folders import Folder
@@ -77,9 +77,9 @@ class Server:
     process: subprocess.Popen[bytes] = field(repr=False)
     skipped: tuple[str, ...] = ()
     """What the deployment's copies left out (links that leave their folder, dangle or loop)."""
-    agents: dict[str, Workbench] = field(default_factory=dict, repr=False)
+    agents: dict[str, GraphSession] = field(default_factory=dict, repr=False)
     """The served agents connected in this kernel, by name (``deepnb.connect``)."""
-    replaced: dict[str, Workbench | None] = field(default_factory=dict, repr=False)
+    replaced: dict[str, GraphSession | None] = field(default_factory=dict, repr=False)
     """What each of those names was registered as before: back in place when the server stops."""
 
     @property
@@ -120,7 +120,7 @@ class Server:
         else:
             self.process.terminate()
 
-    def connect(self) -> dict[str, Workbench]:
+    def connect(self) -> dict[str, GraphSession]:
         """Connect each served agent under its own name (``%%deepagent -a NAME`` then runs on
         the server); the workbenches."""
         from deepnb.session.remote import connect  # noqa: PLC0415  # lazy: it imports langgraph_sdk

@@ -22,9 +22,9 @@ def state_tree(state: Mapping[str, Any]) -> SubagentNode:
 
 
 def calls_hint(declined: int, failed: int) -> str:
-    """``" (1 declined, 2 failed)"``: the calls that did not do their work, so a node that ended
-    "done" still says so (``""`` when all ran)."""
-    parts = [f"{declined} declined"] * bool(declined) + [f"{failed} failed"] * bool(failed)
+    """``" (1 not run, 2 failed)"``: the calls that did not do their work (declined, or answered
+    in their place), so a node that ended "done" still says so (``""`` when all ran)."""
+    parts = [f"{declined} not run"] * bool(declined) + [f"{failed} failed"] * bool(failed)
     return f" ({', '.join(parts)})" if parts else ""
 
 

@@ -13,9 +13,10 @@ import { changed, differs, type ItemRecord } from "./record";
 import { type Entry, type ItemList, itemList } from "./transcript";
 import { tokensWords } from "./tokens";
 
-/** " (1 declined, 2 failed)": the calls that did not do their work, so a "✓ done" node says so. */
+/** " (1 not run, 2 failed)": the calls that did not do their work (declined, or answered in their
+ * place), so a "✓ done" node says so. */
 export function callsHint(declined: unknown, failed: unknown): string {
-  const parts = [num(declined) ? `${fmtInt(declined)} declined` : "", num(failed) ? `${fmtInt(failed)} failed` : ""];
+  const parts = [num(declined) ? `${fmtInt(declined)} not run` : "", num(failed) ? `${fmtInt(failed)} failed` : ""];
   const shown = parts.filter(Boolean);
   return shown.length ? ` (${shown.join(", ")})` : "";
 }

@@ -1,0 +1,456 @@
+"""What every workbench is: a :class:`deepnb.session.protocol.Session` that drives a LangGraph
+graph's threads — runs, approvals, state, files, history, forks — through the graph's own API
+(``astream``, ``aget_state``, ``aupdate_state``), whether the graph is compiled in this kernel
+(:class:`deepnb.session.local.Workbench`) or served (:class:`deepnb.session.remote.workbench.
+RemoteWorkbench`, whose graph speaks to a server). Each kind says where its threads are listed
+from, how a thread is deleted, and what it cannot do."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
+from typing import Any, cast
+
+from deepnb.core.batch_inputs import check_concurrency, prepare
+from deepnb.core.errors import DeepnbError
+from deepnb.core.graphs.context import context_for
+from deepnb.core.graphs.inputs import input_for, shown_input
+from deepnb.core.loop import in_engine_thread, run_sync
+from deepnb.core.schema import ENDED
+from deepnb.core.threads.reading import read_history, read_state
+from deepnb.engine.anatomy import Anatomy
+from deepnb.engine.approvals import ApprovalRequest
+from deepnb.engine.files.setup import FileSetup
+from deepnb.engine.history import FORKED_AT, INPUT, START, as_node, pick, steps_of
+from deepnb.engine.mcp import McpServer
+from deepnb.engine.recording import kept
+from deepnb.engine.spec import AgentSpec
+from deepnb.engine.tree import SubagentNode, tree_from_messages
+from deepnb.session import claims
+from deepnb.session.batch import Batch, check_run_options
+from deepnb.session.files.files import Files
+from deepnb.session.protocol import History, ThreadInfo
+from deepnb.session.run import PENDING_ONLY, Run
+
+ENDING_SECONDS = 10.0
+"""How long a run that has ended may take to read its last checkpoints and let go of its thread."""
+
+
+def new_thread_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+class GraphSession(ABC):
+    """An agent with threads, driven through its graph. ``run()`` sends it a prompt.
+
+    ``spec``, ``checkpointer`` and ``extensions`` are what this kernel built it from: ``None``
+    for an agent served elsewhere or attached as a compiled graph (``spec``)."""
+
+    spec: AgentSpec | None = None
+    checkpointer: Any = None
+    extensions: Any = None
+    """The extension registrations the agent was built with (``deepnb.extensions.hosting.Applied``)."""
+
+    def __init__(
+        self,
+        name: str,
+        graph: Any,
+        *,
+        database: Any,
+        label: str,
+        origin: str | None = None,
+        context: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.name = name
+        self.graph = graph
+        self.label = label
+        self.origin = origin
+        """Where the agent is defined: its config file (``deepnb.toml``, ``pyproject.toml``) or its
+        server, if any."""
+        self.context: dict[str, Any] | None = dict(context) if context else None
+        """The agent's own runtime context (``deepnb.agent(context=...)``, a ``context`` table in
+        ``deepnb.toml``): every run gets it, under what the run is given (``start(context=)``)."""
+        self.database = database
+        """Which database holds the threads: runs on one thread of it are one at a time, whatever
+        agent starts them (:mod:`deepnb.session.claims`)."""
+        self._current_thread: str | None = None
+        self._latest: dict[str, Run] = {}
+        self._always: dict[str, set[str]] = {}
+        self._lock = threading.Lock()
+
+    @property
+    @abstractmethod
+    def file_setup(self) -> FileSetup:
+        """Where the agent's files live, and its memory and skills."""
+
+    # -- threads ----------------------------------------------------------------------------
+
+    @property
+    def _active(self) -> dict[str, Run]:
+        """The runs holding threads of this workbench's database now, by thread id."""
+        return cast(dict[str, Run], claims.held(self.database))
+
+    @property
+    def served_by(self) -> str | None:
+        """``None``: the agent's runs execute in this kernel."""
+        return None
+
+    @property
+    @abstractmethod
+    def cannot_rebuild(self) -> str | None:
+        """Why this agent cannot be built again with another model or options (``None``: it can)."""
+
+    @property
+    @abstractmethod
+    def how_to_change(self) -> str:
+        """What to do instead, where :attr:`cannot_rebuild` says why not."""
+
+    @property
+    def declared_spec(self) -> AgentSpec | None:
+        """The spec as written, before extensions added to it (``None``: not built here)."""
+        return None if self.spec is None else (self.spec.declared or self.spec)
+
+    @property
+    def current_thread(self) -> str:
+        """The thread runs go to by default: the one chosen in this kernel (``-t``, ``--new``, a
+        run), else a new one."""
+        if self._current_thread is None:
+            self._current_thread = self.fresh_thread_id()
+        return self._current_thread
+
+    @property
+    def selected_thread(self) -> str | None:
+        """The thread runs go to by default, if one is chosen yet (``current_thread`` chooses)."""
+        return self._current_thread
+
+    def fresh_thread_id(self) -> str:
+        """An id for a new thread (a server may want its own kind of id)."""
+        return new_thread_id()
+
+    def use_thread(self, thread_id: str) -> str:
+        self._current_thread = thread_id
+        return thread_id
+
+    def new_thread(self) -> str:
+        """Start a fresh thread and make it the current one."""
+        return self.use_thread(self.fresh_thread_id())
+
+    @abstractmethod
+    def threads(self) -> list[ThreadInfo]:
+        """This agent's threads, the most recently updated first."""
+
+    def read_state(self, thread_id: str) -> Any:
+        """The thread's ``StateSnapshot``, or one line (:class:`UnreadableThread`) where its
+        checkpoint cannot be loaded."""
+        config = {"configurable": {"thread_id": thread_id}}
+        return run_sync(read_state(self.graph, config, agent=self.name))
+
+    def state_values(self, thread_id: str | None = None) -> Mapping[str, Any]:
+        """The thread's current state values (``messages``, ``todos``, ``files``, …)."""
+        return self.read_state(thread_id or self.current_thread).values or {}
+
+    def files(self, thread_id: str | None = None) -> Files:
+        """The thread's files: a mapping of path → text with ls, glob, grep, write, edit, …"""
+        return Files(self, thread_id or self.current_thread)
+
+    def todos(self, thread_id: str | None = None) -> list[dict[str, str]]:
+        return [dict(t) for t in self.state_values(thread_id).get("todos") or []]
+
+    @abstractmethod
+    def inspect(self) -> Anatomy:
+        """The agent's anatomy (middleware, tools, interrupt rules, backend, model), or one line
+        saying where to read it."""
+
+    @abstractmethod
+    def mcp(self) -> list[McpServer]:
+        """The MCP servers the agent was built with, or one line saying where to list them."""
+
+    # -- runs -------------------------------------------------------------------------------
+
+    def latest_run(self, thread_id: str | None = None) -> Run | None:
+        """The newest run this kernel started (or resumed) on the thread, whatever its status."""
+        with self._lock:
+            return self._latest.get(thread_id or self.current_thread)
+
+    def tree(self, thread_id: str | None = None) -> SubagentNode:
+        """The subagent tree of the thread's latest run; after a restart, the top-level ``task``
+        calls read back from the thread's messages."""
+        thread = thread_id or self.current_thread
+        run = self.latest_run(thread)
+        if run is not None:
+            return run.tree
+        if thread not in {info.thread_id for info in self.threads()}:
+            raise DeepnbError(
+                f"Agent {self.name!r} has no thread {thread!r}: %deepagent threads lists its threads."
+            )
+        return tree_from_messages(self.state_values(thread).get("messages") or [], root_name=self.name)
+
+    def active_run(self, thread_id: str | None = None) -> Run | None:
+        """The run holding the thread now, started by this agent or another on its database. A
+        run waiting on interrupts is checked against the thread's state first: answered
+        elsewhere, it holds the thread no more."""
+        run = cast(Run | None, claims.holder(self.database, thread_id or self.current_thread))
+        if run is not None and run.status == "interrupted":
+            run.refresh()
+            run = cast(Run | None, claims.holder(self.database, thread_id or self.current_thread))
+        elif run is not None and run.status in ENDED and not in_engine_thread():
+            # It has ended and reads its last checkpoints before it lets go: a moment, then free.
+            run.wait(ENDING_SECONDS)
+            run = cast(Run | None, claims.holder(self.database, thread_id or self.current_thread))
+        return run
+
+    def start(
+        self,
+        prompt: str | Mapping[str, Any],
+        *,
+        thread: str | None = None,
+        new_thread: bool = False,
+        auto_approve: bool = False,
+        at: int | str | None = None,
+        context: Mapping[str, Any] | None = None,
+    ) -> Run:
+        """Start a run on a thread and return at once. One run per thread at a time. ``prompt``
+        is a prompt, or a dict of input keys for a graph that does not speak messages. With
+        ``at`` (a step number or a checkpoint id) the run goes on a new thread forked from
+        ``thread`` (default: the current one) at that step; the original thread is untouched."""
+        if new_thread and thread:
+            raise DeepnbError("Use either -t THREAD or --new, not both.")
+        if at is not None and new_thread:
+            raise DeepnbError("Use either --at STEP or --new, not both (--at forks a thread that has steps).")
+        checked = input_for(self.graph, prompt, agent=self.name)  # one a graph cannot take: one line
+        given = context_for(self.graph, self._merged_context(context), agent=self.name)
+        if at is not None:
+            thread = self.fork(thread or self.current_thread, at)
+        fresh = new_thread or (not thread and self.selected_thread is None)  # nothing to read yet
+        thread_id = self.fresh_thread_id() if new_thread else (thread or self.current_thread)
+        run = Run(self, thread_id, shown_input(prompt))
+        self.active_run(thread_id)  # a run whose interrupts were answered elsewhere lets go
+        busy = claims.claim(self.database, run)
+        if busy is not run:
+            holder = busy.workbench.name
+            if busy.status == "interrupted":
+                asks = busy.waits_for_answers()
+                raise DeepnbError(
+                    f"Thread {thread_id!r} of agent {holder!r} is waiting for your "
+                    f"{'answer' if asks else 'approval'} ({busy.id}): "
+                    f"{'answer' if asks else 'decide'} on its cards (or %deepagent approvals), "
+                    "stop it with %deepagent stop, or start another thread with --new."
+                )
+            raise DeepnbError(
+                f"Thread {thread_id!r} of agent {holder!r} is already running ({busy.id}). "
+                "Wait for it, stop it with %deepagent stop, or start another thread with --new."
+            )
+        with self._lock:
+            run.previous = kept(self._latest.get(thread_id))  # a recording replays the thread's runs
+            self._latest[thread_id] = run
+        try:
+            graph_input = (  # a fork takes the prompt as it is, never as "go on with the same one"
+                checked if at is not None else self._continued(thread_id, prompt, checked, fresh=fresh)
+            )
+            run.start(self.graph, graph_input, auto_approve=auto_approve, fresh_thread=fresh, context=given)
+        except BaseException:
+            self.release_thread(run)
+            raise
+        self.use_thread(thread_id)
+        return run
+
+    def _merged_context(self, context: Mapping[str, Any] | None) -> dict[str, Any] | None:
+        """The agent's own runtime context (its ``deepnb.toml`` table), with ``context``'s keys
+        over it; ``None`` where neither gives one."""
+        if context is not None and not isinstance(context, Mapping):
+            raise DeepnbError(f"Runtime context is a dict of keys, not a {type(context).__name__}.")
+        if not self.context and context is None:
+            return None
+        return {**(self.context or {}), **(context or {})}
+
+    def _own_context(self) -> dict[str, Any] | None:
+        """The context a run rebuilt from the thread goes on with (after a restart, a resume):
+        the agent's own, since the one a run was given is kept nowhere."""
+        return context_for(self.graph, self._merged_context(None), agent=self.name)
+
+    def run(self, prompt: str | Mapping[str, Any], *, background: bool = False, **options: Any) -> Run:
+        """Run ``prompt`` (or a dict of input keys); wait for the end unless ``background``.
+        Ctrl-C stops the run."""
+        run = self.start(prompt, **options)
+        return run if background else run.follow()
+
+    def map(
+        self,
+        inputs: Iterable[str | Mapping[str, Any]],
+        *,
+        concurrency: int = 4,
+        template: str | None = None,
+        **run_options: Any,
+    ) -> Batch:
+        """Start one run per input, each on a new thread, at most ``concurrency`` at once, and
+        return the :class:`~deepnb.session.batch.Batch` at once. Inputs are prompts or dicts; with a
+        ``template`` (``"Summarize {title}"``) each dict's fields fill it (a string fills
+        ``{input}``), without one a dict is the graph's input. ``run_options`` go to each run
+        (``auto_approve=True``). Bad input raises one line and starts nothing."""
+        limit = check_concurrency(concurrency)
+        prepared = prepare(inputs, template=template)
+        for item in prepared:  # every input the graph cannot take, before any run writes a thread
+            try:
+                input_for(self.graph, item.given, agent=self.name)
+            except DeepnbError as exc:
+                raise DeepnbError(f"Input {item.index}: {exc}") from None
+        check_run_options(self, run_options)
+        return Batch(self, prepared, concurrency=limit, template=template, run_options=run_options).begin()
+
+    def _continued(
+        self, thread_id: str, prompt: str | Mapping[str, Any], checked: dict[str, Any], *, fresh: bool = False
+    ) -> dict[str, Any] | None:
+        """The graph input (``checked``: the prompt or dict as the graph takes it), or ``None`` to
+        continue a failed or stopped run of the same prompt from its last checkpoint (never on a
+        ``fresh`` thread: it has none)."""
+        if not isinstance(prompt, str) or fresh:
+            return checked
+        snapshot = self.read_state(thread_id)
+        if snapshot.next and not snapshot.interrupts:
+            humans = [m for m in snapshot.values.get("messages", []) if getattr(m, "type", "") == "human"]
+            if humans and humans[-1].content == prompt:
+                return None
+        return checked
+
+    def always_approved(self, thread_id: str) -> frozenset[str]:
+        """Tools approved without asking on this thread ("always approve" on a card)."""
+        with self._lock:
+            return frozenset(self._always.get(thread_id, ()))
+
+    def always_approve(self, thread_id: str, tool: str) -> None:
+        with self._lock:
+            self._always.setdefault(thread_id, set()).add(tool)
+
+    def pending_run(self, thread_id: str | None = None) -> Run:
+        """The run waiting for approval on a thread: the one in memory, or, after a kernel
+        restart, a run rebuilt from the thread's checkpoint with its pending interrupts."""
+        thread_id = thread_id or self.current_thread
+        if self.active_run(thread_id) is None:  # a run whose interrupts were answered elsewhere lets go
+            self.read_state(thread_id)  # a thread that cannot be read: its one line, no run
+        run = Run(self, thread_id, None)
+        held = claims.claim(self.database, run)
+        if held is not run:
+            return held
+        with self._lock:
+            self._latest[thread_id] = run
+        run.start(self.graph, PENDING_ONLY, context=self._own_context())
+        run.wait()
+        if run.status != "interrupted":
+            raise DeepnbError(
+                f"Nothing on thread {thread_id!r} of agent {self.name!r} is waiting for approval."
+            )
+        return run
+
+    def resume(self, thread_id: str | None = None, *, decisions: list[dict[str, Any]] | None = None) -> Run:
+        """Continue a thread: the run waiting for approval if there is one, else the failed or
+        stopped run, from its last checkpoint (in the background). ``decisions`` (one per pending
+        request, in ``run.pending`` order: ``{"type": "approve"}``, ``{"type": "reject",
+        "message": ...}``, …; for a raw interrupt, the value it is resumed with) decide the
+        waiting run's requests."""
+        run = self._continue(thread_id or self.current_thread)
+        if decisions is not None:
+            pending = run.pending
+            if run.status != "interrupted" or len(decisions) != len(pending):
+                raise DeepnbError(
+                    f"{run.id} waits for {len(pending)} decision(s), not {len(decisions)}: give one per "
+                    "request of run.pending, in order."
+                )
+            for request, decision in zip(pending, decisions, strict=True):
+                if isinstance(request, ApprovalRequest):
+                    run.decide(request.interrupt_id, request.index, decision)
+                else:
+                    request.resume(decision)
+        return run
+
+    def stop(self, thread_id: str | None = None) -> Run:
+        """Stop the run holding a thread (running, or waiting for approval) and return it."""
+        thread = thread_id or self.current_thread
+        run = self.active_run(thread)
+        if run is None:
+            raise DeepnbError(f"Nothing is running on thread {thread!r} of agent {self.name!r}.")
+        run.stop()
+        return run
+
+    def history(self, thread_id: str | None = None) -> History:
+        """The thread's checkpoints, the newest first: each with the step it belongs to (what
+        ``fork`` and ``--at`` take), the agent and node that wrote it and what changed (a
+        message, a tool call, todos, files); shown as one row per step. An unknown thread has
+        none."""
+        thread = thread_id or self.current_thread
+        return History.of(self._snapshots(thread), thread=thread, agent=self.name)
+
+    def _snapshots(self, thread_id: str) -> list[Any]:
+        config = {"configurable": {"thread_id": thread_id}}
+        return run_sync(read_history(self.graph, config, agent=self.name))
+
+    def fork(self, thread_id: str, at: int | str) -> str:
+        """A new thread whose state is ``thread_id``'s at step ``at`` (a step number or a
+        checkpoint id), with the same nodes to run next, so a run there goes on from that step;
+        returns its id. The original thread is untouched."""
+        snapshots = self._snapshots(thread_id)
+        index = pick(snapshots, at, thread=thread_id, agent=self.name)
+        target = snapshots[index]
+        new = self._new_fork_thread(thread_id)
+        step = steps_of(snapshots)[index]  # said in its metadata: a graph without messages has no other
+        config = {"configurable": {"thread_id": new}, "metadata": {FORKED_AT: step}}
+        values = dict(target.values or {})
+        node = as_node(snapshots, index)
+        if node == START and as_node(snapshots, index + 1) != INPUT:  # a later run's first step:
+            # the start node writes only the input keys, so the rest goes in first, as the node
+            # that ended the run before
+            run_sync(self.graph.aupdate_state(config, values, as_node=as_node(snapshots, index + 1)))
+        run_sync(self.graph.aupdate_state(config, values, as_node=node))
+        made = self.read_state(new)
+        if tuple(made.next or ()) != tuple(target.next or ()) or made.values != values:
+            self._discard_thread(new)  # never a fork that would differ
+            raise DeepnbError(
+                f"Step {at} of thread {thread_id!r} cannot be copied exactly (its state or what runs next "
+                "would differ): fork at the step after it (%deepagent history lists them)."
+            )
+        return new
+
+    def _new_fork_thread(self, thread_id: str) -> str:
+        """The id of the thread a fork of ``thread_id`` is written to (a server makes it first)."""
+        return self.fresh_thread_id()
+
+    @abstractmethod
+    def _discard_thread(self, thread_id: str) -> None:
+        """Delete a thread deepnb just made (a fork that could not be copied exactly)."""
+
+    def _continue(self, thread_id: str) -> Run:
+        active = self.active_run(thread_id)
+        if active is not None:
+            return active
+        snapshot = self.read_state(thread_id)
+        if snapshot.interrupts:
+            return self.pending_run(thread_id)
+        if not snapshot.next:
+            raise DeepnbError(
+                f"Thread {thread_id!r} of agent {self.name!r} has nothing to resume: its last run ended. "
+                "Send a new task in a %%deepagent cell."
+            )
+        run = Run(self, thread_id, None)
+        held = claims.claim(self.database, run)
+        if held is not run:
+            return held
+        with self._lock:
+            self._latest[thread_id] = run
+        return run.start(self.graph, None, context=self._own_context())
+
+    def claim_thread(self, run: Run) -> None:
+        """``run`` holds its thread again (it resumes after approval)."""
+        claims.claim(self.database, run, force=True)
+        with self._lock:
+            self._latest[run.thread_id] = run
+
+    def release_thread(self, run: Run) -> None:
+        """``run`` no longer holds its thread (it ended, or was abandoned at an approval)."""
+        claims.release(self.database, run)
+
+    def carry_over(self, previous: GraphSession) -> None:
+        """Go on where ``previous`` (the agent this one replaces, on the same threads) was: its
+        current thread, and its lock."""
+        self._current_thread = previous._current_thread
+        self._lock = previous._lock
