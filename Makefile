@@ -2,6 +2,7 @@
 #   make lab    JupyterLab on the demo notebooks (offline, no API key)
 #   make check  the quick check while you work: lint, then the tests that need no kernel or browser
 #   make test   the whole test suite (installs what it needs first)
+#   make docs   the documentation site, into site/ (make docs-check: the strict build make test runs)
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -9,7 +10,7 @@ BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ROOT_OK := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: lab test lint bench chromium redis-server agent-server constraints clean widgets
+.PHONY: lab test lint bench chromium redis-server agent-server constraints clean widgets docs docs-check
 
 # The front end: TypeScript in widgets/src, bundled by esbuild into deepnb/_widgets/ (committed, so
 # Binder and `pip install` need no Node.js). Rebuilt only when a source is newer than the bundle.
@@ -73,6 +74,16 @@ $(AGENT_VENV)/.installed: tests/support/scaleout_app/requirements.txt constraint
 
 agent-server: $(AGENT_VENV)/.installed redis-server
 
+# The documentation site (mkdocs.yml, docs/): the guide, the demo notebooks from their saved outputs and
+# the API reference. docs-check builds it strictly (a broken link or reference, any warning, fails)
+# into a throwaway folder; make test runs it.
+docs: $(VENV)/.installed-test
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --quiet
+
+docs-check: $(VENV)/.installed-test
+	@d=$$(mktemp -d -t deepnb-docs-XXXXXX); \
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir $$d; status=$$?; rm -rf $$d; exit $$status
+
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -104,7 +115,7 @@ check-security:
 # output is printed when it ends, and any part failing fails the target.
 TEST_PARTS := test-browsers-security test-notebooks-kernels test-units-integration
 .PHONY: $(TEST_PARTS)
-test: $(VENV)/.installed-test chromium agent-server lint $(NODE_MODULES) $(WIDGET_BUNDLE)
+test: $(VENV)/.installed-test chromium agent-server lint docs-check $(NODE_MODULES) $(WIDGET_BUNDLE)
 	@$(MAKE) --no-print-directory -j3 --output-sync=target $(TEST_PARTS)
 
 PYTEST_PART = d=$$(mktemp -d -t deepnb-$@-XXXXXX); \
@@ -137,4 +148,4 @@ constraints:
 	mv constraints.new constraints.txt && rm -rf .constraints-venv
 
 clean:
-	rm -rf $(VENV) $(AGENT_VENV) build dist .pytest_cache widgets/node_modules widgets/.test-build
+	rm -rf $(VENV) $(AGENT_VENV) build dist site .cache/mkdocs-jupyter .pytest_cache widgets/node_modules widgets/.test-build
