@@ -5,6 +5,9 @@ collaboration server loads and saves itself, never the page's save.
   views as their snapshots and no deepnb widget state; reopened after its kernel shut down (while
   the server still holds the shared document, as it does for a minute after the last page left),
   it shows the snapshots, never "model not found".
+- Two people (two browser contexts) on one notebook that was not trusted when they opened it: the
+  one who runs it and the one who watches both see the live run view with its approval cards, and
+  the watcher's approval is the one the run takes.
 
 This module's JupyterLab has collaboration on; every other browser test runs without it
 (tests/support/collaboration.py).
@@ -20,7 +23,8 @@ from typing import Any
 import pytest
 
 from deepnb.server_views import SNAPSHOT_MARK, WIDGET_STATE, WIDGET_VIEW
-from tests.browser.conftest import QUICKSTART, JupyterServer, running_server
+from tests.browser.conftest import APPROVALS, QUICKSTART, JupyterServer, running_server
+from tests.browser.test_approvals_browser import approval_card, undecided
 from tests.browser.test_reopen_browser import QUICKSTART_VIEWS, assert_readable
 from tests.support import collaboration
 from tests.support.notebook_ui import (
@@ -29,9 +33,11 @@ from tests.support.notebook_ui import (
     collect_page_errors,
     expect,
     open_notebook,
+    output_text,
     run_all,
     save_notebook,
     scroll_to,
+    wait_for_cell,
     wait_for_notebook_run,
 )
 
@@ -116,3 +122,45 @@ def test_the_collaboration_server_saves_snapshots_that_reopen_readable(
     scroll_to(code_cell(page, QUICKSTART_VIEWS[0][0]))
     page.screenshot(path=str(artifact("reopened.png")))
     assert not errors, "\n\n".join(errors)
+
+
+def untrusted_approvals(server: JupyterServer, name: str) -> str:
+    """The approvals demo's first cells, with their saved outputs and no signature: a notebook that
+    is not trusted when it is opened (like a notebook from a colleague or a repository)."""
+    notebook = json.loads(APPROVALS.read_text())
+    notebook["cells"] = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"][:2]
+    (server.root / name).write_text(json.dumps(notebook))
+    return name
+
+
+def test_two_pages_see_the_live_run_and_either_can_approve(
+    page: Any, second_page: Any, jupyter_server: Any, artifact: Any
+) -> None:
+    errors, second_errors = collect_page_errors(page), collect_page_errors(second_page)
+    name = untrusted_approvals(jupyter_server, "shared-approvals.ipynb")
+    open_notebook(page, jupyter_server, name)
+    open_notebook(second_page, jupyter_server, name)  # the watcher is there before the run starts
+    run_all(page)
+
+    views = [code_cell(p, "%%deepagent").locator(".deepnb-run") for p in (page, second_page)]
+    for view in views:  # both draw the live view, styled, with the run's card
+        expect(view).to_have_attribute("data-status", "interrupted", timeout=RUN_TIMEOUT)
+        card = approval_card(view, "write_file")
+        expect(card).to_have_count(1)
+        expect(card.locator("button.dnb-approve")).to_be_visible()
+        assert card.evaluate("(el) => getComputedStyle(el).borderLeftStyle") == "solid"
+    wait_for_cell(code_cell(page, "%%deepagent"))
+    scroll_to(views[1])
+    second_page.screenshot(path=str(artifact("second-page-card.png")))
+
+    # The watcher approves; the run takes it and stops again at the two subagents' cards.
+    approval_card(views[1], "write_file").locator("button.dnb-approve").click()
+    for view in views:
+        expect(undecided(view)).to_have_count(2, timeout=30_000)
+        expect(approval_card(view, "write_file", "/announce.md")).to_have_count(1)
+        expect(view.locator(".dnb-transcript")).to_contain_text("Updated file /plan.md")
+    scroll_to(views[0])
+    page.screenshot(path=str(artifact("first-page-after.png")))
+    assert "Error displaying widget" not in output_text(code_cell(second_page, "%%deepagent"))
+    assert not errors, "\n\n".join(errors)
+    assert not second_errors, "\n\n".join(second_errors)
