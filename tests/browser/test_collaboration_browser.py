@@ -48,6 +48,8 @@ pytestmark = [
 ]
 
 SAVE_TIMEOUT = 20  # s: the collaboration server saves a second after the document goes quiet
+WIDGET_SETTINGS = "/lab/api/settings/@jupyter-widgets/jupyterlab-manager:plugin"
+"""JupyterLab's user setting for writing the widgets' state into a notebook when it is saved."""
 
 
 @pytest.fixture(scope="module")
@@ -55,6 +57,16 @@ def jupyter_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Jupyter
     """This module's JupyterLab has real-time collaboration on."""
     with running_server(tmp_path_factory, collaborative=True) as server:
         yield server
+
+
+@pytest.fixture
+def widget_state_saved(jupyter_server: JupyterServer) -> Iterator[None]:
+    """JupyterLab writes the widgets' state into the notebook on Save (off by default)."""
+    jupyter_server.api("PUT", WIDGET_SETTINGS, {"raw": json.dumps({"saveState": True})})
+    try:
+        yield
+    finally:
+        jupyter_server.api("PUT", WIDGET_SETTINGS, {"raw": "{}"})
 
 
 def saved_views(server: JupyterServer, name: str, texts: list[str]) -> dict[str, Any]:
@@ -71,9 +83,9 @@ def saved_views(server: JupyterServer, name: str, texts: list[str]) -> dict[str,
         time.sleep(0.3)
 
 
-def assert_snapshots_only(on_disk: dict[str, Any], views: int) -> None:
+def assert_snapshots_only(on_disk: dict[str, Any], views: int) -> dict[str, Any]:
     """Each of the ``views`` deepnb views is its snapshot (text/html and text/plain, no widget), and
-    no deepnb model is in the saved widget state."""
+    no deepnb model is in the saved widget state; returns that state."""
     outputs = [o for cell in on_disk["cells"] for o in cell.get("outputs", []) if "data" in o]
     snapshots = [o["data"] for o in outputs if SNAPSHOT_MARK in "".join(o["data"].get("text/html", ""))]
     assert len(snapshots) == views
@@ -82,10 +94,11 @@ def assert_snapshots_only(on_disk: dict[str, Any], views: int) -> None:
     assert not [
         m for m in state.values() if str(m.get("state", {}).get("_anywidget_id", "")).startswith("deepnb.")
     ]
+    return state
 
 
 def test_the_collaboration_server_saves_snapshots_that_reopen_readable(
-    page: Any, jupyter_server: Any, artifact: Any
+    page: Any, jupyter_server: Any, artifact: Any, widget_state_saved: None
 ) -> None:
     errors = collect_page_errors(page)
     name = jupyter_server.copy_notebook(QUICKSTART, "shared-quickstart.ipynb")
@@ -109,7 +122,8 @@ def test_the_collaboration_server_saves_snapshots_that_reopen_readable(
         assert time.monotonic() < deadline, f"{name} was not saved"
         time.sleep(0.2)
     time.sleep(0.5)
-    assert_snapshots_only(saved_views(jupyter_server, name, []), len(QUICKSTART_VIEWS))
+    state = assert_snapshots_only(saved_views(jupyter_server, name, []), len(QUICKSTART_VIEWS))
+    assert state, "the page wrote no widget state into the shared notebook"
 
     # The page leaves and the kernel shuts down; the server still holds the shared notebook when
     # it is opened again, and that is what the page gets.
