@@ -147,13 +147,15 @@ def untrusted_approvals(server: JupyterServer, name: str) -> str:
     return name
 
 
+@pytest.mark.parametrize("watcher_lab", [True, False], ids=["jupyterlab", "notebook7"])
 def test_two_pages_see_the_live_run_and_either_can_approve(
-    page: Any, second_page: Any, jupyter_server: Any, artifact: Any
+    page: Any, second_page: Any, jupyter_server: Any, artifact: Any, watcher_lab: bool
 ) -> None:
     errors, second_errors = collect_page_errors(page), collect_page_errors(second_page)
-    name = untrusted_approvals(jupyter_server, "shared-approvals.ipynb")
+    name = untrusted_approvals(jupyter_server, f"shared-approvals-{'lab' if watcher_lab else 'nb7'}.ipynb")
     open_notebook(page, jupyter_server, name)
-    open_notebook(second_page, jupyter_server, name)  # the watcher is there before the run starts
+    # The watcher is there before the run starts, in JupyterLab or in Notebook 7.
+    open_notebook(second_page, jupyter_server, name, lab=watcher_lab)
     run_all(page)
 
     views = [code_cell(p, "%%deepagent").locator(".deepnb-run") for p in (page, second_page)]
@@ -162,7 +164,7 @@ def test_two_pages_see_the_live_run_and_either_can_approve(
         card = approval_card(view, "write_file")
         expect(card).to_have_count(1)
         expect(card.locator("button.dnb-approve")).to_be_visible()
-        assert card.evaluate("(el) => getComputedStyle(el).borderLeftStyle") == "solid"
+        expect(card).to_have_css("border-left-style", "solid")  # drawn with the view's stylesheet
     wait_for_cell(code_cell(page, "%%deepagent"))
     scroll_to(views[1])
     second_page.screenshot(path=str(artifact("second-page-card.png")))
