@@ -6,8 +6,8 @@ collaboration server loads and saves itself, never the page's save.
   the server still holds the shared document, as it does for a minute after the last page left),
   it shows the snapshots, never "model not found".
 - Two people (two browser contexts) on one notebook that was not trusted when they opened it: the
-  one who runs it and the one who watches both see the live run view with its approval cards, and
-  the watcher's approval is the one the run takes.
+  one who runs it and the one who watches (in JupyterLab or Notebook 7) both see the live run view
+  with its approval cards, and the watcher's approval is the one the run takes.
 
 This module's JupyterLab has collaboration on; every other browser test runs without it
 (tests/support/collaboration.py).
