@@ -19,16 +19,12 @@ import logging
 from collections.abc import MutableMapping
 from typing import Any
 
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
-SNAPSHOT_MARK = "deepnb-snapshot"
-"""The class every deepnb snapshot's HTML carries (what tells its output from another widget's)."""
+from deepnb.server_shared_notebooks import follow_kernels
+from deepnb.server_views import SNAPSHOT_MARK, WIDGET_STATE, WIDGET_VIEW, text_of
+
+__all__ = ["SNAPSHOT_MARK", "WIDGET_STATE", "WIDGET_VIEW", "pre_save", "snapshots_only"]
 
 log = logging.getLogger(__name__)
-
-
-def _text(value: Any) -> str:
-    return "".join(value) if isinstance(value, list) else str(value or "")
 
 
 def _deepnb_model(state: Any) -> bool:
@@ -60,7 +56,7 @@ def snapshots_only(notebook: MutableMapping[str, Any]) -> int:
                 continue
             view = data[WIDGET_VIEW]
             model_id = str(view.get("model_id") or "") if isinstance(view, MutableMapping) else ""
-            html = _text(data.get("text/html"))
+            html = text_of(data.get("text/html"))
             if not html or (model_id not in ours and (model_id in models or SNAPSHOT_MARK not in html)):
                 continue
             del data[WIDGET_VIEW]
@@ -89,6 +85,8 @@ def _jupyter_server_extension_points() -> list[dict[str, str]]:
 
 
 def _load_jupyter_server_extension(serverapp: Any) -> None:
-    """Register :func:`pre_save` with the server's contents manager."""
+    """Register :func:`pre_save` with the server's contents manager, and keep the collaboration
+    server's shared notebooks (when it runs) in step with their kernels."""
     serverapp.contents_manager.register_pre_save_hook(pre_save)
+    follow_kernels(serverapp)
     serverapp.log.info("deepnb: notebooks are saved with deepnb's views as their snapshots")

@@ -30,6 +30,8 @@ from typing import Any
 
 import pytest
 
+from tests.support import collaboration
+
 REPO = Path(__file__).resolve().parents[2]
 QUICKSTART = REPO / "notebooks" / "quickstart.ipynb"
 RESEARCH = REPO / "notebooks" / "research.ipynb"
@@ -201,6 +203,8 @@ def _server_command(root: Path, port: int, token: str, state: Path) -> list[str]
 def _server_env(state: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DEEPNB_", "JUPYTER_TOKEN"))}
     env.update(
+        # First on the config path: collaboration on or off (tests/support/collaboration.py).
+        JUPYTER_CONFIG_PATH=str(state / "config"),
         JUPYTER_RUNTIME_DIR=str(state / "runtime"),
         IPYTHONDIR=str(state / "ipython"),
         JUPYTERLAB_SETTINGS_DIR=str(state / "settings"),
@@ -228,18 +232,21 @@ def _stop(process: subprocess.Popen, server: JupyterServer | None) -> None:
             return
 
 
-@pytest.fixture(scope="module")
-def jupyter_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
+@contextlib.contextmanager
+def running_server(
+    tmp_path_factory: pytest.TempPathFactory, *, collaborative: bool
+) -> Iterator[JupyterServer]:
     """A JupyterLab server (which also serves Notebook 7) rooted in a temporary folder holding a
-    copy of ``notebooks/quickstart.ipynb``."""
+    copy of ``notebooks/quickstart.ipynb``; with real-time collaboration only if ``collaborative``."""
     root = tmp_path_factory.mktemp("jupyter-root")
     state = tmp_path_factory.mktemp("jupyter-state")
-    for name in ("runtime", "ipython", "settings", "workspaces"):
+    for name in ("runtime", "ipython", "settings", "workspaces", "config"):
         (state / name).mkdir()
     for name, settings in USER_SETTINGS.items():
         path = state / "settings" / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(settings))
+    collaboration.write_config(state / "config", state, collaborative=collaborative)
     shutil.copyfile(QUICKSTART, root / "quickstart.ipynb")
 
     port = _free_port()
@@ -267,6 +274,14 @@ def jupyter_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Jupyter
         yield server
     finally:
         _stop(process, server)
+
+
+@pytest.fixture(scope="module")
+def jupyter_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
+    """A JupyterLab server without real-time collaboration (see :func:`running_server`). A test
+    module that needs collaboration overrides this fixture with ``collaborative=True``."""
+    with running_server(tmp_path_factory, collaborative=False) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
@@ -299,10 +314,11 @@ def artifact(request: pytest.FixtureRequest) -> Callable[[str], Path]:
     return path
 
 
-@pytest.fixture
-def page(browser: Any, jupyter_server: JupyterServer, request: pytest.FixtureRequest) -> Iterator[Any]:
-    """A fresh browser context and page. At the end (pass or fail) the page is saved as
-    ``test-artifacts/browser/<test name>.png``, and every kernel the test started is shut down."""
+@contextlib.contextmanager
+def traced_page(browser: Any, server: JupyterServer, node: pytest.Item, suffix: str = "") -> Iterator[Any]:
+    """A page in a fresh browser context. At the end (pass or fail) the page is saved as
+    ``test-artifacts/browser/<test name><suffix>.png``, and when the test failed, the browser's
+    console and the server log's tail go to ``<test name><suffix>.log``."""
     context = browser.new_context(viewport=VIEWPORT)
     context.set_default_timeout(15_000)
     page = context.new_page()
@@ -313,25 +329,45 @@ def page(browser: Any, jupyter_server: JupyterServer, request: pytest.FixtureReq
         yield page
     finally:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        name = _artifact_name(request.node)
+        name = _artifact_name(node) + suffix
         try:
             page.screenshot(path=str(ARTIFACTS / f"{name}.png"), timeout=10_000)
         except Exception as exc:  # a screenshot must never hide the test's own outcome
             console.append(f"[screenshot failed] {exc}")
-        report = getattr(request.node, "report_call", None)
+        report = getattr(node, "report_call", None)
         log_path = ARTIFACTS / f"{name}.log"
         if report is not None and report.failed:
             log_path.write_text(
                 "# browser console\n"
                 + "\n".join(console)
                 + "\n\n# server log (tail)\n"
-                + jupyter_server.log_tail(200)
+                + server.log_tail(200)
                 + "\n"
             )
         else:
             log_path.unlink(missing_ok=True)
         context.close()
+
+
+@pytest.fixture
+def page(browser: Any, jupyter_server: JupyterServer, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A fresh browser context and page (:func:`traced_page`); at the end every kernel the test
+    started is shut down."""
+    try:
+        with traced_page(browser, jupyter_server, request.node) as page:
+            yield page
+    finally:
         jupyter_server.shutdown_kernels()
+
+
+@pytest.fixture
+def second_page(
+    browser: Any, jupyter_server: JupyterServer, request: pytest.FixtureRequest, page: Any
+) -> Iterator[Any]:
+    """A second page, in a browser context of its own (another person at the same server), closed
+    before ``page``; saved as ``<test name>-second.png``."""
+    with traced_page(browser, jupyter_server, request.node, "-second") as second:
+        yield second
 
 
 THEMES = "/lab/api/settings/@jupyterlab/apputils-extension:themes"

@@ -19,6 +19,7 @@ from nbclient import NotebookClient
 from deepnb.server_extension import SNAPSHOT_MARK, WIDGET_STATE, WIDGET_VIEW
 from tests.browser.conftest import QUICKSTART
 from tests.browser.test_reopen_browser import QUICKSTART_VIEWS, assert_readable
+from tests.support import collaboration
 from tests.support.notebook_ui import open_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -75,4 +76,5 @@ def test_a_notebook_saved_through_the_contents_api_keeps_deepnbs_views_as_snapsh
     assert len(snapshots) == len(ours) and all("text/plain" in data for data in snapshots)
 
     open_notebook(page, jupyter_server, name)
+    assert not collaboration.in_page(page)  # the browser tests' JupyterLab has it off by default
     assert_readable(page, QUICKSTART_VIEWS)

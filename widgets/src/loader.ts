@@ -1,8 +1,13 @@
 // deepnb's view loader: every view's `_esm` (a few hundred bytes instead of the whole bundle).
 // The view's bundle and stylesheet come from the code part models its `_code` trait names, once
 // per kernel (deepnb/views/shared_code.py); then the bundle's own `render` draws the view.
+// `initialize` runs for each model as this page gets it from the kernel, drawn or not: in a shared
+// notebook, the cells showing a collaborator's live run are trusted here as on reopening
+// (lib/shared_trust.ts), so that their views draw live instead of as sanitized snapshots.
 
+import { type NotebookManager } from "./lib/saved_snapshots";
 import { type CodeRefs, isCodeRefs, loadView } from "./lib/shared_code";
+import { followSharedTrust } from "./lib/shared_trust";
 
 interface Manager {
   get_model(id: string): Promise<{ get(name: string): unknown }>;
@@ -39,4 +44,8 @@ async function render(props: Props): Promise<unknown> {
   }
 }
 
-export default { render };
+function initialize({ model }: { model: { widget_manager?: unknown } }): void {
+  followSharedTrust(model.widget_manager as NotebookManager | undefined);
+}
+
+export default { initialize, render };
