@@ -19,6 +19,8 @@ import logging
 from collections.abc import MutableMapping
 from typing import Any
 
+from tornado.ioloop import IOLoop
+
 from deepnb.server_shared_notebooks import follow_kernels
 from deepnb.server_views import SNAPSHOT_MARK, WIDGET_STATE, WIDGET_VIEW, text_of
 
@@ -84,9 +86,19 @@ def _jupyter_server_extension_points() -> list[dict[str, str]]:
     return [{"module": "deepnb.server_extension"}]
 
 
+def hook_contents(serverapp: Any) -> None:
+    """Register :func:`pre_save` with the contents manager the server has now, once."""
+    manager = serverapp.contents_manager
+    if pre_save not in getattr(manager, "_pre_save_hooks", ()):
+        manager.register_pre_save_hook(pre_save)
+
+
 def _load_jupyter_server_extension(serverapp: Any) -> None:
     """Register :func:`pre_save` with the server's contents manager, and keep the collaboration
-    server's shared notebooks (when it runs) in step with their kernels."""
-    serverapp.contents_manager.register_pre_save_hook(pre_save)
+    server's shared notebooks (when it runs) in step with their kernels. An extension loaded
+    after this one may replace the contents manager (jupytext makes one of its own): once the
+    server runs, the hook goes on the one it kept, too."""
+    hook_contents(serverapp)
+    IOLoop.current().add_callback(hook_contents, serverapp)
     follow_kernels(serverapp)
     serverapp.log.info("deepnb: notebooks are saved with deepnb's views as their snapshots")

@@ -4,9 +4,12 @@ notebook saved through Jupyter Server, and leaves everything else as it came."""
 from __future__ import annotations
 
 import copy
+from types import SimpleNamespace
 from typing import Any
 
-from deepnb.server_extension import WIDGET_STATE, WIDGET_VIEW, pre_save, snapshots_only
+from jupyter_server.services.contents.filemanager import FileContentsManager
+
+from deepnb.server_extension import WIDGET_STATE, WIDGET_VIEW, hook_contents, pre_save, snapshots_only
 
 SNAPSHOT = '<div class="deepnb-snapshot"><b>done</b></div>'
 
@@ -65,3 +68,15 @@ def test_the_hook_changes_notebooks_only_and_never_fails_a_save() -> None:
     pre_save(odd)  # saved as it came
     broken = {"type": "notebook", "content": {"cells": "nope", "metadata": {"widgets": 3}}}
     pre_save(broken)
+
+
+def test_the_hook_follows_a_contents_manager_another_extension_puts_in_its_place() -> None:
+    """jupytext's server extension, loaded after deepnb's, makes a contents manager of its own:
+    deepnb's hook goes on that one too (once the server runs), and never twice on one."""
+    app = SimpleNamespace(contents_manager=FileContentsManager())
+    hook_contents(app)
+    hook_contents(app)
+    assert app.contents_manager._pre_save_hooks.count(pre_save) == 1
+    app.contents_manager = FileContentsManager()  # what jupytext does while it loads
+    hook_contents(app)
+    assert app.contents_manager._pre_save_hooks == [pre_save]
