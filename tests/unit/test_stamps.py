@@ -86,7 +86,7 @@ class JoinedClient:
 
 
 def test_a_joined_run_began_at_its_streams_first_event_not_its_first_chunk() -> None:
-    queued = time.time() - 600
+    queued = float(int(time.time()) - 600)  # whole seconds: an event id's milliseconds hold it exactly
     parts = [
         Part(queued, "metadata", {"run_id": "r1"}),  # created, then queued 30 s before a worker took it
         Part(queued + 30, "updates", {"model": {"messages": []}}),
