@@ -7,10 +7,12 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
+comma  := ,
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ROOT_OK := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: lab test lint bench chromium redis-server agent-server constraints clean widgets docs docs-check
+.PHONY: lab test lint bench chromium redis-server agent-server constraints constraints-lowest clean widgets \
+        docs docs-check
 
 # The front end: TypeScript in widgets/src, bundled by esbuild into deepnb/_widgets/ (committed, so
 # Binder and `pip install` need no Node.js). Rebuilt only when a source is newer than the bundle.
@@ -109,18 +111,22 @@ check-unit-shell:
 check-security:
 	$(BIN)/python -m pytest -q tests/security -m "not kernel and not browser and not binder"
 
-# The whole suite in three parts side by side: most of its time goes on waiting for kernels,
+# The whole suite in parts side by side: most of its time goes on waiting for kernels,
 # browsers and servers, so the parts overlap well even on two cores. Each part has its own
 # temporary folder (pytest prunes old numbered ones, another part's included) and cache; its
-# output is printed when it ends, and any part failing fails the target.
-TEST_PARTS := test-browsers-security test-notebooks-kernels test-units-integration
+# output is printed when it ends, and any part failing fails the target. The first three run
+# every test folder once; test-lowest runs the quick folders again on the lowest versions
+# pyproject.toml allows, so that its floors stay true.
+TEST_PARTS := test-browsers-security test-notebooks-kernels test-units-integration test-lowest
 .PHONY: $(TEST_PARTS)
 test: $(VENV)/.installed-test chromium agent-server lint docs-check $(NODE_MODULES) $(WIDGET_BUNDLE)
-	@$(MAKE) --no-print-directory -j3 --output-sync=target $(TEST_PARTS)
+	@$(MAKE) --no-print-directory -j4 --output-sync=target $(TEST_PARTS)
 
-PYTEST_PART = d=$$(mktemp -d -t deepnb-$@-XXXXXX); \
-	$(BIN)/python -m pytest --basetemp=$$d -o cache_dir=.pytest_cache/$@ $(1); \
+# pytest from the virtualenv whose bin is $(1), on $(2)
+PYTEST_IN = d=$$(mktemp -d -t deepnb-$@-XXXXXX); \
+	$(1)/python -m pytest --basetemp=$$d -o cache_dir=.pytest_cache/$@ $(2); \
 	status=$$?; rm -rf $$d; exit $$status
+PYTEST_PART = $(call PYTEST_IN,$(BIN),$(1))
 
 test-browsers-security:
 	@$(call PYTEST_PART,tests/browser tests/security)
@@ -130,6 +136,26 @@ test-notebooks-kernels:
 
 test-units-integration:
 	@$(call PYTEST_PART,tests/unit tests/shell tests/integration)
+
+# The floors: deepnb with its lab, openai and anthropic extras and the test runner, each direct
+# dependency at the lowest version pyproject.toml allows (constraints-lowest.txt), in a
+# virtualenv of its own; uv installs it in well under a minute. Extras that would lift a floor of
+# deepnb's own stay out: parquet (pyarrow wants NumPy 2: pandas and scipy) and mcp (mcp 1.22
+# wants jsonschema 4.20); so do the browsers and servers of the test extra, which these tests do
+# not need.
+LOWEST_VENV   := .venv-lowest
+LOWEST_EXTRAS := lab,openai,anthropic
+LOWEST_TOOLS  := pytest pytest-timeout nbval jupyter_client
+
+$(LOWEST_VENV)/.installed: pyproject.toml constraints-lowest.txt | $(VENV)/.installed-test
+	rm -rf $(LOWEST_VENV) && $(PYTHON) -m venv $(LOWEST_VENV)
+	$(BIN)/python scripts/lowest_tools.py $(LOWEST_TOOLS) > $(LOWEST_VENV)/tools.in
+	$(BIN)/uv pip install --quiet --python $(LOWEST_VENV)/bin/python -c constraints-lowest.txt \
+	  -e ".[$(LOWEST_EXTRAS)]" -r $(LOWEST_VENV)/tools.in
+	touch $@
+
+test-lowest: $(LOWEST_VENV)/.installed
+	@$(call PYTEST_IN,$(LOWEST_VENV)/bin,tests/unit tests/shell tests/kernel)
 
 bench: $(VENV)/.installed-test agent-server
 	$(BIN)/python bench/overhead.py
@@ -147,5 +173,17 @@ constraints:
 	{ sed -n '1,3p' constraints.txt; .constraints-venv/bin/pip freeze | grep -v '^deepnb'; } > constraints.new
 	mv constraints.new constraints.txt && rm -rf .constraints-venv
 
+# The lowest versions pyproject.toml allows for what .venv-lowest installs (uv's lowest-direct
+# resolution: every direct dependency at its floor, the rest as new as they go with them), frozen
+# into constraints-lowest.txt for Python 3.11. Regenerate after changing a floor or an extra.
+constraints-lowest: $(VENV)/.installed-test
+	$(BIN)/python scripts/lowest_tools.py $(LOWEST_TOOLS) > .constraints-lowest-tools.in
+	{ sed -n '1,4p' constraints-lowest.txt; \
+	  $(BIN)/uv pip compile --quiet --python-version 3.11 --resolution lowest-direct --no-header \
+	    --no-annotate --no-emit-package deepnb $(foreach e,$(subst $(comma), ,$(LOWEST_EXTRAS)),--extra $(e)) \
+	    pyproject.toml .constraints-lowest-tools.in; } > constraints-lowest.new
+	mv constraints-lowest.new constraints-lowest.txt && rm .constraints-lowest-tools.in
+
 clean:
-	rm -rf $(VENV) $(AGENT_VENV) build dist site .cache/mkdocs-jupyter .pytest_cache widgets/node_modules widgets/.test-build
+	rm -rf $(VENV) $(AGENT_VENV) $(LOWEST_VENV) build dist site .cache/mkdocs-jupyter .pytest_cache \
+	  widgets/node_modules widgets/.test-build

@@ -10,7 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.kernel_session import KernelSession, deepnb_kernel
+from tests.support.kernel_session import (
+    CONTROLS_MID_CELL,
+    KernelSession,
+    deepnb_kernel,
+    needs_controls_mid_cell,
+)
 
 pytestmark = pytest.mark.kernel
 
@@ -58,7 +63,7 @@ def test_demo_run_streams_into_the_view_and_leaves_a_snapshot(kernel: KernelSess
     comm_id, state = kernel.newest_view(before)
 
     assert state["status"] == "done"  # the final state is sent before the cell goes idle
-    assert state["live_controls"] is True
+    assert state["live_controls"] is CONTROLS_MID_CELL  # else Stop says to use the kernel's ■
     assert [t["status"] for t in state["todos"]] == ["completed"] * 3
     tools = [i for i in state["items"] if i["kind"] == "tool"]
     assert [t["name"] for t in tools][:2] == ["write_todos", "write_file"]
@@ -93,6 +98,7 @@ def test_front_end_messages_are_coalesced_to_20_per_second(kernel: KernelSession
     assert len(times) < tokens / 10
 
 
+@needs_controls_mid_cell
 def test_stop_button_cancels_a_foreground_run_mid_cell(kernel: KernelSession) -> None:
     before = len(kernel.run_views())
     execution = kernel.submit("%%deepagent -m scripted:slow.yaml --new -o slow\ncount slowly")

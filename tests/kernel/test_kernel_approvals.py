@@ -8,7 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.kernel_session import KernelSession, deepnb_kernel
+from tests.support.kernel_session import (
+    CONTROLS_MID_CELL,
+    KernelSession,
+    deepnb_kernel,
+    needs_controls_mid_cell,
+)
 
 pytestmark = pytest.mark.kernel
 
@@ -92,6 +97,14 @@ def test_cards_decide_main_and_parallel_subagent_approvals(kernel: KernelSession
     assert check.ok, check.text()
 
 
+@pytest.mark.skipif(CONTROLS_MID_CELL, reason="ipykernel 6 only: 7 waits (the test below)")
+def test_wait_says_what_it_needs_on_ipykernel_6(kernel: KernelSession) -> None:
+    execution = kernel.execute(f"{DEMO} --wait -o waited\nPlan the launch")
+    assert not execution.ok
+    assert "--wait needs a kernel that handles widget events while a cell runs" in execution.text()
+
+
+@needs_controls_mid_cell
 def test_wait_keeps_the_cell_busy_until_every_action_is_decided(kernel: KernelSession) -> None:
     before = len(kernel.run_views())
     execution = kernel.submit(f"{DEMO} --wait -o waited\nPlan the launch")

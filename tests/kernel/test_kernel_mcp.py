@@ -14,6 +14,7 @@ import pytest
 from tests.support.kernel_session import KernelSession, deepnb_kernel
 
 pytestmark = pytest.mark.kernel
+pytest.importorskip("langchain_mcp_adapters", reason="the mcp extra: pip install 'deepnb[mcp]'")
 
 SERVER = str(Path(__file__).parents[1] / "support" / "mcp_server.py")
 TOKEN = "sk-kernelmcp-0a1b2c3d4e5f60718293"

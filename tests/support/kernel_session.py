@@ -7,6 +7,7 @@ widget click is the ``comm_msg`` a front-end sends.
 from __future__ import annotations
 
 import contextlib
+import importlib.metadata
 import os
 import queue
 import threading
@@ -15,7 +16,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 from jupyter_client.manager import KernelManager
+
+#: Whether a view's controls work while its cell runs: ipykernel 7 handles comm messages while an
+#: async cell awaits, ipykernel 6 (which deepnb supports without them) does not.
+CONTROLS_MID_CELL = int(importlib.metadata.version("ipykernel").split(".")[0]) >= 7
+needs_controls_mid_cell = pytest.mark.skipif(
+    not CONTROLS_MID_CELL, reason="a click mid-cell needs ipykernel 7 (the floors' kernel is 6)"
+)
 
 
 @dataclass

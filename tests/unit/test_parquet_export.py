@@ -11,7 +11,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
 import pytest
 
 import deepnb
@@ -26,6 +25,11 @@ from tests.support.agents import scripted, unique
 WAIT = 60.0
 TABLES = (Batch, Comparison, Experiment, Summary)
 """Every object with ``to_pandas()``: each must also have ``to_parquet()``."""
+
+
+def _parquet() -> Any:
+    """pyarrow's Parquet reader: the parquet extra (the floors' test part goes without it)."""
+    return pytest.importorskip("pyarrow.parquet", reason="the parquet extra: pip install 'deepnb[parquet]'")
 
 
 def test_every_object_with_to_pandas_has_to_parquet() -> None:
@@ -74,6 +78,7 @@ MAKERS: dict[str, Callable[[Path], Any]] = {
 
 @pytest.mark.parametrize("kind", sorted(MAKERS))
 def test_the_parquet_file_holds_the_rows_and_columns_of_to_pandas(kind: str, tmp_path: Path) -> None:
+    pq = _parquet()
     table = MAKERS[kind](tmp_path)
     path = table.to_parquet(tmp_path / f"{kind}.parquet")
     assert path == tmp_path / f"{kind}.parquet"
@@ -98,6 +103,7 @@ def test_nested_and_mixed_values_are_json_text_and_missing_ones_stay_missing() -
 
 
 def test_an_experiments_nested_row_field_reads_back_as_json(tmp_path: Path) -> None:
+    pq = _parquet()
     experiment = an_experiment(tmp_path)
     read = pq.read_table(experiment.to_parquet(tmp_path / "e.parquet")).to_pylist()
     metas = {row["meta"] for row in read}
@@ -106,6 +112,7 @@ def test_an_experiments_nested_row_field_reads_back_as_json(tmp_path: Path) -> N
 
 
 def test_without_pyarrow_or_a_folder_it_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _parquet()  # with pyarrow, a missing folder is the one line; without, pyarrow is
     batch = a_batch()
     with pytest.raises(DeepnbError, match=r"^Cannot write .*: its folder does not exist\.$"):
         batch.to_parquet(tmp_path / "missing" / "b.parquet")
