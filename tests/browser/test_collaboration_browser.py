@@ -89,7 +89,9 @@ def assert_snapshots_only(on_disk: dict[str, Any], views: int) -> dict[str, Any]
     outputs = [o for cell in on_disk["cells"] for o in cell.get("outputs", []) if "data" in o]
     snapshots = [o["data"] for o in outputs if SNAPSHOT_MARK in "".join(o["data"].get("text/html", ""))]
     assert len(snapshots) == views
-    assert all("text/plain" in data and WIDGET_VIEW not in data for data in snapshots), [sorted(d) for d in snapshots]
+    assert all("text/plain" in data and WIDGET_VIEW not in data for data in snapshots), [
+        list(d) for d in snapshots
+    ]
     state = on_disk["metadata"].get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
     assert not [
         m for m in state.values() if str(m.get("state", {}).get("_anywidget_id", "")).startswith("deepnb.")
