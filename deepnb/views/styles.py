@@ -4,7 +4,10 @@ previews, as a saved notebook, GitHub, nbviewer and nbconvert show them where wi
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from deepnb.core.text.markup import code_css
+from deepnb.views.inline_styles import InlineSheet, winning
 
 STATIC_CSS = """
 .deepnb-snapshot{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;
@@ -45,7 +48,24 @@ STATIC_CSS = """
 
 def snapshot_style() -> str:
     """The ``<style>`` a run's snapshot carries: :data:`STATIC_CSS` and highlighted code."""
-    return f"<style>{STATIC_CSS}{code_css('.deepnb-snapshot')}</style>"
+    return f"<style>{winning(STATIC_CSS)}{code_css('.deepnb-snapshot')}</style>"
+
+
+@lru_cache(maxsize=16)
+def _sheet(css: str) -> InlineSheet:
+    return InlineSheet(STATIC_CSS + css)
+
+
+def inline(html: str, css: str = "") -> str:
+    """``html`` with the rules of :data:`STATIC_CSS` (and ``css``, a view's own) written onto its
+    elements, so that it reads where its ``<style>`` is dropped (an untrusted notebook)."""
+    return _sheet(css).apply(html)
+
+
+def styled(html: str, css: str = "") -> str:
+    """A view's static HTML as it is shown: the ``<style>`` of :data:`STATIC_CSS` and ``css``
+    (winning where it is kept), then ``html`` with the same rules inline (:func:`inline`)."""
+    return f"<style>{winning(STATIC_CSS + css)}</style>{inline(html, css)}"
 
 
 def file_style() -> str:
