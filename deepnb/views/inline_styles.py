@@ -9,8 +9,8 @@ colour instead that reads on light and dark backgrounds alike (a mid grey, with 
 transparency for lines, or a mid-tone status colour), and only properties the sanitizer keeps
 are written (nor the rules for every cell of a table: JupyterLab's own table styles, kept,
 draw those). The same stylesheet goes into the ``<style>`` beside the HTML with each
-declaration ``!important`` (:func:`winning`), so where it is kept its theme colours win over
-the inline ones.
+declaration of a theme variable ``!important`` (:func:`winning`), so where it is kept its theme
+colours win over the inline ones.
 """
 
 from __future__ import annotations
@@ -275,12 +275,15 @@ def _with_style(tag: str, style: str) -> str:
 
 
 def winning(css: str) -> str:
-    """``css`` with every declaration ``!important``: where the stylesheet is kept, it wins over
-    the inline styles :class:`InlineSheet` wrote from it."""
+    """``css`` with each declaration that names a theme variable ``!important``: where the
+    stylesheet is kept, its theme colours win over the plain ones :class:`InlineSheet` wrote
+    (the other declarations are written inline as they are)."""
 
     def important(found: re.Match[str]) -> str:
         declarations = [d.strip() for d in found.group(2).split(";") if d.strip()]
-        marked = [d if d.endswith("!important") else f"{d}!important" for d in declarations]
+        marked = [
+            f"{d}!important" if "var(" in d and not d.endswith("!important") else d for d in declarations
+        ]
         return f"{found.group(1)}{{{';'.join(marked)}}}"
 
     return _RULE.sub(important, css)

@@ -62,10 +62,11 @@ def inline(html: str, css: str = "") -> str:
     return _sheet(css).apply(html)
 
 
-def styled(html: str, css: str = "") -> str:
-    """A view's static HTML as it is shown: the ``<style>`` of :data:`STATIC_CSS` and ``css``
-    (winning where it is kept), then ``html`` with the same rules inline (:func:`inline`)."""
-    return f"<style>{winning(STATIC_CSS + css)}</style>{inline(html, css)}"
+def styled(html: str, css: str) -> str:
+    """A view's static HTML as it is shown: the ``<style>`` of its own ``css`` (theme colours
+    winning where it is kept), then ``html`` with those rules and :data:`STATIC_CSS`'s inline
+    (:func:`inline`; the stylesheet of :data:`STATIC_CSS` comes with each run's snapshot)."""
+    return f"<style>{winning(css)}</style>{inline(html, css)}"
 
 
 def file_style() -> str:
