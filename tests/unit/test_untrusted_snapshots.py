@@ -4,9 +4,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from html.parser import HTMLParser
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -42,6 +44,7 @@ from tests.support.agents import unique
 from tests.support.lab_sanitizer import kept_style, sanitize
 
 WAIT = 60
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
 
 
 class _Elements(HTMLParser):
@@ -221,3 +224,22 @@ def test_every_kind_deepnb_registers_a_display_for_is_checked_here() -> None:
     plain_tables = {Interpreter, Listing, ComparisonTable, History}  # JupyterLab's table styles draw them
     assert set(RENDERERS) == set(checked) | plain_tables
     assert set(checked.values()) <= set(KINDS)
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+def test_the_demo_notebooks_snapshots_read_untrusted(notebook: Path) -> None:
+    """The saved snapshots of the demo notebooks (what a fresh clone shows) carry their styles."""
+    cells = json.loads(notebook.read_text())["cells"]
+    shown = [
+        "".join(html) if isinstance(html, list) else html
+        for cell in cells
+        for output in cell.get("outputs", [])
+        if (html := output.get("data", {}).get("text/html"))
+    ]
+    snapshots = [html for html in shown if "deepnb-snapshot" in html]
+    assert snapshots, f"{notebook.name} has no deepnb snapshot"
+    for html in snapshots:
+        untrusted = sanitize(html)
+        assert "border" in style_of(untrusted, "deepnb-snapshot")
+        for tag, classes, style in elements(html):
+            assert kept_style(style) == style.rstrip(";"), f"<{tag} {classes}> loses part of {style}"
