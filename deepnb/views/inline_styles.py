@@ -173,9 +173,9 @@ def _selector(text: str) -> tuple[tuple[str, _Compound], ...] | None:
 
 
 def _every_cell(target: _Compound) -> bool:
-    """Whether a rule is for every cell of a table: those are left to JupyterLab's own table
-    styles, which an untrusted notebook keeps (written on each cell of a 200-row table, they
-    would double its size)."""
+    """Whether a rule is for every cell of a table: unless asked for, those are left to
+    JupyterLab's own table styles, which an untrusted notebook keeps (written on each cell of a
+    200-row table, they would double its size)."""
     return target.tag in _CELLS and not target.classes and not target.attrs
 
 
@@ -209,7 +209,8 @@ def _declarations(body: str) -> str:
 class InlineSheet:
     """A stylesheet compiled for writing onto elements (see the module's docstring)."""
 
-    def __init__(self, css: str) -> None:
+    def __init__(self, css: str, *, cells: bool = False) -> None:
+        """``cells``: also write the rules for every cell of a table (a small table's)."""
         self._rules: list[_Rule] = []
         for selectors, body in _RULE.findall(css):
             style = _declarations(body)
@@ -217,7 +218,7 @@ class InlineSheet:
                 continue
             for text in selectors.split(","):
                 parts = _selector(text)
-                if parts is not None and not _every_cell(parts[-1][1]):
+                if parts is not None and (cells or not _every_cell(parts[-1][1])):
                     self._rules.append(_Rule(parts, style))
         self._keys = {  # the classes (or the tag) an element needs for a rule to be worth trying
             id(rule): rule.parts[-1][1] for rule in self._rules

@@ -52,21 +52,22 @@ def snapshot_style() -> str:
 
 
 @lru_cache(maxsize=16)
-def _sheet(css: str) -> InlineSheet:
-    return InlineSheet(STATIC_CSS + css)
+def _sheet(css: str, cells: bool) -> InlineSheet:
+    return InlineSheet(STATIC_CSS + css, cells=cells)
 
 
-def inline(html: str, css: str = "") -> str:
+def inline(html: str, css: str = "", *, cells: bool = False) -> str:
     """``html`` with the rules of :data:`STATIC_CSS` (and ``css``, a view's own) written onto its
-    elements, so that it reads where its ``<style>`` is dropped (an untrusted notebook)."""
-    return _sheet(css).apply(html)
+    elements, so that it reads where its ``<style>`` is dropped (an untrusted notebook);
+    ``cells``: the rules for every cell of a table too (for small tables)."""
+    return _sheet(css, cells).apply(html)
 
 
-def styled(html: str, css: str) -> str:
+def styled(html: str, css: str, *, cells: bool = False) -> str:
     """A view's static HTML as it is shown: the ``<style>`` of its own ``css`` (theme colours
     winning where it is kept), then ``html`` with those rules and :data:`STATIC_CSS`'s inline
     (:func:`inline`; the stylesheet of :data:`STATIC_CSS` comes with each run's snapshot)."""
-    return f"<style>{winning(css)}</style>{inline(html, css)}"
+    return f"<style>{winning(css)}</style>{inline(html, css, cells=cells)}"
 
 
 def file_style() -> str:

@@ -210,6 +210,7 @@ def experiment_html(experiment: Experiment) -> str:
         f'<table class="deepnb-table"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
         f"{more}{charts_html(score_charts(summary))}{_summary_table(summary)}{compared}</div>",
         _CSS,
+        cells=True,
     )
 
 
