@@ -27,7 +27,10 @@ from deepnb.views.run.tokens import token_cells
 SHOWN_CELL = 120
 """Characters of a result, an error or an output a table cell shows."""
 _ENDS = (ev.RunFinished, ev.RunFailed, ev.RunCancelled, ev.RunPaused)
-_GRID = "display:grid;grid-template-columns:repeat({n},minmax(0,1fr));gap:8px;align-items:start"
+_ROW = "display:table;width:100%;table-layout:fixed;border-spacing:8px 0"
+_COLUMN = "display:table-cell;vertical-align:top"
+"""Columns side by side in equal widths, in styles JupyterLab's sanitizer keeps (no grid), so an
+untrusted notebook shows them side by side too."""
 
 
 def _clip(text: Any) -> str:
@@ -103,7 +106,8 @@ def answers_html(comparison: Comparison) -> str:
         return ""
     (first, base), *others = answers.items()
     columns = "".join(
-        f'<div class="dnb-compare-answer"><div class="dnb-compare-head"><b>{escape(key)}</b></div>'
+        f'<div class="dnb-compare-answer" style="{_COLUMN}">'
+        f'<div class="dnb-compare-head"><b>{escape(key)}</b></div>'
         f"{markdown(text)}</div>"
         for key, text in answers.items()
     )
@@ -120,7 +124,7 @@ def answers_html(comparison: Comparison) -> str:
     return shown_text(
         f'<div class="dnb-compare-answers" aria-label="Answers side by side">'
         f'<div class="dnb-compare-head"><b>Answers</b></div>'
-        f'<div style="{_GRID.format(n=len(answers))}">{columns}</div>'
+        f'<div style="{_ROW}">{columns}</div>'
         f'<div class="dnb-compare-head"><b>Differences from {escape(first)}</b> '
         f"(<del>only in {escape(first)}</del>, <ins>added</ins>)</div>{diffs}</div>"
     )
@@ -148,12 +152,12 @@ def comparison_static(comparison: Comparison) -> dict[str, str]:
     """``text/html`` (each run's snapshot in its column, then the table) and ``text/plain``."""
     keys = list(comparison.runs)
     columns = "".join(
-        f'<div class="dnb-compare-column"><div class="dnb-compare-head">{escape(key)}</div>'
+        f'<div class="dnb-compare-column" style="{_COLUMN}"><div class="dnb-compare-head">{escape(key)}</div>'
         f"{_snapshot(comparison, key)['text/html']}</div>"
         for key in keys
     )
     table = comparison.table()
-    grid = f'<div style="{_GRID.format(n=len(keys))}">{columns}</div>'
+    grid = f'<div style="{_ROW}">{columns}</div>'
     answers = answers_html(comparison)
     # The styles come in each column's snapshot.
     html = f'<div class="deepnb-compare">{grid}{answers}{comparison_table_html(table)}</div>'

@@ -17,6 +17,7 @@ from deepnb.core.text.safe_display import safe_display
 from deepnb.engine.files.sources import Entry
 from deepnb.engine.state import todo_progress
 from deepnb.session.files.files import REPR_LIMIT
+from deepnb.views.styles import inline
 
 if TYPE_CHECKING:
     from deepnb.engine.interpreter import Interpreter
@@ -58,7 +59,7 @@ def files_html(entries: Sequence[Entry], total: int, *, title: str) -> str:
         if total > len(entries)
         else ""
     )
-    return (
+    return inline(
         f'<div class="deepnb-snapshot"><div><b>{escape(title)}</b> · {total:,} files</div>'
         f'<table class="deepnb-table"><thead><tr><th>Path</th><th>Size</th><th>Modified</th></tr></thead>'
         f"<tbody>{rows}</tbody></table>{more}</div>"
@@ -198,7 +199,7 @@ class TodoList:
             todos_html(self.items, todo_progress(self.items), run_status=self.run_status)
             or "<p>No todos.</p>"
         )
-        return f'<div class="deepnb-snapshot"><div>{escape(self.title)}</div>{body}</div>'
+        return inline(f'<div class="deepnb-snapshot"><div>{escape(self.title)}</div>{body}</div>')
 
 
 # -- tables ----------------------------------------------------------------------------------------

@@ -3,6 +3,9 @@ installed on the first display. A new displayable type gets its renderer here.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from deepnb.core.displayable import Renderer, register
 from deepnb.engine.anatomy import Anatomy
 from deepnb.engine.interpreter import Interpreter
@@ -47,19 +50,26 @@ from deepnb.views.listings import (
 from deepnb.views.output import run_bundle, show_run
 from deepnb.views.run.snapshot import snapshot_bundle
 from deepnb.views.run.subagent_tree import tree_html, tree_text
+from deepnb.views.styles import inline
+
+
+def _inlined(html: Callable[[Any], str]) -> Callable[[Any], str]:
+    """A renderer's HTML with the static stylesheet's rules inline (it carries no ``<style>``)."""
+    return lambda obj: inline(html(obj))
+
 
 RENDERERS: dict[type, Renderer] = {
     Run: Renderer(bundle=run_bundle, show=show_run),  # repr(run) stays the run's own one line
     Files: Renderer(text=thread_files_text, html=thread_files_html),
-    SubagentNode: Renderer(text=tree_text, html=tree_html),
-    Interpreter: Renderer(text=interpreter_text, html=interpreter_html),
-    Listing: Renderer(text=extensions_text, html=extensions_html),
-    Anatomy: Renderer(text=anatomy_text, html=anatomy_html),
+    SubagentNode: Renderer(text=tree_text, html=_inlined(tree_html)),
+    Interpreter: Renderer(text=interpreter_text, html=_inlined(interpreter_html)),
+    Listing: Renderer(text=extensions_text, html=_inlined(extensions_html)),
+    Anatomy: Renderer(text=anatomy_text, html=_inlined(anatomy_html)),
     RunState: Renderer(bundle=snapshot_bundle),  # a run as saved: its static view (deepnb.session.exporting)
     Comparison: Renderer(
         bundle=comparison_bundle, show=show_comparison
     ),  # repr(comparison) stays its own one line
-    ComparisonTable: Renderer(text=comparison_table_text, html=comparison_table_html),
+    ComparisonTable: Renderer(text=comparison_table_text, html=_inlined(comparison_table_html)),
     Batch: Renderer(bundle=batch_bundle, show=show_batch),  # repr(batch) stays the batch's own one line
     Experiment: Renderer(
         text=experiment_text, html=experiment_html, bundle=experiment_live_bundle, show=show_experiment
@@ -67,7 +77,7 @@ RENDERERS: dict[type, Renderer] = {
     Summary: Renderer(text=summary_text, html=summary_html),
     VariantComparison: Renderer(text=comparison_text, html=comparison_html),
     RunRecord: Renderer(text=record_text, html=record_html),
-    History: Renderer(text=history_text, html=history_html),
+    History: Renderer(text=history_text, html=_inlined(history_html)),
 }
 
 

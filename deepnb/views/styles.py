@@ -4,7 +4,10 @@ previews, as a saved notebook, GitHub, nbviewer and nbconvert show them where wi
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from deepnb.core.text.markup import code_css
+from deepnb.views.inline_styles import InlineSheet, winning
 
 STATIC_CSS = """
 .deepnb-snapshot{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;
@@ -45,7 +48,26 @@ STATIC_CSS = """
 
 def snapshot_style() -> str:
     """The ``<style>`` a run's snapshot carries: :data:`STATIC_CSS` and highlighted code."""
-    return f"<style>{STATIC_CSS}{code_css('.deepnb-snapshot')}</style>"
+    return f"<style>{winning(STATIC_CSS)}{code_css('.deepnb-snapshot')}</style>"
+
+
+@lru_cache(maxsize=16)
+def _sheet(css: str, cells: bool) -> InlineSheet:
+    return InlineSheet(STATIC_CSS + css, cells=cells)
+
+
+def inline(html: str, css: str = "", *, cells: bool = False) -> str:
+    """``html`` with the rules of :data:`STATIC_CSS` (and ``css``, a view's own) written onto its
+    elements, so that it reads where its ``<style>`` is dropped (an untrusted notebook);
+    ``cells``: the rules for every cell of a table too (for small tables)."""
+    return _sheet(css, cells).apply(html)
+
+
+def styled(html: str, css: str, *, cells: bool = False) -> str:
+    """A view's static HTML as it is shown: the ``<style>`` of its own ``css`` (theme colours
+    winning where it is kept), then ``html`` with those rules and :data:`STATIC_CSS`'s inline
+    (:func:`inline`; the stylesheet of :data:`STATIC_CSS` comes with each run's snapshot)."""
+    return f"<style>{winning(css)}</style>{inline(html, css, cells=cells)}"
 
 
 def file_style() -> str:

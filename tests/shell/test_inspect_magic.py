@@ -7,12 +7,13 @@ from IPython.core.error import UsageError
 
 import deepnb
 from tests.support.agents import scripted
+from tests.support.lab_sanitizer import unstyled
 
 
 def test_inspect_shows_the_anatomy_of_the_named_agent(ip) -> None:
     deepnb.agent("inspected", model=scripted({"main": ["hi"]}), interrupt_on={"write_file": True})
     anatomy = ip.run_line_magic("deepagent", "inspect -a inspected")
-    text, html = repr(anatomy), anatomy._repr_html_()
+    text, html = repr(anatomy), unstyled(anatomy._repr_html_())
     assert text.startswith("Agent inspected (built by deepnb)")
     assert "1. FilesystemMiddleware — the file tools over the backend" in text
     assert "asks for approval before:\n    write_file: approve, edit, reject, respond" in text

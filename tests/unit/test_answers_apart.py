@@ -7,6 +7,7 @@ from deepnb.core import events as ev
 from deepnb.engine.state import RunState
 from deepnb.views.run.snapshot import final_answer_id, snapshot_html, snapshot_text
 from deepnb.views.run.subagent_tree import same_answer
+from tests.support.lab_sanitizer import unstyled
 
 SUB = "main/general-purpose"
 ANSWER = "The market grew 12% in 2025, led by exports."
@@ -32,7 +33,7 @@ def a_run(*, finished: bool = True) -> RunState:
 
 
 def test_the_final_answer_is_set_apart_once_the_run_is_done() -> None:
-    html = snapshot_html(a_run().to_json())
+    html = unstyled(snapshot_html(a_run().to_json()))
     final = html.split('<div class="dnb-final-answer"', 1)
     assert len(final) == 2 and '<span class="dnb-final-label">Answer</span>' in final[1]
     assert "Growth was <strong>12%</strong>" in final[1] and "task" not in final[1].split("</div></div>")[0]
@@ -50,7 +51,7 @@ def test_final_answer_id_wants_the_main_agents_text_last() -> None:
 
 def test_a_subagents_answer_shows_once_in_the_tree() -> None:
     data = a_run().to_json()
-    html, text = snapshot_html(data), snapshot_text(data)
+    html, text = unstyled(snapshot_html(data)), snapshot_text(data)
     tree_html = html.split('<div class="deepnb-tree">', 1)[1].split("</ul></div>", 1)[0]
     assert tree_html.count("12% in 2025") == 1 and "Result:" not in tree_html
     tree_text = text.split("Subagents (1):", 1)[1].split("› Research it", 1)[0]

@@ -7,6 +7,7 @@ from deepnb.core import events as ev
 from deepnb.engine.card_text import args_diff, own_description, readable_args
 from deepnb.engine.state import RunState
 from deepnb.views.run.snapshot import snapshot_html, snapshot_text
+from tests.support.lab_sanitizer import unstyled
 
 ARGS = {"file_path": "/report.md", "content": "# Report\nDraft one\n"}
 EDITED = {"file_path": "/report.md", "content": "# Report\nFinal copy\n"}
@@ -48,7 +49,7 @@ def test_an_edit_shows_on_the_tool_card_it_gated() -> None:
     assert "Final copy" in cards["tool-c2"]["args_full"] and "Draft one" not in cards["tool-c2"]["args_full"]
     assert "Final copy" in cards["tool-c2"]["args"]
     assert "edited" not in cards["tool-c1"]
-    html, text = snapshot_html(state.to_json()), snapshot_text(state.to_json())
+    html, text = unstyled(snapshot_html(state.to_json())), snapshot_text(state.to_json())
     assert 'class="dnb-badge dnb-edited"' in html
     assert "write_file(file_path='/report.md', content='# Report Final copy') [✎ edited]" in text
 
@@ -60,7 +61,7 @@ def test_the_decision_log_shows_the_diff_from_proposed_to_approved() -> None:
     diff = entry["diff"].splitlines()
     assert diff[:2] == ["--- proposed", "+++ approved"]
     assert diff[3:] == [" content:", "   # Report", "-  Draft one", "+  Final copy"]  # the text, line by line
-    html, text = snapshot_html(state.to_json()), snapshot_text(state.to_json())
+    html, text = unstyled(snapshot_html(state.to_json())), snapshot_text(state.to_json())
     assert '<span class="dnb-del">-  Draft one\n</span><span class="dnb-add">+  Final copy\n</span>' in html
     assert "    +  Final copy" in text
 

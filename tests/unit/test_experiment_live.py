@@ -21,6 +21,7 @@ from deepnb.views.bounds import MESSAGE_LIMIT, size
 from deepnb.views.experiment.experiment_live import ExperimentView, experiment_live_bundle
 from deepnb.views.throttle import MAX_MESSAGES_PER_SECOND
 from tests.support.agents import scripted, unique
+from tests.support.lab_sanitizer import unstyled
 from tests.support.timed_model import timed
 
 STATE = ("head", "variants", "scorers", "fields", "rows", "more", "summary", "charts", "comparisons")
@@ -195,7 +196,7 @@ def test_structured_output_fields_are_columns(tmp_path: Path) -> None:
         "answer: a2 · confidence: 0",
         "answer: a2 · confidence: 1",
     )
-    html = experiment_live_bundle(experiment)["text/html"]
+    html = unstyled(experiment_live_bundle(experiment)["text/html"])
     assert "<th>unsure · confidence</th>" in html and "&lt;script&gt;" in html and "<script>" not in html
     view.close()
 

@@ -14,6 +14,7 @@ import deepnb
 from deepnb.views.experiment import experiment_view as view
 from deepnb.views.experiment.charts import score_charts
 from deepnb.views.experiment.fields import FIELD_VALUE, MAX_FIELDS
+from tests.support.lab_sanitizer import unstyled
 
 ANSWER = "first line of the answer " + "x" * 2_000 + "\nmore"
 
@@ -59,7 +60,7 @@ def write_log(path: Path, rows: int, variants: tuple[str, ...] = ("a", "b")) -> 
 
 def test_the_matrix_shows_each_cell_and_the_summary(tmp_path: Path) -> None:
     experiment = deepnb.load_experiment(write_log(tmp_path / "small.jsonl", 2))
-    html = experiment._repr_html_()
+    html = unstyled(experiment._repr_html_() or "")
     assert html is not None
     # head, 2 rows; the summary's head and 2 variants; b against a (two variants): head, a scorer
     assert html.count("<tr>") == 2 + 1 + 1 + 2 + 2
@@ -75,7 +76,7 @@ def test_the_view_is_bounded_however_large_the_experiment(tmp_path: Path) -> Non
     experiment = deepnb.load_experiment(
         write_log(tmp_path / "big.jsonl", 150, tuple(f"v{i}" for i in range(14)))
     )
-    html = experiment._repr_html_() or ""
+    html = unstyled(experiment._repr_html_() or "")
     assert len(html.encode()) < 400_000
     assert html.count("<tr>") == 1 + view.MAX_ROWS + 1 + view.MAX_VARIANTS
     assert "50 more rows" in html and "2 more variants" in html
@@ -135,9 +136,10 @@ def test_a_chart_per_scorer_draws_each_variant_with_its_interval_or_says_why_not
     assert 0 <= low < 50 < low + width <= 100
     assert broken["note"].startswith("Every score is an error (12)") and broken["bars"][0]["bar"] is None
     assert silent["note"] == "This scorer gave no numbers: nothing to chart."
-    html = experiment._repr_html_() or ""
+    shown = experiment._repr_html_() or ""
+    assert re.search(r'<div class="dnb-chart-fill" style="[^"]*;left:0\.0%;width:50\.0%"></div>', shown)
+    html = unstyled(shown)
     assert html.count('class="dnb-chart"') == 3 and html.count('class="dnb-chart-whisker"') == 2
-    assert '<div class="dnb-chart-fill" style="left:0.0%;width:50.0%"></div>' in html
     assert "Every score is an error (12)" in html and "This scorer gave no numbers" in html
     text = repr(experiment)
     assert "exact: mean and 95 % interval, scale 0.00 to 1.00:" in text
@@ -148,7 +150,7 @@ def test_the_comparison_with_the_baseline_is_under_the_summary(tmp_path: Path) -
     two = deepnb.load_experiment(
         hostile_log(tmp_path / "two.jsonl")
     )  # two variants: the first is the baseline
-    html = two._repr_html_() or ""
+    html = unstyled(two._repr_html_() or "")
     assert html.index('aria-label="Summary"') < html.index("new against base, per row")
     (scorer,) = re.findall(r"<tr><td>exact</td>.*?</tr>", html.split("new against base, per row")[1])
     assert [c for c in re.findall(r"<td>(.*?)</td>", scorer)][:5] == ["exact", "3", "2", "0", "1"]
@@ -162,7 +164,7 @@ def test_the_comparison_with_the_baseline_is_under_the_summary(tmp_path: Path) -
     three = deepnb.load_experiment(
         hostile_log(tmp_path / "b.jsonl", baseline="base", variants=("base", "x", "new"))
     )
-    html = three._repr_html_() or ""
+    html = unstyled(three._repr_html_() or "")
     assert "x against base, per row" in html and "new against base, per row" in html
     none = deepnb.load_experiment(hostile_log(tmp_path / "c.jsonl", variants=("base", "x", "new")))
     assert "against" not in (none._repr_html_() or "") and "against" not in repr(none)
@@ -180,7 +182,7 @@ def test_structured_output_fields_are_columns_bounded_and_escaped(tmp_path: Path
         "4",
         "5",
     ]
-    html = experiment._repr_html_() or ""
+    html = unstyled(experiment._repr_html_() or "")
     head = html.split("<thead>")[1].split("</thead>")[0]
     assert "<th>base · field0</th>" in head and "<th>new · field5</th>" in head and "field6" not in head
     assert html.count('<td class="dnb-field">') == 3 * 2 * MAX_FIELDS

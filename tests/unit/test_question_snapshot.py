@@ -7,6 +7,7 @@ from deepnb.core import events as ev
 from deepnb.engine.state import RunState
 from deepnb.views.bounds import TRAIT_BUDGETS, bounded_pending, size
 from deepnb.views.run.snapshot import snapshot_html, snapshot_text
+from tests.support.lab_sanitizer import unstyled
 
 
 def paused(*values: object, agent: str = "main") -> RunState:
@@ -19,7 +20,7 @@ def paused(*values: object, agent: str = "main") -> RunState:
 
 def test_a_string_question_is_shown_as_escaped_text() -> None:
     state = paused("<img src=x onerror=alert(1)> Your name?").to_json()
-    html, text = snapshot_html(state), snapshot_text(state)
+    html, text = unstyled(snapshot_html(state)), snapshot_text(state)
     assert "waiting for your answer" in html and "waiting for your approval" not in html
     assert "&lt;img src=x onerror=alert(1)&gt; Your name?" in html
     assert "<img" not in html
@@ -30,7 +31,7 @@ def test_a_dict_is_shown_as_fields_with_nested_values_as_json() -> None:
     form = {"title": "Pick <b>one</b>", "options": ["a", "<script>"], "limit": 3}
     state = paused(form, agent="main/general-purpose")
     state.apply(ev.Interrupted("main/general-purpose", (ev.InterruptRequest("q0", form),)))
-    html = snapshot_html(state.to_json())
+    html = unstyled(snapshot_html(state.to_json()))
     assert "<dt>title</dt><dd>Pick &lt;b&gt;one&lt;/b&gt;</dd>" in html
     assert (
         "<dt>options</dt><dd><code>[\n  &quot;a&quot;,\n  &quot;&lt;script&gt;&quot;\n]</code></dd>" in html

@@ -18,6 +18,7 @@ from deepnb.views.run.snapshot import snapshot_bundle
 from deepnb.views.run.tokens import tokens_words
 from tests.support import anthropic_server
 from tests.support.agents import scripted, unique
+from tests.support.lab_sanitizer import unstyled
 
 HOSTILE = "Weigh <script>window.__pwned=1</script> the **sources** first."
 
@@ -147,7 +148,7 @@ def test_reasoning_tokens_are_counted_apart(thought: Any) -> None:
 
 def test_the_snapshot_folds_thinking_and_escapes_it(thought: Any) -> None:
     bundle = snapshot_bundle(thought.state)
-    html, text = bundle["text/html"], bundle["text/plain"]
+    html, text = unstyled(bundle["text/html"]), bundle["text/plain"]
     assert '<details class="dnb-thinking"><summary class="dnb-muted">Thinking</summary>' in html
     assert '<details class="dnb-thinking" open' not in html
     assert "<script>window.__pwned" not in html

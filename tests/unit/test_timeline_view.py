@@ -12,6 +12,7 @@ from deepnb.magics import parser
 from deepnb.views.run.snapshot import snapshot_bundle
 from deepnb.views.run.timeline_view import TIMELINE_BUDGET, fork_command, timeline_payload
 from tests.support.agents import scripted, unique
+from tests.support.lab_sanitizer import unstyled
 from tests.support.view_messages import message_size
 
 AGENTS = {
@@ -40,7 +41,7 @@ def _run() -> Any:
 def test_the_snapshot_draws_the_waterfall_and_lists_the_steps_to_fork() -> None:
     run = _run()
     bundle = snapshot_bundle(run.state, run.timeline)
-    html, text = bundle["text/html"], bundle["text/plain"]
+    html, text = unstyled(bundle["text/html"]), bundle["text/plain"]
     assert '<details class="dnb-timeline">' in html and 'role="img"' in html
     assert html.count('data-kind="model"') == 4 and html.count('data-kind="tool"') == 2
     assert "<title>main/general-purpose</title>" in html  # the subagent's own lane

@@ -16,6 +16,7 @@ from deepnb.core.tokens import Tokens
 from deepnb.session.batch import Batch
 from deepnb.views.run.items import plural
 from deepnb.views.run.tokens import token_cells, token_pair, tokens_words
+from deepnb.views.styles import styled
 
 LINE_LIMIT = 160
 """Characters of an answer's (or error's) first line a row shows."""
@@ -106,14 +107,14 @@ def batch_text(batch: Batch) -> str:
     return shown_text(redact("\n".join(lines)))
 
 
-_STYLE = """<style>
+_CSS = """
 .deepnb-batch-snapshot table{border-collapse:collapse;font-size:12.5px;width:100%}
 .deepnb-batch-snapshot th,.deepnb-batch-snapshot td{border-bottom:1px solid var(--jp-border-color2,#ddd);
  padding:2px 6px;text-align:left;vertical-align:top}
 .deepnb-batch-snapshot td.dnb-num{text-align:right;font-variant-numeric:tabular-nums}
 .deepnb-batch-snapshot tr[data-status=error] td.dnb-st{color:var(--jp-error-color1,#d32f2f)}
 .deepnb-batch-snapshot tr[data-status=interrupted] td.dnb-st{color:var(--jp-warn-color1,#f57c00)}
-</style>"""
+"""
 HEADERS = ("#", "input", "status", "steps", "tool calls", "tokens in", "tokens out", "time", "answer")
 
 
@@ -134,9 +135,12 @@ def batch_html(batch: Batch) -> str:
         )
     more = f'<div class="dnb-muted">{escape(_more_rows(batch))}</div>' if len(batch) > SNAPSHOT_ROWS else ""
     return shown_text(
-        f'{_STYLE}<div class="deepnb-snapshot deepnb-batch-snapshot">'
-        f'<div class="dnb-head">{escape(_progress_line(batch))}</div>'
-        f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{more}</div>"
+        styled(
+            f'<div class="deepnb-snapshot deepnb-batch-snapshot">'
+            f'<div class="dnb-head">{escape(_progress_line(batch))}</div>'
+            f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{more}</div>",
+            _CSS,
+        )
     )
 
 

@@ -25,14 +25,15 @@ TEXT_BAR = 20
 """Characters of a full-width bar in the text form."""
 
 CHART_CSS = (
-    ".deepnb-experiment .dnb-charts{display:flex;flex-wrap:wrap;gap:8px 24px;margin:8px 0}"
-    ".deepnb-experiment .dnb-chart{flex:1 1 320px;max-width:560px}"
+    ".deepnb-experiment .dnb-charts{margin:8px 0}"
+    ".deepnb-experiment .dnb-chart{display:inline-block;vertical-align:top;width:400px;max-width:100%;"
+    "margin:0 24px 8px 0}"
     ".deepnb-experiment .dnb-chart-title{font-weight:600;font-size:12px;margin-bottom:2px}"
     ".deepnb-experiment .dnb-chart-note{font-size:12px;color:var(--jp-ui-font-color2,#666)}"
     ".deepnb-experiment .dnb-chart-bar{display:flex;align-items:center;gap:6px;font-size:11.5px;margin:2px 0}"
-    ".deepnb-experiment .dnb-chart-label{flex:0 0 90px;overflow:hidden;text-overflow:ellipsis;"
+    ".deepnb-experiment .dnb-chart-label{flex:0 0 90px;min-width:90px;overflow:hidden;text-overflow:ellipsis;"
     "white-space:nowrap}"
-    ".deepnb-experiment .dnb-chart-track{position:relative;flex:1 1 auto;height:14px;"
+    ".deepnb-experiment .dnb-chart-track{position:relative;flex:1 1 auto;width:100%;height:14px;"
     "background:var(--jp-layout-color2,#f0f0f0);border-radius:2px}"
     ".deepnb-experiment .dnb-chart-fill{position:absolute;top:2px;bottom:2px;"
     "background:var(--jp-brand-color1,#1976d2);opacity:.75;border-radius:2px}"
@@ -42,11 +43,13 @@ CHART_CSS = (
     "{content:'';position:absolute;top:-4px;height:10px;width:2px;background:var(--jp-ui-font-color1,#222)}"
     ".deepnb-experiment .dnb-chart-whisker::before{left:-1px}"
     ".deepnb-experiment .dnb-chart-whisker::after{right:-1px}"
-    ".deepnb-experiment .dnb-chart-value{flex:0 0 auto;min-width:120px;"
+    ".deepnb-experiment .dnb-chart-value{flex:0 0 auto;min-width:160px;"
     "font-family:var(--jp-code-font-family,monospace);font-variant-numeric:tabular-nums;white-space:nowrap}"
 )
 """The static chart's styles (the live view's are in widgets/src/experiment_view.css): JupyterLab's
-theme colours, so a chart reads in light and dark themes alike."""
+theme colours, so a chart reads in light and dark themes alike. The charts sit side by side as
+inline blocks that wrap (not a wrapping flex box, which JupyterLab's sanitizer cannot keep inline:
+it drops flex-wrap), so they do so in an untrusted notebook too."""
 
 
 def _scale(scores: Sequence[ScoreSummary]) -> tuple[float, float]:

@@ -25,6 +25,7 @@ from deepnb.views.experiment.fields import field_cells, field_label, field_names
 from deepnb.views.experiment.figures import number
 from deepnb.views.experiment.logged_run import logged_head, logged_run_html
 from deepnb.views.run.tokens import cost_words, token_pair
+from deepnb.views.styles import styled
 
 MAX_ROWS = 100
 MAX_VARIANTS = 12
@@ -36,12 +37,12 @@ MESSAGE_CHARS = 2_000
 MAX_MESSAGES = 60
 
 _CSS = (
-    "<style>.deepnb-experiment td,.deepnb-experiment th{vertical-align:top;text-align:left;padding:2px 8px}"
+    ".deepnb-experiment td,.deepnb-experiment th{vertical-align:top;text-align:left;padding:2px 8px}"
     ".deepnb-experiment .dnb-cell-status{font-size:11px;color:var(--jp-ui-font-color2,#666)}"
     ".deepnb-experiment [data-status=error] .dnb-cell-status{color:var(--jp-error-color1,#d32f2f)}"
     ".deepnb-experiment .dnb-scores{font-family:var(--jp-code-font-family,monospace);font-size:11.5px}"
     ".deepnb-experiment .dnb-field{font-size:11.5px;white-space:nowrap}"
-    f"{CHART_CSS}</style>"
+    f"{CHART_CSS}"
 )
 
 
@@ -203,11 +204,13 @@ def experiment_html(experiment: Experiment) -> str:
     more = "".join(f'<p class="dnb-muted">… {escape(note)}</p>' for note in more_notes(experiment, axes))
     summary = experiment.summary()
     compared = "".join(comparison_body(table) for table in baseline_tables(experiment))
-    return (
-        f'{_CSS}<div class="deepnb-snapshot deepnb-experiment" aria-label="Experiment">'
+    return styled(
+        f'<div class="deepnb-snapshot deepnb-experiment" aria-label="Experiment">'
         f'<div class="dnb-head">{escape(head_line(experiment))}</div>'
         f'<table class="deepnb-table"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
-        f"{more}{charts_html(score_charts(summary))}{_summary_table(summary)}{compared}</div>"
+        f"{more}{charts_html(score_charts(summary))}{_summary_table(summary)}{compared}</div>",
+        _CSS,
+        cells=True,
     )
 
 
@@ -256,7 +259,7 @@ def _summary_table(summary: Summary) -> str:
 
 
 def summary_html(summary: Summary) -> str:
-    return f'{_CSS}<div class="deepnb-snapshot deepnb-experiment">{_summary_table(summary)}</div>'
+    return styled(f'<div class="deepnb-snapshot deepnb-experiment">{_summary_table(summary)}</div>', _CSS)
 
 
 def comparison_text(comparison: VariantComparison) -> str:
@@ -265,9 +268,10 @@ def comparison_text(comparison: VariantComparison) -> str:
 
 
 def comparison_html(comparison: VariantComparison) -> str:
-    return (
-        f'{_CSS}<div class="deepnb-snapshot deepnb-experiment" aria-label="Comparison of variants">'
-        f"{comparison_body(comparison_table(comparison))}</div>"
+    return styled(
+        f'<div class="deepnb-snapshot deepnb-experiment" aria-label="Comparison of variants">'
+        f"{comparison_body(comparison_table(comparison))}</div>",
+        _CSS,
     )
 
 
@@ -301,4 +305,4 @@ def record_text(record: RunRecord) -> str:
 
 def record_html(record: RunRecord) -> str:
     """A logged run's display: its head, scores, error and conversation (read-only)."""
-    return f'{_CSS}<div class="deepnb-snapshot deepnb-experiment">{logged_run_html(record)}</div>'
+    return styled(f'<div class="deepnb-snapshot deepnb-experiment">{logged_run_html(record)}</div>', _CSS)

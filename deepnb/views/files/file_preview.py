@@ -13,7 +13,7 @@ from deepnb.core.file_paths import HISTORY
 from deepnb.core.text.markup import escape, highlight_file, markdown
 from deepnb.core.text.safe_display import safe_display
 from deepnb.core.text.secrets import redact
-from deepnb.views.styles import file_style
+from deepnb.views.styles import file_style, inline
 
 IMAGE_TYPES = {
     ".png": "image/png",
@@ -96,7 +96,7 @@ class FileDisplay:
         return self.rendered.text
 
     def _repr_html_(self) -> str:
-        return (
-            f'<div class="deepnb-snapshot deepnb-file">{file_style()}'
+        return file_style() + inline(
+            f'<div class="deepnb-snapshot deepnb-file">'
             f"<div><b>{escape(self.rendered.path)}</b></div>{self.rendered.html}</div>"
         )

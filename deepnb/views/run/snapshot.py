@@ -33,7 +33,7 @@ from deepnb.views.run.steps import steps_words
 from deepnb.views.run.subagent_tree import state_tree, tree_html, tree_text
 from deepnb.views.run.timeline_view import FINAL, fork_command, step_links, timeline_html, timeline_lines
 from deepnb.views.run.tokens import tokens_words
-from deepnb.views.styles import snapshot_style
+from deepnb.views.styles import inline, snapshot_style
 
 
 def _status(state: Mapping[str, Any]) -> str:
@@ -119,7 +119,6 @@ def snapshot_html(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]
     ``timeline`` (``run.timeline``, if given)."""
     state = {**_folded(state), "all_items": state["items"]}
     parts = [
-        snapshot_style(),
         f'<div class="deepnb-snapshot" data-status="{escape(state["status"])}">',
         f'<div class="dnb-head">{escape(head_line(state))}</div>',
         given_html(state.get("given") or {}),
@@ -132,7 +131,7 @@ def snapshot_html(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]
     ]
     parts += [blocks.html(block) for block in _closing_blocks(state)]
     parts.append("</div>")
-    return "\n".join(p for p in parts if p)
+    return snapshot_style() + "\n" + inline("\n".join(p for p in parts if p))
 
 
 def _closing_blocks(state: Mapping[str, Any]) -> list[Block]:
