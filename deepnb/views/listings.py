@@ -41,7 +41,9 @@ def size_label(size: int | None) -> str:
 def _table_html(columns: Sequence[Any], rows: Sequence[Sequence[Any]]) -> str:
     head = "".join(f"<th>{escape(c)}</th>" for c in columns)
     body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
-    return f'<table class="deepnb-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    # a listing's table is small: its cells carry their alignment (JupyterLab right-aligns cells)
+    table = f'<table class="deepnb-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    return inline(table, cells=True)
 
 
 # -- files ----------------------------------------------------------------------------------------
@@ -62,7 +64,8 @@ def files_html(entries: Sequence[Entry], total: int, *, title: str) -> str:
     return inline(
         f'<div class="deepnb-snapshot"><div><b>{escape(title)}</b> · {total:,} files</div>'
         f'<table class="deepnb-table"><thead><tr><th>Path</th><th>Size</th><th>Modified</th></tr></thead>'
-        f"<tbody>{rows}</tbody></table>{more}</div>"
+        f"<tbody>{rows}</tbody></table>{more}</div>",
+        cells=True,  # a bounded listing: its cells carry their alignment
     )
 
 

@@ -54,8 +54,9 @@ from deepnb.views.styles import inline
 
 
 def _inlined(html: Callable[[Any], str]) -> Callable[[Any], str]:
-    """A renderer's HTML with the static stylesheet's rules inline (it carries no ``<style>``)."""
-    return lambda obj: inline(html(obj))
+    """A renderer's HTML with the static stylesheet's rules inline (it carries no ``<style>``),
+    its table cells' too: these are small tables (an anatomy, a listing, a comparison's rows)."""
+    return lambda obj: inline(html(obj), cells=True)
 
 
 RENDERERS: dict[type, Renderer] = {

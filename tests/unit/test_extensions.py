@@ -19,6 +19,7 @@ from deepnb.models.resolve import online_environment
 from deepnb.models.scripted import ScriptedChatModel, parse_script
 from deepnb.session import workbench
 from tests.support.agents import tool_messages, unique, write
+from tests.support.lab_sanitizer import unstyled
 
 SUPPORT = Path(__file__).parents[1] / "support" / "extensions"
 WAIT = 30.0
@@ -459,7 +460,7 @@ def test_magics_load_list_trust_and_reload(ip: Any, tmp_path: Path) -> None:
     listing = ip.run_line_magic("deepagent", "extensions")
     assert listing.registrations[0][:3] == ("tool", "shout", "notebook_tools")
     assert f"Reload needed for {name}" in repr(listing)
-    assert "<td>shout</td>" in listing._repr_html_()
+    assert "<td>shout</td>" in unstyled(listing._repr_html_())
 
     failed = ip.run_line_magic("deepagent", f"extension {SUPPORT / 'broken.py'}")
     assert "Extension broken failed, nothing of it is registered" in repr(failed)
