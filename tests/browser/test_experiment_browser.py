@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.browser.test_reopen_browser import run_save_reopen
 from tests.support.notebook_ui import (
     RUN_TIMEOUT,
     code_cell,
@@ -237,5 +238,23 @@ def test_a_reopened_matrix_opens_a_logged_run_read_only(page: Any, jupyter_serve
     expect(record).to_contain_text("<img src=x onerror=window.__pwned=1> Spain.")  # as text
     paris.press("Escape")
     expect(record).to_have_count(0)
+    no_pwned(page)
+    assert not errors, errors
+
+
+def test_a_saved_matrix_reopens_readable_once_its_kernel_is_gone(
+    page: Any, jupyter_server: Any, artifact: Any
+) -> None:
+    """Saved, the kernel shut down and the notebook opened again: the matrix is its static
+    snapshot (scores, structured fields, the model's text as text), in JupyterLab and as
+    nbconvert's HTML, never "model not found"."""
+    errors = collect_page_errors(page)
+    jupyter_server.put_notebook("matrix-reopen.ipynb", ["%load_ext deepnb", STRUCTURED])
+    views = (("deepnb.experiment(", "4/4 done"),)
+    run_save_reopen(page, jupyter_server, "matrix-reopen.ipynb", views, lab=True, artifact=artifact)
+    reopened = code_cell(page, "deepnb.experiment(").locator(".jp-OutputArea-output").first
+    expect(reopened).to_contain_text("confident")
+    expect(reopened).to_contain_text("<img src=x onerror=window.__pwned=1>")  # as text
+    expect(reopened.locator(".dnb-experiment-filter")).to_have_count(0)  # no live matrix: its snapshot
     no_pwned(page)
     assert not errors, errors
