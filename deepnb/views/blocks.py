@@ -21,11 +21,12 @@ INDENT = "  "
 
 @dataclass(frozen=True)
 class Em:
-    """Text set apart inside a line: bold, italic, struck out or code (struck-out text reads
-    ``~~so~~`` as text)."""
+    """Text set apart inside a line: bold, italic, struck out, code, or a ``span`` of a class
+    (struck-out text reads ``~~so~~`` as text; the others read as they are)."""
 
     text: str
-    tag: Literal["b", "i", "s", "code"] = "b"
+    tag: Literal["b", "i", "s", "code", "span"] = "b"
+    cls: str = ""
 
 
 Inline = str | Em
@@ -42,8 +43,10 @@ class Line:
     tag: str = "div"
 
     @classmethod
-    def of(cls, *parts: Inline, css: str = "", **attrs: str) -> Line:
-        return cls(tuple(p for p in parts if p), css, {k.replace("_", "-"): v for k, v in attrs.items()})
+    def of(cls, *parts: Inline, css: str = "", tag: str = "div", **attrs: str) -> Line:
+        """A line of ``parts`` (empty ones left out); ``data_status="x"`` is ``data-status="x"``."""
+        named = {k.replace("_", "-"): v for k, v in attrs.items()}
+        return cls(tuple(p for p in parts if p), css, named, tag)
 
 
 @dataclass(frozen=True)
@@ -111,8 +114,14 @@ def _attrs(cls: str, attrs: Mapping[str, str] = {}) -> str:  # read, never chang
     return "".join(f' {name}="{escape(value)}"' for name, value in found)
 
 
+def _piece_html(piece: Inline) -> str:
+    if isinstance(piece, str):
+        return escape(piece)
+    return f"<{piece.tag}{_attrs(piece.cls)}>{escape(piece.text)}</{piece.tag}>"
+
+
 def _inline_html(parts: Iterable[Inline]) -> str:
-    return "".join(escape(p) if isinstance(p, str) else f"<{p.tag}>{escape(p.text)}</{p.tag}>" for p in parts)
+    return "".join(_piece_html(p) for p in parts)
 
 
 def _html(block: Block) -> str:
@@ -130,7 +139,7 @@ def _html(block: Block) -> str:
         )
     if isinstance(block, List):
         head = _html(block.head) if block.head is not None else ""
-        items = "".join(f"<li>{_item_html(item)}</li>" for item in block.items)
+        items = "".join(_item_html(item) for item in block.items)
         return f"{head}<ul{_attrs(block.cls)}>{items}</ul>"
     if isinstance(block, Pre):
         if block.spans:
@@ -149,10 +158,13 @@ def _html(block: Block) -> str:
 
 
 def _item_html(item: Block) -> str:
-    """A list item's content: a line's pieces without their ``<div>`` (unless it has a class)."""
+    """A list item: a line whose tag is ``li`` as it is (with its attributes), a plain line's
+    pieces, or any other block, in an ``<li>``."""
+    if isinstance(item, Line) and item.tag == "li":
+        return _html(item)
     if isinstance(item, Line) and not item.cls and not item.attrs:
-        return _inline_html(item.parts)
-    return _html(item)
+        return f"<li>{_inline_html(item.parts)}</li>"
+    return f"<li>{_html(item)}</li>"
 
 
 def _each(blocks: Block | Sequence[Block]) -> Sequence[Block]:

@@ -17,6 +17,8 @@ from deepnb.core.text.safe_display import safe_display
 from deepnb.engine.files.sources import Entry
 from deepnb.engine.state import todo_progress
 from deepnb.session.files.files import REPR_LIMIT
+from deepnb.views import blocks
+from deepnb.views.blocks import Em, Inline, Line, List
 from deepnb.views.styles import inline
 
 if TYPE_CHECKING:
@@ -120,27 +122,38 @@ def _broken_off(todo: Mapping[str, str], run_status: str | None) -> bool:
     return todo["status"] == "in_progress" and run_status in BROKEN_OFF
 
 
-def todo_lines(todos: Sequence[Mapping[str, str]], *, run_status: str | None = None) -> list[str]:
-    """A todo list as indented lines, each with its mark (✓ ◐ ○; ⊘ and "(interrupted)" for one a
-    failed or stopped run left in progress)."""
-    return [
-        f"  {TODO_INTERRUPTED_MARK} {t['content']} (interrupted)"
-        if _broken_off(t, run_status)
-        else f"  {shown_as(TODO_MARK, t['status'], '○')} {t['content']}"
-        for t in todos
-    ]
-
-
-def _todo_row(todo: Mapping[str, str], run_status: str | None) -> str:
-    content = escape(todo["content"])
+def _todo_line(todo: Mapping[str, str], run_status: str | None) -> Line:
     if _broken_off(todo, run_status):
-        return (
-            f'<li data-status="interrupted">{TODO_INTERRUPTED_MARK} {content} '
-            '<span class="dnb-muted">(interrupted)</span></li>'
+        mark = f"{TODO_INTERRUPTED_MARK} "
+        return Line.of(
+            mark,
+            todo["content"],
+            " ",
+            Em("(interrupted)", "span", "dnb-muted"),
+            tag="li",
+            data_status="interrupted",
         )
     status = todo["status"]
-    shown = f"<s>{content}</s>" if status == "completed" else content
-    return f'<li data-status="{escape(status)}">{shown_as(TODO_MARK, status, "○")} {shown}</li>'
+    mark = f"{shown_as(TODO_MARK, status, '○')} "
+    content: Inline = Em(todo["content"], "span", "dnb-done") if status == "completed" else todo["content"]
+    return Line.of(mark, content, tag="li", data_status=status)
+
+
+def todos_block(
+    todos: Sequence[Mapping[str, str]], progress: str = "", *, run_status: str | None = None
+) -> List | None:
+    """The todo list, described once: its head and a line per todo with its mark (✓ ◐ ○; ⊘ and
+    "(interrupted)" for one a failed or stopped run left in progress). ``None`` for no todos."""
+    if not todos:
+        return None
+    head = Line.of(Em("Todos"), *((": ", Em(progress, "span", "dnb-muted")) if progress else ()))
+    return List(tuple(_todo_line(t, run_status) for t in todos), head=head, cls="dnb-todos")
+
+
+def todo_lines(todos: Sequence[Mapping[str, str]], *, run_status: str | None = None) -> list[str]:
+    """A todo list as indented lines, each with its mark (the lines of :func:`todos_block`)."""
+    block = todos_block(todos, run_status=run_status)
+    return blocks.text(block)[1:] if block is not None else []
 
 
 def todos_html(
@@ -148,11 +161,8 @@ def todos_html(
 ) -> str:
     """The todo list as a static HTML list (``""`` for no todos); a failed or stopped run
     (``run_status``) shows the todos it left in progress as interrupted."""
-    if not todos:
-        return ""
-    rows = "".join(_todo_row(t, run_status) for t in todos)
-    heading = f"<div><b>Todos</b> <span class=dnb-muted>{escape(progress)}</span></div>"
-    return f'{heading}<ul class="dnb-todos">{rows}</ul>'
+    block = todos_block(todos, progress, run_status=run_status)
+    return blocks.html(block) if block is not None else ""
 
 
 # -- async tasks ----------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ STATIC_CSS = """
 .deepnb-snapshot .dnb-error{color:var(--jp-error-color1,#d32f2f);font-weight:600}
 .deepnb-snapshot ul.dnb-todos{list-style:none;padding-left:4px;margin:4px 0}
 .deepnb-snapshot li[data-status=completed]{color:var(--jp-ui-font-color2,#666)}
+.deepnb-snapshot .dnb-done{text-decoration:line-through}
 .deepnb-snapshot .dnb-summary{border-left:3px solid var(--jp-brand-color1,#1976d2);padding:2px 8px;
  margin:4px 0}
 .deepnb-snapshot .dnb-question{border-left:3px solid var(--jp-warn-color1,#f57c00);padding:2px 8px;

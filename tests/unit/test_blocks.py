@@ -10,6 +10,7 @@ import pytest
 
 from deepnb.views import blocks
 from deepnb.views.blocks import Em, Fields, Fold, Group, Line, List, Pre
+from deepnb.views.listings import todos_block
 from deepnb.views.run.given import given_block
 from deepnb.views.run.output_table import output_block
 from deepnb.views.run.questions import question_block
@@ -53,6 +54,15 @@ SECTIONS: dict[str, Any] = {
     ),
     "question (clipped)": question_block({"id": "q3", "agent": "main", "value": None, "value_json": "{…"}),
     "output": output_block([("name", HOSTILE), ("age", "36")]),
+    "todos": todos_block(
+        [
+            {"content": f"Read {HOSTILE}", "status": "completed"},
+            {"content": "Write", "status": "in_progress"},
+            {"content": "Check", "status": "pending"},
+        ],
+        "Task 2 of 3",
+        run_status="cancelled",
+    ),
     "the snapshot's end": Group(
         tuple(
             _closing_blocks(

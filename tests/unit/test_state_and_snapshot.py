@@ -361,7 +361,7 @@ def test_snapshot_text_has_todos_and_tool_lines() -> None:
     text = snapshot_text(state.to_json())
     lines = text.splitlines()
     assert lines[0].startswith("deepnb · agent tester · thread t1 · done · 2 steps · 2 tool calls")
-    assert "Todos (Task 2 of 3):" in lines
+    assert "Todos: Task 2 of 3" in lines
     assert "  ✓ Gather data" in lines
     assert "  ◐ Analyse it" in lines
     assert "  ○ Report" in lines

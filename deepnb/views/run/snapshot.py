@@ -20,7 +20,7 @@ from deepnb.engine.state import RunState
 from deepnb.views import blocks
 from deepnb.views.blocks import Block, Em, Group, Inline, Line, List, Pre
 from deepnb.views.bounds import clip_item
-from deepnb.views.listings import async_task_lines, async_tasks_html, todo_lines, todos_html
+from deepnb.views.listings import async_task_lines, async_tasks_html, todos_block, todos_html
 from deepnb.views.run.approval_pages import page_of
 from deepnb.views.run.collapse import fold, hidden_ids
 from deepnb.views.run.decided import decision_words
@@ -207,9 +207,9 @@ def snapshot_text(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]
     """A plain-text rendering of a run's state (and its ``timeline``, if given)."""
     state = {**_folded(state), "all_items": state["items"]}
     lines = [head_line(state), *given_lines(state.get("given") or {})]
-    if state["todos"]:
-        lines.append(f"Todos ({state['progress'].get('todo_progress', '')}):")
-        lines += todo_lines(state["todos"], run_status=state["status"])
+    progress = state["progress"].get("todo_progress", "")
+    todos = todos_block(state["todos"], progress, run_status=state["status"])
+    lines += blocks.text(todos) if todos is not None else []
     if state.get("tree"):
         lines.append(tree_text(state_tree(state), state["items"]))
     lines += [item_text(item) for item in _transcript(state)]
