@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import statistics
 import threading
 import time
 
@@ -140,7 +141,9 @@ def test_slow_flushes_keep_their_share_of_the_engine_and_one_slow_flush_holds_no
     assert spent <= 0.1 * 1.5 + 0.05 + cost["seconds"], spent  # the share, the allowance, one in flight
     steady = [t for t, _ in recorder.flushes if t >= start]
     gaps = [b - a for a, b in itertools.pairwise(steady)]
-    assert len(gaps) >= 3 and min(gaps[-2:]) >= 0.03 / 0.1 - 0.02, gaps  # once spent: one per d / share
+    # once spent: one per d / share (a flush held up by a busy machine refills the bucket, so the
+    # one after it may come soon: the typical gap, not every gap)
+    assert len(gaps) >= 3 and statistics.median(gaps) >= 0.03 / 0.1 - 0.02, gaps
     cost["seconds"] = 0.0
     time.sleep(0.5)  # the time bucket refills
     before = len(recorder.flushes)

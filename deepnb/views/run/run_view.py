@@ -257,7 +257,9 @@ class RunView(RunActions, anywidget.AnyWidget):
         """While a long run streams, fold its old steps again once the view holds more than
         :data:`LIVE_ITEMS` items, so the browser keeps a few hundred items however long the run
         (unless the person asked for all of them with "show all")."""
-        if not self._expanded and len(self._sent_ids) > LIVE_ITEMS:
+        # counted with what this flush adds: on a busy kernel a flush may bring a hundred items
+        showing = len(state.items) - len(self._folded)  # the folded ids are items of the run
+        if not self._expanded and showing > LIVE_ITEMS:
             self._folded = hidden_ids(state.items, budget=TRAIT_BUDGETS["items"])
 
     def _bounded_traits(
