@@ -26,6 +26,7 @@ from deepnb.session import config, workbench
 from deepnb.views.listings import mcp_listing
 from deepnb.views.run.snapshot import snapshot_bundle
 from tests.support.agents import scripted, unique
+from tests.support.lab_sanitizer import unstyled
 
 SERVER = str(Path(__file__).parents[1] / "support" / "mcp_server.py")
 TOKEN = "sk-mcptest-9f8e7d6c5b4a39281706"
@@ -186,7 +187,7 @@ def test_percent_deepagent_mcp_lists_servers_and_tools(ip: Any) -> None:
     listing = ip.run_line_magic("deepagent", f"mcp -a {name}")
     text, html = repr(listing), listing._repr_html_()
     assert "demo" in text and "stdio" in text and "echo" in text and "DEMO_TOKEN" in text
-    assert "<td>demo</td>" in html and TOKEN not in text + html
+    assert "<td>demo</td>" in unstyled(html) and TOKEN not in text + html
     plain = ip.run_line_magic("deepagent", "mcp -a " + deepnb.agent(unique("plain"), model=calls("hi")).name)
     assert "has no MCP servers" in repr(plain)
 

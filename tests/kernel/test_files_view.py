@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.support.kernel_session import KernelSession, deepnb_kernel
+from tests.support.lab_sanitizer import unstyled
 
 pytestmark = pytest.mark.kernel
 
@@ -108,7 +109,7 @@ def test_files_magic_shows_the_browser_over_a_static_listing(kernel: KernelSessi
     data = result["content"]["data"]
     assert data[WIDGET_MIME]["model_id"] == comm_id
     assert data["text/plain"].startswith("/ (1 entries):") and "notes/" in data["text/plain"]
-    assert "<td>/notes/</td>" in data["text/html"] and "deepnb-snapshot" in data["text/html"]
+    assert "<td>/notes/</td>" in unstyled(data["text/html"]) and "deepnb-snapshot" in data["text/html"]
 
     state = kernel.widgets[comm_id]
     assert [e["path"] for e in state["root_entries"]] == ["/notes/"]

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.kernel_session import KernelSession, deepnb_kernel
+from tests.support.lab_sanitizer import unstyled
 
 pytestmark = pytest.mark.kernel
 pytest.importorskip("langchain_mcp_adapters", reason="the mcp extra: pip install 'deepnb[mcp]'")
@@ -58,6 +59,6 @@ def test_an_mcp_agent_runs_in_the_kernel_and_percent_mcp_lists_it(kernel: Kernel
     html = "".join(
         o["content"]["data"].get("text/html", "") for o in listing.outputs if "data" in o["content"]
     )
-    assert "<td>demo</td>" in html
+    assert "<td>demo</td>" in unstyled(html)
     shown_by_kernel = [m for m in kernel.iopub if m["msg_type"] != "execute_input"]  # not the code sent
     assert TOKEN not in json.dumps(shown_by_kernel, default=str) + json.dumps(kernel.widgets, default=str)

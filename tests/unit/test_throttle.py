@@ -82,7 +82,9 @@ def test_changes_made_together_flush_once_and_a_change_after_a_pause_goes_at_onc
     assert recorder.flushes[1][0] - recorder.flushes[0][0] < 0.1
     run_sync(burst())  # the bucket is spent: this one waits its gap
     _wait_until(lambda: len(recorder.flushes) >= 3)
-    assert recorder.flushes[2][0] - recorder.flushes[1][0] >= 0.2 * 0.8 - 0.005
+    # two flushes at most in any interval: counted from the first, since a second flush held up
+    # by a busy machine has the bucket refill meanwhile
+    assert recorder.flushes[2][0] - recorder.flushes[0][0] >= 0.2 * 0.8 - 0.005
     time.sleep(0.3)
     assert len(recorder.flushes) == 3
 
