@@ -132,9 +132,11 @@ def test_slow_flushes_keep_their_share_of_the_engine_and_one_slow_flush_holds_no
 
     run_sync(poke())
     _wait_until(lambda: len(recorder.flushes) == 1)
-    run_sync(poke())  # one slow flush spent part of the allowance only: the next goes soon
+    # one slow flush spent part of the allowance only: the next may go within an interval (what
+    # the throttle says, not the clock: a busy machine may take longer to run it)
+    assert throttle.wait() <= throttle.interval, throttle.wait()
+    run_sync(poke())
     _wait_until(lambda: len(recorder.flushes) == 2)
-    assert recorder.flushes[1][0] - recorder.flushes[0][0] < 0.15
     start = time.monotonic()
     while time.monotonic() - start < 1.5:  # changes keep coming: the share spaces the flushes
         run_sync(poke())
