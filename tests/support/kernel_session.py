@@ -202,8 +202,10 @@ class KernelSession:
                 if state.get("_anywidget_id") == "deepnb.views.run.run_view.RunView"
             ]
 
-    def newest_view(self, count_before: int, timeout: float = 30) -> tuple[str, dict[str, Any]]:
-        """(comm id, state) of the run view opened after ``count_before`` views existed."""
+    def newest_view(self, count_before: int, timeout: float = 90) -> tuple[str, dict[str, Any]]:
+        """(comm id, state) of the run view opened after ``count_before`` views existed. The cell
+        answers at once; its view opens once the run starts, after a kernel's first cell has
+        imported the agent stack, which a busy machine may take a minute over."""
         return self.wait_for(
             lambda: len(self.run_views()) > count_before and self.run_views()[-1], timeout=timeout
         )
