@@ -215,6 +215,8 @@ class GraphSession(ABC):
         is a prompt, or a dict of input keys for a graph that does not speak messages. With
         ``at`` (a step number or a checkpoint id) the run goes on a new thread forked from
         ``thread`` (default: the current one) at that step; the original thread is untouched."""
+        if thread:
+            self.check_thread(thread)
         if new_thread and thread:
             raise DeepnbError("Use either -t THREAD or --new, not both.")
         if at is not None and new_thread:
@@ -329,12 +331,9 @@ class GraphSession(ABC):
         thread_id = thread_id or self.current_thread
         if self.active_run(thread_id) is None:  # a run whose interrupts were answered elsewhere lets go
             self.read_state(thread_id)  # a thread that cannot be read: its one line, no run
-        run = Run(self, thread_id, None)
-        held = claims.claim(self.database, run)
-        if held is not run:
-            return held
-        with self._lock:
-            self._latest[thread_id] = run
+        run, fresh = self._claimed(thread_id)
+        if not fresh:
+            return run
         run.start(self.graph, PENDING_ONLY, context=self._own_context())
         run.wait()
         if run.status != "interrupted":
@@ -389,6 +388,7 @@ class GraphSession(ABC):
         """A new thread whose state is ``thread_id``'s at step ``at`` (a step number or a
         checkpoint id), with the same nodes to run next, so a run there goes on from that step;
         returns its id. The original thread is untouched."""
+        self.check_thread(thread_id)
         snapshots = self._snapshots(thread_id)
         index = pick(snapshots, at, thread=thread_id, agent=self.name)
         target = snapshots[index]
@@ -431,13 +431,23 @@ class GraphSession(ABC):
                 f"Thread {thread_id!r} of agent {self.name!r} has nothing to resume: its last run ended. "
                 "Send a new task in a %%deepagent cell."
             )
-        run = Run(self, thread_id, None)
+        run, fresh = self._claimed(thread_id)
+        return run.start(self.graph, None, context=self._own_context()) if fresh else run
+
+    def _claimed(self, thread_id: str, prompt: str | None = None) -> tuple[Run, bool]:
+        """A new run holding ``thread_id`` and ``True``, or the run already holding it and
+        ``False``."""
+        run = Run(self, thread_id, prompt)
         held = claims.claim(self.database, run)
         if held is not run:
-            return held
+            return held, False
         with self._lock:
             self._latest[thread_id] = run
-        return run.start(self.graph, None, context=self._own_context())
+        return run, True
+
+    def check_thread(self, thread_id: str) -> None:
+        """One line unless ``thread_id`` can be a thread of this agent (here any id can)."""
+        return None
 
     def claim_thread(self, run: Run) -> None:
         """``run`` holds its thread again (it resumes after approval)."""

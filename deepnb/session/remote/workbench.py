@@ -23,7 +23,6 @@ from deepnb.engine.anatomy import Anatomy
 from deepnb.engine.async_tasks import RemoteAgent
 from deepnb.engine.files.setup import FileSetup
 from deepnb.engine.mcp import McpServer
-from deepnb.session import claims
 from deepnb.session.graph_session import GraphSession
 from deepnb.session.protocol import ThreadInfo
 from deepnb.session.remote import shapes
@@ -151,22 +150,6 @@ class RemoteWorkbench(GraphSession):
 
     # -- runs ---------------------------------------------------------------------------------
 
-    def start(
-        self,
-        prompt: str | Mapping[str, Any],
-        *,
-        thread: str | None = None,
-        new_thread: bool = False,
-        auto_approve: bool = False,
-        at: int | str | None = None,
-        context: Mapping[str, Any] | None = None,
-    ) -> Run:
-        if thread:
-            self.check_thread(thread)
-        return super().start(
-            prompt, thread=thread, new_thread=new_thread, auto_approve=auto_approve, at=at, context=context
-        )
-
     def _server_run(self, thread_id: str) -> str | None:
         self.check_thread(thread_id)
         going: str | None = run_sync(self.graph.active_run(thread_id))
@@ -179,12 +162,9 @@ class RemoteWorkbench(GraphSession):
             prompt = _prompt(run_sync(self.graph.client.runs.get(thread_id, run_id)))
         except Exception:  # the prompt is only shown: the stream is what matters
             prompt = None
-        run = Run(self, thread_id, prompt)
-        held = claims.claim(self.database, run)
-        if held is not run:
-            return held
-        with self._lock:
-            self._latest[thread_id] = run
+        run, fresh = self._claimed(thread_id, prompt)
+        if not fresh:
+            return run
         run.start(self.graph, Join(run_id))
         self.use_thread(thread_id)
         return run
@@ -227,12 +207,6 @@ class RemoteWorkbench(GraphSession):
                     raise explain(exc, self.server, doing="cancelling the run") from None
                 return self.join(thread, going)
         return super().stop(thread)
-
-    def fork(self, thread_id: str, at: int | str) -> str:
-        """A new server thread whose state is ``thread_id``'s at step ``at``, the same nodes to
-        run next (written through the thread-state API as the local fork is); returns its id."""
-        self.check_thread(thread_id)
-        return super().fork(thread_id, at)
 
     def _new_fork_thread(self, thread_id: str) -> str:
         new = self.fresh_thread_id()
