@@ -4,6 +4,7 @@ static tables of a listing show them."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -51,28 +52,34 @@ CLIPPED = """(root) => [...root.querySelectorAll('.dnb-files .dnb-file')]
     .map((el) => el.textContent)"""
 
 
-def test_a_run_view_in_a_narrow_output_keeps_its_parts_apart(
-    browser: Any, jupyter_server: Any, artifact: Any
-) -> None:
+@pytest.fixture
+def narrow(browser: Any, jupyter_server: Any) -> Iterator[Any]:
+    """A page in a narrow window; its kernels are shut down afterwards."""
     context = browser.new_context(viewport=NARROW)
-    page = context.new_page()
     try:
-        errors = collect_page_errors(page)
-        name = jupyter_server.copy_quickstart("narrow.ipynb")
-        open_notebook(page, jupyter_server, name)
-        run_all(page)
-        view = code_cell(page, "%%deepagent -m demo:quickstart").locator(".deepnb-run")
-        expect(view).to_have_attribute("data-status", "done", timeout=RUN_TIMEOUT)
-        wait_for_notebook_run(page)
-        width = view.evaluate("(el) => el.getBoundingClientRect().width")
-        assert 520 <= width <= 660, width  # as wide as the notebook lets it be, not wider
-        page.screenshot(path=str(artifact("narrow.png")), full_page=True)
-        assert view.evaluate(OVERLAPS) == []
-        assert view.evaluate(CLIPPED) == []
-        assert not errors, errors
+        yield context.new_page()
     finally:
         context.close()
         jupyter_server.shutdown_kernels()
+
+
+def test_a_run_view_in_a_narrow_output_keeps_its_parts_apart(
+    narrow: Any, jupyter_server: Any, artifact: Any
+) -> None:
+    page = narrow
+    errors = collect_page_errors(page)
+    name = jupyter_server.copy_quickstart("narrow.ipynb")
+    open_notebook(page, jupyter_server, name)
+    run_all(page)
+    view = code_cell(page, "%%deepagent -m demo:quickstart").locator(".deepnb-run")
+    expect(view).to_have_attribute("data-status", "done", timeout=RUN_TIMEOUT)
+    wait_for_notebook_run(page)
+    width = view.evaluate("(el) => el.getBoundingClientRect().width")
+    assert 520 <= width <= 660, width  # as wide as the notebook lets it be, not wider
+    page.screenshot(path=str(artifact("narrow.png")), full_page=True)
+    assert view.evaluate(OVERLAPS) == []
+    assert view.evaluate(CLIPPED) == []
+    assert not errors, errors
 
 
 BATCH = """bench = deepnb.agent("narrow", model="demo:quickstart")
@@ -82,23 +89,18 @@ batch"""
 
 
 def test_a_batch_grid_in_a_narrow_output_scrolls_inside_its_own_box(
-    browser: Any, jupyter_server: Any, artifact: Any
+    narrow: Any, jupyter_server: Any, artifact: Any
 ) -> None:
-    context = browser.new_context(viewport=NARROW)
-    page = context.new_page()
-    try:
-        errors = collect_page_errors(page)
-        jupyter_server.put_notebook("narrow-batch.ipynb", ["import deepnb", BATCH])
-        open_notebook(page, jupyter_server, "narrow-batch.ipynb")
-        run_all(page)
-        wait_for_notebook_run(page)
-        grid = code_cell(page, "bench.map").locator(".deepnb-batch")
-        expect(grid.locator("tbody tr")).to_have_count(2, timeout=RUN_TIMEOUT)
-        width = grid.evaluate("(el) => el.getBoundingClientRect().width")
-        assert 520 <= width <= 660, width
-        page.screenshot(path=str(artifact("narrow-batch.png")), full_page=True)
-        assert grid.evaluate(OVERLAPS) == []
-        assert not errors, errors
-    finally:
-        context.close()
-        jupyter_server.shutdown_kernels()
+    page = narrow
+    errors = collect_page_errors(page)
+    jupyter_server.put_notebook("narrow-batch.ipynb", ["import deepnb", BATCH])
+    open_notebook(page, jupyter_server, "narrow-batch.ipynb")
+    run_all(page)
+    wait_for_notebook_run(page)
+    grid = code_cell(page, "bench.map").locator(".deepnb-batch")
+    expect(grid.locator("tbody tr")).to_have_count(2, timeout=RUN_TIMEOUT)
+    width = grid.evaluate("(el) => el.getBoundingClientRect().width")
+    assert 520 <= width <= 660, width
+    page.screenshot(path=str(artifact("narrow-batch.png")), full_page=True)
+    assert grid.evaluate(OVERLAPS) == []
+    assert not errors, errors
