@@ -77,9 +77,11 @@ def test_changes_made_together_flush_once_and_a_change_after_a_pause_goes_at_onc
     _wait_until(lambda: len(recorder.flushes) >= 1)
     time.sleep(0.02)
     assert len(recorder.flushes) == 1  # the fifty changes of one moment: one flush
-    run_sync(burst())  # a moment later (the first word after the view's opening): at once
+    # a moment later (the first word after the view's opening): at once, by what the throttle
+    # says rather than the clock, which a busy machine holds up
+    assert throttle.wait() == 0.0, throttle.wait()
+    run_sync(burst())
     _wait_until(lambda: len(recorder.flushes) >= 2)
-    assert recorder.flushes[1][0] - recorder.flushes[0][0] < 0.1
     run_sync(burst())  # the bucket is spent: this one waits its gap
     _wait_until(lambda: len(recorder.flushes) >= 3)
     # two flushes at most in any interval: counted from the first, since a second flush held up
