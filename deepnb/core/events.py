@@ -21,6 +21,9 @@ STEERED = "deepnb_steered"
 its human message, and the ``type`` of the custom stream event its delivery writes."""
 MODEL_NODE = "model"
 """The node of a deep agent (``create_agent``) that calls the model: each of its writes is a turn."""
+REMOVE_ALL_MESSAGES = "__remove_all__"
+"""The id of the ``RemoveMessage`` that opens an update writing a thread's messages whole again
+(LangGraph's ``langgraph.graph.message.REMOVE_ALL_MESSAGES``, as its reducer reads it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -467,6 +470,11 @@ class EventTranslator:
     a state update holds that message (then it is the update's :class:`ModelTurn`)."""
     _finished_calls: set[str] = field(default_factory=set)
     """Tool call ids whose result came in a list of messages other than ``messages``."""
+    _started_calls: set[str] = field(default_factory=set)
+    """Tool call ids this run reported started (a :class:`ToolCallStarted`)."""
+    _known: set[str] = field(default_factory=set)
+    """Ids of the messages the thread held before the run (:meth:`thread_held`) or that the run
+    reported since: what an update writing the whole list again sends back."""
 
     def _new_path(self, parent: str, kind: str, call_id: str) -> str:
         if call_id in self._by_call:
@@ -475,6 +483,13 @@ class EventTranslator:
         count = self._seen[base] = self._seen.get(base, 0) + 1
         path = self._by_call[call_id] = subagent_path(parent, kind, count)
         return path
+
+    def thread_held(self, messages: Any) -> None:
+        """Note the messages the thread holds as the run begins (its state's ``messages``)."""
+        for message in messages if isinstance(messages, list) else ():
+            message_id = getattr(message, "id", None)
+            if message_id:
+                self._known.add(str(message_id))
 
     def agent_path(self, namespace: Sequence[str]) -> str:
         """The agent path of a stream namespace (``()`` is the main agent)."""
@@ -583,9 +598,20 @@ class EventTranslator:
     ) -> Iterator[Event]:
         """The events of the AI and tool messages a state update holds. ``elsewhere``: a list
         under another key than ``messages``, which a graph may write whole again, so each tool
-        result is reported once."""
+        result is reported once. An update that writes the messages whole again (deepagents'
+        patch of tool calls left without a result, a summarization that keeps the newest
+        messages) sends the thread's own messages, with their ids, beside the few it adds: only
+        those it adds are new."""
+        rewritten = not elsewhere and _rewrites_all(messages)
         for message in messages:
             kind = getattr(message, "type", None)
+            message_id = str(getattr(message, "id", None) or "")
+            if rewritten and message_id in self._known:  # the thread's own, sent again
+                if kind == "ai":
+                    self._seen_turns.add(message_id)
+                continue
+            if message_id:
+                self._known.add(message_id)
             if kind == "ai":
                 message_id = getattr(message, "id", None)
                 if message_id:
@@ -611,6 +637,7 @@ class EventTranslator:
                     reasoning_tokens=_reasoning_tokens(message),
                 )
                 for call in calls:
+                    self._started_calls.add(str(call.get("id")))
                     yield ToolCallStarted(agent, str(call.get("id")), call["name"], call["args"])
             elif kind == "tool":
                 call_id = str(message.tool_call_id)
@@ -618,6 +645,11 @@ class EventTranslator:
                     if call_id in self._finished_calls:
                         continue
                     self._finished_calls.add(call_id)
+                if rewritten and call_id not in self._started_calls:  # a call of an earlier run
+                    started = _call_in(messages, call_id)
+                    if started is not None:
+                        self._started_calls.add(call_id)
+                        yield ToolCallStarted(agent, call_id, started["name"], started.get("args") or {})
                 yield ToolCallFinished(
                     agent,
                     call_id,
@@ -721,6 +753,24 @@ class EventTranslator:
                 str(error) if error else None,
                 interrupted=bool(data.get("interrupts")),
             )
+
+
+def _rewrites_all(messages: Sequence[Any]) -> bool:
+    """Whether an update's messages replace the thread's whole list (they open with the
+    ``RemoveMessage`` of every message)."""
+    return any(
+        getattr(m, "type", None) == "remove" and getattr(m, "id", None) == REMOVE_ALL_MESSAGES
+        for m in messages
+    )
+
+
+def _call_in(messages: Sequence[Any], call_id: str) -> Mapping[str, Any] | None:
+    """The tool call ``call_id`` as the AI message of ``messages`` that made it holds it."""
+    for message in messages:
+        for call in getattr(message, "tool_calls", None) or ():
+            if isinstance(call, Mapping) and str(call.get("id")) == call_id and call.get("name"):
+                return call
+    return None
 
 
 def _executed(node: str, message: Any) -> bool:

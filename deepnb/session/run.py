@@ -632,6 +632,7 @@ class Run(LiveDisplayable):
                     configurable = (before.config or {}).get("configurable", {})
                     self.checkpoint_before = configurable.get("checkpoint_id")
                     values = before.values or {}
+                    self._translator.thread_held(values.get("messages"))
                     step = await self._thread_step(graph, config, values)
                 self.emit(ev.RunStarted(ev.MAIN, self.thread_id, self.prompt, step))
                 if self._context:
