@@ -111,27 +111,35 @@ _CSS = """
 .deepnb-batch-snapshot table{border-collapse:collapse;font-size:12.5px;width:100%}
 .deepnb-batch-snapshot th,.deepnb-batch-snapshot td{border-bottom:1px solid var(--jp-border-color2,#ddd);
  padding:2px 6px;text-align:left;vertical-align:top}
-.deepnb-batch-snapshot td.dnb-num{text-align:right;font-variant-numeric:tabular-nums}
+.deepnb-batch-snapshot th.dnb-num,.deepnb-batch-snapshot td.dnb-num{text-align:right;
+ font-variant-numeric:tabular-nums}
+.deepnb-batch-snapshot th.dnb-text,.deepnb-batch-snapshot td.dnb-text{text-align:left}
 .deepnb-batch-snapshot tr[data-status=error] td.dnb-st{color:var(--jp-error-color1,#d32f2f)}
 .deepnb-batch-snapshot tr[data-status=interrupted] td.dnb-st{color:var(--jp-warn-color1,#f57c00)}
 """
 HEADERS = ("#", "input", "status", "steps", "tool calls", "tokens in", "tokens out", "time", "answer")
+NUMBER_COLUMNS = frozenset({0, 3, 4, 5, 6, 7})
+"""The columns of :data:`HEADERS` that hold numbers: right-aligned, the others left (every cell
+says which, as JupyterLab's output area right-aligns every cell an untrusted notebook leaves bare)."""
 
 
 def batch_html(batch: Batch) -> str:
     """The batch as a static HTML table (every text escaped)."""
-    head = "".join(f"<th>{escape(h)}</th>" for h in HEADERS)
+    head = "".join(
+        f'<th class="{"dnb-num" if i in NUMBER_COLUMNS else "dnb-text"}">{escape(h)}</th>'
+        for i, h in enumerate(HEADERS)
+    )
     body = []
     for index in range(min(len(batch), SNAPSHOT_ROWS)):
         r = grid_row(batch, index)
         tokens_in, tokens_out = token_cells(Tokens.of(batch.row(index)))
         body.append(
             f'<tr data-status="{escape(r["status"])}"><td class="dnb-num">{index}</td>'
-            f"<td>{escape(r['input'])}</td>"
-            f'<td class="dnb-st">{escape(status_label(r["status"]))}</td>'
+            f'<td class="dnb-text">{escape(r["input"])}</td>'
+            f'<td class="dnb-st dnb-text">{escape(status_label(r["status"]))}</td>'
             f'<td class="dnb-num">{r["steps"]}</td><td class="dnb-num">{r["tools"]}</td>'
             f'<td class="dnb-num">{escape(tokens_in)}</td><td class="dnb-num">{escape(tokens_out)}</td>'
-            f'<td class="dnb-num">{r["elapsed"]:.1f} s</td><td>{escape(r["line"])}</td></tr>'
+            f'<td class="dnb-num">{r["elapsed"]:.1f} s</td><td class="dnb-text">{escape(r["line"])}</td></tr>'
         )
     more = f'<div class="dnb-muted">{escape(_more_rows(batch))}</div>' if len(batch) > SNAPSHOT_ROWS else ""
     return shown_text(

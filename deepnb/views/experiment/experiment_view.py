@@ -259,7 +259,9 @@ def _summary_table(summary: Summary) -> str:
 
 
 def summary_html(summary: Summary) -> str:
-    return styled(f'<div class="deepnb-snapshot deepnb-experiment">{_summary_table(summary)}</div>', _CSS)
+    return styled(
+        f'<div class="deepnb-snapshot deepnb-experiment">{_summary_table(summary)}</div>', _CSS, cells=True
+    )
 
 
 def comparison_text(comparison: VariantComparison) -> str:
@@ -272,6 +274,7 @@ def comparison_html(comparison: VariantComparison) -> str:
         f'<div class="deepnb-snapshot deepnb-experiment" aria-label="Comparison of variants">'
         f"{comparison_body(comparison_table(comparison))}</div>",
         _CSS,
+        cells=True,
     )
 
 
