@@ -584,8 +584,8 @@ class RunState:
         self.status = status
         self.finished_at = self.clock()
         self._end_wait(self.finished_at)
-        for card in self._tools.values():
-            if card["status"] == RUNNING:
+        for card in self._tools.values():  # a call still running, or waiting on an approval
+            if card["status"] in (RUNNING, WAITING):
                 card["status"] = "cancelled" if status == "cancelled" else "interrupted"
         ended: NodeStatus = "cancelled" if status == "cancelled" else "error" if status == "error" else "done"
         for node in self.nodes.values():

@@ -44,6 +44,7 @@ STATIC_CSS = """
  border-left:3px solid var(--jp-success-color1,#388e3c)}
 .deepnb-snapshot .dnb-output-table th{text-align:left;padding-right:12px;font-weight:600;vertical-align:top}
 .deepnb-table th,.deepnb-table td{text-align:left;vertical-align:top}
+.deepnb-snapshot table{margin-left:0;margin-right:auto}
 """
 """Rules for the classes the static renderers use (``deepnb-snapshot``, ``dnb-*``, ``deepnb-tree``)."""
 

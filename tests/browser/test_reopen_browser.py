@@ -240,6 +240,7 @@ def test_views_know_their_kernel_is_gone(
     approve = waiting.locator(".dnb-approval button[data-act='approve']").first
     expect(approve).to_be_enabled()
     expect(slow.locator(".dnb-stop")).to_be_visible()
+    expect(waiting.locator(".dnb-stop")).to_be_visible()  # a run waiting for approval can be stopped
     thread = waiting.locator(".dnb-thread").inner_text().removeprefix("thread ").strip()
 
     menu(page, "Kernel", action)
@@ -252,6 +253,7 @@ def test_views_know_their_kernel_is_gone(
     for index in range(buttons.count()):
         expect(buttons.nth(index)).to_be_disabled()
     expect(slow.locator(".dnb-stop")).to_be_hidden()
+    expect(waiting.locator(".dnb-stop")).to_be_hidden()
     # What still reaches for the kernel (a tool card's file link, the subagent tree) sends nothing.
     waiting.evaluate("(el) => el.querySelectorAll('button').forEach((b) => b.click())")
     page.wait_for_timeout(500)

@@ -1,7 +1,10 @@
 """Screenshots of every view in JupyterLab 4, light and dark: the run view (todos, tool cards,
 subagents, a summary card, the thread switcher), a run waiting on approval cards, the file browser
 with a file open in the viewer, an agent's anatomy (``%deepagent inspect``) and a run's static
-snapshot. Written to ``test-artifacts/screenshots/<view>-<theme>.png`` (git-ignored) for review;
+snapshot; and the daily loop around a run: a follow-up from the box, a steered run, the step
+numbers in the header chips, timeline and history, a file opened at its link, Reject all and Stop
+while approvals wait, a run stopped there, and an exported thread. Written to
+``test-artifacts/screenshots/<view>-<theme>.png`` (git-ignored) for review;
 the test checks that each view is there, that the theme is applied, and that each file is written.
 """
 
@@ -13,6 +16,7 @@ from typing import Any
 
 import pytest
 
+import deepnb
 from tests.browser.conftest import ARTIFACTS
 from tests.support.notebook_ui import (
     RUN_TIMEOUT,
@@ -23,8 +27,9 @@ from tests.support.notebook_ui import (
     scroll_to,
     wait_for_notebook_run,
 )
+from tests.unit.conftest import unique
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(420)]
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(480)]
 
 SHOTS = ARTIFACTS.parent / "screenshots"
 RESEARCH = "%%deepagent -m demo:research -o research"
@@ -99,3 +104,110 @@ def test_screenshots_of_every_view_in_both_themes(page: Any, jupyter_server: Any
         ]
     set_theme(page, "JupyterLab Light")
     assert len({p.name for p in written}) == 10
+
+
+TALK = """agents:
+  main:
+    - match: Plan
+      turns: ["Step one: pack."]
+    - match: then
+      turns: ["Step two: go."]
+    - match: Look up
+      turns: [{text: "Looking.", tool_calls: [{name: slow_lookup, args: {topic: otters}}]}]
+    - match: seals
+      turns: ["Focusing on seals."]
+    - turns: ["Noted."]
+"""
+TALK_SETUP = (
+    "import pathlib, time\nimport deepnb\n"
+    f"pathlib.Path('talk.yaml').write_text({TALK!r})\n"
+    "def slow_lookup(topic: str) -> str:\n"
+    '    """Look a topic up (once the notebook says go)."""\n'
+    "    deadline = time.monotonic() + 90\n"
+    "    while not pathlib.Path('go').exists() and time.monotonic() < deadline:\n"
+    "        time.sleep(0.05)\n"
+    "    return f'notes on {topic}'\n"
+    "deepnb.agent(name='talk', model='scripted:talk.yaml', tools=[slow_lookup])"
+)
+PLAN = "%%deepagent -a talk --new -o plan\nPlan a trip"
+SLOW = "%%deepagent -a talk --new --bg -o slow\nLook up otters"
+BRIEF = "%%deepagent -a brief -m demo:quickstart --new -o brief\nWrite a brief about tide pools"
+HISTORY = "%deepagent history -a brief"
+LOOP_CELLS = ["%load_ext deepnb", TALK_SETUP, PLAN, SLOW, BRIEF, HISTORY, f"{GATED}\nPlan our launch."]
+
+
+def test_screenshots_of_the_daily_loop_in_both_themes(page: Any, jupyter_server: Any) -> None:
+    """The run view's daily loop, each part in both themes: a follow-up sent from the box, a
+    message steering a running agent, the step numbers (header chips, timeline, history), a file
+    opened at its link, Reject all and Stop while approvals wait, and an exported thread."""
+    page.set_viewport_size({"width": 1280, "height": 2600})
+    jupyter_server.put_notebook("loop.ipynb", LOOP_CELLS)
+    open_notebook(page, jupyter_server, "loop.ipynb")
+    menu(page, "Run", "Run All Cells")
+    gated = code_cell(page, GATED).first.locator(".deepnb-run")
+    expect(gated.locator(".dnb-approval").first).to_be_visible(timeout=RUN_TIMEOUT)
+    wait_for_notebook_run(page)
+    gated.locator(".dnb-approval button.dnb-approve").first.click()  # then two subagents ask at once
+    expect(gated.get_by_role("button", name=re.compile("^Reject all"))).to_be_visible(timeout=RUN_TIMEOUT)
+    expect(gated.locator(".dnb-stop")).to_be_visible()
+
+    plan = code_cell(page, "-o plan").first.locator(".deepnb-run")
+    expect(plan).to_have_attribute("data-status", "done")
+    box = plan.get_by_role("textbox", name="Follow-up prompt")
+    box.fill("And then?")
+    box.press("Enter")
+    expect(plan.locator(".dnb-transcript")).to_contain_text("Step two: go.", timeout=RUN_TIMEOUT)
+    expect(plan).to_have_attribute("data-status", "done")
+
+    slow = code_cell(page, "-o slow").first.locator(".deepnb-run")
+    expect(slow).to_have_attribute("data-status", "running")
+    steer = slow.get_by_role("textbox", name="Message to steer the running agent")
+    steer.fill("Focus on seals.")
+    slow.get_by_role("button", name="Steer").click()
+    expect(slow.locator(".dnb-compose-said")).not_to_have_class(re.compile("dnb-error"))
+    (jupyter_server.root / "go").write_text("")
+    expect(slow).to_have_attribute("data-status", "done", timeout=RUN_TIMEOUT)
+    expect(slow.locator(".dnb-transcript")).to_contain_text("Focus on seals.")
+    expect(slow.locator(".dnb-transcript")).to_contain_text("Focusing on seals.")
+
+    brief = code_cell(page, "-o brief").first.locator(".deepnb-run")
+    expect(brief).to_have_attribute("data-status", "done")
+    brief.locator("details.dnb-timeline > summary").click()
+    expect(brief.locator("details.dnb-timeline")).to_have_attribute("open", "")
+    link = brief.locator(".dnb-file-open", has_text="/notes/stresses.md")
+    scroll_to(link)
+    link.click()
+    expect(brief.locator(".dnb-files-peek .dnb-filepeek")).to_have_attribute("data-state", "ready")
+    history = code_cell(page, HISTORY).first.locator(".jp-OutputArea-output").first
+    expect(history).to_contain_text("step")
+
+    written = []
+    for theme, label in (("JupyterLab Light", "light"), ("JupyterLab Dark", "dark")):
+        set_theme(page, theme)
+        written += [
+            shoot(plan, f"follow-up-{label}"),
+            shoot(slow, f"steered-{label}"),
+            shoot(brief, f"steps-timeline-and-file-at-link-{label}"),
+            shoot(history, f"history-{label}"),
+            shoot(gated, f"reject-all-and-stop-while-waiting-{label}"),
+        ]
+    gated.locator(".dnb-stop").click()  # cancel while waiting: the cards are withdrawn
+    expect(gated).to_have_attribute("data-status", "cancelled", timeout=RUN_TIMEOUT)
+    for theme, label in (("JupyterLab Dark", "dark"), ("JupyterLab Light", "light")):
+        set_theme(page, theme)
+        written.append(shoot(gated, f"stopped-while-waiting-{label}"))
+
+    bench = deepnb.agent(name=unique("exported"), model="demo:quickstart")
+    assert bench.start("Write a brief about tide pools").wait(60).status == "done"
+    deepnb.export(jupyter_server.root / "exported.ipynb", agent=bench.name)
+    open_notebook(page, jupyter_server, "exported.ipynb")
+    exported = page.locator(".jp-Notebook .deepnb-snapshot").first
+    expect(exported).to_contain_text("tide pools")
+    answer, table = exported.locator(".dnb-final-answer"), exported.locator(".dnb-final-answer table")
+    a, t = answer.bounding_box(), table.bounding_box()
+    assert a and t and t["x"] - a["x"] < 40, (a, t)  # the answer's table sits left, not centred
+    for theme, label in (("JupyterLab Light", "light"), ("JupyterLab Dark", "dark")):
+        set_theme(page, theme)
+        written.append(shoot(exported, f"exported-thread-{label}"))
+    set_theme(page, "JupyterLab Light")
+    assert len({p.name for p in written}) == 14

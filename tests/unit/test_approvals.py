@@ -314,6 +314,26 @@ def test_a_run_stopped_while_waiting_withdraws_its_cards_and_says_how_many() -> 
         "Run stopped while waiting for approval (1 undecided approval card withdrawn). "
         "The thread keeps everything up to the last step."
     )
+    cards = [i for i in run.state.items if i["kind"] == "tool"]
+    assert cards and not [c for c in cards if c["status"] in ("running", "waiting")], cards
+    assert cards[-1]["name"] == "write_file" and cards[-1]["status"] == "cancelled"
+
+
+def test_every_card_a_stopped_run_left_waiting_says_it_was_stopped() -> None:
+    name = f"withdraw-{uuid.uuid4().hex[:6]}"
+    bench = deepnb.agent(name, "demo:approvals", interrupt_on={"write_file": True})
+    run = bench.start("Plan the launch", auto_approve=False)
+    assert _paused(run)
+    run.pending[0].approve()  # the main agent's write_file: two subagents go off and each asks
+    deadline = time.monotonic() + 30
+    while (run.status != "interrupted" or len(run.pending) < 2) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    waiting = [i["id"] for i in run.state.items if i["kind"] == "tool" and i["status"] == "waiting"]
+    assert len(waiting) == 4  # the two task calls, and the write_file each subagent asks about
+    run.stop()
+    run.wait(30)
+    left = {i["id"]: i["status"] for i in run.state.items if i["kind"] == "tool" and i["id"] in waiting}
+    assert left == dict.fromkeys(waiting, "cancelled")
 
 
 def _paused(run: deepnb.Run) -> bool:

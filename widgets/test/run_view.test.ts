@@ -132,6 +132,16 @@ describe("run view", () => {
     assert.equal(text(el, ".dnb-status"), "stopped");
   });
 
+  it("stops a run waiting for approval: Stop stays while the cards wait", () => {
+    const { el, fake } = show({ status: "interrupted" });
+    const stop = el.querySelector(".dnb-stop") as HTMLButtonElement;
+    assert.equal((el.querySelector(".dnb-controls") as HTMLElement).hidden, false);
+    click(stop);
+    assert.deepEqual(fake.sent.filter((m) => m.type === "stop"), [{ type: "stop" }]);
+    fake.update({ status: "cancelled" });
+    assert.equal((el.querySelector(".dnb-controls") as HTMLElement).hidden, true, "no Stop once stopped");
+  });
+
   it("opens and closes a tool card from its head, with the keyboard too", () => {
     const { el } = show({ items: [{ kind: "tool", id: "t", agent: "main", name: "ls", args: "", args_full: "{}",
       status: "done", result: "a b", result_full: "a\nb" }] });

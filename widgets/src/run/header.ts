@@ -138,8 +138,9 @@ export function headerView(
     pill.title = orphaned ? "The kernel behind this view restarted or shut down: the run stopped with it." : "";
     setText(pill, orphaned ? KERNEL_GONE : asks ? "waiting for your answer" : shownAs(RUN_STATUS_LABEL, status, status));
     const running = status === RUNNING && !orphaned;
-    if (!running) stopping = false;
-    show(controls, running && live());
+    const stoppable = running || status === WAITING_RUN; // a waiting run stops too: its cards are withdrawn
+    if (!stoppable) stopping = false;
+    show(controls, stoppable && live());
     stopBtn.disabled = stopping;
     setText(stopBtn, stopping ? "Stopping…" : "Stop");
     const ticking = running || status === WAITING_RUN; // a wait's clock ticks too
@@ -167,7 +168,8 @@ export function headerView(
   }
 
   function onStop(): void {
-    if (stopping || !live() || model.get("status") !== RUNNING) return;
+    const status = model.get("status");
+    if (stopping || !live() || (status !== RUNNING && status !== WAITING_RUN)) return;
     stopping = true;
     stopBtn.disabled = true;
     stopBtn.textContent = "Stopping…";
