@@ -137,15 +137,16 @@ test-notebooks-kernels:
 test-units-integration:
 	@$(call PYTEST_PART,tests/unit tests/shell tests/integration)
 
-# The floors: deepnb with its lab, openai and anthropic extras and the test runner, each direct
-# dependency at the lowest version pyproject.toml allows (constraints-lowest.txt), in a
-# virtualenv of its own; uv installs it in well under a minute. Extras that would lift a floor of
-# deepnb's own stay out: parquet (pyarrow wants NumPy 2: pandas and scipy) and mcp (mcp 1.22
+# The floors: deepnb with its lab, openai, anthropic and postgres extras and the test runner,
+# each direct dependency at the lowest version pyproject.toml allows (constraints-lowest.txt), in
+# a virtualenv of its own; uv installs it in well under a minute. Extras that would lift a floor
+# of deepnb's own stay out: parquet (pyarrow wants NumPy 2: pandas and scipy) and mcp (mcp 1.22
 # wants jsonschema 4.20); so do the browsers and servers of the test extra, which these tests do
-# not need.
+# not need, but for pgserver, the PostgreSQL the postgres extra's tests run against.
 LOWEST_VENV   := .venv-lowest
-LOWEST_EXTRAS := lab,openai,anthropic
-LOWEST_TOOLS  := pytest pytest-timeout nbval jupyter_client
+LOWEST_EXTRAS := lab,openai,anthropic,postgres
+LOWEST_TOOLS  := pytest pytest-timeout nbval jupyter_client pgserver
+LOWEST_TESTS  := tests/unit tests/shell tests/kernel tests/integration/test_postgres.py
 
 $(LOWEST_VENV)/.installed: pyproject.toml constraints-lowest.txt | $(VENV)/.installed-test
 	rm -rf $(LOWEST_VENV) && $(PYTHON) -m venv $(LOWEST_VENV)
@@ -155,7 +156,7 @@ $(LOWEST_VENV)/.installed: pyproject.toml constraints-lowest.txt | $(VENV)/.inst
 	touch $@
 
 test-lowest: $(LOWEST_VENV)/.installed
-	@$(call PYTEST_IN,$(LOWEST_VENV)/bin,tests/unit tests/shell tests/kernel)
+	@$(call PYTEST_IN,$(LOWEST_VENV)/bin,$(LOWEST_TESTS))
 
 bench: $(VENV)/.installed-test agent-server
 	$(BIN)/python bench/overhead.py
