@@ -613,7 +613,6 @@ class EventTranslator:
             if message_id:
                 self._known.add(message_id)
             if kind == "ai":
-                message_id = getattr(message, "id", None)
                 if message_id:
                     if message_id in self._seen_turns:
                         continue
