@@ -54,10 +54,10 @@ def _node_line(node: SubagentNode) -> str:
 def same_answer(text: str, preview: str) -> bool:
     """Whether ``text`` (an agent's answer) is what ``preview`` shows: the same words, or their
     beginning when the preview was clipped ("…"). A subagent's answer then shows once."""
-    words, shown = " ".join(text.split()), preview.strip()
-    if not words or not shown:
+    words, previewed = " ".join(text.split()), preview.strip()
+    if not words or not previewed:
         return False
-    return words == shown or (shown.endswith("…") and words.startswith(shown[:-1]))
+    return words == previewed or (previewed.endswith("…") and words.startswith(previewed[:-1]))
 
 
 def _answered(node: SubagentNode, own: Sequence[Mapping[str, Any]]) -> bool:
