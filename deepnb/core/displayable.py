@@ -57,7 +57,7 @@ def renderer_for(cls: type) -> Renderer:
 @safe_display
 class Displayable:
     """Mixin: the object shows through the renderer registered for its type, made safe (secrets
-    redacted, bidi controls shown) like every display method of deepnb."""
+    redacted, bidi controls made visible) like every display method of deepnb."""
 
     __slots__ = ()
 

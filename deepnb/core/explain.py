@@ -124,8 +124,8 @@ def explain(exc: BaseException, *, tools: tuple[str, ...] = ()) -> Failure:
     if isinstance(given, str) and given:
         kind = getattr(exc, "failure_kind", "transient")
         said = getattr(exc, "failure_description", None)  # its own words, without its type
-        shown = redact(said) if isinstance(said, str) and said else description
-        return Failure(cast(FailureKind, kind if kind in _KINDS else "transient"), shown, redact(given))
+        words = redact(said) if isinstance(said, str) and said else description
+        return Failure(cast(FailureKind, kind if kind in _KINDS else "transient"), words, redact(given))
     frames = _frames(exc)
     site = _site(frames)
     where = _where(frames)
@@ -182,10 +182,10 @@ def clip_failure(text: str, limit: int = SHOWN_LIMIT) -> str:
     ends = [m.end() for m in re.finditer(r"[.!?:;](?=\s)|\n", head)]
     cut = ends[-1] if ends and ends[-1] >= limit // 3 else head.rfind(" ")
     cut = cut if cut > 0 else limit
-    shown = description[:cut].rstrip()
-    left = len(description) - len(shown)
+    kept = description[:cut].rstrip()
+    left = len(description) - len(kept)
     note = f" … ({left:,} more characters: run.error has all of it)"
-    return shown + note + (separator + hint if separator else "")
+    return kept + note + (separator + hint if separator else "")
 
 
 def _transient(exc: BaseException) -> bool:

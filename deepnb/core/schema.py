@@ -1,6 +1,6 @@
 """The contract of everything that leaves the engine: the shapes of a run's state as views, the
 saved snapshot and the front-end receive it, the statuses each part can have, and the labels and
-marks those statuses are shown with.
+marks those statuses are drawn with.
 
 The engine builds these (:mod:`deepnb.engine.state`, :mod:`deepnb.engine.async_tasks`, the file view's
 replies);
@@ -77,7 +77,7 @@ OPEN_NODE: Final[frozenset[NodeStatus]] = frozenset({"running", "waiting"})
 BOOKKEEPING_TOOLS: Final[frozenset[BookkeepingTool]] = frozenset(get_args(BookkeepingTool))
 """The bookkeeping tools, as a set (see :data:`BookkeepingTool`)."""
 
-# -- how statuses are shown (Python's snapshots and the front-end use these same tables) --------
+# -- how statuses are drawn (Python's snapshots and the front-end use these same tables) --------
 
 RUN_STATUS_LABEL: Final[Mapping[RunStatus, str]] = {
     "running": "running",
@@ -143,7 +143,7 @@ TODO_CHANGE_LABEL: Final[Mapping[TodoChangeKind, str]] = {
 }
 """A todo change in words, as a ``write_todos`` card sums them up ("2 added, 1 done")."""
 TODO_INTERRUPTED_MARK: Final[str] = "⊘"
-"""The mark of a todo a stopped or failed run left in progress: shown as interrupted."""
+"""The mark of a todo a stopped or failed run left in progress: drawn as interrupted."""
 BROKEN_OFF: Final[frozenset[RunStatus]] = frozenset({"error", "cancelled"})
 """Runs that ended before they finished (failed or stopped): their in-progress todos are interrupted."""
 DECISION_LABEL: Final[Mapping[DecisionMade, str]] = {

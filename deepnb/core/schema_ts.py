@@ -30,7 +30,7 @@ HEADER = (
 
 
 _ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")
-"""A Sphinx cross-reference (``:class:`deepnb.engine.tree.Summary```), shown as its name in TypeScript."""
+"""A Sphinx cross-reference (``:class:`deepnb.engine.tree.Summary```), written as its name in TypeScript."""
 
 
 def _docstrings(module: types.ModuleType) -> dict[str, str]:
@@ -104,8 +104,8 @@ class _Mirror:
             return " | ".join(self.type_of(arg) for arg in get_args(tp))
         if origin is list:
             (item,) = get_args(tp)
-            shown = self.type_of(item)
-            return f"({shown})[]" if " | " in shown else f"{shown}[]"
+            typed = self.type_of(item)
+            return f"({typed})[]" if " | " in typed else f"{typed}[]"
         if origin in (dict, Mapping):
             key, value = get_args(tp)
             return f"Record<{self.type_of(key)}, {self.type_of(value)}>"
@@ -120,10 +120,10 @@ class _Mirror:
         return [*lines, "}"]
 
     def alias(self, name: str, value: Any) -> list[str]:
-        shown = self.type_of(value, defining=name)
-        line = f"export type {name} = {shown};"
-        if len(line) > 100 and " | " in shown:
-            parts = shown.split(" | ")
+        typed = self.type_of(value, defining=name)
+        line = f"export type {name} = {typed};"
+        if len(line) > 100 and " | " in typed:
+            parts = typed.split(" | ")
             return [
                 *_comment(self.docs.get(name)),
                 f"export type {name} =",
@@ -142,8 +142,8 @@ class _Mirror:
             member = get_args(declared)[0]
             order = [arg for arg in get_args(member) if arg in value]
             members = ", ".join(json.dumps(arg) for arg in order)
-            shown = self.type_of(member)
-            return [*doc, f"export const {name}: ReadonlySet<{shown}> = new Set<{shown}>([{members}]);"]
+            typed = self.type_of(member)
+            return [*doc, f"export const {name}: ReadonlySet<{typed}> = new Set<{typed}>([{members}]);"]
         if isinstance(value, Mapping) and declared is not None:
             key, item = get_args(declared)
             record = f"Record<{self.type_of(key)}, {self.type_of(item)}>"

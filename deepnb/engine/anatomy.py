@@ -63,7 +63,7 @@ _SECRET_FIELD = re.compile(r"key|token(?!s)|secret|passw|auth|credential|header|
 """A field that may hold a secret (``max_tokens`` and ``budget_tokens`` are counts, not tokens)."""
 _SCALARS = (str, int, float, bool)
 SUMMARY = 100
-"""Characters of a tool's description shown."""
+"""Characters of a tool's description kept."""
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ def inspect_agent(workbench: Any) -> Anatomy:
         source=source,
         model=_model_fields(model, getattr(workbench, "label", "")),
         model_profile=_pairs(getattr(model, "profile", None) or {}),
-        harness=profile.shown if profile else (("harness profile", "could not be read"),),
+        harness=profile.rows if profile else (("harness profile", "could not be read"),),
         backend=_backend(stack) + _files_read_through(workbench, stack),
         agents=(main, *subagents),
         notes=tuple(notes),
@@ -408,9 +408,9 @@ def _model_fields(model: Any, label: str) -> tuple[tuple[str, str], ...]:
     field whose name looks secret (keys, tokens, headers, clients)."""
     if model is None:
         return (("model", label or "unknown"),)
-    shown = [("model", _label(model))]
+    rows = [("model", _label(model))]
     if label and label != _label(model):
-        shown.append(("given as", label))
+        rows.append(("given as", label))
     fields = getattr(type(model), "model_fields", {}) or {}
     for name, info in fields.items():
         if _SECRET_FIELD.search(name) or name in ("model_name", "model", "profile", "metadata", "tags"):
@@ -422,12 +422,12 @@ def _model_fields(model: Any, label: str) -> tuple[tuple[str, str], ...]:
         if value == default or value is None:
             continue
         if isinstance(value, _SCALARS) and len(str(value)) <= 200:
-            shown.append((name, str(value)))
+            rows.append((name, str(value)))
         elif isinstance(value, Mapping | list | tuple) and _plain(value):  # thinking, reasoning, stop
             text = json.dumps(value, sort_keys=True, default=str)
             if len(text) <= 200:
-                shown.append((name, text))
-    return tuple(shown[:20])
+                rows.append((name, text))
+    return tuple(rows[:20])
 
 
 def _plain(value: Any, depth: int = 0) -> bool:
@@ -457,12 +457,13 @@ def _pairs(mapping: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
 @dataclass(frozen=True)
 class Harness:
     """The deepagents harness profile that applied to a model: its registry ``key`` (``""``:
-    none matched), what it ``added`` (middleware classes) and ``excluded``, and ``shown``."""
+    none matched), what it ``added`` (middleware classes) and ``excluded``, and the ``rows`` the
+    anatomy lists of it."""
 
     key: str
     added: frozenset[str]
     excluded: tuple[str, ...]
-    shown: tuple[tuple[str, str], ...]
+    rows: tuple[tuple[str, str], ...]
 
 
 def _harness(model: Any) -> Harness | None:
@@ -491,23 +492,23 @@ def _harness(model: Any) -> Harness | None:
     except Exception:  # a factory that fails here failed when the agent was built too
         added = frozenset()
     excluded = tuple(sorted(e if isinstance(e, str) else e.__name__ for e in profile.excluded_middleware))
-    shown = [("harness profile", key), ("why", why)]
+    rows = [("harness profile", key), ("why", why)]
     if added:
-        shown.append(("adds middleware", ", ".join(sorted(added))))
+        rows.append(("adds middleware", ", ".join(sorted(added))))
     if excluded:
-        shown.append(("excludes middleware", ", ".join(excluded)))
+        rows.append(("excludes middleware", ", ".join(excluded)))
     if profile.excluded_tools:
-        shown.append(("hides tools", ", ".join(sorted(profile.excluded_tools))))
+        rows.append(("hides tools", ", ".join(sorted(profile.excluded_tools))))
     if profile.tool_description_overrides:
-        shown.append(("rewrites the descriptions of", ", ".join(sorted(profile.tool_description_overrides))))
+        rows.append(("rewrites the descriptions of", ", ".join(sorted(profile.tool_description_overrides))))
     if profile.base_system_prompt is not None:
-        shown.append(("base system prompt", f"{len(profile.base_system_prompt):,} characters"))
+        rows.append(("base system prompt", f"{len(profile.base_system_prompt):,} characters"))
     if profile.system_prompt_suffix is not None:
-        shown.append(("system prompt suffix", f"{len(profile.system_prompt_suffix):,} characters"))
+        rows.append(("system prompt suffix", f"{len(profile.system_prompt_suffix):,} characters"))
     gp = profile.general_purpose_subagent
     if gp is not None and gp.enabled is False:
-        shown.append(("general-purpose subagent", "disabled"))
-    return Harness(key, added, excluded, tuple(shown))
+        rows.append(("general-purpose subagent", "disabled"))
+    return Harness(key, added, excluded, tuple(rows))
 
 
 # -- backend -------------------------------------------------------------------------------------
@@ -542,22 +543,22 @@ def _backend(stack: Sequence[Any]) -> tuple[tuple[str, str], ...]:
     if filesystem is None:
         return (("backend", "none (no FilesystemMiddleware: the agent has no file tools)"),)
     backend = getattr(filesystem, "backend", None)
-    shown: list[tuple[str, str]] = []
+    rows: list[tuple[str, str]] = []
     if callable(backend) and not hasattr(backend, "ls"):
-        shown.append(("backend", "a factory, built per run"))
+        rows.append(("backend", "a factory, built per run"))
     elif is_instance(backend, "CompositeBackend"):
         default = getattr(backend, "default", None)
-        shown.append(("backend", f"CompositeBackend, by default {_describe_backend(default)}"))
+        rows.append(("backend", f"CompositeBackend, by default {_describe_backend(default)}"))
         for prefix, routed in sorted((getattr(backend, "routes", None) or {}).items()):
-            shown.append((f"route {prefix}", _describe_backend(routed)))
+            rows.append((f"route {prefix}", _describe_backend(routed)))
     else:
-        shown.append(("backend", _describe_backend(backend)))
+        rows.append(("backend", _describe_backend(backend)))
     for kind, what in (("MemoryMiddleware", "memory"), ("SkillsMiddleware", "skills")):
         sources = getattr(first(stack, kind), "sources", None)
         if sources:
-            shown.append((what, ", ".join(str(s) for s in sources)))
+            rows.append((what, ", ".join(str(s) for s in sources)))
     for rule in filesystem_rules(filesystem):
         operations = ", ".join(getattr(rule, "operations", ()) or ())
         paths = ", ".join(getattr(rule, "paths", ()) or ())
-        shown.append(("permission", f"{getattr(rule, 'mode', '?')} {operations} on {paths}"))
-    return tuple(shown)
+        rows.append(("permission", f"{getattr(rule, 'mode', '?')} {operations} on {paths}"))
+    return tuple(rows)

@@ -116,7 +116,7 @@ class Interpreter(Displayable):
 
     def globals(self) -> dict[str, Any]:
         """The REPL's own globals (what the agent's code defined) as Python values; functions and
-        values that don't convert are shown by a short description."""
+        values that don't convert are given as a short description."""
         _runtime, context, builtins = self._context()
         names = [
             n

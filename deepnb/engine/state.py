@@ -99,11 +99,11 @@ def short_args(args: Mapping[str, Any]) -> str:
     """A one-line summary of tool arguments: ``path='/a.md', content='Hello…'``."""
     parts = []
     for key, value in args.items():
-        shown = redact(value if isinstance(value, str) else json.dumps(value, default=str))
+        redacted = redact(value if isinstance(value, str) else json.dumps(value, default=str))
         parts.append(
-            f"{key}={_clip(' '.join(str(shown).split()), 32)!r}"
+            f"{key}={_clip(' '.join(str(redacted).split()), 32)!r}"
             if isinstance(value, str)
-            else f"{key}={_clip(str(shown), 32)}"
+            else f"{key}={_clip(str(redacted), 32)}"
         )
     return _clip(", ".join(parts), ARGS_PREVIEW)
 
@@ -427,8 +427,8 @@ class RunState:
             card["args"] = changes_summary(changes)
         code = event.args.get("code") if event.name == EVAL_TOOL else None
         if isinstance(code, str):
-            shown = _clip(redact(code), FULL_LIMIT)
-            card["eval"] = {"code": shown, "code_html": highlight(shown, "javascript")}
+            kept = _clip(redact(code), FULL_LIMIT)
+            card["eval"] = {"code": kept, "code_html": highlight(kept, "javascript")}
 
     def _on_ToolCallFinished(self, event: ev.ToolCallFinished) -> None:
         content = redact(event.content)
@@ -649,14 +649,14 @@ class RunState:
         for index, action in enumerate(actions):
             if (request.id, index) in self._gated:
                 continue
-            shown = _full_args(action.get("args") or {})
+            full = _full_args(action.get("args") or {})
             for call_id, card in self._tools.items():
                 if (
                     call_id not in taken
                     and card["status"] == WAITING
                     and card["agent"] == agent
                     and card["name"] == action.get("name")
-                    and card["args_full"] == shown
+                    and card["args_full"] == full
                 ):
                     self._gated[(request.id, index)] = call_id
                     taken.add(call_id)
@@ -704,36 +704,36 @@ class RunState:
         if diff:
             entry["diff"] = diff
         self.decisions.append(entry)
-        shown = DecisionShown(
+        decided = DecisionShown(
             type=entry["type"], message=entry["message"], args=entry["args"], auto=entry["auto"]
         )
         if entry["type"] in ("reject", "respond"):  # the card it gated says who answered in its place
             call_id = self._gated.get((event.interrupt_id, event.index))
             card = self._tools.get(call_id) if call_id else None
             if card is not None:  # the message as a card line says it: clipped, the log keeps it whole
-                card["decision"] = {**shown, "message": _clip(shown["message"], RESULT_PREVIEW)}
+                card["decision"] = {**decided, "message": _clip(decided["message"], RESULT_PREVIEW)}
         for request in self.pending:
             if request["id"] != event.interrupt_id:
                 continue
             actions = request["actions"]
             at = event.index  # actions are listed by index: look there first, then everywhere
             if 0 <= at < len(actions) and actions[at]["index"] == event.index:
-                actions[at]["decision"] = shown
+                actions[at]["decision"] = decided
                 continue
             for action in actions:
                 if action["index"] == event.index:
-                    action["decision"] = shown
+                    action["decision"] = decided
 
     def _on_InterruptAnswered(self, event: ev.InterruptAnswered) -> None:
         self._wait_decided_by.add(False)
-        shown = value_text(event.value)
+        answer = value_text(event.value)
         entry = DecisionLogEntry(
             at=time.strftime("%Y-%m-%d %H:%M:%S"),
             interrupt_id=event.interrupt_id,
             index=0,
             tool="interrupt",
             type="answer",
-            message=shown,
+            message=answer,
             args="",
             auto=False,
         )
@@ -742,10 +742,10 @@ class RunState:
             if request["id"] != event.interrupt_id:
                 continue
             if request.get("kind") == "question":
-                request["answer"] = shown
+                request["answer"] = answer
             for action in request["actions"]:
                 if not action["decision"]:
-                    action["decision"] = DecisionShown(type="resume", message=shown, args="", auto=False)
+                    action["decision"] = DecisionShown(type="resume", message=answer, args="", auto=False)
 
     def _on_RunResumed(self, event: ev.RunResumed) -> None:
         self.pending = [p for p in self.pending if p["id"] not in event.interrupt_ids]

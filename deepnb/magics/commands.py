@@ -244,11 +244,11 @@ def agents() -> Table:
         for name, w in built.items()
     ]
     config = find_config()
-    defined, shown = (config.agents, config.shown) if config else ({}, "")
+    defined, where = (config.agents, config.shown) if config else ({}, "")
     for name, table in defined.items():
         if name not in built:
             model = table.get("model", "$DEEPNB_MODEL") if isinstance(table, dict) else "?"
-            rows.append(("*" if name == current else "", name, str(model), "(not built)", shown, ""))
+            rows.append(("*" if name == current else "", name, str(model), "(not built)", where, ""))
     return Table(
         ("", "agent", "model", "thread", "defined in", "kept options"),
         tuple(sorted(rows, key=lambda row: row[1])),
@@ -324,7 +324,7 @@ def history(args: Any) -> History:
 
 @safe_display
 class ForkedThread(str):
-    """The id of a thread made by ``%deepagent fork``: a plain ``str``, shown as one line."""
+    """The id of a thread made by ``%deepagent fork``: a plain ``str``, drawn as one line."""
 
     line = ""
 

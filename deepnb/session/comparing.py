@@ -30,7 +30,7 @@ Column = Literal["model", "agent"]
 @dataclass(frozen=True, repr=False)  # repr: the renderer's text table
 class ComparisonTable(Displayable):
     """A comparison's table: one record per column (``records``, as ``to_records()`` gives them);
-    shown as text and escaped HTML."""
+    drawn as text and escaped HTML."""
 
     records: tuple[Mapping[str, Any], ...]
     by: Column = "model"
@@ -128,8 +128,8 @@ class Comparison(LiveDisplayable):
         return records_parquet(self._flat_records(), path, what="comparison")
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{key} ({run.status})" for key, run in self.runs.items())
-        return f"<Comparison of {len(self.runs)} {self.by}s: {shown}>"
+        said = ", ".join(f"{key} ({run.status})" for key, run in self.runs.items())
+        return f"<Comparison of {len(self.runs)} {self.by}s: {said}>"
 
 
 def compare(

@@ -120,7 +120,7 @@ BACKEND_KEYS = {
 DECISIONS = ("approve", "edit", "reject", "respond")
 
 
-def _shown(path: Path) -> str:
+def _relative(path: Path) -> str:
     try:
         return str(path.relative_to(Path.cwd().resolve()))
     except ValueError:
@@ -663,16 +663,16 @@ class ConfigFile:
 
     @property
     def shown(self) -> str:
-        return _shown(self.path)
+        return _relative(self.path)
 
 
 def _read(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM is no mistake
     except tomllib.TOMLDecodeError as exc:
-        raise DeepnbError(f"{_shown(path)}: not valid TOML ({exc}): fix the file.") from None
+        raise DeepnbError(f"{_relative(path)}: not valid TOML ({exc}): fix the file.") from None
     except OSError as exc:
-        raise DeepnbError(f"{_shown(path)}: cannot read it ({exc}).") from None
+        raise DeepnbError(f"{_relative(path)}: cannot read it ({exc}).") from None
 
 
 def find_config(root: Path | None = None) -> ConfigFile | None:
@@ -690,7 +690,7 @@ def find_config(root: Path | None = None) -> ConfigFile | None:
         if section is None:
             return None
         prefix = "tool.deepnb"
-    key = Key(_shown(path), prefix)
+    key = Key(_relative(path), prefix)
     section = _table(section, key, {"agents"})
     agents = _table(section.get("agents", {}), key / "agents")
     return ConfigFile(path, f"{prefix}.agents" if prefix else "agents", agents)

@@ -37,7 +37,7 @@ from deepnb.engine.recording import Recorded, to_yaml, write_text
 from deepnb.engine.spec import parse_interrupt_on
 from deepnb.session.protocol import Session
 
-TOOL_ARGS_SHOWN = 300
+TOOL_ARGS_CHARS = 300
 """Characters of a tool call's arguments a conversation cell shows."""
 
 
@@ -113,8 +113,8 @@ def _conversation(replies: Sequence[Any]) -> str:
                 parts.append(markdown_text(text))
             for call in field(message, "tool_calls") or []:
                 args = json.dumps(call.get("args", {}), ensure_ascii=False, default=str)
-                if len(args) > TOOL_ARGS_SHOWN:
-                    args = args[:TOOL_ARGS_SHOWN] + "…"
+                if len(args) > TOOL_ARGS_CHARS:
+                    args = args[:TOOL_ARGS_CHARS] + "…"
                 name = markdown_text(str(call.get("name", "?")))
                 parts.append(f"*Tool call* {name}: {markdown_text(args)}")
     return "\n\n".join(parts) or "*(no reply)*"
@@ -230,27 +230,27 @@ def _replay_cells(session: Session, recorded: Recorded, script: str) -> list[Any
     return cells
 
 
-def _shown_script(value: Any, key: Any = None) -> Any:
+def _cleaned_script(value: Any, key: Any = None) -> Any:
     """A replay script as an export writes it: every text as :func:`shown` makes it, and each
     ``match`` (a regular expression) as :func:`shown_pattern` does, so it still matches its
     prompt as the replay cells show it."""
     if isinstance(value, str):
         return shown_pattern(value) if key == "match" else shown_text(value)
     if isinstance(value, Mapping):
-        return {shown_text(k) if isinstance(k, str) else k: _shown_script(v, k) for k, v in value.items()}
+        return {shown_text(k) if isinstance(k, str) else k: _cleaned_script(v, k) for k, v in value.items()}
     if isinstance(value, list):
-        return [_shown_script(item) for item in value]
+        return [_cleaned_script(item) for item in value]
     return shown(value)
 
 
 def _replay_text(recorded: Recorded) -> str:
-    """The recording as the export writes it: read back, cleaned once more (:func:`_shown_script`)."""
+    """The recording as the export writes it: read back, cleaned once more (:func:`_cleaned_script`)."""
     text = recorded.path.read_text(encoding="utf-8")
     try:
         data = load_document(text)
     except DocumentError as exc:
         raise DeepnbError(f"{recorded.path}: {exc}; record the run again.") from None
-    clean = _shown_script(data)
+    clean = _cleaned_script(data)
     if clean == data and shown_text(text) == text:
         return text
     return to_yaml(clean, header="Recorded by deepnb; secrets and bidi controls cleaned as it was exported.")
@@ -271,14 +271,14 @@ def build_notebook(
             f"Thread {thread_id!r} of agent {session.name!r} has no prompt yet: nothing to export."
         )
     run = session.latest_run(thread_id)
-    shown_at = -1
+    snapshot_at = -1
     if run is not None:
         matches = [n for n, (prompt, _) in enumerate(turns) if prompt == run.prompt]
-        shown_at = matches[-1] if matches else len(turns) - 1
+        snapshot_at = matches[-1] if matches else len(turns) - 1
     cells = [v4.new_markdown_cell(_title(session, thread_id, len(turns)))]
     for n, (prompt, replies) in enumerate(turns):
         cells.append(v4.new_markdown_cell(f"**Prompt {n + 1}**\n\n{markdown_text(prompt)}"))
-        if n == shown_at and run is not None:
+        if n == snapshot_at and run is not None:
             view = html_block(_snapshot_html(run.state))
             cells.append(v4.new_markdown_cell(view, metadata={"deepnb": {"view": "run", "prompt": n + 1}}))
         else:
@@ -298,7 +298,7 @@ def build_notebook(
             "deepnb": {"agent": session.name, "thread_id": thread_id},
         },
     )
-    return nbformat.from_dict(shown(notebook)), len(turns), int(shown_at >= 0), len(files)
+    return nbformat.from_dict(shown(notebook)), len(turns), int(snapshot_at >= 0), len(files)
 
 
 def export_thread(

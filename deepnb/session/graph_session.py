@@ -375,7 +375,7 @@ class GraphSession(ABC):
     def history(self, thread_id: str | None = None) -> History:
         """The thread's checkpoints, the newest first: each with the step it belongs to (what
         ``fork`` and ``--at`` take), the agent and node that wrote it and what changed (a
-        message, a tool call, todos, files); shown as one row per step. An unknown thread has
+        message, a tool call, todos, files); drawn as one row per step. An unknown thread has
         none."""
         thread = thread_id or self.current_thread
         return History.of(self._snapshots(thread), thread=thread, agent=self.name)

@@ -130,7 +130,7 @@ class History(Displayable, list[Checkpoint]):
         return rows
 
     def with_nodes(self) -> History:
-        """The same history, shown as every checkpoint with the node that wrote it."""
+        """The same history, drawn as every checkpoint with the node that wrote it."""
         copy = History(self, thread=self.thread, agent=self.agent)
         copy.fork_at, copy.nodes = dict(self.fork_at), True
         return copy
@@ -257,7 +257,7 @@ class Session(Protocol):
 
     def history(self, thread_id: str | None = None) -> History:
         """A thread's checkpoints, the newest first, each with the step it belongs to, the agent
-        and node that wrote it and what changed; shown as one row per step."""
+        and node that wrote it and what changed; drawn as one row per step."""
         ...
 
     def fork(self, thread_id: str, at: int | str) -> str:

@@ -300,10 +300,10 @@ class Run(LiveDisplayable):
             ]
         return found
 
-    def _question_value(self, interrupt_id: str, shown: Any) -> Any:
+    def _question_value(self, interrupt_id: str, clipped: Any) -> Any:
         """A raw interrupt's whole value, secrets removed (a view may show it clipped)."""
         request = self._interrupts.get(interrupt_id)
-        return shown if request is None else redact_data(request.value)
+        return clipped if request is None else redact_data(request.value)
 
     def waits_for_answers(self) -> bool:
         """Whether every interrupt the run waits on is a raw one (a question, not an approval)."""
@@ -571,15 +571,15 @@ class Run(LiveDisplayable):
                 self.emit(ev.SteerUndelivered(ev.MAIN, tuple(left)))
         with self._lock:
             events = self._redactor.feed(event)
-            for shown in events:
-                self._timeline.note(shown, self.state.clock())
-                self.state.apply(shown)
-                if isinstance(shown, RECORDED):
-                    self.log.append(shown)
+            for redacted in events:
+                self._timeline.note(redacted, self.state.clock())
+                self.state.apply(redacted)
+                if isinstance(redacted, RECORDED):
+                    self.log.append(redacted)
             listeners = self._listeners.now()
-        for shown in events:
+        for redacted in events:
             for listener in listeners:  # a listener's failure, whatever it raises, is not the run's
-                contained(listener, shown, what=f"a run listener on {type(shown).__name__}")
+                contained(listener, redacted, what=f"a run listener on {type(redacted).__name__}")
 
     @property
     def timeline(self) -> list[TimelineRecord]:
@@ -757,14 +757,14 @@ def _previews(
     interrupts: tuple[ev.InterruptRequest, ...], values: Mapping[str, Any]
 ) -> dict[tuple[str, int], FilePreview]:
     files = values.get("files") or {}
-    shown: dict[tuple[str, int], FilePreview] = {}
+    found_previews: dict[tuple[str, int], FilePreview] = {}
     for request in interrupts:
         actions = request.value.get("action_requests", []) if isinstance(request.value, Mapping) else []
         for index, action in enumerate(actions):
             found = preview(str(action.get("name")), action.get("args") or {}, files)
             if found:
-                shown[(request.id, index)] = found
-    return shown
+                found_previews[(request.id, index)] = found
+    return found_previews
 
 
 def _final_answer(values: Mapping[str, Any]) -> str:

@@ -21,7 +21,7 @@ MESSAGE_LIMIT = 64 * 1024
 PATCH_BUDGET = 48 * 1024
 """What one live patch message carries at most before the rest goes in the next one."""
 FIELD_LIMIT = 8_000
-"""Characters of one text field of a transcript item or tree node shown in the view."""
+"""Characters of one text field of a transcript item or tree node kept in the view."""
 ITEM_LIMIT = 40 * 1024
 """Bytes of one transcript item as the view gets it."""
 
@@ -203,7 +203,7 @@ def split_patch(
     budget: int = PATCH_BUDGET,
 ) -> Iterator[dict[str, Any]]:
     """``patch`` as one or more patch messages of at most about ``budget`` bytes each, applied in
-    order by the front-end to the same effect. ``items(id)`` gives a shown item as sent (a new
+    order by the front-end to the same effect. ``items(id)`` gives a visible item as sent (a new
     order sent in parts needs the items of the later parts again; a patch without ``ids`` needs
     no ``items``)."""
     if size(patch) <= budget:

@@ -24,7 +24,7 @@ from deepnb.views.output import run_snapshot, with_static
 from deepnb.views.run.run_view import RunView
 from deepnb.views.run.tokens import token_cells
 
-SHOWN_CELL = 120
+CELL_CHARS = 120
 """Characters of a result, an error or an output a table cell shows."""
 _ENDS = (ev.RunFinished, ev.RunFailed, ev.RunCancelled, ev.RunPaused)
 _ROW = "display:table;width:100%;table-layout:fixed;border-spacing:8px 0"
@@ -35,12 +35,12 @@ untrusted notebook shows them side by side too."""
 
 def _clip(text: Any) -> str:
     line = str(text or "").strip().splitlines()[0] if str(text or "").strip() else ""
-    return line if len(line) <= SHOWN_CELL else line[: SHOWN_CELL - 1] + "…"
+    return line if len(line) <= CELL_CHARS else line[: CELL_CHARS - 1] + "…"
 
 
 def _output(value: Any) -> str:
     rows = output_rows(value)
-    return _clip(", ".join(f"{key}={shown}" for key, shown in rows) if rows else "")
+    return _clip(", ".join(f"{key}={value}" for key, value in rows) if rows else "")
 
 
 def table_of(table: ComparisonTable) -> Table:

@@ -1,4 +1,4 @@
-"""``%deepagent history`` and ``workbench.history(thread)`` shown: one row per step of the thread
+"""``%deepagent history`` and ``workbench.history(thread)`` drawn as a table: one row per step of the thread
 (its number, what it did in words, when it was saved, the checkpoint ``--at STEP`` forks at), or
 with ``--all`` every checkpoint with the node that wrote it."""
 

@@ -73,19 +73,19 @@ def files_html(entries: Sequence[Entry], total: int, *, title: str) -> str:
 
 def thread_files_text(files: Files) -> str:
     """``repr(run.files)``: the thread's first files and how many there are."""
-    shown, total = files.summary()
+    listed, total = files.summary()
     plural = "s" if total != 1 else ""
     head = f"Files of thread {files.thread_id!r} ({files.backend}): {total} file{plural}"
-    lines = [head] + [f"  {e.path}  {size_label(e.size)}" for e in shown]
-    if total > len(shown):
-        lines.append(f"  … and {total - len(shown)} more: use {MORE_FILES}")
+    lines = [head] + [f"  {e.path}  {size_label(e.size)}" for e in listed]
+    if total > len(listed):
+        lines.append(f"  … and {total - len(listed)} more: use {MORE_FILES}")
     return "\n".join(lines)
 
 
 def thread_files_html(files: Files) -> str:
     """``run.files`` displayed: the thread's first files as a table."""
-    shown, total = files.summary()
-    return files_html(shown, total, title=f"Files of thread {files.thread_id} ({files.backend})")
+    listed, total = files.summary()
+    return files_html(listed, total, title=f"Files of thread {files.thread_id} ({files.backend})")
 
 
 @safe_display
@@ -191,7 +191,7 @@ def async_tasks_html(tasks: Sequence[Mapping[str, str]]) -> str:
 
 @safe_display
 class TodoList:
-    """A thread's todo list (``%deepagent todos``), shown as text or HTML; ``items`` holds the data.
+    """A thread's todo list (``%deepagent todos``), drawn as text or HTML; ``items`` holds the data.
     ``run_status`` is the status of the thread's latest run: a stopped or failed one shows the todo
     it left in progress as interrupted, in the same words as the run's view."""
 

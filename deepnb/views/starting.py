@@ -12,7 +12,7 @@ from IPython.display import DisplayHandle, display
 
 from deepnb.core.text.secrets import redact
 
-SHOWN = 120
+FIRST_LINE_CHARS = 120
 """Characters of the task's first line the placeholder shows."""
 STYLE = (
     "font-family: var(--jp-ui-font-family, sans-serif); font-size: var(--jp-ui-font-size1, 13px); "
@@ -23,7 +23,7 @@ STYLE = (
 def _first_line(task: str) -> str:
     line = next((line.strip() for line in task.splitlines() if line.strip()), "")
     line = redact(line)
-    return line if len(line) <= SHOWN else line[: SHOWN - 1] + "…"
+    return line if len(line) <= FIRST_LINE_CHARS else line[: FIRST_LINE_CHARS - 1] + "…"
 
 
 class Starting:

@@ -89,8 +89,9 @@ def test_updates_to_displays_of_earlier_cells_are_dropped() -> None:
             '<div class="dnb-tool">ls</div>',
         ),
         (
-            "Done.\nTimeline: 2 model calls, 1 tool calls over 0.62 s\n  step 1: model call 0.31 s — "
-            "%deepagent fork -t 3f9a0c1b2d4e --at 1\nFiles changed: /a.md",
+            "Done.\nTimeline: 2 model calls, 1 tool calls over 0.62 s\n"
+            "  step 1 · 0.31 s · 300 in / 20 out — fork: %deepagent fork -t 3f9a0c1b2d4e --at 1\n"
+            "Files changed: /a.md",
             "Done.\nFiles changed: /a.md",
         ),
     ],

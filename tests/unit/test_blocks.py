@@ -124,7 +124,7 @@ def test_a_body_is_further_in_than_its_head_and_emphasis_reads_as_text() -> None
     ]
     assert blocks.html(block) == (
         "<div><div><b>Head</b>:</div><ul><li>one</li><li><s>gone</s></li></ul>"
-        "<details><summary>More</summary><div><div>inside</div><pre>a\nb</pre></div></details>"
+        "<details><summary>More</summary><div>inside</div><pre>a\nb</pre></details>"
         "<dl><dt>key</dt><dd>value</dd><dt>code</dt><dd><code>[1]</code></dd></dl></div>"
     )
 

@@ -57,7 +57,7 @@ def _shown_steps(run) -> dict[str, list[int]]:
         "fork chips (snapshot)": [int(n) for n in re.findall(r'dnb-step-link"[^>]*>step (\d+)<', html)],
         "timeline steps (snapshot)": [int(n) for n in re.findall(r'<li data-step="(\d+)"', html)],
         "fork commands (snapshot)": [int(n) for n in re.findall(r"--at (\d+)</code>", html)],
-        "timeline steps (text)": [int(n) for n in re.findall(r"^  step (\d+): model call", text, re.M)],
+        "timeline steps (text)": [int(n) for n in re.findall(r"^  step (\d+) · ", text, re.M)],
         "fork commands (text)": [int(n) for n in re.findall(r"--at (\d+)$", text, re.M)],
     }
 

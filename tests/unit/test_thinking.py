@@ -152,7 +152,7 @@ def test_the_snapshot_folds_thinking_and_escapes_it(thought: Any) -> None:
     assert '<details class="dnb-thinking"><summary class="dnb-muted">Thinking</summary>' in html
     assert '<details class="dnb-thinking" open' not in html
     assert "<script>window.__pwned" not in html
-    assert "Thinking:\n  │ Weigh <script>" in text
+    assert "Thinking\n  │ Weigh <script>" in text
 
 
 def test_a_secret_in_thinking_is_redacted(monkeypatch: pytest.MonkeyPatch) -> None:

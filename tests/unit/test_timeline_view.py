@@ -49,7 +49,7 @@ def test_the_snapshot_draws_the_waterfall_and_lists_the_steps_to_fork() -> None:
     assert len(steps) == 2
     for step in steps:
         assert f"%deepagent fork -t {run.thread_id} --at {step}" in html
-        assert f"  step {step}: model call " in text
+        assert f"  step {step} · " in text
     assert "Timeline: 4 model calls, 2 tool calls over " in text
     task_call = next(r for r in run.timeline if r["name"] == "task")
     main_calls = [r for r in run.timeline if r["step"] is not None]

@@ -236,7 +236,7 @@ export const TODO_CHANGE_LABEL: Readonly<Record<TodoChangeKind, string>> = {
 };
 
 /**
- * The mark of a todo a stopped or failed run left in progress: shown as interrupted.
+ * The mark of a todo a stopped or failed run left in progress: drawn as interrupted.
  */
 export const TODO_INTERRUPTED_MARK = "⊘";
 

@@ -14,9 +14,9 @@ import typing_extensions
 
 from deepnb.core.errors import DeepnbError
 
-SHOWN_INPUT = 2000
-"""Characters of a dict input shown as the run's prompt."""
-SHOWN_VALUE = 80
+INPUT_CHARS = 2000
+"""Characters of a dict input kept as the run's prompt."""
+VALUE_CHARS = 80
 """Characters of a refused input value a message quotes."""
 MESSAGE_LIKES = (
     "a list of messages: strings, {'role': ..., 'content': ...} dicts, (role, content) pairs or "
@@ -74,7 +74,7 @@ def check_input(graph: Any, value: Mapping[str, Any], *, agent: str) -> None:
         if problem is not None:
             raise DeepnbError(
                 f"Agent {agent!r} cannot take this input: {key!r} must be {problem}, not "
-                f"{_shown_value(item)}. Nothing was run or written."
+                f"{_clipped_value(item)}. Nothing was run or written."
             )
 
 
@@ -158,9 +158,9 @@ def _new_checker(annotation: Any) -> Callable[[Any], bool] | None:
     return check
 
 
-def _shown_value(value: Any) -> str:
+def _clipped_value(value: Any) -> str:
     text = repr(value)
-    return text if len(text) <= SHOWN_VALUE else text[: SHOWN_VALUE - 1] + "…"
+    return text if len(text) <= VALUE_CHARS else text[: VALUE_CHARS - 1] + "…"
 
 
 def shown_input(value: str | Mapping[str, Any]) -> str:
@@ -168,7 +168,7 @@ def shown_input(value: str | Mapping[str, Any]) -> str:
     if isinstance(value, str):
         return value
     text = json.dumps(dict(value), ensure_ascii=False, default=str)
-    return text if len(text) <= SHOWN_INPUT else text[: SHOWN_INPUT - 1] + "…"
+    return text if len(text) <= INPUT_CHARS else text[: INPUT_CHARS - 1] + "…"
 
 
 def output_of(graph: Any, values: Mapping[str, Any]) -> Any:

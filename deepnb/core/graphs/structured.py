@@ -14,9 +14,9 @@ from deepnb.core.errors import DeepnbError
 from deepnb.core.text.secrets import redact
 
 SCHEMA_KINDS = "a Pydantic model, a dataclass, a TypedDict or a JSON schema dict"
-SHOWN_VALUE = 200
+VALUE_CHARS = 200
 """Characters of one field's value a view shows."""
-SHOWN_FIELDS = 40
+FIELDS_KEPT = 40
 """Fields of one output a view shows (a graph's final state may hold many)."""
 
 
@@ -83,7 +83,7 @@ def output_fields(output: Any) -> dict[str, Any] | None:
     return None
 
 
-def shown_value(value: Any, *, limit: int = SHOWN_VALUE) -> str:
+def shown_value(value: Any, *, limit: int = VALUE_CHARS) -> str:
     """One field's value as a line of text: strings as they are, the rest as JSON."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -91,12 +91,12 @@ def shown_value(value: Any, *, limit: int = SHOWN_VALUE) -> str:
 
 def output_rows(output: Any) -> list[tuple[str, str]]:
     """``(field, value)`` rows of a structured output, each value shortened and secrets
-    redacted, at most :data:`SHOWN_FIELDS` (then a row saying how many more); ``[]`` for none."""
+    redacted, at most :data:`FIELDS_KEPT` (then a row saying how many more); ``[]`` for none."""
     fields = output_fields(output)
     if fields is None:
         return []
     rows = [(redact(str(key)), redact(shown_value(value))) for key, value in fields.items()]
-    if len(rows) > SHOWN_FIELDS:
-        more = f"{len(rows) - SHOWN_FIELDS} more fields (run.output has them all)"
-        rows = [*rows[:SHOWN_FIELDS], ("…", more)]
+    if len(rows) > FIELDS_KEPT:
+        more = f"{len(rows) - FIELDS_KEPT} more fields (run.output has them all)"
+        rows = [*rows[:FIELDS_KEPT], ("…", more)]
     return rows

@@ -1,2 +1,2 @@
 """Text in and out, safely: secrets redacted (streamed text too), agent text to escaped HTML,
-bidirectional controls shown, and a project's documents and patterns read within bounds."""
+bidirectional controls made visible, and a project's documents and patterns read within bounds."""

@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # markdown-it is imported when the first Markdown is rendered
 
 CODE_CLASS = "dnb-code"
 BLOCKED_IMAGE_CLASS = "dnb-image-blocked"
-_SHOWN_IMAGE = re.compile(r"data:image/", re.IGNORECASE)
+_INLINE_IMAGE = re.compile(r"data:image/", re.IGNORECASE)
 """The only images rendered as images: inline data, which loads nothing."""
 _LOADABLE = re.compile(r"(https?:)?//", re.IGNORECASE)
 """Images the live view offers to load on a click (a relative path would hit the notebook server)."""
@@ -87,7 +87,7 @@ def _image(
     token = tokens[idx]
     src = str(token.attrGet("src") or "")
     alt = renderer.renderInlineAsText(token.children or [], options, env)
-    if _SHOWN_IMAGE.match(src):
+    if _INLINE_IMAGE.match(src):
         return f'<img src="{escape(src)}" alt="{escape(alt)}">'
     return blocked_image(src, alt)
 
@@ -118,7 +118,7 @@ def _parser() -> MarkdownIt:
 
 def markdown(text: str) -> str:
     """Render Markdown to HTML with raw HTML escaped, unsafe links dropped, remote images turned
-    into placeholders, secrets redacted and bidi controls shown."""
+    into placeholders, secrets redacted and bidi controls made visible."""
     return shown_text(_parser().render(text))
 
 

@@ -34,14 +34,14 @@ def shown_text(text: str) -> str:
     return reveal_controls(redact(text))
 
 
-_SHOWN_IN_PATTERN = {ord(char): f"\\\\u{ord(char):04x}" for char in BIDI_CONTROLS}
+_VISIBLE_IN_PATTERN = {ord(char): f"\\\\u{ord(char):04x}" for char in BIDI_CONTROLS}
 
 
 def shown_pattern(pattern: str) -> str:
     """A regular expression as deepnb shows it (a replay script's ``match``): its secrets
     redacted and each bidi control made the expression of its visible escape, so it matches
     what :func:`shown_text` makes of the text it matched."""
-    return redact_pattern(pattern).translate(_SHOWN_IN_PATTERN)
+    return redact_pattern(pattern).translate(_VISIBLE_IN_PATTERN)
 
 
 def shown(value: Any) -> Any:

@@ -103,11 +103,11 @@ class StreamRedactor:
         text = held.before + held.text + piece
         skip = len(held.before)
         cut = max(skip, open_tail(text))
-        shown = text[skip:cut]
+        released = text[skip:cut]
         held.text, held.event = text[cut:], event
-        if not shown:
+        if not released:
             return []
-        out = _redacted(held.before, shown)
+        out = _redacted(held.before, released)
         held.before = text[cut - 1]
         return [_with(event, out)]
 

@@ -232,10 +232,10 @@ def differences(
         for row in set(mine) & set(theirs):
             totals[row] = totals.get(row, 0.0) + mine[row] - theirs[row]
     ranked = sorted((item for item in totals.items() if item[1] != 0), key=lambda item: -abs(item[1]))
-    shown = []
+    listed = []
     for row, total in ranked[:top]:
         first_a, first_b = a.get(row), b.get(row)
-        shown.append(
+        listed.append(
             Difference(
                 row,
                 total,
@@ -244,4 +244,4 @@ def differences(
                 dict(first_a.inputs) if first_a else {},
             )
         )
-    return shown
+    return listed

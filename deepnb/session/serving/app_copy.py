@@ -63,7 +63,7 @@ class Copier:
         except FileNotFoundError:
             return  # nothing there to copy, as before: building the agent says what is missing
         except OSError as error:
-            raise DeepnbError(f"Cannot copy {self._shown(source)}: {error.strerror or error}.") from None
+            raise DeepnbError(f"Cannot copy {self._relative(source)}: {error.strerror or error}.") from None
         try:
             mode = os.fstat(fd).st_mode
             if stat.S_ISDIR(mode):
@@ -93,7 +93,7 @@ class Copier:
     def _made(self, relative: str) -> None:
         self.written.setdefault(relative, None)
 
-    def _shown(self, path: Path) -> str:
+    def _relative(self, path: Path) -> str:
         return path.relative_to(self.project).as_posix() if path.is_relative_to(self.project) else str(path)
 
     def _count(self, path: Path, *, entries: int = 1, size: int = 0) -> None:
@@ -102,17 +102,17 @@ class Copier:
         if self.entries > MAX_ENTRIES or self.bytes > MAX_BYTES:
             raise CopyTooLarge(
                 f"Deploying would copy more than {MAX_ENTRIES:,} files and folders or "
-                f"{MAX_BYTES // 2**20:,} MB (past {self._shown(path)}): give the disk backend a "
+                f"{MAX_BYTES // 2**20:,} MB (past {self._relative(path)}): give the disk backend a "
                 "smaller root_dir, since deepnb copies its whole folder."
             )
 
     def _skipped(self, path: Path, why: str) -> None:
-        self.skipped.append(f"{self._shown(path)} ({why})")
+        self.skipped.append(f"{self._relative(path)} ({why})")
 
     def _folder(self, fd: int, path: Path, root: Path, into: Folder, relative: str, *, depth: int) -> None:
         if depth > MAX_DEPTH:
             raise CopyTooLarge(
-                f"{self._shown(path)} is nested more than {MAX_DEPTH} folders deep: deepnb does not "
+                f"{self._relative(path)} is nested more than {MAX_DEPTH} folders deep: deepnb does not "
                 "copy it; give the disk backend a shallower root_dir."
             )
         with os.scandir(fd) as found:

@@ -116,12 +116,12 @@ class Deployment:
         )
 
 
-def skipped_note(skipped: Sequence[str], shown: int = 3) -> str:
+def skipped_note(skipped: Sequence[str], listed: int = 3) -> str:
     """The sentence naming what a deployment's copies left out (the first few), or ``""``."""
     if not skipped:
         return ""
-    more = f" and {len(skipped) - shown} more" if len(skipped) > shown else ""
-    return f" Not copied, as the agent's tools refuse them too: {'; '.join(skipped[:shown])}{more}."
+    more = f" and {len(skipped) - listed} more" if len(skipped) > listed else ""
+    return f" Not copied, as the agent's tools refuse them too: {'; '.join(skipped[:listed])}{more}."
 
 
 # -- what the tables name on disk ------------------------------------------------------------------

@@ -275,7 +275,7 @@ def show_experiment(experiment: Experiment, *, into: Starting | None = None) -> 
     view = ExperimentView(experiment)
     widget_data, _ = widget_bundle(view)
     handle = place(with_static(widget_data, experiment_bundle(experiment)), into)
-    shown = {"records": -1}
+    drawn = {"records": -1}
     lock = threading.Lock()
 
     def on_change() -> None:
@@ -284,9 +284,9 @@ def show_experiment(experiment: Experiment, *, into: Starting | None = None) -> 
             return
         with lock:
             records = len(experiment.records)
-            if records == shown["records"]:
+            if records == drawn["records"]:
                 return
-            shown["records"] = records
+            drawn["records"] = records
             handle.update(with_static(widget_data, experiment_bundle(experiment)), raw=True)
 
     experiment.subscribe(on_change)

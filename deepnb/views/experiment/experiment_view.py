@@ -87,11 +87,11 @@ def matrix_cell(experiment: Experiment, row: int, variant: str, axes: Axes) -> d
     counted: dict[str, int] = {}
     for status in statuses:
         counted[status] = counted.get(status, 0) + 1
-    shown = ", ".join(s if n == 1 and len(statuses) == 1 else f"{n} {s}" for s, n in counted.items())
+    said = ", ".join(s if n == 1 and len(statuses) == 1 else f"{n} {s}" for s, n in counted.items())
     worst = (
         "error" if "error" in counted else ("done" if counted.get("done") == len(statuses) else statuses[0])
     )
-    cell = {"status": shown, "kind": worst, "scores": scores, "answer": clip(answer)}
+    cell = {"status": said, "kind": worst, "scores": scores, "answer": clip(answer)}
     if axes.fields:
         cell["fields"] = field_cells(records, axes.fields)
     return cell
@@ -279,7 +279,7 @@ def comparison_html(comparison: VariantComparison) -> str:
 
 
 def _message_lines(record: RunRecord) -> list[tuple[str, str]]:
-    shown = []
+    lines = []
     for message in record.messages[-MAX_MESSAGES:]:
         role = str(message.get("role") or "?")
         content = message.get("content")
@@ -290,8 +290,8 @@ def _message_lines(record: RunRecord) -> list[tuple[str, str]]:
         ]
         if calls:
             text = (text + " " if text else "") + "→ " + ", ".join(str(c) for c in calls)
-        shown.append((role, text[:MESSAGE_CHARS]))
-    return shown
+        lines.append((role, text[:MESSAGE_CHARS]))
+    return lines
 
 
 def record_text(record: RunRecord) -> str:

@@ -33,8 +33,8 @@ def field_names(records: Iterable[RunRecord]) -> tuple[list[str], int]:
 
 def field_label(name: str) -> str:
     """A field's name as its column header shows it."""
-    shown = redact(name)
-    return shown if len(shown) <= FIELD_NAME else shown[: FIELD_NAME - 1] + "…"
+    redacted = redact(name)
+    return redacted if len(redacted) <= FIELD_NAME else redacted[: FIELD_NAME - 1] + "…"
 
 
 def field_cells(records: Sequence[RunRecord], names: Sequence[str]) -> list[str]:

@@ -74,7 +74,7 @@ MAX_PAGE = 2000
 MAX_RESULTS = 500
 """Search results per search; the reply says when there were more."""
 MATCH_TEXT = 300
-"""Characters of a matching line shown in the results."""
+"""Characters of a matching line kept in the results."""
 DOWNLOAD_LIMIT = 32 * 1024 * 1024
 DIFF_LIMIT = 100_000
 CHANGED_LIMIT = 200

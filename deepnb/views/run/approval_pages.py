@@ -59,10 +59,10 @@ def page_of(pending: Sequence[Mapping[str, Any]], page: int) -> tuple[list[dict[
     units = _units(pending)
     pages = max(1, -(-len(units) // PAGE_CARDS))
     page = min(max(page, 0), pages - 1)
-    shown = units[page * PAGE_CARDS : (page + 1) * PAGE_CARDS]
+    listed = units[page * PAGE_CARDS : (page + 1) * PAGE_CARDS]
     out: list[dict[str, Any]] = []
     by_position: dict[int, dict[str, Any]] = {}
-    for position, action in shown:
+    for position, action in listed:
         if position not in by_position:
             request = pending[position]
             by_position[position] = {
@@ -76,8 +76,8 @@ def page_of(pending: Sequence[Mapping[str, Any]], page: int) -> tuple[list[dict[
     info: PageInfo = {
         "page": page,
         "pages": pages,
-        "first": page * PAGE_CARDS + 1 if shown else 0,
-        "last": page * PAGE_CARDS + len(shown),
+        "first": page * PAGE_CARDS + 1 if listed else 0,
+        "last": page * PAGE_CARDS + len(listed),
         "cards": len(units),
         "undecided": sum(_undecided(a) for a in actions),
         "approvable": sum(_undecided(a, "approve") for a in actions),

@@ -38,22 +38,22 @@ def hidden_ids(
     cost = cost or (lambda item: size(clip_item(item)))
     if len(items) <= after and size(items) <= budget:
         return frozenset()
-    shown: set[str] = set()
+    visible: set[str] = set()
     spent = 0
     for item in reversed(items):  # the latest items: up to `keep`, within most of the budget
-        if len(shown) >= keep:
+        if len(visible) >= keep:
             break
         spent += cost(item)
-        if shown and spent > budget * 3 // 4:
+        if visible and spent > budget * 3 // 4:
             break
-        shown.add(item["id"])
+        visible.add(item["id"])
     for item in reversed(items):  # then the kept kinds, latest first, within the rest
-        if _kept(item) and item["id"] not in shown:
+        if _kept(item) and item["id"] not in visible:
             spent += cost(item)
             if spent > budget:
                 break
-            shown.add(item["id"])
-    return frozenset(item["id"] for item in items if item["id"] not in shown)
+            visible.add(item["id"])
+    return frozenset(item["id"] for item in items if item["id"] not in visible)
 
 
 def _kept(item: Mapping[str, Any]) -> bool:

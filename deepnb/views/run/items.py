@@ -1,9 +1,10 @@
-"""Transcript items as static HTML and as text: one pair of functions per item kind (prompt,
-text, thinking, tool, eval, summary, update, error, notice), side by side so the two forms cannot drift.
+"""Transcript items described once, and drawn from that description as static HTML and as text:
+one description per item kind (prompt, text, thinking, tool, eval, summary, update, error,
+notice), so the two forms cannot drift.
 
-Every piece of agent text is escaped here; the only HTML taken as is is what
-:mod:`deepnb.core.text.markup` rendered when the item was folded (``html``, ``summary_html``,
-``code_html``), which escapes raw HTML itself.
+Every piece of agent text is escaped (:mod:`deepnb.views.blocks`); the only HTML taken as is is
+what :mod:`deepnb.core.text.markup` rendered when the item was folded (``html``,
+``summary_html``, ``code_html``), which escapes raw HTML itself.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from typing import Any
 
 from deepnb.core.events import MAIN, agent_label
 from deepnb.core.schema import CUT_OFF_NOTE, TODO_CHANGE_MARK, shown_as
-from deepnb.core.text.markup import escape
+from deepnb.views import blocks
+from deepnb.views.blocks import Block, Em, Fold, Group, Inline, Line, List, Pre, Raw
 from deepnb.views.run.decided import not_run_words
 
 Item = Mapping[str, Any]
-Render = Callable[[Item, str], str]
-"""A kind's renderer: the item, and its agent label (``"[researcher] "``, or ``""``)."""
+Describe = Callable[[Item, str], Block]
+"""A kind's description: of the item, and its agent label (``"[researcher] "``, or ``""``)."""
 
 
 def plural(n: int, noun: str) -> str:
@@ -32,6 +34,11 @@ def agent_prefix(item: Item) -> str:
     return "" if agent == MAIN else f"[{agent_label(agent)}] "
 
 
+def _rendered(html: str | None, text: str, *, mark: str = "") -> Raw:
+    """Markdown rendered when the item was folded (``html``), or its text as a paragraph."""
+    return Raw(html or blocks.html(Line.of(text, tag="p")), text, mark)
+
+
 # -- prompt ----------------------------------------------------------------------------------------
 
 
@@ -39,74 +46,74 @@ STEERED_BADGE = "given while it worked"
 """The badge of a message given to a running agent (``run.steer``), where it was delivered."""
 
 
-def _prompt_html(item: Item, _label: str) -> str:
-    badge = f' <span class="dnb-badge dnb-steered">{STEERED_BADGE}</span>' if item.get("steered") else ""
-    return f'<div class="dnb-prompt">› {escape(item["text"])}{badge}</div>'
-
-
-def _prompt_text(item: Item, _label: str) -> str:
-    return f"› {item['text']}" + (f" [{STEERED_BADGE}]" if item.get("steered") else "")
+def _prompt(item: Item, _label: str) -> Block:
+    steered = Em(STEERED_BADGE, "span", "dnb-badge dnb-steered", badge=True) if item.get("steered") else ""
+    return Line.of("› ", item["text"], " " if steered else "", steered, css="dnb-prompt")
 
 
 # -- text: the agent's answer (Markdown, rendered when folded) -------------------------------------
 
 
-def _text_html(item: Item, label: str) -> str:
-    body = item.get("html") or f"<p>{escape(item['text'])}</p>"
-    label = escape(label)
-    cut = f'<div class="dnb-muted dnb-cut-off">({escape(CUT_OFF_NOTE)})</div>' if item.get("cut_off") else ""
-    return f'<div class="dnb-text">{label and f"<span class=dnb-muted>{label}</span>"}{body}{cut}</div>'
-
-
-def _text_text(item: Item, label: str) -> str:
-    return f"{label}{item['text']}" + (f"\n({CUT_OFF_NOTE})" if item.get("cut_off") else "")
+def _text(item: Item, label: str) -> Block:
+    answer = Line.of(Em(label, "span", "dnb-muted"), _rendered(item.get("html"), item["text"]), tag="")
+    cut = Line.of(f"({CUT_OFF_NOTE})", css="dnb-muted dnb-cut-off")
+    return Group((answer, cut) if item.get("cut_off") else (answer,), cls="dnb-text")
 
 
 # -- thinking: what a model thought before it answered, folded ---------------------------------------
 
 THINKING = "Thinking"
-"""The heading of a thinking item wherever it is shown."""
+"""The heading of a thinking item wherever it is displayed."""
 
 
-def _thinking_html(item: Item, label: str) -> str:
-    body = item.get("html") or f"<p>{escape(item['text'])}</p>"
-    head = f"{escape(label)}{THINKING}"
-    return f'<details class="dnb-thinking"><summary class="dnb-muted">{head}</summary>{body}</details>'
-
-
-def _thinking_text(item: Item, label: str) -> str:
-    lines = str(item["text"]).splitlines() or [""]
-    return "\n".join([f"{label}{THINKING}:", *(f"  │ {line}" for line in lines)])
+def _thinking(item: Item, label: str) -> Block:
+    body = _rendered(item.get("html"), str(item["text"]), mark="│ ")
+    return Fold((label, THINKING), (body,), cls="dnb-thinking", summary_cls="dnb-muted")
 
 
 # -- tool: a tool call's card (an interpreter ``eval`` has its own, below) -------------------------
 
 
-def _tool_html(item: Item, label: str) -> str:
-    if item.get("eval"):
-        return _eval_html(item, label)
-    result = f' <span class="dnb-muted">→ {escape(item["result"])}</span>' if item.get("result") else ""
-    not_run = not_run_words(item)
-    said = f'<div class="dnb-tool-not-run"><i>{escape(not_run)}</i></div>' if not_run else ""
-    return (
-        f'<div class="dnb-tool" data-status="{escape(item["status"])}">{escape(label)}'
-        f"<b>{escape(item['name'])}</b>({escape(item['args'])}){_server_html(item)}{_edited_html(item)} "
-        f'<span class="dnb-muted">[{escape(item["status"])}]</span>{result}{said}'
-        f"{_todo_changes_html(item)}</div>"
+def _tool(item: Item, label: str) -> Block:
+    """A tool call's card; as text a step in under the prompt and answers (in HTML its border
+    sets it apart)."""
+    card = _eval(item, label) if item.get("eval") else _call(item, label)
+    return Group((card,), tag="", indent=1)
+
+
+def _call(item: Item, label: str) -> Group:
+    result = (" ", Em(f"→ {item['result']}", "span", "dnb-muted")) if item.get("result") else ()
+    call = Line.of(
+        label,
+        Em(item["name"]),
+        f"({item['args']})",
+        *_server(item),
+        *_edited(item),
+        " ",
+        Em(f"[{item['status']}]", "span", "dnb-muted"),
+        *result,
+        tag="",
     )
+    not_run = not_run_words(item)
+    said = (Line.of(Em(not_run, "i"), css="dnb-tool-not-run"),) if not_run else ()
+    changes = _todo_changes(item)
+    return Group((*said, *changes), cls="dnb-tool", head=call, attrs={"data-status": str(item["status"])})
 
 
-def _todo_changes_html(item: Item) -> str:
+def _todo_changes(item: Item) -> tuple[Block, ...]:
     """A ``write_todos`` card's changes, folded: one line a todo, marked with what happened to it."""
     changes = item.get("todo_changes") or []
     if not changes:
-        return ""
-    rows = "".join(
-        f'<li data-change="{escape(c["change"])}">{escape(shown_as(TODO_CHANGE_MARK, c["change"], "·"))} '
-        f"{escape(c['content'])}</li>"
+        return ()
+    rows = tuple(
+        Line.of(
+            f"{shown_as(TODO_CHANGE_MARK, c['change'], '·')} {c['content']}",
+            tag="li",
+            data_change=c["change"],
+        )
         for c in changes
     )
-    return f'<details class="dnb-todo-changes"><summary>changes</summary><ul>{rows}</ul></details>'
+    return (Fold(("changes",), (List(rows),), cls="dnb-todo-changes"),)
 
 
 def server_badge(server: str) -> str:
@@ -118,66 +125,41 @@ EDITED_BADGE = "✎ edited"
 """The badge of a tool card whose arguments a person edited before approving them."""
 
 
-def _edited_html(item: Item) -> str:
+def _edited(item: Item) -> tuple[Inline, ...]:
     if not item.get("edited"):
-        return ""
+        return ()
     title = "Arguments edited before approval; the decision log shows the change"
-    return f' <span class="dnb-badge dnb-edited" title="{title}">{EDITED_BADGE}</span>'
+    return (" ", Em(EDITED_BADGE, "span", "dnb-badge dnb-edited", title=title, badge=True))
 
 
-def _server_html(item: Item) -> str:
+def _server(item: Item) -> tuple[Inline, ...]:
     """An MCP tool's badge: the server it came from."""
     server = item.get("server")
     if not server:
-        return ""
-    title = escape(f"A tool of the MCP server {server}")
-    return f' <span class="dnb-badge dnb-tool-server" title="{title}">{escape(server_badge(server))}</span>'
-
-
-def _tool_text(item: Item, label: str) -> str:
-    if item.get("eval"):
-        return _eval_text(item, label)
-    result = f" → {item['result']}" if item.get("result") else ""
-    server = f" [{server_badge(item['server'])}]" if item.get("server") else ""
-    edited = f" [{EDITED_BADGE}]" if item.get("edited") else ""
-    not_run = not_run_words(item)
-    said = f"\n    {not_run}" if not_run else ""
-    return f"  {label}{item['name']}({item['args']}){server}{edited} [{item['status']}]{result}{said}"
+        return ()
+    title = f"A tool of the MCP server {server}"
+    return (" ", Em(server_badge(server), "span", "dnb-badge dnb-tool-server", title=title, badge=True))
 
 
 # -- eval: an interpreter call's card (the code, what it printed, its result or error) -------------
 
 
-def _eval_html(item: Item, label: str) -> str:
+def _eval(item: Item, label: str) -> Group:
+    """As text, each part after its mark: ``|`` the code, ``>`` what it printed, ``=`` its
+    result, ``!`` its error (in HTML, titled boxes)."""
     run = item["eval"]
-    parts = [
-        f'<div class="dnb-tool dnb-eval" data-status="{escape(item["status"])}">{escape(label)}'
-        f'<b>eval</b> <span class="dnb-muted">[{escape(item["status"])}]</span>',
-        run.get("code_html") or f"<pre>{escape(run.get('code', ''))}</pre>",
-    ]
+    status = str(item["status"])
+    head = Line.of(label, Em("eval"), " ", Em(f"[{status}]", "span", "dnb-muted"), tag="")
+    code = str(run.get("code", ""))
+    parts: list[Block] = [Raw(run["code_html"], code, "| ") if run.get("code_html") else Pre(code, mark="| ")]
     if run.get("stdout"):
-        parts.append(f'<div class="dnb-muted">console</div><pre>{escape(run["stdout"])}</pre>')
+        parts.append(Pre(run["stdout"], mark="> ", title=Line.of("console", css="dnb-muted")))
     if run.get("error"):
-        parts.append(
-            f'<div class="dnb-error">{escape(run.get("error_type") or "Error")}: {escape(run["error"])}</div>'
-        )
+        error = f"{run.get('error_type') or 'Error'}: {run['error']}"
+        parts.append(Line.of(error, css="dnb-error", mark="! "))
     elif run.get("result"):
-        parts.append(f'<div class="dnb-muted">result</div><pre>{escape(run["result"])}</pre>')
-    return "".join(parts) + "</div>"
-
-
-def _eval_text(item: Item, label: str) -> str:
-    run = item["eval"]
-    lines = [f"  {label}eval [{item['status']}]"] + [
-        f"    | {line}" for line in run.get("code", "").splitlines()
-    ]
-    if run.get("stdout"):
-        lines += [f"    > {line}" for line in run["stdout"].splitlines()]
-    if run.get("error"):
-        lines.append(f"    ! {run.get('error_type') or 'Error'}: {run['error'].splitlines()[0]}")
-    elif run.get("result"):
-        lines.append(f"    = {run['result']}")
-    return "\n".join(lines)
+        parts.append(Pre(run["result"], mark="= ", title=Line.of("result", css="dnb-muted")))
+    return Group(tuple(parts), cls="dnb-tool dnb-eval", head=head, attrs={"data-status": status})
 
 
 # -- summary: the context was summarized -----------------------------------------------------------
@@ -207,70 +189,54 @@ def _count(value: int | None) -> str:
     return "?" if value is None else f"{value:,}"
 
 
-def _summary_html(item: Item, label: str) -> str:
-    body = item.get("summary_html") or f"<p>{escape(item.get('summary', ''))}</p>"
-    return (
-        f'<div class="dnb-summary">{escape(label)}<b>{escape(summary_line(item))}</b>'
-        f"<details><summary>Summary</summary>{body}</details></div>"
-    )
-
-
-def _summary_text(item: Item, label: str) -> str:
-    return label + summary_line(item)
+def _summary(item: Item, label: str) -> Block:
+    body = _rendered(item.get("summary_html"), str(item.get("summary", "")))
+    head = Line.of(label, Em(summary_line(item)), tag="")
+    return Group((Fold(("Summary",), (body,)),), cls="dnb-summary", head=head)
 
 
 # -- update: a node's state update, in a graph that does not speak messages ------------------------
 
 
-def _update_html(item: Item, label: str) -> str:  # drawn as a tool card is: no new snapshot style
-    return (
-        f'<div class="dnb-tool dnb-update">{escape(label)}<b>{escape(item["node"])}</b>'
-        f"<pre>{escape(item.get('text', ''))}</pre></div>"
-    )
-
-
-def _update_text(item: Item, label: str) -> str:
-    lines = str(item.get("text", "")).splitlines() or [""]
-    return "\n".join([f"{label}{item['node']}:"] + [f"    {line}" for line in lines])
+def _update(item: Item, label: str) -> Block:  # drawn as a tool card is: no new snapshot style
+    head = Line.of(label, Em(item["node"]), ":", tag="")
+    return Group((Pre(str(item.get("text", ""))),), cls="dnb-tool dnb-update", head=head, indent=2)
 
 
 # -- error, and notice (any other kind: a folded stretch, a run's note) ----------------------------
 
 
-def _error_html(item: Item, _label: str) -> str:
-    return f'<div class="dnb-error">Error: {escape(item["text"])}</div>'
+def _error(item: Item, _label: str) -> Block:
+    return Line.of("Error: ", item["text"], css="dnb-error")
 
 
-def _error_text(item: Item, _label: str) -> str:
-    return f"Error: {item['text']}"
+def _notice(item: Item, _label: str) -> Block:
+    return Line.of(str(item["text"]), css="dnb-muted")
 
 
-def _notice_html(item: Item, _label: str) -> str:
-    return f'<div class="dnb-muted">{escape(item["text"])}</div>'
-
-
-def _notice_text(item: Item, _label: str) -> str:
-    return str(item["text"])
-
-
-KINDS: dict[str, tuple[Render, Render]] = {
-    "prompt": (_prompt_html, _prompt_text),
-    "text": (_text_html, _text_text),
-    "thinking": (_thinking_html, _thinking_text),
-    "tool": (_tool_html, _tool_text),
-    "summary": (_summary_html, _summary_text),
-    "update": (_update_html, _update_text),
-    "error": (_error_html, _error_text),
-    "notice": (_notice_html, _notice_text),
+KINDS: dict[str, Describe] = {
+    "prompt": _prompt,
+    "text": _text,
+    "thinking": _thinking,
+    "tool": _tool,
+    "summary": _summary,
+    "update": _update,
+    "error": _error,
+    "notice": _notice,
 }
-"""Each item kind's (HTML, text) renderers; any other kind is shown as a notice."""
+"""Each item kind's description; any other kind is drawn as a notice."""
+
+
+def item_block(item: Item, *, labelled: bool = True) -> Block:
+    """One transcript item, described once; ``labelled`` names the subagent it came from."""
+    return KINDS.get(item["kind"], KINDS["notice"])(item, agent_prefix(item) if labelled else "")
 
 
 def item_html(item: Item, *, labelled: bool = True) -> str:
-    """One transcript item as static HTML; ``labelled`` names the subagent it came from."""
-    return KINDS.get(item["kind"], KINDS["notice"])[0](item, agent_prefix(item) if labelled else "")
+    """One transcript item as static HTML (:func:`item_block`)."""
+    return blocks.html(item_block(item, labelled=labelled))
 
 
 def item_text(item: Item, *, labelled: bool = True) -> str:
-    """One transcript item as text (a line, or a few for an ``eval``)."""
-    return KINDS.get(item["kind"], KINDS["notice"])[1](item, agent_prefix(item) if labelled else "")
+    """One transcript item as text (a line, or a few for a card with parts)."""
+    return "\n".join(blocks.text(item_block(item, labelled=labelled)))

@@ -271,7 +271,7 @@ class RunView(RunActions, anywidget.AnyWidget):
         traits = {name: fields[name] for name in _SYNCED}
         traits.update({k: v for k, v in bounded_lists(fields).items() if k in _SYNCED})
         traits["pending_page"] = traits_page
-        traits["items"] = [self._public(item) for item in self._shown(run_state.items)]
+        traits["items"] = [self._public(item) for item in self._visible(run_state.items)]
         nodes, spent = [clip_item(node) for node in state["tree"]], 0
         for count, node in enumerate(nodes):  # the tree in start order, as much as fits
             spent += size(node)
@@ -281,7 +281,7 @@ class RunView(RunActions, anywidget.AnyWidget):
         traits["tree"] = nodes
         return traits, []
 
-    def _shown(self, items: Sequence[TranscriptItem]) -> Sequence[Mapping[str, Any]]:
+    def _visible(self, items: Sequence[TranscriptItem]) -> Sequence[Mapping[str, Any]]:
         """The transcript as the view shows it: folded items behind notices that expand it."""
         if not self._folded:
             return items
@@ -297,9 +297,9 @@ class RunView(RunActions, anywidget.AnyWidget):
 
     def _note_sent(self, run_state: RunState, state: RunStateJSON) -> None:
         """Remember what the front-end has now, so the next patch carries only what changed."""
-        shown = self._shown(run_state.items)
-        self._sent_items = {i["id"]: dict(i) for i in shown}
-        self._sent_ids = [i["id"] for i in shown]
+        visible = self._visible(run_state.items)
+        self._sent_items = {i["id"]: dict(i) for i in visible}
+        self._sent_ids = [i["id"] for i in visible]
         self._sent_nodes = {n["id"]: n for n in state["tree"]}
         fields: Mapping[str, Any] = state  # read by the names of the traits
         self._sent_live = {name: fields[name] for name in _LIVE}
@@ -339,9 +339,9 @@ class RunView(RunActions, anywidget.AnyWidget):
     def _send_patch(self, state: RunState, *, everything: bool = False) -> None:
         """What changed since the last patch (everything, for a new view), in one message or,
         when that would be too large, in several."""
-        shown = self._shown(state.items)
-        changed = [item for item in shown if everything or self._sent_items.get(item["id"]) != item]
-        ids = [item["id"] for item in shown]
+        visible = self._visible(state.items)
+        changed = [item for item in visible if everything or self._sent_items.get(item["id"]) != item]
+        ids = [item["id"] for item in visible]
         nodes = [
             state.public_node(node)
             for node in state.nodes.values()
@@ -383,7 +383,7 @@ class RunView(RunActions, anywidget.AnyWidget):
         if size(patch) <= MESSAGE_LIMIT:  # the usual case
             self.send(patch)
         else:
-            by_id = {item["id"]: item for item in shown}
+            by_id = {item["id"]: item for item in visible}
             for part in split_patch(patch, lambda i: self._public(by_id[i])):
                 self.send(part)
         self._sent_nodes.update((node["id"], node) for node in nodes)

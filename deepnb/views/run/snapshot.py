@@ -66,14 +66,14 @@ def _folded(state: Mapping[str, Any]) -> dict[str, Any]:
     huge items clipped, and a long run of automatic approvals cut to the latest."""
     hidden = hidden_ids(state["items"])
     items = [clip_item(item) for item in state["items"] if item["id"] not in hidden]
-    shown = {**state, "items": items, "hidden": hidden}
+    folded = {**state, "items": items, "hidden": hidden}
     decisions = state.get("decisions") or []
     auto = [n for n, d in enumerate(decisions) if d.get("auto")]
     if len(auto) > 5 * AUTO_DECISIONS_KEPT:
         dropped = set(auto[:-AUTO_DECISIONS_KEPT])
-        shown["decisions"] = [d for n, d in enumerate(decisions) if n not in dropped]
-        shown["decisions_folded"] = len(dropped)
-    return shown
+        folded["decisions"] = [d for n, d in enumerate(decisions) if n not in dropped]
+        folded["decisions_folded"] = len(dropped)
+    return folded
 
 
 def _transcript(state: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -146,8 +146,8 @@ def _closing_blocks(state: Mapping[str, Any]) -> list[Block]:
         for path in state["files_not_written"]:
             struck += [", "] * bool(struck) + [Em(path, "s")]
         found.append(Line.of("Not written: ", *struck, css="dnb-muted dnb-files-not-written"))
-    shown, more = _pending_shown(state)
-    for request in shown:
+    listed, more = _pending_listed(state)
+    for request in listed:
         if request.get("kind") == "question":
             found.append(question_block(request))
         for action in request["actions"]:
@@ -167,12 +167,12 @@ def _closing_blocks(state: Mapping[str, Any]) -> list[Block]:
     return found
 
 
-def _pending_shown(state: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str]:
+def _pending_listed(state: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str]:
     """The approval cards a snapshot draws (the first page of them), and a line for the rest."""
-    shown, info = page_of(state["pending"], 0)
+    listed, info = page_of(state["pending"], 0)
     left = info["cards"] - info["last"]
     more = f"… and {left:,} more waiting (%deepagent approvals lists them all)" if left > 0 else ""
-    return shown, more
+    return listed, more
 
 
 def _diff_block(diff: str) -> Pre:
@@ -234,7 +234,7 @@ def snapshot_bundle(
 ) -> dict[str, str]:
     """``text/html`` and ``text/plain`` of a run's state (and its ``timeline``), secrets redacted
     (the agent's name and the thread id come from the notebook, not from events) and bidi
-    controls shown; ``output``, the rows of its structured output
+    controls made visible; ``output``, the rows of its structured output
     (:func:`deepnb.core.graphs.structured.output_rows`), as a table."""
     data = state.to_json() if isinstance(state, RunState) else state
     if output:

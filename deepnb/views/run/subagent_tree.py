@@ -1,5 +1,6 @@
-"""The subagent tree as static HTML and as text: a line per node (status, duration, tool calls,
-tokens), its own transcript folded under it, its answer, its children nested."""
+"""The subagent tree, described once and drawn from that description as static HTML and as text:
+a line per node (status, duration, tool calls, tokens), its own transcript folded under it, its
+answer, its children nested."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from deepnb.core.schema import NODE_STATUS_MARK, shown_as
-from deepnb.core.text.markup import escape
 from deepnb.engine.tree import SubagentNode, build_tree
+from deepnb.views import blocks
+from deepnb.views.blocks import Block, Em, Fold, Group, Line, List
 from deepnb.views.run.durations import duration_words, waited_words
-from deepnb.views.run.items import item_html, item_text, plural
+from deepnb.views.run.items import item_block, plural
 from deepnb.views.run.tokens import tokens_words
 
 TREE_MARK = NODE_STATUS_MARK
@@ -52,10 +54,10 @@ def _node_line(node: SubagentNode) -> str:
 def same_answer(text: str, preview: str) -> bool:
     """Whether ``text`` (an agent's answer) is what ``preview`` shows: the same words, or their
     beginning when the preview was clipped ("…"). A subagent's answer then shows once."""
-    words, shown = " ".join(text.split()), preview.strip()
-    if not words or not shown:
+    words, previewed = " ".join(text.split()), preview.strip()
+    if not words or not previewed:
         return False
-    return words == shown or (shown.endswith("…") and words.startswith(shown[:-1]))
+    return words == previewed or (previewed.endswith("…") and words.startswith(previewed[:-1]))
 
 
 def _answered(node: SubagentNode, own: Sequence[Mapping[str, Any]]) -> bool:
@@ -63,54 +65,32 @@ def _answered(node: SubagentNode, own: Sequence[Mapping[str, Any]]) -> bool:
     return any(item["kind"] == "text" and same_answer(item.get("text", ""), node.result) for item in own)
 
 
-def _node_html(node: SubagentNode, items: Sequence[Mapping[str, Any]]) -> str:
-    own_items = [item for item in items if item.get("agent") == node.path]
-    own = [item_html(item, labelled=False) for item in own_items]
-    result = node.result and not _answered(node, own_items)
-    body = [
-        f"<div>{escape(node.description)}</div>" if node.description else "",
-        *own,
-        f'<div class="dnb-muted">Result: {escape(node.result)}</div>' if result else "",
-    ]
-    children = "".join(
-        f'<li data-status="{escape(c.status)}">{_node_html(c, items)}</li>' for c in node.children
-    )
-    return (
-        f'<details><summary><span class="dnb-state">{escape(_node_line(node))}</span></summary>'
-        f'<div class="dnb-node-body">{"".join(body)}</div></details>'
-        + (f"<ul>{children}</ul>" if children else "")
-    )
+def _node_block(node: SubagentNode, items: Sequence[Mapping[str, Any]]) -> Group:
+    """A node's list item: its line, and folded under it (as text, two steps in, apart from its
+    children one step in) its task, its own transcript and its answer; its children nested."""
+    own = [item for item in items if item.get("agent") == node.path]
+    body: list[Block] = [Line.of(node.description)] if node.description else []
+    body += [item_block(item, labelled=False) for item in own]
+    if node.result and not _answered(node, own):
+        body.append(Line.of(f"Result: {node.result}", css="dnb-muted"))
+    line = Fold((Em(_node_line(node), "span", "dnb-state"),), tuple(body), body_cls="dnb-node-body", indent=2)
+    children = (List(tuple(_node_block(c, items) for c in node.children)),) if node.children else ()
+    return Group(children, head=line, attrs={"data-status": node.status}, tag="li")
+
+
+def tree_block(root: SubagentNode, items: Sequence[Mapping[str, Any]] = ()) -> Block:
+    """The subagent tree, described once: a line per node, its transcript folded under it."""
+    if not root.children:
+        return Line.of(f"{root.label or root.name}: no subagents ran.", tag="p")
+    rows = List(tuple(_node_block(child, items) for child in root.children))
+    return Group((rows,), cls="deepnb-tree", head=Line.of(Em("Subagents"), f" ({len(root)}):"))
 
 
 def tree_html(root: SubagentNode, items: Sequence[Mapping[str, Any]] = ()) -> str:
-    """The subagent tree as static HTML: a line per node, its transcript folded under it."""
-    if not root.children:
-        return f"<p>{escape(root.label or root.name)}: no subagents ran.</p>"
-    rows = "".join(
-        f'<li data-status="{escape(child.status)}">{_node_html(child, items)}</li>' for child in root.children
-    )
-    return f'<div class="deepnb-tree"><div><b>Subagents</b> ({len(root)})</div><ul>{rows}</ul></div>'
+    """The subagent tree as static HTML (:func:`tree_block`)."""
+    return blocks.html(tree_block(root, items))
 
 
 def tree_text(root: SubagentNode, items: Sequence[Mapping[str, Any]] = ()) -> str:
-    """The subagent tree as indented text."""
-    if not root.children:
-        return f"{root.label or root.name}: no subagents ran."
-    lines = [f"Subagents ({len(root)}):"]
-
-    def add(node: SubagentNode, depth: int) -> None:
-        pad = "  " * depth
-        lines.append(pad + _node_line(node))
-        if node.description:
-            lines.append(f"{pad}    {node.description}")
-        own = [item for item in items if item.get("agent") == node.path]
-        for item in own:  # every line of an item under its node (a card's "Not run: …" too)
-            lines.extend(f"{pad}    {line}" for line in item_text(item, labelled=False).splitlines())
-        if node.result and not _answered(node, own):
-            lines.append(f"{pad}    → {' '.join(node.result.split())[:160]}")
-        for child in node.children:
-            add(child, depth + 1)
-
-    for child in root.children:
-        add(child, 1)
-    return "\n".join(lines)
+    """The subagent tree as indented text (:func:`tree_block`)."""
+    return "\n".join(blocks.text(tree_block(root, items)))

@@ -1,7 +1,7 @@
 """The run view's thread switcher: this agent's threads, and one thread's latest state, read-only.
 
 Everything goes through the session protocol (:meth:`Session.threads`, :meth:`Session.state_values`),
-so a local agent and one on a LangGraph server show the same. A thread's state is shown as its
+so a local agent and one on a LangGraph server show the same. A thread's state is drawn as its
 todos and its newest messages (the human's prompts, the model's answers, the tool calls and their
 results, each clipped), escaped and with secrets removed, within :data:`PREVIEW_BUDGET` bytes so
 the reply fits in one front-end message.
@@ -25,17 +25,17 @@ from deepnb.views.listings import todos_html
 
 PREVIEW_BUDGET = 40 * 1024
 """Bytes of HTML one thread's preview carries at most (its newest messages first)."""
-THREADS_SHOWN = 50
+THREADS_LISTED = 50
 """The most recently updated threads listed."""
 TEXT_CHARS = 1_500
-"""Characters of one message's text shown."""
+"""Characters of one message's text kept."""
 
 
 def thread_rows(session: Session) -> list[dict[str, Any]]:
     """The agent's threads, newest first: ``{thread_id, updated_at, steps}``."""
     return [
         {"thread_id": redact(t.thread_id), "updated_at": t.updated_at[:19], "steps": t.steps}
-        for t in session.threads()[:THREADS_SHOWN]
+        for t in session.threads()[:THREADS_LISTED]
     ]
 
 
@@ -91,18 +91,18 @@ def thread_html(values: Mapping[str, Any]) -> str:
     todos = [dict(t) for t in values.get("todos") or []]
     head = todos_html(todos, todo_progress(todos))
     messages = list(values.get("messages") or [])
-    shown: list[str] = []
+    kept: list[str] = []
     spent = size(head)
     for message in reversed(messages):
         html = message_html(message)
         if spent + size(html) > PREVIEW_BUDGET:
             break
-        shown.append(html)
+        kept.append(html)
         spent += size(html)
-    left = len(messages) - len(shown)
+    left = len(messages) - len(kept)
     note = f'<div class="dnb-muted">… {left:,} earlier messages not shown</div>' if left else ""
     empty = "" if messages else '<div class="dnb-muted">No messages yet.</div>'
-    return head + note + "".join(reversed(shown)) + empty
+    return head + note + "".join(reversed(kept)) + empty
 
 
 def thread_message(session: Session, thread_id: str) -> dict[str, Any]:

@@ -1,8 +1,9 @@
 """A run's timeline as a waterfall: a lane per agent (the main agent first, each subagent on its
 own), a bar per model call and per tool call over the run's time, and the thread step each of
 the main agent's model calls wrote (to fork there). The live view gets :func:`timeline_payload` (drawn in
-``widgets/src/run/timeline.ts``); the static snapshot :func:`timeline_html` (an SVG) and
-:func:`timeline_lines`. Every name is escaped."""
+``widgets/src/run/timeline.ts``); the static snapshot :func:`timeline_block`, described once and
+drawn as HTML (:func:`timeline_html`, with an SVG chart) and as text (:func:`timeline_lines`,
+without it). Every name is escaped."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from typing import Any
 from deepnb.core.events import agent_label
 from deepnb.core.text.markup import escape
 from deepnb.core.tokens import Tokens
+from deepnb.views import blocks
+from deepnb.views.blocks import Em, Fold, Line, List, Raw
 from deepnb.views.bounds import size
 from deepnb.views.run.durations import waited_words
 from deepnb.views.run.tokens import UNKNOWN, token_cells
@@ -133,13 +136,33 @@ SNAPSHOT_STEPS = 40
 """Steps the static snapshot lists with their fork command at most: the latest."""
 
 
-def timeline_html(records: Sequence[Mapping[str, Any]], *, thread: str, waited: float = 0.0) -> str:
-    """The waterfall as a static SVG in a collapsed section, and the main agent's steps with
-    the ``%deepagent fork`` that starts a thread at each (empty for a run with no calls). A long
-    run's chart draws its latest :data:`SNAPSHOT_BARS` calls and lists its latest
-    :data:`SNAPSHOT_STEPS` steps, saying how many earlier ones it leaves out."""
+def timeline_block(records: Sequence[Mapping[str, Any]], *, thread: str, waited: float = 0.0) -> Fold | None:
+    """The waterfall, described once: a collapsed section of its chart (a static SVG, drawn in
+    HTML only) and the main agent's steps with the ``%deepagent fork`` that starts a thread at
+    each (``None`` for a run with no calls). A long run's chart draws its latest
+    :data:`SNAPSHOT_BARS` calls and the section lists its latest :data:`SNAPSHOT_STEPS` steps,
+    saying how many earlier ones it leaves out."""
     if not records:
-        return ""
+        return None
+    summary = _summary(records, waited)
+    steps, earlier = _listed_steps(records)
+    rows = [
+        Line.of(
+            f"step {r['step']} · {r['latency']:.2f} s · {_tokens(r)} — fork: ",
+            Em(fork_command(thread, r["step"]), "code"),
+            tag="li",
+            data_step=str(r["step"]),
+        )
+        for r in steps
+    ]
+    if rows and earlier:
+        rows.insert(0, Line.of(_earlier_steps(earlier, thread), css="dnb-muted", tag="li"))
+    listed = (List(tuple(rows), cls="dnb-timeline-steps", tag="ol"),) if rows else ()
+    return Fold((summary,), (Raw(_chart(records, summary), ""), *listed), cls="dnb-timeline")
+
+
+def _chart(records: Sequence[Mapping[str, Any]], summary: str) -> str:
+    """The chart's legend and its SVG, every name escaped."""
     paths = lanes(records)
     index = {path: n for n, path in enumerate(paths)}
     total = _total(records)
@@ -163,7 +186,6 @@ def timeline_html(records: Sequence[Mapping[str, Any]], *, thread: str, waited: 
             f'<rect x="{x:.1f}" y="{y}" width="{width:.1f}" height="{tall}" fill="{COLORS[kind]}" '
             f'data-kind="{kind}"><title>{escape(_label(record))}</title></rect>'
         )
-    summary = _summary(records, waited)
     svg = (
         f'<svg class="dnb-timeline-chart" role="img" aria-label="{escape(summary)}" '
         f'viewBox="0 0 {WIDTH} {height}" width="100%" style="max-width:{WIDTH}px">{"".join(shapes)}</svg>'
@@ -173,21 +195,16 @@ def timeline_html(records: Sequence[Mapping[str, Any]], *, thread: str, waited: 
             f'<div class="dnb-muted">The latest {len(drawn):,} calls, from {origin:.2f} s; '
             f"{len(records) - len(drawn):,} earlier calls are in run.timeline.</div>{svg}"
         )
-    steps, earlier = _listed_steps(records)
-    rows = "".join(
-        f'<li data-step="{r["step"]}">step {r["step"]} · {r["latency"]:.2f} s · '
-        f"{escape(_tokens(r))} — fork: "
-        f"<code>{escape(fork_command(thread, r['step']))}</code></li>"
-        for r in steps
-    )
-    if rows and earlier:
-        rows = f'<li class="dnb-muted">{escape(_earlier_steps(earlier, thread))}</li>' + rows
-    listed = f'<ol class="dnb-timeline-steps">{rows}</ol>' if rows else ""
     return (
-        f'<details class="dnb-timeline"><summary>{escape(summary)}</summary>'
         f'<div class="dnb-muted">model calls <span style="color:{COLORS["model"]}">■</span> · tool calls '
-        f'<span style="color:{COLORS["tool"]}">■</span></div>{svg}{listed}</details>'
+        f'<span style="color:{COLORS["tool"]}">■</span></div>{svg}'
     )
+
+
+def timeline_html(records: Sequence[Mapping[str, Any]], *, thread: str, waited: float = 0.0) -> str:
+    """The timeline as HTML (:func:`timeline_block`; ``""`` for a run with no calls)."""
+    block = timeline_block(records, thread=thread, waited=waited)
+    return blocks.html(block) if block is not None else ""
 
 
 def _listed_steps(records: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], int]:
@@ -206,15 +223,7 @@ def _clipped(text: str, limit: int = 22) -> str:
 
 
 def timeline_lines(records: Sequence[Mapping[str, Any]], *, thread: str, waited: float = 0.0) -> list[str]:
-    """The timeline in plain text: its summary and the main agent's latest steps, each with its
-    fork (as :func:`timeline_html` lists them)."""
-    if not records:
-        return []
-    lines = [_summary(records, waited)]
-    steps, earlier = _listed_steps(records)
-    if steps and earlier:
-        lines.append(f"  {_earlier_steps(earlier, thread)}")
-    for r in steps:
-        fork = fork_command(thread, r["step"])
-        lines.append(f"  step {r['step']}: model call {r['latency']:.2f} s — {fork}")
-    return lines
+    """The timeline in plain text (:func:`timeline_block`): its summary and the main agent's
+    latest steps, each with its fork."""
+    block = timeline_block(records, thread=thread, waited=waited)
+    return blocks.text(block) if block is not None else []

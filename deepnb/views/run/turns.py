@@ -62,14 +62,14 @@ def earlier_turn(run_id: str, state: RunStateJSON) -> EarlierTurn:
 def bounded_turns(turns: Sequence[EarlierTurn], budget: int = TURNS_BUDGET) -> list[EarlierTurn]:
     """``turns`` within ``budget`` bytes: the oldest answers dropped first (each run keeps its
     whole answer: ``run.result``, ``run.follow_ups[i].result``), then the oldest turns."""
-    shown = [EarlierTurn(**turn) for turn in turns]
-    for turn in shown:
-        if size(shown) <= budget:
+    kept = [EarlierTurn(**turn) for turn in turns]
+    for turn in kept:
+        if size(kept) <= budget:
             break
         turn["answer_html"] = ""
-    while len(shown) > 1 and size(shown) > budget:
-        shown.pop(0)
-    return shown
+    while len(kept) > 1 and size(kept) > budget:
+        kept.pop(0)
+    return kept
 
 
 def turns_bundle(bundles: Sequence[Mapping[str, str]], cell: str) -> dict[str, str]:
