@@ -51,6 +51,8 @@ BORDER = "rgb(221, 221, 221)"
 WHITE = "rgb(255, 255, 255)"
 SUCCESS = "rgb(56, 142, 60)"
 WARN = "rgb(245, 124, 0)"
+DARK_BG = "rgb(30, 34, 32)"
+DARK_FG = "rgb(232, 234, 233)"
 
 STYLES = """(el) => {
   const cs = getComputedStyle(el);
@@ -204,3 +206,9 @@ def test_views_are_styled_in_marimo_shadow_roots_and_an_approval_resumes_the_run
         expect(snapshot).to_contain_text("Life in a tide pool", timeout=RUN_TIMEOUT)
         shown = styles(snapshot)
         assert (shown["border"], shown["radius"]) == (f"1px solid {BORDER}", "6px"), shown
+
+        # marimo's dark theme (the classes it puts on the body, whose colour scheme is then dark):
+        # without JupyterLab's variables, the views' colours follow the scheme
+        page.evaluate("() => document.body.classList.add('dark', 'dark-theme')")
+        expect(first).to_have_css("background-color", DARK_BG)
+        assert styles(first)["color"] == DARK_FG
