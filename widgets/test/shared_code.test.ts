@@ -5,6 +5,7 @@
 import "./dom";
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { detailView } from "../src/batch/detail";
 import { loadView, styleRoot } from "../src/lib/shared_code";
 import loader from "../src/loader";
 
@@ -125,5 +126,25 @@ describe("shared code", () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     assert.equal(shadow.querySelectorAll("style#deepnb-code-k-late").length, 1);
+  });
+
+  it("a batch's open run view gets its styles in the shadow root the grid is in", async () => {
+    const refs = { key: "k-detail", esm: ["anywidget:js1", "anywidget:js2"], css: ["anywidget:css1"] };
+    await loadView(refs, counting().getText, dataImport, document); // Node imports no blob URL: cached first
+    const models: Record<string, { get(name: string): unknown }> = {
+      run: { get: (name: string) => (name === "_code" ? refs : undefined) },
+      js1: { get: () => PARTS["anywidget:js1"] },
+      js2: { get: () => PARTS["anywidget:js2"] },
+      css1: { get: () => PARTS["anywidget:css1"] },
+    };
+    const detail = detailView(() => ({ get_model: async (id: string) => models[id] }));
+    const host = document.createElement("div");
+    document.body.appendChild(host);
+    const shadow = host.attachShadow({ mode: "open" });
+    shadow.appendChild(detail.el);
+    await detail.show("run");
+    assert.equal(detail.el.textContent, "drawn by the bundle");
+    assert.equal(shadow.querySelectorAll("style#deepnb-code-k-detail").length, 1);
+    detail.dispose();
   });
 });
