@@ -4,6 +4,7 @@ IPython never calls; deepnb imports nothing of marimo to offer them."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -14,7 +15,6 @@ import anywidget
 import pytest
 
 import deepnb
-from deepnb.session.comparing import Comparison
 from deepnb.views.batch.batch_view import BatchView
 from deepnb.views.experiment.experiment_live import ExperimentView
 from deepnb.views.files.files_view import FilesView
@@ -83,8 +83,24 @@ def test_an_object_with_no_live_view_says_so() -> None:
         Plain()._display_()
 
 
+def _in_a_fresh_python(code: str) -> str:
+    """What ``code`` prints, run in a new interpreter from the repository's root: marimo, once it
+    formats anything, hooks every ipywidgets widget made after in that process."""
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=root,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stdout
+
+
 def test_displaying_a_run_the_marimo_way_imports_no_marimo() -> None:
-    code = textwrap.dedent(
+    out = _in_a_fresh_python(
         """
         import sys
         import deepnb
@@ -94,31 +110,32 @@ def test_displaying_a_run_the_marimo_way_imports_no_marimo() -> None:
         print(type(view).__name__, "marimo" in sys.modules)
         """
     )
-    root = Path(__file__).resolve().parents[2]
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=root, check=True
+    assert out.split() == ["RunView", "False"]
+
+
+def test_marimo_draws_a_run_as_its_anywidget_and_a_comparison_as_its_run_views_over_its_table() -> None:
+    pytest.importorskip("marimo")
+    out = _in_a_fresh_python(
+        f"""
+        import json
+        import marimo as mo
+        import deepnb
+        from tests.support.agents import scripted
+        script = {ANSWER!r}
+        bench = deepnb.agent(name="drawn", model=scripted(script))
+        run = bench.run("Go")
+        comparison = deepnb.compare(
+            "Which?", models={{"first": scripted(script), "second": scripted(script)}}, agent="drawn"
+        ).wait({WAIT})
+        print(json.dumps({{"run": mo.as_html(run).text, "comparison": mo.as_html(comparison).text}}))
+        """
     )
-    assert out.stdout.split() == ["RunView", "False"]
-
-
-def test_marimo_draws_a_run_as_its_anywidget() -> None:
-    mo = pytest.importorskip("marimo")
-    run = _bench().run("Go")
-    html = mo.as_html(run).text
-    assert html.count("<marimo-anywidget") == 1
-    assert "Tide pools" not in html  # the live view, not the static snapshot
-
-
-def test_marimo_lays_a_comparison_out_as_its_run_views_over_its_table() -> None:
-    mo = pytest.importorskip("marimo")
-    comparison = deepnb.compare(
-        "Which?", models={"first": scripted(ANSWER), "second": scripted(ANSWER)}, agent=_bench().name
-    ).wait(WAIT)
-    assert isinstance(comparison, Comparison)
-    html = mo.as_html(comparison).text
+    html = json.loads(out.strip().splitlines()[-1])
+    assert html["run"].count("<marimo-anywidget") == 1
+    assert "Tide pools" not in html["run"]  # the live view, not the static snapshot
     # two run views, then the answers and the table (each an HtmlPanel)
-    assert html.count("<marimo-anywidget") == 4
-    assert "first" in html and "second" in html
+    assert html["comparison"].count("<marimo-anywidget") == 4
+    assert "first" in html["comparison"] and "second" in html["comparison"]
 
 
 def test_an_html_panel_redraws_what_its_box_shows() -> None:
