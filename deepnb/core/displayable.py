@@ -5,6 +5,11 @@ inherit :class:`Displayable` (in the manner of rich's ``JupyterMixin``): ``repr(
 ``_repr_html_`` and ``_repr_mimebundle_`` look up the renderer that :mod:`deepnb.views.renderers`
 registers for the object's type. The display package loads on the first display, so the engine
 never imports a view, and ``import deepnb`` stays light.
+
+Where a host displays an object by what its ``_display_`` returns (marimo's display protocol;
+IPython never calls it), a :class:`WidgetDisplayable` gives its renderer's ``live`` view: the
+anywidget itself, which marimo draws as ``mo.ui.anywidget`` would, so a cell whose last line is a
+run shows the run's live view there as in JupyterLab, with nothing of marimo imported here.
 """
 
 from __future__ import annotations
@@ -27,6 +32,9 @@ class Renderer:
     bundle: Callable[[Any], dict[str, Any]] | None = None
     show: Callable[[Any], object] | None = None
     """For what changes after it is shown: display it with an output that its view updates."""
+    live: Callable[[Any], object] | None = None
+    """The live view itself (an anywidget, or a layout of them), for a host that shows what an
+    object's ``_display_`` returns (marimo)."""
 
 
 _RENDERERS: dict[type, Renderer] = {}
@@ -78,8 +86,21 @@ class Displayable:
         return None if bundle is None else bundle(self)
 
 
+class WidgetDisplayable(Displayable):
+    """Mixin: where a host shows an object by ``_display_`` (marimo), it shows as its live view."""
+
+    __slots__ = ()
+
+    def _display_(self) -> object:
+        """marimo's display protocol: the live view the renderer makes for this object."""
+        live = renderer_for(type(self)).live
+        if live is None:
+            raise LookupError(f"deepnb has no live view for {type(self).__qualname__}.")
+        return live(self)
+
+
 @safe_display
-class LiveDisplayable(Displayable):
+class LiveDisplayable(WidgetDisplayable):
     """Mixin for what goes on after it is shown (a run, a batch, a comparison): displayed, as a
     cell's result or by ``display()``, it goes through its renderer's ``show``, whose output is
     updated as it ends. So a notebook saved later keeps the end, not the moment it was shown,

@@ -47,6 +47,7 @@ from deepnb.views.listings import (
     thread_files_html,
     thread_files_text,
 )
+from deepnb.views.live import batch_live, comparison_live, experiment_live, files_live, run_live
 from deepnb.views.output import run_bundle, show_run
 from deepnb.views.run.snapshot import snapshot_bundle
 from deepnb.views.run.subagent_tree import tree_html, tree_text
@@ -60,20 +61,24 @@ def _inlined(html: Callable[[Any], str]) -> Callable[[Any], str]:
 
 
 RENDERERS: dict[type, Renderer] = {
-    Run: Renderer(bundle=run_bundle, show=show_run),  # repr(run) stays the run's own one line
-    Files: Renderer(text=thread_files_text, html=thread_files_html),
+    Run: Renderer(bundle=run_bundle, show=show_run, live=run_live),  # repr(run) stays its own one line
+    Files: Renderer(text=thread_files_text, html=thread_files_html, live=files_live),
     SubagentNode: Renderer(text=tree_text, html=_inlined(tree_html)),
     Interpreter: Renderer(text=interpreter_text, html=_inlined(interpreter_html)),
     Listing: Renderer(text=extensions_text, html=_inlined(extensions_html)),
     Anatomy: Renderer(text=anatomy_text, html=_inlined(anatomy_html)),
     RunState: Renderer(bundle=snapshot_bundle),  # a run as saved: its static view (deepnb.session.exporting)
     Comparison: Renderer(
-        bundle=comparison_bundle, show=show_comparison
+        bundle=comparison_bundle, show=show_comparison, live=comparison_live
     ),  # repr(comparison) stays its own one line
     ComparisonTable: Renderer(text=comparison_table_text, html=_inlined(comparison_table_html)),
-    Batch: Renderer(bundle=batch_bundle, show=show_batch),  # repr(batch) stays the batch's own one line
+    Batch: Renderer(bundle=batch_bundle, show=show_batch, live=batch_live),  # repr(batch) stays its own line
     Experiment: Renderer(
-        text=experiment_text, html=experiment_html, bundle=experiment_live_bundle, show=show_experiment
+        text=experiment_text,
+        html=experiment_html,
+        bundle=experiment_live_bundle,
+        show=show_experiment,
+        live=experiment_live,
     ),
     Summary: Renderer(text=summary_text, html=summary_html),
     VariantComparison: Renderer(text=comparison_text, html=comparison_html),

@@ -13,7 +13,14 @@ import pytest
 
 import deepnb
 from deepnb.core import displayable
-from deepnb.core.displayable import Displayable, LiveDisplayable, Renderer, register, renderer_for
+from deepnb.core.displayable import (
+    Displayable,
+    LiveDisplayable,
+    Renderer,
+    WidgetDisplayable,
+    register,
+    renderer_for,
+)
 from deepnb.core.text.markup import escape
 from deepnb.core.text.secrets import REDACTED
 from deepnb.views.run.items import KINDS, item_html, item_text, summary_line
@@ -57,7 +64,7 @@ def test_every_displayable_type_of_deepnb_has_a_renderer() -> None:
             for cls in vars(module).values()
             if inspect.isclass(cls)
             and issubclass(cls, Displayable)
-            and cls not in (Displayable, LiveDisplayable)
+            and cls not in (Displayable, WidgetDisplayable, LiveDisplayable)
         ]
     assert {cls.__name__ for cls in types} >= {"Run", "Files", "SubagentNode", "Interpreter", "Listing"}
     live = {cls.__name__ for cls in types if issubclass(cls, LiveDisplayable)}
@@ -66,6 +73,7 @@ def test_every_displayable_type_of_deepnb_has_a_renderer() -> None:
         renderer = renderer_for(cls)
         assert renderer.html or renderer.bundle, cls
         assert renderer.show or not issubclass(cls, LiveDisplayable), cls
+        assert renderer.live or not issubclass(cls, WidgetDisplayable), cls
 
 
 class _Thing(Displayable):

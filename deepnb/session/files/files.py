@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from deepnb.core.displayable import Displayable
+from deepnb.core.displayable import WidgetDisplayable
 from deepnb.core.errors import DeepnbError
 from deepnb.core.file_paths import clean_path, is_under
 from deepnb.core.handles import AgentHandle
@@ -21,7 +21,7 @@ REPR_LIMIT = 40
 """How many entries a file listing shows before it summarizes the rest."""
 
 
-class Files(Displayable, Mapping[str, str]):
+class Files(WidgetDisplayable, Mapping[str, str]):
     """A thread's files: a mapping of path → text, read when accessed, over whatever backend the
     agent uses (its state, a folder on disk, a LangGraph store, or routes of a composite).
 

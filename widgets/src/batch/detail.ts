@@ -2,7 +2,7 @@
 // grid. The run view's model is a widget the kernel opened for it; its code comes the way every
 // deepnb view's does (lib/shared_code.ts), so the grid's bundle does not carry the run view's.
 
-import { isCodeRefs, loadView } from "../lib/shared_code";
+import { isCodeRefs, loadView, styleRoot } from "../lib/shared_code";
 import { h, setText } from "../lib/dom";
 import { str } from "../lib/text";
 
@@ -55,7 +55,7 @@ export function detailView(manager: () => Manager | undefined): DetailView {
         const part = await widgets.get_model(ref.startsWith(PREFIX) ? ref.slice(PREFIX.length) : ref);
         return str(part.get("text"));
       };
-      const view = await loadView(refs, texts);
+      const view = await loadView(refs, texts, undefined, styleRoot(el)); // the grid's root: maybe a shadow root
       if (shown !== modelId) return; // another row was opened meanwhile
       cleanup = await view.render({ model, el: target });
     } catch (error) {

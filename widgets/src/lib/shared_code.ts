@@ -3,7 +3,8 @@
 // Each view's `_esm` is the small loader (src/loader.ts). Its `_code` trait names the models that
 // hold the pieces of the view's real bundle and stylesheet; the loader joins them, imports the
 // bundle once per page (every later view of that kind reuses the module) and adds the stylesheet
-// to the page once.
+// once to each root a view renders in: the page's head (JupyterLab, Notebook 7, Voila), or the
+// shadow root a host draws each widget in (marimo), where the page's styles do not reach.
 
 /** What a view's `_code` trait holds. */
 export interface CodeRefs {
@@ -47,34 +48,67 @@ async function joined(refs: string[], getText: GetText): Promise<string> {
   return (await Promise.all(refs.map(getText))).join("");
 }
 
-/** Adds the view's stylesheet to `doc` unless a view of the same code already did. */
-async function addStyles(refs: CodeRefs, getText: GetText, doc: Document): Promise<void> {
+/** Where a view's stylesheet goes: the document, or the shadow root the view renders in. */
+export type StyleRoot = Document | ShadowRoot;
+
+function isShadowRoot(node: Node): node is ShadowRoot {
+  return node.nodeType === 11 && "host" in node; // a document fragment with a host element
+}
+
+/** The root whose styles apply to `el`: the shadow root it is in, else its document (also while
+ * `el` is not in the page yet, as a host may render a view before attaching it). */
+export function styleRoot(el: Node): StyleRoot {
+  const root = el.getRootNode();
+  if (isShadowRoot(root)) return root;
+  return el.ownerDocument ?? document;
+}
+
+/** Adds the view's stylesheet to `root` unless a view of the same code already did. */
+async function addStyles(refs: CodeRefs, getText: GetText, root: StyleRoot): Promise<void> {
   const id = `deepnb-code-${refs.key}`;
-  if (doc.getElementById(id)) return;
+  const present = (): boolean => !!root.querySelector(`style#${id}`);
+  if (present()) return;
   const css = await joined(refs.css, getText);
-  if (doc.getElementById(id)) return;
+  if (present()) return;
+  const doc = isShadowRoot(root) ? root.ownerDocument : root;
   const style = doc.createElement("style");
   style.id = id;
   style.textContent = css;
-  doc.head.appendChild(style);
+  (isShadowRoot(root) ? root : root.head).appendChild(style);
 }
 
 /** The view module `refs` names: imported the first time, the same promise afterwards. Its
- * stylesheet is on the page once the promise resolves. */
+ * stylesheet is in `root` once the promise resolves. */
 export function loadView(refs: CodeRefs, getText: GetText, importer: Importer = importText,
-  doc: Document = document): Promise<ViewModule> {
+  root: StyleRoot = document): Promise<ViewModule> {
   const modules = cache();
   let loading = modules.get(refs.key);
   if (!loading) {
     loading = (async () => {
-      const [mod] = await Promise.all([joined(refs.esm, getText).then(importer), addStyles(refs, getText, doc)]);
+      const [mod] = await Promise.all([joined(refs.esm, getText).then(importer), addStyles(refs, getText, root)]);
       return mod.default;
     })();
     loading.catch(() => modules.delete(refs.key)); // a later view may try again
     modules.set(refs.key, loading);
   }
   return loading.then(async (mod) => {
-    await addStyles(refs, getText, doc); // the page's head may have been replaced (a new document)
+    // another root than the first view's (a new shadow root), or the page's head replaced
+    await addStyles(refs, getText, root);
     return mod;
   });
+}
+
+/** Once `el` is in the page, adds the stylesheet to the root it landed in, if that is not where
+ * it went already (a host that renders a view first and attaches it to a shadow root after). */
+export function followRoot(el: Node, refs: CodeRefs, getText: GetText, first: StyleRoot,
+  frames = 600): void {
+  const check = (left: number): void => {
+    if (!el.isConnected) {
+      if (left > 0) requestAnimationFrame(() => check(left - 1));
+      return;
+    }
+    const root = styleRoot(el);
+    if (root !== first) void addStyles(refs, getText, root).catch(() => {});
+  };
+  check(frames);
 }
