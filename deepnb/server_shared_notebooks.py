@@ -21,6 +21,7 @@ through the server's extension manager (pycrdt, which it brings, is imported onl
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Iterable
 from typing import Any
@@ -93,19 +94,52 @@ async def end_views_of_kernel(serverapp: Any, kernel_id: str) -> int:
     return changed
 
 
+_ending: set[asyncio.Future[None]] = set()
+"""The views being ended for kernels that died (held until done, as the loop holds tasks weakly)."""
+
+
+def _on_death(serverapp: Any, kernel_id: str) -> None:
+    """Once kernel ``kernel_id`` has started, end its views should it die for good: a kernel that
+    crashes is restarted (a ``restart`` event), but one that keeps crashing is given up on and
+    dropped with no event at all."""
+    manager = getattr(serverapp, "kernel_manager", None)
+    try:
+        kernel = manager.get_kernel(kernel_id) if manager is not None else None
+    except KeyError:  # gone already
+        return
+    if kernel is None or not hasattr(kernel, "add_restart_callback"):
+        return
+
+    def died() -> None:  # called by the kernel's restarter, on the server's loop
+        task = asyncio.ensure_future(_ended(serverapp, kernel_id))
+        _ending.add(task)
+        task.add_done_callback(_ending.discard)
+
+    kernel.add_restart_callback(died, "dead")
+
+
+async def _ended(serverapp: Any, kernel_id: str) -> None:
+    try:
+        if _collaboration_apps(serverapp):
+            await end_views_of_kernel(serverapp, kernel_id)
+    except Exception:  # the server goes on; the file's own snapshots are still saved
+        log.warning("deepnb: could not turn the shared notebooks' views into snapshots", exc_info=True)
+
+
 def follow_kernels(serverapp: Any) -> None:
-    """Listen to the server's kernel events: a kernel that shuts down or restarts leaves the shared
-    notebooks it served with deepnb's views as snapshots."""
+    """Listen to the server's kernel events: a kernel that shuts down, restarts (a crash included:
+    the server restarts it) or dies for good leaves the shared notebooks it served with deepnb's
+    views as snapshots."""
 
     async def on_kernel_action(*, logger: Any, schema_id: str, data: dict[str, Any]) -> None:
         # jupyter_events calls a listener with these keywords, as a task of its own.
-        try:
-            if data.get("action") not in ENDS_MODELS or data.get("status") != "success":
-                return
-            if data.get("kernel_id") and _collaboration_apps(serverapp):
-                await end_views_of_kernel(serverapp, str(data["kernel_id"]))
-        except Exception:  # the server goes on; the file's own snapshots are still saved
-            log.warning("deepnb: could not turn the shared notebooks' views into snapshots", exc_info=True)
+        if data.get("status") != "success" or not data.get("kernel_id"):
+            return
+        kernel_id = str(data["kernel_id"])
+        if data.get("action") == "start":
+            _on_death(serverapp, kernel_id)
+        elif data.get("action") in ENDS_MODELS:
+            await _ended(serverapp, kernel_id)
 
     events = getattr(serverapp, "event_logger", None)
     if events is not None:

@@ -65,6 +65,21 @@ class Collaboration:
         return self.documents.get(room_id)
 
 
+class Kernel:
+    """A kernel's manager, as far as its restart callbacks go."""
+
+    def __init__(self) -> None:
+        self.callbacks: list[tuple[Any, str]] = []
+
+    def add_restart_callback(self, callback: Any, event: str = "restart") -> None:
+        self.callbacks.append((callback, event))
+
+    def fire(self, event: str) -> None:
+        for callback, wanted in self.callbacks:
+            if wanted == event:
+                callback()
+
+
 class Server:
     """A Jupyter Server with jupyter-collaboration loaded and the given sessions."""
 
@@ -74,6 +89,11 @@ class Server:
         self.sessions = sessions
         self.session_manager = self
         self.event_logger = jupyter_events.EventLogger()
+        self.kernel_manager = self
+        self.kernels: dict[str, Kernel] = {}
+
+    def get_kernel(self, kernel_id: str) -> Kernel:
+        return self.kernels.setdefault(kernel_id, Kernel())
 
     async def list_sessions(self) -> list[dict[str, Any]]:
         return self.sessions
@@ -124,3 +144,30 @@ def kernel_actions_schema() -> Any:
     from jupyter_server.services.kernels.kernelmanager import ServerKernelManager
 
     return ServerKernelManager().core_event_schema_paths[0]
+
+
+def test_a_kernel_that_dies_for_good_ends_the_views() -> None:
+    """A kernel that keeps crashing is given up on by its restarter and dropped with no event: the
+    callback deepnb set when it started ends the views."""
+    notebook = shared_notebook("a.ipynb")
+    server = Server({"json:notebook:1": notebook}, [{"path": "a.ipynb", "kernel": {"id": "k1"}}])
+
+    async def start_then_die() -> None:
+        server.event_logger.register_event_schema(kernel_actions_schema())
+        follow_kernels(server)
+        data = {
+            "action": "start",
+            "status": "success",
+            "kernel_id": "k1",
+            "kernel_name": "python3",
+            "msg": "",
+        }
+        server.event_logger.emit(schema_id=KERNEL_ACTIONS, data=data)
+        await asyncio.gather(*server.event_logger._active_listeners)
+        assert widgets_left(notebook) == ["run", "slider"]  # started: nothing to end yet
+        server.kernels["k1"].fire("restart")  # restarted after a crash: the restart event does it
+        server.kernels["k1"].fire("dead")
+        await asyncio.sleep(0.05)
+
+    asyncio.run(start_then_die())
+    assert widgets_left(notebook) == ["slider"]
