@@ -19,6 +19,7 @@ from IPython.utils.capture import capture_output
 import deepnb
 from deepnb.magics.magic import transform_cell
 from deepnb.session import workbench
+from tests.support.lab_sanitizer import unstyled
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 SENTINEL = "sk-test-SENTINEL-abcdefghijklmnop"
@@ -100,7 +101,7 @@ def test_cell_runs_the_demo_and_shows_live_view_and_snapshot(ip):
     final = updates[-1]  # the display is updated in place when the run ends
     assert final[WIDGET_MIME]["model_id"] == first[WIDGET_MIME]["model_id"]
     assert "· done ·" in final["text/plain"] and "✓ Write the brief" in final["text/plain"]
-    assert 'data-status="done"' in final["text/html"] and "<table>" in final["text/html"]
+    assert 'data-status="done"' in final["text/html"] and "<table>" in unstyled(final["text/html"])
 
 
 def test_prompt_interpolates_kernel_variables(ip):

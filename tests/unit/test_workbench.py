@@ -15,6 +15,7 @@ from deepnb.session import local
 from deepnb.session.run import Run
 from deepnb.session.workbench import Workbench, get, registered
 from tests.support.agents import scripted, unique
+from tests.support.lab_sanitizer import unstyled
 
 WAIT = 30.0
 
@@ -82,7 +83,7 @@ def test_quickstart_state_and_snapshot(quickstart: tuple[Workbench, Run]) -> Non
     cards = [i for i in run.state.items if i["kind"] == "tool"]
     assert cards and all(c["status"] == "done" for c in cards)
     bundle = run._repr_mimebundle_()
-    assert "<table>" in bundle["text/html"]
+    assert "<table>" in unstyled(bundle["text/html"])
     assert "write_file(file_path='/notes/stresses.md'" in bundle["text/plain"]
     assert run.thread_id in {t.thread_id for t in workbench.threads()}
     assert workbench.active_run(run.thread_id) is None
