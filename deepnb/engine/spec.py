@@ -10,6 +10,7 @@ from deepnb.core.errors import DeepnbError
 from deepnb.core.graphs.structured import expect_in_checkpoints
 from deepnb.core.text.safe_display import safe_display
 from deepnb.engine.deepagents_internals import filesystem_rules, with_filesystem_rules
+from deepnb.engine.drawing import drawing_given
 from deepnb.engine.files.rules import agent_rules
 from deepnb.engine.gating import check as check_gating
 from deepnb.engine.interpreter import interpreter_middleware
@@ -130,7 +131,7 @@ class AgentSpec:
             name=name,
             **options,
         )
-        return mark_steerable(graph)
+        return mark_steerable(drawing_given(graph))  # served, it says what its agents are given
 
 
 def _match_dotfiles(options: dict[str, Any], middleware: list[Any]) -> None:
