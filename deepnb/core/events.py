@@ -19,6 +19,9 @@ MAIN = "main"
 STEERED = "deepnb_steered"
 """The mark of a message given while a run worked (``run.steer``): the ``additional_kwargs`` key of
 its human message, and the ``type`` of the custom stream event its delivery writes."""
+FILES_WATCHED = "deepnb_files_changed"
+"""The ``type`` of the custom stream event a served agent's file watch writes (``written`` and
+``deleted`` paths, :mod:`deepnb.engine.files.served_watch`): read as :class:`FilesChanged`."""
 MODEL_NODE = "model"
 """The node of a deep agent (``create_agent``) that calls the model: each of its writes is a turn."""
 
@@ -501,6 +504,10 @@ class EventTranslator:
             if isinstance(data, Mapping) and data.get("type") == STEERED:
                 yield Steered(agent, str(data.get("text") or ""))
                 return
+            if isinstance(data, Mapping) and data.get("type") == FILES_WATCHED:
+                written, deleted = _paths(data.get("written")), _paths(data.get("deleted"))
+                yield FilesChanged(agent, written=written, deleted=deleted)
+                return
             if isinstance(data, Mapping) and data.get("type") == "subagent":
                 yield from self._js_subagent(agent, data)
             yield Custom(agent, data)
@@ -729,3 +736,8 @@ def _executed(node: str, message: Any) -> bool:
     (``lc_source``, set on an approval's reject or respond) means it was given in the tool's place."""
     kwargs = getattr(message, "additional_kwargs", None) or {}
     return "." not in node and not kwargs.get("lc_source")
+
+
+def _paths(found: Any) -> tuple[str, ...]:
+    """The paths a custom stream event lists (none unless it is a list)."""
+    return tuple(str(p) for p in found if isinstance(p, str)) if isinstance(found, list) else ()
