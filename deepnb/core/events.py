@@ -22,6 +22,8 @@ its human message, and the ``type`` of the custom stream event its delivery writ
 FILES_WATCHED = "deepnb_files_changed"
 """The ``type`` of the custom stream event a served agent's file watch writes (``written`` and
 ``deleted`` paths, :mod:`deepnb.engine.files.served_watch`): read as :class:`FilesChanged`."""
+LC_RUN = "lc_run-"
+"""How the id LangChain gives a streamed chunk without one of its provider's begins."""
 MODEL_NODE = "model"
 """The node of a deep agent (``create_agent``) that calls the model: each of its writes is a turn."""
 
@@ -465,6 +467,10 @@ class EventTranslator:
     node_updates: bool = False
     """Report each of the graph's own nodes' state updates (:class:`NodeUpdated`): set for a
     graph that does not speak messages, whose nodes' updates are all there is to show."""
+    _streaming: dict[tuple[str, str], str] = field(default_factory=dict)
+    """Agent path and node → the id of the model call streaming there now (till its last chunk)."""
+    _aliases: dict[str, str] = field(default_factory=dict)
+    """LangChain's run id of a streamed call → the provider's id its message keeps."""
     _streamed: dict[str, _StreamedCall] = field(default_factory=dict)
     """Id of a model call's streamed message → where it streamed and the usage it reported, until
     a state update holds that message (then it is the update's :class:`ModelTurn`)."""
@@ -520,7 +526,7 @@ class EventTranslator:
         if agent == self.main and node == MODEL_NODE:
             step = metadata.get("langgraph_step")  # the step of the checkpoint the node writes
             self._model_step = step if isinstance(step, int) else None
-        message_id = getattr(message, "id", None)
+        message_id = self._call_id(agent, str(node or ""), message)
         if message_id and message_id not in self._seen_turns:
             call = self._streamed.setdefault(message_id, _StreamedCall(agent, str(node or "")))
             call.add(message)
@@ -530,6 +536,34 @@ class EventTranslator:
         text = message_text(message.content)
         if text:
             yield TextDelta(agent, text)
+
+    def _call_id(self, agent: str, node: str, chunk: Any) -> str | None:
+        """The id of the model call a streamed chunk belongs to. One call's chunks may carry two:
+        the provider's on some (OpenAI's Responses API puts the response's id on its first) and
+        LangChain's run id (``lc_run-…``) on the rest; the call's message keeps the provider's,
+        so both name it, and its usage is counted once."""
+        message_id = getattr(chunk, "id", None)
+        if not isinstance(message_id, str) or not message_id:
+            return None
+        where = (agent, node)
+        message_id = self._aliases.get(message_id, message_id)
+        streaming = self._streaming.get(where)
+        if streaming is not None and streaming != message_id and LC_RUN in (streaming[:7], message_id[:7]):
+            kept, other = (message_id, streaming) if streaming.startswith(LC_RUN) else (streaming, message_id)
+            self._aliases[other] = kept
+            merged = self._streamed.pop(other, None)
+            if merged is not None and kept not in self._seen_turns:
+                call = self._streamed.setdefault(kept, _StreamedCall(agent, node))
+                call.input_tokens += merged.input_tokens
+                call.output_tokens += merged.output_tokens
+                call.reported = call.reported or merged.reported
+                if merged.reasoning_tokens is not None:
+                    call.reasoning_tokens = (call.reasoning_tokens or 0) + merged.reasoning_tokens
+            message_id = kept
+        self._streaming[where] = message_id
+        if getattr(chunk, "chunk_position", None) == "last" or getattr(chunk, "type", None) == "ai":
+            self._streaming.pop(where, None)
+        return message_id
 
     def _updates(self, agent: str, data: Mapping[str, Any], *, top: bool = True) -> Iterator[Event]:
         for node, update in data.items():
