@@ -112,3 +112,29 @@ def test_a_connected_agents_given_line_lists_its_subagents_own_tools_and_no_exec
     drawn = plain.run("Fail now")  # the Given line comes before the model's first call
     drawn.wait(WAIT)
     assert list(drawn.state.given["tools"]) == ["main"] and "execute" in drawn.state.given["tools"]["main"]
+
+
+def test_a_served_models_thinking_is_its_own_item_in_the_connected_runs_view(
+    agent_server: AgentServer,
+) -> None:
+    """A served model that thinks before each turn: the connected run streams each thought as a
+    thinking item ahead of the turn's text, its view (and saved snapshot) shows them folded apart
+    from the answer, and ``run.result`` holds none of it."""
+    from deepnb.core import events as ev
+    from deepnb.views.run.snapshot import snapshot_bundle
+
+    bench = deepnb.connect(agent_server.url, "thinking", name=unique("thinking"))
+    seen: list[ev.Event] = []
+    run = bench.start("What files are there?")
+    run.subscribe(seen.append)
+    assert run.wait(WAIT).status == "done", run.error
+    thoughts = [item["text"] for item in run.state.items if item["kind"] == "thinking"]
+    assert thoughts == ["First, see what is <there>.", "Nothing yet: say so."]
+    assert run.result == "The folder is empty."
+    kinds = [type(e).__name__ for e in seen]
+    assert "ThinkingDelta" in kinds and kinds.index("ThinkingDelta") < kinds.index("ToolCallStarted")
+    assert kinds.index("ThinkingDelta", kinds.index("ToolCallFinished")) < kinds.index("TextDelta")
+    bundle = snapshot_bundle(run.snapshot().state)
+    assert "Thinking:\n  │ First, see what is <there>." in bundle["text/plain"]
+    assert "First, see what is &lt;there&gt;." in bundle["text/html"] and "<there>" not in bundle["text/html"]
+    assert "dnb-thinking" in bundle["text/html"]
