@@ -10,7 +10,9 @@ the :class:`~deepnb.core.events.FilesChanged` a kernel's own watch emits, so "Fi
 the open file views of the thread hear of it the same way.
 
 One watch per run of a thread (its listing the baseline of the next); the first tool call that
-may write takes the baseline before it runs.
+may write takes the baseline before it runs. As in the kernel, a listing too slow to take after
+each tool call (:data:`~deepnb.engine.files.changed.PER_CALL_BUDGET`) is compared once, when the
+agent ends its turn.
 """
 
 from __future__ import annotations
@@ -107,10 +109,24 @@ def _middleware_class() -> type:
             result = await handler(request)
             try:
                 async with lock:
-                    _tell(await watch.check())
+                    _tell(await watch.after_tool(name))
             except Exception:
                 log.debug("deepnb: could not tell what the tool call changed", exc_info=True)
             return result
+
+        def after_agent(self, state: Any, runtime: Any) -> None:
+            return None
+
+        async def aafter_agent(self, state: Any, runtime: Any) -> None:
+            """The comparison a slow listing left to the end of the agent's turn."""
+            try:
+                found = self._watches.pop(_run_key(), None)
+                if found is not None and not found[0].per_call:
+                    async with found[1]:
+                        _tell(await found[0].check())
+            except Exception:
+                log.debug("deepnb: could not tell what the run's tools changed", exc_info=True)
+            return None
 
     return DeepnbFilesWatchMiddleware
 
