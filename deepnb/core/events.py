@@ -19,6 +19,11 @@ MAIN = "main"
 STEERED = "deepnb_steered"
 """The mark of a message given while a run worked (``run.steer``): the ``additional_kwargs`` key of
 its human message, and the ``type`` of the custom stream event its delivery writes."""
+FILES_WATCHED = "deepnb_files_changed"
+"""The ``type`` of the custom stream event a served agent's file watch writes (``written`` and
+``deleted`` paths, :mod:`deepnb.engine.files.served_watch`): read as :class:`FilesChanged`."""
+LC_RUN = "lc_run-"
+"""How the id LangChain gives a streamed chunk without one of its provider's begins."""
 MODEL_NODE = "model"
 """The node of a deep agent (``create_agent``) that calls the model: each of its writes is a turn."""
 REMOVE_ALL_MESSAGES = "__remove_all__"
@@ -465,6 +470,10 @@ class EventTranslator:
     node_updates: bool = False
     """Report each of the graph's own nodes' state updates (:class:`NodeUpdated`): set for a
     graph that does not speak messages, whose nodes' updates are all there is to show."""
+    _streaming: dict[tuple[str, str], str] = field(default_factory=dict)
+    """Agent path and node → the id of the model call streaming there now (till its last chunk)."""
+    _aliases: dict[str, str] = field(default_factory=dict)
+    """LangChain's run id of a streamed call → the provider's id its message keeps."""
     _streamed: dict[str, _StreamedCall] = field(default_factory=dict)
     """Id of a model call's streamed message → where it streamed and the usage it reported, until
     a state update holds that message (then it is the update's :class:`ModelTurn`)."""
@@ -516,6 +525,10 @@ class EventTranslator:
             if isinstance(data, Mapping) and data.get("type") == STEERED:
                 yield Steered(agent, str(data.get("text") or ""))
                 return
+            if isinstance(data, Mapping) and data.get("type") == FILES_WATCHED:
+                written, deleted = _paths(data.get("written")), _paths(data.get("deleted"))
+                yield FilesChanged(agent, written=written, deleted=deleted)
+                return
             if isinstance(data, Mapping) and data.get("type") == "subagent":
                 yield from self._js_subagent(agent, data)
             yield Custom(agent, data)
@@ -528,7 +541,7 @@ class EventTranslator:
         if agent == self.main and node == MODEL_NODE:
             step = metadata.get("langgraph_step")  # the step of the checkpoint the node writes
             self._model_step = step if isinstance(step, int) else None
-        message_id = getattr(message, "id", None)
+        message_id = self._call_id(agent, str(node or ""), message)
         if message_id and message_id not in self._seen_turns:
             call = self._streamed.setdefault(message_id, _StreamedCall(agent, str(node or "")))
             call.add(message)
@@ -538,6 +551,34 @@ class EventTranslator:
         text = message_text(message.content)
         if text:
             yield TextDelta(agent, text)
+
+    def _call_id(self, agent: str, node: str, chunk: Any) -> str | None:
+        """The id of the model call a streamed chunk belongs to. One call's chunks may carry two:
+        the provider's on some (OpenAI's Responses API puts the response's id on its first) and
+        LangChain's run id (``lc_run-…``) on the rest; the call's message keeps the provider's,
+        so both name it, and its usage is counted once."""
+        message_id = getattr(chunk, "id", None)
+        if not isinstance(message_id, str) or not message_id:
+            return None
+        where = (agent, node)
+        message_id = self._aliases.get(message_id, message_id)
+        streaming = self._streaming.get(where)
+        if streaming is not None and streaming != message_id and LC_RUN in (streaming[:7], message_id[:7]):
+            kept, other = (message_id, streaming) if streaming.startswith(LC_RUN) else (streaming, message_id)
+            self._aliases[other] = kept
+            merged = self._streamed.pop(other, None)
+            if merged is not None and kept not in self._seen_turns:
+                call = self._streamed.setdefault(kept, _StreamedCall(agent, node))
+                call.input_tokens += merged.input_tokens
+                call.output_tokens += merged.output_tokens
+                call.reported = call.reported or merged.reported
+                if merged.reasoning_tokens is not None:
+                    call.reasoning_tokens = (call.reasoning_tokens or 0) + merged.reasoning_tokens
+            message_id = kept
+        self._streaming[where] = message_id
+        if getattr(chunk, "chunk_position", None) == "last" or getattr(chunk, "type", None) == "ai":
+            self._streaming.pop(where, None)
+        return message_id
 
     def _updates(self, agent: str, data: Mapping[str, Any], *, top: bool = True) -> Iterator[Event]:
         for node, update in data.items():
@@ -778,3 +819,8 @@ def _executed(node: str, message: Any) -> bool:
     (``lc_source``, set on an approval's reject or respond) means it was given in the tool's place."""
     kwargs = getattr(message, "additional_kwargs", None) or {}
     return "." not in node and not kwargs.get("lc_source")
+
+
+def _paths(found: Any) -> tuple[str, ...]:
+    """The paths a custom stream event lists (none unless it is a list)."""
+    return tuple(str(p) for p in found if isinstance(p, str)) if isinstance(found, list) else ()

@@ -49,6 +49,7 @@ WHY: dict[str, str] = {
     "CodeInterpreterMiddleware": "the eval tool: a JavaScript interpreter (deepnb's --interpreter)",
     "ExtensionToolsMiddleware": "the tools extensions register (deepnb)",
     "DeepnbSteeringMiddleware": "hands the next model call what run.steer queued (deepnb)",
+    "DeepnbFilesWatchMiddleware": "tells the run what its tools changed in the server's files (deepnb)",
 }
 """What each middleware deepagents, LangChain or deepnb adds does, by class."""
 RANK = {name: index for index, name in enumerate((

@@ -10,7 +10,9 @@ from deepnb.core.errors import DeepnbError
 from deepnb.core.graphs.structured import expect_in_checkpoints
 from deepnb.core.text.safe_display import safe_display
 from deepnb.engine.deepagents_internals import filesystem_rules, with_filesystem_rules
+from deepnb.engine.drawing import drawing_given
 from deepnb.engine.files.rules import agent_rules
+from deepnb.engine.files.served_watch import files_watch_middleware, watched
 from deepnb.engine.gating import check as check_gating
 from deepnb.engine.interpreter import interpreter_middleware
 from deepnb.engine.mcp import check_servers, load_tools
@@ -98,9 +100,11 @@ class AgentSpec:
         options = {**base.options, **{k: v for k, v in changes.items() if v is not None}}
         return replace(base, options=options)
 
-    def build(self, *, name: str, checkpointer: Any) -> Any:
+    def build(self, *, name: str, checkpointer: Any, served: bool = False) -> Any:
         """Compile the agent with ``checkpointer``; an agent whose interpreter code could run a
-        tool its approval rules gate is refused (:mod:`deepnb.engine.gating`)."""
+        tool its approval rules gate is refused (:mod:`deepnb.engine.gating`). ``served``: for
+        an Agent Server, where its tools' changes to files outside the thread's state are told
+        to the run's stream (:mod:`deepnb.engine.files.served_watch`), as no kernel can list them."""
         from deepagents import create_deep_agent  # noqa: PLC0415  # lazy: deepagents is heavy to import
 
         options = dict(self.options)
@@ -123,6 +127,8 @@ class AgentSpec:
         check_gating(options, middleware)
         expect_in_checkpoints(options.get("response_format"))
         middleware.append(steering_middleware())  # run.steer: messages given while it works
+        if served and watched(options.get("backend")):
+            middleware.append(files_watch_middleware(options["backend"]))
         graph = create_deep_agent(
             model=self.model,
             middleware=middleware,
@@ -130,7 +136,7 @@ class AgentSpec:
             name=name,
             **options,
         )
-        return mark_steerable(graph)
+        return mark_steerable(drawing_given(graph))  # served, it says what its agents are given
 
 
 def _match_dotfiles(options: dict[str, Any], middleware: list[Any]) -> None:

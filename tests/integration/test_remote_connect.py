@@ -191,7 +191,8 @@ def test_bad_input_says_what_to_do_in_one_line(
     before = local.run("Write a brief about tide pools")
     with pytest.raises(
         DeepnbError,
-        match=r"has no assistant 'nope': it has contextual, deep, research, researcher, supervisor\.",
+        match=r"has no assistant 'nope': it has contextual, deep, disk, given, research, researcher, "
+        r"supervisor, thinking\.",
     ) as caught:
         deepnb.connect(agent_server.url, "nope")
     assert "\n" not in str(caught.value)
@@ -211,7 +212,8 @@ def test_bad_input_says_what_to_do_in_one_line(
     with pytest.raises(UsageError, match="HTTP 401"):
         ip.run_line_magic("deepagent", f"{line} DEEPNB_TEST_WRONG_KEY")
     with pytest.raises(
-        UsageError, match=r"Name the agent to run with --assistant ID: .* has contextual, deep, research, "
+        UsageError,
+        match=r"Name the agent to run with --assistant ID: .* has contextual, deep, disk, given, research, ",
     ):
         ip.run_line_magic("deepagent", f"connect {agent_server.url}")
     with pytest.raises(UsageError, match="DEEPNB_TEST_UNSET is not set"):

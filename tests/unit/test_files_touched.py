@@ -152,3 +152,11 @@ def test_read_only_tools_take_no_listing_and_a_failing_listing_turns_the_watch_o
         assert not await watch.check() and source.calls == 3
 
     asyncio.run(go())
+
+
+def test_a_served_agents_watch_reaches_the_events_as_files_changed() -> None:
+    """What a served agent's own watch writes to its stream (deepnb.engine.files.served_watch)
+    is the event a kernel's watch emits."""
+    told = {"type": ev.FILES_WATCHED, "written": ["/made.txt"], "deleted": ["/gone.txt", 3]}
+    events = list(ev.EventTranslator().translate(((), "custom", told)))
+    assert events == [ev.FilesChanged(ev.MAIN, written=("/made.txt",), deleted=("/gone.txt",))]

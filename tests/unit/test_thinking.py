@@ -231,3 +231,60 @@ def test_anthropic_thinking_blocks_through_the_real_client(offline_anthropic: No
     # the thinking went back to the model with its signature, as Anthropic requires
     second = server.requests[-1]["messages"][1]["content"]
     assert second[0]["type"] == "thinking" and second[0]["signature"].startswith("sig-")
+
+
+# -- the real OpenAI client on the Responses API, against a local server speaking its stream -------
+
+
+@pytest.fixture
+def offline_openai(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in online_environment() | {"OPENAI_BASE_URL", "OPENAI_API_BASE", "OPENAI_ORG_ID"}:
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+def test_openai_reasoning_summaries_through_the_real_client(offline_openai: None, stream: bool) -> None:
+    """``ChatOpenAI(use_responses_api=True, reasoning={"summary": "auto"})``: each turn's
+    reasoning summary is a thinking item, streamed live ahead of the turn's text and kept in
+    the snapshot, never in ``run.result``; its reasoning tokens are counted apart."""
+    from langchain_openai import ChatOpenAI
+
+    from tests.support import openai_responses_server as responses
+
+    script = [
+        responses.Reply(
+            reasoning="Plan: <list> the files.", calls=(("ls", {"path": "/"}),), usage=(300, 60, 40)
+        ),
+        responses.Reply(reasoning="Nothing is there yet.", text="The folder is empty.", usage=(340, 20, 12)),
+    ]
+    with responses.serve(script) as server:
+        model = ChatOpenAI(
+            model="o-test",
+            base_url=server.url,
+            api_key="sk-test-0000",
+            use_responses_api=True,
+            reasoning={"summary": "auto"},
+            streaming=stream,
+            max_retries=0,
+        )
+        seen: list[ev.Event] = []
+        run = deepnb.agent(unique("openai-reasoning"), model).start("What files are there?")
+        run.subscribe(seen.append)
+        run.wait(30)
+    assert run.status == "done", run.error
+    assert len(server.requests) == 2 and all(bool(r.get("stream")) is stream for r in server.requests)
+    assert server.requests[0]["reasoning"] == {"summary": "auto"}
+    thinking = [item["text"] for item in run.state.items if item["kind"] == "thinking"]
+    assert thinking == ["Plan: <list> the files.", "Nothing is there yet."]
+    assert run.result == "The folder is empty."
+    assert run.state.steps == 2  # one model call each, though its chunks carry two ids
+    assert run.state.tokens_in == 640 and run.state.tokens_out == 80 and run.state.tokens_reasoning == 52
+    live = "".join(e.text for e in seen if isinstance(e, ev.ThinkingDelta))
+    assert live == "Plan: <list> the files.Nothing is there yet."
+    if stream:  # streamed: in pieces, each turn's reasoning ahead of its text
+        kinds = [type(e).__name__ for e in seen]
+        assert kinds.count("ThinkingDelta") > 2
+        assert kinds.index("ThinkingDelta", kinds.index("ToolCallFinished")) < kinds.index("TextDelta")
+    bundle = snapshot_bundle(run.snapshot().state)
+    assert "Thinking:\n  │ Plan: <list> the files." in bundle["text/plain"]
+    assert "Plan: &lt;list&gt; the files." in bundle["text/html"] and "<list>" not in bundle["text/html"]

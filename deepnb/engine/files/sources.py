@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import wcmatch.glob as wcglob
@@ -208,6 +209,18 @@ class BackendSource:
         if is_dir and not path.endswith("/"):
             path += "/"
         return Entry(path, is_dir=is_dir, size=info.get("size"), modified_at=info.get("modified_at"))
+
+    def host_path(self, path: str) -> Path | None:
+        """Where ``path`` lives on this machine, for a backend over a folder of it
+        (``FilesystemBackend`` and its shell); ``None`` for any other backend."""
+        from deepagents.backends import FilesystemBackend  # noqa: PLC0415  # lazy: heavy
+
+        if not isinstance(self.backend, FilesystemBackend):
+            return None
+        root = Path(self.backend.cwd)
+        if self.backend.virtual_mode or not path.startswith("/"):
+            return root / path.lstrip("/")
+        return Path(path)
 
     async def listing(self, folder: str) -> list[Entry]:
         result = self._check(await self.backend.als(folder), f"list {folder}")

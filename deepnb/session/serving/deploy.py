@@ -510,7 +510,7 @@ def served_graph(module_file: str, name: str) -> Any:
     spec = AgentSpec(definition.model, definition.label, dict(definition.options), definition.todos)
     effective, _ = apply(spec)  # as the kernel builds it: the extensions' tools, middleware, routes
     options = {key: value for key, value in effective.options.items() if key != "store"}
-    return replace(effective, options=options).build(name=name, checkpointer=None)
+    return replace(effective, options=options).build(name=name, checkpointer=None, served=True)
 
 
 def _deployed_source(entry: Mapping[str, Any], folder: Path) -> Source:
