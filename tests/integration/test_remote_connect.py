@@ -191,8 +191,8 @@ def test_bad_input_says_what_to_do_in_one_line(
     before = local.run("Write a brief about tide pools")
     with pytest.raises(
         DeepnbError,
-        match=r"has no assistant 'nope': it has contextual, deep, disk, given, research, researcher, "
-        r"supervisor, thinking\.",
+        match=r"has no assistant 'nope': it has contextual, counter, deep, disk, given, research, "
+        r"researcher, supervisor, thinking\.",
     ) as caught:
         deepnb.connect(agent_server.url, "nope")
     assert "\n" not in str(caught.value)
@@ -213,7 +213,7 @@ def test_bad_input_says_what_to_do_in_one_line(
         ip.run_line_magic("deepagent", f"{line} DEEPNB_TEST_WRONG_KEY")
     with pytest.raises(
         UsageError,
-        match=r"Name the agent to run with --assistant ID: .* has contextual, deep, disk, given, research, ",
+        match=r"Name the agent to run with --assistant ID: .* has contextual, counter, deep, disk, given, ",
     ):
         ip.run_line_magic("deepagent", f"connect {agent_server.url}")
     with pytest.raises(UsageError, match="DEEPNB_TEST_UNSET is not set"):

@@ -135,6 +135,6 @@ def test_a_served_models_thinking_is_its_own_item_in_the_connected_runs_view(
     assert "ThinkingDelta" in kinds and kinds.index("ThinkingDelta") < kinds.index("ToolCallStarted")
     assert kinds.index("ThinkingDelta", kinds.index("ToolCallFinished")) < kinds.index("TextDelta")
     bundle = snapshot_bundle(run.snapshot().state)
-    assert "Thinking:\n  │ First, see what is <there>." in bundle["text/plain"]
+    assert "Thinking\n  │ First, see what is <there>." in bundle["text/plain"]
     assert "First, see what is &lt;there&gt;." in bundle["text/html"] and "<there>" not in bundle["text/html"]
     assert "dnb-thinking" in bundle["text/html"]

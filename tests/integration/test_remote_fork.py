@@ -10,6 +10,7 @@ import pytest
 import deepnb
 from deepnb.core.errors import DeepnbError
 from deepnb.session.remote import RemoteWorkbench
+from deepnb.views.run.steps import steps_words
 from tests.support.agents import unique
 from tests.support.servers import AgentServer, agent_server_fixture, offline_client_fixture
 
@@ -63,3 +64,25 @@ def test_a_server_thread_forks_at_a_step_and_goes_on_from_there(agent_server: Ag
     assert _messages(bench, run.thread_id) == messages
     with pytest.raises(DeepnbError, match="has no step 999: its steps run from 1 to"):
         bench.fork(run.thread_id, 999)
+
+
+def test_a_fork_of_a_served_graph_without_messages_numbers_on_from_the_step_it_copies(
+    agent_server: AgentServer,
+) -> None:
+    """Its steps are its node updates, which only the fork's checkpoint metadata can carry over:
+    history, ``--at`` and the next run's head line agree, as in the kernel."""
+    bench = deepnb.connect(agent_server.url, "counter", name=unique("counter"))
+    first = bench.start({"n": 1}, new_thread=True).wait(WAIT)
+    second = bench.start({"n": 5}, thread=first.thread_id).wait(WAIT)
+    assert (first.status, second.status) == ("done", "done"), (first.error, second.error)
+    assert steps_words(first.state.progress()) == "2 steps"  # its nodes' updates, as in the kernel
+    assert steps_words(second.state.progress()) == "2 steps (3–4)"
+    assert list(bench.history(first.thread_id).fork_at) == [1, 2, 3, 4]
+    forked = bench.fork(first.thread_id, 3)  # after "add" of the second run
+    copied = bench.read_state(forked)
+    assert (copied.values, tuple(copied.next)) == ({"n": 6}, ("double",))
+    assert list(bench.history(forked).fork_at) == [3]
+    again = bench.start({"n": 0}, thread=forked).wait(WAIT)
+    assert again.status == "done", again.error
+    assert steps_words(again.state.progress()) == "2 steps (4–5)"
+    assert list(bench.history(forked).fork_at) == [3, 4, 5]

@@ -286,5 +286,5 @@ def test_openai_reasoning_summaries_through_the_real_client(offline_openai: None
         assert kinds.count("ThinkingDelta") > 2
         assert kinds.index("ThinkingDelta", kinds.index("ToolCallFinished")) < kinds.index("TextDelta")
     bundle = snapshot_bundle(run.snapshot().state)
-    assert "Thinking:\n  │ Plan: <list> the files." in bundle["text/plain"]
+    assert "Thinking\n  │ Plan: <list> the files." in bundle["text/plain"]
     assert "Plan: &lt;list&gt; the files." in bundle["text/html"] and "<list>" not in bundle["text/html"]

@@ -30,7 +30,11 @@ _CHECKERS: dict[int, tuple[Any, Callable[[Any], bool] | None]] = {}
 
 def input_keys(graph: Any) -> list[str]:
     """The keys of the graph's input state (``[]`` when it does not say: a graph deepnb cannot
-    read the schema of is taken to speak messages)."""
+    read the schema of is taken to speak messages). A served graph says them as its server's
+    schema does (``served_input_keys``)."""
+    served = getattr(graph, "served_input_keys", None)
+    if isinstance(served, tuple | list):
+        return [str(key) for key in served]
     builder = getattr(graph, "builder", None)
     schemas = getattr(builder, "schemas", None)
     schema = getattr(builder, "input_schema", None)

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from deepnb.core.loop import run_sync
 from deepnb.core.text.secrets import add_secret, looks_secret
 from deepnb.session import agents
-from deepnb.session.remote.client import Server, find_assistant
+from deepnb.session.remote.client import Server, find_assistant, input_keys_of
 from deepnb.session.remote.workbench import RemoteWorkbench
 
 __all__ = ["RemoteWorkbench", "connect"]
@@ -38,7 +38,8 @@ def connect(
     server = Server.at(url, dict(headers or {}), api_key)
     client = server.client()
     found = run_sync(find_assistant(client, server, assistant))
-    workbench = RemoteWorkbench(name or assistant, server, client, found)
+    keys = run_sync(input_keys_of(client, str(found["assistant_id"])))
+    workbench = RemoteWorkbench(name or assistant, server, client, found, input_keys=keys)
     previous = agents.find(workbench.name)
     if isinstance(previous, RemoteWorkbench) and previous.url == workbench.url:
         workbench.carry_over(previous)  # the same agent again: this kernel's current thread goes on

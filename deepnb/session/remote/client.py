@@ -13,6 +13,7 @@ of the wrong shape (:mod:`deepnb.session.remote.shapes`), is one line saying wha
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,8 @@ from urllib.parse import urlencode, urlsplit
 from deepnb.core.addresses import address, shown_url, shown_urls
 from deepnb.core.errors import DeepnbError
 from deepnb.session.remote.shapes import Unreadable, checked
+
+log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT = 5.0
 READ_TIMEOUT = 300.0
@@ -195,3 +198,22 @@ async def find_assistant(client: Any, server: Server, wanted: str) -> Mapping[st
         f"The Agent Protocol server at {server.shown} has no assistant {wanted!r}: it has {have}. "
         "Pass one of them as --assistant (or assistant=...)."
     )
+
+
+async def input_keys_of(client: Any, assistant_id: str) -> tuple[str, ...]:
+    """The keys of the assistant's input state, as the server's schema of it says (``()`` when it
+    does not say): a graph whose input has no ``messages`` is not a conversation, and its steps
+    are its nodes' updates."""
+    try:
+        schemas = await client.assistants.get_schemas(assistant_id)
+    except Exception:  # a server without schemas: taken to speak messages, as a graph deepnb cannot read
+        log.debug("deepnb: the server gave no schemas for %s", assistant_id, exc_info=True)
+        return ()
+    if not isinstance(schemas, Mapping):
+        return ()
+    for name in ("input_schema", "state_schema"):  # no input schema: the graph takes its state
+        schema = schemas.get(name)
+        properties = schema.get("properties") if isinstance(schema, Mapping) else None
+        if isinstance(properties, Mapping):
+            return tuple(str(key) for key in properties)
+    return ()

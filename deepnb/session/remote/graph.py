@@ -10,6 +10,7 @@ joined again from the last event seen; a stop (or a kernel interrupt) cancels th
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +32,9 @@ REJOIN_PAUSE = 1.0
 CANCEL_TIMEOUT = 10.0
 HISTORY = "/conversation_history/"
 """Where deepagents' summarization offloads the older messages: a write there means a summary."""
+CHECKPOINT_METADATA = "deepnb_checkpoint_metadata"
+"""The thread metadata key holding what a client wrote with its checkpoints (checkpoint id →
+metadata), which the Agent Protocol's state update does not carry."""
 SUMMARY_READS = 20
 SUMMARY_PAUSE = 0.1
 
@@ -59,6 +63,14 @@ class Snapshot:
     created_at: str | None = None
     interrupts: tuple[Any, ...] = ()
     tasks: tuple[Any, ...] = ()
+
+
+def _with_kept(snapshot: Snapshot, kept: Mapping[str, Any]) -> Snapshot:
+    """``snapshot`` with the metadata kept for its checkpoint (see ``aupdate_state``)."""
+    extra = kept.get(str(snapshot.config.get("configurable", {}).get("checkpoint_id")))
+    if not isinstance(extra, Mapping):
+        return snapshot
+    return dataclasses.replace(snapshot, metadata={**snapshot.metadata, **extra})
 
 
 def snapshot_of(state: Any) -> Snapshot:
@@ -100,11 +112,21 @@ async def _close(parts: Any) -> None:
 class ServerGraph:
     """One assistant of an Agent Protocol server, driven like a compiled graph."""
 
-    def __init__(self, server: Server, client: Any, assistant_id: str, *, graph_id: str = "") -> None:
+    def __init__(
+        self,
+        server: Server,
+        client: Any,
+        assistant_id: str,
+        *,
+        graph_id: str = "",
+        input_keys: tuple[str, ...] = (),
+    ) -> None:
         self.server = server
         self.client = client
         self.assistant_id = assistant_id
         self.graph_id = graph_id
+        self.served_input_keys = input_keys
+        """The keys of the assistant's input state, as its server's schema says (``()``: unknown)."""
         self.runs: dict[str, str] = {}
         """Thread id → the id of the server run this kernel streams from now."""
         self._stamps: dict[str, float] = {}
@@ -162,20 +184,37 @@ class ServerGraph:
     async def aupdate_state(
         self, config: Mapping[str, Any], values: Mapping[str, Any], as_node: str | None = None
     ) -> Any:
-        """Write ``values`` into the thread's state (a new checkpoint), as a node would."""
+        """Write ``values`` into the thread's state (a new checkpoint), as a node would; the
+        config's ``metadata`` goes with that checkpoint, as LangGraph writes it into the
+        checkpoint's own (the Agent Protocol's update takes none: it is kept in the thread's
+        metadata, by checkpoint, and read back into the history's)."""
+        thread = self._thread(config)
         try:
-            return await self.client.threads.update_state(self._thread(config), dict(values), as_node=as_node)
+            made = await self.client.threads.update_state(thread, dict(values), as_node=as_node)
+            extra = config.get("metadata")
+            checkpoint = (made or {}).get("checkpoint") or {} if isinstance(made, Mapping) else {}
+            if extra and checkpoint.get("checkpoint_id"):
+                kept = await self._checkpoint_metadata(thread)
+                kept[str(checkpoint["checkpoint_id"])] = dict(extra)
+                await self.client.threads.update(thread, metadata={CHECKPOINT_METADATA: kept})
+            return made
         except Exception as exc:
             raise explain(exc, self.server, doing="writing the thread's state") from None
+
+    async def _checkpoint_metadata(self, thread_id: str) -> dict[str, Any]:
+        """The metadata :meth:`aupdate_state` kept for the thread's checkpoints, by id."""
+        thread = await self.client.threads.get(thread_id)
+        kept = ((thread or {}).get("metadata") or {}).get(CHECKPOINT_METADATA)
+        return dict(kept) if isinstance(kept, Mapping) else {}
 
     async def aget_state_history(
         self, config: Mapping[str, Any], *, limit: int = 1000
     ) -> AsyncIterator[Snapshot]:
         try:
-            states = shapes.checked(
-                "history", await self.client.threads.get_history(self._thread(config), limit=limit)
-            )
-            snapshots = [snapshot_of(state) for state in states]
+            thread = self._thread(config)
+            states = shapes.checked("history", await self.client.threads.get_history(thread, limit=limit))
+            kept = await self._checkpoint_metadata(thread) if states else {}
+            snapshots = [_with_kept(snapshot_of(state), kept) for state in states]
         except Exception as exc:
             if status_of(exc) == 404:
                 return

@@ -55,11 +55,20 @@ class RemoteWorkbench(GraphSession):
     """An agent on an Agent Protocol server (``deepnb.connect``): the same runs, views and
     subcommands as a local agent; its threads live on the server."""
 
-    def __init__(self, name: str, server: Server, client: Any, assistant: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        name: str,
+        server: Server,
+        client: Any,
+        assistant: Mapping[str, Any],
+        *,
+        input_keys: tuple[str, ...] = (),
+    ) -> None:
+        """``input_keys``: the assistant's input state's keys, where its server says them."""
         self.server = server
         self.assistant_id = str(assistant["assistant_id"])
         self.graph_id = str(assistant.get("graph_id") or self.assistant_id)
-        graph = ServerGraph(server, client, self.assistant_id, graph_id=self.graph_id)
+        graph = ServerGraph(server, client, self.assistant_id, graph_id=self.graph_id, input_keys=input_keys)
         super().__init__(
             name,
             graph,
