@@ -233,7 +233,8 @@ describe("run view", () => {
     assert.equal(fake.listeners("msg:custom"), 0);
   });
   it("shows a fork's answer at the chip or step that asked, and a changed file under its link", () => {
-    const bars = [{ kind: "tool", lane: 0, name: "write_file", start: 0, end: 1, label: "write_file", step: 2, item: "tool-c1" }];
+    const bars = [{ kind: "tool", lane: 0, name: "write_file", start: 0, end: 1, label: "tool write_file · main · 1.00 s · step 2",
+      step: 2, item: "tool-c1" }];
     const { el, fake } = show({ files_changed: ["/a.md"], timeline: { lanes: [{ agent: "main", label: "main" }], total: 2, bars },
       items: [{ kind: "tool", id: "tool-c1", agent: "main", name: "write_file", args: "", args_full: "{}", status: "done",
         result: "ok", result_full: "ok" } as Item] });
@@ -246,6 +247,7 @@ describe("run view", () => {
     assert.match(said.textContent!, /^New thread T9 from step 2: continue with %%deepagent -t T9$/);
     assert.equal((el.querySelector(".dnb-timeline") as HTMLDetailsElement).open, false); // not sent off to the timeline
     const step = el.querySelector<HTMLButtonElement>(".dnb-tl-steps .dnb-tl-fork")!;
+    assert.equal(step.parentElement!.firstChild!.textContent, "step 2 · tool write_file · main · 1.00 s ", "its step once");
     click(step);
     fake.message({ type: "forked", thread_id: "", step: 2, error: "Thread T1 has no step 2." });
     assert.equal(step.nextElementSibling!.textContent, "Thread T1 has no step 2.");

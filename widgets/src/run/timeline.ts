@@ -68,7 +68,9 @@ export function timelineView(model: RunModel): TimelineView {
     }));
     stepBars = bars.filter((b) => typeof b.step === "number");
     steps.replaceChildren(...stepBars.map((b) => {
-      const li = h("li", "dnb-tl-step", `step ${num(b.step)} · ${b.label} `);
+      // the bar's label ends with its step (for the bar's tooltip): the row says it first
+      const said = str(b.label).replace(/ · step \d+$/, "");
+      const li = h("li", "dnb-tl-step", `step ${num(b.step)} · ${said} `);
       li.setAttribute("data-step", str(b.step));
       const fork = asksKernel(smallButton("dnb-btn dnb-tl-fork", "Fork here", `Make a new thread from step ${num(b.step)}`));
       fork.setAttribute("data-fork-step", str(b.step));
