@@ -45,4 +45,7 @@ def test_a_drawing_without_the_reading_says_its_tool_nodes_list() -> None:
     for node in drawing["nodes"]:
         (node.get("metadata") or {}).pop("deepnb_tools", None)
     drawn = tools_drawn(drawing)
+    if not any("__tools" in (node.get("metadata") or {}) for node in drawing["nodes"]):
+        assert drawn == {}  # an older LangGraph draws no node's tools: none are listed
+        return
     assert list(drawn) == ["main"] and "execute" in drawn["main"]

@@ -35,9 +35,12 @@ def test_a_prompt_at_a_fork_holding_a_tool_call_shows_that_call_not_run_and_noth
     assert second.status == "done", second.error
     kinds = _kinds(second)
     assert kinds[0][0] == "prompt"
-    assert kinds[1] == ("tool", "write_todos", "declined")  # the call the prompt came before
-    card = second.state.to_json()["items"][1]
-    assert "did not complete" in card["result_full"]
+    cards = [i for i in second.state.to_json()["items"] if i["kind"] == "tool"]
+    # the call the prompt came before, first of the run's cards (an older LangGraph streams the
+    # model's first words before the update that patched it)
+    assert (cards[0]["name"], cards[0]["status"]) == ("write_todos", "declined")
+    assert "did not complete" in cards[0]["result_full"]
+    assert [c for c in cards if c["status"] == "declined"] == cards[:1]
     # then the model's own turns of this run: the cards of a whole run of the script, no more
     expected = _tool_cards(first)
     expected["write_todos"] += 1
@@ -54,10 +57,10 @@ def test_a_prompt_after_a_run_stopped_at_an_approval_shows_only_its_own_messages
     assert waiting.wait(WAIT).status == "cancelled"
     again = workbench.start("Plan the launch party", thread=waiting.thread_id, auto_approve=True).wait(WAIT)
     assert again.status == "done", again.error
-    kinds = _kinds(again)
-    not_run = [k for k in kinds if k[0] == "tool" and k[2] == "declined"]
+    tools = [k for k in _kinds(again) if k[0] == "tool"]
+    not_run = [k for k in tools if k[2] == "declined"]
     assert len(not_run) == asked  # the calls left waiting, told apart from the ones this run made
-    assert kinds[1 : 1 + asked] == not_run
+    assert tools[:asked] == not_run  # before the run's own
     fresh = workbench.start("Plan the launch party", new_thread=True, auto_approve=True).wait(WAIT)
     assert sum(_tool_cards(again).values()) == sum(_tool_cards(fresh).values()) + asked
 
