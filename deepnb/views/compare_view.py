@@ -27,6 +27,11 @@ from deepnb.views.run.tokens import token_cells
 CELL_CHARS = 120
 """Characters of a result, an error or an output a table cell shows."""
 _ENDS = (ev.RunFinished, ev.RunFailed, ev.RunCancelled, ev.RunPaused)
+ANSWERS_CHARS = 16_000
+"""How much of the answers the side-by-side view shows, shared between them (each at least
+:data:`ANSWER_MIN`): it travels in one widget message, which must stay under 64 KB however long
+the answers are; ``comparison.runs[key].result`` holds each whole."""
+ANSWER_MIN = 2_000
 _ROW = "display:table;width:100%;table-layout:fixed;border-spacing:8px 0"
 _COLUMN = "display:table-cell;vertical-align:top"
 """Columns side by side in equal widths, in styles JupyterLab's sanitizer keeps (no grid), so an
@@ -98,12 +103,23 @@ def _answers(comparison: Comparison) -> dict[str, str]:
     }
 
 
+def _clipped(key: str, text: str, limit: int) -> str:
+    """``text``'s first ``limit`` characters, saying where the rest is."""
+    if len(text) <= limit:
+        return text
+    left = len(text) - limit
+    return f"{text[:limit]}\n\n… {left:,} more characters (comparison.runs[{key!r}].result has them)"
+
+
 def answers_html(comparison: Comparison) -> str:
     """The answers side by side as Markdown, then each after the first as its words' difference
     from the first's; empty until two runs have answered."""
-    answers = _answers(comparison)
-    if len(answers) < 2:
+    whole = _answers(comparison)
+    if len(whole) < 2:
         return ""
+    answers = {
+        key: _clipped(key, text, max(ANSWER_MIN, ANSWERS_CHARS // len(whole))) for key, text in whole.items()
+    }
     (first, base), *others = answers.items()
     columns = "".join(
         f'<div class="dnb-compare-answer" style="{_COLUMN}">'
@@ -115,7 +131,7 @@ def answers_html(comparison: Comparison) -> str:
         f'<div class="dnb-compare-diff"><b>{escape(key)}</b>: '
         + (
             "the same words."
-            if same_words(base, text)
+            if same_words(whole[first], whole[key])  # the whole answers, not what is shown of them
             else f'<div style="white-space:pre-wrap">{word_diff_html(base, text)}</div>'
         )
         + "</div>"
@@ -132,10 +148,10 @@ def answers_html(comparison: Comparison) -> str:
 
 def answers_text(comparison: Comparison) -> str:
     """Which answers have the same words as the first, and which differ."""
-    answers = _answers(comparison)
-    if len(answers) < 2:
+    whole = _answers(comparison)
+    if len(whole) < 2:
         return ""
-    (first, base), *others = answers.items()
+    (first, base), *others = whole.items()
     said = [
         f"{key}: {'the same words as' if same_words(base, text) else 'differs from'} {first}"
         for key, text in others

@@ -107,10 +107,45 @@ def run() -> Any:
     return done
 
 
+PANELS = {"HtmlPanel": "a comparison's answers and table, in marimo: a few lines of code of its own"}
+"""Views without a bundle (their code is a few lines, sent with each), each measured below."""
+
+
 def test_every_view_kind_is_measured() -> None:
-    """A new kind of view must join this file's FACTORIES, so its messages are measured too."""
-    assert {cls.__name__ for cls in _view_classes()} == set(FACTORIES)
+    """A new kind of view must join this file's FACTORIES (or PANELS), so its messages are measured too."""
+    assert {cls.__name__ for cls in _view_classes()} == set(FACTORIES) | set(PANELS)
     assert {name for _, name in FACTORIES.values()} == set(VIEWS)
+
+
+def test_a_comparisons_panels_stay_under_64_kb_however_long_the_answers(
+    sent: list[tuple[str, dict[str, Any]]],
+) -> None:
+    """Two answers of 60,000 characters each, differing throughout: the answers side by side and
+    their difference, shown in one panel (marimo's; Jupyter's HTML box holds the same), stay
+    under the limit, and say where the rest is."""
+    from deepnb.views.compare_view import answers_html, comparison_table_html
+    from deepnb.views.html_panel import HtmlPanel
+    from tests.support.agents import scripted
+
+    def long(word: str) -> str:
+        return " ".join(f"{word}{i} **point** {i}." for i in range(6_000))[:60_000]
+
+    agents = {}
+    for key, word in (("a", "alpha"), ("b", "beta")):
+        name = f"long-{key}-{uuid.uuid4().hex[:6]}"
+        deepnb.agent(name, scripted({"main": [long(word)]}))
+        agents[key] = name
+    comparison = deepnb.compare("Say a lot", agents=list(agents.values())).wait(60)
+    table = comparison_table_html(comparison.table())
+    panels = [HtmlPanel(html=answers_html(comparison)), HtmlPanel(html=table)]
+    try:
+        assert "more characters (comparison.runs[" in panels[0].html
+        largest = max(message_size(data) for _, data in sent)
+        assert largest <= LIMIT, f"largest message of a comparison's panels: {largest:,} bytes"
+        assert len(sent) >= 2
+    finally:
+        for panel in panels:
+            panel.close()
 
 
 def _parts(messages: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
