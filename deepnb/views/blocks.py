@@ -158,7 +158,8 @@ class Grid:
     inline styles); as text, the header and each row in columns padded to their widest cell."""
 
     columns: tuple[str, ...]
-    rows: tuple[tuple[Inline, ...], ...]
+    rows: tuple[tuple[Inline | tuple[Inline, ...], ...], ...]
+    """Each row's cells: a piece of a line, or a few."""
     cls: str = "deepnb-table"
     align: tuple[Literal["left", "right"], ...] = ()
 
@@ -235,9 +236,13 @@ def _html(block: Block) -> str:
     return f"<dl{_attrs(block.cls)}>{rows}</dl>"
 
 
-def _cell_html(tag: str, grid: Grid, column: int, piece: Inline) -> str:
+def _pieces(cell: Inline | tuple[Inline, ...]) -> tuple[Inline, ...]:
+    return cell if isinstance(cell, tuple) else (cell,)
+
+
+def _cell_html(tag: str, grid: Grid, column: int, cell: Inline | tuple[Inline, ...]) -> str:
     style = f"text-align:{grid.side(column)};vertical-align:top"
-    return f'<{tag} style="{style}">{_piece_html(piece)}</{tag}>'
+    return f'<{tag} style="{style}">{_inline_html(_pieces(cell))}</{tag}>'
 
 
 def _grid_html(grid: Grid) -> str:
@@ -313,7 +318,7 @@ def _lines(block: Block, depth: int) -> list[str]:
 
 def _grid_lines(grid: Grid) -> list[str]:
     """The header and each row, in columns two spaces apart, each as wide as its widest cell."""
-    cells = [list(grid.columns), *[[_piece_text(c) for c in row] for row in grid.rows]]
+    cells = [list(grid.columns), *[[_inline_text(_pieces(c)) for c in row] for row in grid.rows]]
     widths = [max(len(row[n]) for row in cells) for n in range(len(grid.columns))]
     return [
         "  ".join(

@@ -49,45 +49,61 @@ def _table_html(columns: Sequence[Any], rows: Sequence[Sequence[Any]]) -> str:
 def grid(columns: Sequence[Any], rows: Sequence[Sequence[Any]]) -> Grid:
     """A listing's table, its cells as text; a listing's table is small, so its cells carry their
     alignment (JupyterLab right-aligns cells)."""
-    return Grid(tuple(str(c) for c in columns), tuple(tuple(str(c) for c in row) for row in rows))
+    return Grid(tuple(str(c) for c in columns), tuple(tuple(_cell(c) for c in row) for row in rows))
+
+
+def _cell(value: Any) -> Inline | tuple[Inline, ...]:
+    """A cell as it is given when it is pieces of a line already, else its value as text."""
+    return value if isinstance(value, str | Em | tuple) else str(value)
 
 
 # -- files ----------------------------------------------------------------------------------------
 
 
 def files_block(entries: Sequence[Entry], total: int, *, title: str) -> Group:
-    """A bounded file listing, described once: its title and count, a table of the first
-    entries (path, size, when modified) and how many more there are."""
-    rows = [(e.path, size_label(e.size), e.modified_at or "") for e in entries]
+    """A bounded file listing, described once: its title and count, a table of the
+    first entries (path, where a backend is mounted, size, when modified) and how many more
+    there are."""
+    rows = [(_path_cell(e), size_label(e.size), e.modified_at or "") for e in entries]
     more = (
         (Line.of(f"… and {total - len(entries):,} more: use {MORE_FILES}", css="dnb-muted"),)
         if total > len(entries)
         else ()
     )
-    head = Line.of(Em(title), f" · {total:,} files")
+    head = Line.of(Em(title), f" · {total:,} file{'' if total == 1 else 's'}")
     return Group((grid(("Path", "Size", "Modified"), rows), *more), cls="deepnb-snapshot", head=head)
 
 
+def _path_cell(entry: Entry) -> str | tuple[Inline, ...]:
+    if not entry.mount:
+        return entry.path
+    return (entry.path, " ", Em(f"[{entry.mount} is mounted]", "span", "dnb-muted"))
+
+
 def files_html(entries: Sequence[Entry], total: int, *, title: str) -> str:
-    """A bounded file listing as static HTML: the first entries and how many more there are."""
+    """A bounded file listing as static HTML (:func:`files_block`)."""
     return inline(blocks.html(files_block(entries, total, title=title)))
+
+
+def files_text(entries: Sequence[Entry], total: int, *, title: str) -> str:
+    """A bounded file listing as text (:func:`files_block`)."""
+    return "\n".join(blocks.text(files_block(entries, total, title=title)))
+
+
+def _thread_files_title(files: Files) -> str:
+    return f"Files of thread {files.thread_id} ({files.backend})"
 
 
 def thread_files_text(files: Files) -> str:
     """``repr(run.files)``: the thread's first files and how many there are."""
     listed, total = files.summary()
-    plural = "s" if total != 1 else ""
-    head = f"Files of thread {files.thread_id!r} ({files.backend}): {total} file{plural}"
-    lines = [head] + [f"  {e.path}  {size_label(e.size)}" for e in listed]
-    if total > len(listed):
-        lines.append(f"  … and {total - len(listed)} more: use {MORE_FILES}")
-    return "\n".join(lines)
+    return files_text(listed, total, title=_thread_files_title(files))
 
 
 def thread_files_html(files: Files) -> str:
     """``run.files`` displayed: the thread's first files as a table."""
     listed, total = files.summary()
-    return files_html(listed, total, title=f"Files of thread {files.thread_id} ({files.backend})")
+    return files_html(listed, total, title=_thread_files_title(files))
 
 
 @safe_display
@@ -100,15 +116,7 @@ class FolderListing:
     entries: tuple[Entry, ...]
 
     def __repr__(self) -> str:
-        if not self.entries:
-            return f"{self.path}: empty."
-        lines = [f"{self.path} ({len(self.entries)} entries):"]
-        for entry in self.entries[:REPR_LIMIT]:
-            mount = f"  [{entry.mount} is mounted]" if entry.mount else ""
-            lines.append(f"  {entry.name}  {size_label(entry.size)}{mount}")
-        if len(self.entries) > REPR_LIMIT:
-            lines.append(f"  … and {len(self.entries) - REPR_LIMIT} more")
-        return "\n".join(lines)
+        return files_text(self.entries[:REPR_LIMIT], len(self.entries), title=self.path)
 
     def _repr_html_(self) -> str:
         return files_html(self.entries[:REPR_LIMIT], len(self.entries), title=self.path)

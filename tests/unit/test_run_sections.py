@@ -186,7 +186,10 @@ def _sections() -> dict[str, Section]:
         lambda: listings.async_tasks_html(tasks),
         lambda: listings.async_task_lines(tasks),
     )
-    entries = [Entry(f"/notes/{HOSTILE}.md", size=12, modified_at="2026-12-04"), Entry("/b.md")]
+    entries = [
+        Entry(f"/notes/{HOSTILE}.md", size=12, modified_at="2026-12-04"),
+        Entry("/d/", True, mount="/d/"),
+    ]
     found["files_block"] = (
         listings.files_block(entries, 3, title=HOSTILE),
         lambda: listings.files_html(entries, 3, title=HOSTILE),
