@@ -234,7 +234,7 @@ class TodoChange(TypedDict):
     content: str
 
 
-class DecisionShown(TypedDict):
+class ActionDecision(TypedDict):
     """A decision already made on an action of a pending request."""
 
     type: DecisionMade
@@ -267,7 +267,7 @@ class ToolItem(TypedDict):
     clipped: NotRequired[bool]
     edited: NotRequired[bool]
     server: NotRequired[str]
-    decision: NotRequired[DecisionShown]
+    decision: NotRequired[ActionDecision]
     todo_changes: NotRequired[list[TodoChange]]
 
 
@@ -411,7 +411,7 @@ class PendingAction(TypedDict):
     description: str
     allowed: list[DecisionType]
     preview: FilePreview | None
-    decision: DecisionShown | None
+    decision: ActionDecision | None
     clipped: NotRequired[bool]
 
 

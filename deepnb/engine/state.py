@@ -19,9 +19,9 @@ from deepnb.core.schema import (
     OPEN_NODE,
     RUNNING,
     WAITING,
+    ActionDecision,
     AsyncTaskRow,
     DecisionLogEntry,
-    DecisionShown,
     DecisionType,
     ErrorItem,
     FilePreview,
@@ -704,7 +704,7 @@ class RunState:
         if diff:
             entry["diff"] = diff
         self.decisions.append(entry)
-        decided = DecisionShown(
+        decided = ActionDecision(
             type=entry["type"], message=entry["message"], args=entry["args"], auto=entry["auto"]
         )
         if entry["type"] in ("reject", "respond"):  # the card it gated says who answered in its place
@@ -745,7 +745,7 @@ class RunState:
                 request["answer"] = answer
             for action in request["actions"]:
                 if not action["decision"]:
-                    action["decision"] = DecisionShown(type="resume", message=answer, args="", auto=False)
+                    action["decision"] = ActionDecision(type="resume", message=answer, args="", auto=False)
 
     def _on_RunResumed(self, event: ev.RunResumed) -> None:
         self.pending = [p for p in self.pending if p["id"] not in event.interrupt_ids]
@@ -903,7 +903,7 @@ def _pending(
     request: ev.InterruptRequest,
     agent: str,
     previews: Mapping[tuple[str, int], FilePreview],
-    decided: Mapping[tuple[str, int], DecisionShown],
+    decided: Mapping[tuple[str, int], ActionDecision],
 ) -> PendingRequest:
     """One pending interrupt as a view shows it: its actions, what each would do, and any
     decision already made on it."""

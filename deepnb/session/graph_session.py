@@ -16,7 +16,7 @@ from typing import Any, cast
 from deepnb.core.batch_inputs import check_concurrency, prepare
 from deepnb.core.errors import DeepnbError
 from deepnb.core.graphs.context import context_for
-from deepnb.core.graphs.inputs import input_for, shown_input
+from deepnb.core.graphs.inputs import input_for, input_line
 from deepnb.core.loop import in_engine_thread, run_sync
 from deepnb.core.schema import ENDED
 from deepnb.core.threads.reading import read_history, read_state
@@ -227,7 +227,7 @@ class GraphSession(ABC):
             thread = self.fork(thread or self.current_thread, at)
         fresh = new_thread or (not thread and self.selected_thread is None)  # nothing to read yet
         thread_id = self.fresh_thread_id() if new_thread else (thread or self.current_thread)
-        run = Run(self, thread_id, shown_input(prompt))
+        run = Run(self, thread_id, input_line(prompt))
         self.active_run(thread_id)  # a run whose interrupts were answered elsewhere lets go
         busy = claims.claim(self.database, run)
         if busy is not run:

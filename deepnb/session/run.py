@@ -20,7 +20,7 @@ from deepnb.core.errors import DeepnbError
 from deepnb.core.explain import failure_message
 from deepnb.core.failures import contained, failed_tool_calls
 from deepnb.core.graphs import streaming
-from deepnb.core.graphs.context import shown_keys
+from deepnb.core.graphs.context import context_keys
 from deepnb.core.graphs.inputs import output_of, speaks_messages
 from deepnb.core.graphs.stamps import event_clock, stream_began
 from deepnb.core.handles import AgentHandle
@@ -636,7 +636,7 @@ class Run(LiveDisplayable):
                     step = await self._thread_step(graph, config, values)
                 self.emit(ev.RunStarted(ev.MAIN, self.thread_id, self.prompt, step))
                 if self._context:
-                    self.emit(ev.ContextGiven(ev.MAIN, shown_keys(self._context)))
+                    self.emit(ev.ContextGiven(ev.MAIN, context_keys(self._context)))
                 await self._announce_given(graph, values)
             if self._stop_requested:
                 raise asyncio.CancelledError

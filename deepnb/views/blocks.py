@@ -19,6 +19,7 @@ __all__ = [
     "Em",
     "Fields",
     "Fold",
+    "Grid",
     "Group",
     "Inline",
     "Line",
@@ -149,7 +150,25 @@ class Fields:
     table: bool = False
 
 
-Block = Line | Group | Fold | List | Pre | Fields | Raw
+@dataclass(frozen=True)
+class Grid:
+    """A small table of columns: a ``<table>`` with a header row of ``columns``, each cell escaped
+    and carrying its alignment inline (``align``, one per column, ``"left"`` when not given:
+    JupyterLab right-aligns every cell of an output's table, and an untrusted notebook keeps only
+    inline styles); as text, the header and each row in columns padded to their widest cell."""
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Inline | tuple[Inline, ...], ...], ...]
+    """Each row's cells: a piece of a line, or a few."""
+    cls: str = "deepnb-table"
+    align: tuple[Literal["left", "right"], ...] = ()
+
+    def side(self, column: int) -> str:
+        """How cells of ``column`` align."""
+        return self.align[column] if column < len(self.align) else "left"
+
+
+Block = Line | Group | Fold | List | Pre | Fields | Grid | Raw
 """Anything a section is made of."""
 
 
@@ -198,6 +217,8 @@ def _html(block: Block) -> str:
         head = _html(block.head) if block.head is not None else ""
         items = "".join(_item_html(item) for item in block.items)
         return f"{head}<{block.tag}{_attrs(block.cls)}>{items}</{block.tag}>"
+    if isinstance(block, Grid):
+        return _grid_html(block)
     if isinstance(block, Pre):
         if block.spans:
             inner = "".join(f"<span{_attrs(cls)}>{escape(line)}\n</span>" for cls, line in block.spans)
@@ -213,6 +234,24 @@ def _html(block: Block) -> str:
         return f"<table{_attrs(block.cls)}>{rows}</table>"
     rows = "".join(f"<dt>{escape(name)}</dt><dd>{_inline_html([value])}</dd>" for name, value in block.rows)
     return f"<dl{_attrs(block.cls)}>{rows}</dl>"
+
+
+def _pieces(cell: Inline | tuple[Inline, ...]) -> tuple[Inline, ...]:
+    return cell if isinstance(cell, tuple) else (cell,)
+
+
+def _cell_html(tag: str, grid: Grid, column: int, cell: Inline | tuple[Inline, ...]) -> str:
+    style = f"text-align:{grid.side(column)};vertical-align:top"
+    return f'<{tag} style="{style}">{_inline_html(_pieces(cell))}</{tag}>'
+
+
+def _grid_html(grid: Grid) -> str:
+    head = "".join(_cell_html("th", grid, n, name) for n, name in enumerate(grid.columns))
+    body = "".join(
+        "<tr>" + "".join(_cell_html("td", grid, n, cell) for n, cell in enumerate(row)) + "</tr>"
+        for row in grid.rows
+    )
+    return f"<table{_attrs(grid.cls)}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _item_html(item: Block) -> str:
@@ -269,10 +308,25 @@ def _lines(block: Block, depth: int) -> list[str]:
         return [pad + _inline_text(block.summary)] + [
             line for b in block.body for line in _lines(b, depth + block.indent)
         ]
+    if isinstance(block, Grid):
+        return [pad + line for line in _grid_lines(block)]
     if isinstance(block, Pre):
         content = "\n".join(line for _, line in block.spans) if block.spans else block.content
         return _marked(content, pad, block.mark, blank=False)
     return [pad + f"{name}: {_inline_text([value])}" for name, value in block.rows]
+
+
+def _grid_lines(grid: Grid) -> list[str]:
+    """The header and each row, in columns two spaces apart, each as wide as its widest cell."""
+    cells = [list(grid.columns), *[[_inline_text(_pieces(c)) for c in row] for row in grid.rows]]
+    widths = [max(len(row[n]) for row in cells) for n in range(len(grid.columns))]
+    return [
+        "  ".join(
+            cell.rjust(width) if grid.side(n) == "right" else cell.ljust(width)
+            for n, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in cells
+    ]
 
 
 def text(blocks: Block | Sequence[Block], depth: int = 0) -> list[str]:

@@ -2,7 +2,9 @@
 (``%deepagent agents``, ``threads``), an agent's MCP servers (``%deepagent mcp``), the
 interpreter's globals and the extensions' registrations.
 
-Each listing's text and HTML are written side by side here; every cell is escaped.
+The tables (a table, a folder or a thread's files, async tasks) and the todo list are each
+described once, as :mod:`deepnb.views.blocks`, and drawn from that to text and to HTML; every cell
+is escaped.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from deepnb.engine.files.sources import Entry
 from deepnb.engine.state import todo_progress
 from deepnb.session.files.files import REPR_LIMIT
 from deepnb.views import blocks
-from deepnb.views.blocks import Em, Inline, Line, List
+from deepnb.views.blocks import Em, Grid, Group, Inline, Line, List
 from deepnb.views.styles import inline
 
 if TYPE_CHECKING:
@@ -41,51 +43,67 @@ def size_label(size: int | None) -> str:
 
 
 def _table_html(columns: Sequence[Any], rows: Sequence[Sequence[Any]]) -> str:
-    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
-    # a listing's table is small: its cells carry their alignment (JupyterLab right-aligns cells)
-    table = f'<table class="deepnb-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
-    return inline(table, cells=True)
+    return blocks.html(grid(columns, rows))
+
+
+def grid(columns: Sequence[Any], rows: Sequence[Sequence[Any]]) -> Grid:
+    """A listing's table, its cells as text; a listing's table is small, so its cells carry their
+    alignment (JupyterLab right-aligns cells)."""
+    return Grid(tuple(str(c) for c in columns), tuple(tuple(_cell(c) for c in row) for row in rows))
+
+
+def _cell(value: Any) -> Inline | tuple[Inline, ...]:
+    """A cell as it is given when it is pieces of a line already, else its value as text."""
+    return value if isinstance(value, str | Em | tuple) else str(value)
 
 
 # -- files ----------------------------------------------------------------------------------------
 
 
-def files_html(entries: Sequence[Entry], total: int, *, title: str) -> str:
-    """A bounded file listing as static HTML: the first entries and how many more there are."""
-    rows = "".join(
-        f"<tr><td>{escape(e.path)}</td><td>{escape(size_label(e.size))}</td>"
-        f"<td>{escape(e.modified_at or '')}</td></tr>"
-        for e in entries
-    )
+def files_block(entries: Sequence[Entry], total: int, *, title: str) -> Group:
+    """A bounded file listing, described once: its title and count, a table of the
+    first entries (path, where a backend is mounted, size, when modified) and how many more
+    there are."""
+    rows = [(_path_cell(e), size_label(e.size), e.modified_at or "") for e in entries]
     more = (
-        f'<div class="dnb-muted">… and {total - len(entries):,} more: use {MORE_FILES}</div>'
+        (Line.of(f"… and {total - len(entries):,} more: use {MORE_FILES}", css="dnb-muted"),)
         if total > len(entries)
-        else ""
+        else ()
     )
-    return inline(
-        f'<div class="deepnb-snapshot"><div><b>{escape(title)}</b> · {total:,} files</div>'
-        f'<table class="deepnb-table"><thead><tr><th>Path</th><th>Size</th><th>Modified</th></tr></thead>'
-        f"<tbody>{rows}</tbody></table>{more}</div>",
-        cells=True,  # a bounded listing: its cells carry their alignment
-    )
+    head = Line.of(Em(title), f" · {total:,} file{'' if total == 1 else 's'}")
+    return Group((grid(("Path", "Size", "Modified"), rows), *more), cls="deepnb-snapshot", head=head)
+
+
+def _path_cell(entry: Entry) -> str | tuple[Inline, ...]:
+    if not entry.mount:
+        return entry.path
+    return (entry.path, " ", Em(f"[{entry.mount} is mounted]", "span", "dnb-muted"))
+
+
+def files_html(entries: Sequence[Entry], total: int, *, title: str) -> str:
+    """A bounded file listing as static HTML (:func:`files_block`)."""
+    return inline(blocks.html(files_block(entries, total, title=title)))
+
+
+def files_text(entries: Sequence[Entry], total: int, *, title: str) -> str:
+    """A bounded file listing as text (:func:`files_block`)."""
+    return "\n".join(blocks.text(files_block(entries, total, title=title)))
+
+
+def _thread_files_title(files: Files) -> str:
+    return f"Files of thread {files.thread_id} ({files.backend})"
 
 
 def thread_files_text(files: Files) -> str:
     """``repr(run.files)``: the thread's first files and how many there are."""
     listed, total = files.summary()
-    plural = "s" if total != 1 else ""
-    head = f"Files of thread {files.thread_id!r} ({files.backend}): {total} file{plural}"
-    lines = [head] + [f"  {e.path}  {size_label(e.size)}" for e in listed]
-    if total > len(listed):
-        lines.append(f"  … and {total - len(listed)} more: use {MORE_FILES}")
-    return "\n".join(lines)
+    return files_text(listed, total, title=_thread_files_title(files))
 
 
 def thread_files_html(files: Files) -> str:
     """``run.files`` displayed: the thread's first files as a table."""
     listed, total = files.summary()
-    return files_html(listed, total, title=f"Files of thread {files.thread_id} ({files.backend})")
+    return files_html(listed, total, title=_thread_files_title(files))
 
 
 @safe_display
@@ -98,15 +116,7 @@ class FolderListing:
     entries: tuple[Entry, ...]
 
     def __repr__(self) -> str:
-        if not self.entries:
-            return f"{self.path}: empty."
-        lines = [f"{self.path} ({len(self.entries)} entries):"]
-        for entry in self.entries[:REPR_LIMIT]:
-            mount = f"  [{entry.mount} is mounted]" if entry.mount else ""
-            lines.append(f"  {entry.name}  {size_label(entry.size)}{mount}")
-        if len(self.entries) > REPR_LIMIT:
-            lines.append(f"  … and {len(self.entries) - REPR_LIMIT} more")
-        return "\n".join(lines)
+        return files_text(self.entries[:REPR_LIMIT], len(self.entries), title=self.path)
 
     def _repr_html_(self) -> str:
         return files_html(self.entries[:REPR_LIMIT], len(self.entries), title=self.path)
@@ -168,25 +178,36 @@ def todos_html(
 # -- async tasks ----------------------------------------------------------------------------------
 
 
-def async_task_lines(tasks: Sequence[Mapping[str, str]]) -> list[str]:
-    """A thread's async subagent tasks as last seen, one line each (none for no tasks)."""
+ASYNC_COLUMNS = (
+    ("Agent", "agent_name"),
+    ("Status", "status"),
+    ("Task", "task_id"),
+    ("Created", "created_at"),
+    ("Updated", "last_updated_at"),
+)
+"""The columns of the async tasks' table and the key of a task each shows."""
+
+
+def async_tasks_block(tasks: Sequence[Mapping[str, str]]) -> Group | None:
+    """A thread's async subagent tasks as last seen, described once: a table of each task's
+    agent, status, id and when it was created and last updated. ``None`` for no tasks."""
     if not tasks:
-        return []
-    lines = ["Async tasks:"]
-    for task in tasks:
-        agent, status = task.get("agent_name") or "?", task.get("status") or "?"
-        lines.append(f"  {agent}: {status} (task {task.get('task_id', '')})")
-    return lines
+        return None
+    rows = [[t.get(key) or "" for _, key in ASYNC_COLUMNS] for t in tasks]
+    table = grid([name for name, _ in ASYNC_COLUMNS], rows)
+    return Group((table,), cls="dnb-async", head=Line.of(Em("Async tasks")))
+
+
+def async_task_lines(tasks: Sequence[Mapping[str, str]]) -> list[str]:
+    """The async tasks as text (none for no tasks), the lines of :func:`async_tasks_block`."""
+    block = async_tasks_block(tasks)
+    return blocks.text(block) if block is not None else []
 
 
 def async_tasks_html(tasks: Sequence[Mapping[str, str]]) -> str:
-    """A thread's async subagent tasks as a static table (``""`` for no tasks)."""
-    if not tasks:
-        return ""
-    columns = ("Agent", "Status", "Task", "Created", "Updated")
-    keys = ("agent_name", "status", "task_id", "created_at", "last_updated_at")
-    table = _table_html(columns, [[t.get(key, "") for key in keys] for t in tasks])
-    return f'<div class="dnb-async"><div><b>Async tasks</b></div>{table}</div>'
+    """The async tasks as a static table (``""`` for no tasks), drawn from :func:`async_tasks_block`."""
+    block = async_tasks_block(tasks)
+    return blocks.html(block) if block is not None else ""
 
 
 @safe_display
@@ -230,19 +251,15 @@ class Table:
     def __len__(self) -> int:
         return len(self.rows)
 
+    def block(self) -> Grid | Line:
+        """The table, described once for its text and its HTML (a line saying ``empty`` for no rows)."""
+        return grid(self.columns, self.rows) if self.rows else Line.of(self.empty, tag="p")
+
     def __repr__(self) -> str:
-        if not self.rows:
-            return self.empty
-        cells = [self.columns, *[tuple(str(c) for c in row) for row in self.rows]]
-        widths = [max(len(str(row[i])) for row in cells) for i in range(len(self.columns))]
-        return "\n".join(
-            "  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
-        )
+        return "\n".join(blocks.text(self.block()))
 
     def _repr_html_(self) -> str:
-        if not self.rows:
-            return f"<p>{escape(self.empty)}</p>"
-        return _table_html(self.columns, self.rows)
+        return blocks.html(self.block())
 
 
 # -- an agent's MCP servers ------------------------------------------------------------------------

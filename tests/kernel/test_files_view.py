@@ -108,7 +108,7 @@ def test_files_magic_shows_the_browser_over_a_static_listing(kernel: KernelSessi
     (result,) = [o for o in execution.outputs if o["msg_type"] == "execute_result"]
     data = result["content"]["data"]
     assert data[WIDGET_MIME]["model_id"] == comm_id
-    assert data["text/plain"].startswith("/ (1 entries):") and "notes/" in data["text/plain"]
+    assert data["text/plain"].startswith("/ · files of thread ") and "notes/" in data["text/plain"]
     assert "<td>/notes/</td>" in unstyled(data["text/html"]) and "deepnb-snapshot" in data["text/html"]
 
     state = kernel.widgets[comm_id]

@@ -261,7 +261,7 @@ def test_files_lists_a_folder_and_shows_a_file(ip):
     run_cell(ip, "%%deepagent -m demo:quickstart -o brief --new\nA brief")
     listing, _ = run_cell(ip, "%deepagent files")
     assert [e.path for e in listing.result.entries] == ["/notes/"]
-    assert repr(listing.result).startswith("/ (1 entries):")
+    assert repr(listing.result).startswith("/ · 1 file\n  Path ")
     shown, _ = run_cell(ip, "%deepagent files /notes/stresses.md")
     assert shown.result.rendered.kind == "markdown"
     assert "<h1>Tide-pool stresses</h1>" in shown.result._repr_html_()

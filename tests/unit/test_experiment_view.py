@@ -172,7 +172,7 @@ def test_the_comparison_with_the_baseline_is_under_the_summary(tmp_path: Path) -
 
 def test_structured_output_fields_are_columns_bounded_and_escaped(tmp_path: Path) -> None:
     experiment = deepnb.load_experiment(hostile_log(tmp_path / "log.jsonl"))
-    axes = view.shown_axes(experiment)
+    axes = view.matrix_axes(experiment)
     assert axes.fields == [f"field{n}" for n in range(MAX_FIELDS)] and axes.more_fields == 4
     cell = view.matrix_cell(experiment, 0, "new", axes)
     assert cell["fields"][0] == "y" * (FIELD_VALUE - 1) + "…" and cell["fields"][1:] == [

@@ -12,7 +12,7 @@ from typing_extensions import TypedDict
 import deepnb
 from deepnb.core import events as ev
 from deepnb.core.errors import DeepnbError
-from deepnb.core.graphs.inputs import input_for, input_keys, output_of, shown_input, speaks_messages
+from deepnb.core.graphs.inputs import input_for, input_keys, input_line, output_of, speaks_messages
 from deepnb.engine.state import RunState
 from deepnb.views.run.items import item_html, item_text
 from tests.support.agents import scripted
@@ -54,7 +54,7 @@ def test_what_a_graph_takes() -> None:
         input_for(jokes, "cats", agent="jokes")
     message = str(info.value)
     assert "\n" not in message and "its input keys are topic, joke" in message and "--input VAR" in message
-    assert shown_input({"topic": "cats"}) == '{"topic": "cats"}'
+    assert input_line({"topic": "cats"}) == '{"topic": "cats"}'
     assert output_of(jokes, {"topic": "cats", "joke": "j"}) == {"topic": "cats", "joke": "j"}
     assert output_of(agent, {"messages": []}) is None
     assert output_of(agent, {"messages": [], "structured_response": {"a": 1}}) == {"a": 1}

@@ -11,22 +11,28 @@ import dataclasses
 import importlib
 import inspect
 import pkgutil
+import re
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+import deepnb
 import deepnb.views.run
 from deepnb.core.text.markup import markdown
+from deepnb.engine.files.sources import Entry
 from deepnb.engine.tree import SubagentNode
 from deepnb.views import blocks, listings
 from deepnb.views.blocks import Em, Fold, Group, Line, List, Pre, Raw
+from deepnb.views.output import run_snapshot
 from deepnb.views.run.given import given_block, given_html, given_lines
 from deepnb.views.run.items import KINDS, item_block, item_html, item_text
 from deepnb.views.run.output_table import output_block, output_html, output_lines
 from deepnb.views.run.questions import question_block, question_html, question_text, value_block
 from deepnb.views.run.subagent_tree import tree_block, tree_html, tree_text
 from deepnb.views.run.timeline_view import timeline_block, timeline_html, timeline_lines
+from deepnb.views.styles import inline
+from tests.unit.conftest import unique
 from tests.unit.test_blocks import HOSTILE, html_words, text_words
 
 
@@ -165,10 +171,40 @@ def _sections() -> dict[str, Section]:
         lambda: listings.todos_html(todos, "Task 2 of 2", run_status="error"),
         lambda: ["Todos: Task 2 of 2", *listings.todo_lines(todos, run_status="error")],
     )
+    tasks = [
+        {
+            "agent_name": HOSTILE,
+            "status": "running",
+            "task_id": "t1",
+            "created_at": "c",
+            "last_updated_at": "u",
+        },
+        {"task_id": "t2"},
+    ]
+    found["async_tasks_block"] = (
+        listings.async_tasks_block(tasks),
+        lambda: listings.async_tasks_html(tasks),
+        lambda: listings.async_task_lines(tasks),
+    )
+    entries = [
+        Entry(f"/notes/{HOSTILE}.md", size=12, modified_at="2026-12-04"),
+        Entry("/d/", True, mount="/d/"),
+    ]
+    found["files_block"] = (
+        listings.files_block(entries, 3, title=HOSTILE),
+        lambda: listings.files_html(entries, 3, title=HOSTILE),
+        lambda: blocks.text(listings.files_block(entries, 3, title=HOSTILE)),
+    )
+    table = listings.Table(("thread", "steps"), ((HOSTILE, 6), ("t2", 12)))
+    found["Table.block"] = (table.block(), table._repr_html_, lambda: _lines(repr(table)))
+    empty = listings.Table(("thread",), (), empty=HOSTILE)
+    found["Table.block: empty"] = (empty.block(), empty._repr_html_, lambda: _lines(repr(empty)))
     return found
 
 
 SECTIONS = _sections()
+INLINED = {"files_block"}
+"""Sections drawn on their own, their stylesheet's rules written onto their elements."""
 
 
 def _described_sections() -> set[str]:
@@ -189,7 +225,7 @@ def _described_sections() -> set[str]:
 
 
 def test_every_described_section_and_item_kind_is_checked_here() -> None:
-    assert {name.split(":")[0] for name in SECTIONS} == _described_sections()
+    assert {name.split(":")[0] for name in SECTIONS} - {"Table.block"} == _described_sections()
     assert set(ITEMS) == set(KINDS)
 
 
@@ -219,7 +255,7 @@ def _said(block: Any) -> Any:
 def test_a_sections_html_and_text_are_drawn_from_its_one_description(name: str) -> None:
     block, html, lines = SECTIONS[name]
     assert block is not None
-    assert html() == blocks.html(block)
+    assert html() == (inline(blocks.html(block)) if name in INLINED else blocks.html(block))
     if name != "value_block":  # part of the question's text
         assert "\n".join(lines()) == "\n".join(blocks.text(block))
     said = _said(block)
@@ -235,3 +271,13 @@ def test_what_one_form_alone_says_is_marked_in_the_description() -> None:
     assert not any(isinstance(b, Raw) and not b.text for b in timeline.body[1:])
     eval_card = item_block(ITEMS["tool"][2])
     assert "    > " + HOSTILE in blocks.text(eval_card) and ">console</div>" in blocks.html(eval_card)
+
+
+def test_a_snapshots_text_says_the_answer_label_and_the_step_chips_its_html_shows() -> None:
+    workbench = deepnb.agent(name=unique("sections"), model="demo:quickstart")
+    run = workbench.start("Write a brief about tide pools").wait(30)
+    snapshot = run_snapshot(run)
+    html, text = snapshot["text/html"], snapshot["text/plain"]
+    chips = re.findall(r'dnb-step-link"[^>]*>step (\d+)<', html)
+    assert chips == re.findall(r"^  step (\d+)$", text, re.M) == [str(n) for n in range(1, 7)]
+    assert '<span class="dnb-final-label"' in html and "\nAnswer\n## Life in a tide pool" in text

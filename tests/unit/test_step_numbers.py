@@ -55,6 +55,7 @@ def _shown_steps(run) -> dict[str, list[int]]:
         ],
         "fork chips (live)": sorted(step_links(timeline).values()),
         "fork chips (snapshot)": [int(n) for n in re.findall(r'dnb-step-link"[^>]*>step (\d+)<', html)],
+        "fork chips (text)": [int(n) for n in re.findall(r"^  step (\d+)$", text, re.M)],
         "timeline steps (snapshot)": [int(n) for n in re.findall(r'<li data-step="(\d+)"', html)],
         "fork commands (snapshot)": [int(n) for n in re.findall(r"--at (\d+)</code>", html)],
         "timeline steps (text)": [int(n) for n in re.findall(r"^  step (\d+) · ", text, re.M)],

@@ -344,7 +344,7 @@ export interface TodoChange {
 /**
  * A decision already made on an action of a pending request.
  */
-export interface DecisionShown {
+export interface ActionDecision {
   type: DecisionMade;
   message: string;
   args: string;
@@ -376,7 +376,7 @@ export interface ToolItem {
   clipped?: boolean;
   edited?: boolean;
   server?: string;
-  decision?: DecisionShown;
+  decision?: ActionDecision;
   todo_changes?: TodoChange[];
 }
 
@@ -522,7 +522,7 @@ export interface PendingAction {
   description: string;
   allowed: DecisionType[];
   preview: FilePreview | null;
-  decision: DecisionShown | null;
+  decision: ActionDecision | null;
   clipped?: boolean;
 }
 

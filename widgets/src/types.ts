@@ -12,7 +12,7 @@ import type {
   ChangesReply,
   ComposedReply,
   DecisionLogEntry,
-  DecisionShown,
+  ActionDecision,
   EarlierTurn,
   EvalCard,
   FileChangeRow,
@@ -60,7 +60,7 @@ export type {
 
 export type Item = TranscriptItem;
 export type EvalRun = EvalCard;
-export type Decision = DecisionShown;
+export type Decision = ActionDecision;
 export type Preview = FilePreview;
 export type Action = PendingAction;
 export type Interrupt = PendingRequest;

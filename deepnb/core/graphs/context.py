@@ -79,6 +79,6 @@ def context_for(graph: Any, context: Mapping[str, Any] | None, *, agent: str) ->
     return given
 
 
-def shown_keys(context: Mapping[str, Any] | None) -> tuple[str, ...]:
+def context_keys(context: Mapping[str, Any] | None) -> tuple[str, ...]:
     """What a view says of a context: its keys (redacted), never its values."""
     return tuple(redact(str(k)) for k in (context or {}))

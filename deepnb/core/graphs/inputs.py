@@ -167,7 +167,7 @@ def _clipped_value(value: Any) -> str:
     return text if len(text) <= VALUE_CHARS else text[: VALUE_CHARS - 1] + "…"
 
 
-def shown_input(value: str | Mapping[str, Any]) -> str:
+def input_line(value: str | Mapping[str, Any]) -> str:
     """A run's input as its transcript shows it (a dict as one line of JSON)."""
     if isinstance(value, str):
         return value

@@ -83,7 +83,7 @@ def output_fields(output: Any) -> dict[str, Any] | None:
     return None
 
 
-def shown_value(value: Any, *, limit: int = VALUE_CHARS) -> str:
+def value_line(value: Any, *, limit: int = VALUE_CHARS) -> str:
     """One field's value as a line of text: strings as they are, the rest as JSON."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -95,7 +95,7 @@ def output_rows(output: Any) -> list[tuple[str, str]]:
     fields = output_fields(output)
     if fields is None:
         return []
-    rows = [(redact(str(key)), redact(shown_value(value))) for key, value in fields.items()]
+    rows = [(redact(str(key)), redact(value_line(value))) for key, value in fields.items()]
     if len(rows) > FIELDS_KEPT:
         more = f"{len(rows) - FIELDS_KEPT} more fields (run.output has them all)"
         rows = [*rows[:FIELDS_KEPT], ("…", more)]

@@ -39,9 +39,9 @@ from deepnb.views.experiment.experiment_view import (
     clip,
     experiment_bundle,
     head_line,
+    matrix_axes,
     matrix_cell,
     more_notes,
-    shown_axes,
     summary_rows,
 )
 from deepnb.views.experiment.fields import field_label
@@ -118,7 +118,7 @@ class ExperimentView(anywidget.AnyWidget):
 
     def _state(self) -> dict[str, Any]:
         exp = self.experiment
-        axes = shown_axes(exp)
+        axes = matrix_axes(exp)
         state: dict[str, Any] = {
             "head": head_line(exp),
             "variants": axes.variants,

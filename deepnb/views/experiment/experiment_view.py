@@ -97,7 +97,7 @@ def matrix_cell(experiment: Experiment, row: int, variant: str, axes: Axes) -> d
     return cell
 
 
-def shown_axes(experiment: Experiment) -> Axes:
+def matrix_axes(experiment: Experiment) -> Axes:
     """What the matrix draws of ``experiment`` (see :class:`Axes`)."""
     rows = [row.index for row in experiment.plan.rows][:MAX_ROWS]
     variants = experiment.variants[:MAX_VARIANTS]
@@ -151,7 +151,7 @@ def going_text(going: list[Going]) -> str:
 def experiment_text(experiment: Experiment) -> str:
     """``repr(experiment)``: the head line, the matrix (one line per row and variant), the
     charts, the summary and the baseline comparison."""
-    axes = shown_axes(experiment)
+    axes = matrix_axes(experiment)
     labels = [field_label(name) for name in axes.fields]
     lines = [head_line(experiment)]
     given = {row.index: row.given for row in experiment.plan.rows}
@@ -181,7 +181,7 @@ def experiment_html(experiment: Experiment) -> str:
     """The experiment displayed: the matrix as an escaped HTML table (a column group per
     variant: its scores, then its output's fields), the charts, the summary and the baseline
     comparison."""
-    axes = shown_axes(experiment)
+    axes = matrix_axes(experiment)
     given = {row.index: row.given for row in experiment.plan.rows}
     labels = [field_label(name) for name in axes.fields]
     head = "<th>row</th>" + "".join(

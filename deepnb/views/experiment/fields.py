@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from deepnb.core.graphs.structured import output_fields, shown_value
+from deepnb.core.graphs.structured import output_fields, value_line
 from deepnb.core.text.secrets import redact
 from deepnb.session.experiments.record import RunRecord
 
@@ -44,6 +44,6 @@ def field_cells(records: Sequence[RunRecord], names: Sequence[str]) -> list[str]
     outputs = [fields for fields in (output_fields(r.output) for r in records) if fields]
     for name in names:
         value = next((fields[name] for fields in outputs if name in fields), None)
-        line = "" if value is None else " ".join(shown_value(value, limit=FIELD_VALUE).split())
+        line = "" if value is None else " ".join(value_line(value, limit=FIELD_VALUE).split())
         cells.append(redact(line))
     return cells

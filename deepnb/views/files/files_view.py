@@ -54,7 +54,7 @@ from deepnb.session import workbench as wb
 from deepnb.session.files.files import REPR_LIMIT, Files
 from deepnb.session.protocol import Session
 from deepnb.views.files.file_preview import TEXT_LIMIT, FileDisplay, render_file
-from deepnb.views.listings import FolderListing, files_html
+from deepnb.views.listings import FolderListing, files_html, files_text
 from deepnb.views.messages import FILES_MESSAGES, MessageRefused
 from deepnb.views.messages import check as check_message
 from deepnb.views.output import widget_bundle, with_static
@@ -213,9 +213,10 @@ class FilesView(anywidget.AnyWidget):
         places where widgets don't run."""
         data, metadata = widget_bundle(self, **kwargs)
         title = f"{self.path} · files of thread {self.thread_id} ({self.backend})"
+        listed, total = self.entries[:REPR_LIMIT], len(self.entries)
         static = {
-            "text/plain": repr(self),
-            "text/html": files_html(self.entries[:REPR_LIMIT], len(self.entries), title=title),
+            "text/plain": files_text(listed, total, title=title),
+            "text/html": files_html(listed, total, title=title),
         }
         return with_static(data, static), metadata
 

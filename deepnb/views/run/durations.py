@@ -6,9 +6,9 @@ waiting)"``. The live view says both the same way (``widgets/src/lib/text.ts``: 
 
 from __future__ import annotations
 
-__all__ = ["WAITED_SHOWN", "duration_words", "waited_words"]
+__all__ = ["WAITED_FLOOR", "duration_words", "waited_words"]
 
-WAITED_SHOWN = 0.05
+WAITED_FLOOR = 0.05
 """A wait shorter than this (seconds) is not said."""
 
 
@@ -27,4 +27,4 @@ def duration_words(seconds: float) -> str:
 def waited_words(waited: float | None) -> str:
     """``" (+ 42.0 s waiting)"``: the time spent waiting, apart from run time (``""`` for none)."""
     waited = float(waited or 0.0)
-    return f" (+ {duration_words(waited)} waiting)" if waited >= WAITED_SHOWN else ""
+    return f" (+ {duration_words(waited)} waiting)" if waited >= WAITED_FLOOR else ""

@@ -26,7 +26,7 @@ from deepnb.views.run.collapse import fold, hidden_ids
 from deepnb.views.run.decided import decision_words
 from deepnb.views.run.durations import duration_words, waited_words
 from deepnb.views.run.given import given_html, given_lines
-from deepnb.views.run.items import item_html, item_text, plural
+from deepnb.views.run.items import item_block, plural
 from deepnb.views.run.output_table import OutputRows, output_html, output_lines
 from deepnb.views.run.questions import question_block
 from deepnb.views.run.steps import steps_words
@@ -92,26 +92,33 @@ def final_answer_id(items: Sequence[Mapping[str, Any]], status: str) -> str | No
     return str(items[-1]["id"]) if items[-1].get("agent", "main") == "main" else None
 
 
-def _transcript_html(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]] = ()) -> list[str]:
-    """The main transcript as HTML, the final answer set apart from the tool cards before it;
-    each step of the main agent says its number and the command that forks the thread there."""
+def _transcript_blocks(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]] = ()) -> list[Block]:
+    """The main transcript, described once: the final answer set apart from the tool cards
+    before it under its label, and each step of the main agent saying its number (its HTML's
+    title, the command that forks the thread there, is listed in full under the timeline)."""
     items = _transcript(state)
     final = final_answer_id(items, state["status"])
     links = step_links(timeline)
-    return [
-        f'<div class="dnb-final-answer" aria-label="Final answer"><span class="dnb-final-label">Answer</span>'
-        f"{item_html(item)}{_step_link(state, links.get(FINAL))}</div>"
-        if item["id"] == final
-        else item_html(item) + _step_link(state, links.get(str(item["id"])))
-        for item in items
-    ]
+    found: list[Block] = []
+    for item in items:
+        if item["id"] == final:
+            label = Line.of(Em("Answer", "span", "dnb-final-label"), tag="")
+            body = (item_block(item), *_step_link(state, links.get(FINAL)))
+            attrs = {"aria-label": "Final answer"}
+            found.append(Group(body, cls="dnb-final-answer", head=label, attrs=attrs, indent=0))
+        else:
+            found.append(Group((item_block(item), *_step_link(state, links.get(str(item["id"])))), tag=""))
+    return found
 
 
-def _step_link(state: Mapping[str, Any], step: int | None) -> str:
+def _step_link(state: Mapping[str, Any], step: int | None) -> tuple[Group, ...]:
+    """The step an item ended, as a muted line under it (as text, one step in)."""
     if step is None:
-        return ""
-    command = escape(fork_command(state["thread_id"], step))  # listed in full under the timeline
-    return f'<div class="dnb-muted dnb-step-link" title="{command}">step {step}</div>'
+        return ()
+    chip = Line.of(
+        f"step {step}", css="dnb-muted dnb-step-link", title=fork_command(state["thread_id"], step)
+    )
+    return (Group((chip,), tag="", indent=1),)
 
 
 def snapshot_html(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]] = ()) -> str:
@@ -124,7 +131,7 @@ def snapshot_html(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]
         given_html(state.get("given") or {}),
         todos_html(state["todos"], state["progress"].get("todo_progress", ""), run_status=state["status"]),
         tree_html(state_tree(state), state["items"]) if state.get("tree") else "",
-        *_transcript_html(state, timeline),
+        *[blocks.html(block) for block in _transcript_blocks(state, timeline)],
         output_html(state.get("output") or ()),  # the run's structured output, if it has one
         async_tasks_html(state.get("async_tasks") or []),  # absent from views saved before it existed
         timeline_html(timeline, thread=state["thread_id"], waited=state["progress"].get("waited") or 0.0),
@@ -212,7 +219,7 @@ def snapshot_text(state: Mapping[str, Any], timeline: Sequence[Mapping[str, Any]
     lines += blocks.text(todos) if todos is not None else []
     if state.get("tree"):
         lines.append(tree_text(state_tree(state), state["items"]))
-    lines += [item_text(item) for item in _transcript(state)]
+    lines += blocks.text(_transcript_blocks(state, timeline))
     lines += output_lines(state.get("output") or ())
     lines += async_task_lines(state.get("async_tasks") or [])
     lines += timeline_lines(

@@ -47,12 +47,12 @@ export function fmtDuration(seconds: unknown): string {
 }
 
 /** A wait shorter than this (seconds) is not said. */
-export const WAITED_SHOWN = 0.05;
+export const WAITED_FLOOR = 0.05;
 
 /** " (+ 42.0 s waiting)": the time spent waiting for decisions or answers, never part of a
  * duration but said beside it ("" for none). */
 export const waitedWords = (waited: unknown): string =>
-  num(waited) >= WAITED_SHOWN ? ` (+ ${fmtDuration(waited)} waiting)` : "";
+  num(waited) >= WAITED_FLOOR ? ` (+ ${fmtDuration(waited)} waiting)` : "";
 
 // Bidi control characters (an RTL override can make "txt.exe" read "exe.txt") are shown as
 // escapes, \u202e, in every text a view writes.
