@@ -52,6 +52,9 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=3000)
     parser.add_argument("--baseline", type=int, default=300)
     args = parser.parse_args()
+    import nbformat  # its first import (jsonschema's) is no part of an export's time
+
+    nbformat.validate(nbformat.v4.new_notebook())
     with tempfile.TemporaryDirectory() as folder:
         short = measure(args.baseline, Path(folder))
         long = measure(args.steps, Path(folder))
