@@ -19,6 +19,9 @@ A file of the site that is a symlink (or lies under a symlinked folder) leading 
 project is left out, with a warning (which fails ``mkdocs build --strict``, ``make docs-check``):
 a cloned project's files are untrusted (docs/security.md), and the build must not read or
 publish, say, ``~/.ssh/id_rsa`` because ``docs/notes.md`` or ``notebooks/demo.ipynb`` links to it.
+A snippet (``--8<-- "PATH"``) that leads outside the project is refused the same way: pymdownx's
+own check of its base path follows no symlink, so the hook wraps where it finds a snippet's file,
+and the build fails on the snippet it cannot include.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from typing import Any
 
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
+from pymdownx.snippets import SnippetPreprocessor
 
 from deepnb.magics.parser import SUBCOMMANDS, SUMMARIES, cell
 from deepnb.models.resolve import PROVIDERS, demo_names
@@ -69,6 +73,27 @@ def notebooks() -> list[Path]:
         else:
             LOG.warning("Left out of the site: %s leads outside the project.", notebook)
     return found
+
+
+def _inside_only(find: Any) -> Any:
+    """``find`` (pymdownx snippets' ``get_snippet_path``), refusing a file outside the project."""
+
+    def get_snippet_path(self: Any, path: str) -> str | None:
+        found = find(self, path)
+        if found is not None and not inside(Path(found)):
+            LOG.warning("Snippet %s left out: it leads outside the project.", path)
+            return None
+        return found
+
+    get_snippet_path.inside_only = True  # type: ignore[attr-defined]
+    return get_snippet_path
+
+
+def on_config(config: Any) -> Any:
+    """Snippets include only files of the project (see the module's docstring)."""
+    if not getattr(SnippetPreprocessor.get_snippet_path, "inside_only", False):
+        SnippetPreprocessor.get_snippet_path = _inside_only(SnippetPreprocessor.get_snippet_path)
+    return config
 
 
 def demo_description(name: str) -> str:

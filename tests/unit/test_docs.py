@@ -320,3 +320,32 @@ def test_the_site_leaves_out_a_symlink_that_leads_outside_the_project(
     ]
     # docs/: three; notebooks/: two, once for the site and once for the table
     assert len(warned) == 7 and all("leads outside the project" in w for w in warned), warned
+
+
+def test_a_snippet_that_is_a_symlink_out_of_the_project_is_not_included(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pymdownx.snippets checks a snippet's path against its base without following symlinks;
+    the hook makes it refuse one that leads outside the project, so the build fails on it."""
+    import markdown
+    from pymdownx.snippets import SnippetMissingError
+
+    generated = hook()
+    (tmp_path / "outside.md").write_text("SECRET\n", encoding="utf-8")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "inside.md").write_text("kept\n", encoding="utf-8")
+    (project / "alias.md").symlink_to(project / "inside.md")
+    (project / "leak.md").symlink_to(tmp_path / "outside.md")
+    monkeypatch.setattr(generated, "ROOT", project)
+    from pymdownx.snippets import SnippetPreprocessor
+
+    monkeypatch.setattr(SnippetPreprocessor, "get_snippet_path", SnippetPreprocessor.get_snippet_path)
+    generated.on_config({})
+    render = markdown.Markdown(
+        extensions=["pymdownx.snippets"],
+        extension_configs={"pymdownx.snippets": {"base_path": [str(project)], "check_paths": True}},
+    ).convert
+    assert "kept" in render('--8<-- "alias.md"')
+    with pytest.raises(SnippetMissingError):
+        render('--8<-- "leak.md"')
