@@ -86,8 +86,11 @@ def _entry(folder: Path, declared: object) -> tuple[Path | None, str]:
     relative = Path(declared[2:])
     if relative.is_absolute() or ".." in relative.parts:
         return None, f"{ENTRIES_FIELD} entry {declared!r} must stay inside the plugin folder"
-    root = folder.resolve()
-    resolved = (folder / relative).resolve()
+    try:
+        root = folder.resolve()
+        resolved = (folder / relative).resolve()
+    except (OSError, RuntimeError):  # a symlink loop (RuntimeError up to Python 3.12)
+        return None, f"{ENTRIES_FIELD} entry {declared!r} cannot be resolved (a symlink loop?)"
     if not resolved.is_relative_to(root):
         return None, f"{ENTRIES_FIELD} entry {declared!r} leads outside the plugin folder"
     if resolved.suffix != ".py" or not resolved.is_file():

@@ -35,6 +35,14 @@ from deepnb.core.text.safe_display import safe_display, shown, shown_pattern, sh
 from deepnb.core.text.secrets import MARKDOWN_PUNCTUATION
 from deepnb.engine.recording import Recorded, to_yaml, write_text
 from deepnb.engine.spec import parse_interrupt_on
+from deepnb.session.export_limits import (
+    CONVERSATION_CHARS,
+    FILE_CELLS,
+    FILE_CHARS,
+    FILES_CHARS,
+    head,
+    head_and_tail,
+)
 from deepnb.session.protocol import Session
 
 TOOL_ARGS_CHARS = 300
@@ -102,22 +110,29 @@ def _turns(messages: Sequence[Any]) -> list[tuple[str, list[Any]]]:
     return turns
 
 
-def _conversation(replies: Sequence[Any]) -> str:
-    """The replies to one prompt as Markdown: the agent's text, the tools it called (escaped)."""
+def _conversation(replies: Sequence[Any], where: str) -> str:
+    """The replies to one prompt as Markdown: the agent's text, the tools it called (escaped).
+    A long one keeps its start and its end (:mod:`deepnb.session.export_limits`) and says, at the
+    place it leaves out, how many replies and tool calls are missing and where they are."""
     parts = []
     for message in replies:
         kind = _kind(message)
         if kind in ("ai", "assistant"):
-            text = text_of(field(message, "content"))
+            text = shown_text(text_of(field(message, "content")))
             if text.strip():
-                parts.append(markdown_text(text))
+                cut = head(text, CONVERSATION_CHARS // 2)
+                note = f" *(the first {len(cut):,} of {len(text):,} characters)*" if cut != text else ""
+                parts.append(markdown_text(cut) + note)
             for call in field(message, "tool_calls") or []:
                 args = json.dumps(call.get("args", {}), ensure_ascii=False, default=str)
                 if len(args) > TOOL_ARGS_CHARS:
                     args = args[:TOOL_ARGS_CHARS] + "…"
                 name = markdown_text(str(call.get("name", "?")))
                 parts.append(f"*Tool call* {name}: {markdown_text(args)}")
-    return "\n\n".join(parts) or "*(no reply)*"
+    first, last, left_out = head_and_tail(parts, CONVERSATION_CHARS)
+    if left_out:
+        first.append(f"*… {left_out:,} of {len(parts):,} replies and tool calls left out here: {where}.*")
+    return "\n\n".join(first + last) or "*(no reply)*"
 
 
 def _snapshot_html(state: Any) -> str:
@@ -158,14 +173,37 @@ def _title(session: Session, thread_id: str, prompts: int) -> str:
 
 
 def _file_cells(session: Session, thread_id: str) -> list[str]:
+    """A cell a file, all read in one pass: each long file's start, whole files until
+    :data:`FILES_CHARS` or :data:`FILE_CELLS` is spent, then one cell listing the paths of the rest."""
     files = session.files(thread_id)
-    cells = []
-    for path in sorted(files):
+    paths = sorted(files)
+    read_many = getattr(files, "read_many", None)  # Files has it; a plain mapping is read by key
+    contents: Mapping[str, str | bytes] = read_many(paths) if read_many else {p: files[p] for p in paths}
+    where = f"%deepagent files PATH -a {shlex.quote(session.name)} -t {shlex.quote(thread_id)} shows it whole"
+    cells: list[str] = []
+    unshown: list[str] = []
+    budget = FILES_CHARS
+    for path, data in contents.items():
+        if budget <= 0 or len(cells) >= FILE_CELLS:
+            unshown.append(path)
+            continue
         try:
-            body = fenced(files[path], Path(path).suffix.lstrip("."))
+            text = shown_text(data.decode("utf-8") if isinstance(data, bytes) else data)
+            cut = head(text, min(FILE_CHARS, budget))
+            body = fenced(cut, Path(path).suffix.lstrip("."))
         except (DeepnbError, UnicodeDecodeError, ValueError):
-            body = "*(not text: left out)*"
+            cut, body = "", "*(not text: left out)*"
+        else:
+            if cut != text:
+                body += f"\n\n*The first {len(cut):,} of {len(text):,} characters: {markdown_text(where)}.*"
+        budget -= len(cut)
         cells.append(f"### File {markdown_text(path)}\n\n{body}")
+    if unshown:
+        listed = "\n".join(f"- {markdown_text(path)}" for path in unshown)
+        cells.append(
+            f"### {len(unshown):,} more file(s), left out\n\nThe export holds {FILE_CELLS} files and "
+            f"{FILES_CHARS:,} characters of them at most; {markdown_text(where)}.\n\n{listed}"
+        )
     return cells
 
 
@@ -276,13 +314,16 @@ def build_notebook(
         matches = [n for n, (prompt, _) in enumerate(turns) if prompt == run.prompt]
         snapshot_at = matches[-1] if matches else len(turns) - 1
     cells = [v4.new_markdown_cell(_title(session, thread_id, len(turns)))]
+    where = markdown_text(
+        f"%deepagent history -a {shlex.quote(session.name)} -t {shlex.quote(thread_id)} shows every step"
+    )
     for n, (prompt, replies) in enumerate(turns):
         cells.append(v4.new_markdown_cell(f"**Prompt {n + 1}**\n\n{markdown_text(prompt)}"))
         if n == snapshot_at and run is not None:
             view = html_block(_snapshot_html(run.state))
             cells.append(v4.new_markdown_cell(view, metadata={"deepnb": {"view": "run", "prompt": n + 1}}))
         else:
-            cells.append(v4.new_markdown_cell(_conversation(replies)))
+            cells.append(v4.new_markdown_cell(_conversation(replies, where)))
     files = _file_cells(session, thread_id)
     if files:
         cells.append(v4.new_markdown_cell("## Files the agent wrote"))

@@ -14,12 +14,21 @@ page: the name stays, as code.
 
 It also adds the demo notebooks in ``notebooks/`` to the site as ``notebooks/NAME.ipynb``, so that
 mkdocs-jupyter renders them from their saved outputs, and pages link to them by that path.
+
+A file of the site that is a symlink (or lies under a symlinked folder) leading outside the
+project is left out, with a warning (which fails ``mkdocs build --strict``, ``make docs-check``):
+a cloned project's files are untrusted (docs/security.md), and the build must not read or
+publish, say, ``~/.ssh/id_rsa`` because ``docs/notes.md`` or ``notebooks/demo.ipynb`` links to it.
+A snippet (``--8<-- "PATH"``) that leads outside the project is refused the same way: pymdownx's
+own check of its base path follows no symlink, so the hook wraps where it finds a snippet's file,
+and the build fails on the snippet it cannot include.
 """
 
 from __future__ import annotations
 
 import argparse
 import html
+import logging
 import re
 from importlib import resources
 from pathlib import Path
@@ -27,6 +36,7 @@ from typing import Any
 
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
+from pymdownx.snippets import SnippetPreprocessor
 
 from deepnb.magics.parser import SUBCOMMANDS, SUMMARIES, cell
 from deepnb.models.resolve import PROVIDERS, demo_names
@@ -34,6 +44,8 @@ from deepnb.models.resolve import PROVIDERS, demo_names
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 MARKER = re.compile(r"^<!-- deepnb:([a-z-]+) -->$", re.MULTILINE)
+LOG = logging.getLogger("mkdocs.hooks.deepnb")
+"""Under ``mkdocs``: its warnings count for ``--strict``."""
 SPHINX_ROLE = re.compile(r":(?:attr|class|func|meth|mod|obj):<code>~?")
 """A Sphinx role in a docstring (``:class:`~deepnb.Run```) as Markdown renders it."""
 
@@ -41,6 +53,47 @@ SPHINX_ROLE = re.compile(r":(?:attr|class|func|meth|mod|obj):<code>~?")
 def _cell(text: str) -> str:
     """Text for a Markdown table cell: escaped, one line, pipes kept literal."""
     return html.escape(" ".join(text.split()), quote=False).replace("|", "&#124;")
+
+
+def inside(path: Path) -> bool:
+    """Whether ``path``, its symlinks followed, is a file of the project."""
+    try:
+        return path.resolve().is_relative_to(ROOT.resolve())
+    except (OSError, RuntimeError):  # a symlink loop
+        return False
+
+
+def notebooks() -> list[Path]:
+    """The demo notebooks in ``notebooks/`` that are files of the project (the others are left out
+    of the site, with a warning)."""
+    found = []
+    for notebook in sorted(NOTEBOOKS.glob("*.ipynb")):
+        if inside(notebook):
+            found.append(notebook)
+        else:
+            LOG.warning("Left out of the site: %s leads outside the project.", notebook)
+    return found
+
+
+def _inside_only(find: Any) -> Any:
+    """``find`` (pymdownx snippets' ``get_snippet_path``), refusing a file outside the project."""
+
+    def get_snippet_path(self: Any, path: str) -> str | None:
+        found = find(self, path)
+        if found is not None and not inside(Path(found)):
+            LOG.warning("Snippet %s left out: it leads outside the project.", path)
+            return None
+        return found
+
+    get_snippet_path.inside_only = True  # type: ignore[attr-defined]
+    return get_snippet_path
+
+
+def on_config(config: Any) -> Any:
+    """Snippets include only files of the project (see the module's docstring)."""
+    if not getattr(SnippetPreprocessor.get_snippet_path, "inside_only", False):
+        SnippetPreprocessor.get_snippet_path = _inside_only(SnippetPreprocessor.get_snippet_path)
+    return config
 
 
 def demo_description(name: str) -> str:
@@ -56,12 +109,12 @@ def demo_description(name: str) -> str:
 
 def demo_models() -> str:
     """A table of every ``demo:`` model and what its script does."""
-    notebooks = {p.stem: p.read_text(encoding="utf-8") for p in sorted(NOTEBOOKS.glob("*.ipynb"))}
+    texts = {p.stem: p.read_text(encoding="utf-8") for p in notebooks()}
     rows = ["| model | what it does | used in |", "|---|---|---|"]
     for name in demo_names():
         used = [
             f"[{stem}](notebooks/{stem}.ipynb)"
-            for stem, text in notebooks.items()
+            for stem, text in texts.items()
             if re.search(rf"demo:{re.escape(name)}(?![\w-])", text)
         ]
         rows.append(f"| `demo:{name}` | {_cell(demo_description(name))} | {', '.join(used) or '—'} |")
@@ -125,8 +178,13 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
 
 @event_priority(100)  # before mkdocs-jupyter's on_files, which turns notebooks into pages
 def on_files(files: Files, config: Any) -> Files:
-    """Add ``notebooks/*.ipynb`` to the site under ``notebooks/``."""
-    for notebook in sorted(NOTEBOOKS.glob("*.ipynb")):
+    """Leave out every file of ``docs/`` that leads outside the project; add the demo notebooks
+    of ``notebooks/`` (those inside it) to the site under ``notebooks/``."""
+    for file in list(files):
+        if file.abs_src_path is not None and not inside(Path(file.abs_src_path)):
+            LOG.warning("Left out of the site: %s leads outside the project.", file.abs_src_path)
+            files.remove(file)
+    for notebook in notebooks():
         files.append(
             File(
                 f"notebooks/{notebook.name}",

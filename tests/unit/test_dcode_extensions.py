@@ -443,3 +443,22 @@ def test_a_state_backend_route_does_not_alias_the_agents_state(tmp_path: Path) -
         note.startswith(f"agent {name!r}: route /scratch/ of state_route not mounted: it is a StateBackend")
         for note in extensions.listing().notes
     )
+
+
+def test_a_plugin_entry_that_is_a_symlink_loop_is_one_line_not_a_crash(tmp_path: Path) -> None:
+    """Deep Agents Code's manifest reader catches a path that cannot be resolved (a symlink loop:
+    ``RuntimeError`` up to Python 3.12, ``OSError`` after); deepnb says so as it does for any
+    other mistake of the manifest."""
+    manifest = {
+        "name": "p",
+        "version": "1",
+        "extensions": {"com.langchain.deepagents.code": {"pythonExtensions": ["./loop.py", "./ext.py"]}},
+    }
+    folder = plugin(tmp_path / "p", manifest, where="plugin.json")
+    write(folder / "ext.py", "def extension(d):\n    pass\n")
+    (folder / "loop.py").symlink_to(folder / "loop.py")
+    loaded = extensions.load(folder)
+    assert [(source.label, error) for source, error in loaded] == [
+        ("p", None),
+        ("p", "Plugin p: pythonExtensions entry './loop.py' cannot be resolved (a symlink loop?)."),
+    ]

@@ -279,3 +279,73 @@ def test_the_reference_keeps_the_name_of_a_sphinx_role_as_code() -> None:
     html = "see the :class:<code>~deepnb.session.run.Run</code> and :mod:<code>deepnb.scorers</code>"
     out = hook().on_page_content(html, None, {}, None)
     assert out == "see the <code>deepnb.session.run.Run</code> and <code>deepnb.scorers</code>"
+
+
+def test_the_site_leaves_out_a_symlink_that_leads_outside_the_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A cloned project's files are untrusted (docs/security.md): a notebook, a page, or a folder
+    of docs/ that is a symlink out of the project is neither read nor published, and the warning
+    fails ``make docs-check``; a symlink to a file of the project is kept."""
+    from mkdocs.structure.files import File, Files  # the docs extra (see hook)
+
+    generated = hook()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret = outside / "secret.ipynb"
+    secret.write_text('{"cells": [], "note": "demo:quickstart SECRET"}', encoding="utf-8")
+    project = tmp_path / "project"
+    (project / "notebooks").mkdir(parents=True)
+    (project / "docs" / "notebooks").mkdir(parents=True)
+    (project / "notebooks" / "real.ipynb").write_text('{"cells": []}', encoding="utf-8")
+    (project / "notebooks" / "leak.ipynb").symlink_to(secret)
+    (project / "notebooks" / "loop.ipynb").symlink_to(project / "notebooks" / "loop.ipynb")
+    (project / "docs" / "page.md").write_text("# Page\n", encoding="utf-8")
+    (project / "docs" / "alias.md").symlink_to(project / "docs" / "page.md")
+    (project / "docs" / "leak.md").symlink_to(secret)
+    (project / "docs" / "notebooks" / "leak.ipynb").symlink_to(secret)
+    (project / "docs" / "away").symlink_to(outside, target_is_directory=True)
+    monkeypatch.setattr(generated, "ROOT", project)
+    monkeypatch.setattr(generated, "NOTEBOOKS", project / "notebooks")
+    docs = str(project / "docs")
+    site = str(tmp_path / "site")
+    names = ["page.md", "alias.md", "leak.md", "notebooks/leak.ipynb", "away/secret.ipynb"]
+    files = Files([File(name, src_dir=docs, dest_dir=site, use_directory_urls=True) for name in names])
+
+    kept = generated.on_files(files, {"site_dir": site, "use_directory_urls": True})
+    assert sorted(f.src_uri for f in kept) == ["alias.md", "notebooks/real.ipynb", "page.md"]
+    assert "leak" not in generated.demo_models()  # the table read no notebook outside either
+    warned = [
+        r.getMessage() for r in caplog.records if r.name.startswith("mkdocs") and r.levelname == "WARNING"
+    ]
+    # docs/: three; notebooks/: two, once for the site and once for the table
+    assert len(warned) == 7 and all("leads outside the project" in w for w in warned), warned
+
+
+def test_a_snippet_that_is_a_symlink_out_of_the_project_is_not_included(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pymdownx.snippets checks a snippet's path against its base without following symlinks;
+    the hook makes it refuse one that leads outside the project, so the build fails on it."""
+    import markdown
+    from pymdownx.snippets import SnippetMissingError
+
+    generated = hook()
+    (tmp_path / "outside.md").write_text("SECRET\n", encoding="utf-8")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "inside.md").write_text("kept\n", encoding="utf-8")
+    (project / "alias.md").symlink_to(project / "inside.md")
+    (project / "leak.md").symlink_to(tmp_path / "outside.md")
+    monkeypatch.setattr(generated, "ROOT", project)
+    from pymdownx.snippets import SnippetPreprocessor
+
+    monkeypatch.setattr(SnippetPreprocessor, "get_snippet_path", SnippetPreprocessor.get_snippet_path)
+    generated.on_config({})
+    render = markdown.Markdown(
+        extensions=["pymdownx.snippets"],
+        extension_configs={"pymdownx.snippets": {"base_path": [str(project)], "check_paths": True}},
+    ).convert
+    assert "kept" in render('--8<-- "alias.md"')
+    with pytest.raises(SnippetMissingError):
+        render('--8<-- "leak.md"')

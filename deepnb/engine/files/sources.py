@@ -72,6 +72,7 @@ class FileSource(Protocol):
     async def describe(self, paths: list[str]) -> list[Entry]: ...
     async def listing(self, folder: str) -> list[Entry]: ...
     async def read_bytes(self, path: str) -> bytes: ...
+    async def read_many(self, paths: Sequence[str]) -> dict[str, bytes]: ...
     async def write_bytes(self, path: str, data: bytes) -> None: ...
     async def delete(self, path: str) -> None: ...
     async def glob(self, pattern: str, folder: str) -> list[Entry]: ...
@@ -154,6 +155,11 @@ class StateSource:
         if not isinstance(data, Mapping):
             raise FileMissing(path)
         return _decode(data)
+
+    async def read_many(self, paths: Sequence[str]) -> dict[str, bytes]:
+        """Each of ``paths`` that is a file → its content, from one read of the state."""
+        files = await self._files()
+        return {p: _decode(files[p]) for p in paths if isinstance(files.get(p), Mapping)}
 
     async def write_bytes(self, path: str, data: bytes) -> None:
         previous = (await self._files()).get(path)
@@ -261,6 +267,23 @@ class BackendSource:
             response.error is None and response.content is None
         ):
             raise FileMissing(path)
+        return self._content(path, response)
+
+    async def read_many(self, paths: Sequence[str]) -> dict[str, bytes]:
+        """Each of ``paths`` that is a file → its content, in one download."""
+        if not paths:
+            return {}
+        responses = await self.backend.adownload_files(list(paths))
+        found = {}
+        for path, response in zip(paths, responses, strict=True):
+            if response.error not in ("file_not_found", "is_directory") and (
+                response.error is not None or response.content is not None
+            ):
+                found[path] = self._content(path, response)
+        return found
+
+    @staticmethod
+    def _content(path: str, response: Any) -> bytes:
         if response.error == "invalid_path":
             raise UnsafePathError(f"{path} is refused by the agent's backend: it leads outside its root.")
         if response.error:
@@ -356,6 +379,17 @@ class Mounts:
     async def read_bytes(self, path: str) -> bytes:
         source, inner, _ = self.route(path)
         return await source.read_bytes(inner)
+
+    async def read_many(self, paths: Sequence[str]) -> dict[str, bytes]:
+        by_source: dict[int, tuple[FileSource, dict[str, str]]] = {}
+        for path in paths:
+            source, inner, _ = self.route(path)
+            by_source.setdefault(id(source), (source, {}))[1][inner] = path
+        found: dict[str, bytes] = {}
+        for source, outer in by_source.values():
+            read = await source.read_many(list(outer))
+            found.update((outer[inner], data) for inner, data in read.items())
+        return {p: found[p] for p in paths if p in found}
 
     async def write_bytes(self, path: str, data: bytes) -> None:
         source, inner, _ = self.route(path)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import contextlib
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -109,14 +110,27 @@ class Files(WidgetDisplayable, Mapping[str, str]):
         allowed = self._rules.filter("read")
         return [m for m in found if allowed(m.path)]
 
+    def read_many(self, paths: Iterable[str] | None = None) -> dict[str, bytes]:
+        """The raw content of each of ``paths`` (default: every file) that is a file, read in one
+        pass over the backend (one read of the thread's state, one download), not one a file."""
+        wanted = self._paths() if paths is None else [clean_path(p) for p in paths]
+        for path in wanted:
+            self._require("read", path)
+        return run_sync(self._source.read_many(wanted))
+
     def to_dict(self) -> dict[str, str]:
         """Every text file as ``{path: text}`` (binary files are left out; see ``read_bytes``)."""
+        try:
+            contents = self.read_many()
+        except DeepnbError:  # a file the backend cannot read: read the others one by one
+            contents = {}
+            for path in self:
+                with contextlib.suppress(DeepnbError, KeyError):
+                    contents[path] = self.read_bytes(path)
         result = {}
-        for path in self:
-            try:
-                result[path] = self[path]
-            except DeepnbError:
-                continue
+        for path, data in contents.items():
+            with contextlib.suppress(UnicodeDecodeError):
+                result[path] = data.decode("utf-8")
         return result
 
     def pull(self, local_dir: str | Path) -> list[Path]:
