@@ -7,7 +7,9 @@ from, how a thread is deleted, and what it cannot do."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import time
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
@@ -34,6 +36,8 @@ from deepnb.session.files.files import Files
 from deepnb.session.protocol import History, ThreadInfo
 from deepnb.session.run import PENDING_ONLY, Run
 
+STOPPING_WAIT = 5.0
+"""Seconds a new run waits for a run told to stop on its thread to end (see ``start``)."""
 ENDING_SECONDS = 10.0
 """How long a run that has ended may take to read its last checkpoints and let go of its thread."""
 
@@ -229,7 +233,7 @@ class GraphSession(ABC):
         thread_id = self.fresh_thread_id() if new_thread else (thread or self.current_thread)
         run = Run(self, thread_id, input_line(prompt))
         self.active_run(thread_id)  # a run whose interrupts were answered elsewhere lets go
-        busy = claims.claim(self.database, run)
+        busy = self._claim_after_stop(run)
         if busy is not run:
             holder = busy.workbench.name
             if busy.status == "interrupted":
@@ -257,6 +261,21 @@ class GraphSession(ABC):
             raise
         self.use_thread(thread_id)
         return run
+
+    def _claim_after_stop(self, run: Run) -> Run:
+        """Take ``run``'s thread (see :func:`claims.claim`); a run holding it that was just told
+        to stop (Stop, then the next cell at once) is given :data:`STOPPING_WAIT` seconds to end
+        first, instead of refusing the new run."""
+        deadline = time.monotonic() + STOPPING_WAIT
+        while True:
+            busy = claims.claim(self.database, run)
+            if busy is run or not getattr(busy, "stopping", False) or time.monotonic() >= deadline:
+                return busy
+            if in_engine_thread():  # its end runs on this thread: waiting would hold it up
+                return busy
+            with contextlib.suppress(TimeoutError):
+                busy.wait(max(0.0, deadline - time.monotonic()))
+            time.sleep(0.01)  # its end releases the thread just after
 
     def _merged_context(self, context: Mapping[str, Any] | None) -> dict[str, Any] | None:
         """The agent's own runtime context (its ``deepnb.toml`` table), with ``context``'s keys

@@ -363,6 +363,11 @@ class Run(LiveDisplayable):
         first.follow_ups.append(later)
         return later
 
+    @property
+    def stopping(self) -> bool:
+        """Stop was asked for and the run has not ended yet."""
+        return self._stop_requested and not self._done.is_set()
+
     def wait(self, timeout: float | None = None) -> Run:
         """Block until the run stops (done, interrupted, failed or cancelled); return it."""
         if not self._done.wait(timeout):

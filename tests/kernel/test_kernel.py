@@ -75,7 +75,8 @@ def test_demo_run_streams_into_the_view_and_leaves_a_snapshot(kernel: KernelSess
     # Several updates streamed in before the end, with the todo list filling in as it went.
     updates = [s for t, cid, s in kernel.comm_updates if cid == comm_id]
     assert len(updates) > 5
-    assert any("todos" in s and s["todos"] and s["todos"][0]["status"] == "in_progress" for s in updates)
+    # (which of them a busy machine flushes together varies: one shows the list not yet done)
+    assert any(s.get("todos") and {t["status"] for t in s["todos"]} != {"completed"} for s in updates)
 
     kinds = [o["msg_type"] for o in execution.outputs]
     assert kinds[0] == "display_data" and "update_display_data" in kinds

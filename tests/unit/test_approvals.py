@@ -341,3 +341,13 @@ def _paused(run: deepnb.Run) -> bool:
     while run.status != "interrupted" and time.monotonic() < deadline:
         time.sleep(0.02)
     return run.status == "interrupted"
+
+
+def test_a_run_started_just_after_a_stop_waits_for_it_to_end_instead_of_being_refused() -> None:
+    """Stop, then the next cell at once on the same thread: the stopped run is given a moment to
+    end (its stop is on its way), and the new run goes, with nothing refused."""
+    bench = deepnb.agent(f"restop-{uuid.uuid4().hex[:6]}", "demo:quickstart")
+    first = bench.start("Write a brief about tide pools")
+    first.stop()
+    again = bench.start("Now a brief about kelp", thread=first.thread_id).wait(30)
+    assert first.status == "cancelled" and again.status == "done", again.error
