@@ -29,12 +29,16 @@ agents:
     - turns: ["Noted."]
 """
 SETUP = """
+import os
 import time
 import deepnb
 
 def slow_lookup(topic: str) -> str:
-    \"\"\"Look a topic up (slowly).\"\"\"
+    \"\"\"Look a topic up (slowly; while a file 'hold' exists, until it is gone).\"\"\"
     time.sleep(1.0)
+    deadline = time.monotonic() + 60
+    while os.path.exists("hold") and time.monotonic() < deadline:
+        time.sleep(0.05)
     return f"notes on {topic}"
 
 bench = deepnb.agent(name="talk", model="scripted:talk.yaml", tools=[slow_lookup])
@@ -110,6 +114,8 @@ def test_a_follow_up_from_the_box_streams_in_the_same_view(kernel: KernelSession
 
 def test_a_steer_from_the_box_lands_in_the_transcript(kernel: KernelSession) -> None:
     before = len(kernel.run_views())
+    # the tool holds until the steer is given: a busy machine must not let the run end first
+    assert kernel.execute("open('hold', 'w').close()").ok
     started = kernel.execute("%%deepagent -a talk --new --bg -o slow\nLook up otters")
     assert started.ok, started.text()
     comm_id, _ = kernel.newest_view(before)
@@ -117,6 +123,8 @@ def test_a_steer_from_the_box_lands_in_the_transcript(kernel: KernelSession) -> 
     kernel.wait_for(lambda: any(item["kind"] == "tool" for item in state.get("items", [])))
     assert state["status"] == "running"
     kernel.click(comm_id, {"type": "steer", "message": "Focus on seals."})
+    kernel.wait_for(lambda: replies(kernel, comm_id))  # the steer is queued
+    assert kernel.execute("os.remove('hold')").ok
     kernel.wait_for(lambda: state["status"] == "done", timeout=60)
     assert replies(kernel, comm_id) == [{"type": "composed", "kind": "steer", "error": ""}]
     steered = [i["text"] for i in state["items"] if i["kind"] == "prompt" and i.get("steered")]

@@ -122,9 +122,12 @@ def test_flush_now_replaces_a_pending_flush() -> None:
 def test_slow_flushes_keep_their_share_of_the_engine_and_one_slow_flush_holds_nothing_back() -> None:
     recorder = Recorder()
     cost = {"seconds": 0.03}
+    took: list[float] = []
 
     def slow_flush() -> None:
+        began = time.monotonic()
         time.sleep(cost["seconds"])  # a view reading a long transcript
+        took.append(time.monotonic() - began)
         recorder.flush()
 
     throttle = Throttle(slow_flush, interval=0.02, share=0.1, allowance=0.05)  # 10% of the loop's time
@@ -135,8 +138,9 @@ def test_slow_flushes_keep_their_share_of_the_engine_and_one_slow_flush_holds_no
     run_sync(poke())
     _wait_until(lambda: len(recorder.flushes) == 1)
     # one slow flush spent part of the allowance only: the next may go within an interval (what
-    # the throttle says, not the clock: a busy machine may take longer to run it)
-    assert throttle.wait() <= throttle.interval, throttle.wait()
+    # the throttle says, not the clock; unless a busy machine made the flush outlast the allowance)
+    if took[0] < throttle.allowance:
+        assert throttle.wait() <= throttle.interval, (throttle.wait(), took)
     run_sync(poke())
     _wait_until(lambda: len(recorder.flushes) == 2)
     start = time.monotonic()
