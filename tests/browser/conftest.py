@@ -264,16 +264,22 @@ def running_server(
         )
     server = JupyterServer(root, port, token, log, process)
     try:
-        deadline = time.monotonic() + SERVER_START_TIMEOUT
-        while not server.ready():
-            if process.poll() is not None:
-                pytest.fail(f"jupyter lab exited with {process.returncode}:\n{server.log_tail()}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"jupyter lab did not answer in {SERVER_START_TIMEOUT} s:\n{server.log_tail()}")
-            time.sleep(0.2)
+        wait_until_ready(server, process, "jupyter lab", SERVER_START_TIMEOUT)
         yield server
     finally:
         _stop(process, server)
+
+
+def wait_until_ready(server: Any, process: subprocess.Popen[bytes], what: str, timeout: float) -> None:
+    """Wait until ``server.ready()``; fail with the end of its log if ``process`` exits first or
+    ``timeout`` seconds go by."""
+    deadline = time.monotonic() + timeout
+    while not server.ready():
+        if process.poll() is not None:
+            pytest.fail(f"{what} exited with {process.returncode}:\n{server.log_tail()}")
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what} did not answer in {timeout:.0f} s:\n{server.log_tail()}")
+        time.sleep(0.2)
 
 
 @pytest.fixture(scope="module")

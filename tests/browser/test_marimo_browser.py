@@ -11,7 +11,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -20,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import REPO, _free_port, traced_page
+from tests.browser.conftest import REPO, _free_port, traced_page, wait_until_ready
 from tests.support.notebook_ui import RUN_TIMEOUT, expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
@@ -148,13 +147,7 @@ def marimo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MarimoSe
         )
     server = MarimoServer(f"http://127.0.0.1:{port}", log, process)
     try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while not server.ready():
-            if process.poll() is not None:
-                pytest.fail(f"marimo edit exited with {process.returncode}:\n{server.log_tail()}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"marimo edit did not answer in {START_TIMEOUT:.0f} s:\n{server.log_tail()}")
-            time.sleep(0.2)
+        wait_until_ready(server, process, "marimo edit", START_TIMEOUT)
         yield server
     finally:
         server.stop()

@@ -68,6 +68,18 @@ def shoot(locator: Any, name: str) -> Path:
     return path
 
 
+THEMES = (("JupyterLab Light", "light"), ("JupyterLab Dark", "dark"))
+
+
+def shoot_in_both_themes(page: Any, shots: dict[str, Any], themes: Any = THEMES) -> list[Path]:
+    """Each of ``shots`` (name → locator) in each theme, as ``<name>-<light|dark>.png``."""
+    written = []
+    for theme, label in themes:
+        set_theme(page, theme)
+        written += [shoot(locator, f"{name}-{label}") for name, locator in shots.items()]
+    return written
+
+
 def test_screenshots_of_every_view_in_both_themes(page: Any, jupyter_server: Any) -> None:
     page.set_viewport_size({"width": 1280, "height": 2600})  # each view whole in its screenshot
     jupyter_server.put_notebook("screens.ipynb", CELLS)
@@ -92,16 +104,8 @@ def test_screenshots_of_every_view_in_both_themes(page: Any, jupyter_server: Any
     expect(anatomy).to_contain_text("Agent")
     expect(snapshot).to_be_visible()
 
-    written = []
-    for theme, label in (("JupyterLab Light", "light"), ("JupyterLab Dark", "dark")):
-        set_theme(page, theme)
-        written += [
-            shoot(research, f"run-view-{label}"),
-            shoot(gated, f"run-view-approvals-{label}"),
-            shoot(files, f"file-browser-and-viewer-{label}"),
-            shoot(anatomy, f"anatomy-{label}"),
-            shoot(snapshot, f"static-snapshot-{label}"),
-        ]
+    shots = {"run-view": research, "run-view-approvals": gated, "file-browser-and-viewer": files}
+    written = shoot_in_both_themes(page, {**shots, "anatomy": anatomy, "static-snapshot": snapshot})
     set_theme(page, "JupyterLab Light")
     assert len({p.name for p in written}) == 10
 
@@ -181,21 +185,11 @@ def test_screenshots_of_the_daily_loop_in_both_themes(page: Any, jupyter_server:
     history = code_cell(page, HISTORY).first.locator(".jp-OutputArea-output").first
     expect(history).to_contain_text("step")
 
-    written = []
-    for theme, label in (("JupyterLab Light", "light"), ("JupyterLab Dark", "dark")):
-        set_theme(page, theme)
-        written += [
-            shoot(plan, f"follow-up-{label}"),
-            shoot(slow, f"steered-{label}"),
-            shoot(brief, f"steps-timeline-and-file-at-link-{label}"),
-            shoot(history, f"history-{label}"),
-            shoot(gated, f"reject-all-and-stop-while-waiting-{label}"),
-        ]
+    shots = {"follow-up": plan, "steered": slow, "steps-timeline-and-file-at-link": brief, "history": history}
+    written = shoot_in_both_themes(page, {**shots, "reject-all-and-stop-while-waiting": gated})
     gated.locator(".dnb-stop").click()  # cancel while waiting: the cards are withdrawn
     expect(gated).to_have_attribute("data-status", "cancelled", timeout=RUN_TIMEOUT)
-    for theme, label in (("JupyterLab Dark", "dark"), ("JupyterLab Light", "light")):
-        set_theme(page, theme)
-        written.append(shoot(gated, f"stopped-while-waiting-{label}"))
+    written += shoot_in_both_themes(page, {"stopped-while-waiting": gated}, THEMES[::-1])  # dark is on
 
     bench = deepnb.agent(name=unique("exported"), model="demo:quickstart")
     assert bench.start("Write a brief about tide pools").wait(60).status == "done"
@@ -206,8 +200,6 @@ def test_screenshots_of_the_daily_loop_in_both_themes(page: Any, jupyter_server:
     answer, table = exported.locator(".dnb-final-answer"), exported.locator(".dnb-final-answer table")
     a, t = answer.bounding_box(), table.bounding_box()
     assert a and t and t["x"] - a["x"] < 40, (a, t)  # the answer's table sits left, not centred
-    for theme, label in (("JupyterLab Light", "light"), ("JupyterLab Dark", "dark")):
-        set_theme(page, theme)
-        written.append(shoot(exported, f"exported-thread-{label}"))
+    written += shoot_in_both_themes(page, {"exported-thread": exported})
     set_theme(page, "JupyterLab Light")
     assert len({p.name for p in written}) == 14

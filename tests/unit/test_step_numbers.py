@@ -9,8 +9,6 @@ import re
 from typing import Any
 
 import pytest
-from langgraph.graph import END, START, StateGraph
-from typing_extensions import TypedDict
 
 import deepnb
 from deepnb.core.errors import DeepnbError
@@ -20,6 +18,7 @@ from deepnb.views.history_view import history_table
 from deepnb.views.output import run_snapshot
 from deepnb.views.run.steps import steps_words
 from deepnb.views.run.timeline_view import step_links, timeline_payload
+from tests.support.agent_server import counter_graph
 from tests.unit.conftest import unique
 
 WAIT = 30.0
@@ -128,19 +127,10 @@ def test_batches_and_comparisons_count_steps_as_the_run_head_line_does() -> None
     assert (table.rows[0][steps_at], table.rows[0][calls_at]) == (own, run.state.steps)
 
 
-class Counter(TypedDict):
-    n: int
-
-
 def _counter_graph() -> Any:
-    """A graph without messages: ``add`` then ``double``, two node updates a run."""
-    graph = StateGraph(Counter)
-    graph.add_node("add", lambda s: {"n": s["n"] + 1})
-    graph.add_node("double", lambda s: {"n": s["n"] * 2})
-    graph.add_edge(START, "add")
-    graph.add_edge("add", "double")
-    graph.add_edge("double", END)
-    return graph.compile()
+    """A graph without messages: ``add`` then ``double``, two node updates a run (the one the
+    test server serves as ``counter``)."""
+    return counter_graph.counter()
 
 
 def test_a_graph_without_messages_numbers_its_node_updates_across_runs_and_forks() -> None:

@@ -12,7 +12,8 @@ class Counter(TypedDict):
     n: int
 
 
-def _graph() -> Any:
+def counter() -> Any:
+    """The graph, compiled."""
     graph = StateGraph(Counter)
     graph.add_node("add", lambda s: {"n": s["n"] + 1})
     graph.add_node("double", lambda s: {"n": s["n"] * 2})
@@ -22,4 +23,4 @@ def _graph() -> Any:
     return graph.compile()
 
 
-graph = _graph()
+graph = counter()
