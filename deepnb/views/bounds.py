@@ -45,12 +45,12 @@ def size(value: Any) -> int:
     return len(json.dumps(value, ensure_ascii=False, default=str).encode())
 
 
-def clip_text(text: str, limit: int = FIELD_LIMIT) -> str:
-    """``text`` cut to ``limit`` characters, saying how much was left out and where it is."""
+def clip_text(text: str, limit: int = FIELD_LIMIT, *, where: str = "the thread keeps the whole text") -> str:
+    """``text`` cut to ``limit`` characters, saying how much was left out and ``where`` it is."""
     if len(text) <= limit:
         return text
     left = len(text) - limit
-    return text[:limit] + f"\n… {left:,} more characters not shown here; the thread keeps the whole text."
+    return text[:limit] + f"\n… {left:,} more characters not shown here; {where}."
 
 
 def clip_item(item: Mapping[str, Any]) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from deepnb.core.text.safe_display import shown_text
 from deepnb.core.text.word_diff import same_words, word_diff_html
 from deepnb.core.tokens import Tokens
 from deepnb.session.comparing import Comparison, ComparisonTable
+from deepnb.views.bounds import clip_text
 from deepnb.views.listings import Table
 from deepnb.views.output import run_snapshot, with_static
 from deepnb.views.run.run_view import RunView
@@ -103,12 +104,8 @@ def _answers(comparison: Comparison) -> dict[str, str]:
     }
 
 
-def _clipped(key: str, text: str, limit: int) -> str:
-    """``text``'s first ``limit`` characters, saying where the rest is."""
-    if len(text) <= limit:
-        return text
-    left = len(text) - limit
-    return f"{text[:limit]}\n\n… {left:,} more characters (comparison.runs[{key!r}].result has them)"
+def _clipped_answer(key: str, text: str, limit: int) -> str:
+    return clip_text(text, limit, where=f"comparison.runs[{key!r}].result has them")
 
 
 def answers_html(comparison: Comparison) -> str:
@@ -117,9 +114,8 @@ def answers_html(comparison: Comparison) -> str:
     whole = _answers(comparison)
     if len(whole) < 2:
         return ""
-    answers = {
-        key: _clipped(key, text, max(ANSWER_MIN, ANSWERS_CHARS // len(whole))) for key, text in whole.items()
-    }
+    each = max(ANSWER_MIN, ANSWERS_CHARS // len(whole))
+    answers = {key: _clipped_answer(key, text, each) for key, text in whole.items()}
     (first, base), *others = answers.items()
     columns = "".join(
         f'<div class="dnb-compare-answer" style="{_COLUMN}">'
