@@ -24,10 +24,6 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from deepnb import _moved
-
-_moved.install()  # the modules' old import paths (deepnb.run, deepnb.files, ...) keep working
-
 __version__ = "0.1.0"
 __all__ = [
     "Batch",
@@ -59,27 +55,32 @@ __all__ = [
 
 # Public name -> the module that defines it; imported on first attribute access.
 _LAZY_NAMES = {
-    "Batch": "deepnb.session.batch",
-    "Comparison": "deepnb.session.comparing",
+    "Batch": "deepnb.many.batch",
+    "Comparison": "deepnb.many.comparing",
     "DeepnbError": "deepnb.core.errors",
-    "Experiment": "deepnb.session.experiments.experiment",
+    "Experiment": "deepnb.many.experiment",
     "Files": "deepnb.session.files",
     "Run": "deepnb.session.run",
     "ScriptedChatModel": "deepnb.models.scripted",
     "Workbench": "deepnb.session.workbench",
 }
-# Documented subpackages, reachable as ``deepnb.extensions`` without importing them first.
-_LAZY_SUBMODULES = ("extensions", "models", "scorers")
+# Documented modules, reachable as ``deepnb.extensions`` without importing them first: name -> module.
+_LAZY_MODULES = {
+    "extensions": "deepnb.extensions",
+    "models": "deepnb.models",
+    "scorers": "deepnb.many.scorers",
+}
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from deepnb import extensions, models, scorers
+    from deepnb import extensions, models
     from deepnb.core.errors import DeepnbError
+    from deepnb.many import scorers
+    from deepnb.many.batch import Batch
+    from deepnb.many.comparing import Comparison
+    from deepnb.many.experiment import Experiment
     from deepnb.models.scripted import ScriptedChatModel
-    from deepnb.session.batch import Batch
-    from deepnb.session.comparing import Comparison
-    from deepnb.session.experiments.experiment import Experiment
     from deepnb.session.files import Files
     from deepnb.session.remote import RemoteWorkbench
     from deepnb.session.run import Run
@@ -90,8 +91,8 @@ def __getattr__(name: str) -> Any:
     """Import a public name or documented subpackage the first time it is used (PEP 562)."""
     if name in _LAZY_NAMES:
         value = getattr(importlib.import_module(_LAZY_NAMES[name]), name)
-    elif name in _LAZY_SUBMODULES:
-        value = importlib.import_module(f"{__name__}.{name}")
+    elif name in _LAZY_MODULES:
+        value = importlib.import_module(_LAZY_MODULES[name])
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value  # later lookups skip this function
@@ -140,7 +141,7 @@ def compare(
     model; ``agents=[...]`` compares registered agents instead. ``options``: ``auto_approve`` and
     ``create_deep_agent``'s keyword arguments (e.g. ``response_format=``) for every column;
     ``context``: the runtime context each column's run is given."""
-    from deepnb.session.comparing import compare as start  # noqa: PLC0415  # lazy: see above
+    from deepnb.many.comparing import compare as start  # noqa: PLC0415  # lazy: see above
 
     return start(prompt, models, agents=agents, agent=agent, context=context, **options)
 
@@ -168,7 +169,7 @@ def experiment(
     its server, whose job slots decide how many run at once (at most ``concurrency`` handed to it
     at once if given). Returns the ``Experiment`` at once; a ``log`` that exists is resumed.
     ``options``: ``auto_approve``."""
-    from deepnb.session.experiments.experiment import experiment as start  # noqa: PLC0415  # lazy: see above
+    from deepnb.many.experiment import experiment as start  # noqa: PLC0415  # lazy: see above
 
     return start(
         dataset,
@@ -187,14 +188,14 @@ def experiment(
 
 def load_experiment(path: str | os.PathLike[str]) -> Experiment:
     """Reopen an experiment from its log: its matrix, records and scores (read-only runs)."""
-    from deepnb.session.experiments.experiment import load_experiment as reopen  # noqa: PLC0415  # lazy: see above
+    from deepnb.many.experiment import load_experiment as reopen  # noqa: PLC0415  # lazy: see above
 
     return reopen(path)
 
 
 def experiments(folder: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
     """The experiment logs under ``folder`` (default ``.deepnb/experiments``), the newest first."""
-    from deepnb.session.experiments.experiment import experiments as listing  # noqa: PLC0415  # lazy: see above
+    from deepnb.many.experiment import experiments as listing  # noqa: PLC0415  # lazy: see above
 
     return listing(folder)
 

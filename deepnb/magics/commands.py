@@ -96,7 +96,7 @@ def compare(
     context: dict[str, Any] | None = None,
 ) -> Any:
     """``--compare A,B``: the task on each model at once (``deepnb.compare``)."""
-    from deepnb.session.comparing import compare as start  # noqa: PLC0415  # lazy: only a compare cell needs it
+    from deepnb.many.comparing import compare as start  # noqa: PLC0415  # lazy: only a compare cell needs it
 
     names = [name.strip() for name in models.split(",")]
     if not all(names):

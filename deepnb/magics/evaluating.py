@@ -1,6 +1,6 @@
 """``%%deepagent eval DATASET`` (and ``%deepagent eval DATASET``): an experiment over the rows in
 a kernel variable or a ``.csv`` / ``.jsonl`` file, through
-:func:`deepnb.session.experiments.experiment.experiment`.
+:func:`deepnb.many.experiment.experiment`.
 The cell body is the template; ``--variants VAR`` names the dict of variants and each
 ``--scorer`` a built-in scorer or a variable holding one (or a list of them)."""
 
@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from deepnb import scorers as builtin
 from deepnb.core.errors import DeepnbError
 from deepnb.magics.parser import whole_number
-from deepnb.session.experiments.datasets import FILE_KINDS
-from deepnb.session.experiments.experiment import Experiment, experiment
-from deepnb.session.experiments.scoring import scorer_name
+from deepnb.many import scorers as builtin
+from deepnb.many.datasets import FILE_KINDS
+from deepnb.many.experiment import Experiment, experiment
+from deepnb.many.scoring import scorer_name
 
 READY_SCORERS = {"exact": builtin.exact, "contains": builtin.contains}
 """Built-in scorers a name alone can pick; the others are made with their settings."""

@@ -9,7 +9,7 @@ from typing import Any
 from deepnb.core.errors import DeepnbError
 from deepnb.magics.commands import workbench_for
 from deepnb.magics.parser import whole_number
-from deepnb.session.batch import Batch
+from deepnb.many.batch import Batch
 
 
 def start_map(args: Any, body: str, namespace: dict[str, Any]) -> Batch:

@@ -13,9 +13,8 @@ import time
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from deepnb.core.batch_inputs import check_concurrency, prepare
 from deepnb.core.errors import DeepnbError
 from deepnb.core.graphs.context import context_for
 from deepnb.core.graphs.inputs import input_for, input_line
@@ -31,10 +30,12 @@ from deepnb.engine.recording import kept
 from deepnb.engine.spec import AgentSpec
 from deepnb.engine.tree import SubagentNode, tree_from_messages
 from deepnb.session import claims
-from deepnb.session.batch import Batch, check_run_options
 from deepnb.session.files.files import Files
 from deepnb.session.protocol import History, ThreadInfo
 from deepnb.session.run import PENDING_ONLY, Run
+
+if TYPE_CHECKING:
+    from deepnb.many.batch import Batch
 
 STOPPING_WAIT = 5.0
 """Seconds a new run waits for a run told to stop on its thread to end (see ``start``)."""
@@ -306,19 +307,13 @@ class GraphSession(ABC):
         **run_options: Any,
     ) -> Batch:
         """Start one run per input, each on a new thread, at most ``concurrency`` at once, and
-        return the :class:`~deepnb.session.batch.Batch` at once. Inputs are prompts or dicts; with a
+        return the :class:`~deepnb.many.batch.Batch` at once. Inputs are prompts or dicts; with a
         ``template`` (``"Summarize {title}"``) each dict's fields fill it (a string fills
         ``{input}``), without one a dict is the graph's input. ``run_options`` go to each run
         (``auto_approve=True``). Bad input raises one line and starts nothing."""
-        limit = check_concurrency(concurrency)
-        prepared = prepare(inputs, template=template)
-        for item in prepared:  # every input the graph cannot take, before any run writes a thread
-            try:
-                input_for(self.graph, item.given, agent=self.name)
-            except DeepnbError as exc:
-                raise DeepnbError(f"Input {item.index}: {exc}") from None
-        check_run_options(self, run_options)
-        return Batch(self, prepared, concurrency=limit, template=template, run_options=run_options).begin()
+        from deepnb.many.batch import start  # noqa: PLC0415  # the one call up: a batch is a session of sessions
+
+        return start(self, inputs, concurrency=concurrency, template=template, run_options=run_options)
 
     def _continued(
         self, thread_id: str, prompt: str | Mapping[str, Any], checked: dict[str, Any], *, fresh: bool = False

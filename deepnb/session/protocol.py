@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from deepnb.core.displayable import Displayable
 from deepnb.engine.history import (
@@ -25,9 +25,11 @@ from deepnb.engine.history import (
     steps_of,
 )
 from deepnb.engine.tree import SubagentNode
-from deepnb.session.batch import Batch
 from deepnb.session.files.files import Files
 from deepnb.session.run import Run
+
+if TYPE_CHECKING:  # a batch is a session of sessions: deepnb.many sits above this layer
+    from deepnb.many.batch import Batch
 
 __all__ = ["Checkpoint", "History", "Session", "Step", "ThreadInfo"]
 
@@ -219,7 +221,7 @@ class Session(Protocol):
     ) -> Batch:
         """Start one run per input (a prompt, or a dict: its fields fill ``template``, or without
         one it is the graph's input), each on a new thread, at most ``concurrency`` at once;
-        return the :class:`~deepnb.session.batch.Batch` at once."""
+        return the :class:`~deepnb.many.batch.Batch` at once."""
         ...
 
     def resume(self, thread_id: str | None = None, *, decisions: list[dict[str, Any]] | None = None) -> Run:

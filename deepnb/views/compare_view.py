@@ -18,7 +18,7 @@ from deepnb.core.text.markup import escape, markdown
 from deepnb.core.text.safe_display import shown_text
 from deepnb.core.text.word_diff import same_words, word_diff_html
 from deepnb.core.tokens import Tokens
-from deepnb.session.comparing import Comparison, ComparisonTable
+from deepnb.many.comparing import Comparison, ComparisonTable
 from deepnb.views.bounds import clip_text
 from deepnb.views.listings import Table
 from deepnb.views.output import run_snapshot, with_static

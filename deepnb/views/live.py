@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from deepnb.core.text.markup import escape
-from deepnb.session.batch import Batch
-from deepnb.session.comparing import Comparison
-from deepnb.session.experiments.experiment import Experiment
+from deepnb.many.batch import Batch
+from deepnb.many.comparing import Comparison
+from deepnb.many.experiment import Experiment
 from deepnb.session.files.files import Files
 from deepnb.session.run import Run
 from deepnb.views.batch.batch_view import BatchView

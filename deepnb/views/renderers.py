@@ -12,10 +12,10 @@ from deepnb.engine.interpreter import Interpreter
 from deepnb.engine.state import RunState
 from deepnb.engine.tree import SubagentNode
 from deepnb.extensions.report import Listing
-from deepnb.session.batch import Batch
-from deepnb.session.comparing import Comparison, ComparisonTable
-from deepnb.session.experiments.experiment import Experiment, Summary, VariantComparison
-from deepnb.session.experiments.record import RunRecord
+from deepnb.many.batch import Batch
+from deepnb.many.comparing import Comparison, ComparisonTable
+from deepnb.many.experiment import Experiment, Summary, VariantComparison
+from deepnb.many.record import RunRecord
 from deepnb.session.files.files import Files
 from deepnb.session.protocol import History
 from deepnb.session.run import Run

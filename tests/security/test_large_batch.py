@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import deepnb
-from deepnb.session.batch import Batch
+from deepnb.many.batch import Batch
 from deepnb.views.batch.batch_rows import SNAPSHOT_ROWS, batch_snapshot_bundle
 from deepnb.views.batch.batch_view import batch_bundle
 from deepnb.views.bounds import MESSAGE_LIMIT

@@ -10,8 +10,8 @@ from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 from pydantic import BaseModel
 
+from deepnb.many.comparing import Comparison
 from deepnb.session import workbench
-from deepnb.session.comparing import Comparison
 from tests.support.agents import unique
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"

@@ -12,7 +12,7 @@ from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
 import deepnb
-from deepnb.session.experiments.experiment import Experiment
+from deepnb.many.experiment import Experiment
 from tests.support.agents import scripted, unique
 
 SCRIPT = {"main": [{"match": "Paris", "turns": [{"text": "France"}]}, {"turns": [{"text": "Elsewhere"}]}]}

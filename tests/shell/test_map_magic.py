@@ -10,7 +10,7 @@ from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
 import deepnb
-from deepnb.session.batch import Batch
+from deepnb.many.batch import Batch
 from tests.support.agents import scripted, unique
 
 ECHO = {"main": [{"match": "Paris", "turns": [{"text": "France"}]}, {"turns": [{"text": "Elsewhere"}]}]}

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 import deepnb
 from deepnb.core.batch_inputs import prepare, template_fields
 from deepnb.core.errors import DeepnbError
-from deepnb.session.batch import output_fields
+from deepnb.many.batch import output_fields
 from tests.support.agents import scripted, unique
 from tests.support.timed_model import Meter, timed
 from tests.unit.test_graph_input import joke_graph
@@ -50,7 +50,7 @@ def test_wait_returns_once_the_listeners_heard_the_end() -> None:
     right after keeps how the batch ended)."""
     import time
 
-    from deepnb.session.batch import WHOLE
+    from deepnb.many.batch import WHOLE
 
     heard: list[float] = []
 

@@ -11,8 +11,8 @@ from pydantic import BaseModel
 
 import deepnb
 from deepnb.core.errors import DeepnbError
+from deepnb.many.comparing import Comparison
 from deepnb.session import workbench
-from deepnb.session.comparing import Comparison
 from deepnb.views.compare_view import CompareView, answers_html, comparison_static
 from tests.support.agents import scripted, unique
 

@@ -14,8 +14,8 @@ import pytest
 import deepnb
 from deepnb import scorers
 from deepnb.core.errors import DeepnbError
-from deepnb.session.experiments.datasets import load
-from deepnb.session.experiments.record import RunRecord
+from deepnb.many.datasets import load
+from deepnb.many.record import RunRecord
 from deepnb.session.run import Run
 from deepnb.session.workbench import Workbench
 from tests.support.agents import scripted, unique

@@ -13,7 +13,7 @@ import pytest
 import deepnb
 from deepnb import scorers
 from deepnb.core.errors import DeepnbError
-from deepnb.session.experiments.record import RunRecord
+from deepnb.many.record import RunRecord
 from tests.support.agents import scripted, unique
 from tests.support.timed_model import Meter, timed
 

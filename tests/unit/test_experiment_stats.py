@@ -14,8 +14,8 @@ import deepnb
 from deepnb import scorers
 from deepnb.core.errors import DeepnbError
 from deepnb.core.tokens import Tokens
-from deepnb.session.experiments import pricing, stats
-from deepnb.session.experiments.record import RunRecord, Score
+from deepnb.many import pricing, stats
+from deepnb.many.record import RunRecord, Score
 from tests.support.agents import scripted, unique
 
 WAIT = 120.0

@@ -17,9 +17,9 @@ import deepnb
 from deepnb import scorers
 from deepnb.core.errors import DeepnbError
 from deepnb.core.frames import parquet_columns
-from deepnb.session.batch import Batch
-from deepnb.session.comparing import Comparison
-from deepnb.session.experiments.experiment import Experiment, Summary
+from deepnb.many.batch import Batch
+from deepnb.many.comparing import Comparison
+from deepnb.many.experiment import Experiment, Summary
 from tests.support.agents import scripted, unique
 
 WAIT = 60.0
@@ -33,13 +33,13 @@ def _parquet() -> Any:
 
 
 def test_every_object_with_to_pandas_has_to_parquet() -> None:
-    import deepnb.session.batch
-    import deepnb.session.comparing
-    import deepnb.session.experiments.experiment as experiments
+    import deepnb.many.batch
+    import deepnb.many.comparing
+    import deepnb.many.experiment as experiments
 
     found = {
         value
-        for module in (deepnb.session.batch, deepnb.session.comparing, experiments)
+        for module in (deepnb.many.batch, deepnb.many.comparing, experiments)
         for _name, value in inspect.getmembers(module, inspect.isclass)
         if value.__module__ == module.__name__ and "to_pandas" in vars(value)
     }

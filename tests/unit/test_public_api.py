@@ -65,8 +65,9 @@ def test_every_name_in_all_resolves_in_a_fresh_interpreter() -> None:
 def test_names_are_the_documented_objects() -> None:
     from deepnb import extensions, models
     from deepnb.core import errors
+    from deepnb.many import batch
     from deepnb.models import scripted
-    from deepnb.session import batch, run, workbench
+    from deepnb.session import run, workbench
     from deepnb.session.files import files
 
     assert deepnb.Run is run.Run

@@ -15,8 +15,8 @@ from pydantic import BaseModel
 import deepnb
 from deepnb import scorers
 from deepnb.core.errors import DeepnbError
-from deepnb.session.experiments.record import RunRecord, Score
-from deepnb.session.experiments.scoring import as_score, named, score
+from deepnb.many.record import RunRecord, Score
+from deepnb.many.scoring import as_score, named, score
 from tests.support.agents import scripted, unique
 
 WAIT = 120.0

@@ -17,7 +17,7 @@ import pytest
 import deepnb
 from deepnb import scorers
 from deepnb.engine.files.sources import Entry
-from deepnb.session.experiments.experiment import Experiment
+from deepnb.many.experiment import Experiment
 from deepnb.views.batch.batch_rows import batch_html
 from deepnb.views.experiment.experiment_view import comparison_html, experiment_html, summary_html
 from deepnb.views.history_view import history_table

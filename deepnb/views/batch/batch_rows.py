@@ -13,7 +13,7 @@ from deepnb.core.text.markup import escape
 from deepnb.core.text.safe_display import shown_text
 from deepnb.core.text.secrets import redact
 from deepnb.core.tokens import Tokens
-from deepnb.session.batch import Batch
+from deepnb.many.batch import Batch
 from deepnb.views.run.items import plural
 from deepnb.views.run.tokens import token_cells, token_pair, tokens_words
 from deepnb.views.styles import styled

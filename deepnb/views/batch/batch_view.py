@@ -20,7 +20,7 @@ import traitlets as t
 
 from deepnb.core.errors import DeepnbError
 from deepnb.core.loop import run_sync
-from deepnb.session.batch import Batch
+from deepnb.many.batch import Batch
 from deepnb.views.batch.batch_rows import batch_progress, batch_snapshot_bundle, grid_row
 from deepnb.views.bounds import MESSAGE_LIMIT, PATCH_BUDGET, size
 from deepnb.views.messages import INT, Kinds, check
@@ -37,7 +37,7 @@ ROWS_BUDGET = MESSAGE_LIMIT - 8 * 1024
 
 
 class BatchView(anywidget.AnyWidget):
-    """Shows a :class:`~deepnb.session.batch.Batch` as it goes: a grid with a row per input."""
+    """Shows a :class:`~deepnb.many.batch.Batch` as it goes: a grid with a row per input."""
 
     _esm = LOADER  # the bundle and styles come once per kernel, see deepnb.views.shared_code
     _code = code_trait()

@@ -1,6 +1,6 @@
 """The baseline comparison under the matrix: each variant against the experiment's ``baseline=``
 (or, with exactly two variants and no baseline, the second against the first), from
-:meth:`~deepnb.session.experiments.experiment.Experiment.compare`: wins, losses and ties per
+:meth:`~deepnb.many.experiment.Experiment.compare`: wins, losses and ties per
 scorer with the paired test's p, and the rows where the two differ most, each with both runs'
 answers (a click on one, in the live view, opens that run). One description serves the live view
 and the static snapshot; every text is clipped here and escaped where it becomes HTML."""
@@ -11,7 +11,7 @@ from typing import Any
 
 from deepnb.core.graphs.structured import output_rows
 from deepnb.core.text.markup import escape
-from deepnb.session.experiments.experiment import Experiment, VariantComparison
+from deepnb.many.experiment import Experiment, VariantComparison
 from deepnb.views.experiment.figures import number
 
 MAX_PAIRS = 4

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from deepnb.core.text.markup import escape
-from deepnb.session.experiments.experiment import Summary
-from deepnb.session.experiments.stats import ScoreSummary
+from deepnb.many.experiment import Summary
+from deepnb.many.stats import ScoreSummary
 from deepnb.views.experiment.figures import number
 
 MAX_CHARTS = 8

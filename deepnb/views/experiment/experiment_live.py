@@ -29,8 +29,8 @@ import traitlets as t
 
 from deepnb.core.errors import DeepnbError
 from deepnb.core.loop import call_later, run_sync
-from deepnb.session.experiments.experiment import Experiment
-from deepnb.session.experiments.record import RunRecord
+from deepnb.many.experiment import Experiment
+from deepnb.many.record import RunRecord
 from deepnb.session.run import Run
 from deepnb.views.bounds import MESSAGE_LIMIT, size
 from deepnb.views.experiment.baseline import baseline_tables
@@ -67,7 +67,7 @@ SUMMARY_EVERY = 2.0
 
 
 class ExperimentView(anywidget.AnyWidget):
-    """Shows an :class:`~deepnb.session.experiments.experiment.Experiment` as it goes."""
+    """Shows an :class:`~deepnb.many.experiment.Experiment` as it goes."""
 
     _esm = LOADER  # the bundle and styles come once per kernel, see deepnb.views.shared_code
     _code = code_trait()

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from deepnb.core.text.markup import escape
-from deepnb.session.experiments.experiment import Experiment, Going, Summary, VariantComparison
-from deepnb.session.experiments.record import RunRecord
+from deepnb.many.experiment import Experiment, Going, Summary, VariantComparison
+from deepnb.many.record import RunRecord
 from deepnb.views.experiment.baseline import (
     baseline_tables,
     comparison_body,

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 
 from deepnb.core.graphs.structured import output_fields, value_line
 from deepnb.core.text.secrets import redact
-from deepnb.session.experiments.record import RunRecord
+from deepnb.many.record import RunRecord
 
 MAX_FIELDS = 6
 """Field columns a variant's group has at most (the first fields seen, in the runs' order)."""

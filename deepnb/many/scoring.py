@@ -1,5 +1,5 @@
 """Calling scorers: each is named, called with the shape it asks for, and what it returns is
-made a :class:`~deepnb.session.experiments.record.Score`.
+made a :class:`~deepnb.many.record.Score`.
 
 A scorer is any callable, sync or async. Called by position it gets ``(output, reference,
 run)`` (as many of them as it takes); one whose parameters are named like LangSmith's
@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from deepnb.core.errors import DeepnbError
-from deepnb.session.experiments.record import RunRecord, Score
+from deepnb.many.record import RunRecord, Score
 
 Scorer = Callable[..., Any]
 BY_NAME = frozenset({"inputs", "outputs", "reference_outputs"})

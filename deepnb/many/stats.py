@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deepnb.core.tokens import Tokens
-from deepnb.session.experiments.record import RunRecord
+from deepnb.many.record import RunRecord
 
 THRESHOLD = 0.5
 CONFIDENCE = 0.95

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from deepnb.core.errors import DeepnbError
-from deepnb.session.experiments.record import RunRecord
+from deepnb.many.record import RunRecord
 
 __all__ = ["contains", "exact", "json_schema", "judge", "regex", "tool_called", "trajectory"]
 

@@ -2,7 +2,7 @@
 ends and written to the experiment's log, returned at once (the kernel stays free).
 
 An experiment is a session of sessions like a batch: its runs go through one
-:class:`~deepnb.session.batch.Batch`, each on a new thread of its variant's session: at most
+:class:`~deepnb.many.batch.Batch`, each on a new thread of its variant's session: at most
 ``concurrency`` at once in this kernel over all variants, and a served agent's runs handed to its
 server, whose job slots and queue decide how many run at once there. Scoring runs on worker
 threads, never on the engine loop, and a scorer that raises gives that run's cell an error score
@@ -32,13 +32,13 @@ from deepnb.core.loop import wait_until
 from deepnb.core.schema import ENDED
 from deepnb.core.text.safe_display import safe_display
 from deepnb.core.tokens import TOKEN_COLUMNS
-from deepnb.session.batch import WHOLE, Batch
-from deepnb.session.experiments import log as logs
-from deepnb.session.experiments import pricing, stats
-from deepnb.session.experiments.datasets import Row, load
-from deepnb.session.experiments.record import Key, RunRecord, Score
-from deepnb.session.experiments.scoring import Scorer, named, score
-from deepnb.session.experiments.variants import build
+from deepnb.many import log as logs
+from deepnb.many import pricing, stats
+from deepnb.many.batch import WHOLE, Batch
+from deepnb.many.datasets import Row, load
+from deepnb.many.record import Key, RunRecord, Score
+from deepnb.many.scoring import Scorer, named, score
+from deepnb.many.variants import build
 from deepnb.session.protocol import Session
 from deepnb.session.run import Run
 
@@ -140,7 +140,7 @@ class _Runs(Batch):
 @safe_display
 class Experiment(LiveDisplayable):
     """A dataset run by each variant, scored. ``runs[(row, variant, epoch)]`` is a run (this
-    kernel's :class:`~deepnb.session.run.Run`, or the :class:`~deepnb.session.experiments.record.RunRecord`
+    kernel's :class:`~deepnb.session.run.Run`, or the :class:`~deepnb.many.record.RunRecord`
     read from
     the log); ``records`` the ended runs with their scores; ``wait()``, ``stop()``,
     ``to_pandas()``, ``summary()``, ``compare(a, b)``, ``rescore(scorers)``; ``path`` is the log."""
@@ -532,7 +532,7 @@ class Experiment(LiveDisplayable):
 @safe_display
 @dataclass(frozen=True, repr=False)  # repr: the renderer's text table
 class Summary(Displayable):
-    """An experiment's summary: one :class:`~deepnb.session.experiments.stats.VariantSummary` per variant."""
+    """An experiment's summary: one :class:`~deepnb.many.stats.VariantSummary` per variant."""
 
     variants: tuple[stats.VariantSummary, ...]
     epochs: int

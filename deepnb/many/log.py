@@ -33,7 +33,7 @@ from typing import Any
 
 from deepnb.core.errors import DeepnbError
 from deepnb.core.text.secrets import redact_data
-from deepnb.session.experiments.record import Key, RunRecord, Score
+from deepnb.many.record import Key, RunRecord, Score
 
 FORMAT = 1
 FOLDER = Path(".deepnb") / "experiments"

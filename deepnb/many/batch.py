@@ -19,15 +19,16 @@ import os
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deepnb.core import events as ev
-from deepnb.core.batch_inputs import BatchInput
+from deepnb.core.batch_inputs import BatchInput, check_concurrency, prepare
 from deepnb.core.displayable import LiveDisplayable
 from deepnb.core.errors import DeepnbError
 from deepnb.core.frames import records_frame, records_parquet
+from deepnb.core.graphs.inputs import input_for
 from deepnb.core.listeners import Listeners
 from deepnb.core.loop import call_soon, wait_until
 from deepnb.core.schema import ENDED
@@ -38,6 +39,7 @@ from deepnb.engine.interrupts import PendingInterrupt
 from deepnb.session.run import Run
 
 if TYPE_CHECKING:
+    from deepnb.session.graph_session import GraphSession
     from deepnb.session.protocol import Session
 
 QUEUED = "queued"
@@ -79,6 +81,29 @@ class _Slot:
         if self.failed_to_start is not None:
             return "error"
         return "cancelled" if self.cancelled else QUEUED
+
+
+def start(
+    session: GraphSession,
+    inputs: Iterable[str | Mapping[str, Any]],
+    *,
+    concurrency: int,
+    template: str | None,
+    run_options: Mapping[str, Any],
+) -> Batch:
+    """``session.map``: every input checked against the session's graph (one line, nothing
+    started, for the first it cannot take), then one run per input, at most ``concurrency`` at
+    once; returns the :class:`Batch` at once."""
+    limit = check_concurrency(concurrency)
+    prepared = prepare(inputs, template=template)
+    for item in prepared:  # every input the graph cannot take, before any run writes a thread
+        try:
+            input_for(session.graph, item.given, agent=session.name)
+        except DeepnbError as exc:
+            raise DeepnbError(f"Input {item.index}: {exc}") from None
+    check_run_options(session, run_options)
+    batch = Batch(session, prepared, concurrency=limit, template=template, run_options=dict(run_options))
+    return batch.begin()
 
 
 def check_run_options(session: Any, options: Mapping[str, Any]) -> None:
