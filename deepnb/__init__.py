@@ -231,7 +231,7 @@ def deploy(path: str | os.PathLike[str], *, agents: Sequence[str] | None = None,
     """Write the project's ``deepnb.toml`` agents (all, or ``agents``) into the folder ``path`` as
     a LangGraph Agent Server app (``langgraph.json`` and its module), which ``langgraph dev``
     serves and ``langgraph build`` accepts. ``force`` replaces a deployment already there."""
-    from deepnb.session.serving.deploy import deploy as write  # noqa: PLC0415  # lazy: see above
+    from deepnb.ship.deploy import deploy as write  # noqa: PLC0415  # lazy: see above
 
     return write(path, agents=agents, force=force)
 
@@ -243,8 +243,8 @@ def export(
     ``path`` (``.ipynb``) as a standalone notebook that opens without a kernel: each prompt, the
     run's view where this kernel has the run (else the replies), and the files the agent wrote.
     ``force`` replaces a notebook already there."""
-    from deepnb.session.exporting import export_thread  # noqa: PLC0415  # lazy: see above
     from deepnb.session.workbench import get as lookup  # noqa: PLC0415  # lazy: see above
+    from deepnb.ship.exporting import export_thread  # noqa: PLC0415  # lazy: see above
 
     return export_thread(lookup(agent, build=False), path, thread=thread, force=force)
 
@@ -254,7 +254,7 @@ def serve(agents: Sequence[str] | None = None, *, port: int | None = None, conne
     127.0.0.1 in the background; returns the server (``url``, ``graphs``, ``log``, ``stop()``).
     With ``connect``, each served agent is connected under its name (``deepnb.connect``), so
     ``%%deepagent -a NAME`` runs on the server until it stops."""
-    from deepnb.session.serving.serve import serve as start  # noqa: PLC0415  # lazy: see above
+    from deepnb.ship.serve import serve as start  # noqa: PLC0415  # lazy: see above
 
     return start(agents, port=port, connect=connect)
 

@@ -157,7 +157,7 @@ def load(path: str | Path) -> list[tuple[Source, str | None]]:
 
 
 def load_deployed(sources: list[Source]) -> None:
-    """Load exactly ``sources``, a deployment's extensions (:mod:`deepnb.session.serving.deploy`), and none of
+    """Load exactly ``sources``, a deployment's extensions (:mod:`deepnb.ship.deploy`), and none of
     the automatic ones: an Agent Server serves what was deployed, whatever its own machine has.
     The first that does not load raises ``ExtensionError`` naming it."""
     with REGISTRY.lock:

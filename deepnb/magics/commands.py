@@ -576,7 +576,7 @@ def reload(args: Any) -> Message:
 
 def deploy(args: Any) -> Message:
     """Write the project's agents as an Agent Server app into ``args.path``."""
-    from deepnb.session.serving.deploy import deploy as write  # noqa: PLC0415  # lazy: it imports deepagents' config
+    from deepnb.ship.deploy import deploy as write  # noqa: PLC0415  # lazy: it imports deepagents' config
 
     return Message(repr(write(args.path, agents=args.agent, force=args.force)))
 
@@ -584,7 +584,7 @@ def deploy(args: Any) -> Message:
 def serve(args: Any) -> Any:
     """Start ``langgraph dev`` on the project's agents (its server object), or stop it."""
     # lazy: serving imports the deployment code and subprocess handling no other command needs
-    from deepnb.session.serving import serve as serving  # noqa: PLC0415
+    from deepnb.ship import serve as serving  # noqa: PLC0415
 
     if args.stop:
         if args.agent or args.port is not None:
@@ -606,7 +606,7 @@ def _port(text: str | None) -> int | None:
 
 def export(args: Any) -> Message:
     """Write a thread as a standalone notebook (``deepnb.export``); say where, in one line."""
-    from deepnb.session.exporting import export_thread  # noqa: PLC0415  # lazy: it loads nbformat
+    from deepnb.ship.exporting import export_thread  # noqa: PLC0415  # lazy: it loads nbformat
 
     session: Session = wb.get(args.agent, build=False)
     return Message(repr(export_thread(session, args.path, thread=args.thread, force=args.force)))

@@ -67,7 +67,7 @@ RENDERERS: dict[type, Renderer] = {
     Interpreter: Renderer(text=interpreter_text, html=_inlined(interpreter_html)),
     Listing: Renderer(text=extensions_text, html=_inlined(extensions_html)),
     Anatomy: Renderer(text=anatomy_text, html=_inlined(anatomy_html)),
-    RunState: Renderer(bundle=snapshot_bundle),  # a run as saved: its static view (deepnb.session.exporting)
+    RunState: Renderer(bundle=snapshot_bundle),  # a run as saved: its static view (deepnb.ship.exporting)
     Comparison: Renderer(
         bundle=comparison_bundle, show=show_comparison, live=comparison_live
     ),  # repr(comparison) stays its own one line

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from deepnb.server_views import SNAPSHOT_MARK, WIDGET_STATE, WIDGET_VIEW
+from deepnb.server.views import SNAPSHOT_MARK, WIDGET_STATE, WIDGET_VIEW
 from tests.browser.conftest import APPROVALS, QUICKSTART, JupyterServer, running_server
 from tests.browser.test_approvals_browser import approval_card, undecided
 from tests.browser.test_reopen_browser import QUICKSTART_VIEWS, assert_readable

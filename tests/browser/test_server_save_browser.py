@@ -16,7 +16,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from deepnb.server_extension import SNAPSHOT_MARK, WIDGET_STATE, WIDGET_VIEW
+from deepnb.server.extension import SNAPSHOT_MARK, WIDGET_STATE, WIDGET_VIEW
 from tests.browser.conftest import QUICKSTART
 from tests.browser.test_reopen_browser import QUICKSTART_VIEWS, assert_readable
 from tests.support import collaboration

@@ -31,7 +31,7 @@ from deepnb.core.errors import DeepnbError
 from deepnb.models.resolve import online_environment
 from deepnb.session import agents
 from deepnb.session.remote import RemoteWorkbench
-from deepnb.session.serving import serve as serving
+from deepnb.ship import serve as serving
 from tests.support.agents import write
 
 ROOT = Path(__file__).resolve().parents[2]

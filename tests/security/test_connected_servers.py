@@ -25,8 +25,8 @@ from deepnb.core.errors import DeepnbError
 from deepnb.engine.async_tasks import RemoteAgent, _failure
 from deepnb.magics import commands
 from deepnb.session import agents
-from deepnb.session.exporting import export_thread
 from deepnb.session.remote import RemoteWorkbench
+from deepnb.ship.exporting import export_thread
 from deepnb.views.output import run_bundle
 from tests.support.agents import unique
 from tests.support.servers import free_port, offline_client_fixture

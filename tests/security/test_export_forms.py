@@ -18,7 +18,7 @@ import yaml
 
 import deepnb
 from deepnb.core.text.bidi import BIDI_CONTROLS
-from deepnb.session.exporting import export_thread
+from deepnb.ship.exporting import export_thread
 from tests.support.agents import scripted, unique
 
 SECRET = "Zq7W.m2-Lp9+Xk4_Rt8 (v2)&x"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import deepnb
-from deepnb.session.exporting import export_thread
+from deepnb.ship.exporting import export_thread
 from tests.support.agents import scripted, unique
 
 SECRET = "Zq7Wm2Lp9Xk4Rt8Vn3Kd6Export"

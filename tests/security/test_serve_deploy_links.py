@@ -20,9 +20,9 @@ import deepnb
 from deepnb import extensions
 from deepnb.core import trust
 from deepnb.core.errors import DeepnbError
-from deepnb.session.serving import app_copy
-from deepnb.session.serving import deploy as deployment
-from deepnb.session.serving import serve as serving
+from deepnb.ship import app_copy
+from deepnb.ship import deploy as deployment
+from deepnb.ship import serve as serving
 from tests.support.agents import write
 
 SECRET = "the-outside-secret-4f1c"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import deepnb
-from deepnb.session.serving import serve as serving
+from deepnb.ship import serve as serving
 from tests.support.agents import write
 
 pytestmark = pytest.mark.skipif(

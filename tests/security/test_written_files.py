@@ -16,8 +16,8 @@ from IPython.utils.capture import capture_output
 
 import deepnb
 from deepnb.core.errors import DeepnbError
-from deepnb.session.exporting import export_thread
 from deepnb.session.run import Run
+from deepnb.ship.exporting import export_thread
 from tests.support.agents import scripted, unique
 
 WRITE = {"name": "write_file", "args": {"file_path": "/a.md", "content": "a"}}

@@ -17,7 +17,7 @@ import deepnb
 from deepnb.core import trust
 from deepnb.core.errors import DeepnbError
 from deepnb.session.config import UntrustedConfig
-from deepnb.session.serving import deploy as deployment
+from deepnb.ship import deploy as deployment
 from tests.support.agents import write
 
 ANSWER = "Kelp grows up to half a metre a day."
@@ -69,7 +69,7 @@ def test_the_app_folder_has_langgraph_json_its_module_and_copies_of_what_the_tab
     dependencies = config["dependencies"]
     assert dependencies[0] == "."
     # deepnb comes from its checkout here (this repository), as a path langgraph dev puts on sys.path
-    assert (app / dependencies[1]).resolve() == Path(deployment.__file__).resolve().parents[3]
+    assert (app / dependencies[1]).resolve() == Path(deepnb.__file__).resolve().parents[1]
     tables = json.loads((app / "deepnb_agents.json").read_text())["agents"]
     assert tables["writer"]["model"] == "scripted:project/scripts/writer.yaml"
     assert tables["writer"]["backend"]["routes"]["/disk/"]["root_dir"] == "project/data"
@@ -134,7 +134,7 @@ def test_langgraph_cli_validates_the_config_and_writes_a_dockerfile_for_it(
     # what `langgraph build` does before docker: every graph's module is covered by a dependency
     dockerfile, contexts = cli_config.config_to_docker(app / "langgraph.json", validated)
     assert '"writer": "/deps/outer-app/src/deepnb_app.py:writer"' in dockerfile
-    assert list(contexts.values()) == [str(Path(deployment.__file__).resolve().parents[3])]
+    assert list(contexts.values()) == [str(Path(deepnb.__file__).resolve().parents[1])]
 
 
 def test_a_served_graph_is_built_by_deepnb_without_a_checkpointer_and_runs_its_script(

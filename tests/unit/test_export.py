@@ -15,8 +15,8 @@ import pytest
 
 import deepnb
 from deepnb.core.errors import DeepnbError
-from deepnb.session.exporting import export_thread, fenced, markdown_text
 from deepnb.session.workbench import Workbench
+from deepnb.ship.exporting import export_thread, fenced, markdown_text
 from tests.support.agents import scripted, unique
 
 WAIT = 30.0
@@ -165,7 +165,7 @@ def test_a_fence_is_longer_than_any_backticks_inside() -> None:
 def test_a_view_is_one_html_block_that_keeps_its_preformatted_lines() -> None:
     """A blank line would end Markdown's raw HTML block and read the rest as Markdown (an
     indented line as code): they go, except in ``<pre>``, where each stays a line."""
-    from deepnb.session.exporting import html_block
+    from deepnb.ship.exporting import html_block
 
     html = '<div class="a">\n\n  <p>one</p>\n   \n<pre class="x">a\n\n\nb</pre>\n\n    <p>two</p></div>\n'
     block = html_block(html)

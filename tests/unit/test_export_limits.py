@@ -12,8 +12,8 @@ import pytest
 
 import deepnb
 from deepnb.engine.files import sources
-from deepnb.session.export_limits import CONVERSATION_CHARS, FILE_CELLS, FILE_CHARS, head, head_and_tail
 from deepnb.session.workbench import Workbench
+from deepnb.ship.export_limits import CONVERSATION_CHARS, FILE_CELLS, FILE_CHARS, head, head_and_tail
 from tests.support.agents import scripted, unique
 
 WAIT = 60.0

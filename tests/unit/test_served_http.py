@@ -1,5 +1,5 @@
 """The gate ``%deepagent serve`` puts in front of ``langgraph dev``
-(deepnb/session/serving/served_http.py): the
+(deepnb/ship/served_http.py): the
 kernel's requests pass, a browser's (an Origin header) and a rebinding page's (another Host) do
 not. (Against a real server: tests/security/test_serve_origins.py.)"""
 
@@ -9,8 +9,8 @@ import json
 
 import pytest
 
-from deepnb.session.serving import serve as serving
-from deepnb.session.serving.served_http import refusal
+from deepnb.ship import serve as serving
+from deepnb.ship.served_http import refusal
 
 
 def headers(**values: str) -> list[tuple[bytes, bytes]]:
@@ -39,6 +39,6 @@ def test_a_pages_requests_are_refused(sent: dict[str, str]) -> None:
 def test_the_served_langgraph_json_names_the_gate_and_allows_no_origin() -> None:
     settings = json.loads(json.dumps(serving.HTTP))
     assert settings == {
-        "app": "deepnb.session.serving.served_http:app",
+        "app": "deepnb.ship.served_http:app",
         "cors": {"allow_origins": [], "allow_credentials": False},
     }

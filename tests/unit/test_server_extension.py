@@ -9,7 +9,7 @@ from typing import Any
 
 from jupyter_server.services.contents.filemanager import FileContentsManager
 
-from deepnb.server_extension import WIDGET_STATE, WIDGET_VIEW, hook_contents, pre_save, snapshots_only
+from deepnb.server.extension import WIDGET_STATE, WIDGET_VIEW, hook_contents, pre_save, snapshots_only
 
 SNAPSHOT = '<div class="deepnb-snapshot"><b>done</b></div>'
 

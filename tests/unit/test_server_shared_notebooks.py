@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from deepnb.server_shared_notebooks import KERNEL_ACTIONS, end_views_of_kernel, follow_kernels
-from deepnb.server_views import WIDGET_VIEW
+from deepnb.server.shared_notebooks import KERNEL_ACTIONS, end_views_of_kernel, follow_kernels
+from deepnb.server.views import WIDGET_VIEW
 
 ydoc = pytest.importorskip("jupyter_ydoc")
 jupyter_events = pytest.importorskip("jupyter_events")

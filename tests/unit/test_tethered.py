@@ -1,4 +1,4 @@
-"""``deepnb/session/serving/tethered.py``: a command lives no longer than the process that started it, however
+"""``deepnb/ship/tethered.py``: a command lives no longer than the process that started it, however
 that process ends (``SIGKILL`` included), and its exit code comes back unchanged."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from deepnb.session.serving import tethered
+from deepnb.ship import tethered
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups are POSIX")
 

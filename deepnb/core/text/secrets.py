@@ -43,7 +43,7 @@ _KEY_OPEN = re.compile(
 _BEARER_OPEN = re.compile(r"(?i)b(?:e(?:a(?:r(?:e(?:r(?:\s+[A-Za-z0-9._\-]*)?)?)?)?)?)?\Z")
 """The end of a text that more characters could turn into a bearer token, or make a longer one."""
 MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|~])")
-"""What Markdown text escapes with a backslash (:func:`deepnb.session.exporting.markdown_text`)."""
+"""What Markdown text escapes with a backslash (:func:`deepnb.ship.exporting.markdown_text`)."""
 REDACTED = "[redacted]"
 MIN_SECRET = 6
 """Shorter values of secret-named variables are not secrets worth hiding (they'd blank words)."""

@@ -5,7 +5,7 @@ backend's folder; a copy keeps that rule. :class:`Copier` walks a source folder 
 never follows a link: a link that resolves inside the folder being copied is copied as a link (it
 then resolves to the copy, as it does in the kernel), one that leaves the folder, dangles or loops
 is not copied, and is named in :attr:`Copier.skipped`. Files are read with ``O_NOFOLLOW`` and written
-through :class:`~deepnb.session.serving.real_folders.Folder`; a copy stops with a clear message past
+through :class:`~deepnb.ship.real_folders.Folder`; a copy stops with a clear message past
 :data:`MAX_ENTRIES` entries, :data:`MAX_BYTES` bytes or :data:`MAX_DEPTH` nested folders.
 """
 
@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from deepnb.core.errors import DeepnbError
-from deepnb.session.serving.real_folders import Folder
+from deepnb.ship.real_folders import Folder
 
 __all__ = ["MAX_BYTES", "MAX_DEPTH", "MAX_ENTRIES", "Copier", "CopyTooLarge"]
 

@@ -5,7 +5,7 @@ in memory while anyone has it open and for a while after (a minute by default): 
 the notebook in that time gets the document, not the file. A deepnb view in it is a widget output
 whose model lives in the kernel. Once the kernel shuts down or restarts, the model is gone, and a
 page opening the notebook then would show "Error displaying widget: model not found" where the
-file (saved by the hook of :mod:`deepnb.server_extension`) has the view's snapshot.
+file (saved by the hook of :mod:`deepnb.server.extension`) has the view's snapshot.
 
 So when a kernel shuts down or restarts, each deepnb view in the shared notebooks it may have
 served becomes its snapshot in the shared document too, as in the saved file: pages open on the
@@ -26,7 +26,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from deepnb.server_views import snapshot_output
+from deepnb.server.views import snapshot_output
 
 KERNEL_ACTIONS = "https://events.jupyter.org/jupyter_server/kernel_actions/v1"
 """Jupyter Server's event for what happened to a kernel (started, shut down, restarted, ...)."""

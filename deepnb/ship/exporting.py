@@ -35,7 +35,8 @@ from deepnb.core.text.safe_display import safe_display, shown, shown_pattern, sh
 from deepnb.core.text.secrets import MARKDOWN_PUNCTUATION
 from deepnb.engine.recording import Recorded, to_yaml, write_text
 from deepnb.engine.spec import parse_interrupt_on
-from deepnb.session.export_limits import (
+from deepnb.session.protocol import Session
+from deepnb.ship.export_limits import (
     CONVERSATION_CHARS,
     FILE_CELLS,
     FILE_CHARS,
@@ -43,7 +44,6 @@ from deepnb.session.export_limits import (
     head,
     head_and_tail,
 )
-from deepnb.session.protocol import Session
 
 TOOL_ARGS_CHARS = 300
 """Characters of a tool call's arguments a conversation cell shows."""
@@ -112,7 +112,7 @@ def _turns(messages: Sequence[Any]) -> list[tuple[str, list[Any]]]:
 
 def _conversation(replies: Sequence[Any], where: str) -> str:
     """The replies to one prompt as Markdown: the agent's text, the tools it called (escaped).
-    A long one keeps its start and its end (:mod:`deepnb.session.export_limits`) and says, at the
+    A long one keeps its start and its end (:mod:`deepnb.ship.export_limits`) and says, at the
     place it leaves out, how many replies and tool calls are missing and where they are."""
     parts = []
     for message in replies:

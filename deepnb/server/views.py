@@ -1,6 +1,6 @@
 """What tells a deepnb view among a notebook's outputs (nbformat 4 JSON), and its snapshot: shared
-by the Jupyter Server extension's save hook (:mod:`deepnb.server_extension`) and its care of the
-collaboration server's shared notebooks (:mod:`deepnb.server_shared_notebooks`). Imports no layer."""
+by the Jupyter Server extension's save hook (:mod:`deepnb.server.extension`) and its care of the
+collaboration server's shared notebooks (:mod:`deepnb.server.shared_notebooks`). Imports no layer."""
 
 from __future__ import annotations
 

@@ -21,8 +21,8 @@ from typing import Any
 
 from tornado.ioloop import IOLoop
 
-from deepnb.server_shared_notebooks import follow_kernels
-from deepnb.server_views import SNAPSHOT_MARK, WIDGET_STATE, WIDGET_VIEW, text_of
+from deepnb.server.shared_notebooks import follow_kernels
+from deepnb.server.views import SNAPSHOT_MARK, WIDGET_STATE, WIDGET_VIEW, text_of
 
 __all__ = ["SNAPSHOT_MARK", "WIDGET_STATE", "WIDGET_VIEW", "pre_save", "snapshots_only"]
 
@@ -83,7 +83,7 @@ def pre_save(model: MutableMapping[str, Any], **_kwargs: Any) -> None:
 
 
 def _jupyter_server_extension_points() -> list[dict[str, str]]:
-    return [{"module": "deepnb.server_extension"}]
+    return [{"module": "deepnb.server.extension"}]
 
 
 def hook_contents(serverapp: Any) -> None:

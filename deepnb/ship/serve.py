@@ -1,16 +1,16 @@
 """Serving the project's agents on this machine: ``deepnb.serve`` / ``%deepagent serve``.
 
-The agents are deployed (:mod:`deepnb.session.serving.deploy`) into ``.deepnb/served/app`` under the project
+The agents are deployed (:mod:`deepnb.ship.deploy`) into ``.deepnb/served/app`` under the project
 (ignored by git) and ``langgraph dev`` serves that folder on 127.0.0.1, in the background, in its
 own process group, with tracing and analytics off and its output in ``.deepnb/served/langgraph-dev.log``.
 A served disk backend works on the project's own folder, as in the kernel, and the server's own
 data (:data:`SERVER_DATA`: its threads and store) moves into each new app: serving again replaces
 deepnb's files, never what the agents wrote.
 One server per kernel: serving again replaces it, and it stops when the kernel ends, even killed
-(:mod:`deepnb.session.serving.tethered` watches a pipe only the kernel holds). Everything serve writes or
+(:mod:`deepnb.ship.tethered` watches a pipe only the kernel holds). Everything serve writes or
 deletes
 (:data:`WRITES`, under ``.deepnb/served``) goes through
-:class:`~deepnb.session.serving.real_folders.Folder`, never
+:class:`~deepnb.ship.real_folders.Folder`, never
 through a link.
 
 Each served agent is then connected (``deepnb.connect``) under its own name, so ``%%deepagent -a
@@ -38,9 +38,9 @@ from deepnb.core.project import project_root
 from deepnb.core.text.safe_display import safe_display
 from deepnb.session import agents as registry
 from deepnb.session.graph_session import GraphSession
-from deepnb.session.serving import deploy as deployment
-from deepnb.session.serving import tethered
-from deepnb.session.serving.real_folders import Folder
+from deepnb.ship import deploy as deployment
+from deepnb.ship import tethered
+from deepnb.ship.real_folders import Folder
 
 __all__ = ["DEFAULT_PORT", "Server", "current", "serve", "stop"]
 
@@ -56,12 +56,12 @@ through a link; ``app.next`` is the deployment being staged, renamed to ``app``)
 SERVER_DATA = ".langgraph_api"
 """Where ``langgraph dev`` keeps its threads, runs and store, in the app folder it serves."""
 HTTP: dict[str, object] = {
-    "app": "deepnb.session.serving.served_http:app",
+    "app": "deepnb.ship.served_http:app",
     "cors": {"allow_origins": [], "allow_credentials": False},
 }
 """langgraph.json's ``http`` for a served app: the kernel reaches the server directly, never from
 a web page, so no origin may read its answers (``cors``) and a request a page sends, or one to
-another host name than 127.0.0.1's, is refused (:mod:`deepnb.session.serving.served_http`)."""
+another host name than 127.0.0.1's, is refused (:mod:`deepnb.ship.served_http`)."""
 
 
 @safe_display

@@ -1,6 +1,6 @@
 """Run a command for as long as the process that started it lives.
 
-    python deepnb/session/serving/tethered.py COMMAND [ARG ...]
+    python deepnb/ship/tethered.py COMMAND [ARG ...]
 
 :func:`deepnb.serve` starts ``langgraph dev`` through this script, in a process group of its own,
 with the script's standard input a pipe whose other end only the kernel holds. However the
