@@ -1,6 +1,7 @@
 """Sessions: the protocol every kind of agent speaks (:mod:`deepnb.session.protocol`), the local
-and remote workbenches, runs, the agent registry and building, and the many-run kinds
-(batches, comparisons, experiments), export, deploy and serve.
+and remote workbenches, runs, the agent registry, building and ``deepnb.toml``. What runs many
+sessions (batches, comparisons, experiments) is :mod:`deepnb.many`; deploy, serve and export are
+:mod:`deepnb.ship`.
 
 ``from deepnb.session import Session`` (the protocol's names, as before the package was a folder)
 imports the protocol on first use, so importing a module of this package stays light.
