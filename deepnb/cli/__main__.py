@@ -2,4 +2,5 @@
 
 from deepnb.cli.main import main
 
-main(prog_name="deepnb")
+if __name__ == "__main__":
+    main(prog_name="deepnb")

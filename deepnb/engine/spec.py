@@ -9,6 +9,7 @@ from typing import Any
 from deepnb.core.errors import DeepnbError
 from deepnb.core.graphs.structured import expect_in_checkpoints
 from deepnb.core.text.safe_display import safe_display
+from deepnb.engine.approval_rules import check_rules
 from deepnb.engine.deepagents_internals import filesystem_rules, with_filesystem_rules
 from deepnb.engine.drawing import drawing_given
 from deepnb.engine.files.rules import agent_rules
@@ -136,6 +137,7 @@ class AgentSpec:
             name=name,
             **options,
         )
+        check_rules(options, graph)  # a rule naming no tool of the agent would gate nothing
         return mark_steerable(drawing_given(graph))  # served, it says what its agents are given
 
 
