@@ -72,7 +72,9 @@ its job slots cannot take yet, so this only bounds the streams this kernel holds
 
 @dataclass(frozen=True)
 class Plan:
-    """What an experiment runs: its rows, variants (label -> what it is), epochs and baseline."""
+    """What an experiment runs: its rows, variants (label -> what it is), epochs and baseline;
+    ``epochs_reducer`` makes each row's one score of its epochs' scores (what the summary's
+    figures and the comparison rest on)."""
 
     name: str
     rows: tuple[Row, ...]
@@ -80,6 +82,7 @@ class Plan:
     epochs: int
     baseline: str | None
     template: str | None
+    epochs_reducer: stats.Reducer = stats.MEAN
 
     def all_keys(self) -> list[Key]:
         """Every (row, variant, epoch), epochs outermost, so every variant moves on together."""
@@ -466,25 +469,35 @@ class Experiment(LiveDisplayable):
     # -- judging ----------------------------------------------------------------------------
 
     def summary(self, *, threshold: float = stats.THRESHOLD) -> Summary:
-        """Per variant: each score's mean with a 95 % interval, pass rate and pass@k (k =
-        epochs), runs, errors, tokens, cost and latency p50 / p95. A score passes at
-        ``threshold`` or above."""
+        """Per variant: each score's mean over the rows (each row's epochs reduced to one score
+        by ``epochs_reducer``) with a 95 % interval clustered by row, the rows and runs it rests
+        on, pass rate and pass@k (k = epochs), runs, errors, tokens, cost and latency p50 / p95.
+        A score passes at ``threshold`` or above."""
         by_variant: dict[str, list[RunRecord]] = {v: [] for v in self.plan.variants}
         for record in self.records.values():
             by_variant.setdefault(record.variant, []).append(record)
         names = self.scorer_names()
         return Summary(
             tuple(
-                stats.summarize(v, records, names, epochs=self.plan.epochs, threshold=threshold)
+                stats.summarize(
+                    v,
+                    records,
+                    names,
+                    epochs=self.plan.epochs,
+                    threshold=threshold,
+                    reducer=self.plan.epochs_reducer,
+                )
                 for v, records in by_variant.items()
             ),
             self.plan.epochs,
+            _reduced_by(self.plan.epochs_reducer),
         )
 
     def compare(self, a: str, b: str | None = None) -> VariantComparison:
-        """``a`` against ``b`` (default: the baseline): per scorer wins, losses and ties over
-        the rows (each row's mean over epochs), the mean difference and a paired Wilcoxon
-        signed-rank p; and the rows where the two differ most."""
+        """``a`` against ``b`` (default: the baseline), paired by row: per scorer wins, losses
+        and ties over the rows (each row's epochs reduced to one score by ``epochs_reducer``),
+        the mean difference and a paired Wilcoxon signed-rank p; and per scorer the rows where
+        the two differ most on it."""
         b = b if b is not None else self.plan.baseline
         if b is None:
             raise DeepnbError(
@@ -502,13 +515,19 @@ class Experiment(LiveDisplayable):
         mine = [r for r in records if r.variant == a]
         theirs = [r for r in records if r.variant == b]
         names = self.scorer_names()
-        per_scorer = tuple(stats.compare_scorer(mine, theirs, name) for name in names)
-        a_means = {name: stats.row_means(mine, name) for name in names}
-        b_means = {name: stats.row_means(theirs, name) for name in names}
+        reducer = self.plan.epochs_reducer
+        per_scorer = tuple(stats.compare_scorer(mine, theirs, name, reducer) for name in names)
+        a_scores = {name: stats.row_scores(mine, name, reducer) for name in names}
+        b_scores = {name: stats.row_scores(theirs, name, reducer) for name in names}
         first_a = {r.row: r for r in sorted(mine, key=lambda r: -r.epoch)}
         first_b = {r.row: r for r in sorted(theirs, key=lambda r: -r.epoch)}
         return VariantComparison(
-            a, b, per_scorer, tuple(stats.differences(first_a, first_b, a_means, b_means))
+            a,
+            b,
+            per_scorer,
+            tuple(stats.differences(first_a, first_b, a_scores, b_scores)),
+            self.plan.epochs,
+            _reduced_by(reducer),
         )
 
     def rescore(self, scorers: Iterable[Scorer] | Mapping[str, Scorer] | Scorer | None = None) -> Experiment:
@@ -536,10 +555,15 @@ class Summary(Displayable):
 
     variants: tuple[stats.VariantSummary, ...]
     epochs: int
+    reducer: str = "mean"
+    """How each row's epochs became its one score (the epoch reducer's name, and a note where a
+    reopened log could not rebuild its own)."""
 
     def to_records(self) -> list[dict[str, Any]]:
-        """One dict per variant: runs, done, errors, then per scorer ``NAME mean``, ``NAME
-        low``, ``NAME high``, ``NAME pass``, ``NAME pass@k``, then tokens (``None``: unknown; a
+        """One dict per variant: runs, done, errors, then per scorer ``NAME mean`` (over the
+        rows), ``NAME low``, ``NAME high`` (its 95 % interval, clustered by row), ``NAME pass``,
+        ``NAME pass@k``, ``NAME errors``, ``NAME rows`` and ``NAME runs`` (what the mean rests
+        on: the rows with a score and the scored runs), then tokens (``None``: unknown; a
         lower bound where ``tokens_unreported`` model calls reported none), cost (``None``:
         unknown; a lower bound where ``cost_unknown`` runs have no price or tokens are
         unreported), latency p50 / p95."""
@@ -558,6 +582,8 @@ class Summary(Displayable):
                 record[f"{s.scorer} pass"] = s.pass_rate
                 record[f"{s.scorer} pass@{self.epochs}"] = s.pass_at_k
                 record[f"{s.scorer} errors"] = s.errors
+                record[f"{s.scorer} rows"] = s.rows
+                record[f"{s.scorer} runs"] = s.n
             record.update(
                 **v.tokens.columns(),
                 cost=v.cost,
@@ -580,15 +606,19 @@ class Summary(Displayable):
 @safe_display
 @dataclass(frozen=True, repr=False)  # repr: the renderer's text table
 class VariantComparison(Displayable):
-    """``a`` against ``b``: per scorer, and the rows where they differ most."""
+    """``a`` against ``b``, paired by row: per scorer, and per scorer the rows where they differ
+    most; ``epochs`` and ``reducer`` say how each row's one score was made."""
 
     a: str
     b: str
     scorers: tuple[stats.ScorerComparison, ...]
     differences: tuple[stats.Difference, ...]
+    epochs: int = 1
+    reducer: str = "mean"
 
     def to_records(self) -> list[dict[str, Any]]:
-        """One dict per scorer: pairs, wins, losses, ties, mean difference (a - b), p."""
+        """One dict per scorer: pairs (the rows both variants have a score for), wins, losses,
+        ties, mean difference (a - b), p."""
         return [
             {
                 "scorer": s.scorer,
@@ -622,6 +652,11 @@ class _RunsView(Mapping[Key, "Run | RunRecord | None"]):
 _NOT_DONE = RunRecord(-1, "", -1, {}, None, "queued")
 
 
+def _reduced_by(reducer: stats.Reducer) -> str:
+    """The reducer as the summary and the comparison say it: its name, and its note if any."""
+    return f"{reducer.name} ({reducer.note})" if reducer.note else reducer.name
+
+
 def _messages(session: Session, thread_id: str) -> list[dict[str, Any]]:
     """The thread's messages in OpenAI's dict shape (what agentevals and the log take)."""
     try:
@@ -641,6 +676,7 @@ def experiment(
     agent: str | None = None,
     scorers: Iterable[Scorer] | Mapping[str, Scorer] | Scorer | None = (),
     epochs: int = 1,
+    epochs_reducer: str | Callable[[list[float]], Any] = "mean",
     concurrency: int | None = None,
     template: str | None = None,
     name: str | None = None,
@@ -655,11 +691,15 @@ def experiment(
     once in this kernel (default 8); a served agent's runs go to its server as it takes them
     (at most ``concurrency`` at once if given, else 100), where its job slots and queue decide how
     many run at once. ``log``: the JSONL log (default ``.deepnb/experiments/NAME-TIME.jsonl``); a log that
-    exists is resumed, its done runs kept and not run again."""
+    exists is resumed, its done runs kept and not run again. ``epochs_reducer``: how a row's
+    epoch scores become its one score, which the summary's figures and the comparison rest on
+    (Inspect's names: ``mean``, ``median``, ``mode``, ``max``, ``pass_at_K``, ``at_least_K``; or a
+    function of the list of a row's epoch scores returning its score)."""
     if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
         raise DeepnbError(
             f"epochs must be a whole number of at least 1 (runs per row and variant), not {epochs!r}."
         )
+    reduce_with = stats.reducer(epochs_reducer, epochs=epochs)
     limit = KERNEL_CONCURRENCY if concurrency is None else check_concurrency(concurrency)
     served_limit = SERVED_CONCURRENCY if concurrency is None else limit
     rows = load(dataset, template=template)
@@ -669,7 +709,13 @@ def experiment(
         raise DeepnbError(f"baseline={baseline!r} is not a variant: use one of {', '.join(built)}.")
     title = name or DEFAULT_NAME
     plan = Plan(
-        title, tuple(rows), {label: what for label, (_s, what) in built.items()}, epochs, baseline, template
+        title,
+        tuple(rows),
+        {label: what for label, (_s, what) in built.items()},
+        epochs,
+        baseline,
+        template,
+        reduce_with,
     )
     path = Path(log) if log is not None else logs.default_path(title)
     records: dict[Key, RunRecord] = {}
@@ -687,6 +733,7 @@ def experiment(
                 "variants": dict(plan.variants),
                 "scorers": list(chosen),
                 "epochs": epochs,
+                "epochs_reducer": reduce_with.name,
                 "baseline": baseline,
                 "template": template,
                 "rows": len(rows),
@@ -747,13 +794,15 @@ def load_experiment(path: str | os.PathLike[str]) -> Experiment:
     variants = dict(header.get("variants") or {})
     for record in contents.runs.values():
         variants.setdefault(record.variant, "")
+    epochs = int(header.get("epochs") or 1)
     plan = Plan(
         str(header.get("name") or DEFAULT_NAME),
         rows,
         variants,
-        int(header.get("epochs") or 1),
+        epochs,
         header.get("baseline"),
         header.get("template"),
+        stats.logged_reducer(header.get("epochs_reducer"), epochs=epochs),
     )
     return Experiment(plan, scorers={}, path=Path(path), records=contents.runs)
 

@@ -1,14 +1,20 @@
-"""An experiment's judgement: ``summary()`` (means with 95 % intervals, pass rate, pass@k,
-tokens, cost priced from genai-prices or unknown, latency p50/p95, errors), ``compare(a, b)``
-(wins, losses, ties and a paired Wilcoxon test per scorer, the rows that differ most) and
-``rescore()`` (scores again without running anything)."""
+"""An experiment's judgement: ``summary()`` (means over the rows with 95 % intervals clustered
+by row, the rows and runs they rest on, pass rate, pass@k, tokens, cost priced from genai-prices
+or unknown, latency p50/p95, errors), epoch reducers (Inspect's names), ``compare(a, b)`` (wins,
+losses, ties and a paired Wilcoxon test per scorer over the rows, per scorer the rows that differ
+most) and ``rescore()`` (scores again without running anything)."""
 
 from __future__ import annotations
 
+import json
+import math
+import statistics
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+from scipy import stats as scipy_stats
 
 import deepnb
 from deepnb import scorers
@@ -16,6 +22,12 @@ from deepnb.core.errors import DeepnbError
 from deepnb.core.tokens import Tokens
 from deepnb.many import pricing, stats
 from deepnb.many.record import RunRecord, Score
+from deepnb.views.experiment.experiment_view import (
+    comparison_html,
+    comparison_text,
+    summary_html,
+    summary_text,
+)
 from tests.support.agents import scripted, unique
 
 WAIT = 120.0
@@ -142,3 +154,320 @@ def test_compare_mistakes(tmp_path: Path, a: str, b: str | None, message: str) -
     experiment = two_variants(tmp_path)
     with pytest.raises(DeepnbError, match=message):
         experiment.compare(a, b)
+
+
+# -- intervals clustered by row ----------------------------------------------------------------
+
+CORRELATED = [
+    [1, 1, 1],
+    [1, 1, 1],
+    [0, 0, 0],
+    [1, 1, 1],
+    [0, 0, 0],
+    [1, 1, 0],
+    [1, 1, 1],
+    [0, 0, 0],
+    [0, 0, 1],
+    [1, 1, 1],
+    [0, 0, 0],
+    [1, 1, 1],
+]
+"""12 rows × 3 epochs whose epochs mostly agree: a row passes or fails as a whole."""
+
+STATSMODELS = (0.5833333333333334, 0.13685377681655783, 0.2821202014575964, 0.8845464652090703)
+"""The mean, standard error and 95 % interval statsmodels 0.15.0 gives for CORRELATED (made in a
+throwaway virtualenv, statsmodels not being a dependency)::
+
+    y = [v for r in CORRELATED for v in r]; g = [i for i, r in enumerate(CORRELATED) for _ in r]
+    fit = sm.OLS(y, np.ones(len(y))).fit(cov_type="cluster", cov_kwds={"groups": g}, use_t=True)
+    fit.params[0], fit.bse[0], *fit.conf_int(0.05)[0]   # t with 11 (= rows - 1) degrees of freedom
+"""
+
+
+def correlated_records() -> list[RunRecord]:
+    return [
+        rec(row, epoch, float(v)) for row, values in enumerate(CORRELATED) for epoch, v in enumerate(values)
+    ]
+
+
+def inspect_clustered_stderr(values: np.ndarray, clusters: np.ndarray) -> float:
+    """Inspect's ``stderr(cluster=...)`` written out (its std.py): sqrt(C/(C-1) * sum over
+    clusters of (sum of the cluster's deviations from the mean)^2) / N."""
+    mean = values.mean()
+    ids = np.unique(clusters)
+    total = sum(np.outer(values[clusters == c] - mean, values[clusters == c] - mean).sum() for c in ids)
+    return float(np.sqrt(total * len(ids) / (len(ids) - 1)) / len(values))
+
+
+def test_the_interval_is_clustered_by_row_and_wider_than_one_over_every_run() -> None:
+    summary = stats.summarize("v", correlated_records(), ["s"], epochs=3)
+    (s,) = summary.scores
+    mean, stderr, low, high = STATSMODELS
+    assert (s.rows, s.n) == (12, 36)
+    assert s.mean == pytest.approx(mean, abs=1e-12)
+    assert (s.low, s.high) == (pytest.approx(low, abs=1e-9), pytest.approx(high, abs=1e-9))
+    # the same from Inspect's formula over the 36 epoch scores, with t at rows - 1 degrees of freedom
+    values = np.array([v for r in CORRELATED for v in r], float)
+    clusters = np.array([i for i, r in enumerate(CORRELATED) for _ in r])
+    inspect = inspect_clustered_stderr(values, clusters)
+    assert inspect == pytest.approx(stderr, rel=1e-9)
+    half = scipy_stats.t.ppf(0.975, len(CORRELATED) - 1) * inspect
+    assert (s.low, s.high) == (pytest.approx(mean - half), pytest.approx(mean + half))
+    # the old interval, Student's t over all 36 runs as if independent, was far too narrow
+    naive = scipy_stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / math.sqrt(len(values))
+    assert naive < 0.6 * half
+    assert s.low is not None and s.high is not None and (s.high - s.low) / 2 > 1.7 * naive
+
+
+def test_a_row_scored_in_fewer_epochs_counts_as_much_as_the_others() -> None:
+    records = [rec(0, 0, 1.0), rec(0, 1, 1.0), rec(0, 2, 1.0), rec(1, 0, 0.0), rec(2, 0, 0.5), rec(2, 1, 0.5)]
+    records.append(rec(1, 1, None, status="error", error="boom"))
+    (s,) = stats.summarize("v", records, ["s"], epochs=3).scores
+    assert (s.rows, s.n, s.mean) == (3, 6, pytest.approx(0.5))
+    reference = scipy_stats.t.interval(0.95, 2, loc=0.5, scale=scipy_stats.sem([1.0, 0.0, 0.5]))
+    assert (s.low, s.high) == (pytest.approx(max(0.0, reference[0])), pytest.approx(min(1.0, reference[1])))
+
+
+# -- epoch reducers --------------------------------------------------------------------------
+
+
+def inspect_pass_at(values: list[float], k: int) -> float:
+    """Inspect's pass_at estimator as its reducer.py computes it (numpy's running product)."""
+    total, correct = len(values), sum(1 for v in values if v >= 1.0)
+    if total - correct < k:
+        return 1.0
+    return float(1.0 - np.prod(1.0 - k / np.arange(total - correct + 1, total + 1)))
+
+
+@pytest.mark.parametrize(
+    ("name", "values", "expected"),
+    [
+        ("mean", [1.0, 0.0, 0.5, 0.5], 0.5),
+        ("median", [0.1, 0.9, 0.3], 0.3),
+        ("median", [0.0, 1.0, 1.0, 0.2], 0.6),
+        ("mode", [0.0, 1.0, 1.0, 0.0, 1.0], 1.0),
+        ("mode", [0.5, 0.0, 0.0, 0.5], 0.5),  # a tie: the first seen, as Inspect's Counter
+        ("max", [0.2, 0.7, 0.1], 0.7),
+        ("at_least_2", [1.0, 0.0, 1.0, 0.0], 1.0),
+        ("at_least_3", [1.0, 0.0, 1.0, 0.0], 0.0),
+        ("pass_at_1", [1.0, 0.0, 1.0, 0.0], 0.5),
+        ("pass_at_2", [1.0, 0.0, 0.0, 0.0], inspect_pass_at([1.0, 0.0, 0.0, 0.0], 2)),
+        ("pass_at_3", [1.0, 0.0, 1.0, 0.0, 0.0], inspect_pass_at([1.0, 0.0, 1.0, 0.0, 0.0], 3)),
+        ("pass_at_4", [0.0, 0.0, 0.0, 0.0], 0.0),
+        ("pass_at_2", [1.0, 1.0, 1.0, 0.0], 1.0),
+    ],
+)
+def test_each_reducer_as_inspect_computes_it(name: str, values: list[float], expected: float) -> None:
+    reducer = stats.reducer(name, epochs=len(values))
+    assert reducer(values) == pytest.approx(expected)
+    assert reducer.name == name
+
+
+def test_pass_at_k_is_chens_unbiased_estimate() -> None:
+    # 1 - C(n - c, k) / C(n, k): five epochs, two pass, k = 2 -> 1 - C(3, 2) / C(5, 2) = 0.7
+    assert stats.reducer("pass_at_2", epochs=5)([1.0, 0.0, 1.0, 0.0, 0.0]) == pytest.approx(0.7)
+    assert stats.reducer("pass_at_2", epochs=5)([1.0]) is None  # fewer scored epochs than k: no score
+
+
+@pytest.mark.parametrize(
+    ("spec", "epochs", "message"),
+    [
+        ("average", 3, "is not a reducer: use mean, median, mode, max, pass_at_K or at_least_K"),
+        ("pass_at_k", 3, "is not a reducer"),
+        ("pass_at_4", 3, r"needs k from 1 to epochs \(3\): raise epochs= or use a smaller k"),
+        ("at_least_0", 3, r"needs k from 1 to epochs \(3\)"),
+        (3, 3, "is not a reducer"),
+    ],
+)
+def test_an_unknown_reducer_or_a_k_above_epochs_is_refused_at_once(
+    tmp_path: Path, spec: Any, epochs: int, message: str
+) -> None:
+    with pytest.raises(DeepnbError, match=message) as raised:
+        stats.reducer(spec, epochs=epochs)
+    assert "\n" not in str(raised.value)
+    name = unique("reducer")
+    deepnb.agent(name=name, model=scripted({"main": [{"turns": [{"text": "a"}]}]}))
+    log = tmp_path / "l.jsonl"
+    with pytest.raises(DeepnbError, match=message):
+        deepnb.experiment(["q0"], agent=name, epochs=epochs, epochs_reducer=spec, log=log)
+    assert not log.exists()  # nothing ran, nothing was written
+
+
+def by_epoch(output: str, reference: Any, run: RunRecord) -> float:
+    """Row r's epoch e scores 1 when e < r: row 0 never passes, row 1 once, row 2 twice."""
+    return 1.0 if run.epoch < run.row else 0.0
+
+
+def epoch_experiment(tmp_path: Path, reducer: Any, log: str = "l.jsonl") -> Any:
+    name = unique("reduced")
+    deepnb.agent(name=name, model=scripted({"main": [{"turns": [{"text": "a"}]}] * 9}))
+    return deepnb.experiment(
+        ["q0", "q1", "q2"],
+        agent=name,
+        scorers=[by_epoch],
+        epochs=3,
+        epochs_reducer=reducer,
+        log=tmp_path / log,
+    ).wait(WAIT)
+
+
+@pytest.mark.parametrize(
+    ("reducer", "rows"),
+    [("mean", [0.0, 1 / 3, 2 / 3]), ("max", [0.0, 1.0, 1.0]), ("at_least_2", [0.0, 0.0, 1.0])],
+)
+def test_the_reducer_makes_the_rows_the_summary_rests_on_and_is_logged(
+    tmp_path: Path, reducer: str, rows: list[float]
+) -> None:
+    experiment = epoch_experiment(tmp_path, reducer)
+    (s,) = experiment.summary().variants[0].scores
+    expected = scipy_stats.t.interval(0.95, 2, loc=statistics.fmean(rows), scale=scipy_stats.sem(rows))
+    assert (s.rows, s.n, s.mean) == (3, 9, pytest.approx(statistics.fmean(rows)))
+    assert s.low == pytest.approx(max(0.0, expected[0])) and s.high == pytest.approx(min(1.0, expected[1]))
+    record = experiment.summary().to_records()[0]
+    assert (record["by_epoch rows"], record["by_epoch runs"], record["by_epoch mean"]) == (3, 9, s.mean)
+    header = json.loads(experiment.path.read_text(encoding="utf-8").splitlines()[0])
+    assert header["epochs_reducer"] == reducer
+    reopened = deepnb.load_experiment(experiment.path)  # the logged reducer, not the default
+    assert reopened.plan.epochs_reducer.name == reducer
+    assert reopened.summary().variants[0].scores[0].mean == pytest.approx(s.mean)
+
+
+def test_a_function_reducer_is_logged_by_name_and_a_reopened_log_says_it_cannot_rebuild_it(
+    tmp_path: Path,
+) -> None:
+    def last(scores: list[float]) -> float:
+        return scores[-1]
+
+    experiment = epoch_experiment(tmp_path, last)
+    (s,) = experiment.summary().variants[0].scores
+    assert s.mean == pytest.approx(statistics.fmean([0.0, 0.0, 0.0]))  # epoch 2 passes in no row < 3
+    header = json.loads(experiment.path.read_text(encoding="utf-8").splitlines()[0])
+    assert header["epochs_reducer"].startswith("function ") and header["epochs_reducer"].endswith(".last")
+    reopened = deepnb.load_experiment(experiment.path).summary()
+    assert reopened.variants[0].scores[0].mean == pytest.approx(statistics.fmean([0.0, 1 / 3, 2 / 3]))
+    assert reopened.reducer.startswith("mean (the log's epochs_reducer, function ")
+    assert "does not hold" in summary_text(reopened)
+
+    def broken(scores: list[float]) -> str:
+        return "high"
+
+    with pytest.raises(DeepnbError, match=r"epochs_reducer function .*broken returned str"):
+        epoch_experiment(tmp_path, broken, "b.jsonl").summary()
+
+
+def test_a_log_before_reducers_reduces_by_the_mean(tmp_path: Path) -> None:
+    experiment = epoch_experiment(tmp_path, "max")
+    lines = experiment.path.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    del header["epochs_reducer"]
+    old = tmp_path / "old.jsonl"
+    old.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    assert deepnb.load_experiment(old).plan.epochs_reducer == stats.MEAN
+
+
+# -- the paired comparison and the rows that differ, per scorer ----------------------------------
+
+
+def test_the_comparison_pairs_each_rows_reduced_scores() -> None:
+    a = [
+        rec(row, e, float(v))
+        for row, values in enumerate([[1, 0, 0], [1, 1, 1], [0, 0, 0]])
+        for e, v in enumerate(values)
+    ]
+    b = [
+        rec(row, e, float(v))
+        for row, values in enumerate([[0, 0, 0], [0, 1, 1], [0, 0, 1]])
+        for e, v in enumerate(values)
+    ]
+    by_mean = stats.compare_scorer(a, b, "s")
+    assert (by_mean.pairs, by_mean.wins, by_mean.losses, by_mean.ties) == (3, 2, 1, 0)
+    assert by_mean.mean_difference == pytest.approx(statistics.fmean([1 / 3, 1 / 3, -1 / 3]))
+    expected = scipy_stats.wilcoxon([1 / 3, 1 / 3, -1 / 3]).pvalue
+    assert by_mean.p_value == pytest.approx(expected)
+    by_max = stats.compare_scorer(a, b, "s", stats.reducer("max", epochs=3))
+    assert (by_max.pairs, by_max.wins, by_max.losses, by_max.ties) == (3, 1, 1, 1)
+
+
+def two_scorers(row: int, variant: str, epoch: int, exact: float, judged: float, answer: str) -> RunRecord:
+    made = RunRecord(row, variant, epoch, {"q": f"q{row}"}, None, "done", result=answer)
+    made.scores = {"exact": Score(exact), "judged": Score(judged)}
+    return made
+
+
+def test_rows_that_differ_are_listed_per_scorer_never_added_together() -> None:
+    # row 0: exact +1 and judged -1 (the sum, 0, hid it); row 1: the same answers, scored the same;
+    # row 2: only judged differs
+    a = {
+        0: two_scorers(0, "a", 0, 1.0, 0.0, "A0"),
+        1: two_scorers(1, "a", 0, 1.0, 1.0, "same"),
+        2: two_scorers(2, "a", 0, 0.0, 0.9, "A2"),
+    }
+    b = {
+        0: two_scorers(0, "b", 0, 0.0, 1.0, "B0"),
+        1: two_scorers(1, "b", 0, 1.0, 1.0, "same"),
+        2: two_scorers(2, "b", 0, 0.0, 0.4, "B2"),
+    }
+    scores = {
+        side: {name: stats.row_scores(records.values(), name) for name in ("exact", "judged")}
+        for side, records in (("a", a), ("b", b))
+    }
+    listed = stats.differences(a, b, scores["a"], scores["b"])
+    assert [(d.scorer, d.row, d.difference, d.a, d.b) for d in listed] == [
+        ("exact", 0, 1.0, "A0", "B0"),
+        ("judged", 0, -1.0, "A0", "B0"),
+        ("judged", 2, pytest.approx(0.5), "A2", "B2"),
+    ]
+
+
+def hostile_records(variant: str, row_values: list[list[float]]) -> list[RunRecord]:
+    out = []
+    for row, values in enumerate(row_values):
+        for epoch, v in enumerate(values):
+            made = RunRecord(row, variant, epoch, {"q": f"q{row}"}, None, "done", result=f"<i>{variant}</i>")
+            made.scores = {"<b>s</b>": Score(v)}
+            out.append(made)
+    return out
+
+
+def test_the_summary_and_the_comparison_say_what_they_rest_on_escaped(tmp_path: Path) -> None:
+    lines: list[dict[str, Any]] = [
+        {
+            "type": "experiment",
+            "format": 1,
+            "name": "n",
+            "variants": {"<a>": "", "b": ""},
+            "scorers": ["<b>s</b>"],
+            "epochs": 2,
+            "epochs_reducer": "max",
+            "rows": 3,
+        },
+    ]
+    values = {"<a>": [[1.0, 0.0], [1.0, 1.0], [0.0, 0.0]], "b": [[0.0, 0.0], [1.0, 1.0]]}
+    for row in range(3):
+        lines.append(
+            {"type": "row", "row": row, "inputs": {"q": f"q{row}"}, "reference": None, "given": f"q{row}"}
+        )
+    for variant, rows in values.items():
+        for record in hostile_records(variant, rows):
+            lines.append({"type": "run", **record.to_json()})
+    path = tmp_path / "n.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    experiment = deepnb.load_experiment(path)
+    summary = experiment.summary()
+    text = summary_text(summary)
+    assert "n = 3 rows × 2 epochs" in text and "n = 2 rows × 2 epochs" in text
+    assert "each row's max over its epochs; 95 % intervals clustered by row" in text
+    html = summary_html(summary)
+    assert "n = 3 rows × 2 epochs" in html and "&lt;b&gt;s&lt;/b&gt; n" in html and "<b>s</b>" not in html
+    record = {r["variant"]: r for r in summary.to_records()}
+    assert (record["<a>"]["<b>s</b> rows"], record["<a>"]["<b>s</b> runs"]) == (3, 6)
+    assert (record["b"]["<b>s</b> rows"], record["b"]["<b>s</b> runs"]) == (2, 4)
+    for name in ("mean", "low", "high", "pass", "pass@2", "errors"):
+        assert f"<b>s</b> {name}" in record["b"]  # every earlier column is still there
+    comparison = experiment.compare("<a>", "b")
+    assert comparison.to_records()[0]["pairs"] == 2
+    shown = comparison_text(comparison)
+    assert "Paired by row (each row's max over its 2 epochs)" in shown
+    assert "row 0: <b>s</b> +1.00" in shown
+    html = comparison_html(comparison)
+    assert "pairs (rows)" in html and "&lt;b&gt;s&lt;/b&gt; +1.00" in html and "<b>s</b>" not in html

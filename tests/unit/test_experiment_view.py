@@ -130,10 +130,12 @@ def test_a_chart_per_scorer_draws_each_variant_with_its_interval_or_says_why_not
     exact, broken, silent = score_charts(experiment.summary())
     assert exact["note"] == "" and [bar["v"] for bar in exact["bars"]] == ["base", "new"]
     base, new = exact["bars"]
-    assert base["value"].startswith("0.50 [") and base["value"].endswith("n=6")
+    # base's every row scores 0 then 1: each row's mean is 0.50, so the rows agree exactly
+    assert base["value"] == "0.50 [0.50, 0.50] n = 3 rows × 2 epochs"
     assert base["bar"] == [0.0, 50.0] and new["bar"][1] > base["bar"][1]
-    low, width = base["whisker"]
-    assert 0 <= low < 50 < low + width <= 100
+    low, width = new["whisker"]
+    assert new["value"].startswith("0.83 [") and new["value"].endswith("] n = 3 rows × 2 epochs")
+    assert 0 <= low < 83.3 < low + width <= 100
     assert broken["note"].startswith("Every score is an error (12)") and broken["bars"][0]["bar"] is None
     assert silent["note"] == "This scorer gave no numbers: nothing to chart."
     shown = experiment._repr_html_() or ""
@@ -159,7 +161,7 @@ def test_the_comparison_with_the_baseline_is_under_the_summary(tmp_path: Path) -
     text = repr(two)
     assert (
         "new against base, per row:" in text
-        and "  row 1: +0.50  new: <i>new 1</i> | base: <i>base 1</i>" in text
+        and "  row 1: exact +0.50  new: <i>new 1</i> | base: <i>base 1</i>" in text
     )
     three = deepnb.load_experiment(
         hostile_log(tmp_path / "b.jsonl", baseline="base", variants=("base", "x", "new"))

@@ -1,9 +1,10 @@
 """The baseline comparison under the matrix: each variant against the experiment's ``baseline=``
 (or, with exactly two variants and no baseline, the second against the first), from
 :meth:`~deepnb.many.experiment.Experiment.compare`: wins, losses and ties per
-scorer with the paired test's p, and the rows where the two differ most, each with both runs'
-answers (a click on one, in the live view, opens that run). One description serves the live view
-and the static snapshot; every text is clipped here and escaped where it becomes HTML."""
+scorer with the paired test's p over the rows, and per scorer the rows where the two differ most
+on it, each with both runs' answers (a click on one, in the live view, opens that run). One
+description serves the live view and the static snapshot; every text is clipped here and
+escaped where it becomes HTML."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 from deepnb.core.graphs.structured import output_rows
 from deepnb.core.text.markup import escape
+from deepnb.many import stats
 from deepnb.many.experiment import Experiment, VariantComparison
 from deepnb.views.experiment.figures import number
 
@@ -18,6 +20,9 @@ MAX_PAIRS = 4
 """Variants compared with the baseline at most (the first, in the experiment's order)."""
 LINE = 80
 """Characters of an answer (and a row's prompt) a differing row shows."""
+MAX_DIFFERENCES = 8
+"""Differing rows a comparison shows at most, shared among its scorers: each scorer's most
+different row first, then each one's next, and so on."""
 
 
 def _clip(text: Any, limit: int = LINE) -> str:
@@ -38,9 +43,18 @@ def baseline_pairs(experiment: Experiment) -> list[tuple[str, str]]:
 
 
 def comparison_table(comparison: VariantComparison) -> dict[str, Any]:
-    """A comparison as texts: ``{a, b, columns, rows}`` (a row per scorer) and ``differences``
-    (``{r, difference, a, b}``: the row, a - b over the scorers, each variant's answer)."""
-    columns = ["scorer", "pairs", f"{comparison.a} wins", "losses", "ties", "mean difference", "p (Wilcoxon)"]
+    """A comparison as texts: ``{a, b, paired, columns, rows}`` (a row per scorer; ``paired``
+    says what each row's score is) and ``differences`` (``{r, scorer, difference, a, b}``: the
+    row, the scorer, ``difference`` that scorer's name and a - b on it, each variant's answer)."""
+    columns = [
+        "scorer",
+        "pairs (rows)",
+        f"{comparison.a} wins",
+        "losses",
+        "ties",
+        "mean difference",
+        "p (Wilcoxon)",
+    ]
     rows = [
         [
             s.scorer,
@@ -54,16 +68,42 @@ def comparison_table(comparison: VariantComparison) -> dict[str, Any]:
         for s in comparison.scorers
     ]
     differences = [
-        {"r": d.row, "difference": f"{d.difference:+.2f}", "a": _clip(d.a), "b": _clip(d.b)}
-        for d in comparison.differences
+        {
+            "r": d.row,
+            "scorer": d.scorer,
+            "difference": f"{_clip(d.scorer, 40)} {d.difference:+.2f}".lstrip(),
+            "a": _clip(d.a),
+            "b": _clip(d.b),
+        }
+        for d in _shared(comparison.differences)
     ]
+    each = (
+        "each row's score"
+        if comparison.epochs == 1
+        else f"each row's {comparison.reducer} over its {comparison.epochs} epochs"
+    )
     return {
         "a": comparison.a,
         "b": comparison.b,
+        "paired": f"paired by row ({each}); Wilcoxon signed-rank over the pairs",
         "columns": columns,
         "rows": rows,
         "differences": differences,
     }
+
+
+def _shared(differences: tuple[stats.Difference, ...]) -> list[stats.Difference]:
+    """At most :data:`MAX_DIFFERENCES` of ``differences`` (listed by scorer, the furthest apart
+    first), taken from each scorer in turn, then listed by scorer again."""
+    by_scorer: dict[str, list[stats.Difference]] = {}
+    for d in differences:
+        by_scorer.setdefault(d.scorer, []).append(d)
+    taken: set[int] = set()
+    for rank in range(max((len(ds) for ds in by_scorer.values()), default=0)):
+        for ds in by_scorer.values():
+            if rank < len(ds) and len(taken) < MAX_DIFFERENCES:
+                taken.add(id(ds[rank]))
+    return [d for d in differences if id(d) in taken]
 
 
 def baseline_tables(experiment: Experiment) -> list[dict[str, Any]]:
@@ -92,7 +132,8 @@ def _output_line(experiment: Experiment, row: int, variant: str) -> str:
 
 
 def comparison_body(table: dict[str, Any]) -> str:
-    """One comparison as escaped HTML: the per-scorer table, then the rows that differ most."""
+    """One comparison as escaped HTML: the per-scorer table, then per scorer the rows that
+    differ most on it."""
     a, b = table["a"], table["b"]
     head = "".join(f"<th>{escape(c)}</th>" for c in table["columns"])
     body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in table["rows"])
@@ -100,9 +141,10 @@ def comparison_body(table: dict[str, Any]) -> str:
         f'<div class="dnb-head">{escape(a)} against {escape(b)}, per row</div>'
         f'<table class="deepnb-table" aria-label="{escape(a)} against {escape(b)}">'
         f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        f'<p class="dnb-muted">{escape(table.get("paired", ""))}</p>'
     )
     if table["differences"]:
-        diff_head = "".join(f"<th>{escape(c)}</th>" for c in ("row", "difference", a, b))
+        diff_head = "".join(f"<th>{escape(c)}</th>" for c in ("row", "scorer: a − b", a, b))
         diff_rows = "".join(
             f"<tr><td><b>{d['r']}</b> {escape(d.get('prompt', ''))}</td><td>{escape(d['difference'])}</td>"
             f"<td>{escape(d['a'])}</td><td>{escape(d['b'])}</td></tr>"
@@ -117,13 +159,16 @@ def comparison_body(table: dict[str, Any]) -> str:
 
 
 def comparison_lines(table: dict[str, Any]) -> list[str]:
-    """One comparison as text lines: a line per scorer, then the rows that differ most."""
+    """One comparison as text lines: a line per scorer, then per scorer the rows that differ
+    most on it."""
     cells = [table["columns"], *table["rows"]]
     widths = [max(len(row[i]) for row in cells) for i in range(len(table["columns"]))]
     lines = [f"{table['a']} against {table['b']}, per row:"]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells]
+    if table.get("paired"):
+        lines.append(table["paired"][:1].upper() + table["paired"][1:] + ".")
     if table["differences"]:
-        lines.append("Rows where they differ most:")
+        lines.append("Rows where they differ most, per scorer:")
         lines += [
             f"  row {d['r']}: {d['difference']}  {table['a']}: {d['a']} | {table['b']}: {d['b']}"
             for d in table["differences"]

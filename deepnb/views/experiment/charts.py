@@ -15,7 +15,7 @@ from typing import Any
 from deepnb.core.text.markup import escape
 from deepnb.many.experiment import Summary
 from deepnb.many.stats import ScoreSummary
-from deepnb.views.experiment.figures import number
+from deepnb.views.experiment.figures import number, rests_on
 
 MAX_CHARTS = 8
 """Scorers charted at most (the summary's first)."""
@@ -67,7 +67,7 @@ def _span(start: float, end: float, scale: tuple[float, float]) -> list[float]:
     return [min(at), round(abs(at[1] - at[0]), 1)]
 
 
-def _bar(variant: str, s: ScoreSummary | None, scale: tuple[float, float]) -> dict[str, Any]:
+def _bar(variant: str, s: ScoreSummary | None, scale: tuple[float, float], epochs: int) -> dict[str, Any]:
     if s is None or s.mean is None:
         why = "no score yet" if s is None or not s.errors else f"{s.errors} error{'s' * (s.errors != 1)}"
         return {"v": variant, "value": why, "bar": None, "whisker": None}
@@ -75,7 +75,7 @@ def _bar(variant: str, s: ScoreSummary | None, scale: tuple[float, float]) -> di
     errors = f", {s.errors} error{'s' * (s.errors != 1)}" if s.errors else ""
     return {
         "v": variant,
-        "value": f"{number(s.mean)}{interval} n={s.n}{errors}",
+        "value": f"{number(s.mean)}{interval} {rests_on(s.rows, s.n, epochs)}{errors}",
         "bar": _span(0.0, s.mean, scale),
         "whisker": _span(s.low, s.high, scale) if s.low is not None and s.high is not None else None,
     }
@@ -92,7 +92,7 @@ def score_charts(summary: Summary) -> list[dict[str, Any]]:
         found = {v.variant: next((s for s in v.scores if s.scorer == name), None) for v in variants}
         scores = [s for s in found.values() if s is not None]
         scale = _scale(scores)
-        bars = [_bar(variant, found[variant], scale) for variant in found]
+        bars = [_bar(variant, found[variant], scale, summary.epochs) for variant in found]
         title = f"{name}: mean and 95 % interval, scale {number(scale[0])} to {number(scale[1])}"
         done = sum(v.done for v in variants)
         charts.append({"scorer": name, "title": title, "note": _note(scores, done), "bars": bars})

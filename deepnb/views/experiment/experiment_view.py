@@ -22,7 +22,7 @@ from deepnb.views.experiment.baseline import (
 )
 from deepnb.views.experiment.charts import CHART_CSS, charts_html, charts_text, score_charts
 from deepnb.views.experiment.fields import field_cells, field_label, field_names
-from deepnb.views.experiment.figures import number
+from deepnb.views.experiment.figures import number, rests_on
 from deepnb.views.experiment.logged_run import logged_head, logged_run_html
 from deepnb.views.run.tokens import cost_words, token_pair
 from deepnb.views.styles import styled
@@ -224,28 +224,39 @@ def summary_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
     columns = ["variant", "runs", "errors"]
     scorers = [s.scorer for s in summary.variants[0].scores][:MAX_SCORERS] if summary.variants else []
     for name in scorers:
-        columns += [f"{name} mean [95%]", f"{name} pass", f"{name} pass@{summary.epochs}"]
+        columns += [f"{name} mean [95%]", f"{name} n", f"{name} pass", f"{name} pass@{summary.epochs}"]
     columns += ["tokens in/out", "cost $", "latency p50/p95 s"]
     rows = []
     for v in summary.variants[:MAX_VARIANTS]:
         row = [v.variant, str(v.runs), str(v.errors)]
         for s in v.scores[:MAX_SCORERS]:
             interval = f" [{number(s.low)}, {number(s.high)}]" if s.low is not None else ""
-            row += [f"{number(s.mean)}{interval}", number(s.pass_rate), number(s.pass_at_k)]
+            row += [
+                f"{number(s.mean)}{interval}",
+                rests_on(s.rows, s.n, summary.epochs),
+                number(s.pass_rate),
+                number(s.pass_at_k),
+            ]
         cost = cost_words(v.cost, complete=not v.cost_unknown)
         row += [token_pair(v.tokens), cost, f"{number(v.latency_p50)}/{number(v.latency_p95)}"]
         rows.append(row)
     return columns, rows
 
 
+def summary_note(summary: Summary) -> str:
+    """What the summary's means are, in one line: over the rows, of each row's reduced epochs,
+    with intervals clustered by row."""
+    each = "each row's score" if summary.epochs == 1 else f"each row's {summary.reducer} over its epochs"
+    return f"Means over the rows of {each}; 95 % intervals clustered by row (n: what each rests on)."
+
+
 def summary_text(summary: Summary) -> str:
-    """``repr(experiment.summary())``: one line per variant."""
+    """``repr(experiment.summary())``: one line per variant, then what the means are."""
     columns, rows = summary_rows(summary)
     cells = [columns, *rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
-    return "\n".join(
-        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
-    )
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells]
+    return "\n".join([*lines, summary_note(summary)])
 
 
 def _summary_table(summary: Summary) -> str:
@@ -255,6 +266,7 @@ def _summary_table(summary: Summary) -> str:
     return (
         '<table class="deepnb-table" aria-label="Summary">'
         f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        f'<p class="dnb-muted">{escape(summary_note(summary))}</p>'
     )
 
 

@@ -6,3 +6,10 @@ from __future__ import annotations
 def number(value: float | None, digits: int = 2) -> str:
     """``value`` with ``digits`` decimals, or "–" for ``None`` (no score, nothing measured)."""
     return "–" if value is None else f"{value:.{digits}f}"
+
+
+def rests_on(rows: int, runs: int, epochs: int) -> str:
+    """What a figure rests on: ``n = R rows × E epochs``, and the scored runs where they are not
+    every row's every epoch (some failed, or are not done yet)."""
+    said = f"n = {rows} row{'s' * (rows != 1)} × {epochs} epoch{'s' * (epochs != 1)}"
+    return said if runs == rows * epochs else f"{said}, {runs} run{'s' * (runs != 1)} scored"
