@@ -5,7 +5,8 @@ An experiment is a session of sessions like a batch: its runs go through one
 :class:`~deepnb.many.batch.Batch`, each on a new thread of its variant's session: at most
 ``concurrency`` at once in this kernel over all variants, and a served agent's runs handed to its
 server, whose job slots and queue decide how many run at once there. Scoring runs on worker
-threads, never on the engine loop, and a scorer that raises gives that run's cell an error score
+threads, never on the engine loop, at most ``concurrency`` runs scored at once (a judge's model
+calls count against it as runs do), and a scorer that raises gives that run's cell an error score
 while the rest goes on. Reopened from its log (``deepnb.load_experiment``), an experiment has its
 records and no sessions; given the same ``log=`` again, an interrupted experiment runs only what
 is not done yet.
@@ -44,7 +45,6 @@ from deepnb.session.run import Run
 
 ENDING_SECONDS = 30.0
 """How long a worker waits for an ended run's last reads before recording it."""
-SCORING_THREADS = 4
 COLUMNS = (
     "row",
     "reference",
@@ -179,6 +179,9 @@ class Experiment(LiveDisplayable):
         """Each of those keys' place in the batch."""
         self._planned = frozenset(plan.all_keys())
         self._listeners: list[Callable[[], None]] = []
+        self.concurrency = KERNEL_CONCURRENCY
+        """How many runs are scored at once (the experiment's ``concurrency``): a judge's model
+        calls count against it as the runs' do."""
 
     # -- running ----------------------------------------------------------------------------
 
@@ -195,7 +198,8 @@ class Experiment(LiveDisplayable):
             for i, (row, _v, _e) in enumerate(self._keys)
         ]
         sessions = [self._sessions[variant] for _row, variant, _e in self._keys]
-        self._pool = ThreadPoolExecutor(SCORING_THREADS, thread_name_prefix="deepnb-scoring")
+        self.concurrency = concurrency
+        self._pool = ThreadPoolExecutor(concurrency, thread_name_prefix="deepnb-scoring")
         self._batch = _Runs(
             sessions,
             inputs,
@@ -513,12 +517,14 @@ class Experiment(LiveDisplayable):
 
     def rescore(self, scorers: Iterable[Scorer] | Mapping[str, Scorer] | Scorer | None = None) -> Experiment:
         """Score every done run again, with ``scorers`` (they become the experiment's) or the
-        current ones, without running anything again; each run's new scores go to the log."""
+        current ones, without running anything again; each run's new scores go to the log. At
+        most ``concurrency`` runs are scored at once (the experiment's; settable on a reopened
+        one: ``exp.concurrency = 4``)."""
         if scorers is not None:
             self.scorers = named(scorers)
         current = dict(self.scorers)
         done = [record for record in self.records.values() if record.status == "done"]
-        with ThreadPoolExecutor(SCORING_THREADS, thread_name_prefix="deepnb-scoring") as pool:
+        with ThreadPoolExecutor(self.concurrency, thread_name_prefix="deepnb-scoring") as pool:
             scored = list(pool.map(lambda r: self._scored(r, current), done))
         writer = self._writer or logs.LogWriter(self.path)
         for record, scores in zip(done, scored, strict=True):
