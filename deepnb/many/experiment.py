@@ -15,6 +15,7 @@ is not done yet.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import os
 import threading
@@ -56,6 +57,7 @@ COLUMNS = (
     "tokens_out",
     "tokens_unreported",
     "cost",
+    "scoring_cost",
     "latency",
     "thread_id",
     "error",
@@ -450,6 +452,7 @@ class Experiment(LiveDisplayable):
                 status=self.status_of(key),
                 **(record.tokens.columns() if record else dict.fromkeys(TOKEN_COLUMNS)),
                 cost=record.cost if record else None,
+                scoring_cost=record.scoring_cost if record else None,
                 latency=record.latency if record else None,
                 thread_id=record.thread_id if record else None,
                 error=record.error if record else None,
@@ -483,6 +486,7 @@ class Experiment(LiveDisplayable):
                 for v, records in by_variant.items()
             ),
             self.plan.epochs,
+            {v: _scoring_cost(records) for v, records in by_variant.items()},
         )
 
     def compare(self, a: str, b: str | None = None) -> VariantComparison:
@@ -542,13 +546,17 @@ class Summary(Displayable):
 
     variants: tuple[stats.VariantSummary, ...]
     epochs: int
+    scoring_costs: Mapping[str, float | None] = dataclasses.field(default_factory=dict)
+    """Per variant, what its scorers' model calls (a judge's) cost in US dollars (``None``:
+    none priced)."""
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per variant: runs, done, errors, then per scorer ``NAME mean``, ``NAME
         low``, ``NAME high``, ``NAME pass``, ``NAME pass@k``, then tokens (``None``: unknown; a
         lower bound where ``tokens_unreported`` model calls reported none), cost (``None``:
         unknown; a lower bound where ``cost_unknown`` runs have no price or tokens are
-        unreported), latency p50 / p95."""
+        unreported), ``scoring_cost`` (the judge's model calls; ``None``: none priced), latency
+        p50 / p95."""
         records = []
         for v in self.variants:
             record: dict[str, Any] = {
@@ -568,6 +576,7 @@ class Summary(Displayable):
                 **v.tokens.columns(),
                 cost=v.cost,
                 cost_unknown=v.cost_unknown,
+                scoring_cost=self.scoring_costs.get(v.variant),
                 latency_p50=v.latency_p50,
                 latency_p95=v.latency_p95,
             )
@@ -626,6 +635,12 @@ class _RunsView(Mapping[Key, "Run | RunRecord | None"]):
 
 
 _NOT_DONE = RunRecord(-1, "", -1, {}, None, "queued")
+
+
+def _scoring_cost(records: Iterable[RunRecord]) -> float | None:
+    """What the scorers' model calls cost over ``records`` (``None``: none priced)."""
+    costs = [cost for record in records if (cost := record.scoring_cost) is not None]
+    return sum(costs) if costs else None
 
 
 def _messages(session: Session, thread_id: str) -> list[dict[str, Any]]:

@@ -226,6 +226,9 @@ def summary_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
     for name in scorers:
         columns += [f"{name} mean [95%]", f"{name} pass", f"{name} pass@{summary.epochs}"]
     columns += ["tokens in/out", "cost $", "latency p50/p95 s"]
+    judged = any(cost is not None for cost in summary.scoring_costs.values())
+    if judged:  # only where a judge's calls were priced
+        columns.append("judge $")
     rows = []
     for v in summary.variants[:MAX_VARIANTS]:
         row = [v.variant, str(v.runs), str(v.errors)]
@@ -234,6 +237,8 @@ def summary_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
             row += [f"{number(s.mean)}{interval}", number(s.pass_rate), number(s.pass_at_k)]
         cost = cost_words(v.cost, complete=not v.cost_unknown)
         row += [token_pair(v.tokens), cost, f"{number(v.latency_p50)}/{number(v.latency_p95)}"]
+        if judged:
+            row.append(cost_words(summary.scoring_costs.get(v.variant), complete=True))
         rows.append(row)
     return columns, rows
 
