@@ -14,6 +14,7 @@ is not done yet.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import datetime as dt
@@ -35,7 +36,7 @@ from deepnb.core.schema import ENDED
 from deepnb.core.text.safe_display import safe_display
 from deepnb.core.tokens import TOKEN_COLUMNS
 from deepnb.many import log as logs
-from deepnb.many import pricing, stats
+from deepnb.many import pricing, retrying, stats
 from deepnb.many.batch import WHOLE, Batch
 from deepnb.many.datasets import Row, load
 from deepnb.many.record import Key, RunRecord, Score
@@ -111,11 +112,19 @@ class _Runs(Batch):
         *,
         concurrency: int,
         served_concurrency: int,
+        retries: retrying.Retries | None = None,
         **options: Any,
     ) -> None:
         self._sessions = sessions
         self._served_concurrency = served_concurrency
+        self._retries = retries
         super().__init__(sessions[0], inputs, concurrency=concurrency, **options)
+
+    def retry_delay(self, index: int, run: Run, attempts: int) -> float | None:
+        return None if self._retries is None else self._retries.delay(attempts, run.exception)
+
+    async def back_off(self, seconds: float) -> None:
+        await (self._retries.sleep if self._retries is not None else asyncio.sleep)(seconds)
 
     def session_for(self, item: BatchInput) -> Session:
         return self._sessions[item.index]
@@ -184,6 +193,12 @@ class Experiment(LiveDisplayable):
         self.concurrency = KERNEL_CONCURRENCY
         """How many runs are scored at once (the experiment's ``concurrency``): a judge's model
         calls count against it as the runs' do."""
+        self.retries: retrying.Retries | None = None
+        self.fail_on_error: retrying.ErrorLimit | None = None
+        self.failure: str | None = None
+        """Why the experiment stopped itself (``fail_on_error=`` reached), in one line."""
+        self._errors = 0
+        self._stopped = False
 
     # -- running ----------------------------------------------------------------------------
 
@@ -207,6 +222,7 @@ class Experiment(LiveDisplayable):
             inputs,
             concurrency=concurrency,
             served_concurrency=served_concurrency,
+            retries=self.retries,
             run_options=run_options,
         )
         self._batch.subscribe(self._changed)
@@ -231,7 +247,7 @@ class Experiment(LiveDisplayable):
         failed = batch.start_error(index)
         if run is None and failed is None:
             return
-        if run is not None and run.status not in ENDED:
+        if run is not None and (run.status not in ENDED or batch.retrying(index)):
             return
         with self._lock:
             if index in self._seen or self._pool is None:
@@ -257,12 +273,32 @@ class Experiment(LiveDisplayable):
             record = RunRecord(row_index, variant, epoch, row.fields, row.reference, "error", error=failed)
         else:
             record = self._read(run, row, variant, epoch)
+        if self._batch is not None:
+            record.attempts = max(1, self._batch.attempts(index))
         if record.status == "done":
             record.scores = self._scored(record, self.scorers)
         with self._lock:
             self._records[record.key] = record
+            if record.status == "error":
+                self._errors += 1
         if self._writer is not None:
             self._writer.write("run", record.to_json())
+        if record.status == "error":
+            self._check_errors(record.error)
+
+    def _check_errors(self, last: str | None) -> None:
+        """Stop the experiment once its failed runs reach ``fail_on_error``."""
+        limit = self.fail_on_error
+        if limit is None:
+            return
+        runs = len(self._planned)
+        with self._lock:
+            if self.failure is not None or not limit.passed(self._errors, runs):
+                return
+            self.failure = limit.line(self._errors, runs, last, str(self.path))
+        if self._writer is not None:
+            self._writer.write("stopped", {"reason": self.failure})
+        self.stop(reason="stopped: too many runs failed (fail_on_error)")
 
     def _notify(self) -> None:
         for listener in list(self._listeners):
@@ -312,7 +348,8 @@ class Experiment(LiveDisplayable):
 
     def wait(self, timeout: float | None = None) -> Experiment:
         """Block until every run ended and is scored (runs waiting for approval do not hold it
-        up); return the experiment."""
+        up); return the experiment. Once ``fail_on_error=`` stopped it, raise that line (what
+        ended is in the experiment and its log)."""
         batch = self._batch
         if batch is None:
             return self
@@ -326,6 +363,8 @@ class Experiment(LiveDisplayable):
             raise TimeoutError(f"The experiment is still scoring {len(pending)} run(s); call wait() again.")
         for future in finished:
             future.result()  # a scoring thread's own failure (scorers' are caught) shows here
+        if self.failure is not None:
+            raise DeepnbError(self.failure)
         return self
 
     async def wait_async(self, *, poll: float = 0.1) -> Experiment:
@@ -337,9 +376,20 @@ class Experiment(LiveDisplayable):
     def stop(self, *, reason: str = "stopped") -> Experiment:
         """Stop every run and drop those still queued (what ended stays in the log; the same
         ``log=`` later runs the rest). ``reason`` completes "Run …" on each stopped run's notice."""
+        self._stopped = True
         if self._batch is not None:
             self._batch.stop(reason=reason)
         return self
+
+    @property
+    def status(self) -> str:
+        """``running``, ``done``, ``stopped`` (by ``stop()``), or, once ``fail_on_error=``
+        stopped it, the one line saying why."""
+        if self.failure is not None:
+            return self.failure
+        if not self.done:
+            return "running"
+        return "stopped" if self._stopped else "done"
 
     def going(self) -> list[Going]:
         """Where runs execute now (this kernel, a server) with how many run there and wait in
@@ -402,7 +452,8 @@ class Experiment(LiveDisplayable):
 
     def status_of(self, key: Key) -> str:
         """``queued``, ``running``, ``interrupted``, ``done``, ``error`` or ``cancelled``
-        (``scoring`` while an ended run is being scored)."""
+        (``scoring`` while an ended run is being scored, ``retrying`` while a failed one waits
+        to run again)."""
         record = self._records.get(key)
         batch = self._batch
         index = self._index.get(key) if batch is not None else None
@@ -410,6 +461,8 @@ class Experiment(LiveDisplayable):
             run = batch.run_at(index)
             if run is not None and run.status not in ENDED:
                 return run.status
+            if run is not None and batch.retrying(index):
+                return "retrying"
             if run is not None and (record is None or record.thread_id != run.thread_id):
                 return "scoring"
             if run is None and record is None:
@@ -669,6 +722,8 @@ def experiment(
     baseline: str | None = None,
     auto_approve: bool = False,
     namespace: Mapping[str, Any] | None = None,
+    retries: int | retrying.Retries | None = None,
+    fail_on_error: bool | int | float | None = None,
 ) -> Experiment:
     """Run ``dataset`` by each of ``variants`` (default: ``agent`` as it is) ``epochs`` times,
     scoring each run with ``scorers``; returns the :class:`Experiment` at once. Everything is
@@ -676,7 +731,13 @@ def experiment(
     once in this kernel (default 8); a served agent's runs go to its server as it takes them
     (at most ``concurrency`` at once if given, else 100), where its job slots and queue decide how
     many run at once. ``log``: the JSONL log (default ``.deepnb/experiments/NAME-TIME.jsonl``); a log that
-    exists is resumed, its done runs kept and not run again."""
+    exists is resumed, its done runs kept and not run again. ``retries``: how many times a run
+    failing with an error that may pass (a rate limit, a timeout, a 5xx) is run again, after an
+    exponential backoff (or a :class:`~deepnb.many.retrying.Retries`). ``fail_on_error``:
+    ``True``, a count or a fraction of the runs (as Inspect's): once that many runs failed, the
+    experiment stops, and ``status`` and ``wait()`` say why in one line."""
+    retry_policy = retrying.retries_of(retries)
+    error_limit = retrying.error_limit(fail_on_error)
     if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
         raise DeepnbError(
             f"epochs must be a whole number of at least 1 (runs per row and variant), not {epochs!r}."
@@ -735,6 +796,7 @@ def experiment(
         sessions=sessions,
         models={label: pricing.model_of(session) for label, session in sessions.items()},
     )
+    made.retries, made.fail_on_error = retry_policy, error_limit
     return made._begin(limit, served_limit, {"auto_approve": auto_approve} if auto_approve else {})
 
 

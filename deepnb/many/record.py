@@ -77,6 +77,9 @@ class RunRecord(Displayable):
     thread_id: str | None = None
     messages: list[dict[str, Any]] = field(default_factory=list)
     scores: dict[str, Score] = field(default_factory=dict)
+    attempts: int = 1
+    """Runs it took: more than 1 where a run failing with an error that may pass was run again
+    (``retries=``); the record is the last one's."""
 
     @property
     def key(self) -> Key:
@@ -124,6 +127,7 @@ class RunRecord(Displayable):
             "thread_id": self.thread_id,
             "messages": self.messages,
             "scores": {name: score.to_json() for name, score in self.scores.items()},
+            "attempts": self.attempts,
         }
 
     @classmethod
@@ -144,7 +148,13 @@ class RunRecord(Displayable):
             thread_id=data.get("thread_id"),
             messages=list(data.get("messages") or []),
             scores={str(k): Score.from_json(v) for k, v in (data.get("scores") or {}).items()},
+            attempts=_whole(data.get("attempts"), 1),
         )
+
+
+def _whole(value: Any, default: int) -> int:
+    """A logged count, ``default`` where the log has none (or something else)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else default
 
 
 def _json_object(text: str) -> Any:

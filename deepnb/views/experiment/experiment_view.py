@@ -127,9 +127,11 @@ def head_line(experiment: Experiment) -> str:
     done = sum(1 for r in records if r.status == "done")
     total = len(experiment.plan.all_keys())
     going = "" if experiment.done else "; " + going_text(experiment.going())
+    failure = experiment.failure  # fail_on_error= reached: why it stopped
     return (
         f"Experiment {experiment.name!r}: {len(experiment.plan.rows)} rows × {len(experiment.variants)} "
         f"variants × {experiment.plan.epochs} epochs, {done}/{total} done{going} (log: {experiment.path})"
+        + (f" — {failure}" if failure else "")
     )
 
 
