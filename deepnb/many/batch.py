@@ -243,6 +243,10 @@ class Batch(LiveDisplayable):
         for index in started:
             self._notify(index)
 
+    def started(self, index: int, run: Run) -> None:
+        """Input ``index``'s run just started (on the engine loop, before its first step runs):
+        nothing here; an experiment's batch tells its cache the run's epoch."""
+
     def retry_delay(self, index: int, run: Run, attempts: int) -> float | None:
         """Seconds to wait before running input ``index`` again, its run having failed on its
         ``attempts``-th attempt; ``None``: it is not run again (a batch of one agent never is;
@@ -298,6 +302,7 @@ class Batch(LiveDisplayable):
             slot.failed_to_start = str(exc) or type(exc).__name__
             return
         slot.run = run
+        self.started(index, run)
         use_thread = getattr(session, "use_thread", None)
         if chosen is not None and use_thread is not None and session.selected_thread == run.thread_id:
             use_thread(chosen)  # a batch's threads are its own: the agent's current thread stays

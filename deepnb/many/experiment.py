@@ -25,7 +25,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deepnb.core.batch_inputs import BatchInput, check_concurrency
 from deepnb.core.displayable import Displayable, LiveDisplayable
@@ -44,6 +44,9 @@ from deepnb.many.scoring import Scorer, named, score
 from deepnb.many.variants import build
 from deepnb.session.protocol import Session
 from deepnb.session.run import Run
+
+if TYPE_CHECKING:
+    from deepnb.many.caching import EpochCache
 
 ENDING_SECONDS = 30.0
 """How long a worker waits for an ended run's last reads before recording it."""
@@ -113,12 +116,18 @@ class _Runs(Batch):
         concurrency: int,
         served_concurrency: int,
         retries: retrying.Retries | None = None,
+        on_start: Callable[[int, Run], None] | None = None,
         **options: Any,
     ) -> None:
         self._sessions = sessions
         self._served_concurrency = served_concurrency
         self._retries = retries
+        self._on_start = on_start
         super().__init__(sessions[0], inputs, concurrency=concurrency, **options)
+
+    def started(self, index: int, run: Run) -> None:
+        if self._on_start is not None:
+            self._on_start(index, run)
 
     def retry_delay(self, index: int, run: Run, attempts: int) -> float | None:
         return None if self._retries is None else self._retries.delay(attempts, run.exception)
@@ -199,6 +208,8 @@ class Experiment(LiveDisplayable):
         """Why the experiment stopped itself (``fail_on_error=`` reached), in one line."""
         self._errors = 0
         self._stopped = False
+        self.cache: EpochCache | None = None
+        """The model-call cache (``cache=``), or ``None``."""
 
     # -- running ----------------------------------------------------------------------------
 
@@ -223,11 +234,17 @@ class Experiment(LiveDisplayable):
             concurrency=concurrency,
             served_concurrency=served_concurrency,
             retries=self.retries,
+            on_start=self._started if self.cache is not None else None,
             run_options=run_options,
         )
         self._batch.subscribe(self._changed)
         self._batch.begin()
         return self
+
+    def _started(self, index: int, run: Run) -> None:
+        """A run started (before its first model call): its calls are of its epoch."""
+        if self.cache is not None:
+            self.cache.assign(run.thread_id, self._keys[index][2])
 
     def _changed(self, index: int) -> None:
         """A run may have changed (on the engine thread: only hand work to the scorers)."""
@@ -324,6 +341,7 @@ class Experiment(LiveDisplayable):
             latency=round(state.elapsed, 3),
             thread_id=run.thread_id,
             messages=_messages(self._sessions[variant], run.thread_id),
+            cached=self.cache.hits(run.thread_id) if self.cache is not None else 0,
         )
 
     @staticmethod
@@ -724,6 +742,7 @@ def experiment(
     namespace: Mapping[str, Any] | None = None,
     retries: int | retrying.Retries | None = None,
     fail_on_error: bool | int | float | None = None,
+    cache: bool | str | os.PathLike[str] = False,
 ) -> Experiment:
     """Run ``dataset`` by each of ``variants`` (default: ``agent`` as it is) ``epochs`` times,
     scoring each run with ``scorers``; returns the :class:`Experiment` at once. Everything is
@@ -735,9 +754,12 @@ def experiment(
     failing with an error that may pass (a rate limit, a timeout, a 5xx) is run again, after an
     exponential backoff (or a :class:`~deepnb.many.retrying.Retries`). ``fail_on_error``:
     ``True``, a count or a fraction of the runs (as Inspect's): once that many runs failed, the
-    experiment stops, and ``status`` and ``wait()`` say why in one line."""
+    experiment stops, and ``status`` and ``wait()`` say why in one line. ``cache``: ``True``
+    (under ``.deepnb/cache``) or a folder keeps every model response on disk, reused for the
+    same model, parameters, messages and epoch (a re-run after a kernel restart too)."""
     retry_policy = retrying.retries_of(retries)
     error_limit = retrying.error_limit(fail_on_error)
+    model_cache = _cache(cache)
     if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
         raise DeepnbError(
             f"epochs must be a whole number of at least 1 (runs per row and variant), not {epochs!r}."
@@ -746,7 +768,7 @@ def experiment(
     served_limit = SERVED_CONCURRENCY if concurrency is None else limit
     rows = load(dataset, template=template)
     chosen = named(scorers)
-    built = build(variants, agent, namespace)
+    built = build(variants, agent, namespace, cache=model_cache)
     if baseline is not None and baseline not in built:
         raise DeepnbError(f"baseline={baseline!r} is not a variant: use one of {', '.join(built)}.")
     title = name or DEFAULT_NAME
@@ -796,8 +818,18 @@ def experiment(
         sessions=sessions,
         models={label: pricing.model_of(session) for label, session in sessions.items()},
     )
-    made.retries, made.fail_on_error = retry_policy, error_limit
+    made.retries, made.fail_on_error, made.cache = retry_policy, error_limit, model_cache
     return made._begin(limit, served_limit, {"auto_approve": auto_approve} if auto_approve else {})
+
+
+def _cache(value: Any) -> EpochCache | None:
+    """``cache=`` as the cache its variants' models answer through (``None``: no cache)."""
+    if value is None or value is False:
+        return None
+    from deepnb.many import caching  # noqa: PLC0415  # lazy: it imports langchain_core and langgraph
+
+    folder = caching.cache_folder(value)
+    return caching.EpochCache(folder) if folder is not None else None
 
 
 def _resumed(path: Path, plan: Plan) -> dict[Key, RunRecord]:

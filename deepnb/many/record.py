@@ -80,6 +80,8 @@ class RunRecord(Displayable):
     attempts: int = 1
     """Runs it took: more than 1 where a run failing with an error that may pass was run again
     (``retries=``); the record is the last one's."""
+    cached: int = 0
+    """Its model calls answered from the experiment's cache (``cache=``): they spent nothing."""
 
     @property
     def key(self) -> Key:
@@ -128,6 +130,7 @@ class RunRecord(Displayable):
             "messages": self.messages,
             "scores": {name: score.to_json() for name, score in self.scores.items()},
             "attempts": self.attempts,
+            "cached": self.cached,
         }
 
     @classmethod
@@ -148,13 +151,14 @@ class RunRecord(Displayable):
             thread_id=data.get("thread_id"),
             messages=list(data.get("messages") or []),
             scores={str(k): Score.from_json(v) for k, v in (data.get("scores") or {}).items()},
-            attempts=_whole(data.get("attempts"), 1),
+            attempts=max(1, _whole(data.get("attempts"), 1)),
+            cached=_whole(data.get("cached"), 0),
         )
 
 
 def _whole(value: Any, default: int) -> int:
     """A logged count, ``default`` where the log has none (or something else)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else default
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
 
 
 def _json_object(text: str) -> Any:

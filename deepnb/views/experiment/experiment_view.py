@@ -32,6 +32,8 @@ MAX_VARIANTS = 12
 MAX_SCORERS = 8
 LINE = 80
 """Characters of an answer's first line (and a row's prompt) a cell shows."""
+CACHED_MARK = "⟲"
+"""What a cell's status says of model calls answered from the cache (``cache=``)."""
 MESSAGE_CHARS = 2_000
 """Characters of each message a logged run's transcript shows."""
 MAX_MESSAGES = 60
@@ -88,6 +90,9 @@ def matrix_cell(experiment: Experiment, row: int, variant: str, axes: Axes) -> d
     for status in statuses:
         counted[status] = counted.get(status, 0) + 1
     said = ", ".join(s if n == 1 and len(statuses) == 1 else f"{n} {s}" for s, n in counted.items())
+    cached = sum(r.cached for r in records)
+    if cached:  # a small mark: model calls answered from the experiment's cache
+        said += f" · {CACHED_MARK} {cached} cached"
     worst = (
         "error" if "error" in counted else ("done" if counted.get("done") == len(statuses) else statuses[0])
     )
