@@ -130,7 +130,9 @@ class _Runs(Batch):
             self._on_start(index, run)
 
     def retry_delay(self, index: int, run: Run, attempts: int) -> float | None:
-        return None if self._retries is None else self._retries.delay(attempts, run.exception)
+        return (
+            None if self._retries is None else self._retries.delay(attempts, getattr(run, "exception", None))
+        )
 
     async def back_off(self, seconds: float) -> None:
         await (self._retries.sleep if self._retries is not None else asyncio.sleep)(seconds)
