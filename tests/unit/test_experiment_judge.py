@@ -211,3 +211,26 @@ def test_a_judge_that_answers_garbage_or_never_is_that_cells_error() -> None:
     assert graded.score is None and "no answer within 0.2 s" in (graded.error or "")
     with pytest.raises(DeepnbError, match="timeout"):
         scorers.judge(silent, "Right?", timeout=0)
+
+
+def test_in_an_experiment_a_silent_judge_is_each_cells_error_and_the_rest_goes_on(tmp_path: Path) -> None:
+    name = unique("silent")
+    deepnb.agent(name=name, model=agent_model())
+    release = threading.Event()
+    script = parse_script({"agents": {"main": [{"turns": [verdict_turn(True)]}]}})
+    silent = SilentJudge(script=script, release=release)
+    try:
+        experiment = deepnb.experiment(
+            ROWS[:2],
+            agent=name,
+            scorers=[scorers.exact, scorers.judge(silent, "Right?", timeout=0.2)],
+            template="{q}",
+            log=tmp_path / "l.jsonl",
+        ).wait(WAIT)
+    finally:
+        release.set()
+    for record in experiment.records.values():
+        assert record.status == "done" and record.scores["exact"].score == 1.0
+        judged = record.scores["judge"]
+        assert judged.score is None and "no answer within 0.2 s" in (judged.error or "")
+    assert "judge: NoAnswer: the judge gave no answer" in experiment.to_pandas()["scorer_errors"][0]
