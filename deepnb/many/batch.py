@@ -8,11 +8,14 @@ kernel stays free while the batch goes on.
 
 A run waiting for approval gives its slot back (it is counted in ``batch.counts()["interrupted"]``
 and its requests are in ``batch.pending``); once decided it goes on at once, even if that makes
-more than ``concurrency`` runs for a while. A run that fails does not stop the others.
+more than ``concurrency`` runs for a while. A run that fails does not stop the others; one the
+batch is told to run again (:meth:`Batch.retry_delay`, an experiment's ``retries=``) goes back to
+the front of its queue after its backoff, its slot free meanwhile.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import inspect
 import os
@@ -73,6 +76,8 @@ class _Slot:
     run: Run | None = None
     failed_to_start: str | None = None
     cancelled: bool = False
+    attempts: int = 0
+    """Runs started for it (more than one where a failed run was run again)."""
 
     @property
     def status(self) -> str:
@@ -184,6 +189,8 @@ class Batch(LiveDisplayable):
         """Whether nothing runs any more (what ``done`` says, and what the listeners read)."""
         self._stopping = False
         self._listeners: Listeners[int] = Listeners()
+        self._backing_off: set[asyncio.Future[None]] = set()
+        """The backoffs under way (kept, so none is collected before it ends)."""
 
     # -- starting ---------------------------------------------------------------------------
 
@@ -236,6 +243,49 @@ class Batch(LiveDisplayable):
         for index in started:
             self._notify(index)
 
+    def started(self, index: int, run: Run) -> None:
+        """Input ``index``'s run just started (on the engine loop, before its first step runs):
+        nothing here; an experiment's batch tells its cache the run's epoch."""
+
+    def retry_delay(self, index: int, run: Run, attempts: int) -> float | None:
+        """Seconds to wait before running input ``index`` again, its run having failed on its
+        ``attempts``-th attempt; ``None``: it is not run again (a batch of one agent never is;
+        an experiment's ``retries=`` says). Its answer must depend on those alone."""
+        return None
+
+    async def back_off(self, seconds: float) -> None:
+        """Wait ``seconds`` before running a failed input again (on the engine loop)."""
+        await asyncio.sleep(seconds)
+
+    def retrying(self, index: int) -> bool:
+        """Whether input ``index``'s run failed and will be run again (its backoff under way)."""
+        return self._will_retry(self._slots[index])
+
+    def attempts(self, index: int) -> int:
+        """How many runs were started for input ``index``."""
+        return self._slots[index].attempts
+
+    def _will_retry(self, slot: _Slot) -> bool:
+        run = slot.run
+        return (
+            not self._stopping
+            and run is not None
+            and run.status == "error"
+            and self.retry_delay(slot.input.index, run, slot.attempts) is not None
+        )
+
+    async def _again(self, slot: _Slot, seconds: float) -> None:
+        """After the backoff, put a failed input back at the front of its queue."""
+        try:
+            await self.back_off(seconds)
+        finally:
+            with self._lock:
+                again = self._will_retry(slot)
+                if again:
+                    slot.run = None
+                    self._queues.setdefault(self.group_of(slot.input), deque()).appendleft(slot)
+            self._fill()
+
     def session_for(self, item: BatchInput) -> Session:
         """The session that runs ``item``: the batch's own (an experiment's batch picks each
         run's variant)."""
@@ -245,17 +295,24 @@ class Batch(LiveDisplayable):
         index = slot.input.index
         session = self.session_for(slot.input)
         chosen = session.selected_thread
+        slot.attempts += 1
         try:
             run = session.start(slot.input.given, new_thread=True, **self.run_options)
         except Exception as exc:  # one input's failure (a bad input, a busy server) is its row's error
             slot.failed_to_start = str(exc) or type(exc).__name__
             return
         slot.run = run
+        self.started(index, run)
         use_thread = getattr(session, "use_thread", None)
         if chosen is not None and use_thread is not None and session.selected_thread == run.thread_id:
             use_thread(chosen)  # a batch's threads are its own: the agent's current thread stays
 
         def on_event(event: ev.Event) -> None:
+            if isinstance(event, ev.RunFailed) and self._will_retry(slot):
+                delay = self.retry_delay(index, run, slot.attempts) or 0.0
+                backoff = asyncio.ensure_future(self._again(slot, delay))  # on the engine loop
+                self._backing_off.add(backoff)
+                backoff.add_done_callback(self._backing_off.discard)
             if isinstance(event, _SLOT_ENDS):
                 call_soon(self._fill, what="starting a batch's next run")
             elif isinstance(event, ev.RunResumed):
@@ -270,7 +327,8 @@ class Batch(LiveDisplayable):
         ended = False
         with self._lock:
             busy = any(self._queues.values()) or any(
-                slot.run is not None and slot.run.status == "running" for slot in self._slots
+                slot.run is not None and (slot.run.status == "running" or self._will_retry(slot))
+                for slot in self._slots
             )
             if busy:
                 self._settled.clear()

@@ -5,7 +5,8 @@ An experiment is a session of sessions like a batch: its runs go through one
 :class:`~deepnb.many.batch.Batch`, each on a new thread of its variant's session: at most
 ``concurrency`` at once in this kernel over all variants, and a served agent's runs handed to its
 server, whose job slots and queue decide how many run at once there. Scoring runs on worker
-threads, never on the engine loop, and a scorer that raises gives that run's cell an error score
+threads, never on the engine loop, at most ``concurrency`` runs scored at once (a judge's model
+calls count against it as runs do), and a scorer that raises gives that run's cell an error score
 while the rest goes on. Reopened from its log (``deepnb.load_experiment``), an experiment has its
 records and no sessions; given the same ``log=`` again, an interrupted experiment runs only what
 is not done yet.
@@ -13,7 +14,9 @@ is not done yet.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import dataclasses
 import datetime as dt
 import os
 import threading
@@ -22,7 +25,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deepnb.core.batch_inputs import BatchInput, check_concurrency
 from deepnb.core.displayable import Displayable, LiveDisplayable
@@ -33,7 +36,7 @@ from deepnb.core.schema import ENDED
 from deepnb.core.text.safe_display import safe_display
 from deepnb.core.tokens import TOKEN_COLUMNS
 from deepnb.many import log as logs
-from deepnb.many import pricing, stats
+from deepnb.many import pricing, retrying, stats
 from deepnb.many.batch import WHOLE, Batch
 from deepnb.many.datasets import Row, load
 from deepnb.many.record import Key, RunRecord, Score
@@ -42,9 +45,11 @@ from deepnb.many.variants import build
 from deepnb.session.protocol import Session
 from deepnb.session.run import Run
 
+if TYPE_CHECKING:
+    from deepnb.many.caching import EpochCache
+
 ENDING_SECONDS = 30.0
 """How long a worker waits for an ended run's last reads before recording it."""
-SCORING_THREADS = 4
 COLUMNS = (
     "row",
     "reference",
@@ -56,6 +61,7 @@ COLUMNS = (
     "tokens_out",
     "tokens_unreported",
     "cost",
+    "scoring_cost",
     "latency",
     "thread_id",
     "error",
@@ -112,11 +118,27 @@ class _Runs(Batch):
         *,
         concurrency: int,
         served_concurrency: int,
+        retries: retrying.Retries | None = None,
+        on_start: Callable[[int, Run], None] | None = None,
         **options: Any,
     ) -> None:
         self._sessions = sessions
         self._served_concurrency = served_concurrency
+        self._retries = retries
+        self._on_start = on_start
         super().__init__(sessions[0], inputs, concurrency=concurrency, **options)
+
+    def started(self, index: int, run: Run) -> None:
+        if self._on_start is not None:
+            self._on_start(index, run)
+
+    def retry_delay(self, index: int, run: Run, attempts: int) -> float | None:
+        return (
+            None if self._retries is None else self._retries.delay(attempts, getattr(run, "exception", None))
+        )
+
+    async def back_off(self, seconds: float) -> None:
+        await (self._retries.sleep if self._retries is not None else asyncio.sleep)(seconds)
 
     def session_for(self, item: BatchInput) -> Session:
         return self._sessions[item.index]
@@ -182,6 +204,17 @@ class Experiment(LiveDisplayable):
         """Each of those keys' place in the batch."""
         self._planned = frozenset(plan.all_keys())
         self._listeners: list[Callable[[], None]] = []
+        self.concurrency = KERNEL_CONCURRENCY
+        """How many runs are scored at once (the experiment's ``concurrency``): a judge's model
+        calls count against it as the runs' do."""
+        self.retries: retrying.Retries | None = None
+        self.fail_on_error: retrying.ErrorLimit | None = None
+        self.failure: str | None = None
+        """Why the experiment stopped itself (``fail_on_error=`` reached), in one line."""
+        self._errors = 0
+        self._stopped = False
+        self.cache: EpochCache | None = None
+        """The model-call cache (``cache=``), or ``None``."""
 
     # -- running ----------------------------------------------------------------------------
 
@@ -198,17 +231,25 @@ class Experiment(LiveDisplayable):
             for i, (row, _v, _e) in enumerate(self._keys)
         ]
         sessions = [self._sessions[variant] for _row, variant, _e in self._keys]
-        self._pool = ThreadPoolExecutor(SCORING_THREADS, thread_name_prefix="deepnb-scoring")
+        self.concurrency = concurrency
+        self._pool = ThreadPoolExecutor(concurrency, thread_name_prefix="deepnb-scoring")
         self._batch = _Runs(
             sessions,
             inputs,
             concurrency=concurrency,
             served_concurrency=served_concurrency,
+            retries=self.retries,
+            on_start=self._started if self.cache is not None else None,
             run_options=run_options,
         )
         self._batch.subscribe(self._changed)
         self._batch.begin()
         return self
+
+    def _started(self, index: int, run: Run) -> None:
+        """A run started (before its first model call): its calls are of its epoch."""
+        if self.cache is not None:
+            self.cache.assign(run.thread_id, self._keys[index][2])
 
     def _changed(self, index: int) -> None:
         """A run may have changed (on the engine thread: only hand work to the scorers)."""
@@ -228,7 +269,7 @@ class Experiment(LiveDisplayable):
         failed = batch.start_error(index)
         if run is None and failed is None:
             return
-        if run is not None and run.status not in ENDED:
+        if run is not None and (run.status not in ENDED or batch.retrying(index)):
             return
         with self._lock:
             if index in self._seen or self._pool is None:
@@ -254,12 +295,32 @@ class Experiment(LiveDisplayable):
             record = RunRecord(row_index, variant, epoch, row.fields, row.reference, "error", error=failed)
         else:
             record = self._read(run, row, variant, epoch)
+        if self._batch is not None:
+            record.attempts = max(1, self._batch.attempts(index))
         if record.status == "done":
             record.scores = self._scored(record, self.scorers)
         with self._lock:
             self._records[record.key] = record
+            if record.status == "error":
+                self._errors += 1
         if self._writer is not None:
             self._writer.write("run", record.to_json())
+        if record.status == "error":
+            self._check_errors(record.error)
+
+    def _check_errors(self, last: str | None) -> None:
+        """Stop the experiment once its failed runs reach ``fail_on_error``."""
+        limit = self.fail_on_error
+        if limit is None:
+            return
+        runs = len(self._planned)
+        with self._lock:
+            if self.failure is not None or not limit.passed(self._errors, runs):
+                return
+            self.failure = limit.line(self._errors, runs, last, str(self.path))
+        if self._writer is not None:
+            self._writer.write("stopped", {"reason": self.failure})
+        self.stop(reason="stopped: too many runs failed (fail_on_error)")
 
     def _notify(self) -> None:
         for listener in list(self._listeners):
@@ -285,6 +346,7 @@ class Experiment(LiveDisplayable):
             latency=round(state.elapsed, 3),
             thread_id=run.thread_id,
             messages=_messages(self._sessions[variant], run.thread_id),
+            cached=self.cache.hits(run.thread_id) if self.cache is not None else 0,
         )
 
     @staticmethod
@@ -309,7 +371,8 @@ class Experiment(LiveDisplayable):
 
     def wait(self, timeout: float | None = None) -> Experiment:
         """Block until every run ended and is scored (runs waiting for approval do not hold it
-        up); return the experiment."""
+        up); return the experiment. Once ``fail_on_error=`` stopped it, raise that line (what
+        ended is in the experiment and its log)."""
         batch = self._batch
         if batch is None:
             return self
@@ -323,6 +386,8 @@ class Experiment(LiveDisplayable):
             raise TimeoutError(f"The experiment is still scoring {len(pending)} run(s); call wait() again.")
         for future in finished:
             future.result()  # a scoring thread's own failure (scorers' are caught) shows here
+        if self.failure is not None:
+            raise DeepnbError(self.failure)
         return self
 
     async def wait_async(self, *, poll: float = 0.1) -> Experiment:
@@ -334,9 +399,20 @@ class Experiment(LiveDisplayable):
     def stop(self, *, reason: str = "stopped") -> Experiment:
         """Stop every run and drop those still queued (what ended stays in the log; the same
         ``log=`` later runs the rest). ``reason`` completes "Run …" on each stopped run's notice."""
+        self._stopped = True
         if self._batch is not None:
             self._batch.stop(reason=reason)
         return self
+
+    @property
+    def status(self) -> str:
+        """``running``, ``done``, ``stopped`` (by ``stop()``), or, once ``fail_on_error=``
+        stopped it, the one line saying why."""
+        if self.failure is not None:
+            return self.failure
+        if not self.done:
+            return "running"
+        return "stopped" if self._stopped else "done"
 
     def going(self) -> list[Going]:
         """Where runs execute now (this kernel, a server) with how many run there and wait in
@@ -399,7 +475,8 @@ class Experiment(LiveDisplayable):
 
     def status_of(self, key: Key) -> str:
         """``queued``, ``running``, ``interrupted``, ``done``, ``error`` or ``cancelled``
-        (``scoring`` while an ended run is being scored)."""
+        (``scoring`` while an ended run is being scored, ``retrying`` while a failed one waits
+        to run again)."""
         record = self._records.get(key)
         batch = self._batch
         index = self._index.get(key) if batch is not None else None
@@ -407,6 +484,8 @@ class Experiment(LiveDisplayable):
             run = batch.run_at(index)
             if run is not None and run.status not in ENDED:
                 return run.status
+            if run is not None and batch.retrying(index):
+                return "retrying"
             if run is not None and (record is None or record.thread_id != run.thread_id):
                 return "scoring"
             if run is None and record is None:
@@ -449,6 +528,7 @@ class Experiment(LiveDisplayable):
                 status=self.status_of(key),
                 **(record.tokens.columns() if record else dict.fromkeys(TOKEN_COLUMNS)),
                 cost=record.cost if record else None,
+                scoring_cost=record.scoring_cost if record else None,
                 latency=record.latency if record else None,
                 thread_id=record.thread_id if record else None,
                 error=record.error if record else None,
@@ -491,6 +571,7 @@ class Experiment(LiveDisplayable):
             ),
             self.plan.epochs,
             _reduced_by(self.plan.epochs_reducer),
+            {v: _scoring_cost(records) for v, records in by_variant.items()},
         )
 
     def compare(self, a: str, b: str | None = None) -> VariantComparison:
@@ -532,12 +613,14 @@ class Experiment(LiveDisplayable):
 
     def rescore(self, scorers: Iterable[Scorer] | Mapping[str, Scorer] | Scorer | None = None) -> Experiment:
         """Score every done run again, with ``scorers`` (they become the experiment's) or the
-        current ones, without running anything again; each run's new scores go to the log."""
+        current ones, without running anything again; each run's new scores go to the log. At
+        most ``concurrency`` runs are scored at once (the experiment's; settable on a reopened
+        one: ``exp.concurrency = 4``)."""
         if scorers is not None:
             self.scorers = named(scorers)
         current = dict(self.scorers)
         done = [record for record in self.records.values() if record.status == "done"]
-        with ThreadPoolExecutor(SCORING_THREADS, thread_name_prefix="deepnb-scoring") as pool:
+        with ThreadPoolExecutor(self.concurrency, thread_name_prefix="deepnb-scoring") as pool:
             scored = list(pool.map(lambda r: self._scored(r, current), done))
         writer = self._writer or logs.LogWriter(self.path)
         for record, scores in zip(done, scored, strict=True):
@@ -558,6 +641,9 @@ class Summary(Displayable):
     reducer: str = "mean"
     """How each row's epochs became its one score (the epoch reducer's name, and a note where a
     reopened log could not rebuild its own)."""
+    scoring_costs: Mapping[str, float | None] = dataclasses.field(default_factory=dict)
+    """Per variant, what its scorers' model calls (a judge's) cost in US dollars (``None``:
+    none priced)."""
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per variant: runs, done, errors, then per scorer ``NAME mean`` (over the
@@ -566,7 +652,8 @@ class Summary(Displayable):
         on: the rows with a score and the scored runs), then tokens (``None``: unknown; a
         lower bound where ``tokens_unreported`` model calls reported none), cost (``None``:
         unknown; a lower bound where ``cost_unknown`` runs have no price or tokens are
-        unreported), latency p50 / p95."""
+        unreported), ``scoring_cost`` (the judge's model calls; ``None``: none priced), latency
+        p50 / p95."""
         records = []
         for v in self.variants:
             record: dict[str, Any] = {
@@ -588,6 +675,7 @@ class Summary(Displayable):
                 **v.tokens.columns(),
                 cost=v.cost,
                 cost_unknown=v.cost_unknown,
+                scoring_cost=self.scoring_costs.get(v.variant),
                 latency_p50=v.latency_p50,
                 latency_p95=v.latency_p95,
             )
@@ -657,6 +745,12 @@ def _reduced_by(reducer: stats.Reducer) -> str:
     return f"{reducer.name} ({reducer.note})" if reducer.note else reducer.name
 
 
+def _scoring_cost(records: Iterable[RunRecord]) -> float | None:
+    """What the scorers' model calls cost over ``records`` (``None``: none priced)."""
+    costs = [cost for record in records if (cost := record.scoring_cost) is not None]
+    return sum(costs) if costs else None
+
+
 def _messages(session: Session, thread_id: str) -> list[dict[str, Any]]:
     """The thread's messages in OpenAI's dict shape (what agentevals and the log take)."""
     try:
@@ -684,6 +778,9 @@ def experiment(
     baseline: str | None = None,
     auto_approve: bool = False,
     namespace: Mapping[str, Any] | None = None,
+    retries: int | retrying.Retries | None = None,
+    fail_on_error: bool | int | float | None = None,
+    cache: bool | str | os.PathLike[str] = False,
 ) -> Experiment:
     """Run ``dataset`` by each of ``variants`` (default: ``agent`` as it is) ``epochs`` times,
     scoring each run with ``scorers``; returns the :class:`Experiment` at once. Everything is
@@ -694,7 +791,17 @@ def experiment(
     exists is resumed, its done runs kept and not run again. ``epochs_reducer``: how a row's
     epoch scores become its one score, which the summary's figures and the comparison rest on
     (Inspect's names: ``mean``, ``median``, ``mode``, ``max``, ``pass_at_K``, ``at_least_K``; or a
-    function of the list of a row's epoch scores returning its score)."""
+    function of the list of a row's epoch scores returning its score). ``retries``: how many
+    times a run failing with an error that may pass (a rate limit, a timeout, a 5xx) is run
+    again, after an exponential backoff (or a :class:`~deepnb.many.retrying.Retries`).
+    ``fail_on_error``: ``True``, a count or a fraction of the runs (as Inspect's): once that many
+    runs failed, the experiment stops, and ``status`` and ``wait()`` say why in one line.
+    ``cache``: ``True`` (under ``.deepnb/cache``) or a folder keeps every model response on disk,
+    reused for the same model, parameters, messages and epoch (a re-run after a kernel restart
+    too)."""
+    retry_policy = retrying.retries_of(retries)
+    error_limit = retrying.error_limit(fail_on_error)
+    model_cache = _cache(cache)
     if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
         raise DeepnbError(
             f"epochs must be a whole number of at least 1 (runs per row and variant), not {epochs!r}."
@@ -704,7 +811,7 @@ def experiment(
     served_limit = SERVED_CONCURRENCY if concurrency is None else limit
     rows = load(dataset, template=template)
     chosen = named(scorers)
-    built = build(variants, agent, namespace)
+    built = build(variants, agent, namespace, cache=model_cache)
     if baseline is not None and baseline not in built:
         raise DeepnbError(f"baseline={baseline!r} is not a variant: use one of {', '.join(built)}.")
     title = name or DEFAULT_NAME
@@ -761,7 +868,18 @@ def experiment(
         sessions=sessions,
         models={label: pricing.model_of(session) for label, session in sessions.items()},
     )
+    made.retries, made.fail_on_error, made.cache = retry_policy, error_limit, model_cache
     return made._begin(limit, served_limit, {"auto_approve": auto_approve} if auto_approve else {})
+
+
+def _cache(value: Any) -> EpochCache | None:
+    """``cache=`` as the cache its variants' models answer through (``None``: no cache)."""
+    if value is None or value is False:
+        return None
+    from deepnb.many import caching  # noqa: PLC0415  # lazy: it imports langchain_core and langgraph
+
+    folder = caching.cache_folder(value)
+    return caching.EpochCache(folder) if folder is not None else None
 
 
 def _resumed(path: Path, plan: Plan) -> dict[Key, RunRecord]:

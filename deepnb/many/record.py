@@ -11,7 +11,7 @@ from typing import Any
 
 from deepnb.core.displayable import Displayable
 from deepnb.core.text.safe_display import safe_display
-from deepnb.core.tokens import Tokens
+from deepnb.core.tokens import TOKEN_COLUMNS, Tokens
 
 Key = tuple[int, str, int]
 """A run's place in an experiment: (row, variant, epoch)."""
@@ -20,22 +20,33 @@ Key = tuple[int, str, int]
 @dataclass(frozen=True)
 class Score:
     """One scorer's verdict on one run: ``score`` (a number; a bool as 1 or 0; ``None`` when
-    the scorer gave none or failed), its ``comment``, and ``error`` when the scorer raised."""
+    the scorer gave none or failed), its ``comment``, and ``error`` when the scorer raised. A
+    scorer that calls a model (a judge) gives the ``tokens`` of those calls and their ``cost``
+    (``None``: unknown); others leave both ``None``."""
 
     score: float | None
     comment: str | None = None
     error: str | None = None
+    tokens: Tokens | None = None
+    cost: float | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"score": self.score, "comment": self.comment, "error": self.error}
+        data: dict[str, Any] = {"score": self.score, "comment": self.comment, "error": self.error}
+        if self.tokens is not None:
+            data.update(self.tokens.columns(), cost=self.cost)
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Score:
         value = data.get("score")
+        metered = any(name in data for name in TOKEN_COLUMNS)
+        cost = data.get("cost")
         return cls(
             None if value is None else float(value),
             data.get("comment"),
             data.get("error"),
+            Tokens.of(data) if metered else None,
+            float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None,
         )
 
 
@@ -66,6 +77,11 @@ class RunRecord(Displayable):
     thread_id: str | None = None
     messages: list[dict[str, Any]] = field(default_factory=list)
     scores: dict[str, Score] = field(default_factory=dict)
+    attempts: int = 1
+    """Runs it took: more than 1 where a run failing with an error that may pass was run again
+    (``retries=``); the record is the last one's."""
+    cached: int = 0
+    """Its model calls answered from the experiment's cache (``cache=``): they spent nothing."""
 
     @property
     def key(self) -> Key:
@@ -75,6 +91,13 @@ class RunRecord(Displayable):
     def tokens(self) -> Tokens:
         """The run's tokens, with the model calls that reported none kept apart."""
         return Tokens.of(self)
+
+    @property
+    def scoring_cost(self) -> float | None:
+        """What its scorers' model calls (a judge's) cost in US dollars: ``None`` when no scorer
+        priced a call (none called a model, or no price is known)."""
+        costs = [s.cost for s in self.scores.values() if s.cost is not None]
+        return sum(costs) if costs else None
 
     @property
     def tool_calls(self) -> list[dict[str, Any]]:
@@ -106,6 +129,8 @@ class RunRecord(Displayable):
             "thread_id": self.thread_id,
             "messages": self.messages,
             "scores": {name: score.to_json() for name, score in self.scores.items()},
+            "attempts": self.attempts,
+            "cached": self.cached,
         }
 
     @classmethod
@@ -126,7 +151,14 @@ class RunRecord(Displayable):
             thread_id=data.get("thread_id"),
             messages=list(data.get("messages") or []),
             scores={str(k): Score.from_json(v) for k, v in (data.get("scores") or {}).items()},
+            attempts=max(1, _whole(data.get("attempts"), 1)),
+            cached=_whole(data.get("cached"), 0),
         )
+
+
+def _whole(value: Any, default: int) -> int:
+    """A logged count, ``default`` where the log has none (or something else)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
 
 
 def _json_object(text: str) -> Any:

@@ -16,7 +16,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from deepnb.core.errors import DeepnbError
-from deepnb.many.record import RunRecord
+from deepnb.many import pricing
+from deepnb.many.record import RunRecord, Score
+from deepnb.many.scoring import as_score
 
 __all__ = ["contains", "exact", "json_schema", "judge", "regex", "tool_called", "trajectory"]
 
@@ -185,7 +187,8 @@ def trajectory(
     return score
 
 
-JUDGE_FIELDS = ("{inputs}", "{outputs}")
+JUDGE_SECONDS = 300.0
+"""How long a judge waits for its model's verdict on one run before that cell is an error."""
 
 
 def judge(
@@ -195,29 +198,51 @@ def judge(
     name: str = "judge",
     continuous: bool = False,
     namespace: Mapping[str, Any] | None = None,
-) -> Callable[..., Any]:
-    """A scorer: openevals' LLM-as-judge with ``model`` (a chat model, ``provider:model``,
+    timeout: float | None = JUDGE_SECONDS,
+) -> Callable[..., Score]:
+    """A scorer: openevals' LLM-as-judge with ``model`` (any chat model object, ``provider:model``,
     ``scripted:PATH`` or ``demo:NAME``) grading each run by ``rubric``. The rubric may use
     ``{inputs}``, ``{outputs}`` and ``{reference_outputs}``; one that uses none gets the row,
-    the answer and the reference appended. ``continuous``: a score from 0 to 1, not pass/fail."""
+    the answer and the reference appended, each between tags marked with a random nonce. The
+    answer cannot close its block or pose as the reference: delimiter-like text in it is
+    neutralised, and the score's comment says it tried. The score carries the judge's tokens
+    and cost (``None`` where the model has no known price). ``continuous``: a score from 0 to 1,
+    not pass/fail. ``timeout``: seconds to wait for the verdict (``None``: no limit); a judge
+    that gives none in time, or answers with no verdict, is an error for that run's cell."""
     try:
         from openevals.llm import create_llm_as_judge  # noqa: PLC0415  # lazy: heavy, optional
     except ImportError:
         raise DeepnbError("deepnb.scorers.judge needs openevals: pip install openevals.") from None
+    from deepnb.many import judging  # noqa: PLC0415  # lazy: it imports langchain_core
     from deepnb.models import resolve_model  # noqa: PLC0415  # lazy: it imports langchain_core
 
+    seconds = isinstance(timeout, int | float) and not isinstance(timeout, bool)
+    if timeout is not None and (not seconds or timeout <= 0):
+        raise DeepnbError(f"judge(timeout={timeout!r}): give seconds above 0, or None for no limit.")
     chat = resolve_model(model.strip() if isinstance(model, str) else model, dict(namespace or {}))
-    prompt = rubric
-    if not any(field in rubric for field in JUDGE_FIELDS):
-        prompt = (
-            f"{rubric}\n\n<input>\n{{inputs}}\n</input>\n<output>\n{{outputs}}\n</output>\n"
-            "<reference>\n{reference_outputs}\n</reference>"
-        )
-    evaluator = create_llm_as_judge(prompt=prompt, judge=chat, feedback_key=name, continuous=continuous)
+    priced_as = judging.model_string(model, chat)
 
     @_named(name)
-    def score(output: str | None, reference: Any = None, run: RunRecord | None = None) -> Any:
-        inputs = dict(run.inputs) if run is not None else {}
-        return evaluator(inputs=inputs, outputs=output or "", reference_outputs=reference or "")
+    def score(output: str | None, reference: Any = None, run: RunRecord | None = None) -> Score:
+        prompt = judging.grading(rubric, dict(run.inputs) if run is not None else {}, output or "", reference)
+
+        def messages(**_: Any) -> Any:  # openevals' prompt callable: the messages made above
+            return prompt.messages
+
+        evaluator = create_llm_as_judge(prompt=messages, judge=chat, feedback_key=name, continuous=continuous)
+        meter = judging.Meter()
+
+        def grade() -> Any:
+            return evaluator(inputs=dict(run.inputs) if run is not None else {}, outputs=output or "")
+
+        try:
+            verdict = as_score(judging.bounded(lambda: judging.metered(grade, meter), timeout))
+            error = None
+        except Exception as exc:  # no verdict (garbage, a failure, no answer in time): this cell's error
+            verdict, error = Score(None), f"{type(exc).__name__}: {exc}"[:500]
+        tried = judging.TRIED.format(found=", ".join(prompt.tried)) if prompt.tried else None
+        comment = "; ".join(text for text in (tried, verdict.comment) if text) or None
+        tokens = meter.tokens
+        return Score(verdict.score, comment, error, tokens, pricing.cost(priced_as, tokens))
 
     return score

@@ -107,6 +107,9 @@ class Script:
     source: str = "<script>"
     profile: Mapping[str, Any] | None = None
     summaries: Mapping[str, str] = field(default_factory=dict)
+    digest: str = ""
+    """A hash of the script's content: the model's identity in a cache key (``cache=``), so two
+    scripts never share an answer and an edited one is answered afresh."""
 
     def summary_for(self, agent: str) -> str:
         """What ``agent`` answers when the summarization middleware asks it for a summary."""
@@ -173,6 +176,7 @@ def parse_script(data: Any, *, source: str = "<script>") -> Script:
         source=source,
         profile=dict(profile) if profile is not None else None,
         summaries={str(k): v for k, v in summaries.items()},
+        digest=hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:24],
     )
 
 
@@ -343,6 +347,11 @@ class ScriptedChatModel(BaseChatModel):
     @property
     def _llm_type(self) -> str:
         return "deepnb-scripted"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        """The script's content (its digest): what a LangChain cache keys this model by."""
+        return {"script": self._current_script().digest}
 
     def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChatModel:
         """Tools are named by the script, so binding them changes nothing."""

@@ -158,6 +158,9 @@ class Run(LiveDisplayable):
         self.output: Any = None
         """Once done: the structured response where the agent has a ``response_format``, the
         final state values for a graph that does not speak messages, else ``None``."""
+        self.exception: BaseException | None = None
+        """Once failed in this kernel: what was raised (an experiment's ``retries=`` reads its
+        type to tell a passing provider error from a bug); ``None`` otherwise."""
         self.log: list[ev.Event] = []
         """The events a recording is made of (:mod:`deepnb.engine.recording`), redacted, in order."""
         self.previous: RunLog | None = None
@@ -688,6 +691,7 @@ class Run(LiveDisplayable):
         except asyncio.CancelledError:
             self.emit(ev.RunCancelled(ev.MAIN, self._stop_reason))
         except BaseException as exc:  # a model or tool failure, or code that exits: shown, never raised
+            self.exception = exc
             calls = failed_tool_calls(exc)
             with self._lock:
                 tools = tuple(dict.fromkeys(self.state.tool_name(c) for c in calls))

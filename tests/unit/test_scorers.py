@@ -115,7 +115,7 @@ def judge_model() -> Any:
     return scripted(
         {
             "main": [
-                {"match": r"<output>\s*a0\s*</output>", "turns": [verdict(True)]},
+                {"match": r"<output(-\w+)?>\s*a0\s*</output(-\w+)?>", "turns": [verdict(True)]},
                 {"match": ".*", "turns": [verdict(False)]},
             ]
         }
@@ -124,8 +124,9 @@ def judge_model() -> Any:
 
 def test_judge_grades_with_openevals_on_a_scripted_model() -> None:
     judge = scorers.judge(judge_model(), "Is the answer right?")
-    assert score(judge, record("a0")) == Score(1.0, "graded True")
-    assert score(judge, record("b")) == Score(0.0, "graded False")
+    right, wrong = score(judge, record("a0")), score(judge, record("b"))
+    assert (right.score, right.comment, right.error) == (1.0, "graded True", None)
+    assert (wrong.score, wrong.comment, wrong.error) == (0.0, "graded False", None)
     named_judge = scorers.judge(
         judge_model(), "Grade <output>{outputs}</output> against {reference_outputs}.", name="grader"
     )

@@ -224,6 +224,8 @@ COUNTING_MODULES = {
     "deepnb/many/comparing.py": "comparison.to_records",
     "deepnb/many/experiment.py": "experiment.to_records",
     "deepnb/many/record.py": "the experiment's log, read again",
+    "deepnb/many/judging.py": "the experiment's log, read again",  # a judge's tokens, on its scores
+    "deepnb/many/scorers.py": "the experiment's log, read again",
     "deepnb/many/log.py": "the experiment's log, read again",
     "deepnb/many/stats.py": "experiment.summary",
     "deepnb/many/pricing.py": "experiment.summary",

@@ -32,6 +32,8 @@ MAX_VARIANTS = 12
 MAX_SCORERS = 8
 LINE = 80
 """Characters of an answer's first line (and a row's prompt) a cell shows."""
+CACHED_MARK = "⟲"
+"""What a cell's status says of model calls answered from the cache (``cache=``)."""
 MESSAGE_CHARS = 2_000
 """Characters of each message a logged run's transcript shows."""
 MAX_MESSAGES = 60
@@ -88,6 +90,9 @@ def matrix_cell(experiment: Experiment, row: int, variant: str, axes: Axes) -> d
     for status in statuses:
         counted[status] = counted.get(status, 0) + 1
     said = ", ".join(s if n == 1 and len(statuses) == 1 else f"{n} {s}" for s, n in counted.items())
+    cached = sum(r.cached for r in records)
+    if cached:  # a small mark: model calls answered from the experiment's cache
+        said += f" · {CACHED_MARK} {cached} cached"
     worst = (
         "error" if "error" in counted else ("done" if counted.get("done") == len(statuses) else statuses[0])
     )
@@ -127,9 +132,11 @@ def head_line(experiment: Experiment) -> str:
     done = sum(1 for r in records if r.status == "done")
     total = len(experiment.plan.all_keys())
     going = "" if experiment.done else "; " + going_text(experiment.going())
+    failure = experiment.failure  # fail_on_error= reached: why it stopped
     return (
         f"Experiment {experiment.name!r}: {len(experiment.plan.rows)} rows × {len(experiment.variants)} "
         f"variants × {experiment.plan.epochs} epochs, {done}/{total} done{going} (log: {experiment.path})"
+        + (f" — {failure}" if failure else "")
     )
 
 
@@ -226,6 +233,9 @@ def summary_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
     for name in scorers:
         columns += [f"{name} mean [95%]", f"{name} n", f"{name} pass", f"{name} pass@{summary.epochs}"]
     columns += ["tokens in/out", "cost $", "latency p50/p95 s"]
+    judged = any(cost is not None for cost in summary.scoring_costs.values())
+    if judged:  # only where a judge's calls were priced
+        columns.append("judge $")
     rows = []
     for v in summary.variants[:MAX_VARIANTS]:
         row = [v.variant, str(v.runs), str(v.errors)]
@@ -239,6 +249,8 @@ def summary_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
             ]
         cost = cost_words(v.cost, complete=not v.cost_unknown)
         row += [token_pair(v.tokens), cost, f"{number(v.latency_p50)}/{number(v.latency_p95)}"]
+        if judged:
+            row.append(cost_words(summary.scoring_costs.get(v.variant), complete=True))
         rows.append(row)
     return columns, rows
 

@@ -17,9 +17,11 @@ from deepnb.views.run.tokens import tokens_words
 
 def logged_head(record: RunRecord) -> str:
     """The record's head line: where it sits in the experiment, how it ended, what it cost."""
+    attempts = f", {record.attempts} attempts" if record.attempts > 1 else ""
+    cached = f", {record.cached} model calls from the cache" if record.cached else ""
     return (
         f"Run (row {record.row}, {record.variant}, epoch {record.epoch}): {record.status}, "
-        f"{tokens_words(record.tokens.columns())}, {number(record.latency)} s"
+        f"{tokens_words(record.tokens.columns())}, {number(record.latency)} s{attempts}{cached}"
     )
 
 
