@@ -35,7 +35,8 @@ from deepnb.core.tokens import TOKEN_COLUMNS
 from deepnb.many import log as logs
 from deepnb.many import pricing, stats
 from deepnb.many.batch import WHOLE, Batch
-from deepnb.many.datasets import Row, load
+from deepnb.many.datasets import Row, check_given
+from deepnb.many.datasets import dataset as read_dataset
 from deepnb.many.record import Key, RunRecord, Score
 from deepnb.many.scoring import Scorer, named, score
 from deepnb.many.variants import build
@@ -648,6 +649,8 @@ def experiment(
     baseline: str | None = None,
     auto_approve: bool = False,
     namespace: Mapping[str, Any] | None = None,
+    input: str | None = None,
+    reference: str | None = None,
 ) -> Experiment:
     """Run ``dataset`` by each of ``variants`` (default: ``agent`` as it is) ``epochs`` times,
     scoring each run with ``scorers``; returns the :class:`Experiment` at once. Everything is
@@ -655,16 +658,21 @@ def experiment(
     once in this kernel (default 8); a served agent's runs go to its server as it takes them
     (at most ``concurrency`` at once if given, else 100), where its job slots and queue decide how
     many run at once. ``log``: the JSONL log (default ``.deepnb/experiments/NAME-TIME.jsonl``); a log that
-    exists is resumed, its done runs kept and not run again."""
+    exists is resumed, its done runs kept and not run again. ``dataset`` is what
+    :func:`deepnb.many.datasets.dataset` reads (or a ``Dataset``); ``input`` / ``reference``
+    name the field each row's input and reference come from, as there. A row an agent would
+    run with no prompt (no template, no input field) is refused before any model call."""
     if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
         raise DeepnbError(
             f"epochs must be a whole number of at least 1 (runs per row and variant), not {epochs!r}."
         )
     limit = KERNEL_CONCURRENCY if concurrency is None else check_concurrency(concurrency)
     served_limit = SERVED_CONCURRENCY if concurrency is None else limit
-    rows = load(dataset, template=template)
+    data = read_dataset(dataset, input=input, reference=reference)
+    rows = data.rows(template)
     chosen = named(scorers)
     built = build(variants, agent, namespace)
+    check_given(rows, {label: getattr(session, "graph", None) for label, (session, _what) in built.items()})
     if baseline is not None and baseline not in built:
         raise DeepnbError(f"baseline={baseline!r} is not a variant: use one of {', '.join(built)}.")
     title = name or DEFAULT_NAME
@@ -690,6 +698,7 @@ def experiment(
                 "baseline": baseline,
                 "template": template,
                 "rows": len(rows),
+                "dataset": data.mapping,
             },
         )
     logged_rows = {key[0] for key in records}
@@ -702,6 +711,7 @@ def experiment(
                     "inputs": dict(row.fields),
                     "reference": row.reference,
                     "given": row.given,
+                    **row.logged_extras(),
                 },
             )
     sessions = {label: session for label, (session, _what) in built.items()}
@@ -741,7 +751,15 @@ def load_experiment(path: str | os.PathLike[str]) -> Experiment:
     contents = logs.read(path)
     header = contents.header
     rows = tuple(
-        Row(index, data.get("inputs") or {}, data.get("reference"), data.get("given") or "")
+        Row(
+            index,
+            data.get("inputs") or {},
+            data.get("reference"),
+            data.get("given") or "",
+            data.get("id"),
+            data.get("reference_type"),
+            data.get("metadata") or {},
+        )
         for index, data in sorted(contents.rows.items())
     )
     variants = dict(header.get("variants") or {})
