@@ -29,7 +29,7 @@ from typing import Any
 from deepnb.core.batch_inputs import STRING_FIELD, template_fields
 from deepnb.core.displayable import Displayable
 from deepnb.core.errors import DeepnbError
-from deepnb.core.graphs.inputs import speaks_messages
+from deepnb.core.graphs.inputs import input_line, speaks_messages
 from deepnb.many.dataset_readers import FILE_KINDS, Source, read
 
 __all__ = ["FILE_KINDS", "Dataset", "Row", "check_given", "dataset", "load"]
@@ -60,6 +60,17 @@ class Row:
     id: Any = None
     reference_type: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def prompt(self) -> str:
+        """What the row is given, as text: its prompt, a chat input's messages as ``role:
+        content`` lines, a graph's input as JSON (what views show of it)."""
+        if isinstance(self.given, str):
+            return self.given
+        messages = chat_messages(self.given.get("messages"))
+        if messages is not None:
+            return "\n".join(f"{m['role']}: {m['content']}" for m in messages)
+        return input_line(self.given)
 
     def logged_extras(self) -> dict[str, Any]:
         """What the log keeps of the row besides its fields, reference and given (where it has it)."""

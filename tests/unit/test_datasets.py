@@ -194,6 +194,8 @@ def test_an_inspect_chat_input_reaches_the_agent_as_messages(tmp_path: Path) -> 
     assert sent[:2] == [("system", "Answer in one word."), ("user", "Capital of Japan?")]
     assert record.result == "Tokyo"
     assert "{'role'" not in json.dumps(record.messages)  # never the Python repr of the list
+    assert "row 1: system: Answer in one word." in repr(experiment)  # the matrix says the messages
+    assert "{'messages'" not in repr(experiment) and "{&#x27;messages" not in experiment._repr_html_()
 
 
 # -- promptfoo ---------------------------------------------------------------------------------
