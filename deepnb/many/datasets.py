@@ -325,7 +325,7 @@ def _langsmith(index: int, record: Any, *, input: str | None, reference: str | N
     if not isinstance(inputs, Mapping):
         raise DeepnbError(f"Row {index} has no inputs: a LangSmith example's inputs are a dict of fields.")
     fields = {str(k): v for k, v in inputs.items()}
-    _check_depth(index, {"inputs": fields, "outputs": record.get("outputs")})
+    _check_depth(index, record)
     outputs = record.get("outputs")
     whole = dict(record)
     ref_from: str | None
@@ -372,7 +372,7 @@ def _promptfoo(
         raise DeepnbError(f"Test {index}'s vars: is not a dict of name -> value.")
     variables = {**(default.get("vars") or {}), **(test.get("vars") or {})}
     fields = {str(k): v for k, v in variables.items()}
-    _check_depth(index, fields)
+    _check_depth(index, test)
     asserts = [
         a for a in [*(test.get("assert") or []), *(default.get("assert") or [])] if isinstance(a, Mapping)
     ]
@@ -482,7 +482,7 @@ def _check_named(option: str, name: str, entries: list[Entry], records: list[Any
     )
 
 
-def _check_depth(index: int, fields: Mapping[str, Any]) -> None:
+def _check_depth(index: int, fields: Mapping[Any, Any]) -> None:
     """Refuse a value nested deeper than :data:`MAX_DEPTH` (walked without recursion)."""
     for name, value in fields.items():
         stack: list[tuple[Any, int]] = [(value, 0)]

@@ -47,13 +47,14 @@ def eval_samples(path: Path) -> list[dict[str, Any]]:
         total = 0
         samples = []
         for info in infos:
-            total += info.file_size
-            if info.file_size > MAX_SAMPLE_BYTES or total > MAX_ARCHIVE_BYTES:
+            data = _member(archive, info, path) if info.file_size <= MAX_SAMPLE_BYTES else b""
+            total += len(data)  # what was read, whatever the archive's directory says
+            if info.file_size > MAX_SAMPLE_BYTES or len(data) > MAX_SAMPLE_BYTES or total > MAX_ARCHIVE_BYTES:
                 raise DeepnbError(
-                    f"{path}'s {info.filename} is too large to read ({info.file_size} bytes; at most "
-                    f"{MAX_SAMPLE_BYTES} a sample and {MAX_ARCHIVE_BYTES} in all)."
+                    f"{path}'s {info.filename} is too large to read (at most {MAX_SAMPLE_BYTES} bytes a "
+                    f"sample and {MAX_ARCHIVE_BYTES} in all)."
                 )
-            samples.append(_json(_member(archive, info, path), f"{path}'s {info.filename}"))
+            samples.append(_json(data, f"{path}'s {info.filename}"))
         order = _sample_order(archive, path)
     kept = first_epochs(samples)
     if order:

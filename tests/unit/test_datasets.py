@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import sys
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import pytest
 import deepnb
 from deepnb.core.errors import DeepnbError
 from deepnb.many import datasets as datasets_module
+from deepnb.many import inspect_logs
 from deepnb.many.datasets import Dataset, Row
 from deepnb.views.dataset_view import CELL, SHOWN_ROWS
 from tests.support.agents import scripted, unique
@@ -168,6 +170,25 @@ def test_an_inspect_eval_log_gives_its_samples_once_with_chat_inputs_as_messages
         ]
     }
     assert data[1].reference == ["Paris", "paris"] and data[1].fields["metadata"] == {"topic": "geo"}
+
+
+def test_a_deflated_eval_log_and_the_bound_on_a_sample(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ``.eval`` compressed as older Inspect versions wrote it (deflate), and a sample larger
+    than the bound: one line, nothing read past it."""
+    path = tmp_path / "old.eval"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(
+            "samples/2_epoch_1.json", json.dumps({"id": 2, "epoch": 1, "input": "b", "target": "B"})
+        )
+        archive.writestr(
+            "samples/1_epoch_1.json", json.dumps({"id": 1, "epoch": 1, "input": "a" * 5000, "target": "A"})
+        )
+    assert [row.reference for row in deepnb.dataset(path)] == ["B", "A"]  # no header: the archive's order
+    monkeypatch.setattr(inspect_logs, "MAX_SAMPLE_BYTES", 1000)
+    with pytest.raises(DeepnbError, match=r"old.eval's samples/1_epoch_1.json is too large to read"):
+        deepnb.dataset(path)
 
 
 def test_a_chat_input_fills_a_template_as_lines() -> None:
