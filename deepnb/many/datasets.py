@@ -93,6 +93,8 @@ class Entry:
     metadata: dict[str, Any]
     unread: tuple[str, ...] = ()
     """promptfoo assert types kept in ``metadata["assert"]``, not read as the reference."""
+    id_from: str | None = None
+    """The field the id comes from (``None``: the row has none)."""
 
 
 class Dataset(Displayable):
@@ -131,7 +133,7 @@ class Dataset(Displayable):
             "input": _counted([e.input_from for e in self.entries]),
             "reference": _counted([e.reference_from for e in self.entries]),
             "reference_types": dict(Counter(e.reference_type for e in self.entries if e.reference_type)),
-            "id": self.options["id"] or ("id" if any(e.id is not None for e in self.entries) else None),
+            "id": _counted([e.id_from for e in self.entries]),
             "unread_asserts": sorted({t for e in self.entries for t in e.unread}),
         }
 
@@ -308,6 +310,7 @@ def _entry(
         None,
         _id_of([fields], id, fields.get("id")),
         {},
+        id_from=_id_from(id, "id", fields.get("id")),
     )
 
 
@@ -350,6 +353,7 @@ def _langsmith(index: int, record: Any, *, input: str | None, reference: str | N
         None,
         _id_of([fields, whole], id, None if raw_id is None else str(raw_id)),
         dict(metadata) if isinstance(metadata, Mapping) else {},
+        id_from=_id_from(id, "id", raw_id),
     )
 
 
@@ -409,6 +413,7 @@ def _promptfoo(
         _id_of([fields, whole], id, test.get("description")),
         metadata,
         unread,
+        id_from=_id_from(id, "description", test.get("description")),
     )
 
 
@@ -429,6 +434,12 @@ def _input_of(
     if len(candidates) == 1:
         return fields[candidates[0]], candidates[0]
     return _MISSING, None
+
+
+def _id_from(named: str | None, default_field: str, default: Any) -> str | None:
+    """The field a row's id is said to come from: the one named, else the layout's own where the
+    row has it."""
+    return named if named is not None else default_field if default is not None else None
 
 
 def _id_of(scopes: list[Mapping[str, Any]], named: str | None, default: Any) -> Any:
@@ -463,7 +474,9 @@ def _lookup(scopes: list[Mapping[str, Any]], name: str) -> Any:
 def _check_named(option: str, name: str, entries: list[Entry], records: list[Any]) -> None:
     """A field named by ``input=``/``reference=``/``id=`` that a row lacks: one line (naming the
     rows' fields where no row has it)."""
-    attribute = {"input": "input_from", "reference": "reference_from", "id": "id"}[option]
+    attribute = {"input": "input_from", "reference": "reference_from", "id": "id"}[
+        option
+    ]  # a named id: its value
     lacking = [i for i, e in enumerate(entries) if getattr(e, attribute) is None]
     if not lacking:
         return

@@ -28,10 +28,16 @@ def mapping_lines(data: Dataset) -> list[tuple[str, str]]:
     lines = [
         ("input", _quoted(mapping["input"]) if mapping["input"] else NO_INPUT),
         ("reference", _quoted(reference)),
-        ("id", _quoted(mapping["id"]) if mapping["id"] else "the row's number"),
+        ("id", _quoted(mapping["id"]) if mapping["id"] else "the row's number"),  # where rows differ: each
     ]
     if mapping["unread_asserts"]:
         lines.append(("kept, not read", "asserts " + ", ".join(mapping["unread_asserts"]) + " (in metadata)"))
+    prompts = (data.source.suite or {}).get("prompts")
+    texts = [p for p in (prompts if isinstance(prompts, list) else [prompts]) if isinstance(p, str)]
+    if texts:
+        lines.append(
+            ("the suite's prompts (not used: give template=)", "; ".join(clip(t) for t in texts[:3]))
+        )
     return lines
 
 
@@ -59,7 +65,10 @@ def _cells(data: Dataset, row: Row, columns: list[str]) -> list[str]:
 
 
 def clip(value: Any, limit: int = CELL) -> str:
-    """A cell as one line of at most ``limit`` characters (an ellipsis says it was cut)."""
+    """A cell as one line of at most ``limit`` characters (an ellipsis says it was cut; ``—``
+    for no value)."""
+    if value is None:
+        return "—"
     if isinstance(value, str):
         text = value[: limit * 4]
     else:

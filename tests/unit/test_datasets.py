@@ -240,6 +240,8 @@ def test_a_promptfoo_yaml_suite() -> None:
     assert data.mapping["unread_asserts"] == ["javascript", "llm-rubric"]
     shown = repr(data)
     assert "llm-rubric" in shown and "javascript" in shown and "icontains ×1" in shown
+    assert "id: description (3 rows), none (1 row)" in shown
+    assert "the suite's prompts (not used: give template=): Answer briefly: {{question}}" in shown
 
 
 def test_a_promptfoo_json_test_list() -> None:
