@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import sys
+import uuid
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -285,6 +286,24 @@ def test_a_langsmith_jsonl_export_and_example_objects() -> None:
 
     objects = deepnb.dataset([Example("q0")])
     assert objects[0].given == "q0" and objects[0].reference == {"answer": "a"} and objects[0].id == "e1"
+
+    from langsmith import schemas
+
+    example_id = uuid.UUID("6f1c2d3e-0000-4000-8000-0000000000b1")
+    real = schemas.Example(
+        id=example_id,
+        dataset_id=uuid.uuid4(),
+        inputs={"messages": [{"role": "user", "content": "Hi there"}]},
+        outputs={"answer": "Hello"},
+        metadata={"split": "test"},
+    )
+    read = deepnb.dataset([real], reference="answer")
+    assert read[0].given == {"messages": [{"role": "user", "content": "Hi there"}]}  # a chat input
+    assert (
+        read[0].reference == "Hello"
+        and read[0].id == str(example_id)
+        and read[0].metadata == {"split": "test"}
+    )
 
 
 # -- mapping ---------------------------------------------------------------------------------
