@@ -75,16 +75,25 @@ def read(source: Any, format: str | None = None) -> Source:
 
 def looks_like_path(text: str) -> bool:
     """Whether a string names a file or folder (a string dataset is refused otherwise)."""
-    return (
-        "\n" not in text and len(text) < 4096 and (text.lower().endswith(FILE_KINDS) or Path(text).exists())
-    )
+    if "\n" in text or len(text) >= 4096:
+        return False
+    if text.lower().endswith(FILE_KINDS):
+        return True
+    try:
+        return Path(text).exists()
+    except (OSError, ValueError):  # a name too long for the system, a NUL: not a path
+        return False
 
 
 def read_path(path: Path, format: str | None = None) -> Source:
     """The records of the file (or saved Hugging Face folder) at ``path``."""
-    if path.is_dir():
+    try:
+        folder, file = path.is_dir(), path.is_file()
+    except (OSError, ValueError):  # a name too long for the system, a NUL
+        folder = file = False
+    if folder:
         return _saved_huggingface(path)
-    if not path.is_file():
+    if not file:
         raise DeepnbError(
             f"No dataset file {str(path)!r}: give the path of a .csv, .tsv, .json, .jsonl, .yaml, "
             ".parquet or .eval file (or a folder saved with save_to_disk)."

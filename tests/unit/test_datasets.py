@@ -330,6 +330,9 @@ def test_a_named_field_no_row_has_names_the_fields() -> None:
         deepnb.dataset([{"q": "q0"}, {"x": "x1"}], input="q")
     with pytest.raises(DeepnbError, match=r"format='xml' is not one deepnb reads"):
         deepnb.dataset([{"q": 1}], format="xml")
+    for text in ("What is 2 + 2?", "x" * 300, "a\0b"):  # one string, not a path: one line
+        with pytest.raises(DeepnbError, match=r"not one string"):
+            deepnb.dataset(text)
 
 
 def test_the_view_says_the_mapping_and_escapes_every_cell() -> None:
