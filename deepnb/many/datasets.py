@@ -22,7 +22,7 @@ into nested fields) or else taken by these rules, and shown in the dataset's vie
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +42,10 @@ SIMPLE_ASSERTS = ("equals", "contains", "icontains", "regex", "starts-with")
 """promptfoo assert types whose value is read as the row's reference."""
 MAX_DEPTH = 100
 """How deeply a row's values may nest (deeper: refused in one line, never a recursion error)."""
+NAMED_FIELDS = 20
+"""Field names a message lists at most."""
+NAME_CHARS = 40
+"""Characters of a field name a message quotes."""
 CHAT_ROLES = ("system", "user", "assistant", "developer", "human", "ai", "tool")
 _MISSING: Any = object()
 
@@ -152,7 +156,7 @@ class Dataset(Displayable):
             ):
                 raise DeepnbError(
                     f"No row has a field {name!r}, which the template names as {{{name}}}: the rows' "
-                    f"fields are {', '.join(self.fields) or 'none'}."
+                    f"fields are {named(self.fields)}."
                 )
         return [self._row(index, entry, template, names) for index, entry in enumerate(self.entries)]
 
@@ -168,7 +172,7 @@ class Dataset(Displayable):
                 if name not in values:
                     raise DeepnbError(
                         f"Row {index} has no field {name!r}, which the template names as {{{name}}} "
-                        f"(its fields: {', '.join(entry.fields) or 'none'})."
+                        f"(its fields: {named(entry.fields)})."
                     )
             try:
                 given = template.format_map({name: _text(values[name]) for name in names})
@@ -267,7 +271,7 @@ def check_given(rows: Sequence[Row], graphs: Mapping[str, Any]) -> None:
         if isinstance(row.given, Mapping) and "messages" not in row.given:
             raise DeepnbError(
                 f"Row {row.index} has no input to give the agent ({talkers[0]!r}): no template and no "
-                f"field 'input' among its fields ({', '.join(row.fields) or 'none'}). Name the field it "
+                f"field 'input' among its fields ({named(row.fields)}). Name the field it "
                 "is asked with input='FIELD', or fill a template='... {FIELD} ...'."
             )
 
@@ -485,13 +489,11 @@ def _check_named(option: str, name: str, entries: list[Entry], records: list[Any
         fields += [n for n in REFERENCE_FIELDS if n not in fields]
     if len(lacking) == len(entries):
         raise DeepnbError(
-            f"No row has a field {name!r}, which {option}= names: the rows' fields are "
-            f"{', '.join(fields) or 'none'}."
+            f"No row has a field {name!r}, which {option}= names: the rows' fields are {named(fields)}."
         )
     first = lacking[0]
     raise DeepnbError(
-        f"Row {first} has no field {name!r} ({option}={name!r}); its fields: "
-        f"{', '.join(entries[first].fields) or 'none'}."
+        f"Row {first} has no field {name!r} ({option}={name!r}); its fields: {named(entries[first].fields)}."
     )
 
 
@@ -560,6 +562,16 @@ def _text(value: Any) -> Any:
     if messages is None:
         return value
     return "\n".join(f"{m['role']}: {m['content']}" for m in messages)
+
+
+def named(fields: Iterable[str]) -> str:
+    """Field names for a message: the first :data:`NAMED_FIELDS`, each clipped, and how many more."""
+    names = list(fields)
+    shown = [
+        name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 1] + "…" for name in names[:NAMED_FIELDS]
+    ]
+    more = len(names) - len(shown)
+    return (", ".join(shown) or "none") + (f" (+{more} more)" if more > 0 else "")
 
 
 def _counted(sources: list[str | None]) -> str | None:

@@ -42,7 +42,7 @@ def mapping_lines(data: Dataset) -> list[tuple[str, str]]:
 
 
 def _quoted(text: str) -> str:
-    return text if "(" in text or text.startswith("none") else repr(text)
+    return clip(text if "(" in text or text.startswith("none") else repr(text), 2 * CELL)
 
 
 def _head(data: Dataset) -> str:
@@ -87,12 +87,16 @@ def dataset_text(data: Dataset) -> str:
     columns = _columns(data)
     more = len(data.fields) - len(columns)
     lines.append(
-        "  fields: " + ", ".join(data.fields[:SHOWN_FIELDS]) + (f" (+{more} more)" if more > 0 else "")
+        "  fields: "
+        + ", ".join(clip(name, CELL // 2) for name in columns)
+        + (f" (+{more} more)" if more > 0 else "")
     )
     for index in range(min(SHOWN_ROWS, len(data))):
         row = data[index]
         cells = _cells(data, row, columns)
-        fields = "  ".join(f"{name}={cell}" for name, cell in zip(columns, cells[1:-1], strict=True))
+        fields = "  ".join(
+            f"{clip(name, CELL // 2)}={cell}" for name, cell in zip(columns, cells[1:-1], strict=True)
+        )
         lines.append(f"  [{cells[0]}] {fields}  → {cells[-1]}")
     if len(data) > SHOWN_ROWS:
         lines.append(f"  … {len(data) - SHOWN_ROWS} more rows")
@@ -105,7 +109,7 @@ def dataset_html(data: Dataset) -> str:
         f"<li><b>{escape(what)}</b>: {escape(where)}</li>" for what, where in mapping_lines(data)
     )
     columns = _columns(data)
-    head = "".join(f"<th>{escape(name)}</th>" for name in ["id", *columns, "reference"])
+    head = "".join(f"<th>{escape(clip(name, CELL // 2))}</th>" for name in ["id", *columns, "reference"])
     body = "".join(
         "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in _cells(data, data[index], columns)) + "</tr>"
         for index in range(min(SHOWN_ROWS, len(data)))

@@ -416,6 +416,12 @@ def test_every_cell_a_megabyte(tmp_path: Path) -> None:
     text, html = repr(data), data._repr_html_() or ""
     assert len(text) < 2_000 and len(html) < 20_000  # the view clips each cell to CELL characters
     assert all(len(line) < 3 * CELL + 40 for line in text.splitlines())
+    named = deepnb.dataset([{"n" * MEGABYTE: "q", "reference": "a"}])  # a megabyte field name too
+    assert len(repr(named)) < 2_000 and len(named._repr_html_() or "") < 20_000
+    many = deepnb.dataset([{f"f{i}" + "x" * MEGABYTE: i for i in range(50)}])  # and fifty of them
+    with pytest.raises(DeepnbError) as caught:
+        many.rows("{nope}")
+    assert len(str(caught.value)) < 1_500 and str(caught.value).endswith("(+30 more).")
 
 
 def test_a_hundred_thousand_rows_are_read_once_and_shown_by_their_first_few(
