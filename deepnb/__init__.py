@@ -5,6 +5,8 @@
 compiled, ``deepnb.connect(url, assistant)`` one served over the Agent Protocol, and
 ``deepnb.get(name)`` returns a registered agent or builds one the project's ``deepnb.toml`` defines;
 ``deepnb.compare(prompt, models=[...])`` runs one task on several models side by side;
+``deepnb.dataset(source, input=..., reference=...)`` reads a dataset as people have it (CSV,
+JSON, Parquet, Hugging Face, Inspect, promptfoo, LangSmith) and says its field mapping;
 ``deepnb.experiment(dataset, variants=..., scorers=...)`` runs a dataset by each variant and
 scores every run (``deepnb.scorers``), ``deepnb.load_experiment(path)`` reopens one from its log
 and ``deepnb.experiments()`` lists the logs;
@@ -28,6 +30,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Batch",
     "Comparison",
+    "Dataset",
     "DeepnbError",
     "Experiment",
     "Files",
@@ -39,6 +42,7 @@ __all__ = [
     "attach",
     "compare",
     "connect",
+    "dataset",
     "deploy",
     "experiment",
     "experiments",
@@ -57,6 +61,7 @@ __all__ = [
 _LAZY_NAMES = {
     "Batch": "deepnb.many.batch",
     "Comparison": "deepnb.many.comparing",
+    "Dataset": "deepnb.many.datasets",
     "DeepnbError": "deepnb.core.errors",
     "Experiment": "deepnb.many.experiment",
     "Files": "deepnb.session.files",
@@ -79,6 +84,7 @@ if TYPE_CHECKING:
     from deepnb.many import scorers
     from deepnb.many.batch import Batch
     from deepnb.many.comparing import Comparison
+    from deepnb.many.datasets import Dataset
     from deepnb.many.experiment import Experiment
     from deepnb.models.scripted import ScriptedChatModel
     from deepnb.session.files import Files
@@ -146,6 +152,25 @@ def compare(
     return start(prompt, models, agents=agents, agent=agent, context=context, **options)
 
 
+def dataset(
+    source: Any,
+    *,
+    input: str | None = None,
+    reference: str | None = None,
+    id: str | None = None,
+    format: str | None = None,
+) -> Dataset:
+    """Read ``source`` (a list of rows, a DataFrame, a Hugging Face dataset, LangSmith examples,
+    or a ``.csv``/``.tsv``/``.json``/``.jsonl``/``.yaml``/``.parquet`` file, an Inspect ``.eval``
+    log, a folder saved with ``save_to_disk``) into a ``Dataset`` for ``deepnb.experiment``.
+    ``input`` / ``reference`` / ``id`` name the field (or dotted path) each comes from instead of
+    the rules; ``format`` says how to read a file (or its layout: ``inspect``, ``promptfoo``,
+    ``langsmith``). Shown, it says which field is which."""
+    from deepnb.many.datasets import dataset as read  # noqa: PLC0415  # lazy: see above
+
+    return read(source, input=input, reference=reference, id=id, format=format)
+
+
 def experiment(
     dataset: Any,
     *,
@@ -158,6 +183,8 @@ def experiment(
     name: str | None = None,
     log: str | os.PathLike[str] | None = None,
     baseline: str | None = None,
+    input: str | None = None,
+    reference: str | None = None,
     **options: Any,
 ) -> Experiment:
     """Run ``dataset`` (a list of strings or dicts, a DataFrame, a CSV/JSONL path, LangSmith
@@ -168,7 +195,8 @@ def experiment(
     ``log``. ``concurrency``: runs at once in this kernel (default 8); a served agent's runs go to
     its server, whose job slots decide how many run at once (at most ``concurrency`` handed to it
     at once if given). Returns the ``Experiment`` at once; a ``log`` that exists is resumed.
-    ``options``: ``auto_approve``."""
+    ``dataset`` is anything ``deepnb.dataset`` reads, or a ``Dataset``; ``input`` /
+    ``reference`` name the fields as there. ``options``: ``auto_approve``."""
     from deepnb.many.experiment import experiment as start  # noqa: PLC0415  # lazy: see above
 
     return start(
@@ -182,6 +210,8 @@ def experiment(
         name=name,
         log=log,
         baseline=baseline,
+        input=input,
+        reference=reference,
         **options,
     )
 

@@ -1,12 +1,14 @@
 """``%%deepagent eval DATASET`` (and ``%deepagent eval DATASET``): an experiment over the rows in
-a kernel variable or a ``.csv`` / ``.jsonl`` file, through
-:func:`deepnb.many.experiment.experiment`.
+a kernel variable (a list, a DataFrame, a ``deepnb.dataset``) or a dataset file (``.csv``,
+``.jsonl``, ``.eval``, ... or a folder saved with ``save_to_disk``), through
+:func:`deepnb.many.experiment.experiment`; ``--input`` / ``--reference`` name the fields.
 The cell body is the template; ``--variants VAR`` names the dict of variants and each
 ``--scorer`` a built-in scorer or a variable holding one (or a list of them)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from deepnb.core.errors import DeepnbError
@@ -25,11 +27,11 @@ def dataset_of(name: str, namespace: Mapping[str, Any]) -> Any:
     """``DATASET``: the variable's value, or a file path."""
     if name in namespace:
         return namespace[name]
-    if name.lower().endswith(FILE_KINDS):
+    if name.lower().endswith(FILE_KINDS) or Path(name).is_dir():
         return name
     raise DeepnbError(
-        f"No variable named {name!r}: eval takes a variable holding the rows (a list, a DataFrame) "
-        "or a .csv / .jsonl path."
+        f"No variable named {name!r}: eval takes a variable holding the rows (a list, a DataFrame, "
+        f"a deepnb.dataset) or a dataset file's path ({', '.join(FILE_KINDS)})."
     )
 
 
@@ -92,6 +94,8 @@ def start_eval(args: Any, body: str, namespace: dict[str, Any]) -> Experiment:
         log=args.log,
         baseline=args.baseline,
         auto_approve=args.auto_approve,
+        input=args.input,
+        reference=args.reference,
         namespace=namespace,
     )
     if args.output:

@@ -343,7 +343,11 @@ def map_(line: str) -> None:
 
 
 @magic_arguments(name="deepagent eval")
-@argument("dataset", metavar="DATASET", help="A variable holding the rows, or a .csv/.jsonl path.")
+@argument(
+    "dataset",
+    metavar="DATASET",
+    help="A variable holding the rows (or a deepnb.dataset), or a dataset file (.csv, .jsonl, .eval, ...).",
+)
 @argument("-a", "--agent", help="The agent the variants change (default: the current agent).")
 @argument(
     "--variants", metavar="VAR", help="A variable holding the variants: a dict of label -> what changes."
@@ -363,6 +367,10 @@ def map_(line: str) -> None:
 )
 @argument("-o", "--output", metavar="OUT", help="Store the experiment in this variable.")
 @argument("--baseline", metavar="LABEL", help="The variant the others are compared with.")
+@argument("--input", metavar="FIELD", help="The field each row's input comes from (a dotted path too).")
+@argument(
+    "--reference", metavar="FIELD", help="The field each row's reference comes from (a dotted path too)."
+)
 @argument("--log", metavar="PATH", help="The log to write (an existing one is resumed).")
 @argument("--name", metavar="NAME", help="The experiment's name (its default log's too).")
 @argument("--auto-approve", dest="auto_approve", action="store_true", help="Approve every gated call.")

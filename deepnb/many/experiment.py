@@ -38,7 +38,8 @@ from deepnb.core.tokens import TOKEN_COLUMNS
 from deepnb.many import log as logs
 from deepnb.many import pricing, retrying, stats
 from deepnb.many.batch import WHOLE, Batch
-from deepnb.many.datasets import Row, load
+from deepnb.many.datasets import Row, check_given
+from deepnb.many.datasets import dataset as read_dataset
 from deepnb.many.record import Key, RunRecord, Score
 from deepnb.many.scoring import Scorer, named, score
 from deepnb.many.variants import build
@@ -781,6 +782,8 @@ def experiment(
     retries: int | retrying.Retries | None = None,
     fail_on_error: bool | int | float | None = None,
     cache: bool | str | os.PathLike[str] = False,
+    input: str | None = None,
+    reference: str | None = None,
 ) -> Experiment:
     """Run ``dataset`` by each of ``variants`` (default: ``agent`` as it is) ``epochs`` times,
     scoring each run with ``scorers``; returns the :class:`Experiment` at once. Everything is
@@ -798,7 +801,10 @@ def experiment(
     runs failed, the experiment stops, and ``status`` and ``wait()`` say why in one line.
     ``cache``: ``True`` (under ``.deepnb/cache``) or a folder keeps every model response on disk,
     reused for the same model, parameters, messages and epoch (a re-run after a kernel restart
-    too)."""
+    too). ``dataset`` is what :func:`deepnb.many.datasets.dataset` reads (or a ``Dataset``);
+    ``input`` / ``reference`` name the field each row's input and reference come from, as there.
+    A row an agent would run with no prompt (no template, no input field) is refused before any
+    model call."""
     retry_policy = retrying.retries_of(retries)
     error_limit = retrying.error_limit(fail_on_error)
     model_cache = _cache(cache)
@@ -809,9 +815,11 @@ def experiment(
     reduce_with = stats.reducer(epochs_reducer, epochs=epochs)
     limit = KERNEL_CONCURRENCY if concurrency is None else check_concurrency(concurrency)
     served_limit = SERVED_CONCURRENCY if concurrency is None else limit
-    rows = load(dataset, template=template)
+    data = read_dataset(dataset, input=input, reference=reference)
+    rows = data.rows(template)
     chosen = named(scorers)
     built = build(variants, agent, namespace, cache=model_cache)
+    check_given(rows, {label: getattr(session, "graph", None) for label, (session, _what) in built.items()})
     if baseline is not None and baseline not in built:
         raise DeepnbError(f"baseline={baseline!r} is not a variant: use one of {', '.join(built)}.")
     title = name or DEFAULT_NAME
@@ -844,6 +852,7 @@ def experiment(
                 "baseline": baseline,
                 "template": template,
                 "rows": len(rows),
+                "dataset": data.mapping,
             },
         )
     logged_rows = {key[0] for key in records}
@@ -856,6 +865,7 @@ def experiment(
                     "inputs": dict(row.fields),
                     "reference": row.reference,
                     "given": row.given,
+                    **row.logged_extras(),
                 },
             )
     sessions = {label: session for label, (session, _what) in built.items()}
@@ -906,7 +916,15 @@ def load_experiment(path: str | os.PathLike[str]) -> Experiment:
     contents = logs.read(path)
     header = contents.header
     rows = tuple(
-        Row(index, data.get("inputs") or {}, data.get("reference"), data.get("given") or "")
+        Row(
+            index,
+            data.get("inputs") or {},
+            data.get("reference"),
+            data.get("given") or "",
+            data.get("id"),
+            data.get("reference_type"),
+            data.get("metadata") or {},
+        )
         for index, data in sorted(contents.rows.items())
     )
     variants = dict(header.get("variants") or {})

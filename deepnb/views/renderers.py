@@ -14,6 +14,7 @@ from deepnb.engine.tree import SubagentNode
 from deepnb.extensions.report import Listing
 from deepnb.many.batch import Batch
 from deepnb.many.comparing import Comparison, ComparisonTable
+from deepnb.many.datasets import Dataset
 from deepnb.many.experiment import Experiment, Summary, VariantComparison
 from deepnb.many.record import RunRecord
 from deepnb.session.files.files import Files
@@ -27,6 +28,7 @@ from deepnb.views.compare_view import (
     comparison_table_text,
     show_comparison,
 )
+from deepnb.views.dataset_view import dataset_html, dataset_text
 from deepnb.views.experiment.experiment_live import experiment_live_bundle, show_experiment
 from deepnb.views.experiment.experiment_view import (
     comparison_html,
@@ -84,6 +86,7 @@ RENDERERS: dict[type, Renderer] = {
     VariantComparison: Renderer(text=comparison_text, html=comparison_html),
     RunRecord: Renderer(text=record_text, html=record_html),
     History: Renderer(text=history_text, html=_inlined(history_html)),
+    Dataset: Renderer(text=dataset_text, html=_inlined(dataset_html)),
 }
 
 

@@ -67,6 +67,25 @@ def test_a_file_dataset_bg_and_the_line_form(ip: Any, tmp_path: Path) -> None:
     assert isinstance(line, Experiment) and line.done and len(line.records) == 2
 
 
+def test_a_dataset_file_in_its_own_layout_with_named_fields(ip: Any, tmp_path: Path) -> None:
+    """A LangSmith export, its input and reference named with --input / --reference."""
+    name = _agent()
+    export = tmp_path / "export.jsonl"
+    export.write_text(
+        '{"id": "e1", "inputs": {"city": "Paris", "n": 1}, "outputs": {"country": "France"}}\n'
+        '{"id": "e2", "inputs": {"city": "Oslo", "n": 2}, "outputs": {"country": "Norway"}}\n',
+        encoding="utf-8",
+    )
+    _cell(
+        ip,
+        f"%%deepagent eval {export} -a {name} --input city --reference country --scorer exact "
+        f"--log {tmp_path / 'e.jsonl'} -o named\n",
+    )
+    named = ip.user_ns["named"]
+    assert [row.given for row in named.plan.rows] == ["Paris", "Oslo"]
+    assert [named.records[(i, name, 0)].scores["exact"].score for i in (0, 1)] == [1.0, 0.0]
+
+
 @pytest.mark.parametrize(
     ("line", "expected"),
     [
@@ -80,6 +99,7 @@ def test_a_file_dataset_bg_and_the_line_form(ip: Any, tmp_path: Path) -> None:
         ("eval rows --variants rows", "variants= is a dict"),
         ("eval rows --bogus", "Valid options:"),
         ("eval missing.jsonl", "No dataset file"),
+        ("eval rows --input nothing", "No row has a field 'nothing', which input= names"),
     ],
 )
 def test_every_mistake_is_one_line_and_nothing_runs(

@@ -215,7 +215,7 @@ MISTAKES: list[tuple[Any, dict[str, Any], str]] = [
     (["q0"], {"variants": {"a": lambda: 1}}, "not a workbench"),
     (["q0"], {"variants": {"a": {"bogus": 1}}}, "Unknown agent option"),
     (["q0"], {"baseline": "zz"}, "baseline='zz' is not a variant"),
-    ([{"x": 1}], {"template": "{q}"}, "no field 'q'"),
+    ([{"x": 1}], {"template": "{q}"}, "No row has a field 'q', which the template names"),
     ("missing.csv", {}, "No dataset file"),
     (["q0"], {"agent": "nosuch-agent"}, "No agent named 'nosuch-agent'"),
 ]

@@ -21,6 +21,7 @@ from deepnb.engine.tree import SubagentNode
 from deepnb.extensions.report import Listing
 from deepnb.many.batch import Batch
 from deepnb.many.comparing import Comparison, ComparisonTable
+from deepnb.many.datasets import Dataset
 from deepnb.many.experiment import Experiment, Summary, VariantComparison
 from deepnb.many.record import RunRecord
 from deepnb.session.files.files import Files
@@ -221,7 +222,8 @@ def test_every_kind_deepnb_registers_a_display_for_is_checked_here() -> None:
         SubagentNode: "subagent tree",
         Anatomy: "anatomy",
     }
-    plain_tables = {Interpreter, Listing, ComparisonTable, History}  # JupyterLab's table styles draw them
+    # JupyterLab's table styles draw them
+    plain_tables = {Interpreter, Listing, ComparisonTable, History, Dataset}
     assert set(RENDERERS) == set(checked) | plain_tables
     assert set(checked.values()) <= set(KINDS)
 

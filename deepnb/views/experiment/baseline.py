@@ -109,7 +109,7 @@ def _shared(differences: tuple[stats.Difference, ...]) -> list[stats.Difference]
 def baseline_tables(experiment: Experiment) -> list[dict[str, Any]]:
     """The comparisons the view shows (:func:`baseline_pairs`), each as :func:`comparison_table`
     with each differing row's ``prompt``. Computing them imports scipy: call it off the engine loop."""
-    given = {row.index: row.given for row in experiment.plan.rows}
+    given = {row.index: row.prompt for row in experiment.plan.rows}
     tables = []
     for a, b in baseline_pairs(experiment):
         table = comparison_table(experiment.compare(a, b))

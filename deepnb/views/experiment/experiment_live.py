@@ -138,7 +138,7 @@ class ExperimentView(anywidget.AnyWidget):
         state.update(self._judged)
         more = more_notes(exp, axes)
         budget = STATE_BUDGET - size(state) - size(more) - 1024  # 1 KB: the note on rows left out
-        given = {row.index: row.given for row in exp.plan.rows}
+        given = {row.index: row.prompt for row in exp.plan.rows}
         drawn: list[dict[str, Any]] = []
         spent = 0
         for index in axes.rows:

@@ -161,7 +161,7 @@ def experiment_text(experiment: Experiment) -> str:
     axes = matrix_axes(experiment)
     labels = [field_label(name) for name in axes.fields]
     lines = [head_line(experiment)]
-    given = {row.index: row.given for row in experiment.plan.rows}
+    given = {row.index: row.prompt for row in experiment.plan.rows}
     for row in axes.rows:
         lines.append(f"  row {row}: {clip(given[row], 60)}")
         for variant in axes.variants:
@@ -189,7 +189,7 @@ def experiment_html(experiment: Experiment) -> str:
     variant: its scores, then its output's fields), the charts, the summary and the baseline
     comparison."""
     axes = matrix_axes(experiment)
-    given = {row.index: row.given for row in experiment.plan.rows}
+    given = {row.index: row.prompt for row in experiment.plan.rows}
     labels = [field_label(name) for name in axes.fields]
     head = "<th>row</th>" + "".join(
         f"<th>{escape(v)}</th>" + "".join(f"<th>{escape(v)} · {escape(label)}</th>" for label in labels)
