@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import math
+import numbers
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -33,7 +35,7 @@ from deepnb.core.schema import ENDED
 from deepnb.core.text.safe_display import safe_display
 from deepnb.core.tokens import TOKEN_COLUMNS
 from deepnb.many import log as logs
-from deepnb.many import pricing, stats
+from deepnb.many import pricing, provenance, stats
 from deepnb.many.batch import WHOLE, Batch
 from deepnb.many.datasets import Row, load
 from deepnb.many.record import Key, RunRecord, Score
@@ -143,7 +145,8 @@ class Experiment(LiveDisplayable):
     kernel's :class:`~deepnb.session.run.Run`, or the :class:`~deepnb.many.record.RunRecord`
     read from
     the log); ``records`` the ended runs with their scores; ``wait()``, ``stop()``,
-    ``to_pandas()``, ``summary()``, ``compare(a, b)``, ``rescore(scorers)``; ``path`` is the log."""
+    ``to_pandas()``, ``summary()``, ``compare(a, b)``, ``rescore(scorers, replace=False)``,
+    ``grade(row, variant, epoch, score)``; ``path`` is the log."""
 
     def __init__(
         self,
@@ -183,11 +186,13 @@ class Experiment(LiveDisplayable):
     # -- running ----------------------------------------------------------------------------
 
     def _begin(self, concurrency: int, served_concurrency: int, run_options: Mapping[str, Any]) -> Experiment:
-        """Start every run the log does not hold as done (on the engine loop); returns at once."""
+        """Start every run the log does not hold as done (on the engine loop), and score the
+        done ones with the scorers they have no score of yet; returns at once."""
         self._keys = [
             key for key in self.plan.all_keys() if self._records.get(key, _NOT_DONE).status != "done"
         ]
         self._index = {key: i for i, key in enumerate(self._keys)}
+        self._score_kept()
         if not self._keys:
             return self
         inputs = [
@@ -195,7 +200,7 @@ class Experiment(LiveDisplayable):
             for i, (row, _v, _e) in enumerate(self._keys)
         ]
         sessions = [self._sessions[variant] for _row, variant, _e in self._keys]
-        self._pool = ThreadPoolExecutor(SCORING_THREADS, thread_name_prefix="deepnb-scoring")
+        self._pool = self._pool or ThreadPoolExecutor(SCORING_THREADS, thread_name_prefix="deepnb-scoring")
         self._batch = _Runs(
             sessions,
             inputs,
@@ -253,10 +258,57 @@ class Experiment(LiveDisplayable):
             record = self._read(run, row, variant, epoch)
         if record.status == "done":
             record.scores = self._scored(record, self.scorers)
-        with self._lock:
+        with self._lock:  # kept and logged together: a grade given meanwhile is logged after it
             self._records[record.key] = record
-        if self._writer is not None:
-            self._writer.write("run", record.to_json())
+            if self._writer is not None:
+                self._writer.write("run", record.to_json())
+
+    def _score_kept(self) -> None:
+        """Score each run kept as done from the log with the scorers it has no score of (a
+        scorer added on resuming), on the scoring threads; each one's new scores are logged."""
+        with self._lock:
+            missing = [
+                (record, {n: s for n, s in self.scorers.items() if n not in record.scores})
+                for record in self._records.values()
+                if record.status == "done" and record.key in self._planned
+            ]
+            missing = [(record, scorers) for record, scorers in missing if scorers]
+            if not missing:
+                return
+            self._pool = self._pool or ThreadPoolExecutor(
+                SCORING_THREADS, thread_name_prefix="deepnb-scoring"
+            )
+            for record, scorers in missing:
+                self._futures.append(self._pool.submit(self._add_scores, record, scorers))
+
+    def _add_scores(self, record: RunRecord, scorers: Mapping[str, Scorer]) -> None:
+        try:
+            self._keep_scores(record, self._scored(record, scorers), replace=False)
+        finally:
+            with self._lock:
+                self._kept += 1
+            self._notify()
+
+    def _keep_scores(self, record: RunRecord, scores: Mapping[str, Score], *, replace: bool) -> None:
+        """Give ``record`` its new ``scores`` (added to its others, or instead of them with
+        ``replace``; a person's grade stays either way) and log them, under the lock."""
+        with self._lock:
+            graded = {n: s for n, s in record.scores.items() if s.human}
+            new = {n: s for n, s in scores.items() if n not in graded}
+            record.scores = {**new, **graded} if replace else {**record.scores, **new}
+            line = {"row": record.row, "variant": record.variant, "epoch": record.epoch}
+            written = record.scores if replace else new
+            self._log().write(
+                "scores",
+                {**line, "scores": {n: s.to_json() for n, s in written.items()}, "replace": replace},
+            )
+
+    def _log(self) -> logs.LogWriter:
+        """The log's writer (made on first use for an experiment reopened from its log)."""
+        with self._lock:
+            if self._writer is None:
+                self._writer = logs.LogWriter(self.path)
+            return self._writer
 
     def _notify(self) -> None:
         for listener in list(self._listeners):
@@ -295,12 +347,11 @@ class Experiment(LiveDisplayable):
         """Whether nothing runs, waits in the queue or is being scored (runs waiting for
         approval aside)."""
         batch = self._batch
-        if batch is None:
-            return True
-        if not batch.done:
-            return False
-        for i in range(len(self._keys)):
-            self._consider(i)
+        if batch is not None:
+            if not batch.done:
+                return False
+            for i in range(len(self._keys)):
+                self._consider(i)
         with self._lock:
             return self._kept == len(self._futures)
 
@@ -308,11 +359,10 @@ class Experiment(LiveDisplayable):
         """Block until every run ended and is scored (runs waiting for approval do not hold it
         up); return the experiment."""
         batch = self._batch
-        if batch is None:
-            return self
-        batch.wait(timeout)
-        for i in range(len(self._keys)):
-            self._consider(i)
+        if batch is not None:
+            batch.wait(timeout)
+            for i in range(len(self._keys)):
+                self._consider(i)
         with self._lock:
             futures = list(self._futures)
         finished, pending = wait_futures(futures, timeout)
@@ -511,22 +561,82 @@ class Experiment(LiveDisplayable):
             a, b, per_scorer, tuple(stats.differences(first_a, first_b, a_means, b_means))
         )
 
-    def rescore(self, scorers: Iterable[Scorer] | Mapping[str, Scorer] | Scorer | None = None) -> Experiment:
-        """Score every done run again, with ``scorers`` (they become the experiment's) or the
-        current ones, without running anything again; each run's new scores go to the log."""
-        if scorers is not None:
-            self.scorers = named(scorers)
-        current = dict(self.scorers)
-        done = [record for record in self.records.values() if record.status == "done"]
+    def rescore(
+        self,
+        scorers: Iterable[Scorer] | Mapping[str, Scorer] | Scorer | None = None,
+        *,
+        replace: bool = False,
+    ) -> Experiment:
+        """Score every done run again without running anything, and log the new scores. With
+        ``scorers``, those score (they join the experiment's scorers, replacing any of the same
+        name); without, the experiment's own do. Each run keeps its other scorers' scores
+        unless ``replace=True``, which drops them and their scorers. A person's grade
+        (:meth:`grade`) stays either way: rescoring never overwrites it."""
+        chosen = named(scorers) if scorers is not None else dict(self.scorers)
+        with self._lock:
+            self.scorers = dict(chosen) if replace else {**self.scorers, **chosen}
+            done = [record for record in self._records.values() if record.status == "done"]
         with ThreadPoolExecutor(SCORING_THREADS, thread_name_prefix="deepnb-scoring") as pool:
-            scored = list(pool.map(lambda r: self._scored(r, current), done))
-        writer = self._writer or logs.LogWriter(self.path)
+            scored = list(pool.map(lambda r: self._scored(r, chosen), done))
         for record, scores in zip(done, scored, strict=True):
-            with self._lock:
-                record.scores = scores
-            scored_line = {"row": record.row, "variant": record.variant, "epoch": record.epoch}
-            writer.write("scores", {**scored_line, "scores": {n: s.to_json() for n, s in scores.items()}})
+            self._keep_scores(record, scores, replace=replace)
+        self._notify()
         return self
+
+    def grade(
+        self,
+        row: int,
+        variant: str,
+        epoch: int,
+        score: float | bool,
+        comment: str | None = None,
+        scorer: str = "human",
+    ) -> Experiment:
+        """A person's grade of run ``(row, variant, epoch)``: ``score`` (a number, or a bool as
+        1 or 0) with an optional ``comment``, as ``scorer``'s score (default ``"human"``; a
+        scorer's name overrides its score on that run). Written to the log at once and marked
+        ``human``; ``summary()`` and ``compare()`` use it, rescoring never overwrites it, and it
+        is there when the log is reopened. Works while the experiment runs (on a run that has
+        ended) and on one reopened from its log."""
+        key: Key = (row, variant, epoch)
+        value = _graded_value(score)
+        if not isinstance(scorer, str) or not scorer.strip():
+            raise DeepnbError(f"scorer= is the name of the score to set (e.g. 'human'), not {scorer!r}.")
+        if comment is not None and not isinstance(comment, str):
+            raise DeepnbError(f"A grade's comment is text, not a {type(comment).__name__}.")
+        if key not in self._planned:
+            raise DeepnbError(
+                f"No run {key!r} to grade: runs are (row, variant, epoch), rows 0-"
+                f"{len(self.plan.rows) - 1}, variants {', '.join(map(repr, self.plan.variants))}, "
+                f"epochs 0-{self.plan.epochs - 1}."
+            )
+        with self._lock:
+            record = self._records.get(key)
+            if record is None or record.status != "done":
+                status = self.status_of(key)
+                raise DeepnbError(
+                    f"Run {key!r} has no answer to grade (it is {status}): grade it once it is done."
+                )
+            given = Score(value, comment, human=True)
+            line = {"row": row, "variant": variant, "epoch": epoch, "scorer": scorer}
+            try:
+                self._log().write("grade", {**line, "score": value, "comment": comment})
+            except OSError as exc:
+                raise DeepnbError(
+                    f"Cannot save the grade to the log {str(self.path)!r}: {exc.strerror}; it is not kept."
+                ) from None
+            record.scores = {**record.scores, scorer: given}
+        self._notify()
+        return self
+
+
+def _graded_value(score: Any) -> float:
+    """A grade's score as a number: a bool as 1 or 0, any finite number; else one line."""
+    if isinstance(score, bool):
+        return 1.0 if score else 0.0
+    if isinstance(score, numbers.Real) and math.isfinite(float(score)):
+        return float(score)
+    raise DeepnbError(f"A grade's score is a finite number (or True / False), not {score!r}."[:200])
 
 
 @safe_display
@@ -655,7 +765,9 @@ def experiment(
     once in this kernel (default 8); a served agent's runs go to its server as it takes them
     (at most ``concurrency`` at once if given, else 100), where its job slots and queue decide how
     many run at once. ``log``: the JSONL log (default ``.deepnb/experiments/NAME-TIME.jsonl``); a log that
-    exists is resumed, its done runs kept and not run again."""
+    exists is resumed, its done runs kept and not run again, and scored by any scorer they have
+    no score of; a log written with another template, other variants (labels or definitions),
+    other epochs or other fields or references for its rows is refused in one line."""
     if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
         raise DeepnbError(
             f"epochs must be a whole number of at least 1 (runs per row and variant), not {epochs!r}."
@@ -671,39 +783,43 @@ def experiment(
     plan = Plan(
         title, tuple(rows), {label: what for label, (_s, what) in built.items()}, epochs, baseline, template
     )
+    definitions = {label: provenance.definition(session, what) for label, (session, what) in built.items()}
     path = Path(log) if log is not None else logs.default_path(title)
     records: dict[Key, RunRecord] = {}
+    logged_rows: set[int] = set()
     fresh = not (path.is_file() and path.stat().st_size > 0)
     if not fresh:
-        records = _resumed(path, plan)
+        contents = logs.read(path)
+        provenance.check_resumable(
+            contents,
+            variants=plan.variants,
+            definitions=definitions,
+            epochs=epochs,
+            template=template,
+            rows=rows,
+        )
+        records = {key: record for key, record in contents.runs.items() if key[1] in plan.variants}
+        logged_rows = set(contents.rows)
     writer = logs.LogWriter(path)
     if fresh:
+        created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         writer.write(
             "experiment",
-            {
-                "format": logs.FORMAT,
-                "name": title,
-                "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-                "variants": dict(plan.variants),
-                "scorers": list(chosen),
-                "epochs": epochs,
-                "baseline": baseline,
-                "template": template,
-                "rows": len(rows),
-            },
+            provenance.header(
+                name=title,
+                created=created,
+                variants=plan.variants,
+                definitions=definitions,
+                scorers=list(chosen),
+                epochs=epochs,
+                baseline=baseline,
+                template=template,
+                rows=rows,
+            ),
         )
-    logged_rows = {key[0] for key in records}
     for row in rows:
-        if fresh or row.index not in logged_rows:
-            writer.write(
-                "row",
-                {
-                    "row": row.index,
-                    "inputs": dict(row.fields),
-                    "reference": row.reference,
-                    "given": row.given,
-                },
-            )
+        if row.index not in logged_rows:  # resuming appends only the rows the log has not got
+            writer.write("row", provenance.row_line(row))
     sessions = {label: session for label, (session, _what) in built.items()}
     made = Experiment(
         plan,
@@ -717,27 +833,10 @@ def experiment(
     return made._begin(limit, served_limit, {"auto_approve": auto_approve} if auto_approve else {})
 
 
-def _resumed(path: Path, plan: Plan) -> dict[Key, RunRecord]:
-    """The records of an earlier run of the same experiment in ``path``; a log of another
-    dataset is refused."""
-    contents = logs.read(path)
-    for row in plan.rows:
-        logged = contents.rows.get(row.index)
-        if logged is None:
-            continue
-        here = logs.logged(row.fields)
-        if logged.get("inputs") != here:
-            raise DeepnbError(
-                f"The log {str(path)!r} holds another dataset (its row {row.index} differs): "
-                "give another log= "
-                "path to start afresh."
-            )
-    return {key: record for key, record in contents.runs.items() if key[1] in plan.variants}
-
-
 def load_experiment(path: str | os.PathLike[str]) -> Experiment:
     """An experiment reopened from its log: its rows, variants and every run's record (scores,
-    answers, messages), read-only; ``summary()``, ``compare()`` and ``rescore()`` work on it."""
+    answers, messages), its runs read-only; ``summary()``, ``compare()``, ``rescore()`` and
+    ``grade()`` work on it (the last two add to the log)."""
     contents = logs.read(path)
     header = contents.header
     rows = tuple(
@@ -760,5 +859,6 @@ def load_experiment(path: str | os.PathLike[str]) -> Experiment:
 
 def experiments(folder: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
     """The experiment logs under ``folder`` (default ``.deepnb/experiments``), the newest
-    first: ``path``, ``name``, ``created``, ``variants``, ``rows``, ``runs``, ``done``."""
+    first: ``path``, ``name``, ``created``, ``variants``, ``rows``, ``runs``, ``done`` and
+    ``error`` (why a log cannot be read; ``None`` for the others)."""
     return logs.listing(Path(folder) if folder is not None else logs.FOLDER)
