@@ -573,6 +573,11 @@ class Experiment(LiveDisplayable):
         unless ``replace=True``, which drops them and their scorers. A person's grade
         (:meth:`grade`) stays either way: rescoring never overwrites it."""
         chosen = named(scorers) if scorers is not None else dict(self.scorers)
+        if not chosen:
+            raise DeepnbError(
+                "rescore() has no scorer to score with (an experiment reopened from its log has "
+                "none): give them, e.g. exp.rescore([deepnb.scorers.exact])."
+            )
         with self._lock:
             self.scorers = dict(chosen) if replace else {**self.scorers, **chosen}
             done = [record for record in self._records.values() if record.status == "done"]

@@ -60,8 +60,8 @@ FORMAT = 2
 """The log format this deepnb writes (and the newest it reads)."""
 SCORES_MERGE = 2
 """The first format whose ``scores`` lines add to a run's scores rather than replace them."""
-TAIL = 1 << 20
-"""How much of a log's end is read to tell whether its last line was cut short."""
+BLOCK = 1 << 16
+"""How much of a log is read at a time, from its end, to find where its last line starts."""
 FOLDER = Path(".deepnb") / "experiments"
 """Where logs go by default (under the working directory)."""
 
@@ -123,19 +123,25 @@ def _end_cleanly(handle: BinaryIO) -> None:
     end = handle.seek(0, os.SEEK_END)
     if not end:
         return
-    handle.seek(max(0, end - TAIL))
-    tail = handle.read()
-    if tail.endswith(b"\n"):
+    handle.seek(end - 1)
+    if handle.read(1) == b"\n":
         return
-    start = tail.rfind(b"\n")
-    if start < 0 and end > TAIL:  # a last line longer than TAIL: keep it, on a line of its own
-        handle.write(b"\n")
-        return
+    start = end
+    while start > 0:  # back to the newline before the last line, a block at a time
+        block = max(0, start - BLOCK)
+        handle.seek(block)
+        newline = handle.read(start - block).rfind(b"\n")
+        if newline >= 0:
+            start = block + newline + 1
+            break
+        start = block
+    handle.seek(start)
     try:
-        json.loads(tail[start + 1 :].decode("utf-8"), parse_constant=_no_constant)
+        json.loads(handle.read().decode("utf-8"), parse_constant=_no_constant)
     except ValueError:
-        handle.truncate(end - len(tail) + start + 1)
+        handle.truncate(start)
         return
+    handle.seek(end)
     handle.write(b"\n")
 
 
@@ -177,30 +183,31 @@ def read(path: str | os.PathLike[str]) -> LogContents:
     where = Path(path)
     if not where.is_file():
         raise DeepnbError(f"No experiment log {str(where)!r}: deepnb.experiments() lists the logs here.")
+    contents: LogContents | None = None
+    cut: tuple[int, str] | None = None  # a line that is not JSON: an error unless it is the last
     try:
-        lines = where.read_bytes().split(b"\n")
+        with where.open("rb") as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                if cut is not None:
+                    raise _damaged(where, *cut)
+                try:
+                    data = json.loads(line.decode("utf-8"), parse_constant=_no_constant)
+                except ValueError as exc:  # UnicodeDecodeError is one too
+                    cut = (number, f"it is not JSON ({getattr(exc, 'msg', None) or exc})")
+                    continue
+                if not isinstance(data, dict):
+                    raise _damaged(where, number, f"it is a JSON {type(data).__name__}, not an object")
+                try:
+                    if contents is None:
+                        contents = _header(where, number, data)
+                    else:
+                        _apply(contents, data)
+                except Malformed as exc:
+                    raise _damaged(where, number, str(exc)) from None
     except OSError as exc:
         raise DeepnbError(f"Cannot read the experiment log {str(where)!r}: {exc.strerror}.") from None
-    last = max((i for i, line in enumerate(lines, 1) if line.strip()), default=0)
-    contents: LogContents | None = None
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line.decode("utf-8"), parse_constant=_no_constant)
-        except ValueError as exc:  # UnicodeDecodeError is one too
-            if number == last:
-                continue  # cut short by an interrupted write
-            raise _damaged(where, number, f"it is not JSON ({getattr(exc, 'msg', exc)})") from None
-        if not isinstance(data, dict):
-            raise _damaged(where, number, f"it is a JSON {type(data).__name__}, not an object")
-        try:
-            if contents is None:
-                contents = _header(where, number, data)
-            else:
-                _apply(contents, data)
-        except Malformed as exc:
-            raise _damaged(where, number, str(exc)) from None
     if contents is None:
         raise DeepnbError(f"{where} is empty: it is not a deepnb experiment log.")
     return contents

@@ -179,6 +179,25 @@ def test_only_a_cut_last_line_is_skipped_and_resuming_drops_it(tmp_path: Path) -
 
 
 @pytest.mark.parametrize(
+    ("tail", "kept"),
+    [
+        ('{"type": "note", "text": "' + "x" * 200_000, False),  # cut, longer than a block read
+        ('{"type": "note", "text": "whole"}', True),  # whole, only its newline missing
+    ],
+)
+def test_writing_after_a_last_line_without_its_newline_keeps_it_only_if_whole(
+    tmp_path: Path, tail: str, kept: bool
+) -> None:
+    log = logged_experiment(tmp_path)
+    whole = log.read_text("utf-8")
+    log.write_text(whole + tail, "utf-8")
+    reopened = deepnb.load_experiment(log)
+    reopened.grade(1, reopened.variants[0], 0, 0.0)
+    assert [line["type"] for line in lines(log)[-2:]] == (["note", "grade"] if kept else ["run", "grade"])
+    assert log.read_text("utf-8").startswith(whole)
+
+
+@pytest.mark.parametrize(
     ("mangle", "problem"),
     [
         (lambda found, text: [*text[:1], "{not json at all", *text[1:]], r"line 2: it is not JSON"),

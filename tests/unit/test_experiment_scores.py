@@ -83,6 +83,10 @@ def test_rescoring_adds_scorers_and_every_view_and_the_reopened_log_keeps_the_ea
     reopened = deepnb.load_experiment(experiment.path)
     assert reopened.records == experiment.records
 
+    with pytest.raises(DeepnbError, match="no scorer to score with"):
+        reopened.rescore(replace=True)  # a reopened experiment has no scorers: nothing is dropped
+    assert reopened.records == experiment.records
+
     # replace=True drops the others, in memory and in the log.
     reopened.rescore([scorers.contains], replace=True)
     assert reopened.scorer_names() == ["contains"]
