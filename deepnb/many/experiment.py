@@ -169,6 +169,9 @@ class Experiment(LiveDisplayable):
         self._models = dict(models or {})
         self._rows = {row.index: row for row in plan.rows}
         self._lock = threading.RLock()
+        self._saving = threading.Lock()
+        """Held while a record's or a score's change is kept and logged, so the log has them in
+        the order they were made (taken before ``_lock``; the engine thread never waits on it)."""
         self._seen: set[int] = set()
         self._futures: list[Future[None]] = []
         self._kept = 0
@@ -258,8 +261,9 @@ class Experiment(LiveDisplayable):
             record = self._read(run, row, variant, epoch)
         if record.status == "done":
             record.scores = self._scored(record, self.scorers)
-        with self._lock:  # kept and logged together: a grade given meanwhile is logged after it
-            self._records[record.key] = record
+        with self._saving:  # kept and logged together: a grade given meanwhile is logged after it
+            with self._lock:
+                self._records[record.key] = record
             if self._writer is not None:
                 self._writer.write("run", record.to_json())
 
@@ -291,11 +295,12 @@ class Experiment(LiveDisplayable):
 
     def _keep_scores(self, record: RunRecord, scores: Mapping[str, Score], *, replace: bool) -> None:
         """Give ``record`` its new ``scores`` (added to its others, or instead of them with
-        ``replace``; a person's grade stays either way) and log them, under the lock."""
-        with self._lock:
-            graded = {n: s for n, s in record.scores.items() if s.human}
-            new = {n: s for n, s in scores.items() if n not in graded}
-            record.scores = {**new, **graded} if replace else {**record.scores, **new}
+        ``replace``; a person's grade stays either way) and log them."""
+        with self._saving:
+            with self._lock:
+                graded = {n: s for n, s in record.scores.items() if s.human}
+                new = {n: s for n, s in scores.items() if n not in graded}
+                record.scores = {**new, **graded} if replace else {**record.scores, **new}
             line = {"row": record.row, "variant": record.variant, "epoch": record.epoch}
             written = record.scores if replace else new
             self._log().write(
@@ -615,12 +620,12 @@ class Experiment(LiveDisplayable):
                 f"{len(self.plan.rows) - 1}, variants {', '.join(map(repr, self.plan.variants))}, "
                 f"epochs 0-{self.plan.epochs - 1}."
             )
-        with self._lock:
-            record = self._records.get(key)
+        with self._saving:
+            record = self.record_for(key)
             if record is None or record.status != "done":
-                status = self.status_of(key)
                 raise DeepnbError(
-                    f"Run {key!r} has no answer to grade (it is {status}): grade it once it is done."
+                    f"Run {key!r} has no answer to grade (it is {self.status_of(key)}): grade it "
+                    "once it is done."
                 )
             given = Score(value, comment, human=True)
             line = {"row": row, "variant": variant, "epoch": epoch, "scorer": scorer}
@@ -630,7 +635,8 @@ class Experiment(LiveDisplayable):
                 raise DeepnbError(
                     f"Cannot save the grade to the log {str(self.path)!r}: {exc.strerror}; it is not kept."
                 ) from None
-            record.scores = {**record.scores, scorer: given}
+            with self._lock:
+                record.scores = {**record.scores, scorer: given}
         self._notify()
         return self
 
