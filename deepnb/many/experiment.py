@@ -158,6 +158,7 @@ class Experiment(LiveDisplayable):
         writer: logs.LogWriter | None = None,
         sessions: Mapping[str, Session] | None = None,
         models: Mapping[str, str | None] | None = None,
+        log_format: int = logs.FORMAT,
     ) -> None:
         self.plan = plan
         self.name = plan.name
@@ -167,6 +168,8 @@ class Experiment(LiveDisplayable):
         self._writer = writer
         self._sessions = dict(sessions or {})
         self._models = dict(models or {})
+        self._log_format = log_format
+        """The format of the log it adds to (an earlier deepnb's log keeps its own)."""
         self._rows = {row.index: row for row in plan.rows}
         self._lock = threading.RLock()
         self._saving = threading.Lock()
@@ -302,10 +305,11 @@ class Experiment(LiveDisplayable):
                 new = {n: s for n, s in scores.items() if n not in graded}
                 record.scores = {**new, **graded} if replace else {**record.scores, **new}
             line = {"row": record.row, "variant": record.variant, "epoch": record.epoch}
-            written = record.scores if replace else new
+            whole = replace or self._log_format < logs.SCORES_MERGE  # there, a scores line replaces
+            written = record.scores if whole else new
             self._log().write(
                 "scores",
-                {**line, "scores": {n: s.to_json() for n, s in written.items()}, "replace": replace},
+                {**line, "scores": {n: s.to_json() for n, s in written.items()}, "replace": whole},
             )
 
     def _log(self) -> logs.LogWriter:
@@ -798,6 +802,7 @@ def experiment(
     path = Path(log) if log is not None else logs.default_path(title)
     records: dict[Key, RunRecord] = {}
     logged_rows: set[int] = set()
+    log_format = logs.FORMAT
     fresh = not (path.is_file() and path.stat().st_size > 0)
     if not fresh:
         contents = logs.read(path)
@@ -810,6 +815,7 @@ def experiment(
             rows=rows,
         )
         records = {key: record for key, record in contents.runs.items() if key[1] in plan.variants}
+        log_format = int(contents.header["format"])
         logged_rows = set(contents.rows)
     writer = logs.LogWriter(path)
     if fresh:
@@ -840,6 +846,7 @@ def experiment(
         writer=writer,
         sessions=sessions,
         models={label: pricing.model_of(session) for label, session in sessions.items()},
+        log_format=log_format,
     )
     return made._begin(limit, served_limit, {"auto_approve": auto_approve} if auto_approve else {})
 
@@ -865,7 +872,9 @@ def load_experiment(path: str | os.PathLike[str]) -> Experiment:
         header.get("baseline"),
         header.get("template"),
     )
-    return Experiment(plan, scorers={}, path=Path(path), records=contents.runs)
+    return Experiment(
+        plan, scorers={}, path=Path(path), records=contents.runs, log_format=int(header["format"])
+    )
 
 
 def experiments(folder: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:

@@ -10,8 +10,9 @@ Lines, each with a ``type``:
   words), ``definitions`` (label -> what each variant was: ``kind``, ``agent``, ``model``,
   ``system_prompt``, ``options`` with their values, ``served_by``; a value JSON cannot hold is
   its repr, one whose name looks secret is ``[redacted]``), ``versions`` (``deepnb``,
-  ``deepagents``, ``langgraph``, ``python`` in the kernel that ran it), ``scorers`` (names),
-  ``epochs``, ``baseline``, ``template``, ``rows`` and ``dataset``: ``{"rows", "sha256"}``, the
+  ``deepagents``, ``langgraph``, ``langchain-core``, ``python`` in the kernel that ran it),
+  ``scorers`` (names), ``epochs``, ``baseline``, ``template``, ``rows`` and ``dataset``:
+  ``{"rows", "sha256"}``, the
   SHA-256 of ``json.dumps([[inputs, reference] for each row line], sort_keys=True,
   separators=(",", ":"), ensure_ascii=False)`` over the rows it was created with.
 - ``row``: ``row`` (its index), ``inputs`` (its fields), ``reference``, ``given`` (the prompt).
@@ -24,14 +25,14 @@ Lines, each with a ``type``:
 - ``scores``: ``row``, ``variant``, ``epoch``, ``scores``, ``replace``: a rescoring. Its scores
   are added to that run's, replacing those of the same names; with ``replace: true`` they are
   the run's scores from then on (the others dropped). In a format 1 log every ``scores`` line
-  replaces.
+  replaces (deepnb adds to such a log that way: each ``scores`` line with all of the run's scores).
 - ``grade``: ``row``, ``variant``, ``epoch``, ``scorer``, ``score``, ``comment``: a person's
   grade, which is that run's score for ``scorer`` from then on (marked ``human``).
 
 A later ``run`` line for the same (row, variant, epoch) replaces an earlier one (a run stopped,
 then run again when the experiment resumed), its scores and grades with it. Lines are applied
 in order; lines of another ``type`` are ignored. Only the last line may be cut short (an
-interrupted write): it is skipped when read, and dropped when the experiment resumes. Any other
+interrupted write): it is skipped when read, and dropped before anything is next written. Any other
 line that is not a JSON object, or whose fields are missing or of the wrong type, makes the log
 unreadable, with one error naming the file, the line and what is wrong.
 """
@@ -197,6 +198,8 @@ def read(path: str | os.PathLike[str]) -> LogContents:
                 except ValueError as exc:  # UnicodeDecodeError is one too
                     cut = (number, f"it is not JSON ({getattr(exc, 'msg', None) or exc})")
                     continue
+                except RecursionError:
+                    raise _damaged(where, number, "it is nested too deeply to read") from None
                 if not isinstance(data, dict):
                     raise _damaged(where, number, f"it is a JSON {type(data).__name__}, not an object")
                 try:

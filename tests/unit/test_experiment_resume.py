@@ -202,6 +202,7 @@ def test_writing_after_a_last_line_without_its_newline_keeps_it_only_if_whole(
     [
         (lambda found, text: [*text[:1], "{not json at all", *text[1:]], r"line 2: it is not JSON"),
         (lambda found, text: [*text[:2], "[1, 2]", *text[2:]], "line 3: it is a JSON list, not an object"),
+        (lambda found, text: [*text[:2], "[" * 100_000, *text[2:]], "line 3: it is nested too deeply"),
         (
             lambda found, text: [*text[:2], '{"type": "run", "score": NaN}', *text[2:]],
             "line 3: it is not JSON",
@@ -260,6 +261,10 @@ def test_a_format_1_log_reads_as_it_was_meant(tmp_path: Path) -> None:
     write(log, [{**found[0], "format": 1}, *found[1:], rescored])
     record = deepnb.load_experiment(log).records[(run["row"], run["variant"], run["epoch"])]
     assert record.scores == {"contains": Score(0.0)}  # format 1: a rescoring replaced the scores
+    deepnb.load_experiment(log).rescore([scorers.exact])  # what it adds, it adds as format 1 reads it
+    record = deepnb.load_experiment(log).records[(run["row"], run["variant"], run["epoch"])]
+    assert record.scores == {"contains": Score(0.0), "exact": Score(1.0)}
+    assert lines(log)[0]["format"] == 1
     write(log, [*found, rescored])  # format 2: it adds to them
     record = deepnb.load_experiment(log).records[(run["row"], run["variant"], run["epoch"])]
     assert record.scores == {"exact": Score(1.0), "contains": Score(0.0)}
