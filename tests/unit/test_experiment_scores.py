@@ -59,6 +59,7 @@ def test_rescoring_adds_scorers_and_every_view_and_the_reopened_log_keeps_the_ea
     expected = {0: (1.0, 1.0), 1: (0.0, 0.0), 2: (1.0, 1.0)}  # (exact, starts_with_a) by row
     for view in (experiment, deepnb.load_experiment(experiment.path)):
         assert view.scorer_names() == ["exact", "starts_with_a"]
+        assert "exact=1" in repr(view) and "starts_with_a=1" in repr(view)  # the matrix shows both
         for (row, _variant, _epoch), record in view.records.items():
             assert record.scores == {
                 "exact": Score(expected[row][0]),
