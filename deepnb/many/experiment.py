@@ -316,6 +316,10 @@ class Experiment(LiveDisplayable):
         """The log's writer (made on first use for an experiment reopened from its log)."""
         with self._lock:
             if self._writer is None:
+                if not self.path.is_file():  # a new file would be a log without its header
+                    raise DeepnbError(
+                        f"The experiment's log {str(self.path)!r} is gone: nothing can be added to it."
+                    )
                 self._writer = logs.LogWriter(self.path)
             return self._writer
 

@@ -135,6 +135,11 @@ def test_a_human_grade_is_a_score_kept_in_the_log_summary_compare_and_by_rescori
     assert deepnb.load_experiment(experiment.path).records[(1, "b", 0)].scores["human"] == Score(
         1.0, human=True
     )
+    gone = deepnb.load_experiment(experiment.path)
+    experiment.path.unlink()
+    with pytest.raises(DeepnbError, match="is gone"):
+        gone.grade(2, "b", 0, 1.0)
+    assert not experiment.path.exists() and "human" not in gone.records[(2, "b", 0)].scores
 
 
 @pytest.mark.parametrize(
