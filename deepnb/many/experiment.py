@@ -299,18 +299,19 @@ class Experiment(LiveDisplayable):
     def _keep_scores(self, record: RunRecord, scores: Mapping[str, Score], *, replace: bool) -> None:
         """Give ``record`` its new ``scores`` (added to its others, or instead of them with
         ``replace``; a person's grade stays either way) and log them."""
-        with self._saving:
-            with self._lock:
-                graded = {n: s for n, s in record.scores.items() if s.human}
-                new = {n: s for n, s in scores.items() if n not in graded}
-                record.scores = {**new, **graded} if replace else {**record.scores, **new}
+        with self._saving:  # nothing else changes a record's scores meanwhile
+            graded = {n: s for n, s in record.scores.items() if s.human}
+            new = {n: s for n, s in scores.items() if n not in graded}
+            kept = {**new, **graded} if replace else {**record.scores, **new}
             line = {"row": record.row, "variant": record.variant, "epoch": record.epoch}
             whole = replace or self._log_format < logs.SCORES_MERGE  # there, a scores line replaces
-            written = record.scores if whole else new
+            written = kept if whole else new
             self._log().write(
                 "scores",
                 {**line, "scores": {n: s.to_json() for n, s in written.items()}, "replace": whole},
             )
+            with self._lock:  # kept once saved
+                record.scores = kept
 
     def _log(self) -> logs.LogWriter:
         """The log's writer (made on first use for an experiment reopened from its log)."""
@@ -591,6 +592,7 @@ class Experiment(LiveDisplayable):
                 "rescore() has no scorer to score with (an experiment reopened from its log has "
                 "none): give them, e.g. exp.rescore([deepnb.scorers.exact])."
             )
+        self._log()  # a log that is gone says so before any scoring
         with self._lock:
             self.scorers = dict(chosen) if replace else {**self.scorers, **chosen}
             done = [record for record in self._records.values() if record.status == "done"]
