@@ -125,8 +125,10 @@ def header(
     baseline: str | None,
     template: str | None,
     rows: Sequence[Row],
+    **more: Any,
 ) -> dict[str, Any]:
-    """A new log's ``experiment`` line (``type`` aside)."""
+    """A new log's ``experiment`` line (``type`` aside); ``more``: other settings to record as
+    they are (JSON-able)."""
     return {
         "format": logs.FORMAT,
         "name": name,
@@ -140,6 +142,7 @@ def header(
         "template": template,
         "rows": len(rows),
         "dataset": {"rows": len(rows), "sha256": dataset_hash(rows)},
+        **more,
     }
 
 
