@@ -49,7 +49,7 @@ class Score:
             fields.number(data, "score"),
             fields.optional_text(data, "comment"),
             fields.optional_text(data, "error"),
-            human,
+            human=human,
         )
 
 
