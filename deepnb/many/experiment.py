@@ -18,6 +18,8 @@ import asyncio
 import contextlib
 import dataclasses
 import datetime as dt
+import math
+import numbers
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -36,7 +38,7 @@ from deepnb.core.schema import ENDED
 from deepnb.core.text.safe_display import safe_display
 from deepnb.core.tokens import TOKEN_COLUMNS
 from deepnb.many import log as logs
-from deepnb.many import pricing, retrying, stats
+from deepnb.many import pricing, provenance, retrying, stats
 from deepnb.many.batch import WHOLE, Batch
 from deepnb.many.datasets import Row, check_given
 from deepnb.many.datasets import dataset as read_dataset
@@ -169,7 +171,8 @@ class Experiment(LiveDisplayable):
     kernel's :class:`~deepnb.session.run.Run`, or the :class:`~deepnb.many.record.RunRecord`
     read from
     the log); ``records`` the ended runs with their scores; ``wait()``, ``stop()``,
-    ``to_pandas()``, ``summary()``, ``compare(a, b)``, ``rescore(scorers)``; ``path`` is the log."""
+    ``to_pandas()``, ``summary()``, ``compare(a, b)``, ``rescore(scorers, replace=False)``,
+    ``grade(row, variant, epoch, score)``; ``path`` is the log."""
 
     def __init__(
         self,
@@ -181,6 +184,7 @@ class Experiment(LiveDisplayable):
         writer: logs.LogWriter | None = None,
         sessions: Mapping[str, Session] | None = None,
         models: Mapping[str, str | None] | None = None,
+        log_format: int = logs.FORMAT,
     ) -> None:
         self.plan = plan
         self.name = plan.name
@@ -190,8 +194,13 @@ class Experiment(LiveDisplayable):
         self._writer = writer
         self._sessions = dict(sessions or {})
         self._models = dict(models or {})
+        self._log_format = log_format
+        """The format of the log it adds to (an earlier deepnb's log keeps its own)."""
         self._rows = {row.index: row for row in plan.rows}
         self._lock = threading.RLock()
+        self._saving = threading.Lock()
+        """Held while a record's or a score's change is kept and logged, so the log has them in
+        the order they were made (taken before ``_lock``; the engine thread never waits on it)."""
         self._seen: set[int] = set()
         self._futures: list[Future[None]] = []
         self._kept = 0
@@ -220,11 +229,13 @@ class Experiment(LiveDisplayable):
     # -- running ----------------------------------------------------------------------------
 
     def _begin(self, concurrency: int, served_concurrency: int, run_options: Mapping[str, Any]) -> Experiment:
-        """Start every run the log does not hold as done (on the engine loop); returns at once."""
+        """Start every run the log does not hold as done (on the engine loop), and score the
+        done ones with the scorers they have no score of yet; returns at once."""
         self._keys = [
             key for key in self.plan.all_keys() if self._records.get(key, _NOT_DONE).status != "done"
         ]
         self._index = {key: i for i, key in enumerate(self._keys)}
+        self._score_kept()
         if not self._keys:
             return self
         inputs = [
@@ -233,7 +244,7 @@ class Experiment(LiveDisplayable):
         ]
         sessions = [self._sessions[variant] for _row, variant, _e in self._keys]
         self.concurrency = concurrency
-        self._pool = ThreadPoolExecutor(concurrency, thread_name_prefix="deepnb-scoring")
+        self._pool = self._pool or ThreadPoolExecutor(concurrency, thread_name_prefix="deepnb-scoring")
         self._batch = _Runs(
             sessions,
             inputs,
@@ -300,12 +311,13 @@ class Experiment(LiveDisplayable):
             record.attempts = max(1, self._batch.attempts(index))
         if record.status == "done":
             record.scores = self._scored(record, self.scorers)
-        with self._lock:
-            self._records[record.key] = record
-            if record.status == "error":
-                self._errors += 1
-        if self._writer is not None:
-            self._writer.write("run", record.to_json())
+        with self._saving:  # kept and logged together: a grade given meanwhile is logged after it
+            with self._lock:
+                self._records[record.key] = record
+                if record.status == "error":
+                    self._errors += 1
+            if self._writer is not None:
+                self._writer.write("run", record.to_json())
         if record.status == "error":
             self._check_errors(record.error)
 
@@ -322,6 +334,60 @@ class Experiment(LiveDisplayable):
         if self._writer is not None:
             self._writer.write("stopped", {"reason": self.failure})
         self.stop(reason="stopped: too many runs failed (fail_on_error)")
+
+    def _score_kept(self) -> None:
+        """Score each run kept as done from the log with the scorers it has no score of (a
+        scorer added on resuming), on the scoring threads; each one's new scores are logged."""
+        with self._lock:
+            missing = [
+                (record, {n: s for n, s in self.scorers.items() if n not in record.scores})
+                for record in self._records.values()
+                if record.status == "done" and record.key in self._planned
+            ]
+            missing = [(record, scorers) for record, scorers in missing if scorers]
+            if not missing:
+                return
+            self._pool = self._pool or ThreadPoolExecutor(
+                self.concurrency, thread_name_prefix="deepnb-scoring"
+            )
+            for record, scorers in missing:
+                self._futures.append(self._pool.submit(self._add_scores, record, scorers))
+
+    def _add_scores(self, record: RunRecord, scorers: Mapping[str, Scorer]) -> None:
+        try:
+            self._keep_scores(record, self._scored(record, scorers), replace=False)
+        finally:
+            with self._lock:
+                self._kept += 1
+            self._notify()
+
+    def _keep_scores(self, record: RunRecord, scores: Mapping[str, Score], *, replace: bool) -> None:
+        """Give ``record`` its new ``scores`` (added to its others, or instead of them with
+        ``replace``; a person's grade stays either way) and log them."""
+        with self._saving:  # nothing else changes a record's scores meanwhile
+            graded = {n: s for n, s in record.scores.items() if s.human}
+            new = {n: s for n, s in scores.items() if n not in graded}
+            kept = {**new, **graded} if replace else {**record.scores, **new}
+            line = {"row": record.row, "variant": record.variant, "epoch": record.epoch}
+            whole = replace or self._log_format < logs.SCORES_MERGE  # there, a scores line replaces
+            written = kept if whole else new
+            self._log().write(
+                "scores",
+                {**line, "scores": {n: s.to_json() for n, s in written.items()}, "replace": whole},
+            )
+            with self._lock:  # kept once saved
+                record.scores = kept
+
+    def _log(self) -> logs.LogWriter:
+        """The log's writer (made on first use for an experiment reopened from its log)."""
+        with self._lock:
+            if self._writer is None:
+                if not self.path.is_file():  # a new file would be a log without its header
+                    raise DeepnbError(
+                        f"The experiment's log {str(self.path)!r} is gone: nothing can be added to it."
+                    )
+                self._writer = logs.LogWriter(self.path)
+            return self._writer
 
     def _notify(self) -> None:
         for listener in list(self._listeners):
@@ -361,12 +427,11 @@ class Experiment(LiveDisplayable):
         """Whether nothing runs, waits in the queue or is being scored (runs waiting for
         approval aside)."""
         batch = self._batch
-        if batch is None:
-            return True
-        if not batch.done:
-            return False
-        for i in range(len(self._keys)):
-            self._consider(i)
+        if batch is not None:
+            if not batch.done:
+                return False
+            for i in range(len(self._keys)):
+                self._consider(i)
         with self._lock:
             return self._kept == len(self._futures)
 
@@ -375,11 +440,10 @@ class Experiment(LiveDisplayable):
         up); return the experiment. Once ``fail_on_error=`` stopped it, raise that line (what
         ended is in the experiment and its log)."""
         batch = self._batch
-        if batch is None:
-            return self
-        batch.wait(timeout)
-        for i in range(len(self._keys)):
-            self._consider(i)
+        if batch is not None:
+            batch.wait(timeout)
+            for i in range(len(self._keys)):
+                self._consider(i)
         with self._lock:
             futures = list(self._futures)
         finished, pending = wait_futures(futures, timeout)
@@ -612,24 +676,91 @@ class Experiment(LiveDisplayable):
             _reduced_by(reducer),
         )
 
-    def rescore(self, scorers: Iterable[Scorer] | Mapping[str, Scorer] | Scorer | None = None) -> Experiment:
-        """Score every done run again, with ``scorers`` (they become the experiment's) or the
-        current ones, without running anything again; each run's new scores go to the log. At
-        most ``concurrency`` runs are scored at once (the experiment's; settable on a reopened
-        one: ``exp.concurrency = 4``)."""
-        if scorers is not None:
-            self.scorers = named(scorers)
-        current = dict(self.scorers)
-        done = [record for record in self.records.values() if record.status == "done"]
+    def rescore(
+        self,
+        scorers: Iterable[Scorer] | Mapping[str, Scorer] | Scorer | None = None,
+        *,
+        replace: bool = False,
+    ) -> Experiment:
+        """Score every done run again without running anything, and log the new scores. With
+        ``scorers``, those score (they join the experiment's scorers, replacing any of the same
+        name); without, the experiment's own do. Each run keeps its other scorers' scores
+        unless ``replace=True``, which drops them and their scorers. A person's grade
+        (:meth:`grade`) stays either way: rescoring never overwrites it. At most ``concurrency``
+        runs are scored at once (the experiment's; settable on a reopened one:
+        ``exp.concurrency = 4``)."""
+        chosen = named(scorers) if scorers is not None else dict(self.scorers)
+        if not chosen:
+            raise DeepnbError(
+                "rescore() has no scorer to score with (an experiment reopened from its log has "
+                "none): give them, e.g. exp.rescore([deepnb.scorers.exact])."
+            )
+        self._log()  # a log that is gone says so before any scoring
+        with self._lock:
+            self.scorers = dict(chosen) if replace else {**self.scorers, **chosen}
+            done = [record for record in self._records.values() if record.status == "done"]
         with ThreadPoolExecutor(self.concurrency, thread_name_prefix="deepnb-scoring") as pool:
-            scored = list(pool.map(lambda r: self._scored(r, current), done))
-        writer = self._writer or logs.LogWriter(self.path)
+            scored = list(pool.map(lambda r: self._scored(r, chosen), done))
         for record, scores in zip(done, scored, strict=True):
-            with self._lock:
-                record.scores = scores
-            scored_line = {"row": record.row, "variant": record.variant, "epoch": record.epoch}
-            writer.write("scores", {**scored_line, "scores": {n: s.to_json() for n, s in scores.items()}})
+            self._keep_scores(record, scores, replace=replace)
+        self._notify()
         return self
+
+    def grade(
+        self,
+        row: int,
+        variant: str,
+        epoch: int,
+        score: float | bool,
+        comment: str | None = None,
+        scorer: str = "human",
+    ) -> Experiment:
+        """A person's grade of run ``(row, variant, epoch)``: ``score`` (a number, or a bool as
+        1 or 0) with an optional ``comment``, as ``scorer``'s score (default ``"human"``; a
+        scorer's name overrides its score on that run). Written to the log at once and marked
+        ``human``; ``summary()`` and ``compare()`` use it, rescoring never overwrites it, and it
+        is there when the log is reopened. Works while the experiment runs (on a run that has
+        ended) and on one reopened from its log."""
+        key: Key = (row, variant, epoch)
+        value = _graded_value(score)
+        if not isinstance(scorer, str) or not scorer.strip():
+            raise DeepnbError(f"scorer= is the name of the score to set (e.g. 'human'), not {scorer!r}.")
+        if comment is not None and not isinstance(comment, str):
+            raise DeepnbError(f"A grade's comment is text, not a {type(comment).__name__}.")
+        if key not in self._planned:
+            raise DeepnbError(
+                f"No run {key!r} to grade: runs are (row, variant, epoch), rows 0-"
+                f"{len(self.plan.rows) - 1}, variants {', '.join(map(repr, self.plan.variants))}, "
+                f"epochs 0-{self.plan.epochs - 1}."
+            )
+        with self._saving:
+            record = self.record_for(key)
+            if record is None or record.status != "done":
+                raise DeepnbError(
+                    f"Run {key!r} has no answer to grade (it is {self.status_of(key)}): grade it "
+                    "once it is done."
+                )
+            given = Score(value, comment, human=True)
+            line = {"row": row, "variant": variant, "epoch": epoch, "scorer": scorer}
+            try:
+                self._log().write("grade", {**line, "score": value, "comment": comment})
+            except OSError as exc:
+                raise DeepnbError(
+                    f"Cannot save the grade to the log {str(self.path)!r}: {exc.strerror}; it is not kept."
+                ) from None
+            with self._lock:
+                record.scores = {**record.scores, scorer: given}
+        self._notify()
+        return self
+
+
+def _graded_value(score: Any) -> float:
+    """A grade's score as a number: a bool as 1 or 0, any finite number; else one line."""
+    if isinstance(score, bool):
+        return 1.0 if score else 0.0
+    if isinstance(score, numbers.Real) and math.isfinite(float(score)):
+        return float(score)
+    raise DeepnbError(f"A grade's score is a finite number (or True / False), not {score!r}."[:200])
 
 
 @safe_display
@@ -804,7 +935,9 @@ def experiment(
     too). ``dataset`` is what :func:`deepnb.many.datasets.dataset` reads (or a ``Dataset``);
     ``input`` / ``reference`` name the field each row's input and reference come from, as there.
     A row an agent would run with no prompt (no template, no input field) is refused before any
-    model call."""
+    model call. A resumed log's done runs are scored by any scorer they have no score of; a log
+    written with another template, other variants (labels or definitions), other epochs or other
+    fields or references for its rows is refused in one line."""
     retry_policy = retrying.retries_of(retries)
     error_limit = retrying.error_limit(fail_on_error)
     model_cache = _cache(cache)
@@ -832,42 +965,45 @@ def experiment(
         template,
         reduce_with,
     )
+    definitions = {label: provenance.definition(session, what) for label, (session, what) in built.items()}
     path = Path(log) if log is not None else logs.default_path(title)
     records: dict[Key, RunRecord] = {}
+    logged_rows: set[int] = set()
+    log_format = logs.FORMAT
     fresh = not (path.is_file() and path.stat().st_size > 0)
     if not fresh:
-        records = _resumed(path, plan)
+        contents = logs.read(path)
+        provenance.check_resumable(
+            contents,
+            variants=plan.variants,
+            definitions=definitions,
+            epochs=epochs,
+            template=template,
+            rows=rows,
+        )
+        records = {key: record for key, record in contents.runs.items() if key[1] in plan.variants}
+        log_format = int(contents.header["format"])
+        logged_rows = set(contents.rows)
     writer = logs.LogWriter(path)
     if fresh:
-        writer.write(
-            "experiment",
-            {
-                "format": logs.FORMAT,
-                "name": title,
-                "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-                "variants": dict(plan.variants),
-                "scorers": list(chosen),
-                "epochs": epochs,
-                "epochs_reducer": reduce_with.name,
-                "baseline": baseline,
-                "template": template,
-                "rows": len(rows),
-                "dataset": data.mapping,
-            },
+        created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        header = provenance.header(
+            name=title,
+            created=created,
+            variants=plan.variants,
+            definitions=definitions,
+            scorers=list(chosen),
+            epochs=epochs,
+            baseline=baseline,
+            template=template,
+            rows=rows,
+            epochs_reducer=reduce_with.name,
         )
-    logged_rows = {key[0] for key in records}
+        header["dataset"] = {**data.mapping, **header["dataset"]}  # how it was read, and its hash
+        writer.write("experiment", header)
     for row in rows:
-        if fresh or row.index not in logged_rows:
-            writer.write(
-                "row",
-                {
-                    "row": row.index,
-                    "inputs": dict(row.fields),
-                    "reference": row.reference,
-                    "given": row.given,
-                    **row.logged_extras(),
-                },
-            )
+        if row.index not in logged_rows:  # resuming appends only the rows the log has not got
+            writer.write("row", {**provenance.row_line(row), **row.logged_extras()})
     sessions = {label: session for label, (session, _what) in built.items()}
     made = Experiment(
         plan,
@@ -877,6 +1013,7 @@ def experiment(
         writer=writer,
         sessions=sessions,
         models={label: pricing.model_of(session) for label, session in sessions.items()},
+        log_format=log_format,
     )
     made.retries, made.fail_on_error, made.cache = retry_policy, error_limit, model_cache
     return made._begin(limit, served_limit, {"auto_approve": auto_approve} if auto_approve else {})
@@ -892,27 +1029,10 @@ def _cache(value: Any) -> EpochCache | None:
     return caching.EpochCache(folder) if folder is not None else None
 
 
-def _resumed(path: Path, plan: Plan) -> dict[Key, RunRecord]:
-    """The records of an earlier run of the same experiment in ``path``; a log of another
-    dataset is refused."""
-    contents = logs.read(path)
-    for row in plan.rows:
-        logged = contents.rows.get(row.index)
-        if logged is None:
-            continue
-        here = logs.logged(row.fields)
-        if logged.get("inputs") != here:
-            raise DeepnbError(
-                f"The log {str(path)!r} holds another dataset (its row {row.index} differs): "
-                "give another log= "
-                "path to start afresh."
-            )
-    return {key: record for key, record in contents.runs.items() if key[1] in plan.variants}
-
-
 def load_experiment(path: str | os.PathLike[str]) -> Experiment:
     """An experiment reopened from its log: its rows, variants and every run's record (scores,
-    answers, messages), read-only; ``summary()``, ``compare()`` and ``rescore()`` work on it."""
+    answers, messages), its runs read-only; ``summary()``, ``compare()``, ``rescore()`` and
+    ``grade()`` work on it (the last two add to the log)."""
     contents = logs.read(path)
     header = contents.header
     rows = tuple(
@@ -940,10 +1060,13 @@ def load_experiment(path: str | os.PathLike[str]) -> Experiment:
         header.get("template"),
         stats.logged_reducer(header.get("epochs_reducer"), epochs=epochs),
     )
-    return Experiment(plan, scorers={}, path=Path(path), records=contents.runs)
+    return Experiment(
+        plan, scorers={}, path=Path(path), records=contents.runs, log_format=int(header["format"])
+    )
 
 
 def experiments(folder: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
     """The experiment logs under ``folder`` (default ``.deepnb/experiments``), the newest
-    first: ``path``, ``name``, ``created``, ``variants``, ``rows``, ``runs``, ``done``."""
+    first: ``path``, ``name``, ``created``, ``variants``, ``rows``, ``runs``, ``done`` and
+    ``error`` (why a log cannot be read; ``None`` for the others)."""
     return logs.listing(Path(folder) if folder is not None else logs.FOLDER)

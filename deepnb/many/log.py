@@ -1,21 +1,40 @@
 """An experiment's log: one JSON object per line, appended as the experiment goes, readable
-without deepnb, every string in it redacted of secrets first.
+without deepnb, every string in it redacted of secrets first. It is strict JSON: no ``NaN`` or
+``Infinity`` (a float that is not finite is written as the string ``"NaN"``, ``"Infinity"`` or
+``"-Infinity"``; a score that is not finite is a scorer error, never written).
 
 Lines, each with a ``type``:
 
-- ``experiment`` (the first): ``format`` (1), ``name``, ``created`` (ISO 8601 UTC), ``variants``
-  (label -> what it is), ``scorers`` (names), ``epochs``, ``baseline``, ``template``, ``rows``.
+- ``experiment`` (the first): ``format`` (2; 1 for logs of earlier deepnb, read as they were
+  meant), ``name``, ``created`` (ISO 8601 UTC), ``variants`` (label -> what it is, in a few
+  words), ``definitions`` (label -> what each variant was: ``kind``, ``agent``, ``model``,
+  ``system_prompt``, ``options`` with their values, ``served_by``; a value JSON cannot hold is
+  its repr, one whose name looks secret is ``[redacted]``), ``versions`` (``deepnb``,
+  ``deepagents``, ``langgraph``, ``langchain-core``, ``python`` in the kernel that ran it),
+  ``scorers`` (names), ``epochs``, ``baseline``, ``template``, ``rows`` and ``dataset``:
+  ``{"rows", "sha256"}``, the
+  SHA-256 of ``json.dumps([[inputs, reference] for each row line], sort_keys=True,
+  separators=(",", ":"), ensure_ascii=False)`` over the rows it was created with.
 - ``row``: ``row`` (its index), ``inputs`` (its fields), ``reference``, ``given`` (the prompt).
 - ``run``: ``row``, ``variant``, ``epoch``, ``status``, ``result``, ``output``, ``error``,
   ``tokens_in``, ``tokens_out`` (``null``: no model call reported usage), ``tokens_unreported``
   (model calls that reported none: the counts and the cost are lower bounds where above 0),
   ``cost`` (US dollars, ``null`` unknown), ``latency`` (seconds), ``thread_id``, ``messages``
-  (OpenAI-style dicts) and ``scores`` (name -> ``{score, comment, error}``).
-- ``scores``: ``row``, ``variant``, ``epoch``, ``scores``: a rescoring, which replaces that
-  run's scores.
+  (OpenAI-style dicts) and ``scores`` (name -> ``{score, comment, error}``, with ``human: true``
+  on a person's grade).
+- ``scores``: ``row``, ``variant``, ``epoch``, ``scores``, ``replace``: a rescoring. Its scores
+  are added to that run's, replacing those of the same names; with ``replace: true`` they are
+  the run's scores from then on (the others dropped). In a format 1 log every ``scores`` line
+  replaces (deepnb adds to such a log that way: each ``scores`` line with all of the run's scores).
+- ``grade``: ``row``, ``variant``, ``epoch``, ``scorer``, ``score``, ``comment``: a person's
+  grade, which is that run's score for ``scorer`` from then on (marked ``human``).
 
 A later ``run`` line for the same (row, variant, epoch) replaces an earlier one (a run stopped,
-then run again when the experiment resumed).
+then run again when the experiment resumed), its scores and grades with it. Lines are applied
+in order; lines of another ``type`` are ignored. Only the last line may be cut short (an
+interrupted write): it is skipped when read, and dropped before anything is next written. Any other
+line that is not a JSON object, or whose fields are missing or of the wrong type, makes the log
+unreadable, with one error naming the file, the line and what is wrong.
 """
 
 from __future__ import annotations
@@ -23,19 +42,27 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+import math
 import os
 import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from deepnb.core.errors import DeepnbError
 from deepnb.core.text.secrets import redact_data
-from deepnb.many.record import Key, RunRecord, Score
+from deepnb.many import fields
+from deepnb.many.fields import Malformed
+from deepnb.many.record import Key, RunRecord, Score, scores_from_json
 
-FORMAT = 1
+FORMAT = 2
+"""The log format this deepnb writes (and the newest it reads)."""
+SCORES_MERGE = 2
+"""The first format whose ``scores`` lines add to a run's scores rather than replace them."""
+BLOCK = 1 << 16
+"""How much of a log is read at a time, from its end, to find where its last line starts."""
 FOLDER = Path(".deepnb") / "experiments"
 """Where logs go by default (under the working directory)."""
 
@@ -71,8 +98,8 @@ def _fallback(value: Any) -> Any:
 
 class LogWriter:
     """Appends lines to a log, each redacted and on disk once ``write`` returns (thread-safe).
-    The file is opened for each line, so nothing stays open between runs; a log whose last line
-    was cut short goes on from a new line."""
+    The file is opened for each line, so nothing stays open between runs; a last line cut
+    short (an interrupted write, which no reader can use) is dropped before anything is added."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -80,25 +107,65 @@ class LogWriter:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.touch()
-            with path.open("rb+") as handle:  # a line cut short by an interruption ends here
-                end = handle.seek(0, os.SEEK_END)
-                if end:
-                    handle.seek(end - 1)
-                    if handle.read(1) != b"\n":
-                        handle.write(b"\n")
+            with path.open("rb+") as handle:
+                _end_cleanly(handle)
         except OSError as exc:
             raise DeepnbError(f"Cannot write the experiment's log {str(path)!r}: {exc.strerror}.") from None
 
     def write(self, kind: str, data: Mapping[str, Any]) -> None:
-        line = json.dumps({"type": kind, **logged(data)}, ensure_ascii=False)
+        line = json.dumps({"type": kind, **logged(data)}, ensure_ascii=False, allow_nan=False)
         with self._lock, self.path.open("a", encoding="utf-8") as handle:
             handle.write(line + "\n")
 
 
+def _end_cleanly(handle: BinaryIO) -> None:
+    """Make the file end with a whole line: a last line without its newline gets one if it is
+    whole JSON, and is cut off if it was cut short."""
+    end = handle.seek(0, os.SEEK_END)
+    if not end:
+        return
+    handle.seek(end - 1)
+    if handle.read(1) == b"\n":
+        return
+    start = end
+    while start > 0:  # back to the newline before the last line, a block at a time
+        block = max(0, start - BLOCK)
+        handle.seek(block)
+        newline = handle.read(start - block).rfind(b"\n")
+        if newline >= 0:
+            start = block + newline + 1
+            break
+        start = block
+    handle.seek(start)
+    try:
+        json.loads(handle.read().decode("utf-8"), parse_constant=_no_constant)
+    except ValueError:
+        handle.truncate(start)
+        return
+    handle.seek(end)
+    handle.write(b"\n")
+
+
 def logged(data: Mapping[str, Any]) -> dict[str, Any]:
-    """``data`` as the log keeps it: JSON-able, every string redacted of secrets."""
-    kept: dict[str, Any] = redact_data(jsonable(dict(data)))
+    """``data`` as the log keeps it: JSON-able, every float finite, every string redacted of
+    secrets."""
+    kept: dict[str, Any] = redact_data(_finite(jsonable(dict(data))))
     return kept
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with each float that is not finite as the text JSON has no number for."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 @dataclass
@@ -112,53 +179,128 @@ class LogContents:
 
 
 def read(path: str | os.PathLike[str]) -> LogContents:
-    """Read a log; a line cut short by an interrupted write (the last one) is skipped."""
+    """Read a log, every line checked: a last line cut short by an interrupted write is skipped;
+    any other line that cannot be read is one error naming the file, the line and the problem."""
     where = Path(path)
     if not where.is_file():
         raise DeepnbError(f"No experiment log {str(where)!r}: deepnb.experiments() lists the logs here.")
-    header: dict[str, Any] | None = None
     contents: LogContents | None = None
-    with where.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except ValueError:
-                continue  # a line cut short
-            kind = data.get("type") if isinstance(data, dict) else None
-            if header is None:
-                if kind != "experiment":
-                    raise DeepnbError(
-                        f"{where} is not a deepnb experiment log (line {number} has no header)."
-                    )
-                header = data
-                contents = LogContents(where, header)
-                continue
-            assert contents is not None
-            if kind == "row":
-                contents.rows[int(data["row"])] = data
-            elif kind == "run":
-                row = contents.rows.get(int(data["row"]), {})
-                record = RunRecord.from_json(data, row.get("inputs") or {}, row.get("reference"))
-                contents.runs[record.key] = record
-            elif kind == "scores":
-                key: Key = (int(data["row"]), str(data["variant"]), int(data["epoch"]))
-                scores = {str(k): Score.from_json(v) for k, v in (data.get("scores") or {}).items()}
-                if key in contents.runs:
-                    contents.runs[key].scores = scores
+    cut: tuple[int, str] | None = None  # a line that is not JSON: an error unless it is the last
+    try:
+        with where.open("rb") as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                if cut is not None:
+                    raise _damaged(where, *cut)
+                try:
+                    data = json.loads(line.decode("utf-8"), parse_constant=_no_constant)
+                except ValueError as exc:  # UnicodeDecodeError is one too
+                    cut = (number, f"it is not JSON ({getattr(exc, 'msg', None) or exc})")
+                    continue
+                except RecursionError:
+                    raise _damaged(where, number, "it is nested too deeply to read") from None
+                if not isinstance(data, dict):
+                    raise _damaged(where, number, f"it is a JSON {type(data).__name__}, not an object")
+                try:
+                    if contents is None:
+                        contents = _header(where, number, data)
+                    else:
+                        _apply(contents, data)
+                except Malformed as exc:
+                    raise _damaged(where, number, str(exc)) from None
+    except OSError as exc:
+        raise DeepnbError(f"Cannot read the experiment log {str(where)!r}: {exc.strerror}.") from None
     if contents is None:
         raise DeepnbError(f"{where} is empty: it is not a deepnb experiment log.")
     return contents
 
 
+def _damaged(where: Path, number: int, problem: str) -> DeepnbError:
+    return DeepnbError(
+        f"The experiment log {str(where)!r} is damaged at line {number}: {problem}. "
+        "Mend or delete that line to read the rest."
+    )
+
+
+def _header(where: Path, number: int, data: dict[str, Any]) -> LogContents:
+    if data.get("type") != "experiment":
+        raise DeepnbError(f"{where} is not a deepnb experiment log (line {number} has no header).")
+    version = fields.whole(data, "format") if "format" in data else 1
+    if version > FORMAT:
+        raise DeepnbError(
+            f"{where} is a format {version} experiment log, newer than this deepnb reads "
+            f"(format {FORMAT}): upgrade deepnb to read it."
+        )
+    if "epochs" in data and fields.whole(data, "epochs") < 1:
+        raise Malformed("its 'epochs' is 0, not a whole number of at least 1")
+    fields.mapping(data, "variants")
+    fields.optional_text(data, "name")
+    fields.optional_text(data, "template")
+    fields.optional_text(data, "baseline")
+    return LogContents(where, {**data, "format": version})
+
+
+def _apply(contents: LogContents, data: dict[str, Any]) -> None:
+    kind = data.get("type")
+    if kind == "row":
+        row = fields.whole(data, "row")
+        fields.mapping(data, "inputs")
+        given = data.get("given")
+        if given is not None and not isinstance(given, str | dict):
+            raise Malformed(f"its 'given' is a {type(given).__name__}, not a prompt or an object")
+        contents.rows[row] = data
+    elif kind == "run":
+        logged_row = contents.rows.get(fields.whole(data, "row"), {})
+        record = RunRecord.from_json(data, logged_row.get("inputs") or {}, logged_row.get("reference"))
+        contents.runs[record.key] = record
+    elif kind == "scores":
+        record = _graded(contents, data)
+        scores = scores_from_json(data.get("scores"))
+        replace = data.get("replace", False)
+        if not isinstance(replace, bool):
+            raise Malformed("its 'replace' is not true or false")
+        if replace or contents.header["format"] < SCORES_MERGE:
+            record.scores = scores
+        else:
+            record.scores = {**record.scores, **scores}
+    elif kind == "grade":
+        record = _graded(contents, data)
+        name = fields.text(data, "scorer")
+        value = fields.number(data, "score")
+        if not name.strip() or value is None:
+            raise Malformed("a grade needs a scorer's name and a number")
+        comment = fields.optional_text(data, "comment")
+        record.scores = {**record.scores, name: Score(value, comment, human=True)}
+
+
+def _graded(contents: LogContents, data: dict[str, Any]) -> RunRecord:
+    """The run a ``scores`` or ``grade`` line is about (logged by an earlier line)."""
+    key: Key = (fields.whole(data, "row"), fields.text(data, "variant"), fields.whole(data, "epoch"))
+    record = contents.runs.get(key)
+    if record is None:
+        raise Malformed(f"it scores run {key}, which no earlier line logs")
+    return record
+
+
 def listing(folder: Path = FOLDER) -> list[dict[str, Any]]:
-    """The logs in ``folder``, the newest first: path, name, created, runs logged and done."""
-    found = []
+    """The logs in ``folder``, the newest first: path, name, created, variants, rows, runs
+    logged and done, and ``error`` (``None``; for a log that cannot be read, why not, with
+    nothing else known)."""
+    found: list[dict[str, Any]] = []
     for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
         try:
             contents = read(path)
-        except DeepnbError:
+        except DeepnbError as exc:
+            found.append(
+                {
+                    "path": str(path),
+                    **dict.fromkeys(("name", "created")),
+                    "variants": [],
+                    **dict.fromkeys(("rows", "runs", "done"), 0),
+                    "error": str(exc),
+                }
+            )
             continue
         statuses = [record.status for record in contents.runs.values()]
         found.append(
@@ -170,6 +312,7 @@ def listing(folder: Path = FOLDER) -> list[dict[str, Any]]:
                 "rows": len(contents.rows),
                 "runs": len(statuses),
                 "done": statuses.count("done"),
+                "error": None,
             }
         )
     found.sort(key=lambda item: str(item["created"] or ""), reverse=True)

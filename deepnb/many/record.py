@@ -12,6 +12,8 @@ from typing import Any
 from deepnb.core.displayable import Displayable
 from deepnb.core.text.safe_display import safe_display
 from deepnb.core.tokens import TOKEN_COLUMNS, Tokens
+from deepnb.many import fields
+from deepnb.many.fields import Malformed
 
 Key = tuple[int, str, int]
 """A run's place in an experiment: (row, variant, epoch)."""
@@ -19,9 +21,10 @@ Key = tuple[int, str, int]
 
 @dataclass(frozen=True)
 class Score:
-    """One scorer's verdict on one run: ``score`` (a number; a bool as 1 or 0; ``None`` when
-    the scorer gave none or failed), its ``comment``, and ``error`` when the scorer raised. A
-    scorer that calls a model (a judge) gives the ``tokens`` of those calls and their ``cost``
+    """One scorer's verdict on one run: ``score`` (a finite number; a bool as 1 or 0; ``None``
+    when the scorer gave none or failed), its ``comment``, ``error`` when the scorer raised or
+    gave no finite number, and ``human`` when a person set it (``Experiment.grade``). A scorer
+    that calls a model (a judge) gives the ``tokens`` of those calls and their ``cost``
     (``None``: unknown); others leave both ``None``."""
 
     score: float | None
@@ -29,25 +32,44 @@ class Score:
     error: str | None = None
     tokens: Tokens | None = None
     cost: float | None = None
+    human: bool = False
 
     def to_json(self) -> dict[str, Any]:
+        """The score as the log holds it (tokens and cost only for a metered scorer, ``human``
+        only where true)."""
         data: dict[str, Any] = {"score": self.score, "comment": self.comment, "error": self.error}
         if self.tokens is not None:
             data.update(self.tokens.columns(), cost=self.cost)
+        if self.human:
+            data["human"] = True
         return data
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Score:
-        value = data.get("score")
+    def from_json(cls, data: Any) -> Score:
+        """A score read from a log (:class:`~deepnb.many.fields.Malformed` if it is not one)."""
+        if not isinstance(data, Mapping):
+            raise Malformed(f"a score is a {type(data).__name__}, not an object")
+        human = data.get("human", False)
+        if not isinstance(human, bool):
+            raise Malformed("a score's 'human' is not true or false")
         metered = any(name in data for name in TOKEN_COLUMNS)
-        cost = data.get("cost")
         return cls(
-            None if value is None else float(value),
-            data.get("comment"),
-            data.get("error"),
+            fields.number(data, "score"),
+            fields.optional_text(data, "comment"),
+            fields.optional_text(data, "error"),
             Tokens.of(data) if metered else None,
-            float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None,
+            fields.number(data, "cost"),
+            human=human,
         )
+
+
+def scores_from_json(data: Any) -> dict[str, Score]:
+    """A log's ``scores`` object (scorer name -> score), checked."""
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        raise Malformed(f"its 'scores' is a {type(data).__name__}, not an object")
+    return {str(name): Score.from_json(value) for name, value in data.items()}
 
 
 @safe_display
@@ -135,22 +157,34 @@ class RunRecord(Displayable):
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], inputs: Mapping[str, Any], reference: Any) -> RunRecord:
+        """A record read from a log's ``run`` line, every field checked
+        (:class:`~deepnb.many.fields.Malformed` names the first that is wrong)."""
+        tokens_in, tokens_out = (
+            fields.optional_whole(data, "tokens_in"),
+            fields.optional_whole(data, "tokens_out"),
+        )
         return cls(
-            row=int(data["row"]),
-            variant=str(data["variant"]),
-            epoch=int(data["epoch"]),
+            row=fields.whole(data, "row"),
+            variant=fields.text(data, "variant"),
+            epoch=fields.whole(data, "epoch"),
             inputs=inputs,
             reference=reference,
-            status=str(data.get("status") or "error"),
-            result=data.get("result"),
+            status=fields.optional_text(data, "status") or "error",
+            result=fields.optional_text(data, "result"),
             output=data.get("output"),
-            error=data.get("error"),
-            **Tokens.of(data).columns(),
-            cost=data.get("cost"),
-            latency=float(data.get("latency") or 0.0),
-            thread_id=data.get("thread_id"),
-            messages=list(data.get("messages") or []),
-            scores={str(k): Score.from_json(v) for k, v in (data.get("scores") or {}).items()},
+            error=fields.optional_text(data, "error"),
+            **Tokens.of(
+                {
+                    "tokens_in": tokens_in,
+                    "tokens_out": tokens_out,
+                    "tokens_unreported": fields.optional_whole(data, "tokens_unreported"),
+                }
+            ).columns(),
+            cost=fields.number(data, "cost"),
+            latency=fields.number(data, "latency") or 0.0,
+            thread_id=fields.optional_text(data, "thread_id"),
+            messages=fields.items(data, "messages"),
+            scores=scores_from_json(data.get("scores")),
             attempts=max(1, _whole(data.get("attempts"), 1)),
             cached=_whole(data.get("cached"), 0),
         )

@@ -6,14 +6,17 @@ run)`` (as many of them as it takes); one whose parameters are named like LangSm
 evaluators (``inputs``, ``outputs``, ``reference_outputs``) gets those by name instead:
 ``inputs`` the row's fields, ``outputs`` ``{"output": answer, "messages": [...]}``,
 ``reference_outputs`` the row's reference. It returns a bool, a number, ``None`` (no score) or a
-dict with ``score`` (and ``comment``); a scorer that raises gives that run an error score.
+dict with ``score`` (and ``comment``); a scorer that raises, or gives a score that is not a
+finite number (NaN, infinity, in any of those shapes), gives that run an error score.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import math
+import numbers
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -67,7 +70,10 @@ def score(scorer: Scorer, record: RunRecord) -> Score:
         value = _call(scorer, record)
         if inspect.isawaitable(value):
             value = asyncio.run(_awaited(value))
-        return as_score(value)
+        made = as_score(value)
+        if made.score is not None and not math.isfinite(made.score):
+            raise ValueError(f"the scorer gave {made.score!r}, not a finite number")
+        return made
     except Exception as exc:
         return Score(None, error=f"{type(exc).__name__}: {exc}"[:500])
 
@@ -109,9 +115,9 @@ def as_score(value: Any) -> Score:
     of one such dict, or an object with ``score`` / ``value`` and ``comment`` / ``explanation``."""
     if isinstance(value, list) and len(value) == 1:
         value = value[0]
-    if isinstance(value, Score):
-        return value
-    if value is None or isinstance(value, bool | int | float):
+    if isinstance(value, Score):  # a scorer's, never a person's
+        return dataclasses.replace(value, human=False) if value.human else value
+    if value is None or isinstance(value, bool | numbers.Real):
         return Score(_number(value))
     if isinstance(value, Mapping):
         if "score" not in value:
@@ -133,9 +139,11 @@ def _number(value: Any) -> float | None:
         return None
     if isinstance(value, bool):
         return 1.0 if value else 0.0
-    if isinstance(value, int | float):
+    if isinstance(value, numbers.Real):  # numpy's numbers too
         number = float(value)
-        return None if math.isnan(number) else number
+        if not math.isfinite(number):
+            raise ValueError(f"the scorer gave {number!r}, not a finite number")
+        return number
     if isinstance(value, str) and value.strip().lower() in ("true", "false", "yes", "no"):
         return 1.0 if value.strip().lower() in ("true", "yes") else 0.0
     raise TypeError(f"a score is a bool or a number, not {value!r}"[:200])

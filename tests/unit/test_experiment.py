@@ -303,7 +303,8 @@ def test_stop_logs_the_stopped_runs_and_the_same_log_runs_them_again(tmp_path: P
     statuses = [experiment.status_of(key) for key in experiment.plan.all_keys()]
     assert statuses == ["cancelled"] * 4
     assert [r.status for r in experiment.records.values()] == ["cancelled", "cancelled"]  # the two that ran
-    resumed = deepnb.experiment(rows, agent=name, variants={"v": scripted(answers())}, log=log).wait(WAIT)
+    fast = timed(answers(), turn_seconds=0.0)  # the same model, answering at once
+    resumed = deepnb.experiment(rows, agent=name, variants={"v": fast}, log=log).wait(WAIT)
     assert [r.result for r in sorted(resumed.records.values(), key=lambda r: r.row)] == [
         "a0",
         "wrong",

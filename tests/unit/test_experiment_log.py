@@ -61,7 +61,7 @@ def test_the_log_has_the_documented_lines_and_reopens(tmp_path: Path) -> None:
     assert experiment.path == log
     written = lines(log)
     header, rows, runs = written[0], written[1:3], written[3:]
-    assert header["type"] == "experiment" and header["format"] == 1 and header["name"] == "logged"
+    assert header["type"] == "experiment" and header["format"] == 2 and header["name"] == "logged"
     assert header["variants"] == {name: f"agent {name}"} and header["scorers"] == ["exact"]
     assert header["epochs"] == 2 and header["template"] == "{q}" and header["rows"] == 2
     assert rows[0] == {"type": "row", "row": 0, "inputs": {"q": "q0"}, "reference": "a0", "given": "q0"}
@@ -127,7 +127,7 @@ def test_an_interrupted_experiment_resumes_running_only_what_is_not_done(tmp_pat
     assert meter.turns == 7 and again.records.keys() == resumed.records.keys()
     assert deepnb.load_experiment(log).records == resumed.records
 
-    with pytest.raises(DeepnbError, match="holds another dataset"):
+    with pytest.raises(DeepnbError, match="row 0's fields differ"):
         deepnb.experiment([{"q": "q1"}, {"q": "q0"}], template="{q}", **options)
 
 

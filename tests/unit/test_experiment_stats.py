@@ -133,13 +133,13 @@ def test_summary_compare_and_rescore_on_an_experiment(tmp_path: Path) -> None:
     def starts_with_a(output: str, reference: Any) -> bool:
         return output.startswith("a")
 
-    experiment.rescore([starts_with_a])
-    assert experiment.scorer_names()[0] == "starts_with_a"
-    assert experiment.records[(1, "bad", 0)].scores == {"starts_with_a": Score(0.0)}
+    experiment.rescore([starts_with_a])  # added beside the earlier scores
+    assert experiment.scorer_names() == ["exact", "starts_with_a"]
+    assert experiment.records[(1, "bad", 0)].scores == {"exact": Score(0.0), "starts_with_a": Score(0.0)}
     reopened = deepnb.load_experiment(experiment.path)  # the log has the new scores
-    assert reopened.records[(0, "good", 0)].scores == {"starts_with_a": Score(1.0)}
-    reopened.rescore({"exact": scorers.exact})  # a reopened experiment scores again too
-    assert deepnb.load_experiment(experiment.path).records[(1, "bad", 0)].scores["exact"] == Score(0.0)
+    assert reopened.records[(0, "good", 0)].scores == {"exact": Score(1.0), "starts_with_a": Score(1.0)}
+    reopened.rescore({"exact": scorers.exact}, replace=True)  # a reopened experiment scores again too
+    assert deepnb.load_experiment(experiment.path).records[(1, "bad", 0)].scores == {"exact": Score(0.0)}
 
 
 @pytest.mark.parametrize(

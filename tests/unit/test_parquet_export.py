@@ -62,9 +62,12 @@ def a_comparison() -> Comparison:
 def an_experiment(folder: Path) -> Experiment:
     name = unique("parquet-exp")
     deepnb.agent(name, scripted({"main": [{"text": "Paris."}]}))
-    rows = [{"q": "capital of France?", "reference": "Paris", "meta": {"level": 1}}, "capital of Peru?"]
+    rows = [
+        {"q": "capital of France?", "reference": "Paris", "meta": {"level": 1}},
+        {"q": "capital of Peru?"},
+    ]
     return deepnb.experiment(
-        rows, agent=name, scorers=[scorers.contains], epochs=2, log=folder / "log.jsonl"
+        rows, agent=name, input="q", scorers=[scorers.contains], epochs=2, log=folder / "log.jsonl"
     ).wait(WAIT)
 
 

@@ -167,7 +167,6 @@ def test_any_function_by_position_or_by_langsmith_names_sync_or_async() -> None:
         ({"score": False, "comment": "no"}, Score(0.0, "no")),
         ([{"key": "k", "score": 1, "comment": None}], Score(1.0)),
         ({"score": "yes"}, Score(1.0)),
-        (float("nan"), Score(None)),
     ],
 )
 def test_every_return_shape(value: Any, expected: Score) -> None:
@@ -176,7 +175,12 @@ def test_every_return_shape(value: Any, expected: Score) -> None:
 
 @pytest.mark.parametrize(
     ("value", "message"),
-    [("great", "a str"), ({"value": 1}, "has no 'score'"), ({"score": "high"}, "not 'high'")],
+    [
+        ("great", "a str"),
+        ({"value": 1}, "has no 'score'"),
+        ({"score": "high"}, "not 'high'"),
+        (float("nan"), "not a finite number"),
+    ],
 )
 def test_a_return_that_is_no_score_is_that_cells_error(value: Any, message: str) -> None:
     result = score(lambda output, reference: value, record())
