@@ -1003,16 +1003,39 @@ def experiments() -> list:
             "lists the rows where they differ most."
         ),
         new_code_cell("exp.summary()", metadata=IGNORE_OUTPUT),
+        new_markdown_cell(
+            "The interval is clustered by row: the two epochs of a question are not two independent "
+            "pieces of evidence, so each row's epochs are first reduced to one score (their mean, "
+            "`epochs_reducer=` says otherwise) and the interval rests on the rows. Each figure says "
+            "the rows and runs it rests on."
+        ),
+        new_code_cell(
+            "[\n"
+            '    (s["variant"], round(s["contains mean"], 2), round(s["contains low"], 2),\n'
+            '     round(s["contains high"], 2), s["contains rows"], s["contains runs"])\n'
+            "    for s in exp.summary().to_records()\n"
+            "]"
+        ),
         new_code_cell('exp.compare("checked")'),
         new_markdown_cell(
             "`exp.runs[(row, variant, epoch)]` is a run itself, with its live view (approvals "
-            "included); `exp.rescore([...])` scores every run again, with other scorers, without "
-            "running anything."
+            "included); `exp.rescore([...])` scores every run again with more scorers, without "
+            "running anything: the new scores join the earlier ones, which stay (`replace=True` "
+            "drops them)."
         ),
         new_code_cell('exp.runs[(2, "quick", 0)].result, exp.runs[(2, "checked", 0)].result'),
         new_code_cell(
-            'exp.rescore([scorers.contains, scorers.regex(r"^[A-Z][a-z]+\\.$", name="one_word")])\n'
-            'exp.to_pandas().groupby("variant")[["contains", "one_word"]].mean()'
+            'exp.rescore([scorers.regex(r"^[A-Z][a-z]+\\.$", name="one_word")])\n'
+            'exp.to_pandas().groupby("variant")[["contains", "judge", "brief", "one_word"]].mean()'
+        ),
+        new_markdown_cell(
+            "A person corrects or adds a grade with `exp.grade(row, variant, epoch, score, comment)`: "
+            "it is written to the log at once, marked as a person's, and counts in the summary and "
+            "comparisons like any score (here a `human` scorer; name a scorer to correct that one)."
+        ),
+        new_code_cell(
+            'exp.grade(3, "quick", 0, 0, comment="Ottawa is the capital of Canada.")\n'
+            'exp.records[(3, "quick", 0)].scores["human"]'
         ),
         new_markdown_cell(
             "## The log, reopened\n\n"
@@ -1027,6 +1050,40 @@ def experiments() -> list:
             'len(again.records), ottawa.result, ottawa.scores["contains"].score'
         ),
         new_code_cell('[(e["name"], e["runs"], e["done"]) for e in deepnb.experiments(logs)]'),
+        new_markdown_cell(
+            "## Datasets as other tools write them\n\n"
+            "`deepnb.dataset(path)` reads CSV/TSV, JSON, JSONL, Parquet, a DataFrame, Hugging Face "
+            "datasets, Inspect samples and logs, promptfoo suites and LangSmith examples, and says "
+            "which field each row's input and reference come from (`input=` and `reference=` "
+            "choose). Here, Inspect's sample layout: `input`, `target`, `id`."
+        ),
+        new_code_cell(
+            "import json\n\n"
+            'samples = logs / "capitals-samples.jsonl"\n'
+            "samples.write_text(\n"
+            '    "\\n".join(\n'
+            '        json.dumps({"id": f"q{i}", "input": q["question"], "target": q["reference"]})\n'
+            "        for i, q in enumerate(questions)\n"
+            "    )\n"
+            ")\n"
+            "inspect_rows = deepnb.dataset(samples)\n"
+            "inspect_rows"
+        ),
+        new_markdown_cell(
+            "## A cached re-run\n\n"
+            "`cache=` keeps every model response on disk, keyed by model, parameters, messages and "
+            "epoch: running the same experiment again (after a kernel restart too) makes no model "
+            "call, and each cell says how many calls the cache answered."
+        ),
+        new_code_cell(
+            'cache = logs / "cache"\n'
+            'first = deepnb.experiment(inspect_rows, agent="quiz", scorers=[scorers.contains], cache=cache,\n'
+            '                          name="cached", log=logs / "cached-1.jsonl").wait()\n'
+            'again = deepnb.experiment(inspect_rows, agent="quiz", scorers=[scorers.contains], cache=cache,\n'
+            '                          name="cached", log=logs / "cached-2.jsonl").wait()\n'
+            "calls_cached = [sum(r.cached for r in e.records.values()) for e in (first, again)]\n"
+            'calls_cached, [e.summary().to_records()[0]["contains mean"] for e in (first, again)]'
+        ),
         new_markdown_cell(
             "## The same in a cell\n\n"
             "`%%deepagent eval DATASET` runs an experiment with the cell body as its template; "
