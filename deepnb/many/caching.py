@@ -118,7 +118,7 @@ class EpochCache(BaseCache):
     # -- disk ---------------------------------------------------------------------------------
 
     def _path(self, prompt: str, llm_string: str, epoch: int) -> Path:
-        key = json.dumps([FORMAT, llm_string, prompt, epoch], ensure_ascii=False)
+        key = json.dumps([FORMAT, llm_string, _keyed(prompt), epoch], ensure_ascii=False)
         digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
         return self.folder / digest[:2] / f"{digest}.json"
 
@@ -161,6 +161,33 @@ class EpochCache(BaseCache):
         except OSError as exc:
             said = f"deepnb: a cache entry could not be written to {path}: {exc}"
             warnings.warn(said, CacheWarning, stacklevel=2)
+
+
+UNKEYED = frozenset({"usage_metadata"})
+"""What of a prompt's messages does not key the cache: a model's earlier reply in the prompt holds
+its usage, which a cache hit zeroes (it spent nothing), so a run's second call would otherwise
+never match the first run's, and a multi-turn agent would miss after its first call."""
+
+
+def _keyed(prompt: str) -> str:
+    """``prompt`` (LangChain's serialized messages) without what does not key the cache."""
+    try:
+        messages = json.loads(prompt)
+    except ValueError:
+        return prompt
+    return json.dumps(_without_usage(messages), sort_keys=True, ensure_ascii=False)
+
+
+def _without_usage(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_without_usage(item) for item in value]
+    if isinstance(value, dict):
+        kwargs = value.get("kwargs")
+        if value.get("lc") == 1 and isinstance(kwargs, dict):
+            kept = {k: _without_usage(v) for k, v in kwargs.items() if k not in UNKEYED}
+            return {**value, "kwargs": kept}
+        return {k: _without_usage(v) for k, v in value.items()}
+    return value
 
 
 def _spent_nothing(message: AIMessage) -> AIMessage:

@@ -86,6 +86,34 @@ def test_a_rerun_reuses_every_answer_of_its_own_epoch_and_no_other(tmp_path: Pat
     assert sorted(r.cached for r in epochs.records.values()) == [0] * 3 + [1] * 6
 
 
+def test_a_rerun_of_a_multi_turn_agent_reuses_every_call_not_only_the_first(tmp_path: Path) -> None:
+    """A later call's messages hold the earlier replies, whose usage a hit zeroes: the key leaves
+    usage out, so every call of a re-run matches (before, only each run's first call did)."""
+    turns = [
+        {
+            "tool_calls": [
+                {"name": "write_todos", "args": {"todos": [{"content": "Answer", "status": "in_progress"}]}}
+            ]
+        },
+        {
+            "tool_calls": [{"name": "ls", "args": {"path": "/"}}],
+            "usage": {"input_tokens": 9, "output_tokens": 3},
+        },
+        {"text": "a0", "usage": {"input_tokens": 12, "output_tokens": 2}},
+    ]
+    count = [0]
+    script = parse_script({"agents": {"main": [{"match": "^q0$", "turns": turns}]}})
+    name = unique("cached-turns")
+    deepnb.agent(name=name, model=Counted(script=script, calls=(threading.Lock(), count)))
+    options = {"agent": name, "scorers": [scorers.exact], "template": "{q}", "cache": tmp_path / "cache"}
+    first = deepnb.experiment(ROWS[:1], log=tmp_path / "1.jsonl", **options).wait(WAIT)
+    assert count[0] == 3 and [r.cached for r in first.records.values()] == [0]
+    second = deepnb.experiment(ROWS[:1], log=tmp_path / "2.jsonl", **options).wait(WAIT)
+    assert count[0] == 3  # no call reached the model
+    assert [r.cached for r in second.records.values()] == [3]
+    assert [r.result for r in second.records.values()] == ["a0"]
+
+
 def never_called() -> None:  # what a pickle from someone else would run if it were unpickled
     raise AssertionError("a cache file was unpickled")
 
