@@ -166,6 +166,7 @@ bench: $(VENV)/.installed-test agent-server
 	$(BIN)/python bench/remote.py
 	$(BIN)/python bench/batch_display.py
 	$(BIN)/python bench/experiment.py
+	$(BIN)/python bench/evidence.py
 
 # The newest versions pyproject.toml allows, frozen into constraints.txt (a throwaway virtualenv).
 constraints:

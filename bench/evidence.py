@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 import deepnb  # noqa: E402
 from deepnb import scorers  # noqa: E402
+from deepnb.models.scripted import ScriptedChatModel, parse_script  # noqa: E402
 from tests.support.timed_model import timed  # noqa: E402
 
 SCRIPT = {
@@ -65,6 +66,17 @@ JUDGE = {
     ]
 }
 TURNS = 3
+
+
+class SlowJudge(ScriptedChatModel):
+    """A scripted judge whose every call takes ``turn_seconds`` (a judge is called synchronously,
+    on a scoring thread, as a provider's network call would block it)."""
+
+    turn_seconds: float = 0.0
+
+    def _reply(self, messages: Any, run_manager: Any) -> Any:
+        time.sleep(self.turn_seconds)
+        return super()._reply(messages, run_manager)
 
 
 class BenchFailure(Exception):
@@ -146,7 +158,8 @@ def judge_rescoring(runs: int, turn: float, folder: Path) -> tuple[float, float]
         log=folder / "judged.jsonl",
     ).wait()
     check(experiment, runs)
-    judge = scorers.judge(timed(JUDGE, turn_seconds=turn), "Is the answer right?", name="judge")
+    slow = SlowJudge(script=parse_script({"agents": JUDGE}), turn_seconds=turn)
+    judge = scorers.judge(slow, "Is the answer right?", name="judge")
     started = time.perf_counter()
     experiment.rescore([judge])
     took = time.perf_counter() - started
