@@ -100,13 +100,17 @@ def test_a_json_object_that_is_no_dataset_is_refused(tmp_path: Path) -> None:
 # -- Parquet, DataFrame, Hugging Face -----------------------------------------------------------
 
 
-def test_parquet_and_its_install_line_when_pyarrow_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_parquet() -> None:
+    pytest.importorskip("pyarrow")  # the parquet extra (the floors' virtualenv leaves it out)
     data = deepnb.dataset(DATA / "planets.parquet")
     assert pairs(data) == [
         ({"question": "Largest planet?", "level": 1}, "Jupiter"),
         ({"question": "Smallest prime?", "level": 2}, "2"),
     ]
     assert deepnb.dataset(DATA / "planets.parquet", input="question")[0].given == "Largest planet?"
+
+
+def test_parquet_without_pyarrow_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     with pytest.raises(DeepnbError, match=r"^Reading Parquet needs pyarrow: pip install pyarrow"):
         deepnb.dataset(DATA / "planets.parquet")
@@ -138,6 +142,7 @@ def test_a_hugging_face_dataset_object_and_a_dataset_dict() -> None:
 
 def test_a_hugging_face_dataset_saved_to_disk() -> None:
     """The folder ``datasets.Dataset.save_to_disk`` wrote (Arrow stream files), read with pyarrow."""
+    pytest.importorskip("pyarrow")  # the parquet extra (the floors' virtualenv leaves it out)
     assert (DATA / "hf_saved" / "state.json").is_file()
     data = deepnb.dataset(DATA / "hf_saved")
     assert pairs(data) == [
