@@ -17,7 +17,6 @@ view).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex
@@ -27,6 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from deepnb.core.call_args import call_args, json_text
 from deepnb.core.displayable import renderer_for
 from deepnb.core.errors import DeepnbError
 from deepnb.core.graphs.messages import field, text_of
@@ -124,9 +124,7 @@ def _conversation(replies: Sequence[Any], where: str) -> str:
                 note = f" *(the first {len(cut):,} of {len(text):,} characters)*" if cut != text else ""
                 parts.append(markdown_text(cut) + note)
             for call in field(message, "tool_calls") or []:
-                args = json.dumps(call.get("args", {}), ensure_ascii=False, default=str)
-                if len(args) > TOOL_ARGS_CHARS:
-                    args = args[:TOOL_ARGS_CHARS] + "…"
+                args = json_text(call_args(call.get("args")), TOOL_ARGS_CHARS + 1)
                 name = markdown_text(str(call.get("name", "?")))
                 parts.append(f"*Tool call* {name}: {markdown_text(args)}")
     first, last, left_out = head_and_tail(parts, CONVERSATION_CHARS)
