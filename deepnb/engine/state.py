@@ -6,7 +6,6 @@ One fold serves the run object, the live view and the static snapshot, so all th
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -50,6 +49,7 @@ from deepnb.core.schema import (
     UpdateItem,
 )
 from deepnb.core.text.markup import highlight, markdown
+from deepnb.core.text.safe_regex import compile_bounded
 from deepnb.core.text.secrets import redact
 from deepnb.core.tokens import Tokens
 from deepnb.engine.async_tasks import merge_rows
@@ -103,7 +103,7 @@ def _clip_noted(text: str, limit: int) -> str:
     return text[:kept] + note.format(len(text) - kept)
 
 
-_EXIT_FAILED = re.compile(r"\[Command failed with exit code (-?\d+)\]")
+_EXIT_FAILED = compile_bounded(r"\[Command failed with exit code (-?\d+)\]")
 """How deepagents' ``execute`` tool ends the output of a command that exited non-zero."""
 
 

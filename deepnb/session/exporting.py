@@ -32,6 +32,7 @@ from deepnb.core.errors import DeepnbError
 from deepnb.core.graphs.messages import field, text_of
 from deepnb.core.text.documents import DocumentError, load_document
 from deepnb.core.text.safe_display import safe_display, shown, shown_pattern, shown_text
+from deepnb.core.text.safe_regex import compile_bounded
 from deepnb.core.text.secrets import MARKDOWN_PUNCTUATION
 from deepnb.engine.recording import Recorded, to_yaml, write_text
 from deepnb.engine.spec import parse_interrupt_on
@@ -83,11 +84,14 @@ def markdown_text(text: str) -> str:
     return "  \n".join(lines)
 
 
+_BACKTICKS = compile_bounded("`+")
+
+
 def fenced(text: str, language: str = "") -> str:
     """``text`` in a fenced code block longer than any backtick run inside it (so it cannot close
     early); the Markdown renderer escapes a code block's content."""
     text = shown_text(text)
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
     fence = "`" * max(3, longest + 1)
     info = language if language.isalnum() else ""
     return f"{fence}{info}\n{text}\n{fence}"
