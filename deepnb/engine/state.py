@@ -114,8 +114,8 @@ def short_args(args: Any) -> str:
     for key, value in call_args(args).items():
         if len(parts) * 4 > ARGS_PREVIEW:  # the line is full: the rest would be clipped away
             break
-        shown = value[:ARGS_PREVIEW] if isinstance(value, str) else json_text(value, ARGS_PREVIEW)
-        redacted = redact(shown)
+        # redacted whole, then clipped: a secret cut first would no longer read as one
+        redacted = redact(value if isinstance(value, str) else json_text(value))
         name = _clip(key, 32)
         parts.append(
             f"{name}={_clip(' '.join(redacted.split()), 32)!r}"
@@ -126,7 +126,7 @@ def short_args(args: Any) -> str:
 
 
 def _full_args(args: Any) -> str:
-    return _clip(redact(readable_args(call_args(args), FULL_LIMIT)), FULL_LIMIT)
+    return _clip(redact(readable_args(call_args(args))), FULL_LIMIT)  # redacted, then clipped
 
 
 def todo_progress(todos: Sequence[Mapping[str, object]]) -> str:
@@ -388,7 +388,7 @@ class RunState:
     def _on_NodeUpdated(self, event: ev.NodeUpdated) -> None:
         self.steps += 1  # a graph that does not speak messages: each node's update is a step
         self.thread_step += 1
-        values = redact(json_text(dict(event.values), FULL_LIMIT + 1, indent=2))
+        values = redact(json_text(dict(event.values), indent=2))
         self._add(
             UpdateItem(
                 kind="update",

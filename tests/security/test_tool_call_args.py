@@ -179,3 +179,15 @@ def test_the_reader_never_raises_and_keeps_its_bound(value: Any, limit: int) -> 
     assert len(whole) <= max(limit, 1)
     if complete:
         assert json.loads(whole) == json.loads(json.dumps(value))
+
+
+def test_a_secret_across_a_clip_is_redacted_before_the_cut(monkeypatch: Any) -> None:
+    secret = "hunter2-0123456789-abcdefghij"
+    monkeypatch.setenv("DEPLOY_TOKEN", secret)
+    state = RunState(agent="hostile", thread_id="t")
+    line = {"c": " " * 60 + secret}  # the secret crosses the one-line form's cut (after its blanks go)
+    full = {"c": "x" * (FULL_LIMIT - 13) + secret}  # and the full form's
+    for n, args in enumerate((line, full)):
+        state.apply(ev.ToolCallStarted("main", f"c{n}", "write_file", args))
+    for card in state.to_json()["items"]:
+        assert secret[:7] not in card["args"] and secret[:7] not in card["args_full"]
