@@ -8,8 +8,10 @@ comes out bounded and escaped. ``deepnb.core.call_args`` is the one reader they 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, ToolMessage
@@ -167,6 +169,34 @@ def test_any_arguments_pass_every_reader_bounded_and_escaped(main: list[Any], su
     )
     tool_called("write_file", args={"file_path": "/a"})(None, None, record)
     assert len(_conversation([ai], "the thread")) <= HTML_BOUND
+
+
+CORPUS = json.loads(
+    (Path(__file__).parents[1] / "data" / "hostile" / "tool_args.json").read_text(encoding="utf-8")
+)
+
+
+def _built(value: Any) -> Any:
+    """A corpus value: ``{"$repeat": [text, n]}``, ``{"$nest": n}`` and ``{"$keys": n}`` built."""
+    if isinstance(value, dict) and "$repeat" in value:
+        text, times = value["$repeat"]
+        return text * times
+    if isinstance(value, dict) and "$nest" in value:
+        return _nested(value["$nest"])
+    if isinstance(value, dict) and "$keys" in value:
+        return {f"k{n}": n for n in range(value["$keys"])}
+    if isinstance(value, dict):
+        return {k: _built(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_built(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("case", CORPUS["cases"], ids=[c["name"] for c in CORPUS["cases"]])
+def test_each_hostile_call_of_the_corpus_passes_every_reader(case: dict[str, Any]) -> None:
+    test_any_arguments_pass_every_reader_bounded_and_escaped.hypothesis.inner_test(  # type: ignore[attr-defined]
+        main=[(case["tool"], _built(case["args"]))], sub=[]
+    )
 
 
 @settings(max_examples=200, deadline=None)
