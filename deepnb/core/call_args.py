@@ -158,9 +158,9 @@ def _same(shown: Any, value: Any) -> bool:
     while stack:
         a, b = stack.pop()
         if isinstance(b, Mapping):
-            if not isinstance(a, dict) or len(a) != len(b) or any(not isinstance(k, str) for k in b):
-                return False
-            stack.extend((a.get(k, DEEPER if k != DEEPER else None), v) for k, v in b.items())
+            if not isinstance(a, dict) or len(a) != len(b) or any(k not in a for k in b):
+                return False  # a key cut, renamed (not text, too long) or left out
+            stack.extend((a[k], v) for k, v in b.items())
         elif isinstance(b, Sequence) and not isinstance(b, str | bytes | bytearray):
             if not isinstance(a, list) or len(a) != len(b):
                 return False
