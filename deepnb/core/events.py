@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from deepnb.core.call_args import call_args, call_name, text_arg
 from deepnb.core.schema import FilePreview
 
 STREAM_MODES = ("updates", "messages", "tasks", "custom")
@@ -676,9 +677,13 @@ class EventTranslator:
                     usage_reported=bool(getattr(message, "usage_metadata", None)),
                     reasoning_tokens=_reasoning_tokens(message),
                 )
-                for call in calls:
+                for call in calls:  # a model's arguments are any JSON: read through call_args
+                    if not isinstance(call, Mapping):
+                        continue
                     self._started_calls.add(str(call.get("id")))
-                    yield ToolCallStarted(agent, str(call.get("id")), call["name"], call["args"])
+                    yield ToolCallStarted(
+                        agent, str(call.get("id")), call_name(call), call_args(call.get("args"))
+                    )
             elif kind == "tool":
                 call_id = str(message.tool_call_id)
                 if elsewhere:
@@ -689,7 +694,9 @@ class EventTranslator:
                     started = _call_in(messages, call_id)
                     if started is not None:
                         self._started_calls.add(call_id)
-                        yield ToolCallStarted(agent, call_id, started["name"], started.get("args") or {})
+                        yield ToolCallStarted(
+                            agent, call_id, call_name(started), call_args(started.get("args"))
+                        )
                 yield ToolCallFinished(
                     agent,
                     call_id,
@@ -772,8 +779,8 @@ class EventTranslator:
                 if isinstance(call, Mapping) and call.get("id"):
                     self._call_tasks[str(call["id"])] = task_id
                 if isinstance(call, Mapping) and call.get("name") == "task":
-                    args = call.get("args") or {}
-                    kind = str(args.get("subagent_type") or "subagent")
+                    args = call_args(call.get("args"))
+                    kind = text_arg(args, "subagent_type") or "subagent"
                     path = self._new_path(agent, kind, str(call.get("id")))
                     self._paths[task_id] = path
                     yield SubagentStarted(
@@ -781,7 +788,7 @@ class EventTranslator:
                         task_id,
                         str(call.get("id")),
                         kind,
-                        str(args.get("description") or ""),
+                        text_arg(args, "description") or "",
                         path,
                     )
         elif task_id in self._paths:

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from deepnb.core.call_args import call_args, json_text, text_arg
 from deepnb.core.errors import DeepnbError
 from deepnb.core.handles import Decider
 from deepnb.core.schema import DecisionType, FilePreview
@@ -59,8 +60,7 @@ class ApprovalRequest:
 
     def __repr__(self) -> str:
         where = "" if self.agent == "main" else f" in {self.agent}"
-        args = json.dumps(dict(self.args), default=str)
-        args = args if len(args) <= 80 else args[:79] + "…"
+        args = json_text(self.args, 80)
         return f"<ApprovalRequest {self.name}{where} {args} allowed={'/'.join(self.allowed)}>"
 
 
@@ -194,18 +194,35 @@ def _file_text(files: Mapping[str, Any], path: str) -> str | None:
     return "\n".join(content) if isinstance(content, list) else str(content)
 
 
-def preview(name: str, args: Mapping[str, Any], files: Mapping[str, Any]) -> FilePreview | None:
+PREVIEWED = 2_000_000
+"""Characters of a file, before or after an edit, whose diff an approval card previews."""
+
+
+def preview(name: str, args: Any, files: Mapping[str, Any]) -> FilePreview | None:
     """What a file tool would do: the content ``write_file`` writes, or the diff ``edit_file``
-    makes against the file as it stands in the thread's state."""
-    path = str(args.get("file_path") or args.get("path") or "")
+    makes against the file as it stands in the thread's state. The arguments are the model's
+    (any JSON, :mod:`deepnb.core.call_args`): what the tool would refuse previews as what it is."""
+    args = call_args(args)
+    path = text_arg(args, "file_path") or text_arg(args, "path") or ""
     if name == "write_file" and "content" in args:
-        return FilePreview(kind="content", text=str(args["content"]))
+        content = args["content"]
+        return FilePreview(
+            kind="content", text=content if isinstance(content, str) else json_text(content, PREVIEWED)
+        )
     if name == "edit_file" and path:
         before = _file_text(files, path)
         if before is None:
             return FilePreview(kind="diff", text=f"{path} is not in the thread's files; the edit will fail.")
-        old, new = str(args.get("old_string", "")), str(args.get("new_string", ""))
-        after = before.replace(old, new) if args.get("replace_all") else before.replace(old, new, 1)
+        old, new = text_arg(args, "old_string"), text_arg(args, "new_string")
+        if not old or new is None:
+            return FilePreview(kind="diff", text="The edit names no text to replace with text; it will fail.")
+        every = args.get("replace_all") is True
+        found = before.count(old) if every else min(before.count(old), 1)
+        grown = len(before) + (len(new) - len(old)) * found
+        if max(len(before), grown) > PREVIEWED:
+            text = f"{path} would be {grown:,} characters: too long to preview."
+            return FilePreview(kind="diff", text=text)
+        after = before.replace(old, new) if every else before.replace(old, new, 1)
         diff = difflib.unified_diff(
             before.splitlines(), after.splitlines(), f"{path} (now)", f"{path} (after)", lineterm=""
         )

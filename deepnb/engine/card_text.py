@@ -6,10 +6,10 @@ approval's own description (the middleware's generated one left out)."""
 from __future__ import annotations
 
 import difflib
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from deepnb.core.call_args import SHOWN, call_args, json_text
 from deepnb.core.schema import TODO_CHANGE_LABEL, Todo, TodoChange, TodoChangeKind, TodoStatus
 from deepnb.core.text.secrets import redact
 
@@ -18,14 +18,18 @@ DEFAULT_DESCRIPTION_PREFIX = "Tool execution requires approval"
 of its arguments: the card shows both already, so only a description someone wrote is kept."""
 
 
-def readable_args(args: Mapping[str, Any]) -> str:
+def readable_args(args: Mapping[str, Any], limit: int = SHOWN) -> str:
     """A tool call's arguments, one ``name: value`` each: a text as it reads (one with line breaks
-    indented under its name, line by line), any other value as JSON."""
+    indented under its name, line by line), any other value as JSON; about ``limit`` characters
+    at most (a model may send megabytes, or JSON nested hundreds deep: what fits is shown)."""
     lines: list[str] = []
-    for name, value in args.items():
-        text = (
-            value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False, default=str)
-        )
+    left = limit
+    for name, value in call_args(args).items():
+        if left <= 0:
+            lines.append("…")
+            break
+        text = value[: left + 1] if isinstance(value, str) else json_text(value, left + 1, indent=2)
+        left -= len(name) + len(text) + 2
         if "\n" in text:
             lines.append(f"{name}:")
             lines.extend(f"  {line}" if line else "" for line in text.split("\n"))
@@ -37,7 +41,7 @@ def readable_args(args: Mapping[str, Any]) -> str:
 def todo_changes(before: Sequence[Todo], after: Sequence[Todo]) -> list[TodoChange]:
     """What a ``write_todos`` call changed, in the new list's order, then what it removed: todos
     added, started, ticked, reopened; a todo is the same todo when its text is."""
-    old = {todo["content"]: todo["status"] for todo in before}
+    old = {todo["content"]: todo["status"] for todo in before}  # read by state._todo: known statuses
     moved: dict[TodoStatus, TodoChangeKind] = {
         "completed": "completed",
         "in_progress": "started",
@@ -55,12 +59,16 @@ def todo_changes(before: Sequence[Todo], after: Sequence[Todo]) -> list[TodoChan
     return changes + [TodoChange(change="removed", content=redact(content)) for content in gone]
 
 
-def changes_summary(changes: Sequence[TodoChange]) -> str:
-    """``"3 added, 1 done"``, counted by kind in a fixed order; ``"no change"`` for none."""
+def changes_summary(changes: Sequence[TodoChange], *, unread: int = 0) -> str:
+    """``"3 added, 1 done"``, counted by kind in a fixed order; ``"no change"`` for none.
+    ``unread``: todos the call sent that are not todos (a status no todo has, a text that is not
+    text), which the tool refuses: ``"1 not a todo"`` ends the line."""
     counts: dict[str, int] = {}
     for change in changes:
         counts[change["change"]] = counts.get(change["change"], 0) + 1
     parts = [f"{counts[kind]} {label}" for kind, label in TODO_CHANGE_LABEL.items() if kind in counts]
+    if unread:
+        parts.append(f"{unread} not a todo")
     return ", ".join(parts) or "no change"
 
 
@@ -77,6 +85,8 @@ def own_description(text: str, tool: str) -> str:
 
 DIFF_LIMIT = 4000
 """Characters of an edit's diff the decision log keeps."""
+DIFF_SOURCE = 200_000
+"""Characters of the proposed and of the edited arguments an edit's diff compares."""
 
 
 def args_diff(proposed: str, edited: str) -> str:

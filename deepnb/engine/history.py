@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from deepnb.core.call_args import call_name
 from deepnb.core.errors import DeepnbError
 from deepnb.core.events import message_text
 
@@ -60,7 +61,7 @@ def _message_change(message: Any) -> list[str]:
     if kind == "tool":
         return [f"tool result: {getattr(message, 'name', '') or '?'}"]
     if kind == "ai":
-        calls = [f"tool call: {c.get('name', '?')}" for c in getattr(message, "tool_calls", None) or []]
+        calls = [f"tool call: {call_name(c)}" for c in getattr(message, "tool_calls", None) or []]
         return ([f"message: {text}"] if text else []) + calls
     return [f"{kind or 'message'}: {text}"]
 
@@ -165,7 +166,11 @@ def open_calls(values: Mapping[str, Any] | None) -> tuple[str, ...]:
             if isinstance(message, Mapping)
             else getattr(message, "tool_calls", None)
         )
-        names += [str(c.get("name") or "?") for c in calls or () if str(c.get("id") or "") not in answered]
+        names += [
+            call_name(c)
+            for c in calls or ()
+            if isinstance(c, Mapping) and str(c.get("id") or "") not in answered
+        ]
     return tuple(names)
 
 

@@ -15,10 +15,11 @@ from deepnb.core.displayable import Displayable
 from deepnb.core.errors import DeepnbError
 from deepnb.core.handles import AgentHandle
 from deepnb.core.text.safe_display import safe_display
+from deepnb.core.text.safe_regex import compile_bounded
 
 INSTALL = "pip install 'deepnb[interpreter]'"
 SNAPSHOT_KEY = "_quickjs_snapshot_payload"
-HIDDEN_GLOBALS = re.compile(r"^(__console_\w+|console|task|tools|__tools_\w+)$")
+HIDDEN_GLOBALS = compile_bounded(r"__console_\w+|console|task|tools|__tools_\w+")
 """Globals the interpreter installs itself (console capture, PTC bridges, ``task``)."""
 INSPECT_TIMEOUT = 5.0
 DEFAULT_TIMEOUT = 30.0
@@ -68,7 +69,12 @@ class EvalOutcome:
     error_type: str = ""
 
 
-_PART = re.compile(r"<(stdout|result|error)(?:\s+type=\"([^\"]*)\")?>(.*?)</\1>", re.S)
+_PART = compile_bounded(
+    r"<stdout>(.*?)</stdout>|<result>(.*?)</result>|<error(?:\s+type=\"([^\"]*)\")?>(.*?)</error>", re.DOTALL
+)
+"""An ``eval`` result's parts (the tool's output, which the model's code writes: matched by RE2)."""
+PARTS = 8
+"""Parts of an ``eval`` result read (it has three; more are the code's own output)."""
 
 
 def parse_eval(text: str) -> EvalOutcome:
@@ -76,10 +82,14 @@ def parse_eval(text: str) -> EvalOutcome:
     the XML escaping undone (views escape again for HTML)."""
     parts: dict[str, str] = {}
     error_type = ""
-    for kind, kind_type, body in _PART.findall(text):
+    for found in _PART.finditer(text, limit=PARTS):
+        stdout, result, kind_type, error = found.groups()
+        kind, body = next(
+            (k, b) for k, b in (("stdout", stdout), ("result", result), ("error", error)) if b is not None
+        )
         parts[kind] = html.unescape(body.strip("\n"))
         if kind == "error":
-            error_type = html.unescape(kind_type)
+            error_type = html.unescape(kind_type or "")
     if not parts:
         return EvalOutcome(result=text)
     return EvalOutcome(parts.get("stdout", ""), parts.get("result", ""), parts.get("error", ""), error_type)
@@ -121,7 +131,7 @@ class Interpreter(Displayable):
         names = [
             n
             for n in context.eval("Object.getOwnPropertyNames(globalThis)")
-            if n not in builtins and not HIDDEN_GLOBALS.match(n)
+            if n not in builtins and not HIDDEN_GLOBALS.fullmatch(n)
         ]
         return {name: _value(context, name) for name in names}
 

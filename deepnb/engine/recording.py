@@ -31,6 +31,7 @@ from typing import Any, Protocol
 import yaml
 
 from deepnb.core import events as ev
+from deepnb.core.call_args import call_args, call_name
 from deepnb.core.errors import DeepnbError
 from deepnb.core.graphs.reading import model_of
 from deepnb.core.text.safe_display import safe_display
@@ -125,7 +126,9 @@ def _turn(event: ev.ModelTurn) -> dict[str, Any]:
         turn["text"] = event.text
     calls = []
     for call in event.tool_calls:
-        recorded: dict[str, Any] = {"name": str(call.get("name")), "args": dict(call.get("args") or {})}
+        if not isinstance(call, Mapping):
+            continue
+        recorded: dict[str, Any] = {"name": call_name(call), "args": call_args(call.get("args"))}
         if call.get("id"):
             recorded["id"] = str(call["id"])
         calls.append(recorded)

@@ -6,18 +6,19 @@ One fold serves the run object, the live view and the static snapshot, so all th
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 from deepnb.core import events as ev
+from deepnb.core.call_args import call_args, json_text, list_arg, text_arg, whole_json
 from deepnb.core.explain import PREVIEW_LIMIT, clip_failure
 from deepnb.core.file_paths import is_history
 from deepnb.core.schema import (
     OPEN_NODE,
     RUNNING,
+    TODO_STATUS_MARK,
     WAITING,
     ActionDecision,
     AsyncTaskRow,
@@ -48,14 +49,25 @@ from deepnb.core.schema import (
     UpdateItem,
 )
 from deepnb.core.text.markup import highlight, markdown
+from deepnb.core.text.safe_regex import compile_bounded
 from deepnb.core.text.secrets import redact
 from deepnb.core.tokens import Tokens
 from deepnb.engine.async_tasks import merge_rows
-from deepnb.engine.card_text import args_diff, changes_summary, own_description, readable_args, todo_changes
+from deepnb.engine.card_text import (
+    DIFF_SOURCE,
+    args_diff,
+    changes_summary,
+    own_description,
+    readable_args,
+    todo_changes,
+)
 from deepnb.engine.interpreter import parse_eval
 from deepnb.engine.interrupts import is_approval, question_entry, value_text
 
 ARGS_PREVIEW = 80
+ARGS_JSON_LIMIT = 1 << 20
+"""Characters of an approval's arguments kept as JSON; past them (or past
+:data:`deepnb.core.call_args.MAX_DEPTH` levels) its card shows them shortened and cannot edit them."""
 TODOS_TOOL = "write_todos"
 """The planning tool: its cards show what changed in the todo list, not the list's repr."""
 EVAL_TOOL = "eval"
@@ -91,25 +103,30 @@ def _clip_noted(text: str, limit: int) -> str:
     return text[:kept] + note.format(len(text) - kept)
 
 
-_EXIT_FAILED = re.compile(r"\[Command failed with exit code (-?\d+)\]")
+_EXIT_FAILED = compile_bounded(r"\[Command failed with exit code (-?\d+)\]")
 """How deepagents' ``execute`` tool ends the output of a command that exited non-zero."""
 
 
-def short_args(args: Mapping[str, Any]) -> str:
-    """A one-line summary of tool arguments: ``path='/a.md', content='Hello…'``."""
-    parts = []
-    for key, value in args.items():
-        redacted = redact(value if isinstance(value, str) else json.dumps(value, default=str))
+def short_args(args: Any) -> str:
+    """A one-line summary of tool arguments: ``path='/a.md', content='Hello…'`` (any JSON a
+    model sent: each value read within bounds, :mod:`deepnb.core.call_args`)."""
+    parts: list[str] = []
+    for key, value in call_args(args).items():
+        if len(parts) * 4 > ARGS_PREVIEW:  # the line is full: the rest would be clipped away
+            break
+        # redacted whole, then clipped: a secret cut first would no longer read as one
+        redacted = redact(value if isinstance(value, str) else json_text(value))
+        name = _clip(key, 32)
         parts.append(
-            f"{key}={_clip(' '.join(str(redacted).split()), 32)!r}"
+            f"{name}={_clip(' '.join(redacted.split()), 32)!r}"
             if isinstance(value, str)
-            else f"{key}={_clip(str(redacted), 32)}"
+            else f"{name}={_clip(redacted, 32)}"
         )
     return _clip(", ".join(parts), ARGS_PREVIEW)
 
 
-def _full_args(args: Mapping[str, Any]) -> str:
-    return _clip(redact(readable_args(args)), FULL_LIMIT)
+def _full_args(args: Any) -> str:
+    return _clip(redact(readable_args(call_args(args))), FULL_LIMIT)  # redacted, then clipped
 
 
 def todo_progress(todos: Sequence[Mapping[str, object]]) -> str:
@@ -371,7 +388,7 @@ class RunState:
     def _on_NodeUpdated(self, event: ev.NodeUpdated) -> None:
         self.steps += 1  # a graph that does not speak messages: each node's update is a step
         self.thread_step += 1
-        values = redact(json.dumps(dict(event.values), indent=2, ensure_ascii=False, default=str))
+        values = redact(json_text(dict(event.values), indent=2))
         self._add(
             UpdateItem(
                 kind="update",
@@ -396,20 +413,22 @@ class RunState:
             card_id = next(name for name in fresh if name not in taken)
         self._call_steps[event.call_id] = self.steps
         self.tool_calls += 1
-        if event.name in FILE_TOOLS and isinstance(event.args.get("file_path"), str):
-            self._file_calls[event.call_id] = event.args["file_path"]
+        args = call_args(event.args)  # any JSON the model sent
+        path = text_arg(args, "file_path")
+        if event.name in FILE_TOOLS and path is not None:
+            self._file_calls[event.call_id] = path
         node = self.nodes.get(event.agent)
         if node is not None:
             node["tool_calls"] += 1
-            node["activity"] = _clip(f"{event.name}({short_args(event.args)})", ACTIVITY)
+            node["activity"] = _clip(f"{event.name}({short_args(args)})", ACTIVITY)
         card = self._tools[event.call_id] = self._add(
             ToolItem(
                 kind="tool",
                 id=card_id,
                 agent=event.agent,
                 name=event.name,
-                args=short_args(event.args),
-                args_full=_full_args(event.args),
+                args=short_args(args),
+                args_full=_full_args(args),
                 status=RUNNING,
                 result="",
                 result_full="",
@@ -418,15 +437,16 @@ class RunState:
         server = self._servers.get(event.name)
         if server:
             card["server"] = server
-        todos = event.args.get("todos") if event.name == TODOS_TOOL else None
-        if isinstance(todos, list):
-            written = [_todo(t) for t in todos if isinstance(t, Mapping)]
+        todos = list_arg(args, "todos") if event.name == TODOS_TOOL else None
+        if todos is not None:  # the tool itself refuses a list it cannot take, and says why
+            written = [todo for todo in map(_todo, todos) if todo is not None]
             changes = todo_changes(self._todo_lists.get(event.agent, []), written)
-            self._todo_lists[event.agent] = written
+            if len(written) == len(todos):  # a list the tool will take: the next change counts from it
+                self._todo_lists[event.agent] = written
             card["todo_changes"] = changes
-            card["args"] = changes_summary(changes)
-        code = event.args.get("code") if event.name == EVAL_TOOL else None
-        if isinstance(code, str):
+            card["args"] = changes_summary(changes, unread=len(todos) - len(written))
+        code = text_arg(args, "code") if event.name == EVAL_TOOL else None
+        if code is not None:
             kept = _clip(redact(code), FULL_LIMIT)
             card["eval"] = {"code": kept, "code_html": highlight(kept, "javascript")}
 
@@ -564,7 +584,7 @@ class RunState:
 
     def _on_TodosChanged(self, event: ev.TodosChanged) -> None:
         if event.agent.count("/") == 0:
-            self.todos = [_todo(t) for t in event.todos]
+            self.todos = [todo for todo in map(_todo, event.todos) if todo is not None]
 
     def _on_FilesChanged(self, event: ev.FilesChanged) -> None:
         if event.agent != ev.MAIN:  # a subagent's files reach the thread when its task returns
@@ -645,11 +665,11 @@ class RunState:
         of that tool with those arguments, not already taken by another action."""
         value = request.value if isinstance(request.value, Mapping) else {}
         taken = set(self._gated.values())
-        actions = [a for a in value.get("action_requests", []) if isinstance(a, Mapping)]
+        actions = [a for a in _listed(value.get("action_requests")) if isinstance(a, Mapping)]
         for index, action in enumerate(actions):
             if (request.id, index) in self._gated:
                 continue
-            full = _full_args(action.get("args") or {})
+            full = _full_args(action.get("args"))
             for call_id, card in self._tools.items():
                 if (
                     call_id not in taken
@@ -670,7 +690,7 @@ class RunState:
                     return action["args_json"]
         return None
 
-    def _edited(self, event: ev.DecisionMade, args: Mapping[str, Any]) -> str:
+    def _edited(self, event: ev.DecisionMade, args: dict[str, Any]) -> str:
         """Show an edit on the tool card it gated (the edited arguments, marked edited); return
         the diff from the proposed arguments to the edited ones (``""`` when unknown)."""
         call_id = self._gated.get((event.interrupt_id, event.index))
@@ -684,12 +704,13 @@ class RunState:
             was = json.loads(proposed)
         except ValueError:
             was = None
-        before = readable_args(was) if isinstance(was, Mapping) else proposed
-        return args_diff(before, redact(readable_args(args)))
+        before = readable_args(was, DIFF_SOURCE) if isinstance(was, Mapping) else proposed[:DIFF_SOURCE]
+        return args_diff(before, redact(readable_args(args, DIFF_SOURCE)))
 
     def _on_DecisionMade(self, event: ev.DecisionMade) -> None:
         self._wait_decided_by.add(event.auto)
-        edited_args = event.decision.get("edited_action", {}).get("args") or {}
+        edited = event.decision.get("edited_action")
+        edited_args = call_args(edited.get("args") if isinstance(edited, Mapping) else None)
         diff = self._edited(event, edited_args) if event.decision.get("type") == "edit" else ""
         entry = DecisionLogEntry(
             at=time.strftime("%Y-%m-%d %H:%M:%S"),
@@ -893,10 +914,21 @@ def public_pending(request: PendingRequest) -> PendingRequest:
     return {**request, "actions": actions}
 
 
-def _todo(todo: Mapping[str, Any]) -> Todo:
-    # write_todos' argument schema admits only the TodoStatus values, so a call carries no other
-    status = cast(TodoStatus, str(todo.get("status", "pending")))
-    return Todo(content=str(todo.get("content", "")), status=status)
+def _todo(todo: Any) -> Todo | None:
+    """A todo as a model wrote it, or ``None`` when it is not one ``write_todos`` takes (its text
+    not text, or a status no todo has): the tool refuses such a list and tells the model why;
+    the card and the list show only what they can read."""
+    if not isinstance(todo, Mapping):
+        return None
+    content, status = todo.get("content"), todo.get("status", "pending")
+    if not isinstance(content, str) or not isinstance(status, str) or status not in TODO_STATUS_MARK:
+        return None
+    return Todo(content=content, status=cast(TodoStatus, status))
+
+
+def _listed(value: Any) -> list[Any]:
+    """An interrupt's list (its actions, its review configs), or none when it is not a list."""
+    return value if isinstance(value, list) else []
 
 
 def _pending(
@@ -909,21 +941,24 @@ def _pending(
     decision already made on it."""
     value = request.value if isinstance(request.value, Mapping) else {}
     configs = {
-        c.get("action_name"): list(c.get("allowed_decisions") or [])
-        for c in value.get("review_configs", [])
-        if isinstance(c, Mapping)
+        c.get("action_name"): [d for d in _listed(c.get("allowed_decisions")) if d in ALL_DECISIONS]
+        for c in _listed(value.get("review_configs"))
+        if isinstance(c, Mapping) and isinstance(c.get("action_name"), str)
     }
     actions: list[PendingAction] = []
-    for index, action in enumerate(a for a in value.get("action_requests", []) if isinstance(a, Mapping)):
+    for index, action in enumerate(
+        a for a in _listed(value.get("action_requests")) if isinstance(a, Mapping)
+    ):
         name = str(action.get("name", ""))
-        args = action.get("args") or {}
+        args = call_args(action.get("args"))
+        args_json, whole = whole_json(args, ARGS_JSON_LIMIT, indent=2)
         preview = previews.get((request.id, index))
         actions.append(
             PendingAction(
                 index=index,
                 name=name,
                 args=short_args(args),
-                args_json=redact(json.dumps(args, indent=2, ensure_ascii=False, default=str)),
+                args_json=redact(args_json),
                 description=own_description(redact(str(action.get("description") or "")), name),
                 allowed=configs.get(name, list(ALL_DECISIONS)),
                 preview=FilePreview(kind=preview["kind"], text=_clip(redact(preview["text"]), FULL_LIMIT))
@@ -932,4 +967,6 @@ def _pending(
                 decision=decided.get((request.id, index)),
             )
         )
+        if not whole:  # too big or too deep to show whole: its card cannot edit it (Python can)
+            actions[-1]["clipped"] = True
     return PendingRequest(id=request.id, agent=agent, actions=actions)

@@ -14,6 +14,7 @@ takes: ``%deepagent fork -t THREAD --at STEP``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, TypedDict
 
 from deepnb.core import events as ev
@@ -90,7 +91,9 @@ class Timeline:
             columns = tokens.columns()
             record["tokens_in"], record["tokens_out"] = columns["tokens_in"], columns["tokens_out"]
             record["tokens_unreported"] = columns["tokens_unreported"]
-            record["calls"] = [str(call.get("id") or "") for call in event.tool_calls]
+            record["calls"] = [
+                str(call.get("id") or "") for call in event.tool_calls if isinstance(call, Mapping)
+            ]
             if ev.is_thread_step(event):
                 self._step += 1
                 record["step"] = self._step

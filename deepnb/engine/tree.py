@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from deepnb.core.call_args import call_args, call_name, text_arg
 from deepnb.core.displayable import Displayable
 from deepnb.core.events import agent_label, message_text, subagent_path
 from deepnb.core.schema import NodeState, NodeStatus, RunStatus, SummaryItem, TranscriptItem
@@ -167,10 +168,10 @@ def tree_from_messages(messages: Sequence[Any], *, root_name: str) -> SubagentNo
         if getattr(message, "type", None) != "ai":
             continue
         for call in getattr(message, "tool_calls", None) or ():
-            if call.get("name") != "task":
+            if call_name(call) != "task":
                 continue
-            args = call.get("args") or {}
-            kind = str(args.get("subagent_type") or "subagent")
+            args = call_args(call.get("args"))  # any JSON the model sent
+            kind = text_arg(args, "subagent_type") or "subagent"
             count = seen[kind] = seen.get(kind, 0) + 1
             path = subagent_path("main", kind, count)
             answer = answers.get(str(call.get("id")))
@@ -182,7 +183,7 @@ def tree_from_messages(messages: Sequence[Any], *, root_name: str) -> SubagentNo
                     path=path,
                     name=kind,
                     status=status,
-                    description=redact(str(args.get("description") or "")),
+                    description=redact(text_arg(args, "description") or ""),
                     label=agent_label(path),
                     result=redact(message_text(answer.content)) if answer is not None else "",
                 )

@@ -26,11 +26,12 @@ from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, LLMResult
 from langchain_core.tracers.context import register_configure_hook
 
+from deepnb.core.text.safe_regex import compile_bounded
 from deepnb.core.tokens import Tokens
 
 BLOCKS = ("input", "output", "reference")
 """The blocks of a grading prompt, each marked with the call's nonce."""
-_DELIMITER = re.compile(
+_DELIMITER = compile_bounded(  # RE2: the answer is model text, read in linear time
     r"<\s*/?\s*(?:input|output|outputs|reference|references|reference_outputs|rubric|answer)\b[^<>]{0,200}>",
     re.IGNORECASE,
 )
@@ -46,10 +47,11 @@ def neutralise(text: str) -> tuple[str, list[str]]:
     ``›``), and the tags found (at most a few, for the comment)."""
     found: list[str] = []
 
-    def inert(match: re.Match[str]) -> str:
+    def inert(match: Any) -> str:
+        tag = str(match.group(0))
         if len(found) < 3:
-            found.append(match.group(0)[:40])
-        return match.group(0).replace("<", "‹").replace(">", "›")
+            found.append(tag[:40])
+        return tag.replace("<", "‹").replace(">", "›")
 
     return _DELIMITER.sub(inert, text), found
 

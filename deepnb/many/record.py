@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from deepnb.core.call_args import call_args
 from deepnb.core.displayable import Displayable
 from deepnb.core.text.safe_display import safe_display
 from deepnb.core.tokens import TOKEN_COLUMNS, Tokens
@@ -127,12 +128,15 @@ class RunRecord(Displayable):
         calls = []
         for message in self.messages:
             for call in message.get("tool_calls") or ():
-                function = call.get("function") or {}
+                if not isinstance(call, Mapping):
+                    continue
+                function = call.get("function")
+                function = function if isinstance(function, Mapping) else {}
                 name = function.get("name", call.get("name"))
                 args: Any = function.get("arguments", call.get("args"))
                 if isinstance(args, str):
                     args = _json_object(args)
-                calls.append({"name": name, "args": args or {}})
+                calls.append({"name": name, "args": call_args(args)})  # any JSON the model sent
         return calls
 
     def to_json(self) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from deepnb.core.errors import DeepnbError
+from deepnb.core.text.safe_regex import RegexError, compile_bounded
 from deepnb.many import pricing
 from deepnb.many.record import RunRecord, Score
 from deepnb.many.scoring import as_score
@@ -68,11 +69,16 @@ def contains(output: str | None, reference: Any, run: RunRecord | None = None) -
 
 
 def regex(pattern: str, *, flags: int = 0, name: str | None = None) -> Callable[..., bool]:
-    """A scorer: whether the answer matches ``pattern`` (``re.search``)."""
+    """A scorer: whether the answer matches ``pattern`` anywhere (as ``re.search`` would), in
+    time linear in the answer: the pattern runs on RE2 (``google-re2``), so one it cannot run
+    (a backreference, a lookaround) is refused here, when the scorer is made. ``flags`` may be
+    ``re.IGNORECASE``, ``re.MULTILINE`` and ``re.DOTALL``; ``\\d``, ``\\w``, ``\\s`` match ASCII."""
+    if not isinstance(pattern, str):
+        raise DeepnbError(f"regex() takes a pattern as text, not a {type(pattern).__name__}.")
     try:
-        compiled = re.compile(pattern, flags)
-    except re.error as exc:
-        raise DeepnbError(f"regex({pattern!r}) is not a valid regular expression: {exc}.") from None
+        compiled = compile_bounded(pattern, flags)
+    except RegexError as exc:
+        raise DeepnbError(f"regex({pattern!r}) is not a valid regular expression here: {exc}.") from None
 
     @_named(name or f"regex({pattern})")
     def score(output: str | None, reference: Any = None, run: RunRecord | None = None) -> bool:
@@ -84,7 +90,9 @@ def regex(pattern: str, *, flags: int = 0, name: str | None = None) -> Callable[
 def json_schema(schema: Any, *, name: str = "json_schema") -> Callable[..., dict[str, Any]]:
     """A scorer: whether the run's structured output (``run.output``, else the answer read as
     JSON) is valid against ``schema``, a JSON Schema dict or a pydantic model class; the comment
-    says what is wrong."""
+    says what is wrong. A schema is data: a ``$ref`` outside it, a reference that loops, a
+    ``pattern`` RE2 cannot run or a schema past its bounds is refused here, when the scorer is
+    made (``deepnb.many.schemas``); checking reads nothing but the answer."""
     validate = _validator(schema)
 
     @_named(name)
@@ -95,16 +103,22 @@ def json_schema(schema: Any, *, name: str = "json_schema") -> Callable[..., dict
                 value = json.loads(_json_text(output or ""))
             except ValueError:
                 return {"score": False, "comment": "the answer is not JSON"}
+            except RecursionError:
+                return {"score": False, "comment": "the answer's JSON nests too deep to read"}
         problem = validate(value)
         return {"score": problem is None, "comment": problem}
 
     return score
 
 
+_FENCED = compile_bounded(r"```(?:json)?\s*\n(.*?)```", re.DOTALL)
+"""A fenced ```json block (matched by RE2: an answer of a fence and 100k newlines is linear)."""
+
+
 def _json_text(text: str) -> str:
     """The answer's JSON, a fenced ```json block's content if it has one."""
-    fenced = re.search(r"```(?:json)?\s*\n(.*?)```", text, re.DOTALL)
-    return fenced.group(1) if fenced else text
+    fenced = _FENCED.search(text)
+    return str(fenced.group(1)) if fenced else text
 
 
 def _validator(schema: Any) -> Callable[[Any], str | None]:
@@ -124,19 +138,9 @@ def _validator(schema: Any) -> Callable[[Any], str | None]:
             "json_schema() takes a JSON Schema dict or a pydantic model class, "
             f"not a {type(schema).__name__}."
         )
-    import jsonschema  # type: ignore[import-untyped]  # noqa: PLC0415  # lazy: only this scorer needs it
+    from deepnb.many.schemas import schema_checker  # noqa: PLC0415  # lazy: jsonschema, only this scorer needs it
 
-    try:
-        checker = jsonschema.validators.validator_for(schema)(schema)
-        checker.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        raise DeepnbError(f"json_schema(): the schema is not valid JSON Schema: {exc.message}.") from None
-
-    def check(value: Any) -> str | None:
-        errors = sorted(checker.iter_errors(value), key=lambda e: list(e.path))
-        return "; ".join(e.message for e in errors[:3])[:500] if errors else None
-
-    return check
+    return schema_checker(schema)
 
 
 def tool_called(

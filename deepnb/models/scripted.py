@@ -54,7 +54,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import re
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -69,10 +68,11 @@ from pydantic import ConfigDict, model_validator
 
 from deepnb.core.errors import DeepnbError
 from deepnb.core.text.documents import MAX_BYTES, DocumentError, load_document
-from deepnb.core.text.safe_regex import BoundedPattern, RegexError, compile_bounded
+from deepnb.core.text.safe_regex import SPACE, BoundedPattern, RegexError, compile_bounded
 
 MAIN_AGENT = "main"
-_TOKEN = re.compile(r"\s*\S+\s*|\s+")
+_TOKEN = compile_bounded(rf"[{SPACE}]*[^{SPACE}]+[{SPACE}]*|[{SPACE}]+")
+"""A token of a turn's text (the script's, read in linear time), its white space with it."""
 
 
 class ScriptError(DeepnbError):

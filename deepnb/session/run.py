@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from deepnb.core import events as ev
+from deepnb.core.call_args import call_args, call_name
 from deepnb.core.displayable import LiveDisplayable
 from deepnb.core.errors import DeepnbError
 from deepnb.core.explain import failure_message
@@ -318,7 +319,8 @@ class Run(LiveDisplayable):
         actions = (
             request.value.get("action_requests", []) if request and isinstance(request.value, Mapping) else []
         )
-        return dict(actions[index].get("args") or {}) if index < len(actions) else {}
+        action = actions[index] if isinstance(actions, list) and index < len(actions) else None
+        return call_args(action.get("args")) if isinstance(action, Mapping) else {}
 
     @property
     def decisions(self) -> list[dict[str, Any]]:
@@ -769,8 +771,10 @@ def _previews(
     found_previews: dict[tuple[str, int], FilePreview] = {}
     for request in interrupts:
         actions = request.value.get("action_requests", []) if isinstance(request.value, Mapping) else []
-        for index, action in enumerate(actions):
-            found = preview(str(action.get("name")), action.get("args") or {}, files)
+        for index, action in enumerate(actions if isinstance(actions, list) else ()):
+            if not isinstance(action, Mapping):
+                continue
+            found = preview(call_name(action), action.get("args"), files)
             if found:
                 found_previews[(request.id, index)] = found
     return found_previews

@@ -17,7 +17,6 @@ view).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex
@@ -27,11 +26,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from deepnb.core.call_args import call_args, json_text
 from deepnb.core.displayable import renderer_for
 from deepnb.core.errors import DeepnbError
 from deepnb.core.graphs.messages import field, text_of
 from deepnb.core.text.documents import DocumentError, load_document
 from deepnb.core.text.safe_display import safe_display, shown, shown_pattern, shown_text
+from deepnb.core.text.safe_regex import compile_bounded
 from deepnb.core.text.secrets import MARKDOWN_PUNCTUATION
 from deepnb.engine.recording import Recorded, to_yaml, write_text
 from deepnb.engine.spec import parse_interrupt_on
@@ -83,11 +84,14 @@ def markdown_text(text: str) -> str:
     return "  \n".join(lines)
 
 
+_BACKTICKS = compile_bounded("`+")
+
+
 def fenced(text: str, language: str = "") -> str:
     """``text`` in a fenced code block longer than any backtick run inside it (so it cannot close
     early); the Markdown renderer escapes a code block's content."""
     text = shown_text(text)
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
     fence = "`" * max(3, longest + 1)
     info = language if language.isalnum() else ""
     return f"{fence}{info}\n{text}\n{fence}"
@@ -124,9 +128,7 @@ def _conversation(replies: Sequence[Any], where: str) -> str:
                 note = f" *(the first {len(cut):,} of {len(text):,} characters)*" if cut != text else ""
                 parts.append(markdown_text(cut) + note)
             for call in field(message, "tool_calls") or []:
-                args = json.dumps(call.get("args", {}), ensure_ascii=False, default=str)
-                if len(args) > TOOL_ARGS_CHARS:
-                    args = args[:TOOL_ARGS_CHARS] + "…"
+                args = json_text(call_args(call.get("args")), TOOL_ARGS_CHARS + 1)
                 name = markdown_text(str(call.get("name", "?")))
                 parts.append(f"*Tool call* {name}: {markdown_text(args)}")
     first, last, left_out = head_and_tail(parts, CONVERSATION_CHARS)

@@ -19,9 +19,14 @@ from __future__ import annotations
 import dataclasses
 
 from deepnb.core import events as ev
-from deepnb.core.text.secrets import open_tail, redact, redact_data
+from deepnb.core.text.secrets import open_tail, redact, redact_data, secret_forms
 
-__all__ = ["CHANNELS", "StreamRedactor"]
+__all__ = ["CHANNELS", "HELD", "StreamRedactor"]
+
+HELD = 8192
+"""Characters a stream's open end may hold (beyond the longest secret's form): no key is this
+long, so a key-shaped token that grows past it (a model streaming ``"sk-aaaa…"`` for ever) is let
+go, redacted, rather than read again at each piece (which made streaming it quadratic)."""
 
 CHANNELS: dict[type[ev.Event], str] = {ev.TextDelta: "text", ev.ThinkingDelta: "text", ev.Custom: "data"}
 """The events that carry a piece of a stream, and the field that holds the piece (a ``Custom``
@@ -103,6 +108,9 @@ class StreamRedactor:
         text = held.before + held.text + piece
         skip = len(held.before)
         cut = max(skip, open_tail(text))
+        forms = secret_forms()
+        if len(text) - cut > HELD + (len(forms[0]) if forms else 0):
+            cut = len(text)
         released = text[skip:cut]
         held.text, held.event = text[cut:], event
         if not released:

@@ -4,11 +4,12 @@ only the second has in ``<ins>``, the rest as it is (how a comparison shows two 
 from __future__ import annotations
 
 import difflib
-import re
 
 from deepnb.core.text.markup import escape
+from deepnb.core.text.safe_regex import SPACE, compile_bounded
 
-_WORDS = re.compile(r"\s+|[^\s]+")
+_WORDS = compile_bounded(rf"[{SPACE}]+|[^{SPACE}]+")
+"""A run of white space, or of anything else (two answers' text: matched by RE2)."""
 MAX_WORDS = 4000
 """Words of each text compared at most (the rest is said, not compared)."""
 

@@ -14,6 +14,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from deepnb.core.call_args import json_text
 from deepnb.core.errors import DeepnbError
 from deepnb.core.graphs.messages import field, text_of
 from deepnb.core.text.markup import escape, markdown
@@ -63,7 +64,7 @@ def _call(call: Any) -> str:
     if isinstance(given, str):
         with contextlib.suppress(ValueError):
             given = json.loads(given)
-    args = given if isinstance(given, str) else json.dumps(given or {}, ensure_ascii=False, default=str)
+    args = given if isinstance(given, str) else json_text(given or {})  # any JSON the model sent
     return f"{name}({args[1:-1] if args.startswith('{') else args})"
 
 
