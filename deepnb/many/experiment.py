@@ -222,6 +222,8 @@ class Experiment(LiveDisplayable):
         self.failure: str | None = None
         """Why the experiment stopped itself (``fail_on_error=`` reached), in one line."""
         self._errors = 0
+        self._lost: set[Key] = set()
+        """Runs that ended but could not be logged (the log failed): not kept, not done."""
         self._stopped = False
         self.cache: EpochCache | None = None
         """The model-call cache (``cache=``), or ``None``."""
@@ -311,13 +313,18 @@ class Experiment(LiveDisplayable):
             record.attempts = max(1, self._batch.attempts(index))
         if record.status == "done":
             record.scores = self._scored(record, self.scorers)
-        with self._saving:  # kept and logged together: a grade given meanwhile is logged after it
+        with self._saving:  # logged, then kept: a grade given meanwhile is logged after it
+            if self._writer is not None:
+                try:
+                    self._writer.write("run", record.to_json())
+                except logs.LogWriteError as exc:
+                    self._lost.add(record.key)
+                    self._unsaved(exc)
+                    return
             with self._lock:
                 self._records[record.key] = record
                 if record.status == "error":
                     self._errors += 1
-            if self._writer is not None:
-                self._writer.write("run", record.to_json())
         if record.status == "error":
             self._check_errors(record.error)
 
@@ -332,8 +339,23 @@ class Experiment(LiveDisplayable):
                 return
             self.failure = limit.line(self._errors, runs, last, str(self.path))
         if self._writer is not None:
-            self._writer.write("stopped", {"reason": self.failure})
+            with contextlib.suppress(logs.LogWriteError):  # the runs' lines are what counts
+                self._writer.write("stopped", {"reason": self.failure})
         self.stop(reason="stopped: too many runs failed (fail_on_error)")
+
+    def _unsaved(self, error: logs.LogWriteError) -> None:
+        """The log cannot be written: stop at once, saying how many runs it holds (those are
+        what reopens); nothing more is kept or reported done."""
+        with self._lock:
+            if self.failure is not None:
+                return
+            saved = sum(1 for key in self._records if key in self._planned)
+            self.failure = (
+                f"{str(error).rstrip('.')}: the experiment stopped with {saved} of its "
+                f"{len(self._planned)} runs saved there (deepnb.load_experiment reopens them; the "
+                "same log= runs the rest)."
+            )
+        self.stop(reason="stopped: the experiment's log cannot be written")
 
     def _score_kept(self) -> None:
         """Score each run kept as done from the log with the scorers it has no score of (a
@@ -356,6 +378,8 @@ class Experiment(LiveDisplayable):
     def _add_scores(self, record: RunRecord, scorers: Mapping[str, Scorer]) -> None:
         try:
             self._keep_scores(record, self._scored(record, scorers), replace=False)
+        except logs.LogWriteError as exc:
+            self._unsaved(exc)
         finally:
             with self._lock:
                 self._kept += 1
@@ -381,7 +405,7 @@ class Experiment(LiveDisplayable):
     def _log(self) -> logs.LogWriter:
         """The log's writer (made on first use for an experiment reopened from its log)."""
         with self._lock:
-            if self._writer is None:
+            if self._writer is None or (self._writer.failed is not None and self._batch is None):
                 if not self.path.is_file():  # a new file would be a log without its header
                     raise DeepnbError(
                         f"The experiment's log {str(self.path)!r} is gone: nothing can be added to it."
@@ -438,7 +462,8 @@ class Experiment(LiveDisplayable):
     def wait(self, timeout: float | None = None) -> Experiment:
         """Block until every run ended and is scored (runs waiting for approval do not hold it
         up); return the experiment. Once ``fail_on_error=`` stopped it, raise that line (what
-        ended is in the experiment and its log)."""
+        ended is in the experiment and its log); once the log could not be written (disk full,
+        no permission, its folder removed), raise the line saying so and how many runs it holds."""
         batch = self._batch
         if batch is not None:
             batch.wait(timeout)
@@ -471,8 +496,9 @@ class Experiment(LiveDisplayable):
 
     @property
     def status(self) -> str:
-        """``running``, ``done``, ``stopped`` (by ``stop()``), or, once ``fail_on_error=``
-        stopped it, the one line saying why."""
+        """``running``, ``done``, ``stopped`` (by ``stop()``), or, once ``fail_on_error=`` or a
+        log that cannot be written stopped it, the one line saying why (for the log: how many
+        runs it holds)."""
         if self.failure is not None:
             return self.failure
         if not self.done:
@@ -541,7 +567,7 @@ class Experiment(LiveDisplayable):
     def status_of(self, key: Key) -> str:
         """``queued``, ``running``, ``interrupted``, ``done``, ``error`` or ``cancelled``
         (``scoring`` while an ended run is being scored, ``retrying`` while a failed one waits
-        to run again)."""
+        to run again, ``unsaved`` for one that ended but the log could not take)."""
         record = self._records.get(key)
         batch = self._batch
         index = self._index.get(key) if batch is not None else None
@@ -551,6 +577,8 @@ class Experiment(LiveDisplayable):
                 return run.status
             if run is not None and batch.retrying(index):
                 return "retrying"
+            if run is not None and record is None and key in self._lost:
+                return "unsaved"
             if run is not None and (record is None or record.thread_id != run.thread_id):
                 return "scoring"
             if run is None and record is None:
@@ -744,10 +772,8 @@ class Experiment(LiveDisplayable):
             line = {"row": row, "variant": variant, "epoch": epoch, "scorer": scorer}
             try:
                 self._log().write("grade", {**line, "score": value, "comment": comment})
-            except OSError as exc:
-                raise DeepnbError(
-                    f"Cannot save the grade to the log {str(self.path)!r}: {exc.strerror}; it is not kept."
-                ) from None
+            except logs.LogWriteError as exc:
+                raise DeepnbError(f"{str(exc).rstrip('.')}: the grade is not saved, nor kept.") from None
             with self._lock:
                 record.scores = {**record.scores, scorer: given}
         self._notify()

@@ -48,6 +48,7 @@ one line naming the file (and the line): at most :data:`MAX_LOG_BYTES` (1 GiB) i
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import json
@@ -121,14 +122,23 @@ def _fallback(value: Any) -> Any:
     return str(value)
 
 
+class LogWriteError(DeepnbError):
+    """A line could not be added to the log (disk full, no permission, the file or its folder
+    removed): nothing of that line is kept."""
+
+
 class LogWriter:
     """Appends lines to a log, each redacted and on disk once ``write`` returns (thread-safe).
     The file is opened for each line, so nothing stays open between runs; a last line cut
-    short (an interrupted write, which no reader can use) is dropped before anything is added."""
+    short (an interrupted write, which no reader can use) is dropped before anything is added.
+    A line that cannot be written is :class:`LogWriteError`, and so is every later one: what
+    it left half written is cut off, or, if even that fails, dropped by the next writer."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.Lock()
+        self.failed: str | None = None
+        """Why a line could not be written (then nothing more is), or ``None``."""
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.touch()
@@ -139,8 +149,36 @@ class LogWriter:
 
     def write(self, kind: str, data: Mapping[str, Any]) -> None:
         line = json.dumps({"type": kind, **logged(data)}, ensure_ascii=False, allow_nan=False)
-        with self._lock, self.path.open("a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
+        with self._lock:
+            if self.failed is not None:
+                raise LogWriteError(self.failed)
+            try:
+                self._append((line + "\n").encode("utf-8"))
+            except OSError as exc:
+                self.failed = f"Cannot write the experiment's log {str(self.path)!r}: {exc.strerror or exc}"
+                raise LogWriteError(self.failed) from None
+
+    def _append(self, data: bytes) -> None:
+        """Add ``data`` at the end of the file, whole or not at all (a file that is gone is
+        not made again: it would be a log without its header)."""
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+        try:
+            start = os.fstat(fd).st_size
+            written = 0
+            try:
+                while written < len(data):
+                    written += self._write_some(fd, data[written:])
+            except OSError:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, start)
+                raise
+        finally:
+            os.close(fd)
+
+    @staticmethod
+    def _write_some(fd: int, data: bytes) -> int:
+        """Write what the file takes of ``data`` (``os.write``: a full disk may take part)."""
+        return os.write(fd, data)
 
 
 def _end_cleanly(handle: BinaryIO) -> None:
