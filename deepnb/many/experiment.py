@@ -38,7 +38,7 @@ from deepnb.core.schema import ENDED
 from deepnb.core.text.safe_display import safe_display
 from deepnb.core.tokens import TOKEN_COLUMNS
 from deepnb.many import log as logs
-from deepnb.many import pricing, provenance, retrying, stats
+from deepnb.many import log_claims, pricing, provenance, retrying, stats
 from deepnb.many.batch import WHOLE, Batch
 from deepnb.many.datasets import Row, check_given
 from deepnb.many.datasets import dataset as read_dataset
@@ -227,6 +227,8 @@ class Experiment(LiveDisplayable):
         self._stopped = False
         self.cache: EpochCache | None = None
         """The model-call cache (``cache=``), or ``None``."""
+        self._claim: log_claims.LogClaim | None = None
+        """Its hold on the log while it runs (let go once it is done or stopped)."""
 
     # -- running ----------------------------------------------------------------------------
 
@@ -239,6 +241,7 @@ class Experiment(LiveDisplayable):
         self._index = {key: i for i, key in enumerate(self._keys)}
         self._score_kept()
         if not self._keys:
+            self._let_go()
             return self
         inputs = [
             BatchInput(i, self._rows[row].fields, self._rows[row].given)
@@ -416,6 +419,13 @@ class Experiment(LiveDisplayable):
     def _notify(self) -> None:
         for listener in list(self._listeners):
             listener()
+        self._let_go()
+
+    def _let_go(self) -> None:
+        """Let the log go once nothing runs or is scored any more (another may write it then)."""
+        claim = self._claim
+        if claim is not None and not claim.done and self.done:
+            claim.release()
 
     def _read(self, run: Run, row: Row, variant: str, epoch: int) -> RunRecord:
         with contextlib.suppress(TimeoutError):  # read what it has; its record says its status
@@ -993,6 +1003,27 @@ def experiment(
     )
     definitions = {label: provenance.definition(session, what) for label, (session, what) in built.items()}
     path = Path(log) if log is not None else logs.default_path(title)
+    claim = log_claims.claim(path, title)
+    try:
+        made = _made(plan, definitions, chosen, path, data, built)
+        made.retries, made.fail_on_error, made.cache = retry_policy, error_limit, model_cache
+        made._claim = claim
+        return made._begin(limit, served_limit, {"auto_approve": auto_approve} if auto_approve else {})
+    except BaseException:
+        claim.release()
+        raise
+
+
+def _made(
+    plan: Plan,
+    definitions: Mapping[str, Any],
+    chosen: Mapping[str, Scorer],
+    path: Path,
+    data: Any,
+    built: Mapping[str, tuple[Session, str]],
+) -> Experiment:
+    """The experiment on its log, once claimed: the log read (to resume) or begun, its rows added."""
+    rows = plan.rows
     records: dict[Key, RunRecord] = {}
     logged_rows: set[int] = set()
     log_format = logs.FORMAT
@@ -1003,8 +1034,8 @@ def experiment(
             contents,
             variants=plan.variants,
             definitions=definitions,
-            epochs=epochs,
-            template=template,
+            epochs=plan.epochs,
+            template=plan.template,
             rows=rows,
         )
         records = {key: record for key, record in contents.runs.items() if key[1] in plan.variants}
@@ -1014,16 +1045,16 @@ def experiment(
     if fresh:
         created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         header = provenance.header(
-            name=title,
+            name=plan.name,
             created=created,
             variants=plan.variants,
             definitions=definitions,
             scorers=list(chosen),
-            epochs=epochs,
-            baseline=baseline,
-            template=template,
+            epochs=plan.epochs,
+            baseline=plan.baseline,
+            template=plan.template,
             rows=rows,
-            epochs_reducer=reduce_with.name,
+            epochs_reducer=plan.epochs_reducer.name,
         )
         header["dataset"] = {**data.mapping, **header["dataset"]}  # how it was read, and its hash
         writer.write("experiment", header)
@@ -1041,8 +1072,7 @@ def experiment(
         models={label: pricing.model_of(session) for label, session in sessions.items()},
         log_format=log_format,
     )
-    made.retries, made.fail_on_error, made.cache = retry_policy, error_limit, model_cache
-    return made._begin(limit, served_limit, {"auto_approve": auto_approve} if auto_approve else {})
+    return made
 
 
 def _cache(value: Any) -> EpochCache | None:
