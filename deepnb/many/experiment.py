@@ -973,7 +973,9 @@ def experiment(
     A row an agent would run with no prompt (no template, no input field) is refused before any
     model call. A resumed log's done runs are scored by any scorer they have no score of; a log
     written with another template, other variants (labels or definitions), other epochs or other
-    fields or references for its rows is refused in one line."""
+    fields or references for its rows is refused in one line. The experiment claims its log
+    while it runs: another experiment on it (in this kernel or another) is refused in one line
+    naming it. A log that cannot be written stops the experiment, saying how many runs it holds."""
     retry_policy = retrying.retries_of(retries)
     error_limit = retrying.error_limit(fail_on_error)
     model_cache = _cache(cache)

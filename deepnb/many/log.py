@@ -44,6 +44,9 @@ one line naming the file (and the line): at most :data:`MAX_LOG_BYTES` (1 GiB) i
 (1,000,000), at most :data:`MAX_VARIANTS` (1,000) variants with labels of at most
 :data:`MAX_LABEL` (1,000) characters, and rows × variants × epochs at most :data:`MAX_RUNS`
 (1,000,000) runs.
+
+One experiment writes a log at a time (:mod:`deepnb.many.log_claims`); a line that cannot be
+written stops it (:class:`LogWriteError`), and nothing of that line stays.
 """
 
 from __future__ import annotations
