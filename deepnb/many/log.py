@@ -186,7 +186,7 @@ class LogWriter:
 
 def _end_cleanly(handle: BinaryIO) -> None:
     """Make the file end with a whole line: a last line without its newline gets one if it is
-    whole JSON, and is cut off if it was cut short."""
+    whole JSON, and is cut off if it was cut short (or is longer than a reader takes)."""
     end = handle.seek(0, os.SEEK_END)
     if not end:
         return
@@ -204,8 +204,10 @@ def _end_cleanly(handle: BinaryIO) -> None:
         start = block
     handle.seek(start)
     try:
+        if end - start > MAX_LINE_BYTES:
+            raise ValueError("longer than a reader takes")
         json.loads(handle.read().decode("utf-8"), parse_constant=_no_constant)
-    except ValueError:
+    except (ValueError, RecursionError):
         handle.truncate(start)
         return
     handle.seek(end)

@@ -105,3 +105,14 @@ def test_a_log_within_every_bound_still_reads(tmp_path: Path) -> None:
     loaded = deepnb.load_experiment(path)
     assert list(loaded.records) == [(log.MAX_ROWS - 1, label, log.MAX_EPOCHS - 1)]
     assert len(loaded.runs) == log.MAX_EPOCHS
+
+
+def test_a_last_line_too_long_to_read_is_dropped_before_anything_is_added(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(log, "MAX_LINE_BYTES", 1000)
+    path = tmp_path / "tail.jsonl"
+    head = "".join(json.dumps(line) + "\n" for line in GOOD)
+    path.write_text(head + json.dumps({"type": "row", "row": 1, "inputs": {"q": "x" * 5000}}))
+    log.LogWriter(path).write("row", {"row": 2, "inputs": {"q": "y"}})
+    assert path.read_text() == head + '{"type": "row", "row": 2, "inputs": {"q": "y"}}\n'
