@@ -35,6 +35,14 @@ def test_the_corpus_is_there_and_each_file_is_described() -> None:
     assert [p.name for p in HOSTILE if f"`{p.name}`" not in readme] == []
 
 
+@pytest.fixture(scope="module", autouse=True)
+def warm(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Read a good log once first: the modules a first read imports are not the log's cost."""
+    path = tmp_path_factory.mktemp("warm") / "good.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in GOOD))
+    deepnb.load_experiment(path)
+
+
 def refused(path: Path) -> tuple[str, float, int]:
     """The one error reading ``path`` gives, the processor time and peak memory it took."""
     tracemalloc.start()
