@@ -42,8 +42,8 @@ one line naming the file (and the line): at most :data:`MAX_LOG_BYTES` (1 GiB) i
 :data:`MAX_LINE_BYTES` (64 MiB) a line, JSON nested at most :data:`MAX_NESTING` (64) deep,
 ``epochs`` at most :data:`MAX_EPOCHS` (10,000), row indexes below :data:`MAX_ROWS`
 (1,000,000), at most :data:`MAX_VARIANTS` (1,000) variants with labels of at most
-:data:`MAX_LABEL` (1,000) characters, and rows × variants × epochs at most :data:`MAX_RUNS`
-(1,000,000) runs.
+:data:`MAX_LABEL` (1,000) characters (an ``epochs_reducer`` name too), and rows × variants ×
+epochs at most :data:`MAX_RUNS` (1,000,000) runs.
 
 One experiment writes a log at a time (:mod:`deepnb.many.log_claims`); a line that cannot be
 written stops it (:class:`LogWriteError`), and nothing of that line stays.
@@ -353,6 +353,9 @@ def _header(where: Path, number: int, data: dict[str, Any]) -> LogContents:
     fields.optional_text(data, "name")
     fields.optional_text(data, "template")
     fields.optional_text(data, "baseline")
+    reducer = fields.optional_text(data, "epochs_reducer")
+    if reducer is not None and len(reducer) > MAX_LABEL:
+        raise Malformed(f"its 'epochs_reducer' is {len(reducer):,} characters long, more than {MAX_LABEL:,}")
     return LogContents(where, {**data, "format": version}, variants=set(variants))
 
 
