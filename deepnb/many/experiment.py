@@ -229,6 +229,10 @@ class Experiment(LiveDisplayable):
         """The model-call cache (``cache=``), or ``None``."""
         self._claim: log_claims.LogClaim | None = None
         """Its hold on the log while it runs (let go once it is done or stopped)."""
+        self._borrowed: log_claims.LogClaim | None = None
+        self._borrowers = 0
+        """The hold taken while grades or rescoring add to the log when it does not run, and
+        how many of them share it."""
 
     # -- running ----------------------------------------------------------------------------
 
@@ -415,6 +419,26 @@ class Experiment(LiveDisplayable):
                     )
                 self._writer = logs.LogWriter(self.path)
             return self._writer
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Hold the log while adding to it: this experiment's own claim while it runs, else one
+        taken for the while (refused, naming the holder, while another experiment runs on it)."""
+        with self._lock:
+            running = self._claim is not None and not self._claim.done
+            if not running:
+                if self._borrowed is None:
+                    self._borrowed = log_claims.claim(self.path, self.name)
+                self._borrowers += 1
+        try:
+            yield
+        finally:
+            if not running:
+                with self._lock:
+                    self._borrowers -= 1
+                    if not self._borrowers and self._borrowed is not None:
+                        self._borrowed.release()
+                        self._borrowed = None
 
     def _notify(self) -> None:
         for listener in list(self._listeners):
@@ -734,13 +758,14 @@ class Experiment(LiveDisplayable):
                 "none): give them, e.g. exp.rescore([deepnb.scorers.exact])."
             )
         self._log()  # a log that is gone says so before any scoring
-        with self._lock:
-            self.scorers = dict(chosen) if replace else {**self.scorers, **chosen}
-            done = [record for record in self._records.values() if record.status == "done"]
-        with ThreadPoolExecutor(self.concurrency, thread_name_prefix="deepnb-scoring") as pool:
-            scored = list(pool.map(lambda r: self._scored(r, chosen), done))
-        for record, scores in zip(done, scored, strict=True):
-            self._keep_scores(record, scores, replace=replace)
+        with self._writing():
+            with self._lock:
+                self.scorers = dict(chosen) if replace else {**self.scorers, **chosen}
+                done = [record for record in self._records.values() if record.status == "done"]
+            with ThreadPoolExecutor(self.concurrency, thread_name_prefix="deepnb-scoring") as pool:
+                scored = list(pool.map(lambda r: self._scored(r, chosen), done))
+            for record, scores in zip(done, scored, strict=True):
+                self._keep_scores(record, scores, replace=replace)
         self._notify()
         return self
 
@@ -758,7 +783,8 @@ class Experiment(LiveDisplayable):
         scorer's name overrides its score on that run). Written to the log at once and marked
         ``human``; ``summary()`` and ``compare()`` use it, rescoring never overwrites it, and it
         is there when the log is reopened. Works while the experiment runs (on a run that has
-        ended) and on one reopened from its log."""
+        ended) and on one reopened from its log (refused, naming it, while another experiment
+        runs on that log)."""
         key: Key = (row, variant, epoch)
         value = _graded_value(score)
         if not isinstance(scorer, str) or not scorer.strip():
@@ -781,7 +807,9 @@ class Experiment(LiveDisplayable):
             given = Score(value, comment, human=True)
             line = {"row": row, "variant": variant, "epoch": epoch, "scorer": scorer}
             try:
-                self._log().write("grade", {**line, "score": value, "comment": comment})
+                writer = self._log()  # a log that is gone says so before it is claimed
+                with self._writing():
+                    writer.write("grade", {**line, "score": value, "comment": comment})
             except logs.LogWriteError as exc:
                 raise DeepnbError(f"{str(exc).rstrip('.')}: the grade is not saved, nor kept.") from None
             with self._lock:

@@ -122,3 +122,23 @@ def test_a_stopped_experiment_lets_its_log_go(tmp_path: Path, gate: threading.Ev
     gate.set()
     resumed = run(name, log, "first").wait(WAIT)
     assert resumed.status == "done" and len(resumed.records) == len(ROWS)
+
+
+def test_a_reopened_experiment_adds_nothing_to_a_log_another_process_holds(tmp_path: Path) -> None:
+    log = tmp_path / "graded.jsonl"
+    run(agent(), log).wait(WAIT)
+    reopened = deepnb.load_experiment(log)
+    key = next(iter(reopened.records))
+    before = log.read_text()
+    other = holding(log)
+    try:
+        with pytest.raises(DeepnbError, match=rf"in another kernel \(pid {other.pid} on "):
+            reopened.grade(*key, 1.0)
+        with pytest.raises(DeepnbError, match=rf"in another kernel \(pid {other.pid} on "):
+            reopened.rescore([scorers.exact])
+        assert log.read_text() == before and "human" not in reopened.records[key].scores
+    finally:
+        other.kill()
+        other.wait()
+    reopened.grade(*key, 1.0)  # once it is free, the grade is saved
+    assert deepnb.load_experiment(log).records[key].scores["human"].score == 1.0
