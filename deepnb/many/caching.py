@@ -12,12 +12,15 @@ through uncached.
 On disk, each entry is one JSON file (``<folder>/<2 hex>/<sha256>.json``) holding the reply
 messages in LangChain's message-dict shape: data, never code (no pickle). A file is read only up
 to :data:`MAX_ENTRY_BYTES`, and one that is too big, not JSON, or not replies is ignored with a
-warning and answered afresh (the new answer replaces it). A hit spends nothing: its usage is
-counted as 0 tokens, and the run's record counts its calls answered from the cache.
+warning and answered afresh (the new answer replaces it). An entry that cannot be written (disk
+full, no permission) is a warning, and the run goes on uncached: nothing half written is left.
+A hit spends nothing: its usage is counted as 0 tokens, and the run's record counts its calls
+answered from the cache.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -151,15 +154,20 @@ class EpochCache(BaseCache):
             return
         if len(text.encode("utf-8", "surrogatepass")) > MAX_ENTRY_BYTES:
             return
+        made: str | None = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             with tempfile.NamedTemporaryFile(
                 "w", encoding="utf-8", dir=path.parent, suffix=".tmp", delete=False
             ) as file:
+                made = file.name
                 file.write(text)
             os.replace(file.name, path)  # whole or not at all: a reader never sees half an entry
-        except OSError as exc:
-            said = f"deepnb: a cache entry could not be written to {path}: {exc}"
+        except OSError as exc:  # the run goes on uncached: its answer is the model's, and logged
+            if made is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(made)
+            said = f"deepnb: a cache entry could not be written to {path} (the run goes on uncached): {exc}"
             warnings.warn(said, CacheWarning, stacklevel=2)
 
 

@@ -38,7 +38,7 @@ from deepnb.core.schema import ENDED
 from deepnb.core.text.safe_display import safe_display
 from deepnb.core.tokens import TOKEN_COLUMNS
 from deepnb.many import log as logs
-from deepnb.many import pricing, provenance, retrying, stats
+from deepnb.many import log_claims, pricing, provenance, retrying, stats
 from deepnb.many.batch import WHOLE, Batch
 from deepnb.many.datasets import Row, check_given
 from deepnb.many.datasets import dataset as read_dataset
@@ -222,9 +222,17 @@ class Experiment(LiveDisplayable):
         self.failure: str | None = None
         """Why the experiment stopped itself (``fail_on_error=`` reached), in one line."""
         self._errors = 0
+        self._lost: set[Key] = set()
+        """Runs that ended but could not be logged (the log failed): not kept, not done."""
         self._stopped = False
         self.cache: EpochCache | None = None
         """The model-call cache (``cache=``), or ``None``."""
+        self._claim: log_claims.LogClaim | None = None
+        """Its hold on the log while it runs (let go once it is done or stopped)."""
+        self._borrowed: log_claims.LogClaim | None = None
+        self._borrowers = 0
+        """The hold taken while grades or rescoring add to the log when it does not run, and
+        how many of them share it."""
 
     # -- running ----------------------------------------------------------------------------
 
@@ -237,6 +245,7 @@ class Experiment(LiveDisplayable):
         self._index = {key: i for i, key in enumerate(self._keys)}
         self._score_kept()
         if not self._keys:
+            self._let_go()
             return self
         inputs = [
             BatchInput(i, self._rows[row].fields, self._rows[row].given)
@@ -311,13 +320,18 @@ class Experiment(LiveDisplayable):
             record.attempts = max(1, self._batch.attempts(index))
         if record.status == "done":
             record.scores = self._scored(record, self.scorers)
-        with self._saving:  # kept and logged together: a grade given meanwhile is logged after it
+        with self._saving:  # logged, then kept: a grade given meanwhile is logged after it
+            if self._writer is not None:
+                try:
+                    self._writer.write("run", record.to_json())
+                except logs.LogWriteError as exc:
+                    self._lost.add(record.key)
+                    self._unsaved(exc)
+                    return
             with self._lock:
                 self._records[record.key] = record
                 if record.status == "error":
                     self._errors += 1
-            if self._writer is not None:
-                self._writer.write("run", record.to_json())
         if record.status == "error":
             self._check_errors(record.error)
 
@@ -332,8 +346,23 @@ class Experiment(LiveDisplayable):
                 return
             self.failure = limit.line(self._errors, runs, last, str(self.path))
         if self._writer is not None:
-            self._writer.write("stopped", {"reason": self.failure})
+            with contextlib.suppress(logs.LogWriteError):  # the runs' lines are what counts
+                self._writer.write("stopped", {"reason": self.failure})
         self.stop(reason="stopped: too many runs failed (fail_on_error)")
+
+    def _unsaved(self, error: logs.LogWriteError) -> None:
+        """The log cannot be written: stop at once, saying how many runs it holds (those are
+        what reopens); nothing more is kept or reported done."""
+        with self._lock:
+            if self.failure is not None:
+                return
+            saved = sum(1 for key in self._records if key in self._planned)
+            self.failure = (
+                f"{str(error).rstrip('.')}: the experiment stopped with {saved} of its "
+                f"{len(self._planned)} runs saved there (deepnb.load_experiment reopens them; the "
+                "same log= runs the rest)."
+            )
+        self.stop(reason="stopped: the experiment's log cannot be written")
 
     def _score_kept(self) -> None:
         """Score each run kept as done from the log with the scorers it has no score of (a
@@ -356,6 +385,8 @@ class Experiment(LiveDisplayable):
     def _add_scores(self, record: RunRecord, scorers: Mapping[str, Scorer]) -> None:
         try:
             self._keep_scores(record, self._scored(record, scorers), replace=False)
+        except logs.LogWriteError as exc:
+            self._unsaved(exc)
         finally:
             with self._lock:
                 self._kept += 1
@@ -381,7 +412,7 @@ class Experiment(LiveDisplayable):
     def _log(self) -> logs.LogWriter:
         """The log's writer (made on first use for an experiment reopened from its log)."""
         with self._lock:
-            if self._writer is None:
+            if self._writer is None or (self._writer.failed is not None and self._batch is None):
                 if not self.path.is_file():  # a new file would be a log without its header
                     raise DeepnbError(
                         f"The experiment's log {str(self.path)!r} is gone: nothing can be added to it."
@@ -389,9 +420,36 @@ class Experiment(LiveDisplayable):
                 self._writer = logs.LogWriter(self.path)
             return self._writer
 
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Hold the log while adding to it: this experiment's own claim while it runs, else one
+        taken for the while (refused, naming the holder, while another experiment runs on it)."""
+        with self._lock:
+            running = self._claim is not None and not self._claim.done
+            if not running:
+                if self._borrowed is None:
+                    self._borrowed = log_claims.claim(self.path, self.name)
+                self._borrowers += 1
+        try:
+            yield
+        finally:
+            if not running:
+                with self._lock:
+                    self._borrowers -= 1
+                    if not self._borrowers and self._borrowed is not None:
+                        self._borrowed.release()
+                        self._borrowed = None
+
     def _notify(self) -> None:
         for listener in list(self._listeners):
             listener()
+        self._let_go()
+
+    def _let_go(self) -> None:
+        """Let the log go once nothing runs or is scored any more (another may write it then)."""
+        claim = self._claim
+        if claim is not None and not claim.done and self.done:
+            claim.release()
 
     def _read(self, run: Run, row: Row, variant: str, epoch: int) -> RunRecord:
         with contextlib.suppress(TimeoutError):  # read what it has; its record says its status
@@ -438,7 +496,8 @@ class Experiment(LiveDisplayable):
     def wait(self, timeout: float | None = None) -> Experiment:
         """Block until every run ended and is scored (runs waiting for approval do not hold it
         up); return the experiment. Once ``fail_on_error=`` stopped it, raise that line (what
-        ended is in the experiment and its log)."""
+        ended is in the experiment and its log); once the log could not be written (disk full,
+        no permission, its folder removed), raise the line saying so and how many runs it holds."""
         batch = self._batch
         if batch is not None:
             batch.wait(timeout)
@@ -471,8 +530,9 @@ class Experiment(LiveDisplayable):
 
     @property
     def status(self) -> str:
-        """``running``, ``done``, ``stopped`` (by ``stop()``), or, once ``fail_on_error=``
-        stopped it, the one line saying why."""
+        """``running``, ``done``, ``stopped`` (by ``stop()``), or, once ``fail_on_error=`` or a
+        log that cannot be written stopped it, the one line saying why (for the log: how many
+        runs it holds)."""
         if self.failure is not None:
             return self.failure
         if not self.done:
@@ -541,7 +601,7 @@ class Experiment(LiveDisplayable):
     def status_of(self, key: Key) -> str:
         """``queued``, ``running``, ``interrupted``, ``done``, ``error`` or ``cancelled``
         (``scoring`` while an ended run is being scored, ``retrying`` while a failed one waits
-        to run again)."""
+        to run again, ``unsaved`` for one that ended but the log could not take)."""
         record = self._records.get(key)
         batch = self._batch
         index = self._index.get(key) if batch is not None else None
@@ -551,6 +611,8 @@ class Experiment(LiveDisplayable):
                 return run.status
             if run is not None and batch.retrying(index):
                 return "retrying"
+            if run is not None and record is None and key in self._lost:
+                return "unsaved"
             if run is not None and (record is None or record.thread_id != run.thread_id):
                 return "scoring"
             if run is None and record is None:
@@ -696,13 +758,14 @@ class Experiment(LiveDisplayable):
                 "none): give them, e.g. exp.rescore([deepnb.scorers.exact])."
             )
         self._log()  # a log that is gone says so before any scoring
-        with self._lock:
-            self.scorers = dict(chosen) if replace else {**self.scorers, **chosen}
-            done = [record for record in self._records.values() if record.status == "done"]
-        with ThreadPoolExecutor(self.concurrency, thread_name_prefix="deepnb-scoring") as pool:
-            scored = list(pool.map(lambda r: self._scored(r, chosen), done))
-        for record, scores in zip(done, scored, strict=True):
-            self._keep_scores(record, scores, replace=replace)
+        with self._writing():
+            with self._lock:
+                self.scorers = dict(chosen) if replace else {**self.scorers, **chosen}
+                done = [record for record in self._records.values() if record.status == "done"]
+            with ThreadPoolExecutor(self.concurrency, thread_name_prefix="deepnb-scoring") as pool:
+                scored = list(pool.map(lambda r: self._scored(r, chosen), done))
+            for record, scores in zip(done, scored, strict=True):
+                self._keep_scores(record, scores, replace=replace)
         self._notify()
         return self
 
@@ -720,7 +783,8 @@ class Experiment(LiveDisplayable):
         scorer's name overrides its score on that run). Written to the log at once and marked
         ``human``; ``summary()`` and ``compare()`` use it, rescoring never overwrites it, and it
         is there when the log is reopened. Works while the experiment runs (on a run that has
-        ended) and on one reopened from its log."""
+        ended) and on one reopened from its log (refused, naming it, while another experiment
+        runs on that log)."""
         key: Key = (row, variant, epoch)
         value = _graded_value(score)
         if not isinstance(scorer, str) or not scorer.strip():
@@ -743,11 +807,11 @@ class Experiment(LiveDisplayable):
             given = Score(value, comment, human=True)
             line = {"row": row, "variant": variant, "epoch": epoch, "scorer": scorer}
             try:
-                self._log().write("grade", {**line, "score": value, "comment": comment})
-            except OSError as exc:
-                raise DeepnbError(
-                    f"Cannot save the grade to the log {str(self.path)!r}: {exc.strerror}; it is not kept."
-                ) from None
+                writer = self._log()  # a log that is gone says so before it is claimed
+                with self._writing():
+                    writer.write("grade", {**line, "score": value, "comment": comment})
+            except logs.LogWriteError as exc:
+                raise DeepnbError(f"{str(exc).rstrip('.')}: the grade is not saved, nor kept.") from None
             with self._lock:
                 record.scores = {**record.scores, scorer: given}
         self._notify()
@@ -937,7 +1001,9 @@ def experiment(
     A row an agent would run with no prompt (no template, no input field) is refused before any
     model call. A resumed log's done runs are scored by any scorer they have no score of; a log
     written with another template, other variants (labels or definitions), other epochs or other
-    fields or references for its rows is refused in one line."""
+    fields or references for its rows is refused in one line. The experiment claims its log
+    while it runs: another experiment on it (in this kernel or another) is refused in one line
+    naming it. A log that cannot be written stops the experiment, saying how many runs it holds."""
     retry_policy = retrying.retries_of(retries)
     error_limit = retrying.error_limit(fail_on_error)
     model_cache = _cache(cache)
@@ -967,6 +1033,27 @@ def experiment(
     )
     definitions = {label: provenance.definition(session, what) for label, (session, what) in built.items()}
     path = Path(log) if log is not None else logs.default_path(title)
+    claim = log_claims.claim(path, title)
+    try:
+        made = _made(plan, definitions, chosen, path, data, built)
+        made.retries, made.fail_on_error, made.cache = retry_policy, error_limit, model_cache
+        made._claim = claim
+        return made._begin(limit, served_limit, {"auto_approve": auto_approve} if auto_approve else {})
+    except BaseException:
+        claim.release()
+        raise
+
+
+def _made(
+    plan: Plan,
+    definitions: Mapping[str, Any],
+    chosen: Mapping[str, Scorer],
+    path: Path,
+    data: Any,
+    built: Mapping[str, tuple[Session, str]],
+) -> Experiment:
+    """The experiment on its log, once claimed: the log read (to resume) or begun, its rows added."""
+    rows = plan.rows
     records: dict[Key, RunRecord] = {}
     logged_rows: set[int] = set()
     log_format = logs.FORMAT
@@ -977,8 +1064,8 @@ def experiment(
             contents,
             variants=plan.variants,
             definitions=definitions,
-            epochs=epochs,
-            template=template,
+            epochs=plan.epochs,
+            template=plan.template,
             rows=rows,
         )
         records = {key: record for key, record in contents.runs.items() if key[1] in plan.variants}
@@ -988,16 +1075,16 @@ def experiment(
     if fresh:
         created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         header = provenance.header(
-            name=title,
+            name=plan.name,
             created=created,
             variants=plan.variants,
             definitions=definitions,
             scorers=list(chosen),
-            epochs=epochs,
-            baseline=baseline,
-            template=template,
+            epochs=plan.epochs,
+            baseline=plan.baseline,
+            template=plan.template,
             rows=rows,
-            epochs_reducer=reduce_with.name,
+            epochs_reducer=plan.epochs_reducer.name,
         )
         header["dataset"] = {**data.mapping, **header["dataset"]}  # how it was read, and its hash
         writer.write("experiment", header)
@@ -1015,8 +1102,7 @@ def experiment(
         models={label: pricing.model_of(session) for label, session in sessions.items()},
         log_format=log_format,
     )
-    made.retries, made.fail_on_error, made.cache = retry_policy, error_limit, model_cache
-    return made._begin(limit, served_limit, {"auto_approve": auto_approve} if auto_approve else {})
+    return made
 
 
 def _cache(value: Any) -> EpochCache | None:
