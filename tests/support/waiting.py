@@ -12,6 +12,7 @@ waits that long. ``DEEPNB_TEST_WAIT`` (seconds) changes it for a slow machine.""
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
 
@@ -41,3 +42,29 @@ def wait_until(
         if time.monotonic() > deadline:
             pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
         time.sleep(POLL)
+
+
+class Gate:
+    """Holds whatever calls :meth:`hold` (a tool, a graph's node) until the test opens it: the
+    test knows the run is inside that call (``reached``) for as long as it needs, instead of
+    sleeping in the call and hoping the test acts in time."""
+
+    def __init__(self) -> None:
+        self.reached = threading.Event()
+        """Set once a call is held."""
+        self._open = threading.Event()
+
+    def hold(self) -> None:
+        """Wait here until the gate opens (at most :data:`WAIT` seconds)."""
+        self.reached.set()
+        if not self._open.wait(WAIT):
+            raise TimeoutError(f"the test never opened the gate in {WAIT:.0f} s")
+
+    def wait_reached(self) -> None:
+        """Wait until a call is held; fail the test if none comes within :data:`WAIT`."""
+        if not self.reached.wait(WAIT):
+            pytest.fail(f"nothing reached the gate in {WAIT:.0f} s")
+
+    def open(self) -> None:
+        """Let every held call (and every later one) through."""
+        self._open.set()
