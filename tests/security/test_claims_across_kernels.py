@@ -29,15 +29,17 @@ WAIT = 60.0
 
 
 class Holder:
-    """``tests/support/thread_holder.py`` in a process of its own, holding ``thread``."""
+    """``tests/support/thread_holder.py`` (or the Python ``code`` given) in a process of its own,
+    holding ``thread``."""
 
-    def __init__(self, spec: str, thread: str, gate: Path) -> None:
+    def __init__(self, spec: str, thread: str, gate: Path, code: str | None = None) -> None:
         self.gate = gate
         gate.mkdir()
         path = [p for p in (os.environ.get("PYTHONPATH", ""), str(ROOT)) if p]
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
+        program = ["-m", "tests.support.thread_holder"] if code is None else ["-c", code]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tests.support.thread_holder", spec, thread, str(gate)],
+            [sys.executable, *program, spec, thread, str(gate)],
             cwd=ROOT,
             env=env,
             stdout=subprocess.PIPE,
@@ -228,3 +230,40 @@ def test_two_kernels_on_one_sqlite_file_take_turns_and_keep_both_runs_writes(tmp
         assert again.done.wait(WAIT) and "done" in again.text(), again.text()
         files = second.execute("print(sorted(deepnb.get('shared').files('shared')))")
         assert "['/a.md', '/b.md']" in files.text(), files.text()
+
+
+LOCK_ONLY = """
+import sys, time
+from pathlib import Path
+import deepnb
+from deepnb.core.threads import locks
+spec, thread, gate = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+bench = deepnb.agent("holder", "demo:quickstart", checkpointer=spec)
+assert locks.for_database(bench.database).acquire(thread) is None
+(gate / "entered").write_text("entered", encoding="utf-8")
+while not (gate / "release").exists():
+    time.sleep(0.05)
+print("done", flush=True)
+"""
+"""Another kernel whose run has claimed a thread and written nothing yet (its first step is on its
+way): the lock only, held until the gate's release."""
+
+
+def test_a_resume_on_a_thread_held_before_its_first_step_says_who_holds_it(
+    thread: str, tmp_path: Path
+) -> None:
+    spec = f"sqlite:{tmp_path / 'threads.db'}"
+    holder = Holder(spec, thread, tmp_path / "gate", code=LOCK_ONLY)
+    here = deepnb.agent(unique("early"), "demo:quickstart", checkpointer=spec)
+    try:
+        try:
+            holder.wait_entered()
+            with pytest.raises(DeepnbError, match="held by a run in another kernel"):
+                here.resume(thread)  # no checkpoint yet: not "nothing to resume"
+        finally:
+            assert holder.finish() == "done"
+        with pytest.raises(DeepnbError, match="has nothing to resume"):
+            here.resume(thread)  # free now, and nothing was ever written
+    finally:
+        checkpoint.close(here.checkpointer)
+        workbench.forget_all()
