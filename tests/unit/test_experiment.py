@@ -291,10 +291,7 @@ def test_stop_logs_the_stopped_runs_and_the_same_log_runs_them_again(tmp_path: P
     log = tmp_path / "l.jsonl"
     rows = ["q0", "q1", "q2", "q0"]
     experiment = deepnb.experiment(rows, agent=name, variants={"v": slow}, concurrency=2, log=log)
-    for _ in range(400):  # until both slots think
-        if meter.now == 2:
-            break
-        time.sleep(0.05)
+    wait_until(lambda: meter.now == 2, "both slots to think")
     experiment.stop().wait(WAIT)
     statuses = [experiment.status_of(key) for key in experiment.plan.all_keys()]
     assert statuses == ["cancelled"] * 4
