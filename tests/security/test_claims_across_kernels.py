@@ -10,7 +10,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from deepnb.core.threads import checkpointers as checkpoint
 from deepnb.session import workbench
 from tests.support.agents import unique
 from tests.support.kernel_session import deepnb_kernel
+from tests.support.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 60.0
@@ -49,12 +49,14 @@ class Holder:
 
     def wait_entered(self) -> None:
         """Until the other process's run is inside its tool (it holds the thread), or it ended."""
-        deadline = time.monotonic() + WAIT
-        while not (self.gate / "entered").exists():
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                out, err = self.process.communicate()
-                pytest.fail(f"the holder never held the thread: {out}{err}")
-            time.sleep(0.05)
+
+        def gone() -> str | None:
+            if self.process.poll() is None:
+                return None
+            out, err = self.process.communicate()
+            return f"the holder ended first: {out}{err}"
+
+        wait_until(lambda: (self.gate / "entered").exists(), "the holder to hold the thread", gone=gone)
 
     def finish(self) -> str:
         (self.gate / "release").write_text("go", encoding="utf-8")
@@ -209,10 +211,11 @@ def test_two_kernels_on_one_sqlite_file_take_turns_and_keep_both_runs_writes(tmp
         assert kernel_ids, "a kernel knows its id"
         kernel = kernel_ids[0]
         running = first.submit("%%deepagent -a shared -t shared\nWrite and hold.")
-        deadline = time.monotonic() + WAIT
-        while not (tmp_path / "entered").exists():
-            assert time.monotonic() < deadline and not running.done.is_set(), running.text()
-            time.sleep(0.05)
+        wait_until(
+            lambda: (tmp_path / "entered").exists(),
+            "the first kernel's run to hold the thread",
+            gone=lambda: running.text() if running.done.is_set() else None,
+        )
 
         refused = second.execute("%%deepagent -a shared -t shared\nWrite and hold.")
         text = refused.text()
@@ -223,10 +226,11 @@ def test_two_kernels_on_one_sqlite_file_take_turns_and_keep_both_runs_writes(tmp
         assert running.done.wait(WAIT) and "done" in running.text(), running.text()
         (tmp_path / "entered").unlink()
         again = second.submit("%%deepagent -a shared -t shared\nWrite and hold.")
-        deadline = time.monotonic() + WAIT
-        while not (tmp_path / "entered").exists():
-            assert time.monotonic() < deadline and not again.done.is_set(), again.text()
-            time.sleep(0.05)
+        wait_until(
+            lambda: (tmp_path / "entered").exists(),
+            "the second kernel's run to hold the thread",
+            gone=lambda: again.text() if again.done.is_set() else None,
+        )
         assert again.done.wait(WAIT) and "done" in again.text(), again.text()
         files = second.execute("print(sorted(deepnb.get('shared').files('shared')))")
         assert "['/a.md', '/b.md']" in files.text(), files.text()
