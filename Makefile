@@ -102,9 +102,8 @@ lint: $(VENV)/.installed-test
 # printed first, and `SEED=N make check-tests` runs that order again). The pytest plugins these
 # tests have no use for stay out, since each costs seconds at every worker's start: nbval (the
 # notebooks are make test's) and those langsmith and hypothesis install.
-# Warm (its second run) on a 2-core machine shared with other work it took 5 min 5 s (3 min 46 s of
-# CPU): up to a third of that CPU is one security test's word diff of two long answers (difflib,
-# deepnb/core/text/word_diff.py), a cost a user comparing such answers pays too.
+# Warm, on a 2-core machine shared with other work, it took 3 min 3 s (3 min 5 s of CPU, nearly all
+# of it pytest's; 5 min 5 s while the machine was busier).
 CHECK_TESTS   := tests/unit tests/shell tests/security
 CHECK_MARKERS := not kernel and not browser and not binder
 CHECK_PYTEST  := -o addopts="-ra --strict-markers" -p no:nbval -p no:hypothesispytest -p no:langsmith_plugin \
