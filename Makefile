@@ -92,24 +92,47 @@ lint: $(VENV)/.installed-test
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/mypy
 
-# No apt, no browser, no Binder, no kernel: tests/unit, tests/shell and the security tests of those
-# kinds (tests/security mixes kinds; its kernel and browser tests are marked). The two halves run
-# side by side, one per core; each one's output is printed when it ends. The front end is type
-# checked and its tests run first (where Node.js is installed).
-.PHONY: check check-unit-shell check-security check-widgets
-check: lint check-widgets
-	@$(MAKE) --no-print-directory -j2 --output-sync=target check-unit-shell check-security
+# The check to run before a commit, its three parts side by side (each one's output printed when it
+# ends): lint (mypy incremental, its cache kept in .mypy_cache), the front end's type check and
+# tests (where Node.js is installed; again only once a widget source or test changed since they
+# last passed), and the tests that need no apt, browser, Binder or kernel:
+# tests/unit, tests/shell and the security tests of those kinds (tests/security mixes kinds; its
+# kernel and browser tests are marked), on both cores (pytest-xdist, a test file per worker at a
+# time, so a module's fixtures are made once) in a random order (pytest-randomly; the seed is
+# printed first, and `SEED=N make check-tests` runs that order again). The pytest plugins these
+# tests have no use for stay out, since each costs seconds at every worker's start: nbval (the
+# notebooks are make test's) and those langsmith and hypothesis install.
+# Warm, on a 2-core machine shared with other work, it took 3 min 3 s (3 min 5 s of CPU, nearly all
+# of it pytest's; 5 min 5 s while the machine was busier).
+CHECK_TESTS   := tests/unit tests/shell tests/security
+CHECK_MARKERS := not kernel and not browser and not binder
+CHECK_PYTEST  := -o addopts="-ra --strict-markers" -p no:nbval -p no:hypothesispytest -p no:langsmith_plugin \
+                 -p randomly -n 2 --dist loadfile
+WIDGET_TESTS  := $(shell find widgets/test -type f 2>/dev/null)
+WIDGETS_CHECKED := widgets/node_modules/.checked
 
-check-widgets: $(NODE_MODULES)
+.PHONY: check check-lint check-widgets check-tests
+check: $(VENV)/.installed-test $(NODE_MODULES)
+	@$(MAKE) --no-print-directory -j3 --output-sync=target check-lint check-widgets check-tests
+
+check-lint:
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
+	$(BIN)/mypy
+
+check-widgets:
 	@if command -v npm >/dev/null 2>&1; then \
-	  cd widgets && npm run --silent typecheck && npm test --silent; \
+	  $(MAKE) --no-print-directory $(WIDGETS_CHECKED); \
 	else echo "Node.js not found: the front end's type check and tests are skipped"; fi
 
-check-unit-shell:
-	$(BIN)/python -m pytest -q tests/unit tests/shell
+$(WIDGETS_CHECKED): $(WIDGET_SOURCES) $(WIDGET_TESTS)
+	cd widgets && npm run --silent typecheck && npm test --silent -- --test-concurrency=2
+	touch $@
 
-check-security:
-	$(BIN)/python -m pytest -q tests/security -m "not kernel and not browser and not binder"
+check-tests:
+	@seed=$${SEED:-$$(date +%s)}; echo "tests in a random order: SEED=$$seed make check-tests runs it again"; \
+	$(BIN)/python -m pytest -q $(CHECK_PYTEST) --randomly-seed=$$seed -m "$(CHECK_MARKERS)" $(CHECK_TESTS)
 
 # The whole suite in parts side by side: most of its time goes on waiting for kernels,
 # browsers and servers, so the parts overlap well even on two cores. Each part has its own

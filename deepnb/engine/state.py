@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
+from deepnb.core import clock as clocks
 from deepnb.core import events as ev
 from deepnb.core.call_args import call_args, json_text, list_arg, text_arg, whole_json
 from deepnb.core.explain import PREVIEW_LIMIT, clip_failure
@@ -180,7 +181,7 @@ class RunState:
     """Of ``tokens_out``, those spent reasoning: ``None`` until a provider reports them."""
     tokens_unreported: int = 0
     """Model calls whose provider reported no usage (their tokens are unknown, not counted as 0)."""
-    started_at: float = field(default_factory=time.time)
+    started_at: float = field(default_factory=lambda: clocks.current().wall())
     finished_at: float | None = None
     waited: float = 0.0
     """Seconds the run spent paused, waiting for decisions or answers: not run time."""
@@ -190,9 +191,10 @@ class RunState:
     """Who decided during the current wait: ``True`` for a rule (``--auto-approve``, "always
     approve"), ``False`` for a person. A pause only rules answered is run time, not waiting."""
     version: int = 0
-    clock: Callable[[], float] = field(default=lambda: time.time(), repr=False)
+    clock: Callable[[], float] = field(default=lambda: clocks.current().wall(), repr=False)
     """When the event being folded happened (seconds since the epoch): the wall clock, or for a
-    stream replayed from its start the stream's own times (:mod:`deepnb.core.graphs.stamps`)."""
+    stream replayed from its start the stream's own times (:mod:`deepnb.core.graphs.stamps`).
+    The wall clock is :func:`deepnb.core.clock.current`'s."""
     _next_id: int = field(default=0, repr=False)
     _open_text: dict[str, TextItem] = field(default_factory=dict, repr=False)
     _thinking: dict[str, ThinkingItem] = field(default_factory=dict, repr=False)
@@ -224,7 +226,7 @@ class RunState:
     @property
     def elapsed(self) -> float:
         """Run time in seconds: from the start to now (or the end), less the time spent waiting."""
-        return (self.finished_at or time.time()) - self.started_at - self.waited
+        return (self.finished_at or clocks.current().wall()) - self.started_at - self.waited
 
     def waited_by(self, now: float) -> float:
         """Seconds waited by ``now``: the waits that are over and the one going on."""

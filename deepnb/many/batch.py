@@ -26,6 +26,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from deepnb.core import clock as clocks
 from deepnb.core import events as ev
 from deepnb.core.batch_inputs import BatchInput, check_concurrency, prepare
 from deepnb.core.displayable import LiveDisplayable
@@ -174,7 +175,8 @@ class Batch(LiveDisplayable):
         self.concurrency = concurrency
         self.template = template
         self.run_options = dict(run_options or {})
-        self.started_at = time.time()
+        self._clock = clocks.current()
+        self.started_at = self._clock.wall()
         self.finished_at: float | None = None
         """When nothing ran or waited in the queue any more (``None`` until then)."""
         self._slots = [_Slot(item) for item in inputs]
@@ -335,7 +337,7 @@ class Batch(LiveDisplayable):
                 self._ended = False
                 self.finished_at = None
             elif not self._ended:
-                self.finished_at = time.time()
+                self.finished_at = self._clock.wall()
                 self._ended = ended = True
         if not ended:
             return
@@ -416,7 +418,7 @@ class Batch(LiveDisplayable):
     @property
     def elapsed(self) -> float:
         """Seconds from the start to now, or to when the last run stopped."""
-        return (self.finished_at or time.time()) - self.started_at
+        return (self.finished_at or self._clock.wall()) - self.started_at
 
     def wait(self, timeout: float | None = None) -> Batch:
         """Block until no run runs and none waits in the queue (runs waiting for approval do not

@@ -20,6 +20,7 @@ from deepnb.core.graphs.context import context_for
 from deepnb.core.graphs.inputs import input_for, input_line
 from deepnb.core.loop import in_engine_thread, run_sync
 from deepnb.core.schema import ENDED
+from deepnb.core.threads import locks as thread_locks
 from deepnb.core.threads.reading import read_history, read_state
 from deepnb.engine.anatomy import Anatomy
 from deepnb.engine.approvals import ApprovalRequest
@@ -441,6 +442,10 @@ class GraphSession(ABC):
         if snapshot.interrupts:
             return self.pending_run(thread_id)
         if not snapshot.next:
+            # a run in another kernel may hold the thread before its first step is written: it
+            # says so rather than that nothing is left to resume
+            with claims.across_kernels(self.database, thread_id, advice=thread_locks.START_ADVICE):
+                pass
             raise DeepnbError(
                 f"Thread {thread_id!r} of agent {self.name!r} has nothing to resume: its last run ended. "
                 "Send a new task in a %%deepagent cell."

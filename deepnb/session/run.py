@@ -9,11 +9,11 @@ import itertools
 import logging
 import os
 import threading
-import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from deepnb.core import clock as clocks
 from deepnb.core import events as ev
 from deepnb.core.call_args import call_args, call_name
 from deepnb.core.displayable import LiveDisplayable
@@ -244,7 +244,7 @@ class Run(LiveDisplayable):
     def tree(self) -> SubagentNode:
         """The subagent tree: the main agent at the root, a node per ``task`` call below it."""
         state = self.snapshot().state
-        now = time.time()
+        now = clocks.current().wall()
         progress = state["progress"]
         since = progress.get("waiting_since")
         waited = float(progress.get("waited") or 0.0) + (max(0.0, now - since) if since else 0.0)

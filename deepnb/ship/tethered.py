@@ -57,10 +57,11 @@ def run(command: Sequence[str]) -> int:
     own (unless started as one), so ending the group never reaches the starter's."""
     if hasattr(os, "setpgid") and os.getpgrp() != os.getpid():
         os.setpgid(0, 0)
-    child = subprocess.Popen(list(command), stdin=subprocess.DEVNULL)
     # A group SIGTERM (stop(), or _end_group) reaches the command; this script outlives it to
-    # report the command's exit code. A handler, unlike SIG_IGN, is not inherited by the command.
+    # report the command's exit code. A handler, unlike SIG_IGN, is not inherited by the command;
+    # set before the command starts, so that a SIGTERM as soon as it runs finds it in place.
     signal.signal(signal.SIGTERM, lambda _signum, _frame: None)
+    child = subprocess.Popen(list(command), stdin=subprocess.DEVNULL)
     threading.Thread(target=_watch_starter, args=(child,), name="starter-watch", daemon=True).start()
     while True:
         try:

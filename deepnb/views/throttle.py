@@ -12,12 +12,10 @@ Changes made together (in one turn of the loop) go out in one flush."""
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Callable
 
+from deepnb.core import clock as clocks
 from deepnb.core.failures import contained
-from deepnb.core.loop import detached, engine_loop, in_engine_thread
 
 MAX_MESSAGES_PER_SECOND = 20
 BURST = 2
@@ -35,7 +33,8 @@ spaces them (the share of two seconds)."""
 
 class Throttle:
     """Call ``flush`` after a change, at the pace of the two buckets, and never lose the last
-    change. Everything runs on the engine loop; calls from other threads hop onto it."""
+    change. Everything runs on the engine loop; calls from other threads hop onto it. The time
+    and the loop are ``clock``'s (:func:`deepnb.core.clock.current` when none is given)."""
 
     def __init__(
         self,
@@ -43,8 +42,11 @@ class Throttle:
         interval: float = MARGIN / MAX_MESSAGES_PER_SECOND,
         share: float = SHARE,
         allowance: float = ALLOWANCE,
+        *,
+        clock: clocks.Clock | None = None,
     ) -> None:
         self._flush = flush
+        self._clock = clock or clocks.current()
         self.interval = interval
         self.share = share
         self.allowance = allowance
@@ -52,22 +54,22 @@ class Throttle:
         """Flushes the first bucket held at :attr:`_at`."""
         self._time = allowance
         """Seconds of flushing the second bucket held at :attr:`_at`."""
-        self._at = time.monotonic()
-        self._timer: asyncio.TimerHandle | None = None
+        self._at = self._clock.now()
+        self._timer: clocks.Timer | None = None
 
     def poke(self) -> None:
         """Note a change: flush once the loop is through what it is doing now (so changes made
         together go out together) if both buckets allow one, else once they do."""
-        if not in_engine_thread():
-            engine_loop().call_soon_threadsafe(self.poke, context=detached())
+        if not self._clock.on_loop():
+            self._clock.call_soon(self.poke)
             return
         if self._timer is not None:
             return
-        self._timer = engine_loop().call_later(self.wait(), self._fire, context=detached())
+        self._timer = self._clock.call_later(self.wait(), self._fire)
 
     def wait(self) -> float:
         """Seconds from now until both buckets allow a flush."""
-        flushes, spare = self._held(time.monotonic())
+        flushes, spare = self._held(self._clock.now())
         for_a_flush = (1.0 - flushes) * self.interval
         for_the_time = -spare / self.share  # the time bucket may be overdrawn by the last flush
         return max(0.0, for_a_flush, for_the_time)
@@ -88,10 +90,10 @@ class Throttle:
 
     def _fire(self) -> None:
         self._timer = None
-        start = time.monotonic()
+        start = self._clock.now()
         flushes, spare = self._held(start)
         contained(self._flush, what="a view's update")  # a view's bug never stops the engine
-        end = time.monotonic()
+        end = self._clock.now()
         self._flushes = max(0.0, flushes - 1.0)  # flush_now may go out with none held
         self._time = spare - (end - start)
         self._at = start

@@ -10,7 +10,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,21 +22,24 @@ from deepnb.core.threads import checkpointers as checkpoint
 from deepnb.session import workbench
 from tests.support.agents import unique
 from tests.support.kernel_session import deepnb_kernel
+from tests.support.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 60.0
 
 
 class Holder:
-    """``tests/support/thread_holder.py`` in a process of its own, holding ``thread``."""
+    """``tests/support/thread_holder.py`` (or the Python ``code`` given) in a process of its own,
+    holding ``thread``."""
 
-    def __init__(self, spec: str, thread: str, gate: Path) -> None:
+    def __init__(self, spec: str, thread: str, gate: Path, code: str | None = None) -> None:
         self.gate = gate
         gate.mkdir()
         path = [p for p in (os.environ.get("PYTHONPATH", ""), str(ROOT)) if p]
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
+        program = ["-m", "tests.support.thread_holder"] if code is None else ["-c", code]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tests.support.thread_holder", spec, thread, str(gate)],
+            [sys.executable, *program, spec, thread, str(gate)],
             cwd=ROOT,
             env=env,
             stdout=subprocess.PIPE,
@@ -47,12 +49,14 @@ class Holder:
 
     def wait_entered(self) -> None:
         """Until the other process's run is inside its tool (it holds the thread), or it ended."""
-        deadline = time.monotonic() + WAIT
-        while not (self.gate / "entered").exists():
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                out, err = self.process.communicate()
-                pytest.fail(f"the holder never held the thread: {out}{err}")
-            time.sleep(0.05)
+
+        def gone() -> str | None:
+            if self.process.poll() is None:
+                return None
+            out, err = self.process.communicate()
+            return f"the holder ended first: {out}{err}"
+
+        wait_until(lambda: (self.gate / "entered").exists(), "the holder to hold the thread", gone=gone)
 
     def finish(self) -> str:
         (self.gate / "release").write_text("go", encoding="utf-8")
@@ -207,10 +211,11 @@ def test_two_kernels_on_one_sqlite_file_take_turns_and_keep_both_runs_writes(tmp
         assert kernel_ids, "a kernel knows its id"
         kernel = kernel_ids[0]
         running = first.submit("%%deepagent -a shared -t shared\nWrite and hold.")
-        deadline = time.monotonic() + WAIT
-        while not (tmp_path / "entered").exists():
-            assert time.monotonic() < deadline and not running.done.is_set(), running.text()
-            time.sleep(0.05)
+        wait_until(
+            lambda: (tmp_path / "entered").exists(),
+            "the first kernel's run to hold the thread",
+            gone=lambda: running.text() if running.done.is_set() else None,
+        )
 
         refused = second.execute("%%deepagent -a shared -t shared\nWrite and hold.")
         text = refused.text()
@@ -221,10 +226,48 @@ def test_two_kernels_on_one_sqlite_file_take_turns_and_keep_both_runs_writes(tmp
         assert running.done.wait(WAIT) and "done" in running.text(), running.text()
         (tmp_path / "entered").unlink()
         again = second.submit("%%deepagent -a shared -t shared\nWrite and hold.")
-        deadline = time.monotonic() + WAIT
-        while not (tmp_path / "entered").exists():
-            assert time.monotonic() < deadline and not again.done.is_set(), again.text()
-            time.sleep(0.05)
+        wait_until(
+            lambda: (tmp_path / "entered").exists(),
+            "the second kernel's run to hold the thread",
+            gone=lambda: again.text() if again.done.is_set() else None,
+        )
         assert again.done.wait(WAIT) and "done" in again.text(), again.text()
         files = second.execute("print(sorted(deepnb.get('shared').files('shared')))")
         assert "['/a.md', '/b.md']" in files.text(), files.text()
+
+
+LOCK_ONLY = """
+import sys, time
+from pathlib import Path
+import deepnb
+from deepnb.core.threads import locks
+spec, thread, gate = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+bench = deepnb.agent("holder", "demo:quickstart", checkpointer=spec)
+assert locks.for_database(bench.database).acquire(thread) is None
+(gate / "entered").write_text("entered", encoding="utf-8")
+while not (gate / "release").exists():
+    time.sleep(0.05)
+print("done", flush=True)
+"""
+"""Another kernel whose run has claimed a thread and written nothing yet (its first step is on its
+way): the lock only, held until the gate's release."""
+
+
+def test_a_resume_on_a_thread_held_before_its_first_step_says_who_holds_it(
+    thread: str, tmp_path: Path
+) -> None:
+    spec = f"sqlite:{tmp_path / 'threads.db'}"
+    holder = Holder(spec, thread, tmp_path / "gate", code=LOCK_ONLY)
+    here = deepnb.agent(unique("early"), "demo:quickstart", checkpointer=spec)
+    try:
+        try:
+            holder.wait_entered()
+            with pytest.raises(DeepnbError, match="held by a run in another kernel"):
+                here.resume(thread)  # no checkpoint yet: not "nothing to resume"
+        finally:
+            assert holder.finish() == "done"
+        with pytest.raises(DeepnbError, match="has nothing to resume"):
+            here.resume(thread)  # free now, and nothing was ever written
+    finally:
+        checkpoint.close(here.checkpointer)
+        workbench.forget_all()

@@ -11,7 +11,6 @@ shutdown hooks)."""
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from deepnb.core import loop as _loop
 from deepnb.core.failures import EngineAbort
 from deepnb.models.scripted import ScriptedChatModel, parse_script
 from deepnb.session.run import Run
+from tests.support.waiting import wait_until
 
 WAIT = 30.0
 
@@ -157,10 +157,7 @@ def _raiser(kind: type[BaseException], calls: list[str], name: str) -> Callable[
 
 
 def _until(predicate: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + WAIT
-    while not predicate():
-        assert time.monotonic() < deadline, "the callback never ran"
-        time.sleep(0.01)
+    wait_until(predicate, "the callback to run")
 
 
 def _run_listener(kind: type[BaseException], calls: list[str]) -> None:

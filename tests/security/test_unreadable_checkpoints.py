@@ -174,7 +174,12 @@ BAD_INPUTS: list[Any] = [
 ]
 
 
-@pytest.mark.parametrize("given", BAD_INPUTS, ids=repr)
+def _named(given: Any) -> str:
+    """A test id that is the same in every process (an object's repr says where it lives)."""
+    return re.sub(r" at 0x[0-9a-f]+", "", repr(given))
+
+
+@pytest.mark.parametrize("given", BAD_INPUTS, ids=_named)
 def test_input_a_graph_cannot_take_is_refused_before_anything_is_written(tmp_path: Path, given: Any) -> None:
     bench = deepnb.agent(unique("inputs"), scripted(AGENT_SCRIPT), checkpointer=f"sqlite:{tmp_path / 't.db'}")
     for start in (

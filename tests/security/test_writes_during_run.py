@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import errno
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from deepnb.models.scripted import ScriptedChatModel, parse_script
 from deepnb.session.run import Run
 from deepnb.session.workbench import Workbench
 from deepnb.views.files.files_view import FilesView
+from tests.support.waiting import wait_until
 
 WAIT = 60.0
 WRITERS = 12
@@ -43,10 +43,7 @@ def _slow_writer(steps: int = 4) -> ScriptedChatModel:
 
 
 def _until(predicate: Any) -> None:
-    deadline = time.monotonic() + WAIT
-    while not predicate():
-        assert time.monotonic() < deadline, "not in time"
-        time.sleep(0.01)
+    wait_until(predicate, "the run to get there")
 
 
 def _streaming(workbench: Workbench) -> Run:

@@ -3,22 +3,22 @@ nothing running it says what to do instead."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from IPython.utils.capture import capture_output
 
 import deepnb
 from tests.support.agents import scripted, unique
-
-
-def slow_step(topic: str) -> str:
-    """A slow step."""
-    time.sleep(0.6)
-    return "ok"
+from tests.support.waiting import WAIT, Gate
 
 
 def test_steer_magic(ip) -> None:
+    gate = Gate()
+
+    def slow_step(topic: str) -> str:
+        """A slow step."""
+        gate.hold()  # until the steer is given
+        return "ok"
+
     model = scripted(
         {
             "main": [
@@ -33,14 +33,12 @@ def test_steer_magic(ip) -> None:
     name = unique("steer-magic")
     bench = deepnb.agent(name, model, tools=[slow_step])
     run = bench.start("Start")
-    deadline = time.monotonic() + 20
-    while not any(item["kind"] == "tool" for item in run.state.items):
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
+    gate.wait_reached()  # the tool runs: the next model call is after it
     with capture_output():
         said = ip.run_cell(f"%deepagent steer -a {name} Make it shorter").result
     assert repr(said).startswith(f"Given to the run on thread {run.thread_id} of agent {name}")
-    assert run.wait(30).result == "Short."
+    gate.open()
+    assert run.wait(WAIT).result == "Short."
     with capture_output():
         result = ip.run_cell(f"%deepagent steer -a {name} Again")
     assert result.error_in_exec is not None

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 import uuid
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from deepnb.core import events as ev
 from deepnb.core.errors import DeepnbError
 from deepnb.session.workbench import Workbench
 from deepnb.views.run.snapshot import snapshot_text
+from tests.support.waiting import wait_until
 
 GATED = {"write_file": True, "edit_file": True}
 
@@ -325,9 +325,7 @@ def test_every_card_a_stopped_run_left_waiting_says_it_was_stopped() -> None:
     run = bench.start("Plan the launch", auto_approve=False)
     assert _paused(run)
     run.pending[0].approve()  # the main agent's write_file: two subagents go off and each asks
-    deadline = time.monotonic() + 30
-    while (run.status != "interrupted" or len(run.pending) < 2) and time.monotonic() < deadline:
-        time.sleep(0.02)
+    wait_until(lambda: run.status == "interrupted" and len(run.pending) >= 2, "both subagents' requests")
     waiting = [i["id"] for i in run.state.items if i["kind"] == "tool" and i["status"] == "waiting"]
     assert len(waiting) == 4  # the two task calls, and the write_file each subagent asks about
     run.stop()
@@ -337,10 +335,8 @@ def test_every_card_a_stopped_run_left_waiting_says_it_was_stopped() -> None:
 
 
 def _paused(run: deepnb.Run) -> bool:
-    deadline = time.monotonic() + 30
-    while run.status != "interrupted" and time.monotonic() < deadline:
-        time.sleep(0.02)
-    return run.status == "interrupted"
+    wait_until(lambda: run.status == "interrupted", "the run to wait for approval")
+    return True
 
 
 def test_a_run_started_just_after_a_stop_waits_for_it_to_end_instead_of_being_refused() -> None:

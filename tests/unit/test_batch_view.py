@@ -15,6 +15,7 @@ from deepnb.views.run.run_view import RunView
 from deepnb.views.throttle import MAX_MESSAGES_PER_SECOND
 from tests.support.agents import scripted, unique
 from tests.support.timed_model import timed
+from tests.support.waiting import wait_until
 
 WAIT = 60.0
 HOSTILE = "<script>alert(1)</script> & <b>bold</b>"
@@ -63,7 +64,7 @@ def test_many_runs_make_few_messages_each_under_the_limit() -> None:
     view = BatchView(batch)
     sent = Sent(view)
     batch.wait(WAIT)
-    time.sleep(0.5)  # the last throttled flush
+    wait_until(lambda: view.progress["done"] == n, "the grid's last throttled flush")
     # the view's first flush may have gone out (on the engine thread) before Sent was listening
     assert view.messages >= 1 and len(sent.messages) >= view.messages - sent.counted_before
     assert max(len(json.dumps(m).encode()) for m in sent.messages) <= MESSAGE_LIMIT
@@ -81,10 +82,7 @@ def test_front_end_messages_are_checked_and_stop_stops_every_run() -> None:
     assert "unknown type 'launch'" in view.notice
     view._on_front_end_message(view, {"type": "open", "index": 99}, [])
     assert view.notice == "The batch has no row 99."
-    for _ in range(200):
-        if batch.runs[0] is not None:
-            break
-        time.sleep(0.05)
+    wait_until(lambda: batch.runs[0] is not None, "the first run to start")
     view._on_front_end_message(view, {"type": "open", "index": 0}, [])
     assert view.selected == 0 and isinstance(view._detail_view, RunView)
     assert view.detail == view._detail_view.model_id and view._detail_view.run is batch.runs[0]

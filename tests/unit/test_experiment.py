@@ -20,6 +20,7 @@ from deepnb.session.run import Run
 from deepnb.session.workbench import Workbench
 from tests.support.agents import scripted, unique
 from tests.support.timed_model import Meter, timed
+from tests.support.waiting import wait_until
 
 WAIT = 120.0
 
@@ -128,9 +129,7 @@ def test_served_runs_count_against_their_server_not_the_kernels_concurrency(tmp_
     rows = [f"q{i % 3}" for i in range(12)]
     experiment = deepnb.experiment(rows, variants={"here": here, "there": served}, log=tmp_path / "log.jsonl")
     try:
-        deadline = time.monotonic() + WAIT
-        while sum(place.running for place in experiment.going()) < 20 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: sum(place.running for place in experiment.going()) >= 20, "20 runs going")
         going = {place.where: place for place in experiment.going()}
         assert (going[None].running, going[None].queued, going[None].limit) == (8, 4, 8)
         there = going["http://127.0.0.1:9/served"]
@@ -146,10 +145,7 @@ def test_served_runs_count_against_their_server_not_the_kernels_concurrency(tmp_
         rows, variants={"there": served}, concurrency=5, log=tmp_path / "bounded.jsonl"
     )
     try:
-        deadline = time.monotonic() + WAIT
-        while not bounded.going() or bounded.going()[0].running < 5:
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        wait_until(lambda: bounded.going() and bounded.going()[0].running >= 5, "5 runs going")
         (place,) = bounded.going()
         assert (place.running, place.queued, place.limit) == (5, 7, 5)
     finally:
@@ -295,10 +291,7 @@ def test_stop_logs_the_stopped_runs_and_the_same_log_runs_them_again(tmp_path: P
     log = tmp_path / "l.jsonl"
     rows = ["q0", "q1", "q2", "q0"]
     experiment = deepnb.experiment(rows, agent=name, variants={"v": slow}, concurrency=2, log=log)
-    for _ in range(400):  # until both slots think
-        if meter.now == 2:
-            break
-        time.sleep(0.05)
+    wait_until(lambda: meter.now == 2, "both slots to think")
     experiment.stop().wait(WAIT)
     statuses = [experiment.status_of(key) for key in experiment.plan.all_keys()]
     assert statuses == ["cancelled"] * 4

@@ -23,6 +23,7 @@ from deepnb.views.throttle import MAX_MESSAGES_PER_SECOND
 from tests.support.agents import scripted, unique
 from tests.support.lab_sanitizer import unstyled
 from tests.support.timed_model import timed
+from tests.support.waiting import WAIT, wait_until
 
 STATE = ("head", "variants", "scorers", "fields", "rows", "more", "summary", "charts", "comparisons")
 """The matrix's traits that grow with the experiment (what one message may carry at once)."""
@@ -69,8 +70,8 @@ def _experiment(tmp_path: Path) -> Any:
 def test_the_matrix_fills_in_within_the_message_bounds(tmp_path: Path, sent: list[Any]) -> None:
     experiment = _experiment(tmp_path)
     view = ExperimentView(experiment)
-    experiment.wait(120)
-    time.sleep(0.5)  # the last throttled flush
+    experiment.wait(WAIT)
+    wait_until(lambda: not view.going and len(view.rows) == 30, "the matrix's last throttled flush")
     view.sync()
     mine = [(at, data) for at, data in sent if data.get("method") == "update" and "state" in data]
     assert view.messages >= 2 and mine
@@ -103,14 +104,13 @@ def test_the_matrix_fills_in_within_the_message_bounds(tmp_path: Path, sent: lis
 
 def _judged(view: ExperimentView) -> None:
     """Wait for the summary thread to have judged every recorded run, and the view to show it."""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+
+    def judged() -> bool:
         view.sync()
-        if view._recorded == len(view.experiment.records) and not view._summarizing and view.charts:
-            view.sync()
-            return
-        time.sleep(0.05)
-    raise AssertionError("the summary never came")
+        return view._recorded == len(view.experiment.records) and not view._summarizing and bool(view.charts)
+
+    wait_until(judged, "the summary of every recorded run")
+    view.sync()
 
 
 def test_a_cell_opens_its_run_and_a_forged_request_is_refused(tmp_path: Path) -> None:

@@ -27,6 +27,10 @@ SESSION = re.compile(r"session_[0-9a-f]+|Summarized at [0-9T:.+-]+")
 """What differs between two runs of one script: the summaries' history file and when it was written."""
 
 
+TIMES = ("started_at", "finished_at", "waited", "waited_at_start")
+"""A subagent node's times: when it ran, and how long its run waited for approvals meanwhile."""
+
+
 def transcript(run: Run) -> dict[str, Any]:
     """What a run showed, per agent (parallel subagents interleave differently from run to run):
     each item without its position-based id, the subagent tree without times, the todos, and
@@ -40,7 +44,7 @@ def transcript(run: Run) -> dict[str, Any]:
     def tree(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [
             {
-                **{k: v for k, v in node.items() if k not in ("started_at", "finished_at", "children")},
+                **{k: v for k, v in node.items() if k not in TIMES and k != "children"},
                 "children": tree(node["children"]),
             }
             for node in nodes

@@ -3,11 +3,11 @@ so a joined run's subagents and the run itself last as long as they did, not 0.0
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator
 from types import SimpleNamespace
 
 from deepnb.core import events as ev
+from deepnb.core.clock import FakeClock, using
 from deepnb.core.graphs.stamps import REPLAY_LAG, event_clock, stamp_of, stream_began
 from deepnb.core.loop import run_sync
 from deepnb.engine.state import RunState
@@ -33,19 +33,25 @@ class Replayed:
 
 def test_the_clock_follows_a_replay_and_the_wall_once_live() -> None:
     graph = Replayed()
-    clock = event_clock(graph, "t")
-    assert abs(clock() - time.time()) < 1  # nothing streamed yet
-    graph.at = time.time() - 600
+    wall = FakeClock()
+    clock = event_clock(graph, "t", clock=wall)
+    assert clock() == wall.wall()  # nothing streamed yet
+    graph.at = wall.wall() - 600
     assert clock() == graph.at  # a replay: ten minutes behind
-    graph.at = time.time() - REPLAY_LAG / 4
-    assert abs(clock() - time.time()) < 1  # live
-    assert event_clock(object(), "t") is time.time  # a graph that says nothing: the wall clock
+    graph.at = wall.wall() - REPLAY_LAG / 4
+    assert clock() == wall.wall()  # live
+    wall.advance(REPLAY_LAG)  # the stream fell behind by more than the lag: its own time again
+    assert clock() == graph.at
+    assert event_clock(object(), "t", clock=wall) == wall.wall  # a graph that says nothing: the wall clock
+    with using(wall):  # given no clock: the current one
+        assert event_clock(object(), "t")() == wall.wall()
 
 
 def test_a_replayed_subagent_lasts_as_long_as_it_did() -> None:
     graph = Replayed()
-    state = RunState(agent="a", thread_id="t", clock=event_clock(graph, "t"))
-    begun = time.time() - 600
+    wall = FakeClock()
+    state = RunState(agent="a", thread_id="t", clock=event_clock(graph, "t", clock=wall))
+    begun = wall.wall() - 600
     call = {"name": "task", "args": {"subagent_type": "researcher", "description": "Look"}, "id": "c1"}
     graph.at = begun
     state.apply(ev.RunStarted(ev.MAIN, "t", "Go"))
@@ -86,7 +92,8 @@ class JoinedClient:
 
 
 def test_a_joined_run_began_at_its_streams_first_event_not_its_first_chunk() -> None:
-    queued = int((time.time() - 600) * 1000) / 1000  # a server's event ids count whole milliseconds
+    wall = FakeClock()
+    queued = int((wall.wall() - 600) * 1000) / 1000  # a server's event ids count whole milliseconds
     parts = [
         Part(queued, "metadata", {"run_id": "r1"}),  # created, then queued 30 s before a worker took it
         Part(queued + 30, "updates", {"model": {"messages": []}}),
@@ -103,11 +110,11 @@ def test_a_joined_run_began_at_its_streams_first_event_not_its_first_chunk() -> 
     assert seen == [queued]  # known by the first chunk, though no chunk carried it
     assert stream_began(Replayed(), "t") is None  # a graph that says nothing
 
-    state = RunState(agent="a", thread_id="t", clock=event_clock(graph, "t"))
+    state = RunState(agent="a", thread_id="t", clock=event_clock(graph, "t", clock=wall))
     state.apply(ev.RunStarted(ev.MAIN, "t", "Go"))  # folded at the first chunk's time
     assert round(state.started_at) == round(queued + 30)
     version = state.version
     state.began_by(seen[0] or 0.0)
     assert round(state.started_at, 3) == round(queued, 3) and state.version > version
-    state.began_by(time.time())  # a later time changes nothing
+    state.began_by(wall.wall())  # a later time changes nothing
     assert round(state.started_at, 3) == round(queued, 3)

@@ -3,10 +3,6 @@ the thread, shows where it was delivered, and is said when no model call took it
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-from typing import Any
-
 import pytest
 
 import deepnb
@@ -15,22 +11,17 @@ from deepnb.core.events import STEERED
 from deepnb.engine import steering
 from deepnb.views.run.snapshot import snapshot_bundle
 from tests.support.agents import scripted, unique
-
-
-def slow_lookup(topic: str) -> str:
-    """Look a topic up (slowly)."""
-    time.sleep(0.6)
-    return f"notes on {topic}"
-
-
-def until(check: Callable[[], Any], timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
+from tests.support.waiting import WAIT, Gate, wait_until
 
 
 def test_a_steer_reaches_the_next_model_call_and_stays_in_the_thread() -> None:
+    gate = Gate()
+
+    def slow_lookup(topic: str) -> str:
+        """Look a topic up (slowly)."""
+        gate.hold()  # until the steer is given
+        return f"notes on {topic}"
+
     model = scripted(
         {
             "main": [
@@ -49,9 +40,10 @@ def test_a_steer_reaches_the_next_model_call_and_stays_in_the_thread() -> None:
     )
     bench = deepnb.agent(unique("steered"), model, tools=[slow_lookup])
     run = bench.start("Plan a trip")
-    until(lambda: any(item["kind"] == "tool" for item in run.state.items))
+    gate.wait_reached()  # the tool runs: the next model call is after it
     run.steer("Focus on otters, please.")
-    run.wait(30)
+    gate.open()
+    run.wait(WAIT)
     assert run.status == "done", run.error
     assert run.result == "Focusing on otters."
     kinds = [(item["kind"], item.get("steered", False)) for item in run.state.items]
@@ -75,9 +67,9 @@ def test_a_steer_no_model_call_took_is_said_and_the_thread_goes_on() -> None:
     )
     bench = deepnb.agent(unique("steer-late"), model)
     run = bench.start("Answer me")
-    until(lambda: any(item["kind"] == "text" for item in run.state.items))
+    wait_until(lambda: any(item["kind"] == "text" for item in run.state.items), "the answer's first words")
     run.steer("Also mention seals.")
-    run.wait(30)
+    run.wait(WAIT)
     assert run.status == "done", run.error
     notice = run.state.items[-1]
     assert notice["kind"] == "notice" and notice["level"] == "steer"
@@ -101,8 +93,10 @@ def test_steering_is_refused_in_one_line_where_it_cannot_reach() -> None:
     class State(TypedDict):
         n: int
 
+    gate = Gate()
+
     def wait(state: State) -> State:
-        time.sleep(0.5)
+        gate.hold()  # running until the refusal is checked
         return {"n": state["n"] + 1}
 
     graph = StateGraph(State)
@@ -112,7 +106,9 @@ def test_steering_is_refused_in_one_line_where_it_cannot_reach() -> None:
     attached = deepnb.attach(graph.compile(), name=unique("steer-attached"))
     running = attached.start({"n": 1})
     try:
+        gate.wait_reached()
         with pytest.raises(DeepnbError, match="cannot be steered: deepnb steers the agents it builds"):
             running.steer("Faster")
     finally:
-        running.wait(30)
+        gate.open()
+        running.wait(WAIT)

@@ -4,7 +4,6 @@ the next cell on that thread neither finds it "already running" nor resumes it."
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 import pytest
@@ -13,6 +12,7 @@ import deepnb
 from deepnb.core.errors import DeepnbError
 from deepnb.session import run as run_module
 from tests.support.agents import scripted, unique
+from tests.support.waiting import wait_until
 
 SCRIPT = {"main": [{"turns": [{"text": "first answer"}]}]}
 
@@ -33,9 +33,7 @@ def slow_ending(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _ended(run: Any) -> None:
-    deadline = time.monotonic() + 30
-    while run.status == "running" and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_until(lambda: run.status != "running", "the run's last event")
     assert run.status == "done" and not run.done, "the test needs a run that is done but still ending"
 
 

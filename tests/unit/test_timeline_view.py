@@ -4,7 +4,6 @@ here" answered in Python against the steps the run wrote."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import deepnb
@@ -14,6 +13,7 @@ from deepnb.views.run.timeline_view import TIMELINE_BUDGET, fork_command, timeli
 from tests.support.agents import scripted, unique
 from tests.support.lab_sanitizer import unstyled
 from tests.support.view_messages import message_size
+from tests.support.waiting import wait_until
 
 AGENTS = {
     "main": [
@@ -138,11 +138,13 @@ def test_a_live_view_gets_the_timeline_with_its_steps_when_the_run_ends() -> Non
     try:
         run.wait(30)
         assert run.status == "done", run.error
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and len(view.timeline.get("bars") or []) < len(run.timeline):
-            time.sleep(0.05)
-        while time.monotonic() < deadline and not any("step" in b for b in view.timeline["bars"]):
-            time.sleep(0.05)
+        wait_until(
+            lambda: (
+                len(view.timeline.get("bars") or []) >= len(run.timeline)
+                and any("step" in b for b in view.timeline["bars"])
+            ),
+            "the view's timeline with its steps",
+        )
         bars = view.timeline["bars"]
         assert [b["label"] for b in bars] == [
             timeline_payload(run.timeline, thread=run.thread_id)["bars"][n]["label"] for n in range(len(bars))

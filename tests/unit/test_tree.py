@@ -4,7 +4,6 @@ and the view's patches carrying only the nodes that changed."""
 
 from __future__ import annotations
 
-import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ import pytest
 import deepnb
 from deepnb.models.scripted import ScriptedChatModel, parse_script
 from deepnb.views.run.snapshot import snapshot_bundle
+from tests.support.waiting import wait_until
 
 PROMPT = "Write a short report on how coral reefs recover after bleaching."
 
@@ -161,9 +161,7 @@ def test_stopping_a_run_cancels_its_running_subagents() -> None:
     ]
     chat = model({"main": slow, "general-purpose": [{"text": "word " * 400}]}, delay=0.01)
     run = deepnb.agent(name("stop"), chat).run("go", background=True)
-    deadline = time.time() + 30
-    while len(run.state.nodes) < 2 and time.time() < deadline:
-        time.sleep(0.02)
+    wait_until(lambda: len(run.state.nodes) >= 2, "both subagents to start")
     assert {n["status"] for n in run.state.nodes.values()} == {"running"}
     run.stop()
     run.wait()

@@ -4,7 +4,6 @@ while the run runs steers it; forged or untimely messages are refused in one lin
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -17,7 +16,7 @@ from deepnb.views.output import view_snapshot
 from deepnb.views.run.run_view import RunView
 from deepnb.views.run.turns import bounded_turns, cell_line
 from tests.support.agents import scripted, unique
-from tests.unit.test_steering import slow_lookup, until
+from tests.support.waiting import Gate
 
 
 def conversation(delay: float = 0.0) -> Any:
@@ -147,6 +146,13 @@ def test_forged_box_messages_start_nothing() -> None:
 
 
 def test_a_steer_from_the_box_lands_in_the_transcript() -> None:
+    gate = Gate()
+
+    def slow_lookup(topic: str) -> str:
+        """Look a topic up (slowly)."""
+        gate.hold()  # until the steer is given
+        return f"notes on {topic}"
+
     model = scripted(
         {
             "main": [
@@ -164,12 +170,13 @@ def test_a_steer_from_the_box_lands_in_the_transcript() -> None:
     run = bench.start("Plan a trip")
     view = RunView(run)
     box = Sent(view)
-    until(lambda: any(item["kind"] == "tool" for item in run.state.items))
+    gate.wait_reached()  # the tool runs: the next model call is after it
     assert box.click({"type": "steer", "message": "Focus on otters, please."}) == {
         "type": "composed",
         "kind": "steer",
         "error": "",
     }
+    gate.open()
     run.wait(30)
     view.sync()
     assert run.result == "Focusing on otters."
@@ -223,8 +230,10 @@ class Count(TypedDict):
 
 
 def test_steering_an_attached_graph_from_the_box_is_refused_in_one_line() -> None:
+    gate = Gate()
+
     def wait(state: Count) -> Count:
-        time.sleep(0.5)
+        gate.hold()  # running until the refusal is checked
         return {"n": state["n"] + 1}
 
     graph = StateGraph(Count)
@@ -235,8 +244,10 @@ def test_steering_an_attached_graph_from_the_box_is_refused_in_one_line() -> Non
     running = attached.start({"n": 1})
     view = RunView(running)
     try:
+        gate.wait_reached()
         reply = Sent(view).click({"type": "steer", "message": "Faster"})
         assert reply is not None and "cannot be steered: deepnb steers the agents it builds" in reply["error"]
         assert "\n" not in reply["error"]
     finally:
+        gate.open()
         running.wait(30)

@@ -25,5 +25,9 @@ await build({
   logLevel: "warning",
 });
 const files = tests.map((name) => join(OUT, name.replace(/\.ts$/, ".mjs")));
-const run = spawnSync(process.execPath, ["--enable-source-maps", "--test", "--test-reporter=spec", ...files], { stdio: "inherit" });
+// Options after `npm test --` go to Node's test runner (make check: --test-concurrency=2).
+const options = process.argv.slice(2);
+const run = spawnSync(process.execPath, ["--enable-source-maps", "--test", "--test-reporter=spec", ...options, ...files], {
+  stdio: "inherit",
+});
 process.exit(run.status ?? 1);

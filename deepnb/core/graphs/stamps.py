@@ -14,9 +14,10 @@ also offers ``stream_began(thread_id)``: the time of the stream's first event, w
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable
 from typing import Any
+
+from deepnb.core import clock as clocks
 
 REPLAY_LAG = 2.0
 """Seconds a chunk's own time may lag the wall clock and still count as live."""
@@ -30,19 +31,21 @@ def stamp_of(event_id: Any) -> float | None:
     return int(found.group(1)) / 1000 if found else None
 
 
-def event_clock(graph: Any, thread_id: str) -> Callable[[], float]:
+def event_clock(graph: Any, thread_id: str, *, clock: clocks.Clock | None = None) -> Callable[[], float]:
     """A clock for the events of a run of ``graph`` on ``thread_id``: the time of the chunk
-    being read where the stream is replaying what happened earlier, else the wall clock."""
+    being read where the stream is replaying what happened earlier, else the wall clock
+    (``clock``'s, :func:`deepnb.core.clock.current`'s when none is given)."""
+    wall = (clock or clocks.current()).wall
     chunk_time = getattr(graph, "chunk_time", None)
     if not callable(chunk_time):
-        return time.time
+        return wall
 
-    def clock() -> float:
-        now = time.time()
+    def events() -> float:
+        now = wall()
         at = chunk_time(thread_id)
         return float(at) if isinstance(at, int | float) and now - at > REPLAY_LAG else now
 
-    return clock
+    return events
 
 
 def stream_began(graph: Any, thread_id: str) -> float | None:

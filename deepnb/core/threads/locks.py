@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from deepnb.core import clock as clocks
 from deepnb.core.errors import DeepnbError
 
 APP_PREFIX = "deepnb "
@@ -92,7 +93,7 @@ def kernel_id() -> str:
 
 def this_process() -> Holder:
     """This process, claiming now."""
-    return Holder(os.getpid(), socket.gethostname(), kernel_id(), time.time())
+    return Holder(os.getpid(), socket.gethostname(), kernel_id(), clocks.current().wall())
 
 
 START_ADVICE = "wait for it to end there (or stop it there), or start another thread with --new"

@@ -20,15 +20,17 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 import anywidget
 import traitlets as t
 
+from deepnb.core import clock as clocks
 from deepnb.core.errors import DeepnbError
-from deepnb.core.loop import call_later, run_sync
+from deepnb.core.failures import contained
+from deepnb.core.loop import run_sync
 from deepnb.many.experiment import Experiment
 from deepnb.many.record import RunRecord
 from deepnb.session.run import Run
@@ -99,6 +101,7 @@ class ExperimentView(anywidget.AnyWidget):
 
     def __init__(self, experiment: Experiment, **kwargs: Any) -> None:
         self.experiment = experiment
+        self._clock = clocks.current()
         self._recorded = -1
         self._summarized_at = float("-inf")
         self._summary_due = False
@@ -112,7 +115,7 @@ class ExperimentView(anywidget.AnyWidget):
         self._detail_view: RunView | None = None
         self._lock = threading.Lock()
         self._flush()
-        self._throttle = Throttle(self._flush)
+        self._throttle = Throttle(self._flush, clock=self._clock)
         self.on_msg(self._on_front_end_message)
         self._unsubscribe = experiment.subscribe(self._throttle.poke)
 
@@ -126,11 +129,12 @@ class ExperimentView(anywidget.AnyWidget):
             "fields": [field_label(name) for name in axes.fields],
             "going": not exp.done,
         }
-        recorded, now = len(exp.records), time.monotonic()
+        recorded, now = len(exp.records), self._clock.now()
         due = exp.done or now - self._summarized_at >= SUMMARY_EVERY
         if recorded != self._recorded and not due and not self._summary_due:
             self._summary_due = True  # no later event may come: look again then
-            call_later(SUMMARY_EVERY, self._summary_time, what="the experiment matrix's summary")
+            summary = partial(contained, self._summary_time, what="the experiment matrix's summary")
+            self._clock.call_later(SUMMARY_EVERY, summary)
         if recorded != self._recorded and due and not self._summarizing:
             self._recorded, self._summarized_at = recorded, now  # it changes only when a run is recorded
             self._summarizing = True

@@ -7,13 +7,13 @@ changed, the throttled flushes and the full send at a run's end. What the front 
 from __future__ import annotations
 
 import copy
-import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 import anywidget
 import traitlets as t
 
+from deepnb.core import clock as clocks
 from deepnb.core import events as ev
 from deepnb.core.failures import contained
 from deepnb.core.graphs.structured import output_rows
@@ -174,7 +174,8 @@ class RunView(RunActions, anywidget.AnyWidget):
         self._timeline_sent: int | None = None
         self._timeline_at = 0.0
         self._turn_listeners: list[Callable[[Run], None]] = []
-        self._throttle = Throttle(self._flush)
+        self._clock = clocks.current()
+        self._throttle = Throttle(self._flush, clock=self._clock)
         self._sync_timeline()
         self.on_msg(self._on_front_end_message)
         self._watch(run)
@@ -229,7 +230,7 @@ class RunView(RunActions, anywidget.AnyWidget):
     def _sync_timeline(self) -> None:
         """Send the timeline when its calls changed since it was last sent: while the run runs,
         once a second at most (it is a chart, not the transcript)."""
-        version, now = self.run.timeline_version, time.monotonic()
+        version, now = self.run.timeline_version, self._clock.now()
         if version == self._timeline_sent:
             return
         if self.run.state.status == RUNNING and now - self._timeline_at < TIMELINE_EVERY:
