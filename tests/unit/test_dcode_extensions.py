@@ -131,7 +131,7 @@ def test_the_agents_own_sync_only_middleware_works_too() -> None:
 
 
 def test_stopping_a_run_stops_the_call_a_sync_hook_waits_for() -> None:
-    started, outcome = threading.Event(), []
+    started, ended, outcome = threading.Event(), threading.Event(), []
 
     class Passthrough(AgentMiddleware):
         def wrap_tool_call(self, request: Any, handler: Any) -> Any:
@@ -144,8 +144,10 @@ def test_stopping_a_run_stops_the_call_a_sync_hook_waits_for() -> None:
             await asyncio.sleep(60)
         except asyncio.CancelledError:
             outcome.append("cancelled")
+            ended.set()
             raise
         outcome.append("finished")
+        ended.set()
         return x
 
     model = scripted({"main": [{"tool_calls": [{"name": "slow", "args": {"x": "a"}}]}, "Done."]})
@@ -154,6 +156,7 @@ def test_stopping_a_run_stops_the_call_a_sync_hook_waits_for() -> None:
     assert started.wait(WAIT)
     run.stop()
     assert run.wait(WAIT).status == "cancelled"
+    assert ended.wait(WAIT)  # the call the hook waited for ends on its own loop, maybe just after
     assert outcome == ["cancelled"]
 
 
