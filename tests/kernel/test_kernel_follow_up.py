@@ -120,7 +120,7 @@ def test_a_steer_from_the_box_lands_in_the_transcript(kernel: KernelSession) -> 
     assert started.ok, started.text()
     comm_id, _ = kernel.newest_view(before)
     state = kernel.widgets[comm_id]
-    kernel.wait_for(lambda: any(item["kind"] == "tool" for item in state.get("items", [])))
+    kernel.wait_for(lambda: any(item["kind"] == "tool" for item in state.get("items", [])), timeout=90)
     assert state["status"] == "running"
     kernel.click(comm_id, {"type": "steer", "message": "Focus on seals."})
     kernel.wait_for(lambda: replies(kernel, comm_id))  # the steer is queued

@@ -137,6 +137,8 @@ def test_a_changed_output_fails_nbval(tmp_path: Path) -> None:
             "tests.support.nbval_displays",
             "-p",
             "no:cacheprovider",
+            "-p",
+            "no:randomly",  # a notebook's cells run in their order (this run reads no pyproject.toml)
             "--nbval",
             f"--nbval-sanitize-with={SANITIZE}",
             "--rootdir",

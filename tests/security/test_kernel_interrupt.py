@@ -96,7 +96,7 @@ def test_interrupt_reports_keyboard_interrupt(kernel: KernelSession, code: str) 
         ], errors
 
     check = kernel.execute(
-        "from deepnb import workbench as _wb\n"
+        "from deepnb.session import workbench as _wb\n"
         "_run = stopped or _wb.get('plain').latest_run()\n"
         "assert _run.status == 'cancelled', _run.status\n"
         "_notice = _run.state.items[-1]\n"
