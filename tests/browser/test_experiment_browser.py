@@ -96,7 +96,9 @@ def test_the_matrix_sorts_filters_opens_a_run_and_saves_its_end(page: Any, jupyt
     chart = matrix.locator('.dnb-experiment-chart[data-scorer="contains"]')
     expect(chart.locator(".dnb-experiment-chart-bar")).to_have_count(2)
     expect(chart.locator(".dnb-experiment-chart-bar").nth(0)).to_contain_text("careful", timeout=30_000)
-    expect(chart.locator(".dnb-experiment-chart-value").nth(0)).to_contain_text("1.00 [1.00, 1.00] n=3")
+    expect(chart.locator(".dnb-experiment-chart-value").nth(0)).to_contain_text(
+        "1.00 [1.00, 1.00] n = 3 rows × 1 epoch"
+    )
     # the comparison with the baseline (two variants: the first): a differing row's answer opens its run
     comparison = matrix.locator(".dnb-experiment-comparison")
     expect(comparison).to_contain_text("hasty against careful, per row")
