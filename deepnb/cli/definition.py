@@ -52,11 +52,12 @@ def read(path: Path) -> dict[str, Any]:
             f"{path} is a {suffix or 'file without a suffix'}: give a .py, .yaml or .toml file."
         )
     found = _from_python(path) if suffix == ".py" else _from_data(path, suffix)
-    unknown = [key for key in found if key not in accepted_keys()]
+    accepted = accepted_keys()
+    unknown = [key for key in found if key not in accepted]
     if unknown:
         raise DeepnbError(
             f"{path} gives {', '.join(map(repr, unknown))}, which deepnb.experiment does not take: "
-            f"use {', '.join(accepted_keys())}."
+            f"use {', '.join(accepted)}."
         )
     if "dataset" not in found:
         raise DeepnbError(f"{path} gives no dataset: add a dataset key (a list of rows or a file path).")

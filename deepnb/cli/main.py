@@ -31,6 +31,16 @@ def _usage() -> Iterator[None]:
         raise click.UsageError(str(exc)) from None
 
 
+FAIL_UNDER = click.option(
+    "--fail-under",
+    "fail_under",
+    multiple=True,
+    metavar="SCORER=VALUE",
+    help="Exit 1 unless every variant's mean SCORER is at least VALUE (repeatable).",
+)
+"""The gate both subcommands take (:mod:`deepnb.cli.gate`)."""
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="deepnb")
 def main() -> None:
@@ -43,13 +53,7 @@ def main() -> None:
 @click.option("-e", "--epochs", type=click.IntRange(min=1), help="Runs of each row by each variant.")
 @click.option("-c", "--concurrency", type=click.IntRange(min=1), help="Runs at once in this process.")
 @click.option("--log", type=click.Path(path_type=Path), help="The JSONL log; one that exists is resumed.")
-@click.option(
-    "--fail-under",
-    "fail_under",
-    multiple=True,
-    metavar="SCORER=VALUE",
-    help="Exit 1 unless every variant's mean SCORER is at least VALUE (repeatable).",
-)
+@FAIL_UNDER
 @click.option("--auto-approve", is_flag=True, help="Approve every tool call a run would wait on.")
 def eval_command(
     file: Path,
@@ -86,13 +90,7 @@ def eval_command(
 
 @main.command("view")
 @click.argument("log", type=click.Path(path_type=Path))
-@click.option(
-    "--fail-under",
-    "fail_under",
-    multiple=True,
-    metavar="SCORER=VALUE",
-    help="Exit 1 unless every variant's mean SCORER is at least VALUE (repeatable).",
-)
+@FAIL_UNDER
 def view_command(log: Path, fail_under: Sequence[str]) -> None:
     """Print the summary of the experiment log LOG (exit 1 when a --fail-under threshold is missed)."""
     console, errors = Console(), Console(stderr=True)
