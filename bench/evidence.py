@@ -38,28 +38,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import deepnb  # noqa: E402
+from bench.experiment import SCRIPT  # noqa: E402  # the same three-turn run
 from deepnb import scorers  # noqa: E402
 from deepnb.models.scripted import ScriptedChatModel, parse_script  # noqa: E402
 from tests.support.timed_model import timed  # noqa: E402
 
-SCRIPT = {
-    "main": [
-        {
-            "turns": [
-                {
-                    "tool_calls": [
-                        {
-                            "name": "write_todos",
-                            "args": {"todos": [{"content": "Answer", "status": "in_progress"}]},
-                        }
-                    ]
-                },
-                {"tool_calls": [{"name": "ls", "args": {"path": "/"}}]},
-                {"text": "The answer is 42."},
-            ]
-        }
-    ]
-}
 JUDGE = {
     "main": [
         {"turns": [{"tool_calls": [{"name": "score", "args": {"reasoning": "It says 42.", "score": True}}]}]}
@@ -93,21 +76,23 @@ def check(experiment: Any, expected: int) -> None:
         raise BenchFailure(f"not every run ended done: {statuses}, {len(experiment.records)} of {expected}")
 
 
+def run(name: str, count: int, log: Path, **options: Any) -> Any:
+    """``count`` rows by agent ``name``, scored by ``contains``, waited for and checked done."""
+    options.setdefault("concurrency", 8)
+    experiment = deepnb.experiment(
+        rows(count), agent=name, scorers=[scorers.contains], template="{question}", log=log, **options
+    ).wait()
+    check(experiment, count * options.get("epochs", 1))
+    return experiment
+
+
 def cpu_per_run(count: int, folder: Path) -> tuple[float, float]:
     """deepnb's and the bare loop's CPU seconds per run."""
     name = f"cpu-{uuid.uuid4().hex[:6]}"
     bench = deepnb.agent(name, model=timed(SCRIPT, turn_seconds=0.0))
     started = time.process_time()
-    experiment = deepnb.experiment(
-        rows(count),
-        agent=name,
-        scorers=[scorers.contains],
-        template="{question}",
-        concurrency=8,
-        log=folder / "cpu.jsonl",
-    ).wait()
+    run(name, count, folder / "cpu.jsonl")
     ours = (time.process_time() - started) / count
-    check(experiment, count)
 
     async def bare() -> None:
         gate = asyncio.Semaphore(8)
@@ -131,17 +116,8 @@ def wall(runs: int, epochs: int, turn: float, concurrency: int, folder: Path) ->
     name = f"wall-{uuid.uuid4().hex[:6]}"
     deepnb.agent(name, model=timed(SCRIPT, turn_seconds=turn))
     started = time.perf_counter()
-    experiment = deepnb.experiment(
-        rows(runs),
-        agent=name,
-        scorers=[scorers.contains],
-        template="{question}",
-        epochs=epochs,
-        concurrency=concurrency,
-        log=folder / "wall.jsonl",
-    ).wait()
+    run(name, runs, folder / "wall.jsonl", epochs=epochs, concurrency=concurrency)
     took = time.perf_counter() - started
-    check(experiment, runs * epochs)
     return took, runs * epochs * TURNS * turn / concurrency
 
 
@@ -149,15 +125,7 @@ def judge_rescoring(runs: int, turn: float, folder: Path) -> tuple[float, float]
     """Rescoring ``runs`` runs with a judge whose calls take ``turn`` seconds, at concurrency 8."""
     name = f"judged-{uuid.uuid4().hex[:6]}"
     deepnb.agent(name, model=timed(SCRIPT, turn_seconds=0.0))
-    experiment = deepnb.experiment(
-        rows(runs),
-        agent=name,
-        scorers=[scorers.contains],
-        template="{question}",
-        concurrency=8,
-        log=folder / "judged.jsonl",
-    ).wait()
-    check(experiment, runs)
+    experiment = run(name, runs, folder / "judged.jsonl")
     slow = SlowJudge(script=parse_script({"agents": JUDGE}), turn_seconds=turn)
     judge = scorers.judge(slow, "Is the answer right?", name="judge")
     started = time.perf_counter()
@@ -176,17 +144,10 @@ def cached(runs: int, turn: float, concurrency: int, folder: Path) -> tuple[floa
     times = []
     for attempt in ("first", "again"):
         started = time.perf_counter()
-        experiment = deepnb.experiment(
-            rows(runs),
-            agent=name,
-            scorers=[scorers.contains],
-            template="{question}",
-            concurrency=concurrency,
-            cache=folder / "cache",
-            log=folder / f"cached-{attempt}.jsonl",
-        ).wait()
+        experiment = run(
+            name, runs, folder / f"cached-{attempt}.jsonl", concurrency=concurrency, cache=folder / "cache"
+        )
         times.append(time.perf_counter() - started)
-        check(experiment, runs)
     hits = sum(r.cached for r in experiment.records.values())
     if hits != runs * TURNS:
         raise BenchFailure(f"the re-run's cache answered {hits} of {runs * TURNS} model calls")
