@@ -43,7 +43,8 @@ class Execution:
         """Everything the cell printed or showed as text/plain, and its error, as one string.
         An update of an output counts where that output is: a run started in an earlier cell
         updates that cell's output, although the message comes while this one executes."""
-        parts = []
+        parts: list[str] = []
+        streamed = False
         own = {
             out["content"].get("transient", {}).get("display_id")
             for out in self.outputs
@@ -51,7 +52,12 @@ class Execution:
         }
         for out in self.outputs:
             if out["msg_type"] == "stream":
-                parts.append(out["content"]["text"])
+                # A print may reach the front end in several stream messages: they are one text.
+                if streamed:
+                    parts[-1] += out["content"]["text"]
+                else:
+                    parts.append(out["content"]["text"])
+                streamed = True
             elif (
                 out["msg_type"] == "update_display_data"
                 and out["content"]["transient"]["display_id"] not in own
@@ -59,8 +65,10 @@ class Execution:
                 continue
             elif out["msg_type"] in ("display_data", "execute_result", "update_display_data"):
                 parts.append(out["content"]["data"].get("text/plain", ""))
+                streamed = False
             elif out["msg_type"] == "error":
                 parts.append(out["content"]["ename"] + ": " + out["content"]["evalue"])
+                streamed = False
         return "\n".join(parts)
 
 
