@@ -273,6 +273,22 @@ describe("thinking", () => {
     assert.ok(t.expanded.has("k1"), "remembered for a redrawn view");
   });
 
+  it("keeps a reader's click whose toggle event comes after the next update", () => {
+    const t = list();
+    t.sync([thinking("Hmm", null)]);
+    const details = fold(t.box);
+    t.sync([thinking("Hmm.", "<p>Hmm.</p>"), { kind: "text", id: "t1", agent: "main", text: "Done", html: null }]);
+    assert.equal(details.open, false);
+    let held = true; // the click's toggle event is still queued when the next update comes
+    t.box.addEventListener("toggle", (e) => { if (held) e.stopImmediatePropagation(); }, true);
+    details.open = true; // the click
+    t.sync([thinking("Hmm.", "<p>Hmm.</p>"), { kind: "text", id: "t1", agent: "main", text: "Done.", html: null }]);
+    held = false;
+    details.dispatchEvent(new Event("toggle"));
+    assert.equal(details.open, true, "the reader's click stands");
+    assert.ok(t.expanded.has("k1"));
+  });
+
   it("labels a subagent's thinking", () => {
     const t = list();
     t.sync([thinking("Sources first", null, "main/researcher")]);

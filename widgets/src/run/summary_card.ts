@@ -18,6 +18,21 @@ export interface SummaryParts {
   openBtn: HTMLButtonElement;
   /** The state this code last gave the summary's fold: a toggle to anything else is the reader's. */
   auto: boolean;
+  /** Keys of the folds the reader opened, kept by the view across redraws. */
+  expanded: Set<string>;
+  key: string;
+}
+
+/**
+ * Keeps the reader's toggle of the summary's fold, if it is not as this code last set it. A click
+ * opens or closes the fold at once but its toggle event comes in a later task: code that sets the
+ * fold calls this first, so a choice made just before is not undone.
+ */
+export function noteSummaryChoice(s: SummaryParts): void {
+  if (s.details.open === s.auto) return; // the fold this code set (the search opens it)
+  s.auto = s.details.open;
+  if (s.details.open) s.expanded.add(s.key);
+  else s.expanded.delete(s.key);
 }
 
 /** Builds a summary card's parts into `rec.el` (its text open when its key is in `expanded`). */
@@ -32,6 +47,8 @@ export function makeSummary(rec: ItemRecord, expanded: Set<string>): void {
     path: h("code", "dnb-summary-path"),
     openBtn: asksKernel(smallButton("dnb-btn dnb-summary-open", "Open history file")),
     auto: expanded.has(rec.key),
+    expanded,
+    key: rec.key,
   };
   rec.summary = s;
   const meta = h("span", "dnb-summary-meta");
@@ -41,12 +58,7 @@ export function makeSummary(rec: ItemRecord, expanded: Set<string>): void {
   const body = (rec.body = h("div", "dnb-summary-text"));
   s.details.append(ownKeys(h("summary", "dnb-summary-toggle", "Summary")), body);
   s.details.open = s.auto;
-  s.details.addEventListener("toggle", () => {
-    if (s.details.open === s.auto) return; // the fold this code set (the search opens it)
-    s.auto = s.details.open;
-    if (s.details.open) expanded.add(rec.key);
-    else expanded.delete(rec.key);
-  });
+  s.details.addEventListener("toggle", () => noteSummaryChoice(s));
   s.history.append(s.openBtn, s.path);
   rec.el.setAttribute("role", "article");
   rec.el.setAttribute("aria-label", "Context summarized");

@@ -26,22 +26,29 @@ export function makeThinking(rec: ItemRecord, expanded: Set<string>): void {
   details.append(toggle, rec.body);
   const parts: ThinkingParts = { details, auto: false, closed: false, expanded, held: false };
   rec.thinking = parts;
-  details.addEventListener("toggle", () => {
-    if (details.open === parts.auto) return; // the fold this code set
-    parts.auto = details.open;
-    parts.closed = !details.open;
-    if (!details.open) parts.held = false; // closed by the reader while the search held it open
-    if (details.open) expanded.add(rec.key);
-    else expanded.delete(rec.key);
-  });
+  details.addEventListener("toggle", () => noteReaderChoice(parts, rec.key));
   rec.el.setAttribute("role", "note");
   rec.el.setAttribute("aria-label", "Thinking");
   rec.el.append(details);
 }
 
+/** Keeps the reader's toggle of the fold, if the fold is not as this code last set it. */
+function noteReaderChoice(parts: ThinkingParts, key: string): void {
+  const { details } = parts;
+  if (details.open === parts.auto) return; // the fold this code set
+  parts.auto = details.open;
+  parts.closed = !details.open;
+  if (!details.open) parts.held = false; // closed by the reader while the search held it open
+  if (details.open) parts.expanded.add(key);
+  else parts.expanded.delete(key);
+}
+
 /** Opens or folds the thinking for what it is now: streaming (`html` not yet there) or settled. */
 export function foldThinking(rec: ItemRecord): void {
   const parts = rec.thinking!;
+  // A click opens or closes the fold at once, but its toggle event comes in a later task: an
+  // update drawn in between must still count the reader's choice, not undo it.
+  noteReaderChoice(parts, rec.key);
   const streaming = typeof rec.f.html !== "string";
   const open = parts.held || parts.expanded.has(rec.key) || (streaming && !parts.closed);
   rec.el.toggleAttribute("data-streaming", streaming);

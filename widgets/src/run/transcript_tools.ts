@@ -15,6 +15,7 @@ import { isObj, list, str } from "../lib/text";
 import { BOOKKEEPING_TOOLS } from "../schema";
 import { CURRENT, HIT, markText, matchWords, step, unmark } from "./highlight";
 import type { ItemRecord } from "./record";
+import { noteSummaryChoice } from "./summary_card";
 import { foldThinking } from "./thinking_card";
 import { setExpanded } from "./tool_card";
 import type { Entry } from "./transcript";
@@ -67,6 +68,7 @@ function openCard(rec: ItemRecord): boolean {
     rec.thinking.held = true;
     foldThinking(rec);
   } else if (rec.summary) {
+    noteSummaryChoice(rec.summary);
     rec.summary.auto = true;
     rec.summary.details.open = true;
   }
@@ -75,13 +77,13 @@ function openCard(rec: ItemRecord): boolean {
 
 /** Gives a card the search opened back the state its reader left it in (`expanded`). */
 function restoreCard(rec: ItemRecord, expanded: Set<string>): void {
+  if (rec.summary) noteSummaryChoice(rec.summary);
   const open = expanded.has(rec.key);
   if (rec.tool && rec.tool.open !== open) setExpanded(rec, open);
   else if (rec.thinking) {
     rec.thinking.held = false;
     foldThinking(rec);
-  }
-  else if (rec.summary && rec.summary.details.open !== open) {
+  } else if (rec.summary && rec.summary.details.open !== open) {
     rec.summary.auto = open;
     rec.summary.details.open = open;
   }
