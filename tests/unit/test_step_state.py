@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
+from deepagents import create_deep_agent
 from langchain_core.messages import AIMessage
 from langgraph.graph import END, START, StateGraph
+from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 import deepnb
@@ -177,6 +179,25 @@ def test_an_update_the_state_cannot_take_is_one_line_and_forks_nothing(update: A
         bench.fork(thread, 1, update=update)
     assert "\n" not in str(refused.value)
     assert [t.thread_id for t in bench.threads()] == [thread]
+
+
+class Forecast(BaseModel):
+    city: str
+    degrees: int
+
+
+def test_the_structured_response_is_read_and_given_as_plain_data() -> None:
+    call = {"name": "Forecast", "args": {"city": "Oslo", "degrees": 4}}
+    model = scripted({"main": [{"tool_calls": [call]}]})
+    bench = deepnb.attach(create_deep_agent(model=model, response_format=Forecast), unique("forecast"))
+    run = bench.run("Weather in Oslo?")
+    assert run.wait(WAIT).status == "done", run.error
+    state = bench.state(run.thread_id)
+    assert state.structured_response == Forecast(city="Oslo", degrees=4)
+    assert state.to_dict()["structured_response"] == {"city": "Oslo", "degrees": 4}
+    assert "Structured response" in repr(state) and "Oslo" in repr(state)
+    (change,) = (c for c in bench.diff(run.thread_id, 0, 1).other if c[0] == "structured_response")
+    assert change[1] == "—" and "Oslo" in change[2]
 
 
 class Counter(TypedDict):
