@@ -151,6 +151,19 @@ def test_a_new_prompt_on_an_edited_fork_reads_the_edit(researched: tuple[Any, st
     assert "May" in _reads(bench, forked)[-1] and "June" in _reads(bench, thread)[-1]
 
 
+def test_a_saved_thread_is_read_and_forked_edited_by_another_agent_on_its_file(tmp_path: Path) -> None:
+    bench = _bench("sqlite", tmp_path)
+    thread = _done(bench, "Research the launch").thread_id
+    again = deepnb.agent(
+        name=unique("again"), model=scripted(SCRIPT), checkpointer=f"sqlite:{tmp_path / 'threads.db'}"
+    )
+    assert again.state(thread, 2).values == bench.state(thread, 2).values
+    assert again.diff(thread, 1).to_dict() == bench.diff(thread, 1).to_dict()
+    forked = again.fork(thread, 1, update={"files": {"/notes.md": RIGHT}})
+    assert again.resume(forked).wait(WAIT).status == "done"
+    assert "May" in _reads(bench, forked)[0]  # the fork is saved in the file, read by the first agent too
+
+
 def test_an_edited_message_replaces_the_one_with_its_id(researched: tuple[Any, str]) -> None:
     bench, thread = researched
     last = bench.state(thread, 3).messages[-1]
