@@ -260,9 +260,15 @@ def test_a_plain_graph_has_its_own_keys_at_each_step_and_forks_edited() -> None:
     assert len(bench.threads()) == 2  # the thread and the one good fork
 
 
-def test_model_text_in_a_state_and_a_diff_is_escaped(researched: tuple[Any, str]) -> None:
+def test_model_text_in_a_state_and_a_diff_is_escaped_and_secrets_redacted(
+    researched: tuple[Any, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     bench, thread = researched
-    forked = bench.fork(thread, 3, update={"files": {"/x<script>.md": "<script>alert(1)</script>"}})
+    secret = "sk-state-0123456789abcdef0123"
+    monkeypatch.setenv("ACME_API_KEY", secret)
+    forked = bench.fork(thread, 3, update={"files": {"/x<script>.md": f"<script>alert(1)</script> {secret}"}})
+    for shown in (bench.state(forked), bench.diff(forked, 0, 3)):
+        assert secret not in repr(shown) + shown._repr_html_()
     for shown in (bench.state(forked), bench.diff(thread, 0, 3), bench.diff(forked, 0, 3)):
         html = shown._repr_html_()
         assert "<img" not in html and "<script" not in html and "<b>June" not in html
