@@ -25,11 +25,16 @@ def pairs(snapshots: Sequence[Any]) -> Iterator[tuple[Any, Any | None]]:
 
 def as_node(snapshots: Sequence[Any], index: int) -> str:
     """The node a copy of ``snapshots[index]`` is written as, so that the same nodes run next:
-    the first node that wrote it, or, for a step written from outside (a file the notebook
+    the first node that wrote it; for a fork's checkpoint, the node it was written as (its
+    metadata says: no task before it did); for a step written from outside (a file the notebook
     wrote), the node that wrote the step before."""
-    while index + 1 < len(snapshots) and not snapshots[index + 1].tasks:
+    while True:
+        written_as = (snapshots[index].metadata or {}).get(FORK_NODE)
+        if isinstance(written_as, str) and written_as:
+            return written_as
+        if index + 1 >= len(snapshots) or snapshots[index + 1].tasks:
+            return writer(snapshots[index + 1] if index + 1 < len(snapshots) else None).split(", ")[0]
         index += 1
-    return writer(snapshots[index + 1] if index + 1 < len(snapshots) else None).split(", ")[0]
 
 
 def writer(older: Any | None) -> str:
@@ -120,6 +125,9 @@ def speaks_messages(snapshots: Sequence[Any]) -> bool:
 FORKED_AT = "deepnb_step"
 """The checkpoint metadata a fork is written with: the step it copies, which a graph without
 messages cannot tell from its values."""
+FORK_NODE = "deepnb_node"
+"""The checkpoint metadata naming the node a fork's checkpoint was written as: a fork of that
+fork is written as the same node, so the same nodes run next."""
 
 
 def node_steps(snapshots: Sequence[Any]) -> list[int]:
@@ -216,10 +224,11 @@ def steps_range(points: Mapping[int, int]) -> str:
     return f"{low}" if low == high else f"from {low} to {high}"
 
 
-def pick(snapshots: Sequence[Any], at: int | str, *, thread: str, agent: str) -> int:
+def pick(snapshots: Sequence[Any], at: int | str, *, thread: str, agent: str, reading: bool = False) -> int:
     """Where in ``snapshots`` a fork starts: step ``at`` (a number, or its digits: see
     :func:`fork_points`) or the checkpoint with id ``at``; one line naming the valid steps where
-    there is none, or where the checkpoint holds a run's input the agent has not read yet."""
+    there is none, or (unless only ``reading`` it) where the checkpoint holds a run's input the
+    agent has not read yet."""
     if not snapshots:
         raise DeepnbError(f"Agent {agent!r} has no thread {thread!r}: %deepagent threads lists its threads.")
     wanted = str(at).strip()
@@ -235,7 +244,7 @@ def pick(snapshots: Sequence[Any], at: int | str, *, thread: str, agent: str) ->
     for index, snapshot in enumerate(snapshots):
         checkpoint_id = str((snapshot.config or {}).get("configurable", {}).get("checkpoint_id", ""))
         if wanted == checkpoint_id:
-            if (snapshot.metadata or {}).get("source") == "input":
+            if (snapshot.metadata or {}).get("source") == "input" and not reading:
                 raise DeepnbError(
                     f"Checkpoint {wanted} of thread {thread!r} holds a prompt the agent has not read yet: "
                     "fork at the checkpoint after it (with it) or before it "
@@ -247,6 +256,17 @@ def pick(snapshots: Sequence[Any], at: int | str, *, thread: str, agent: str) ->
         f"Thread {thread!r} has no step or checkpoint {wanted!r}: {where} (%deepagent history -t {thread} "
         "lists them)."
     )
+
+
+def step_before(snapshots: Sequence[Any], at: int | str, index: int) -> int | None:
+    """Where in ``snapshots`` the state before ``at`` (found at ``index`` by :func:`pick`) is:
+    for a step, the step before it (``None``: it is the thread's first, which began from an
+    empty state); for a checkpoint id, the checkpoint before it."""
+    wanted = str(at).strip()
+    if wanted.lstrip("-").isdigit():
+        earlier = [step for step in fork_points(snapshots) if step < int(wanted)]
+        return fork_points(snapshots)[max(earlier)] if earlier else None
+    return index + 1 if index + 1 < len(snapshots) else None
 
 
 def in_words(changes: Sequence[str], waiting: Sequence[str] = ()) -> str:

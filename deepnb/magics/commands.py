@@ -370,13 +370,92 @@ def forked_line(new: str, origin: str, at: str, waiting: tuple[str, ...] = (), *
     )
 
 
-def fork(args: Any) -> ForkedThread:
+def thread_and_steps(
+    workbench: Session, option: str | None, words: list[str | None], most: int, *, command: str
+) -> tuple[str, list[str]]:
+    """The thread and the steps a subcommand's words name (``THREAD STEP``, ``STEP`` with
+    ``-t THREAD`` or on the current thread): the steps are the last words, a word before them
+    (or a lone word that is one of the agent's threads) names the thread."""
+    given = [word for word in words if word is not None]
+    if option:
+        if len(given) > most:
+            raise DeepnbError(
+                f"%deepagent {command}: -t {option} names the thread, so give at most {most} step(s)."
+            )
+        return option, given
+    if len(given) > most or (given and _is_thread(workbench, given[0])):
+        return given[0], given[1:]
+    return workbench.current_thread, given
+
+
+def _is_thread(workbench: Session, word: str) -> bool:
+    if word.strip().lstrip("-").isdigit():
+        return False
+    return word in {t.thread_id for t in workbench.threads()}
+
+
+def update_variable(name: str | None, namespace: dict[str, Any]) -> dict[str, Any] | None:
+    """``--update VAR``: the dict of state keys in ``VAR`` (``None`` without the option)."""
+    if name is None:
+        return None
+    if name not in namespace:
+        raise DeepnbError(
+            f"No variable named {name!r}: --update takes a variable that holds a dict of state keys, "
+            "e.g. edit = {'files': {'/notes.md': 'text'}}."
+        )
+    value = namespace[name]
+    if not isinstance(value, dict):
+        raise DeepnbError(
+            f"{name} holds a {type(value).__name__}: --update takes a dict of state keys, "
+            "e.g. {'files': {'/notes.md': 'text'}}."
+        )
+    return value
+
+
+def fork(args: Any, namespace: dict[str, Any] | None = None) -> ForkedThread:
     workbench: Session = wb.get(args.agent, build=False)
-    thread = args.thread or workbench.current_thread
+    thread, steps = thread_and_steps(
+        workbench, args.thread, [args.thread_word, args.step_word], 1, command="fork"
+    )
+    if steps and args.at:
+        raise DeepnbError(f"%deepagent fork: give the step once, as STEP or --at {args.at}, not both.")
+    at = steps[0] if steps else args.at
+    if at is None:
+        raise DeepnbError(
+            "%deepagent fork needs a step: %deepagent fork THREAD STEP (or -t THREAD --at STEP)."
+        )
+    update = update_variable(args.update, namespace or {})
     _known_thread(workbench, thread)
-    forked = ForkedThread(workbench.fork(thread, step_or_checkpoint(args.at)))
-    forked.line = forked_line(forked, thread, args.at, waiting_at(workbench, thread, args.at), prompt=False)
+    forked = ForkedThread(workbench.fork(thread, step_or_checkpoint(at), update))
+    forked.line = forked_line(forked, thread, at, waiting_at(workbench, thread, at), prompt=False)
+    if update:
+        forked.line += f" Its state was updated with {', '.join(update)} from {args.update}."
     return forked
+
+
+def state(args: Any) -> Any:
+    """A thread's state at a step (now, without one)."""
+    workbench: Session = wb.get(args.agent, build=False)
+    thread, steps = thread_and_steps(
+        workbench, args.thread, [args.thread_word, args.step_word], 1, command="state"
+    )
+    _known_thread(workbench, thread)
+    return workbench.state(thread, step_or_checkpoint(steps[0]) if steps else None)
+
+
+def diff(args: Any) -> Any:
+    """What changed in a thread's state between two steps (or what one step did)."""
+    workbench: Session = wb.get(args.agent, build=False)
+    thread, steps = thread_and_steps(
+        workbench, args.thread, [args.thread_word, args.a, args.b], 2, command="diff"
+    )
+    if not steps:
+        raise DeepnbError(
+            "%deepagent diff needs a step: %deepagent diff THREAD A [B] (no B: what step A did)."
+        )
+    _known_thread(workbench, thread)
+    at = [step_or_checkpoint(step) for step in steps]
+    return workbench.diff(thread, at[0], at[1] if len(at) > 1 else None)
 
 
 def new(args: Any) -> Message:

@@ -95,6 +95,8 @@ class DeepnbMagics(Magics):
             return commands.use(args)
         if name == "agents":
             return commands.agents()
+        if name == "fork":
+            return commands.fork(args, self._user_ns)
         if name == "map":
             return _mapping().start_map(args, "", self._user_ns)
         if name == "eval":

@@ -256,14 +256,46 @@ def history(line: str) -> None:
 
 @magic_arguments(name="deepagent fork")
 @argument(
+    "thread_word", nargs="?", metavar="THREAD", help="The thread to fork (or -t THREAD; default: current)."
+)
+@argument("step_word", nargs="?", metavar="STEP", help="The step to fork at (or --at STEP).")
+@argument(
     "--at",
-    required=True,
     metavar="STEP",
     help="The step to fork at (as history and the run view number them), or a checkpoint id.",
 )
+@argument(
+    "--update",
+    metavar="VAR",
+    help="A variable holding a dict of state keys written into the fork as the step's node would have "
+    "(files as text: {'files': {'/notes.md': 'text'}}).",
+)
 @_common
 def fork(line: str) -> None:
-    """Make a new thread from a thread's checkpoint; prints (and returns) the new thread id."""
+    """Make a new thread from a thread's checkpoint, edited with --update; prints (and returns) the
+    new thread id."""
+
+
+@magic_arguments(name="deepagent state")
+@argument("thread_word", nargs="?", metavar="THREAD", help="The thread (or -t THREAD; default: current).")
+@argument("step_word", nargs="?", metavar="STEP", help="The step or checkpoint id (default: now).")
+@_common
+def state(line: str) -> None:
+    """Show a thread's state at a step: messages, todos, files, other keys."""
+
+
+@magic_arguments(name="deepagent diff")
+@argument("thread_word", nargs="?", metavar="THREAD", help="The thread (or -t THREAD; default: current).")
+@argument("a", nargs="?", metavar="A", help="The step (or checkpoint id) to compare from; 0: the start.")
+@argument(
+    "b",
+    nargs="?",
+    metavar="B",
+    help="The step to compare to (default: what step A did, from the step before).",
+)
+@_common
+def diff(line: str) -> None:
+    """Show what changed in a thread's state between two steps."""
 
 
 @magic_arguments(name="deepagent approvals")
@@ -397,7 +429,9 @@ SUMMARIES = {
     "stop": "Stop the run on a thread.",
     "steer": "Give the running agent a message for its next model call: %deepagent steer TEXT.",
     "history": "Show a thread's steps (the numbers --at takes) and what each did; --all: every checkpoint.",
-    "fork": "Make a new thread from a thread's step: %deepagent fork -t THREAD --at STEP.",
+    "fork": "Make a new thread from a thread's step: %deepagent fork THREAD STEP [--update VAR].",
+    "state": "Show a thread's state at a step (messages, todos, files, other keys).",
+    "diff": "Show what changed between two steps: %deepagent diff THREAD A [B] (no B: what A did).",
     "approvals": "Show the approvals a thread waits for (also after a restart).",
     "resume": "Resume a thread: pending approvals, or a failed or stopped run.",
     "extension": "Load the extension(s) at PATH (a file or a folder).",
@@ -429,6 +463,8 @@ SUBCOMMANDS: dict[str, Command] = {
     "steer": steer,
     "history": history,
     "fork": fork,
+    "state": state,
+    "diff": diff,
     "approvals": approvals,
     "resume": resume,
     "extension": extension,
@@ -629,6 +665,12 @@ def _entry(head: str, text: str, *, column: int) -> list[str]:
     return heads + body
 
 
+def _positional(action: argparse.Action) -> str:
+    """A positional argument as the help writes it: its metavar (``[PATH]`` when optional)."""
+    name = action.metavar if isinstance(action.metavar, str) else action.dest.upper()
+    return f"[{name}]" if action.nargs == "?" else name
+
+
 def usage() -> str:
     """The help text: the cell magic's options and each subcommand with its options, wrapped at
     word boundaries to :data:`HELP_WIDTH` columns."""
@@ -640,7 +682,7 @@ def usage() -> str:
             lines += _entry(flags + meta, str(action.help), column=31)
     lines += ["", "%deepagent SUBCOMMAND [options]:"]
     for name, func in SUBCOMMANDS.items():
-        words = [a.dest.upper() for a in func.parser._actions if not a.option_strings]
+        words = [_positional(a) for a in func.parser._actions if not a.option_strings]
         options = " ".join(
             f"[{a.option_strings[0]}]" for a in func.parser._actions if a.option_strings and a.dest != "help"
         )

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 from deepnb.core.errors import DeepnbError
 from deepnb.core.graphs.context import context_for
 from deepnb.core.graphs.inputs import input_for, input_line
+from deepnb.core.graphs.updates import FILES, check_update, holds_file_data, state_keys
 from deepnb.core.loop import in_engine_thread, run_sync
 from deepnb.core.schema import ENDED
 from deepnb.core.threads import locks as thread_locks
@@ -25,10 +26,21 @@ from deepnb.core.threads.reading import read_history, read_state
 from deepnb.engine.anatomy import Anatomy
 from deepnb.engine.approvals import ApprovalRequest
 from deepnb.engine.files.setup import FileSetup
-from deepnb.engine.history import FORKED_AT, INPUT, START, as_node, pick, steps_of
+from deepnb.engine.files.sources import file_data
+from deepnb.engine.history import (
+    FORK_NODE,
+    FORKED_AT,
+    INPUT,
+    START,
+    as_node,
+    pick,
+    step_before,
+    steps_of,
+)
 from deepnb.engine.mcp import McpServer
 from deepnb.engine.recording import kept
 from deepnb.engine.spec import AgentSpec
+from deepnb.engine.step_state import StateDiff, StepState, clip, diff_values
 from deepnb.engine.tree import SubagentNode, tree_from_messages
 from deepnb.session import claims
 from deepnb.session.files.files import Files
@@ -399,23 +411,38 @@ class GraphSession(ABC):
         config = {"configurable": {"thread_id": thread_id}}
         return run_sync(read_history(self.graph, config, agent=self.name))
 
-    def fork(self, thread_id: str, at: int | str) -> str:
+    def fork(self, thread_id: str, at: int | str, update: Mapping[str, Any] | None = None) -> str:
         """A new thread whose state is ``thread_id``'s at step ``at`` (a step number or a
         checkpoint id), with the same nodes to run next, so a run there goes on from that step;
-        returns its id. The original thread is untouched."""
+        returns its id. The original thread is untouched.
+
+        ``update`` (a dict of state keys) is then written into the fork as the node that wrote
+        that step would have written it (LangGraph's ``update_state(..., as_node=...)``: each
+        key through its reducer, and what runs next decided again), so ``resume`` or a new
+        prompt goes on from the edited state. Files may be given as text:
+        ``update={"files": {"/notes.md": "text"}}`` (``None`` deletes one). A key the state
+        does not have, or a value its key or reducer cannot take, is refused in one line and
+        nothing is forked."""
         self.check_thread(thread_id)
         snapshots = self._snapshots(thread_id)
         index = pick(snapshots, at, thread=thread_id, agent=self.name)
         target = snapshots[index]
+        values = dict(target.values or {})
+        if update is not None:
+            known = self._state_keys()
+            keys = None if known is None else sorted(set(known) | set(values))
+            check_update(self.graph, update, keys=keys, agent=self.name)
+            update = self._with_file_data(update, values)
         new = self._new_fork_thread(thread_id)
         step = steps_of(snapshots)[index]  # said in its metadata: a graph without messages has no other
-        config = {"configurable": {"thread_id": new}, "metadata": {FORKED_AT: step}}
-        values = dict(target.values or {})
         node = as_node(snapshots, index)
+        config = {"configurable": {"thread_id": new}, "metadata": {FORKED_AT: step, FORK_NODE: node}}
         if node == START and as_node(snapshots, index + 1) != INPUT:  # a later run's first step:
             # the start node writes only the input keys, so the rest goes in first, as the node
             # that ended the run before
-            run_sync(self.graph.aupdate_state(config, values, as_node=as_node(snapshots, index + 1)))
+            before = as_node(snapshots, index + 1)
+            first = {**config, "metadata": {FORKED_AT: step, FORK_NODE: before}}
+            run_sync(self.graph.aupdate_state(first, values, as_node=before))
         run_sync(self.graph.aupdate_state(config, values, as_node=node))
         made = self.read_state(new)
         if tuple(made.next or ()) != tuple(target.next or ()) or made.values != values:
@@ -424,7 +451,119 @@ class GraphSession(ABC):
                 f"Step {at} of thread {thread_id!r} cannot be copied exactly (its state or what runs next "
                 "would differ): fork at the step after it (%deepagent history lists them)."
             )
+        if update:
+            self._apply_update(new, config, update, node)
         return new
+
+    def _state_keys(self) -> list[str] | None:
+        """The keys of the agent's state (``None``: it does not say)."""
+        return state_keys(self.graph)
+
+    def _with_file_data(self, update: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+        """``update`` with each file given as text (or bytes) made the file dict deepagents keeps
+        in its state, where the state's files are such dicts."""
+        files = update.get(FILES)
+        if not isinstance(files, Mapping) or not holds_file_data(self.graph, values.get(FILES)):
+            return dict(update)
+        current = values.get(FILES) if isinstance(values.get(FILES), Mapping) else {}
+        assert isinstance(current, Mapping)
+        made = {
+            path: file_data(data, current.get(path)) if isinstance(data, str | bytes) else data
+            for path, data in files.items()
+        }
+        return {**update, FILES: made}
+
+    def _apply_update(
+        self, thread: str, config: dict[str, Any], update: Mapping[str, Any], node: str
+    ) -> None:
+        """Write ``update`` into the fork ``thread`` as ``node``; a reducer that refuses it
+        deletes the fork and says which key, in one line."""
+        try:
+            run_sync(self.graph.aupdate_state(config, dict(update), as_node=node))
+        except DeepnbError:
+            self._discard_thread(thread)
+            raise
+        except Exception as exc:
+            key = self._refused_key(config, update, node) if len(update) > 1 else next(iter(update))
+            self._discard_thread(thread)
+            reason = clip(" ".join(f"{type(exc).__name__}: {exc}".split()), 160)
+            raise DeepnbError(
+                f"Agent {self.name!r}'s state cannot take the update's {key!r}: its reducer refused it "
+                f"({reason}). Give a value of the shape that key's updates take; nothing was forked."
+            ) from None
+
+    def _refused_key(self, config: dict[str, Any], update: Mapping[str, Any], node: str) -> str:
+        """The first key of ``update`` the fork's state refuses alone (on a fork being deleted)."""
+        for key, value in update.items():
+            try:
+                run_sync(self.graph.aupdate_state(config, {key: value}, as_node=node))
+            except Exception:  # this one: its reducer cannot take it
+                return key
+        return ", ".join(update)
+
+    def state(self, thread_id: str | None = None, at: int | str | None = None) -> StepState:
+        """The thread's state values as they were at step ``at`` (a step number, as history
+        numbers them, or a checkpoint id; ``None``: now): messages, todos, files, the
+        structured response and the graph's other keys."""
+        thread = thread_id or self.current_thread
+        self.check_thread(thread)
+        snapshots = self._snapshots(thread)
+        index = self._located(snapshots, at, thread)
+        return self._step_state(snapshots, index, thread, at)
+
+    def diff(self, thread_id: str | None, a: int | str, b: int | str | None = None) -> StateDiff:
+        """What changed in the thread's state from step ``a`` to step ``b`` (step numbers or
+        checkpoint ids; ``0``: the empty state the thread began from): messages added, removed
+        or changed, todos, files (a line diff each) and the other keys. Without ``b``: what step
+        ``a`` did, from the step before it (or, for a checkpoint id, the checkpoint before)."""
+        thread = thread_id or self.current_thread
+        self.check_thread(thread)
+        snapshots = self._snapshots(thread)
+        if b is None:
+            after = self._located(snapshots, a, thread)
+            before = step_before(snapshots, a, after)
+            labels = (self._label(snapshots, before), self._label(snapshots, after, a))
+        else:
+            before = None if str(a).strip() == "0" else self._located(snapshots, a, thread)
+            after = self._located(snapshots, b, thread)
+            labels = (self._label(snapshots, before, a), self._label(snapshots, after, b))
+        old = (snapshots[before].values or {}) if before is not None else {}
+        return diff_values(old, snapshots[after].values or {}, thread=thread, agent=self.name, labels=labels)
+
+    def _located(self, snapshots: list[Any], at: int | str | None, thread: str) -> int:
+        if at is None:
+            if not snapshots:
+                raise DeepnbError(
+                    f"Agent {self.name!r} has no thread {thread!r}: %deepagent threads lists its threads."
+                )
+            return 0
+        return pick(snapshots, at, thread=thread, agent=self.name, reading=True)
+
+    @staticmethod
+    def _label(snapshots: list[Any], index: int | None, at: int | str | None = None) -> str:
+        """``step 3``, ``checkpoint 1f0… (step 3)``, or ``the start`` (``index`` ``None``)."""
+        if index is None:
+            return "the start"
+        step = steps_of(snapshots)[index]
+        if at is not None and not str(at).strip().lstrip("-").isdigit():
+            return f"checkpoint {str(at).strip()} (step {step})"
+        return f"step {step}"
+
+    def _step_state(self, snapshots: list[Any], index: int, thread: str, at: int | str | None) -> StepState:
+        snapshot = snapshots[index]
+        wanted: int | str | None = at
+        if at is not None and str(at).strip().lstrip("-").isdigit():
+            wanted = int(str(at).strip())
+        return StepState(
+            thread=thread,
+            agent=self.name,
+            step=steps_of(snapshots)[index],
+            checkpoint_id=str((snapshot.config or {}).get("configurable", {}).get("checkpoint_id", "")),
+            created_at=str(snapshot.created_at or ""),
+            next=tuple(snapshot.next or ()),
+            values=dict(snapshot.values or {}),
+            at=wanted,
+        )
 
     def _new_fork_thread(self, thread_id: str) -> str:
         """The id of the thread a fork of ``thread_id`` is written to (a server makes it first)."""

@@ -24,6 +24,7 @@ from deepnb.engine.history import (
     pairs,
     steps_of,
 )
+from deepnb.engine.step_state import StateDiff, StepState
 from deepnb.engine.tree import SubagentNode
 from deepnb.session.files.files import Files
 from deepnb.session.run import Run
@@ -262,9 +263,21 @@ class Session(Protocol):
         and node that wrote it and what changed; drawn as one row per step."""
         ...
 
-    def fork(self, thread_id: str, at: int | str) -> str:
+    def fork(self, thread_id: str, at: int | str, update: Mapping[str, Any] | None = None) -> str:
         """A new thread from ``thread_id``'s state at step ``at`` (a step number or a checkpoint
-        id), the same nodes to run next; returns its id. The original thread is untouched."""
+        id), the same nodes to run next; returns its id. The original thread is untouched.
+        ``update`` (a dict of state keys; files may be text) is written into the fork as the
+        step's node would have written it."""
+        ...
+
+    def state(self, thread_id: str | None = None, at: int | str | None = None) -> StepState:
+        """A thread's state values at step ``at`` (a step number or a checkpoint id; ``None``:
+        now)."""
+        ...
+
+    def diff(self, thread_id: str | None, a: int | str, b: int | str | None = None) -> StateDiff:
+        """What changed in a thread's state from step ``a`` to step ``b`` (without ``b``: what
+        step ``a`` did)."""
         ...
 
     def files(self, thread_id: str | None = None) -> Files:

@@ -10,6 +10,7 @@ from deepnb.core.displayable import Renderer, register
 from deepnb.engine.anatomy import Anatomy
 from deepnb.engine.interpreter import Interpreter
 from deepnb.engine.state import RunState
+from deepnb.engine.step_state import StateDiff, StepState
 from deepnb.engine.tree import SubagentNode
 from deepnb.extensions.report import Listing
 from deepnb.many.batch import Batch
@@ -53,6 +54,7 @@ from deepnb.views.live import batch_live, comparison_live, experiment_live, file
 from deepnb.views.output import run_bundle, show_run
 from deepnb.views.run.snapshot import snapshot_bundle
 from deepnb.views.run.subagent_tree import tree_html, tree_text
+from deepnb.views.state_view import diff_html, diff_text, state_html, state_text
 from deepnb.views.styles import inline
 
 
@@ -87,6 +89,8 @@ RENDERERS: dict[type, Renderer] = {
     RunRecord: Renderer(text=record_text, html=record_html),
     History: Renderer(text=history_text, html=_inlined(history_html)),
     Dataset: Renderer(text=dataset_text, html=_inlined(dataset_html)),
+    StepState: Renderer(text=state_text, html=state_html),
+    StateDiff: Renderer(text=diff_text, html=diff_html),
 }
 
 

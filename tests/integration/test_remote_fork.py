@@ -86,3 +86,38 @@ def test_a_fork_of_a_served_graph_without_messages_numbers_on_from_the_step_it_c
     assert again.status == "done", again.error
     assert steps_words(again.state.progress()) == "2 steps (4–5)"
     assert list(bench.history(forked).fork_at) == [3, 4, 5]
+
+
+def test_a_served_threads_state_diff_and_an_edited_fork(agent_server: AgentServer) -> None:
+    """The state at a step, what a step changed, and a fork edited before it runs on, through
+    the server's thread-state API; an update naming a key the served state lacks is one line."""
+    bench = connect(agent_server)
+    run = bench.run("Plan the launch", new_thread=True)
+    run.pending[0].approve()
+    assert run.wait(WAIT).status == "done", run.error
+    thread = run.thread_id
+    history = bench.history(thread)
+    written = max(history.fork_at)  # the last step: the notes written
+    state = bench.state(thread, written)
+    assert state.files == {"/notes.md": "Launch: May\n"} and [t["status"] for t in state.todos]
+    assert state.checkpoint_id == history.fork_at[written]
+    wrote = next(s for s in history.fork_at if bench.diff(thread, s).files)
+    (notes,) = bench.diff(thread, wrote).files
+    assert (notes.path, notes.kind) == ("/notes.md", "added") and "+Launch: May" in notes.lines
+
+    forked = bench.fork(thread, written, update={"files": {"/notes.md": "Launch: June\n"}})
+    assert bench.state(forked).files == {"/notes.md": "Launch: June\n"}
+    assert bench.state(thread).files == {"/notes.md": "Launch: May\n"}  # the original untouched
+    with pytest.raises(DeepnbError, match=r"has no state key 'nope': its keys are ") as refused:
+        bench.fork(thread, written, update={"nope": 1})
+    assert "files" in str(refused.value) and "\n" not in str(refused.value)
+
+    counter = deepnb.connect(agent_server.url, "counter", name=unique("counter"))
+    first = counter.start({"n": 1}, new_thread=True).wait(WAIT)
+    assert first.status == "done", first.error
+    assert counter.state(first.thread_id, 1).values == {"n": 2}
+    assert counter.diff(first.thread_id, 2).other == (("n", "2", "4"),)
+    edited = counter.fork(first.thread_id, 1, update={"n": 10})  # as "add" would have written it
+    going_on = counter.resume(edited).wait(WAIT)
+    assert going_on.status == "done", going_on.error
+    assert counter.state_values(edited) == {"n": 20} and counter.state_values(first.thread_id) == {"n": 4}

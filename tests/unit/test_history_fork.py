@@ -154,3 +154,19 @@ def test_run_at_a_step_goes_on_a_fork_with_the_new_prompt() -> None:
     assert workbench.history(run.thread_id) == original
     with pytest.raises(DeepnbError, match="not both"):
         workbench.start("x", new_thread=True, at=1)
+
+
+@pytest.mark.parametrize("step", [3, 6])
+def test_a_fork_forks_again_at_the_step_it_copies(step: int) -> None:
+    """A fork's checkpoint has no task before it that says which node wrote it: forked again
+    there, it is written as the node its own copy was written as."""
+    workbench = deepnb.agent(name=unique("forkfork"), model="demo:quickstart")
+    run = _done(workbench, "Write a brief about tide pools")
+    first = workbench.fork(run.thread_id, step)
+    second = workbench.fork(first, step)
+    copied, again = workbench.read_state(first), workbench.read_state(second)
+    assert (again.values, again.next) == (copied.values, copied.next)
+    if step == 3:
+        going_on = workbench.resume(second).wait(WAIT)
+        assert going_on.status == "done", going_on.error
+        assert _answer(workbench, second) == _answer(workbench, run.thread_id)

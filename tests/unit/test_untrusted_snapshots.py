@@ -17,6 +17,7 @@ import deepnb
 from deepnb.engine.anatomy import Anatomy
 from deepnb.engine.interpreter import Interpreter
 from deepnb.engine.state import RunState
+from deepnb.engine.step_state import StateDiff, StepState
 from deepnb.engine.tree import SubagentNode
 from deepnb.extensions.report import Listing
 from deepnb.many.batch import Batch
@@ -110,6 +111,8 @@ def kinds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "subagent tree": lambda: run.tree._repr_html_(),
         "todos": lambda: TodoList(run.todos, "Todos")._repr_html_(),
         "anatomy": lambda: research.inspect()._repr_html_(),
+        "step state": lambda: research.state(run.thread_id, 2)._repr_html_(),
+        "state diff": lambda: research.diff(run.thread_id, 0, 3)._repr_html_(),
     }
     return {name: make() for name, make in makers.items()}
 
@@ -129,6 +132,8 @@ KINDS = (
     "subagent tree",
     "todos",
     "anatomy",
+    "step state",
+    "state diff",
 )
 
 
@@ -221,6 +226,8 @@ def test_every_kind_deepnb_registers_a_display_for_is_checked_here() -> None:
         Files: "thread files",
         SubagentNode: "subagent tree",
         Anatomy: "anatomy",
+        StepState: "step state",
+        StateDiff: "state diff",
     }
     # JupyterLab's table styles draw them
     plain_tables = {Interpreter, Listing, ComparisonTable, History, Dataset}

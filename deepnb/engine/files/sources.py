@@ -99,9 +99,13 @@ def _state_entry(path: str, data: Mapping[str, Any]) -> Entry:
     return Entry(path, size=size, modified_at=data.get("modified_at"))
 
 
-def _file_data(data: bytes, previous: Mapping[str, Any] | None) -> FileData:
+def file_data(data: str | bytes, previous: Mapping[str, Any] | None = None) -> FileData:
+    """``data`` as deepagents keeps a file in its state (UTF-8 text, else base64), keeping when
+    the file ``previous`` was created."""
     from deepagents.backends.utils import create_file_data  # noqa: PLC0415  # lazy: heavy
 
+    if isinstance(data, str):
+        data = data.encode("utf-8")
     try:
         content, encoding = data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
@@ -163,7 +167,7 @@ class StateSource:
 
     async def write_bytes(self, path: str, data: bytes) -> None:
         previous = (await self._files()).get(path)
-        await self.graph.aupdate_state(self.config, {"files": {path: _file_data(data, previous)}})
+        await self.graph.aupdate_state(self.config, {"files": {path: file_data(data, previous)}})
 
     async def delete(self, path: str) -> None:
         if path not in await self._files():

@@ -217,3 +217,20 @@ async def input_keys_of(client: Any, assistant_id: str) -> tuple[str, ...]:
         if isinstance(properties, Mapping):
             return tuple(str(key) for key in properties)
     return ()
+
+
+async def state_keys_of(client: Any, assistant_id: str) -> list[str] | None:
+    """The keys of the assistant's state, as the server's schema of it says (``None`` when it
+    does not say): what a state update may name."""
+    try:
+        schemas = await client.assistants.get_schemas(assistant_id)
+    except Exception:  # a server without schemas: the server itself judges an update
+        log.debug("deepnb: the server gave no schemas for %s", assistant_id, exc_info=True)
+        return None
+    found: set[str] = set()
+    for name in ("state_schema", "input_schema", "output_schema"):
+        schema = schemas.get(name) if isinstance(schemas, Mapping) else None
+        properties = schema.get("properties") if isinstance(schema, Mapping) else None
+        if isinstance(properties, Mapping):
+            found |= {str(key) for key in properties}
+    return sorted(found) or None

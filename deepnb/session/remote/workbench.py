@@ -26,7 +26,7 @@ from deepnb.engine.mcp import McpServer
 from deepnb.session.graph_session import GraphSession
 from deepnb.session.protocol import ThreadInfo
 from deepnb.session.remote import shapes
-from deepnb.session.remote.client import Server, explain
+from deepnb.session.remote.client import Server, explain, state_keys_of
 from deepnb.session.remote.graph import Join, ServerGraph
 from deepnb.session.run import Run
 
@@ -69,6 +69,7 @@ class RemoteWorkbench(GraphSession):
         self.assistant_id = str(assistant["assistant_id"])
         self.graph_id = str(assistant.get("graph_id") or self.assistant_id)
         graph = ServerGraph(server, client, self.assistant_id, graph_id=self.graph_id, input_keys=input_keys)
+        self._keys: list[str] | None = None
         super().__init__(
             name,
             graph,
@@ -225,6 +226,12 @@ class RemoteWorkbench(GraphSession):
         except Exception as exc:
             raise explain(exc, self.server, doing="making the fork's thread") from None
         return new
+
+    def _state_keys(self) -> list[str] | None:
+        """The keys of the assistant's state, as its server's schemas say (read once)."""
+        if self._keys is None:
+            self._keys = run_sync(state_keys_of(self.graph.client, self.assistant_id)) or []
+        return self._keys or None
 
     def _discard_thread(self, thread_id: str) -> None:
         try:
