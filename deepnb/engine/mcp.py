@@ -28,6 +28,7 @@ import concurrent.futures
 import contextlib
 import os
 import re
+import shutil
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
@@ -201,10 +202,20 @@ def _for_adapters(connection: Mapping[str, Any]) -> dict[str, Any]:
     under the guard (POSIX: Windows has ``mcp``'s job objects), which keeps its command, args,
     env and cwd."""
     adapted = {k: v for k, v in connection.items() if k not in DEEPNB_KEYS}
-    if adapted.get("transport") == "stdio" and os.name == "posix" and sys.executable:
+    if adapted.get("transport") == "stdio" and os.name == "posix" and sys.executable and _found(adapted):
         adapted["args"] = ["-I", GUARD, "--", str(adapted["command"]), *adapted.get("args", ())]
         adapted["command"] = sys.executable
     return adapted
+
+
+def _found(connection: Mapping[str, Any]) -> bool:
+    """Whether a stdio connection's command may start: a bare name must be on the ``PATH`` the
+    server gets (one that is not starts unguarded, so its failure reads as the system's own)."""
+    command = str(connection.get("command", ""))
+    if os.sep in command:
+        return True
+    path = (connection.get("env") or {}).get("PATH") or os.environ.get("PATH")
+    return shutil.which(command, path=path) is not None
 
 
 def _address(url: str) -> str:
