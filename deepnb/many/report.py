@@ -207,7 +207,7 @@ def page(experiment: Experiment, *, threshold: float = stats.THRESHOLD) -> str:
     """The report of ``experiment`` as one HTML document (see the module's docstring)."""
     summary = experiment.summary(threshold=threshold)
     comparisons = [experiment.compare(a, b) for a, b in comparison_pairs(experiment)]
-    data = script_json({"name": experiment.name, **sample_data(experiment, threshold=threshold)})
+    data = script_json(sample_data(experiment, threshold=threshold))
     script = _asset("report.js")
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
     policy = (

@@ -126,13 +126,13 @@ def _run(experiment: Experiment, key: tuple[int, str, int], scorers: list[str]) 
 
 
 def sample_data(experiment: Experiment, *, threshold: float) -> dict[str, Any]:
-    """The page's data: the axes (``variants``, ``scorers``, ``epochs``, ``threshold``), ``rows``
-    (``i`` its index, ``t`` its input in one line, ``in`` / ``ref`` rendered) and ``runs`` (one
-    per planned run, in the experiment's order: ``r`` row, ``v`` variant index, ``e`` epoch,
-    ``s`` status; an ended one also ``a`` its answer rendered, ``o`` its structured output, ``x``
-    its error, ``sc`` its scores, tokens ``ti`` / ``to`` / ``tu``, cost ``c``, the judge's cost
-    ``sj``, seconds ``t``, cache hits ``ch``, attempts ``at``, transcript ``m``). Every string is
-    shown as deepnb shows text."""
+    """The page's data: the experiment's ``name``, the axes (``variants``, ``scorers``,
+    ``epochs``, ``threshold``), ``rows`` (``i`` its index, ``t`` its input in one line, ``in`` /
+    ``ref`` rendered) and ``runs`` (one per planned run, in the experiment's order: ``r`` row,
+    ``v`` variant index, ``e`` epoch, ``s`` status; an ended one also ``a`` its answer rendered,
+    ``o`` its structured output, ``x`` its error, ``sc`` its scores, tokens ``ti`` / ``to`` /
+    ``tu``, cost ``c``, the judge's cost ``sj``, seconds ``t``, cache hits ``ch``, attempts
+    ``at``, transcript ``m``). Every string is shown as deepnb shows text."""
     scorers = experiment.scorer_names()
     rows = [
         {"i": row.index, "t": _line(row.prompt), "in": rendered(row.prompt), "ref": rendered(row.reference)}
@@ -140,6 +140,7 @@ def sample_data(experiment: Experiment, *, threshold: float) -> dict[str, Any]:
     ]
     runs = [_run(experiment, key, scorers) for key in experiment.plan.all_keys()]
     data = {
+        "name": experiment.name,
         "variants": experiment.variants,
         "scorers": scorers,
         "epochs": experiment.plan.epochs,
