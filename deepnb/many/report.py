@@ -197,10 +197,14 @@ def _head_line(experiment: Experiment) -> str:
     done = sum(1 for r in records if r.status == "done")
     total = len(experiment.plan.all_keys())
     return (
-        f"{len(experiment.plan.rows)} rows × {len(experiment.variants)} variants × "
-        f"{experiment.plan.epochs} epochs: {done} of {total} runs done. Log: {experiment.path.name}. "
-        f"Written {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC."
+        f"{_count(len(experiment.plan.rows), 'row')} × {_count(len(experiment.variants), 'variant')} × "
+        f"{_count(experiment.plan.epochs, 'epoch')}: {done} of {total} runs done. "
+        f"Log: {experiment.path.name}. Written {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC."
     )
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'s' * (n != 1)}"
 
 
 def page(experiment: Experiment, *, threshold: float = stats.THRESHOLD) -> str:
