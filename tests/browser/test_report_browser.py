@@ -1,8 +1,8 @@
 """The experiment report opened from disk (``file://``) in headless Chromium, as whoever it was
 sent to opens it: its script runs under its own Content-Security-Policy with no console error,
-nothing is requested but the file itself, "failures only" leaves the failing rows, and a sample
+nothing is requested but the file itself, "failures only" leaves the failing rows, a sample
 view opens at the top on its row, variant and epoch with the judge's comment, and closes on
-Escape."""
+Escape; the text search narrows the matrix."""
 
 from __future__ import annotations
 
@@ -80,6 +80,13 @@ def test_the_report_opens_from_disk_filters_to_failures_and_opens_a_sample(
         expect(dialog.get_by_role("heading", level=2)).to_have_text("Row 1 · judged · epoch 0")
         page.keyboard.press("Escape")
         expect(dialog).to_be_hidden()
+
+        page.get_by_label("failures only").uncheck()
+        page.get_by_label("Search").fill("rome")  # an answer's text, in any case
+        expect(matrix.locator("tbody tr")).to_have_count(1)
+        expect(matrix.locator("tbody tr")).to_contain_text("q2")
+        page.get_by_label("Search").fill("")
+        expect(matrix.locator("tbody tr")).to_have_count(3)
     finally:
         context.close()
     assert problems == []
