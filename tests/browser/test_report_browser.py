@@ -78,6 +78,8 @@ def test_the_report_opens_from_disk_filters_to_failures_and_opens_a_sample(
 
         dialog.get_by_role("button", name="0", exact=True).click()  # the row's other epoch
         expect(dialog.get_by_role("heading", level=2)).to_have_text("Row 1 · judged · epoch 0")
+        page.keyboard.press("ArrowRight")  # the next sample the filters leave
+        expect(dialog.get_by_role("heading", level=2)).to_have_text("Row 1 · judged · epoch 1")
         page.keyboard.press("Escape")
         expect(dialog).to_be_hidden()
 
