@@ -78,13 +78,16 @@ def _score(index: int, given: Any) -> list[Any]:
 
 
 def _messages(record: RunRecord) -> list[list[str]]:
-    """The transcript's last messages as ``[role, text]``, a tool call as ``→ name(args)``."""
+    """The transcript's last messages as ``[role, text]``, a tool call as ``→ name(args)``; the
+    message that is the answer says so rather than carrying it again."""
     lines = []
     for message in record.messages[-MAX_MESSAGES:]:
         if not isinstance(message, Mapping):
             continue
         content = message.get("content")
         text = content if isinstance(content, str) else as_text(content)
+        if text and text == record.result and not message.get("tool_calls"):
+            text = "(the answer, shown above)"  # carried once, not twice
         for call in message.get("tool_calls") or ():
             if isinstance(call, Mapping):
                 function = call.get("function")
