@@ -203,6 +203,7 @@ bench: $(VENV)/.installed-test agent-server
 	$(BIN)/python bench/batch_display.py
 	$(BIN)/python bench/experiment.py
 	$(BIN)/python bench/evidence.py
+	$(BIN)/python bench/report.py
 
 # The newest versions pyproject.toml allows, frozen into constraints.txt (a throwaway virtualenv).
 constraints:

@@ -39,6 +39,7 @@ from deepnb.core.text.safe_display import safe_display
 from deepnb.core.tokens import TOKEN_COLUMNS
 from deepnb.many import log as logs
 from deepnb.many import log_claims, pricing, provenance, retrying, stats
+from deepnb.many import report as reports
 from deepnb.many.batch import WHOLE, Batch
 from deepnb.many.datasets import Row, check_given
 from deepnb.many.datasets import dataset as read_dataset
@@ -172,7 +173,7 @@ class Experiment(LiveDisplayable):
     read from
     the log); ``records`` the ended runs with their scores; ``wait()``, ``stop()``,
     ``to_pandas()``, ``summary()``, ``compare(a, b)``, ``rescore(scorers, replace=False)``,
-    ``grade(row, variant, epoch, score)``; ``path`` is the log."""
+    ``grade(row, variant, epoch, score)``, ``report(path)``; ``path`` is the log."""
 
     def __init__(
         self,
@@ -687,6 +688,14 @@ class Experiment(LiveDisplayable):
         """Write ``to_records()`` to a Parquet file, a row per run (pyarrow is optional: one line
         says how to get it); nested values (a structured output, a row's lists) are JSON text."""
         return records_parquet(self.to_records(), path, what="experiment")
+
+    def report(self, path: str | os.PathLike[str]) -> Path:
+        """Write the experiment as one self-contained HTML file to ``path`` and return its path:
+        the summary, the comparison with the baseline, the matrix with its filters (failures
+        only, scorer, variant, status, text search) and every sample's view, opened from disk
+        in any browser (no server, no network, no kernel); secrets redacted, every model text
+        escaped (:mod:`deepnb.many.report`)."""
+        return reports.write(self, path)
 
     # -- judging ----------------------------------------------------------------------------
 
