@@ -1149,10 +1149,3 @@ def load_experiment(path: str | os.PathLike[str]) -> Experiment:
     return Experiment(
         plan, scorers={}, path=Path(path), records=contents.runs, log_format=int(header["format"])
     )
-
-
-def experiments(folder: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
-    """The experiment logs under ``folder`` (default ``.deepnb/experiments``), the newest
-    first: ``path``, ``name``, ``created``, ``variants``, ``rows``, ``runs``, ``done`` and
-    ``error`` (why a log cannot be read; ``None`` for the others)."""
-    return logs.listing(Path(folder) if folder is not None else logs.FOLDER)

@@ -370,6 +370,12 @@ def compare_scorer(
     """``a`` against ``b`` on ``scorer``, paired by row: each row's score (its epochs reduced by
     ``reducer``) in ``a`` against the same row's in ``b``, over the rows both have a score for."""
     mine, theirs = row_scores(a, scorer, reducer, threshold), row_scores(b, scorer, reducer, threshold)
+    return compare_rows(scorer, mine, theirs)
+
+
+def compare_rows(scorer: str, mine: Mapping[int, float], theirs: Mapping[int, float]) -> ScorerComparison:
+    """Each row's one score in ``mine`` against the same row's in ``theirs`` (what
+    :func:`compare_scorer` compares once each side's epochs are reduced), over the rows both have."""
     rows = sorted(set(mine) & set(theirs))
     diffs = [round(mine[row] - theirs[row], DIGITS) for row in rows]
     wins = sum(1 for d in diffs if d > 0)

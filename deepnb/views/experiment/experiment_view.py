@@ -294,9 +294,13 @@ def comparison_text(comparison: VariantComparison) -> str:
 
 
 def comparison_html(comparison: VariantComparison) -> str:
+    return experiment_snapshot(comparison_body(comparison_table(comparison)), "Comparison of variants")
+
+
+def experiment_snapshot(body: str, label: str) -> str:
+    """``body`` (escaped HTML) in an experiment's static card, styled inline, named ``label``."""
     return styled(
-        f'<div class="deepnb-snapshot deepnb-experiment" aria-label="Comparison of variants">'
-        f"{comparison_body(comparison_table(comparison))}</div>",
+        f'<div class="deepnb-snapshot deepnb-experiment" aria-label="{escape(label)}">{body}</div>',
         _CSS,
         cells=True,
     )
