@@ -27,7 +27,7 @@ from deepnb.core.text.safe_display import safe_display
 from deepnb.many import log as logs
 from deepnb.many import stats
 from deepnb.many.datasets import Row
-from deepnb.many.experiment import Experiment, VariantComparison, load_experiment
+from deepnb.many.experiment import Experiment, VariantComparison, by_row, load_experiment
 from deepnb.many.record import RunRecord
 
 SIDES = ("A", "B")
@@ -278,22 +278,15 @@ def _compared(
                 statistics.fmean(b_scores[name][r] for r in both) if both else None,
             )
         )
-    first_a = _first_runs(mine)
-    first_b = _first_runs(theirs)
     same = first.plan.epochs == second.plan.epochs and reducer_a.name == reducer_b.name
     comparison = VariantComparison(
         f"{va} (A)",
         f"{vb} (B)",
         per_scorer,
-        tuple(stats.differences(first_a, first_b, a_scores, b_scores)),
+        tuple(stats.differences(by_row(mine), by_row(theirs), a_scores, b_scores)),
         first.plan.epochs if same else max(2, first.plan.epochs, second.plan.epochs),
         reducer_a.name
         if same
         else f"A: {reducer_a.name} of {first.plan.epochs}, B: {reducer_b.name} of {second.plan.epochs}",
     )
     return comparison, moves
-
-
-def _first_runs(records: Iterable[RunRecord]) -> Mapping[int, RunRecord]:
-    """Each row's first epoch's record (whose answer a differing row shows)."""
-    return {r.row: r for r in sorted(records, key=lambda r: -r.epoch)}

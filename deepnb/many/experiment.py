@@ -727,13 +727,11 @@ class Experiment(LiveDisplayable):
         per_scorer = tuple(stats.compare_scorer(mine, theirs, name, reducer) for name in names)
         a_scores = {name: stats.row_scores(mine, name, reducer) for name in names}
         b_scores = {name: stats.row_scores(theirs, name, reducer) for name in names}
-        first_a = {r.row: r for r in sorted(mine, key=lambda r: -r.epoch)}
-        first_b = {r.row: r for r in sorted(theirs, key=lambda r: -r.epoch)}
         return VariantComparison(
             a,
             b,
             per_scorer,
-            tuple(stats.differences(first_a, first_b, a_scores, b_scores)),
+            tuple(stats.differences(by_row(mine), by_row(theirs), a_scores, b_scores)),
             self.plan.epochs,
             _reduced_by(reducer),
         )
@@ -934,6 +932,14 @@ class _RunsView(Mapping[Key, "Run | RunRecord | None"]):
 
 
 _NOT_DONE = RunRecord(-1, "", -1, {}, None, "queued")
+
+
+def by_row(records: Iterable[RunRecord]) -> dict[int, list[RunRecord]]:
+    """Each row's runs (its epochs)."""
+    rows: dict[int, list[RunRecord]] = {}
+    for record in records:
+        rows.setdefault(record.row, []).append(record)
+    return rows
 
 
 def _reduced_by(reducer: stats.Reducer) -> str:

@@ -161,7 +161,8 @@ def test_the_comparison_with_the_baseline_is_under_the_summary(tmp_path: Path) -
     text = repr(two)
     assert (
         "new against base, per row:" in text
-        and "  row 1: exact +0.50  new: <i>new 1</i> | base: <i>base 1</i>" in text
+        and "  exact (a − b):\n    row 1: +0.50  new: (epoch 0) <i>new 1</i> | base: (epoch 0) <i>base 1</i>"
+        in text
     )
     three = deepnb.load_experiment(
         hostile_log(tmp_path / "b.jsonl", baseline="base", variants=("base", "x", "new"))
