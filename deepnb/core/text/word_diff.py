@@ -149,6 +149,15 @@ def _path(trace: list[dict[int, int]], n: int, m: int) -> list[Op]:
     return ops
 
 
+def diff_opcodes(a: Sequence[object], b: Sequence[object], *, budget: int = BUDGET) -> list[Op] | None:
+    """``a`` to ``b`` (any sequences of comparable items) as opcodes, a shortest edit script;
+    ``None`` when finding it would take more than ``budget`` steps."""
+    try:
+        return opcodes(a, b, _Budget(budget))
+    except _Spent:
+        return None
+
+
 def word_opcodes(old: Sequence[str], new: Sequence[str], *, budget: int = BUDGET) -> list[Op] | None:
     """``old`` to ``new`` (lists of words) as opcodes: compared line by line, then word by word
     within the lines that changed while the budget lasts (lines past it are one replace);
