@@ -168,14 +168,20 @@ def _header(experiment: Experiment) -> Mapping[str, Any]:
     return header if isinstance(header, dict) else {}
 
 
-def _scorers(experiment: Experiment) -> list[str]:
+def _scorers(experiment: Experiment, header: Mapping[str, Any]) -> list[str]:
     """The experiment's scorers: its own and its records', then those its log's header names."""
-    named = _header(experiment).get("scorers")
+    named = header.get("scorers")
     return list(dict.fromkeys([*experiment.scorer_names(), *(named if isinstance(named, list) else [])]))
 
 
-def _side(experiment: Experiment, only_rows: int, variants: Iterable[str], scorers: Iterable[str]) -> Side:
-    created = _header(experiment).get("created")
+def _side(
+    experiment: Experiment,
+    header: Mapping[str, Any],
+    only_rows: int,
+    variants: Iterable[str],
+    scorers: Iterable[str],
+) -> Side:
+    created = header.get("created")
     reducer = experiment.plan.epochs_reducer
     return Side(
         experiment.name,
@@ -209,7 +215,8 @@ def compare_experiments(
             "each row's id, else its fields): compare experiments run on the same dataset."
         )
     pairs = _pairs(first, second, variant)
-    scorers_a, scorers_b = _scorers(first), _scorers(second)
+    header_a, header_b = _header(first), _header(second)
+    scorers_a, scorers_b = _scorers(first, header_a), _scorers(second, header_b)
     scorers = [s for s in scorers_a if s in scorers_b]
     if not scorers:
         raise DeepnbError(
@@ -235,12 +242,14 @@ def compare_experiments(
     return ExperimentComparison(
         _side(
             first,
+            header_a,
             only_a,
             [v for v in first.variants if v not in compared_a],
             [s for s in scorers_a if s not in scorers],
         ),
         _side(
             second,
+            header_b,
             only_b,
             [v for v in second.variants if v not in compared_b],
             [s for s in scorers_b if s not in scorers],
