@@ -10,7 +10,7 @@ from typing import Any
 
 from deepnb.core.text.markup import escape
 from deepnb.many.across import ExperimentComparison, Side
-from deepnb.views.experiment.baseline import comparison_body, comparison_lines, comparison_table
+from deepnb.views.experiment.baseline import answers_body, comparison_body, comparison_lines, comparison_table
 from deepnb.views.experiment.experiment_view import experiment_snapshot
 from deepnb.views.experiment.figures import number
 
@@ -113,5 +113,8 @@ def across_html(comparison: ExperimentComparison) -> str:
         f'<table class="deepnb-table" aria-label="How each variant\'s mean moved">'
         f"<thead><tr>{move_head}</tr></thead><tbody>{move_rows}</tbody></table>"
     )
-    tables = "".join(comparison_body(table) for table in said["tables"])
+    tables = "".join(
+        comparison_body(table) + answers_body(one)
+        for table, one in zip(said["tables"], comparison.comparisons, strict=True)
+    )
     return experiment_snapshot(f"{head}{left}{moves}{tables}", "Comparison of experiments")

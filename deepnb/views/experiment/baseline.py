@@ -12,15 +12,23 @@ from collections.abc import Mapping
 from typing import Any
 
 from deepnb.core.graphs.structured import output_rows
+from deepnb.core.text.markdown_diff import marked_pair
 from deepnb.core.text.markup import escape
 from deepnb.many import stats
 from deepnb.many.experiment import Experiment, VariantComparison
+from deepnb.views.bounds import clip_text
 from deepnb.views.experiment.figures import number
 
 MAX_PAIRS = 4
 """Variants compared with the baseline at most (the first, in the experiment's order)."""
 LINE = 80
 """Characters of an answer (and a row's prompt) a differing row shows."""
+MAX_ANSWERS = 4
+"""Differing rows whose whole answers a displayed comparison shows side by side at most."""
+ANSWER_CHARS = 4_000
+"""Characters of each of those answers shown (the rest said, not shown)."""
+_ROW = "display:table;width:100%;table-layout:fixed;border-spacing:8px 0"
+_COLUMN = "display:table-cell;vertical-align:top"
 MAX_DIFFERENCES = 8
 """Differing rows a comparison shows at most, shared among its scorers: each scorer's most
 different row first, then each one's next, and so on."""
@@ -201,3 +209,40 @@ def comparison_lines(table: dict[str, Any]) -> list[str]:
             for d in rows
         ]
     return lines
+
+
+def answers_body(comparison: VariantComparison) -> str:
+    """The answers of the first :data:`MAX_ANSWERS` differing rows (of those the table lists),
+    side by side as Markdown with the passages that differ marked, each in a closed
+    ``<details>`` headed by its row and scorer (a pair of answers listed under several scorers
+    shown once); escaped HTML, ``""`` with no differing rows."""
+    shown: set[tuple[int, int | None, int | None]] = set()
+    parts = []
+    where = "the experiment's records hold the whole answer"
+    for d in _shared(comparison.differences):
+        key = (d.row, d.a_epoch, d.b_epoch)
+        if key in shown or len(shown) >= MAX_ANSWERS:
+            continue
+        shown.add(key)
+        a_text = clip_text(d.a or "", ANSWER_CHARS, where=where)
+        b_text = clip_text(d.b or "", ANSWER_CHARS, where=where)
+        left, right = marked_pair(a_text, b_text, before_name=comparison.a, after_name=comparison.b)
+        several = comparison.epochs > 1
+        heads = [
+            f"{name} (epoch {epoch})" if several and epoch is not None else name
+            for name, epoch in ((comparison.a, d.a_epoch), (comparison.b, d.b_epoch))
+        ]
+        columns = "".join(
+            f'<div style="{_COLUMN}"><div class="dnb-head">{escape(head)}</div>{body}</div>'
+            for head, body in zip(heads, (left, right), strict=True)
+        )
+        parts.append(
+            f"<details><summary>row {d.row}: {escape(_clip(d.scorer, 40))} {d.difference:+.2f}</summary>"
+            f'<div style="{_ROW}">{columns}</div></details>'
+        )
+    if not parts:
+        return ""
+    return (
+        '<div class="dnb-head">The answers of the rows that differ, as Markdown '
+        "(the passages that differ marked)</div>" + "".join(parts)
+    )

@@ -15,6 +15,7 @@ from deepnb.core.text.markup import escape
 from deepnb.many.experiment import Experiment, Going, Summary, VariantComparison
 from deepnb.many.record import RunRecord
 from deepnb.views.experiment.baseline import (
+    answers_body,
     baseline_tables,
     comparison_body,
     comparison_lines,
@@ -294,7 +295,8 @@ def comparison_text(comparison: VariantComparison) -> str:
 
 
 def comparison_html(comparison: VariantComparison) -> str:
-    return experiment_snapshot(comparison_body(comparison_table(comparison)), "Comparison of variants")
+    body = comparison_body(comparison_table(comparison)) + answers_body(comparison)
+    return experiment_snapshot(body, "Comparison of variants")
 
 
 def experiment_snapshot(body: str, label: str) -> str:
