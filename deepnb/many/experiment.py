@@ -751,13 +751,11 @@ class Experiment(LiveDisplayable):
         per_scorer = tuple(stats.compare_scorer(mine, theirs, name, reducer) for name in names)
         a_scores = {name: stats.row_scores(mine, name, reducer) for name in names}
         b_scores = {name: stats.row_scores(theirs, name, reducer) for name in names}
-        first_a = {r.row: r for r in sorted(mine, key=lambda r: -r.epoch)}
-        first_b = {r.row: r for r in sorted(theirs, key=lambda r: -r.epoch)}
         return VariantComparison(
             a,
             b,
             per_scorer,
-            tuple(stats.differences(first_a, first_b, a_scores, b_scores)),
+            tuple(stats.differences(by_row(mine), by_row(theirs), a_scores, b_scores)),
             self.plan.epochs,
             _reduced_by(reducer),
         )
@@ -958,6 +956,14 @@ class _RunsView(Mapping[Key, "Run | RunRecord | None"]):
 
 
 _NOT_DONE = RunRecord(-1, "", -1, {}, None, "queued")
+
+
+def by_row(records: Iterable[RunRecord]) -> dict[int, list[RunRecord]]:
+    """Each row's runs (its epochs)."""
+    rows: dict[int, list[RunRecord]] = {}
+    for record in records:
+        rows.setdefault(record.row, []).append(record)
+    return rows
 
 
 def _reduced_by(reducer: stats.Reducer) -> str:
@@ -1185,10 +1191,3 @@ def load_experiment(path: str | os.PathLike[str]) -> Experiment:
     return Experiment(
         plan, scorers={}, path=Path(path), records=contents.runs, log_format=int(header["format"])
     )
-
-
-def experiments(folder: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
-    """The experiment logs under ``folder`` (default ``.deepnb/experiments``), the newest
-    first: ``path``, ``name``, ``created``, ``variants``, ``rows``, ``runs``, ``done`` and
-    ``error`` (why a log cannot be read; ``None`` for the others)."""
-    return logs.listing(Path(folder) if folder is not None else logs.FOLDER)

@@ -129,6 +129,15 @@ def markdown(text: str) -> str:
     return shown_text(_parser().render(text))
 
 
+def markdown_blocks(text: str) -> list[str]:
+    """``text``'s top-level Markdown blocks (a paragraph, a heading, a whole list, a code block,
+    a quote, a table), each as its source lines, in order; the blank lines between them left out."""
+    lines = text.splitlines(keepends=True)
+    spans = [t.map for t in _parser().parse(text) if t.level == 0 and t.nesting >= 0 and t.map]
+    blocks = ["".join(lines[start:end]) for start, end in spans]
+    return [block.rstrip() + "\n" for block in blocks]  # a list's span takes the blank line after it
+
+
 @lru_cache(maxsize=1)
 def code_css(scope: str = ".deepnb") -> str:
     """The style rules for highlighted code inside ``scope``: Pygments' token classes coloured by
