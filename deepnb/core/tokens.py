@@ -13,7 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
-__all__ = ["TOKEN_COLUMNS", "TokenColumns", "Tokens"]
+__all__ = ["TOKEN_COLUMNS", "UNKNOWN", "TokenColumns", "Tokens", "token_cells", "token_pair"]
+
+UNKNOWN = "unknown"
+AT_LEAST = "≥ "
 
 TOKEN_COLUMNS = ("tokens_in", "tokens_out", "tokens_unreported")
 """The columns records give a count of tokens in (see :meth:`Tokens.columns`)."""
@@ -84,3 +87,20 @@ class Tokens:
             tokens_out=self.tokens_out if self.known else None,
             tokens_unreported=self.unreported,
         )
+
+
+def token_cells(tokens: Tokens) -> tuple[str, str]:
+    """Tokens in and out as two table cells: ``("1,200", "300")``; ``("≥ 1,200", "≥ 300")``
+    where some model call reported no usage; ``("unknown", "unknown")`` where none reported."""
+    if not tokens.known:
+        return UNKNOWN, UNKNOWN
+    bound = "" if tokens.complete else AT_LEAST
+    return f"{bound}{tokens.tokens_in:,}", f"{bound}{tokens.tokens_out:,}"
+
+
+def token_pair(tokens: Tokens) -> str:
+    """Tokens in and out in one cell: ``"1,200 / 300"``, ``"≥ 1,200 / ≥ 300"`` or ``"unknown"``."""
+    if not tokens.known:
+        return UNKNOWN
+    tokens_in, tokens_out = token_cells(tokens)
+    return f"{tokens_in} / {tokens_out}"

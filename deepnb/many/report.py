@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 from deepnb.core.errors import DeepnbError
 from deepnb.core.text.markup import code_css, escape
 from deepnb.core.text.secrets import redact
+from deepnb.core.tokens import token_pair
 from deepnb.many import stats
 from deepnb.many.report_data import sample_data, script_json
 
@@ -103,12 +104,8 @@ def summary_section(summary: Summary) -> str:
                 number(s.pass_rate),
                 number(s.pass_at_k),
             ]
-        tokens = v.tokens
-        said = f"{tokens.tokens_in:,} / {tokens.tokens_out:,}" + (
-            f" (≥: {tokens.unreported} calls unreported)" if tokens.unreported else ""
-        )
         row += [
-            said,
+            token_pair(v.tokens),
             _money(v.cost, complete=not v.cost_unknown),
             _money(summary.scoring_costs.get(v.variant)),
             f"{number(v.latency_p50)} / {number(v.latency_p95)}",

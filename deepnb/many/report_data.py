@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from deepnb.core.text.markup import highlight, markdown
 from deepnb.core.text.safe_display import shown
+from deepnb.core.tokens import token_pair
 from deepnb.many.record import RunRecord
 
 if TYPE_CHECKING:
@@ -115,9 +116,12 @@ def _run(experiment: Experiment, key: tuple[int, str, int], scorers: list[str]) 
         o=clipped(as_text(record.output), MAX_COMMENT) if record.output is not None else None,
         x=clipped(record.error, MAX_COMMENT) if record.error else None,
         sc=[_score(scorers.index(name), given) for name, given in record.scores.items() if name in scorers],
-        ti=tokens.tokens_in,
-        to=tokens.tokens_out,
-        tu=tokens.unreported,
+        tk=token_pair(tokens)
+        + (
+            f" ({tokens.unreported:,} model call{'' if tokens.unreported == 1 else 's'} unreported)"
+            if tokens.known and tokens.unreported
+            else ""
+        ),
         c=record.cost,
         sj=record.scoring_cost,
         t=round(record.latency, 3),

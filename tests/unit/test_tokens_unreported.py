@@ -21,6 +21,8 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 import deepnb
 from deepnb.core.tokens import Tokens
+from deepnb.many.report import summary_section
+from deepnb.many.report_data import sample_data
 from deepnb.views.batch.batch_rows import batch_html, batch_text, grid_row
 from deepnb.views.compare_view import comparison_table_html, comparison_table_text
 from deepnb.views.experiment.experiment_view import record_html, summary_html, summary_text
@@ -168,6 +170,14 @@ def _record_views(s: Subjects, kind: str) -> str:
     return "".join(record_html(r) for r in s.experiment.records.values() if r.variant == kind)
 
 
+def _report_views(s: Subjects, kind: str) -> str:
+    summary = re.findall(rf"<tr><t[dh][^>]*>{kind}</t[dh]>.*?</tr>", summary_section(s.experiment.summary()))
+    variant = s.experiment.variants.index(kind)
+    runs = sample_data(s.experiment, threshold=0.5)["runs"]
+    samples = [run["tk"] for run in runs if run["v"] == variant]
+    return "\n".join(summary + samples)
+
+
 def _timeline_views(s: Subjects, kind: str) -> str:
     run = s.runs[kind]
     records = run.timeline
@@ -183,6 +193,7 @@ VIEWS: dict[str, Callable[[Subjects, str], str]] = {
     "the experiment's summary": _summary_views,
     "an experiment run's record": _record_views,
     "the run's timeline": _timeline_views,
+    "the experiment's report": _report_views,
 }
 
 
@@ -238,6 +249,8 @@ COUNTING_MODULES = {
     "deepnb/views/compare_view.py": "the comparison's table",
     "deepnb/views/experiment/experiment_view.py": "the experiment's summary",
     "deepnb/views/experiment/logged_run.py": "an experiment run's record",
+    "deepnb/many/report.py": "the experiment's report",
+    "deepnb/many/report_data.py": "the experiment's report",
 }
 
 

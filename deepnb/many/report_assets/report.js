@@ -377,11 +377,7 @@
     current = run;
     const row = rowOf.get(run.r) || { in: "", ref: "" };
     const close = el("button", { type: "button", class: "dnb-close", text: "Close", onclick: () => dialog.close() });
-    const tokens =
-      run.ti === undefined
-        ? "–"
-        : `${run.ti.toLocaleString()} in / ${run.to.toLocaleString()} out` +
-          (run.tu ? ` (at least: ${run.tu} model calls reported none)` : "");
+    const tokens = run.tk === undefined ? "–" : run.tk; // in / out, "≥ N" or "unknown" as Python says it
     const content = el(
       "div",
       { class: "dnb-sample-body" },

@@ -9,12 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from deepnb.core.tokens import Tokens
+from deepnb.core.tokens import AT_LEAST, UNKNOWN, Tokens, token_cells, token_pair
 
 __all__ = ["UNKNOWN", "cost_words", "token_cells", "token_pair", "tokens_words"]
-
-UNKNOWN = "unknown"
-AT_LEAST = "≥ "
 
 
 def tokens_words(counts: Mapping[str, Any]) -> str:
@@ -31,23 +28,6 @@ def tokens_words(counts: Mapping[str, Any]) -> str:
     if tokens.unreported:
         words += f" · {tokens.unreported:,} model call{'' if tokens.unreported == 1 else 's'} unreported"
     return words
-
-
-def token_cells(tokens: Tokens) -> tuple[str, str]:
-    """Tokens in and out as two table cells: ``("1,200", "300")``; ``("≥ 1,200", "≥ 300")``
-    where some model call reported no usage; ``("unknown", "unknown")`` where none reported."""
-    if not tokens.known:
-        return UNKNOWN, UNKNOWN
-    bound = "" if tokens.complete else AT_LEAST
-    return f"{bound}{tokens.tokens_in:,}", f"{bound}{tokens.tokens_out:,}"
-
-
-def token_pair(tokens: Tokens) -> str:
-    """Tokens in and out in one cell: ``"1,200 / 300"``, ``"≥ 1,200 / ≥ 300"`` or ``"unknown"``."""
-    if not tokens.known:
-        return UNKNOWN
-    tokens_in, tokens_out = token_cells(tokens)
-    return f"{tokens_in} / {tokens_out}"
 
 
 def cost_words(cost: float | None, *, complete: bool = True) -> str:
