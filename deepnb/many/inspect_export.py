@@ -24,8 +24,9 @@ reader does not compute them: ``recompute_metrics`` does only when asked), so it
 ``started``); a scorer that gave no score is left out of that sample's scores (its error in the
 sample's ``metadata.scorer_errors``), and a scorer with no score left once reduced (e.g. fewer
 scored epochs than ``pass_at_k``'s k) is left out of the results, where ``summary()`` has no
-mean for it either (Inspect's ``recompute_metrics`` would list it with NaN figures). An ``epochs_reducer`` that is a function, which Inspect
-cannot run, is named in the metadata only; the results are reduced by it all the same.
+mean for it either (Inspect's ``recompute_metrics`` would list it with NaN figures). An
+``epochs_reducer`` that is a function, which Inspect cannot run, is named in the metadata only;
+the results are reduced by it all the same.
 
 Written as ``.json`` (Inspect reads both its formats; the ``.eval`` zip would need Zstandard to
 match Inspect's own), named ``{created}_{task}_{id}.json`` with the ISO time first, as Inspect
