@@ -28,10 +28,11 @@ mean for it either (Inspect's ``recompute_metrics`` would list it with NaN figur
 ``epochs_reducer`` that is a function, which Inspect cannot run, is named in the metadata only;
 the results are reduced by it all the same.
 
-Written as ``.json`` (Inspect reads both its formats; the ``.eval`` zip would need Zstandard to
-match Inspect's own), named ``{created}_{task}_{id}.json`` with the ISO time first, as Inspect
-names them: ``inspect view`` and ``list_eval_logs`` list a ``.json`` log only under such a name.
-The id is derived from the experiment and the variant, so writing again replaces the same files.
+Written as ``.json``, one of Inspect's two log formats (the other, ``.eval``, is a zip archive of
+the same documents), with the standard library alone, so deepnb needs no Inspect package;
+named ``{created}_{task}_{id}.json`` with the ISO time first, as Inspect names them: ``inspect
+view`` and ``list_eval_logs`` list a ``.json`` log only under such a name. The id is derived from
+the experiment and the variant, so writing again replaces the same files.
 Every string is redacted of secrets as the experiment's log is (:func:`deepnb.many.log.logged`).
 """
 
