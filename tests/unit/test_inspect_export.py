@@ -294,3 +294,33 @@ def test_inspects_own_reader_reads_the_logs_and_computes_the_same_figures(tmp_pa
         if path in written:
             variant = log.eval.task_args["variant"]
             assert {name: f["accuracy"] for name, f in ours.items()} == pytest.approx(summary[variant])
+
+
+def test_a_runs_tool_calls_are_inspects_messages_and_a_function_reducer_is_named_in_the_metadata(
+    tmp_path: Path,
+) -> None:
+    tools = scripted(
+        {"main": [{"turns": [{"tool_calls": [{"name": "ls", "args": {"path": "/"}}]}, {"text": "listed"}]}]}
+    )
+    name = unique("inspect")
+    deepnb.agent(name=name, model=tools)
+    experiment = deepnb.experiment(
+        [{"input": "look", "target": "listed"}],
+        agent=name,
+        scorers=[deepnb.scorers.exact],
+        epochs=2,
+        epochs_reducer=min,
+        log=tmp_path / "l.jsonl",
+    ).wait(WAIT)
+    (path,) = experiment.to_inspect(tmp_path / "logs")
+    log = load(path)
+    first = log["samples"][0]
+    assert [m["role"] for m in first["messages"]] == ["user", "assistant", "tool", "assistant"]
+    call = first["messages"][1]["tool_calls"][0]
+    assert (call["function"], call["arguments"], call["type"]) == ("ls", {"path": "/"}, "function")
+    assert first["messages"][2]["tool_call_id"] == call["id"] and first["messages"][2]["function"] == "ls"
+    # Inspect cannot run a function: its config names none, the metadata names it, results use it
+    assert log["eval"]["config"] == {"epochs": 2}
+    assert log["eval"]["metadata"]["deepnb"]["epochs_reducer"] == "function builtins.min"
+    assert log["results"]["scores"][0]["reducer"] == "function"
+    assert [s["id"] for s in log["samples"]] == [1, 1] and log["eval"]["dataset"]["sample_ids"] == [1]
