@@ -1051,6 +1051,24 @@ def experiments() -> list:
         ),
         new_code_cell('[(e["name"], e["runs"], e["done"]) for e in deepnb.experiments(logs)]'),
         new_markdown_cell(
+            "## A report to send, and Inspect logs\n\n"
+            "`exp.report(path)` writes the experiment as one HTML file that opens from disk in any "
+            "browser (the summary, the comparison, the matrix with its filters and every sample). "
+            "`exp.to_inspect(folder)` writes it as Inspect AI eval logs, one per variant, which "
+            "`inspect view` shows and `inspect_ai.log.read_eval_log` reads; their results are the "
+            "summary's means."
+        ),
+        new_code_cell('report = exp.report(logs / "report.html")\nreport.name, report.stat().st_size > 0'),
+        new_code_cell(
+            "import json\n\n"
+            'written = [json.loads(p.read_text()) for p in exp.to_inspect(logs / "inspect")]\n'
+            "[\n"
+            '    (log["eval"]["task_args"]["variant"], len(log["samples"]),\n'
+            '     round(log["results"]["scores"][0]["metrics"]["accuracy"]["value"], 2))\n'
+            "    for log in written\n"
+            "]"
+        ),
+        new_markdown_cell(
             "## Datasets as other tools write them\n\n"
             "`deepnb.dataset(path)` reads CSV/TSV, JSON, JSONL, Parquet, a DataFrame, Hugging Face "
             "datasets, Inspect samples and logs, promptfoo suites and LangSmith examples, and says "
@@ -1058,7 +1076,6 @@ def experiments() -> list:
             "choose). Here, Inspect's sample layout: `input`, `target`, `id`."
         ),
         new_code_cell(
-            "import json\n\n"
             'samples = logs / "capitals-samples.jsonl"\n'
             "samples.write_text(\n"
             '    "\\n".join(\n'

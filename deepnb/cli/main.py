@@ -47,6 +47,15 @@ REPORT = click.option(
     help="Write the experiment as one self-contained HTML file (also when a threshold is missed).",
 )
 """The report both subcommands write (``Experiment.report``)."""
+INSPECT = click.option(
+    "--inspect",
+    "inspect_path",
+    type=click.Path(path_type=Path),
+    metavar="FOLDER",
+    help="Write the experiment as Inspect AI eval logs into FOLDER, one per variant (also when a "
+    "threshold is missed).",
+)
+"""The Inspect logs both subcommands write (``Experiment.to_inspect``)."""
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -63,6 +72,7 @@ def main() -> None:
 @click.option("--log", type=click.Path(path_type=Path), help="The JSONL log; one that exists is resumed.")
 @FAIL_UNDER
 @REPORT
+@INSPECT
 @click.option("--auto-approve", is_flag=True, help="Approve every tool call a run would wait on.")
 def eval_command(
     file: Path,
@@ -72,17 +82,19 @@ def eval_command(
     log: Path | None,
     fail_under: Sequence[str],
     report_path: Path | None,
+    inspect_path: Path | None,
     auto_approve: bool,
 ) -> None:
     """Run the experiment FILE defines (a .py file whose experiment() returns deepnb.experiment's
     arguments, or a .yaml / .toml file of the same keys), print its summary, and exit 0 when every
     threshold is met, 1 when one is missed or a run ended in error, 2 on a usage error (or a
-    --report that cannot be written). Ctrl-C stops it; the same command with the same --log
+    --report or --inspect that cannot be written). Ctrl-C stops it; the same command with the same --log
     resumes it."""
     console, errors = Console(), Console(stderr=True)
     with _usage():
         thresholds = gate.parse(fail_under)
         _check_report(report_path)
+        _check_inspect(inspect_path)
         found = definition.read(file)
         found = _overridden(found, variants, epochs, concurrency, log, auto_approve)
         gate.check_names(thresholds, named(found.get("scorers", ())))
@@ -98,24 +110,30 @@ def eval_command(
     finally:
         progress.close()
     code = _report(started, thresholds, console, errors)
-    raise SystemExit(_written(started, report_path, errors, code))
+    code = _written(started, report_path, errors, code)
+    raise SystemExit(_inspected(started, inspect_path, errors, code))
 
 
 @main.command("view")
 @click.argument("log", type=click.Path(path_type=Path))
 @FAIL_UNDER
 @REPORT
-def view_command(log: Path, fail_under: Sequence[str], report_path: Path | None) -> None:
+@INSPECT
+def view_command(
+    log: Path, fail_under: Sequence[str], report_path: Path | None, inspect_path: Path | None
+) -> None:
     """Print the summary of the experiment log LOG (exit 1 when a --fail-under threshold is
-    missed), and with --report write it as one HTML file."""
+    missed), with --report write it as one HTML file, and with --inspect as Inspect AI logs."""
     console, errors = Console(), Console(stderr=True)
     with _usage():
         thresholds = gate.parse(fail_under)
         _check_report(report_path)
+        _check_inspect(inspect_path)
         reopened = load_experiment(log)
         gate.check_names(thresholds, reopened.scorer_names())
     code = _report(reopened, thresholds, console, errors)
-    raise SystemExit(_written(reopened, report_path, errors, code))
+    code = _written(reopened, report_path, errors, code)
+    raise SystemExit(_inspected(reopened, inspect_path, errors, code))
 
 
 def _check_report(path: Path | None) -> None:
@@ -126,6 +144,30 @@ def _check_report(path: Path | None) -> None:
         raise DeepnbError(f"--report {path} is a folder: name the HTML file to write, e.g. report.html.")
     if not path.parent.is_dir():
         raise DeepnbError(f"--report {path}: the folder {path.parent} does not exist.")
+
+
+def _check_inspect(path: Path | None) -> None:
+    """An --inspect folder that could not be written is refused before anything runs."""
+    if path is None:
+        return
+    if path.exists() and not path.is_dir():
+        raise DeepnbError(f"--inspect {path} is a file: name the folder to write the Inspect logs into.")
+    if not path.parent.is_dir():
+        raise DeepnbError(f"--inspect {path}: the folder {path.parent} does not exist.")
+
+
+def _inspected(done: Experiment, path: Path | None, errors: Console, code: int) -> int:
+    """Write the Inspect logs, if asked; the exit code (logs that cannot be written: 2)."""
+    if path is None:
+        return code
+    try:
+        written = done.to_inspect(path)
+    except DeepnbError as exc:
+        errors.print(f"The Inspect logs are not written: {exc}", highlight=False, markup=False)
+        return USAGE
+    for each in written:
+        errors.print(f"inspect: {each}", highlight=False, markup=False)
+    return code
 
 
 def _written(done: Experiment, path: Path | None, errors: Console, code: int) -> int:

@@ -3,10 +3,13 @@ a kernel variable (a list, a DataFrame, a ``deepnb.dataset``) or a dataset file 
 ``.jsonl``, ``.eval``, ... or a folder saved with ``save_to_disk``), through
 :func:`deepnb.many.experiment.experiment`; ``--input`` / ``--reference`` name the fields.
 The cell body is the template; ``--variants VAR`` names the dict of variants and each
-``--scorer`` a built-in scorer or a variable holding one (or a list of them)."""
+``--scorer`` a built-in scorer or a variable holding one (or a list of them); ``--retries N``,
+``--cache [FOLDER]`` and ``--score-timeout SECONDS`` are ``retries=``, ``cache=`` and
+``score_timeout=``."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -16,7 +19,7 @@ from deepnb.magics.parser import whole_number
 from deepnb.many import scorers as builtin
 from deepnb.many.datasets import FILE_KINDS
 from deepnb.many.experiment import Experiment, experiment
-from deepnb.many.scoring import scorer_name
+from deepnb.many.scoring import SCORE_TIMEOUT, scorer_name
 
 READY_SCORERS = {"exact": builtin.exact, "contains": builtin.contains}
 """Built-in scorers a name alone can pick; the others are made with their settings."""
@@ -72,6 +75,53 @@ def scorers_of(names: list[str] | None, namespace: Mapping[str, Any]) -> list[tu
     return found
 
 
+def retries_of(text: str | None) -> int | None:
+    """``--retries N``: a whole number of at least 0 (``None``: not given), else one line."""
+    if text is None:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise DeepnbError(
+            "--retries takes how many times a run failing with an error that may pass (a rate limit, "
+            f"a timeout, a 5xx) is run again, a whole number of at least 0, not {text!r}."
+        )
+    return value
+
+
+def cache_of(text: str | bool | None) -> bool | str:
+    """``--cache`` alone: ``True`` (under ``.deepnb/cache``); ``--cache FOLDER``: that folder;
+    not given: ``False``. A FOLDER that is a file is one line."""
+    if text is None or isinstance(text, bool):
+        return bool(text)
+    if Path(text).expanduser().is_file():
+        raise DeepnbError(
+            f"--cache {text} is a file: name a folder for the model-call cache, or give --cache alone "
+            "(under .deepnb/cache)."
+        )
+    return text
+
+
+def score_timeout_of(text: str | None) -> float | None:
+    """``--score-timeout SECONDS``: a positive number, or ``none`` for no bound; default 300."""
+    if text is None:
+        return SCORE_TIMEOUT
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise DeepnbError(
+            "--score-timeout takes the seconds each scorer has to score a run, a positive number "
+            f"(or none for no bound), not {text!r}."
+        )
+    return value
+
+
 def _by_name(pairs: list[tuple[str, Any]]) -> Any:
     """The scorers as a dict, or as a list where two share a name (the experiment says so)."""
     names = [name for name, _scorer in pairs]
@@ -97,6 +147,9 @@ def start_eval(args: Any, body: str, namespace: dict[str, Any]) -> Experiment:
         input=args.input,
         reference=args.reference,
         namespace=namespace,
+        retries=retries_of(args.retries),
+        cache=cache_of(args.cache),
+        score_timeout=score_timeout_of(args.score_timeout),
     )
     if args.output:
         namespace[args.output] = started

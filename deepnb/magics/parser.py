@@ -405,6 +405,24 @@ def map_(line: str) -> None:
 )
 @argument("--log", metavar="PATH", help="The log to write (an existing one is resumed).")
 @argument("--name", metavar="NAME", help="The experiment's name (its default log's too).")
+@argument(
+    "--retries",
+    metavar="N",
+    help="Run a run failing with an error that may pass (rate limit, timeout, 5xx) again, up to N times.",
+)
+@argument(
+    "--cache",
+    nargs="?",
+    const=True,
+    metavar="FOLDER",
+    help="Keep every model response on disk and reuse it (alone: under .deepnb/cache; or in FOLDER).",
+)
+@argument(
+    "--score-timeout",
+    dest="score_timeout",
+    metavar="SECONDS",
+    help="Seconds each scorer has per run (default: 300; none: no bound).",
+)
 @argument("--auto-approve", dest="auto_approve", action="store_true", help="Approve every gated call.")
 @argument("--bg", action="store_true", help="Return at once (else the cell waits for the experiment).")
 def eval_(line: str) -> None:

@@ -37,8 +37,8 @@ from deepnb.core.loop import wait_until
 from deepnb.core.schema import ENDED
 from deepnb.core.text.safe_display import safe_display
 from deepnb.core.tokens import TOKEN_COLUMNS
+from deepnb.many import inspect_export, log_claims, pricing, provenance, retrying, stats
 from deepnb.many import log as logs
-from deepnb.many import log_claims, pricing, provenance, retrying, stats
 from deepnb.many import report as reports
 from deepnb.many.batch import WHOLE, Batch
 from deepnb.many.datasets import Row, check_given
@@ -173,7 +173,7 @@ class Experiment(LiveDisplayable):
     read from
     the log); ``records`` the ended runs with their scores; ``wait()``, ``stop()``,
     ``to_pandas()``, ``summary()``, ``compare(a, b)``, ``rescore(scorers, replace=False)``,
-    ``grade(row, variant, epoch, score)``, ``report(path)``; ``path`` is the log."""
+    ``grade(row, variant, epoch, score)``, ``report(path)``, ``to_inspect(path)``; ``path`` is the log."""
 
     def __init__(
         self,
@@ -696,6 +696,15 @@ class Experiment(LiveDisplayable):
         in any browser (no server, no network, no kernel); secrets redacted, every model text
         escaped (:mod:`deepnb.many.report`)."""
         return reports.write(self, path)
+
+    def to_inspect(self, path: str | os.PathLike[str]) -> list[Path]:
+        """Write the experiment as Inspect AI eval logs into the folder ``path`` (made if
+        missing), one ``.json`` log per variant (an Inspect log is one task run by one model),
+        that ``inspect_ai.log.read_eval_log`` reads and ``inspect view`` lists; return their
+        paths. Each sample is a run (id, epoch, input, target, output, scores with the scorer's
+        comment as explanation, tokens, time); the results are ``summary()``'s means; secrets
+        are redacted as in the log (:mod:`deepnb.many.inspect_export`)."""
+        return inspect_export.write(self, path)
 
     # -- judging ----------------------------------------------------------------------------
 

@@ -133,6 +133,31 @@ def test_the_report_is_written_when_a_threshold_is_missed_and_for_a_logged_exper
     assert report_tables(suite.parent / "viewed.html") == (summary, data)
 
 
+def test_inspect_logs_are_written_when_a_threshold_is_missed_and_for_a_logged_experiment(suite: Path) -> None:
+    out = deepnb_command(
+        "eval", suite.name, "--fail-under", "contains=0.8", "--inspect", "logs", cwd=suite.parent
+    )
+    assert out.returncode == 1, out.stderr
+    written = sorted((suite.parent / "logs").glob("*_capitals_*.json"))
+    assert len(written) == 2 and all(f"inspect: logs/{p.name}" in out.stderr for p in written)
+    logs = {log["eval"]["task_args"]["variant"]: log for log in map(read_json, written)}
+    # the quick demo: 4 of 6 (Canberra and Ottawa wrong), as the log itself says
+    accuracy = {v: log["results"]["scores"][0]["metrics"]["accuracy"]["value"] for v, log in logs.items()}
+    assert accuracy == {"quick": 4 / 6, "checked": 1.0}
+    assert [s["target"] for s in logs["quick"]["samples"]][:2] == ["France", "Portugal"]
+    assert deepnb.dataset(written[0]).format == "json (inspect)"
+
+    viewed = deepnb_command("view", "capitals.jsonl", "--inspect", "viewed", cwd=suite.parent)
+    assert viewed.returncode == 0, viewed.stderr
+    again = sorted((suite.parent / "viewed").glob("*.json"))
+    assert [p.name for p in again] == [p.name for p in written]
+    assert [read_json(p) for p in again] == [read_json(p) for p in written]
+
+
+def read_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
 @pytest.mark.parametrize(
     ("args", "says"),
     [
@@ -140,6 +165,8 @@ def test_the_report_is_written_when_a_threshold_is_missed_and_for_a_logged_exper
         (["--fail-under", "contains"], "--fail-under takes SCORER=VALUE"),
         (["--variants", "slow"], "--variants names no variant of the file: slow"),
         (["--report", "gone/r.html"], "--report gone/r.html: the folder gone does not exist"),
+        (["--inspect", "capitals.csv"], "--inspect capitals.csv is a file: name the folder"),
+        (["--inspect", "gone/logs"], "--inspect gone/logs: the folder gone does not exist"),
     ],
 )
 def test_a_usage_mistake_exits_2_in_one_line_before_any_run(suite: Path, args: list[str], says: str) -> None:

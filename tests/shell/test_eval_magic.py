@@ -100,6 +100,12 @@ def test_a_dataset_file_in_its_own_layout_with_named_fields(ip: Any, tmp_path: P
         ("eval rows --bogus", "Valid options:"),
         ("eval missing.jsonl", "No dataset file"),
         ("eval rows --input nothing", "No row has a field 'nothing', which input= names"),
+        ("eval rows --retries -1", "--retries takes how many times a run failing with an error"),
+        ("eval rows --retries twice", "a whole number of at least 0, not 'twice'"),
+        ("eval rows --score-timeout 0", "--score-timeout takes the seconds each scorer has"),
+        ("eval rows --score-timeout soon", "(or none for no bound), not 'soon'"),
+        ("eval rows --score-timeout inf", "a positive number (or none for no bound), not 'inf'"),
+        (f"eval rows --cache {__file__}", "is a file: name a folder for the model-call cache"),
     ],
 )
 def test_every_mistake_is_one_line_and_nothing_runs(
@@ -119,3 +125,35 @@ def test_every_mistake_is_one_line_and_nothing_runs(
     assert expected in str(error) and "\n" not in str(error)
     assert "failed" not in ip.user_ns and bench.threads() == []
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_retries_cache_and_score_timeout_are_the_experiments(
+    ip: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = _agent()
+    monkeypatch.chdir(tmp_path)
+    ip.user_ns["rows"] = [{"input": "Paris?", "reference": "France"}]
+    _cell(
+        ip,
+        f"%%deepagent eval rows -a {name} --retries 2 --cache {tmp_path / 'responses'} --score-timeout 2.5 "
+        f"--scorer exact --log {tmp_path / 'a.jsonl'} -o given\n",
+    )
+    given = ip.user_ns["given"]
+    assert given.retries is not None and given.retries.times == 2
+    assert given.cache is not None and given.cache.folder == tmp_path / "responses"
+    assert given.score_timeout == 2.5 and [r.scores["exact"].score for r in given.records.values()] == [1.0]
+    assert (tmp_path / "responses").is_dir() and any((tmp_path / "responses").iterdir())
+
+    _cell(
+        ip,
+        f"%%deepagent eval rows -a {name} --cache --score-timeout none --log {tmp_path / 'b.jsonl'} "
+        "-o alone\n",
+    )
+    alone = ip.user_ns["alone"]
+    assert alone.cache is not None and alone.cache.folder == Path(".deepnb/cache")
+    assert alone.score_timeout is None and alone.retries is None
+    assert (tmp_path / ".deepnb" / "cache").is_dir()
+
+    _cell(ip, f"%%deepagent eval rows -a {name} --log {tmp_path / 'c.jsonl'} -o plain\n")
+    plain = ip.user_ns["plain"]
+    assert plain.cache is None and plain.retries is None and plain.score_timeout == 300
