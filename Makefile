@@ -190,6 +190,7 @@ bench: $(VENV)/.installed-test agent-server
 	$(BIN)/python bench/batch_display.py
 	$(BIN)/python bench/experiment.py
 	$(BIN)/python bench/evidence.py
+	$(BIN)/python bench/graph.py
 
 # The newest versions pyproject.toml allows, frozen into constraints.txt (a throwaway virtualenv).
 constraints:

@@ -8,6 +8,7 @@ from typing import Any
 
 from deepnb.core.displayable import Renderer, register
 from deepnb.engine.anatomy import Anatomy
+from deepnb.engine.graph_shape import GraphDrawing
 from deepnb.engine.interpreter import Interpreter
 from deepnb.engine.state import RunState
 from deepnb.engine.step_state import StateDiff, StepState
@@ -41,6 +42,7 @@ from deepnb.views.experiment.experiment_view import (
     summary_html,
     summary_text,
 )
+from deepnb.views.graph_view import graph_bundle, graph_text
 from deepnb.views.history_view import history_html, history_text
 from deepnb.views.listings import (
     extensions_html,
@@ -91,6 +93,7 @@ RENDERERS: dict[type, Renderer] = {
     Dataset: Renderer(text=dataset_text, html=_inlined(dataset_html)),
     StepState: Renderer(text=state_text, html=state_html),
     StateDiff: Renderer(text=diff_text, html=diff_html),
+    GraphDrawing: Renderer(text=graph_text, bundle=graph_bundle),  # an SVG: no HTML to trust
 }
 
 
