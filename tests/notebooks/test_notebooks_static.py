@@ -48,6 +48,12 @@ EXPECTED = {
         "# Launch plan",
         "Stopped the server at",
     ],
+    "debug-a-step": [
+        "Date: March 3",
+        "Date: May 12",
+        "TodoListMiddleware.after_model",
+        "from step 1 to step 2",
+    ],
     "experiments": ["24/24 done", "Austria.", "checked against quick", "pass@2"],
     "many-runs": [
         "10 of 10 ended (10 done)",
