@@ -4,8 +4,8 @@ The main graph is laid out by :mod:`deepnb.views.graph_layout`; each subagent cl
 on its own and drawn as a box to the right of the graph that runs it, joined by a dashed edge
 (``task``); an inline subgraph (``xray``) is a box drawn around its nodes. Conditional edges are
 dashed. Every name is escaped. A graph of more than :data:`MAX_DRAWN` nodes is drawn folded: each
-cluster as one node, then, if still too many, the first :data:`MAX_DRAWN` nodes with a line that
-says how many are left out (``drawing.shape`` keeps them all).
+cluster as one node, then, if still too many, :data:`MAX_DRAWN` nodes (the folded clusters first)
+with a line that says how many are left out (``drawing.shape`` keeps them all).
 """
 
 from __future__ import annotations
@@ -56,8 +56,8 @@ class _Block:
 
 def fold(shape: GraphShape, limit: int = MAX_DRAWN) -> tuple[GraphShape, str]:
     """``shape`` as drawn: itself within ``limit`` nodes; else each top cluster folded into one
-    node, and past ``limit`` still, its first ``limit`` nodes. The note says what was left out
-    (empty when nothing was)."""
+    node, and past ``limit`` still, ``limit`` nodes: the folded clusters, then the graph's first
+    nodes. The note says what was left out (empty when nothing was)."""
     if len(shape.nodes) <= limit:
         return shape, ""
     top = {c.id: c for c in shape.clusters if c.parent is None}
@@ -87,8 +87,10 @@ def fold(shape: GraphShape, limit: int = MAX_DRAWN) -> tuple[GraphShape, str]:
             nodes.append(GraphNode(f"folded:{owner}", label, "folded"))
     note = f"{len(shape.nodes):,} nodes, {len(shape.edges):,} edges: drawn folded"
     if len(nodes) > limit:
-        note += f", the first {limit:,} of {len(nodes):,} shown"
-        nodes = nodes[:limit]
+        note += f", {limit:,} of {len(nodes):,} shown (each folded cluster, then the first nodes)"
+        first = [n for n in nodes if n.kind == "folded"] + [n for n in nodes if n.kind != "folded"]
+        shown = {n.id for n in first[:limit]}
+        nodes = [n for n in nodes if n.id in shown]
     kept = {n.id for n in nodes}
 
     def end(node_id: str) -> str:
@@ -170,9 +172,10 @@ def graph_svg(drawing: GraphDrawing) -> str:
         if edge.source in placed and edge.target in placed and not _inside(root, edge):
             (x1, y1, w1), (x2, y2, _) = placed[edge.source], placed[edge.target]
             parts.append(_line([(x1 + w1 / 2, y1), (x2, y2 - NODE_HEIGHT / 2)], edge))
-    width = root.width + 2 * PAD
-    height = root.height + 2 * PAD + HEAD + (16 if note else 0)
     title = f"Agent {drawing.agent!r}: {_counts(drawing.shape)}"
+    longest = max(len(title) * 1.1, len(note))  # the title is bold
+    width = max(root.width, longest * CHAR_WIDTH) + 2 * PAD
+    height = root.height + 2 * PAD + HEAD + (16 if note else 0)
     head = [
         f'<rect x="0" y="0" width="{width:.0f}" height="{height:.0f}" rx="6" '
         'fill="#ffffff" stroke="#d0d0d0"/>',

@@ -75,8 +75,12 @@ def test_a_deep_agent_is_drawn_with_its_hooks_model_tools_and_each_subagent_nest
     assert "general-purpose/model [model] in subagent general-purpose" in text
 
 
-def test_an_attached_graph_with_hostile_node_names_is_escaped_and_its_subgraph_drawn_inside() -> None:
+def test_an_attached_graph_with_hostile_node_names_is_escaped_and_its_subgraph_drawn_inside(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     hostile = '<img src=x onerror="alert(1)">'
+    secret = "sk-graph-0123456789abcdef0123"
+    monkeypatch.setenv("ACME_API_KEY", secret)
     inner = StateGraph(Count)
     inner.add_node("bump", lambda s: {"n": s["n"] + 1})
     inner.add_edge(START, "bump")
@@ -84,7 +88,10 @@ def test_an_attached_graph_with_hostile_node_names_is_escaped_and_its_subgraph_d
     outer = StateGraph(Count)
     outer.add_node(hostile, lambda s: {"n": s["n"]})
     outer.add_node("sub", inner.compile())
+    outer.add_node(f"call {secret}", lambda s: {"n": s["n"]})
     outer.add_edge(START, hostile)
+    outer.add_edge(START, f"call {secret}")
+    outer.add_edge(f"call {secret}", END)
     outer.add_conditional_edges(hostile, lambda s: "sub" if s["n"] else END, ["sub", END])
     outer.add_edge("sub", END)
     bench = deepnb.attach(outer.compile(), unique("hostile"))
@@ -96,6 +103,7 @@ def test_an_attached_graph_with_hostile_node_names_is_escaped_and_its_subgraph_d
     root = ET.fromstring(svg)
     assert hostile in _titles(root)  # read back as the very name
     assert any(g.get("class") == "dnb-subgraph" for g in root.iter(f"{SVG}g"))
+    assert secret not in svg + repr(drawing) and f"call {secret}" in {n.id for n in drawing.shape.nodes}
     flat = bench.draw_graph(xray=False)
     assert not flat.shape.clusters and "sub" in {n.id for n in flat.shape.nodes}
 
@@ -161,7 +169,10 @@ def test_a_five_thousand_node_graph_is_drawn_folded_and_bounded() -> None:
     shape = _big(5000)
     folded, note = fold(shape)
     assert len(folded.nodes) <= MAX_DRAWN
-    assert note.startswith("5,000 nodes, 4,999 edges: drawn folded, the first 300 of 2,550 shown")
+    assert note.startswith("5,000 nodes, 4,999 edges: drawn folded, 300 of 2,550 shown")
+    folded_ids = {n.id for n in folded.nodes if n.kind == "folded"}
+    assert folded_ids == {f"folded:c{k}" for k in range(50)}  # every subagent kept, folded
+    assert [n.id for n in folded.nodes if n.kind != "folded"] == [f"n{i}" for i in range(250)]
     drawing = GraphDrawing("big", shape)
     svg = drawing.svg()
     root = ET.fromstring(svg)
