@@ -25,10 +25,12 @@ MAX_DRAWN = 300
 TEXT_NODES = 200
 TEXT_EDGES = 300
 """Nodes and edges the text form lists at most (it counts the rest)."""
-LABEL_CHARS = 34
+LABEL_CHARS = 40
 """Characters of a node's name drawn in its box (the whole name is its tooltip)."""
 CHAR_WIDTH = 6.6
 PAD = 14.0
+OFFSET = 10.0
+"""How far an edge back up is drawn beside the edge down between the same two nodes."""
 HEAD = 24.0
 """Room for a cluster's title, and for the drawing's own."""
 FILL = {
@@ -170,8 +172,8 @@ def graph_svg(drawing: GraphDrawing) -> str:
     # edges between blocks (a node to the subagent it runs)
     for edge in shape.edges:
         if edge.source in placed and edge.target in placed and not _inside(root, edge):
-            (x1, y1, w1), (x2, y2, _) = placed[edge.source], placed[edge.target]
-            parts.append(_line([(x1 + w1 / 2, y1), (x2, y2 - NODE_HEIGHT / 2)], edge))
+            (x1, y1, w1), (x2, y2, w2) = placed[edge.source], placed[edge.target]
+            parts.append(_line([(x1 + w1 / 2, y1), (x2 - w2 / 2, y2)], edge))
     title = f"Agent {drawing.agent!r}: {_counts(drawing.shape)}"
     longest = max(len(title) * 1.1, len(note))  # the title is bold
     width = max(root.width, longest * CHAR_WIDTH) + 2 * PAD
@@ -227,8 +229,11 @@ def _draw(
                 f'<text x="{x0 + 4:.1f}" y="{y0 + 10:.1f}" fill="#666">'
                 f"{_esc(_clip(cluster.label))}</text></g>"
             )
+    pairs = {(e.source, e.target) for e, _ in block.edges}
     for edge, points in block.edges:
-        parts.append(_line([(x + dx, y + dy) for x, y in points], edge, block, by_id))
+        # an edge back up beside one down between the same two nodes: drawn beside it
+        aside = OFFSET if (edge.target, edge.source) in pairs and points[-1][1] < points[0][1] else 0.0
+        parts.append(_line([(x + dx + aside, y + dy) for x, y in points], edge, block, by_id))
     for node_id in block.positions:
         x, y, w = placed[node_id]
         parts.append(_node(by_id[node_id], x, y, w))
