@@ -11,7 +11,7 @@ comma  := ,
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ROOT_OK := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: lab test lint bench chromium redis-server agent-server constraints constraints-lowest clean widgets \
+.PHONY: lab test test-ready lint bench debian-packages chromium redis-server agent-server constraints constraints-lowest clean widgets \
         docs docs-check
 
 # The front end: TypeScript in widgets/src, bundled by esbuild into deepnb/_widgets/ (committed, so
@@ -49,16 +49,18 @@ widgets: $(WIDGET_BUNDLE)
 lab: $(VENV)/.installed-lab $(WIDGET_BUNDLE)
 	$(BIN)/jupyter lab $(ROOT_OK) notebooks/quickstart.ipynb
 
-chromium:
-	@command -v chromium >/dev/null 2>&1 || { \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+# Debian's packages the tests use, installed together when missing (one apt-get: two at once
+# would fight over dpkg's lock): chromium for the browser tests, and Redis for the scale-out test
+# (two Agent Server replicas share one Redis and one PostgreSQL).
+DEBIAN_PACKAGES := chromium redis-server
 
-# Debian's Redis for the scale-out test (two Agent Server replicas share one Redis and one PostgreSQL).
-redis-server:
-	@command -v redis-server >/dev/null 2>&1 || { \
+debian-packages:
+	@missing=$$(for p in $(DEBIAN_PACKAGES); do command -v $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
 	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq redis-server >/dev/null; }
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; fi
+
+chromium redis-server: debian-packages
 
 # The self-hosted Agent Server (MIT langhost: stock langgraph-api on PostgreSQL + Redis) in its own
 # virtualenv, since it pins its own langgraph-api. deepnb goes in from this checkout (no
@@ -134,16 +136,23 @@ check-tests:
 	@seed=$${SEED:-$$(date +%s)}; echo "tests in a random order: SEED=$$seed make check-tests runs it again"; \
 	$(BIN)/python -m pytest -q $(CHECK_PYTEST) --randomly-seed=$$seed -m "$(CHECK_MARKERS)" $(CHECK_TESTS)
 
-# The whole suite in parts side by side: most of its time goes on waiting for kernels,
-# browsers and servers, so the parts overlap well even on two cores. Each part has its own
-# temporary folder (pytest prunes old numbered ones, another part's included) and cache; its
-# output is printed when it ends, and any part failing fails the target. The first three run
-# every test folder once; test-lowest runs the quick folders again on the lowest versions
-# pyproject.toml allows, so that its floors stay true.
-TEST_PARTS := test-browsers-security test-notebooks-kernels test-units-integration test-lowest
+# The whole suite in two steps. First everything it installs, side by side (downloads, mostly):
+# the virtualenvs, Debian's packages, the front end's packages and bundle. Then its parts side by
+# side: most of their time goes on waiting for kernels, browsers and servers, so they overlap well
+# even on two cores; the lint and the strict docs build run beside them. Each part has its own
+# temporary folder (pytest prunes old numbered ones, another part's included) and cache; its output
+# is printed when it ends, and any part failing fails the target. The first three run every test
+# folder once (the browser and security tests on two workers, a test file per worker at a time,
+# so that one file's JupyterLab waits while the other's runs); test-lowest runs the quick folders
+# again on the lowest versions pyproject.toml allows, so that its floors stay true.
+TEST_PARTS  := test-browsers-security test-notebooks-kernels test-units-integration test-lowest
+TWO_WORKERS := -n 2 --dist loadfile
 .PHONY: $(TEST_PARTS)
-test: $(VENV)/.installed-test chromium agent-server lint docs-check $(NODE_MODULES) $(WIDGET_BUNDLE)
-	@$(MAKE) --no-print-directory -j4 --output-sync=target $(TEST_PARTS)
+
+test:
+	@$(MAKE) --no-print-directory -j4 test-ready
+	@$(MAKE) --no-print-directory $(WIDGET_BUNDLE)
+	@$(MAKE) --no-print-directory -j7 --output-sync=target lint docs-check $(TEST_PARTS)
 
 # pytest from the virtualenv whose bin is $(1), on $(2)
 PYTEST_IN = d=$$(mktemp -d -t deepnb-$@-XXXXXX); \
@@ -152,7 +161,7 @@ PYTEST_IN = d=$$(mktemp -d -t deepnb-$@-XXXXXX); \
 PYTEST_PART = $(call PYTEST_IN,$(BIN),$(1))
 
 test-browsers-security:
-	@$(call PYTEST_PART,tests/browser tests/security)
+	@$(call PYTEST_PART,$(TWO_WORKERS) tests/browser tests/security)
 
 test-notebooks-kernels:
 	@$(call PYTEST_PART,notebooks tests/notebooks tests/kernel)
@@ -181,6 +190,10 @@ $(LOWEST_VENV)/.installed: pyproject.toml constraints-lowest.txt | $(VENV)/.inst
 test-lowest: $(LOWEST_VENV)/.installed
 	@$(call PYTEST_IN,$(LOWEST_VENV)/bin,$(LOWEST_TESTS))
 
+# What make test installs before its parts start.
+test-ready: $(VENV)/.installed-test $(LOWEST_VENV)/.installed debian-packages $(AGENT_VENV)/.installed \
+            $(NODE_MODULES)
+
 bench: $(VENV)/.installed-test agent-server
 	$(BIN)/python bench/overhead.py
 	$(BIN)/python bench/subagents.py
@@ -190,6 +203,7 @@ bench: $(VENV)/.installed-test agent-server
 	$(BIN)/python bench/batch_display.py
 	$(BIN)/python bench/experiment.py
 	$(BIN)/python bench/evidence.py
+	$(BIN)/python bench/report.py
 	$(BIN)/python bench/graph.py
 
 # The newest versions pyproject.toml allows, frozen into constraints.txt (a throwaway virtualenv).

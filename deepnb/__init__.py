@@ -8,8 +8,9 @@ compiled, ``deepnb.connect(url, assistant)`` one served over the Agent Protocol,
 ``deepnb.dataset(source, input=..., reference=...)`` reads a dataset as people have it (CSV,
 JSON, Parquet, Hugging Face, Inspect, promptfoo, LangSmith) and says its field mapping;
 ``deepnb.experiment(dataset, variants=..., scorers=...)`` runs a dataset by each variant and
-scores every run (``deepnb.scorers``), ``deepnb.load_experiment(path)`` reopens one from its log
-and ``deepnb.experiments()`` lists the logs;
+scores every run (``deepnb.scorers``), ``deepnb.load_experiment(path)`` reopens one from its log,
+``deepnb.experiments()`` lists the logs with their headline scores and
+``deepnb.compare_experiments(a, b)`` compares two over the rows they share;
 ``deepnb.deploy(path)`` writes those agents as a LangGraph Agent Server app and ``deepnb.serve()``
 serves them with ``langgraph dev``. Extensions (``deepnb.extensions``) add tools, middleware and
 backend routes to every agent deepnb builds.
@@ -41,6 +42,7 @@ __all__ = [
     "agent",
     "attach",
     "compare",
+    "compare_experiments",
     "connect",
     "dataset",
     "deploy",
@@ -82,10 +84,12 @@ if TYPE_CHECKING:
     from deepnb import extensions, models
     from deepnb.core.errors import DeepnbError
     from deepnb.many import scorers
+    from deepnb.many.across import ExperimentComparison
     from deepnb.many.batch import Batch
     from deepnb.many.comparing import Comparison
     from deepnb.many.datasets import Dataset
     from deepnb.many.experiment import Experiment
+    from deepnb.many.history import Experiments
     from deepnb.models.scripted import ScriptedChatModel
     from deepnb.session.files import Files
     from deepnb.session.remote import RemoteWorkbench
@@ -223,11 +227,29 @@ def load_experiment(path: str | os.PathLike[str]) -> Experiment:
     return reopen(path)
 
 
-def experiments(folder: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
-    """The experiment logs under ``folder`` (default ``.deepnb/experiments``), the newest first."""
-    from deepnb.many.experiment import experiments as listing  # noqa: PLC0415  # lazy: see above
+def experiments(folder: str | os.PathLike[str] | None = None) -> Experiments:
+    """The experiment logs under ``folder`` (default ``.deepnb/experiments``), the newest first, as
+    a table (a list of dicts: name, created, variants, rows, epochs, runs, done, headline
+    ``scores`` per scorer and variant, and ``error`` for a log that cannot be read), with
+    ``to_records()`` and ``to_pandas()``."""
+    from deepnb.many.history import experiments as listing  # noqa: PLC0415  # lazy: see above
 
     return listing(folder)
+
+
+def compare_experiments(
+    a: Experiment | str | os.PathLike[str],
+    b: Experiment | str | os.PathLike[str],
+    *,
+    variant: str | tuple[str, str] | None = None,
+) -> ExperimentComparison:
+    """Experiment ``a`` against experiment ``b`` (each an experiment or its log's path) over the
+    rows they share (matched by id, else by their fields), with ``compare``'s statistics per
+    scorer: every variant both have against itself, or ``variant="x"``, or ``variant=("x", "y")``
+    (a's x against b's y); what only one has is counted and said."""
+    from deepnb.many.across import compare_experiments as across  # noqa: PLC0415  # lazy: see above
+
+    return across(a, b, variant=variant)
 
 
 def connect(

@@ -39,6 +39,14 @@ FAIL_UNDER = click.option(
     help="Exit 1 unless every variant's mean SCORER is at least VALUE (repeatable).",
 )
 """The gate both subcommands take (:mod:`deepnb.cli.gate`)."""
+REPORT = click.option(
+    "--report",
+    "report_path",
+    type=click.Path(path_type=Path),
+    metavar="PATH.html",
+    help="Write the experiment as one self-contained HTML file (also when a threshold is missed).",
+)
+"""The report both subcommands write (``Experiment.report``)."""
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -54,6 +62,7 @@ def main() -> None:
 @click.option("-c", "--concurrency", type=click.IntRange(min=1), help="Runs at once in this process.")
 @click.option("--log", type=click.Path(path_type=Path), help="The JSONL log; one that exists is resumed.")
 @FAIL_UNDER
+@REPORT
 @click.option("--auto-approve", is_flag=True, help="Approve every tool call a run would wait on.")
 def eval_command(
     file: Path,
@@ -62,15 +71,18 @@ def eval_command(
     concurrency: int | None,
     log: Path | None,
     fail_under: Sequence[str],
+    report_path: Path | None,
     auto_approve: bool,
 ) -> None:
     """Run the experiment FILE defines (a .py file whose experiment() returns deepnb.experiment's
     arguments, or a .yaml / .toml file of the same keys), print its summary, and exit 0 when every
-    threshold is met, 1 when one is missed or a run ended in error, 2 on a usage error. Ctrl-C
-    stops it; the same command with the same --log resumes it."""
+    threshold is met, 1 when one is missed or a run ended in error, 2 on a usage error (or a
+    --report that cannot be written). Ctrl-C stops it; the same command with the same --log
+    resumes it."""
     console, errors = Console(), Console(stderr=True)
     with _usage():
         thresholds = gate.parse(fail_under)
+        _check_report(report_path)
         found = definition.read(file)
         found = _overridden(found, variants, epochs, concurrency, log, auto_approve)
         gate.check_names(thresholds, named(found.get("scorers", ())))
@@ -85,20 +97,48 @@ def eval_command(
         raise SystemExit(INTERRUPTED) from None
     finally:
         progress.close()
-    raise SystemExit(_report(started, thresholds, console, errors))
+    code = _report(started, thresholds, console, errors)
+    raise SystemExit(_written(started, report_path, errors, code))
 
 
 @main.command("view")
 @click.argument("log", type=click.Path(path_type=Path))
 @FAIL_UNDER
-def view_command(log: Path, fail_under: Sequence[str]) -> None:
-    """Print the summary of the experiment log LOG (exit 1 when a --fail-under threshold is missed)."""
+@REPORT
+def view_command(log: Path, fail_under: Sequence[str], report_path: Path | None) -> None:
+    """Print the summary of the experiment log LOG (exit 1 when a --fail-under threshold is
+    missed), and with --report write it as one HTML file."""
     console, errors = Console(), Console(stderr=True)
     with _usage():
         thresholds = gate.parse(fail_under)
+        _check_report(report_path)
         reopened = load_experiment(log)
         gate.check_names(thresholds, reopened.scorer_names())
-    raise SystemExit(_report(reopened, thresholds, console, errors))
+    code = _report(reopened, thresholds, console, errors)
+    raise SystemExit(_written(reopened, report_path, errors, code))
+
+
+def _check_report(path: Path | None) -> None:
+    """A --report that could not be written is refused before anything runs."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise DeepnbError(f"--report {path} is a folder: name the HTML file to write, e.g. report.html.")
+    if not path.parent.is_dir():
+        raise DeepnbError(f"--report {path}: the folder {path.parent} does not exist.")
+
+
+def _written(done: Experiment, path: Path | None, errors: Console, code: int) -> int:
+    """Write the report, if asked; the exit code (a report that cannot be written: 2)."""
+    if path is None:
+        return code
+    try:
+        written = done.report(path)
+    except DeepnbError as exc:
+        errors.print(f"The report is not written: {exc}", highlight=False, markup=False)
+        return USAGE
+    errors.print(f"report: {written}", highlight=False, markup=False)
+    return code
 
 
 def _overridden(

@@ -11,8 +11,14 @@ Each tool opens its own session per call (the adapters' default), so a server th
 started again by the next call. A tool keeps its server's name in its ``metadata``
 (:data:`SERVER_KEY`): cards, ``inspect`` and ``%deepagent mcp`` read it there. A tool named like
 one the agent has already (``read_file`` of the filesystem server and deepagents' own) is
-renamed ``SERVER_NAME``. What a connection holds in ``env`` and ``headers`` may be a token:
-nothing here shows their values, only their keys.
+renamed ``SERVER_NAME``; two servers offering one name is refused, naming both (a
+``tool_prefix`` on one of them tells them apart). What a connection holds in ``env`` and
+``headers`` may be a token: nothing here shows their values, only their keys.
+
+Servers are bounded: a server has ``start_timeout`` seconds to list its tools and each call
+``call_timeout`` seconds to answer (deepnb's own keys, beside the adapters' in any connection).
+A stdio server runs under :mod:`deepnb.engine.mcp_guard`, in a process group of its own that
+ends with the kernel, even a killed one.
 """
 
 from __future__ import annotations
@@ -22,10 +28,12 @@ import concurrent.futures
 import contextlib
 import os
 import re
+import shutil
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -40,6 +48,7 @@ __all__ = [
     "McpConfigError",
     "McpServer",
     "McpServerLost",
+    "McpServerSilent",
     "check_servers",
     "describe_connection",
     "load_tools",
@@ -52,7 +61,18 @@ INSTALL = "pip install 'deepnb[mcp]'"
 SERVER_KEY = "deepnb_mcp_server"
 """The key of a tool's ``metadata`` that names the MCP server it came from."""
 STARTUP_TIMEOUT = 120.0
-"""Seconds a server has to start and list its tools (``npx -y`` may download it first)."""
+"""Seconds a server has to start and list its tools (``npx -y`` may download it first), unless
+its ``start_timeout`` says otherwise."""
+CALL_TIMEOUT = 300.0
+"""Seconds a tool call has to be answered (its server started again included), unless its
+server's ``call_timeout`` says otherwise."""
+TEARDOWN = 10.0
+"""Seconds, beyond the longest ``start_timeout``, for the servers that did not answer to be ended
+(``stdio_client`` gives one 2 s after its stdin closes, then 2 s after SIGTERM)."""
+DEEPNB_KEYS = frozenset({"tool_prefix", "start_timeout", "call_timeout"})
+"""deepnb's own keys of a connection (any transport), taken out before the adapters see it."""
+GUARD = str(Path(__file__).with_name("mcp_guard.py"))
+"""The script a stdio server is started under (:mod:`deepnb.engine.mcp_guard`)."""
 
 _HTTP = frozenset(
     {
@@ -78,6 +98,7 @@ TRANSPORTS: Mapping[str, frozenset[str]] = {
     "websocket": frozenset({"transport", "url", "session_kwargs"}),
 }
 SHAPES = "stdio (command, args, env, cwd) or streamable_http (url, headers)"
+_PREFIX = re.compile(r"[A-Za-z0-9_.-]{0,40}")
 BUILT_IN_TOOLS = frozenset(
     {"ls", "read_file", "write_file", "edit_file", "glob", "grep", "execute", "write_todos", "task"}
 )
@@ -123,12 +144,13 @@ def check_servers(value: Any) -> dict[str, dict[str, Any]]:
             raise McpConfigError(f"{name}.transport", f"missing: use {SHAPES}")
         if transport not in TRANSPORTS:
             raise McpConfigError(f"{name}.transport", f"{transport!r} — use one of {', '.join(TRANSPORTS)}")
+        known = TRANSPORTS[transport] | DEEPNB_KEYS
         for key in connection:
-            if key not in TRANSPORTS[transport]:
+            if key not in known:
                 raise McpConfigError(
-                    f"{name}.{key}",
-                    f"unknown key for {transport}: use {', '.join(sorted(TRANSPORTS[transport]))}",
+                    f"{name}.{key}", f"unknown key for {transport}: use {', '.join(sorted(known))}"
                 )
+        _check_own_keys(name, connection)
         if transport == "stdio":
             command = connection.get("command")
             if not isinstance(command, str) or not command.strip():
@@ -154,6 +176,46 @@ def check_servers(value: Any) -> dict[str, dict[str, Any]]:
             {**connection, "args": list(connection["args"])} if "args" in connection else dict(connection)
         )
     return checked
+
+
+def _check_own_keys(name: str, connection: Mapping[str, Any]) -> None:
+    """deepnb's keys of one connection: a prefix of plain characters, timeouts in seconds."""
+    prefix = connection.get("tool_prefix", "")
+    if not isinstance(prefix, str) or not _PREFIX.fullmatch(prefix):
+        raise McpConfigError(
+            f"{name}.tool_prefix", f"expected up to 40 letters, digits, '_', '-' or '.', e.g. '{name}_'"
+        )
+    for key in ("start_timeout", "call_timeout"):
+        if key in connection:
+            value = connection[key]
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e6:
+                raise McpConfigError(f"{name}.{key}", f"expected seconds (a positive number), got {value!r}")
+
+
+def _seconds(connection: Mapping[str, Any], key: str, default: float) -> float:
+    value = connection.get(key)
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else default
+
+
+def _for_adapters(connection: Mapping[str, Any]) -> dict[str, Any]:
+    """``connection`` as the adapters take it: without deepnb's keys, and a stdio server started
+    under the guard (POSIX: Windows has ``mcp``'s job objects), which keeps its command, args,
+    env and cwd."""
+    adapted = {k: v for k, v in connection.items() if k not in DEEPNB_KEYS}
+    if adapted.get("transport") == "stdio" and os.name == "posix" and sys.executable and _found(adapted):
+        adapted["args"] = ["-I", GUARD, "--", str(adapted["command"]), *adapted.get("args", ())]
+        adapted["command"] = sys.executable
+    return adapted
+
+
+def _found(connection: Mapping[str, Any]) -> bool:
+    """Whether a stdio connection's command may start: a bare name must be on the ``PATH`` the
+    server gets (one that is not starts unguarded, so its failure reads as the system's own)."""
+    command = str(connection.get("command", ""))
+    if os.sep in command:
+        return True
+    path = (connection.get("env") or {}).get("PATH") or os.environ.get("PATH")
+    return shutil.which(command, path=path) is not None
 
 
 def _address(url: str) -> str:
@@ -193,24 +255,57 @@ class McpServerLost(Exception):
 
     failure_kind = "tool"
 
-    def __init__(self, server: str, tool: str, connection: Mapping[str, Any], cause: BaseException) -> None:
+    def __init__(
+        self,
+        server: str,
+        tool: str,
+        connection: Mapping[str, Any],
+        cause: BaseException,
+        *,
+        description: str | None = None,
+        hint: str = "",
+    ) -> None:
         self.server = server
-        self.failure_description = f"The MCP server {server!r} failed while {tool} ran ({_cause(cause)})"
+        self.failure_description = (
+            description or f"The MCP server {server!r} failed while {tool} ran ({_cause(cause)})"
+        )
         again = "starts it again" if connection.get("transport") == "stdio" else "connects again"
         self.failure_hint = (
-            f"check that it runs ({describe_connection(connection)}), then run the cell again: "
+            f"check that it runs ({describe_connection(connection)}){hint}, then run the cell again: "
             f"the thread is kept and the next call {again}."
         )
         super().__init__(self.failure_description)
 
 
+class McpServerSilent(McpServerLost):
+    """An MCP tool's server did not answer the call within its ``call_timeout`` (the call was
+    given up and a stdio server ended)."""
+
+    def __init__(self, server: str, tool: str, connection: Mapping[str, Any], seconds: float) -> None:
+        self.seconds = seconds
+        super().__init__(
+            server,
+            tool,
+            connection,
+            TimeoutError(),
+            description=f"The MCP server {server!r} did not answer {tool} within {seconds:g} s",
+            hint=f" or give it longer with mcp_servers.{server}.call_timeout",
+        )
+
+
 def _interceptor(connections: Mapping[str, Mapping[str, Any]]) -> Callable[..., Awaitable[Any]]:
     async def reach(request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        server = str(request.server_name)
+        connection = connections.get(server, {})
+        seconds = _seconds(connection, "call_timeout", CALL_TIMEOUT)
+        bound = asyncio.timeout(seconds)
         try:
-            return await handler(request)
+            async with bound:
+                return await handler(request)
         except Exception as exc:  # the transport's failure: one line naming the server
-            server = str(request.server_name)
-            raise McpServerLost(server, str(request.name), connections.get(server, {}), exc) from None
+            if isinstance(exc, TimeoutError) and bound.expired():
+                raise McpServerSilent(server, str(request.name), connection, seconds) from None
+            raise McpServerLost(server, str(request.name), connection, exc) from None
 
     return reach
 
@@ -284,8 +379,10 @@ def load_tools(
     servers: Mapping[str, Mapping[str, Any]], *, taken: Iterable[str] = (), timeout: float = STARTUP_TIMEOUT
 ) -> list[Any]:
     """Start each server, list its tools, and return them as LangChain tools marked with their
-    server; a tool whose name is ``taken`` (the agent's other tools and deepagents' own) or
-    another server's is renamed ``SERVER_NAME``. A server that does not start raises one line."""
+    server, each named ``tool_prefix`` + its name; a tool whose name is ``taken`` (the agent's
+    other tools and deepagents' own) is renamed ``SERVER_NAME``. A server that does not start,
+    or does not list its tools within its ``start_timeout`` (default ``timeout``), raises one
+    line; so does a tool name two servers offer (:func:`_named`)."""
     try:
         from langchain_mcp_adapters.client import MultiServerMCPClient  # noqa: PLC0415  # optional
     except ImportError:
@@ -294,28 +391,36 @@ def load_tools(
         ) from None
     connections = {name: dict(c) for name, c in servers.items()}
     interceptors: list[Any] = [_interceptor(connections)]
-    client = MultiServerMCPClient(connections, tool_interceptors=interceptors)  # type: ignore[arg-type]
+    adapted = {name: _for_adapters(c) for name, c in connections.items()}
+    client = MultiServerMCPClient(adapted, tool_interceptors=interceptors)  # type: ignore[arg-type]
+    limits = {name: _seconds(c, "start_timeout", timeout) for name, c in connections.items()}
 
     async def listed() -> list[Any]:
-        return await asyncio.gather(
-            *(client.get_tools(server_name=name) for name in connections), return_exceptions=True
-        )
+        async def one(name: str) -> Any:
+            return await asyncio.wait_for(client.get_tools(server_name=name), limits[name])
+
+        return await asyncio.gather(*(one(name) for name in connections), return_exceptions=True)
 
     with _servers_stderr() as said:
         try:
-            found = _run(listed(), timeout)
-        except TimeoutError:
+            found = _run(listed(), max(limits.values(), default=timeout) + TEARDOWN)
+        except TimeoutError:  # the servers were not even ended in time
             names = ", ".join(connections)
             raise DeepnbError(
-                f"MCP server(s) {names} did not list their tools within {timeout:.0f} s: check that "
-                "they start (their command or url in mcp_servers), then build the agent again."
+                f"MCP server(s) {names} did not list their tools in time: check that they start "
+                "(their command or url in mcp_servers), then build the agent again."
             ) from None
         # what a stdio server said is its own only when it is the one started here
         alone = sum(c.get("transport") == "stdio" for c in connections.values()) == 1
         last = _last_line(said()) if alone else ""
-    used = set(BUILT_IN_TOOLS) | set(taken)
     tools: list[Any] = []
     for (name, connection), result in zip(connections.items(), found, strict=True):
+        if isinstance(result, TimeoutError):
+            raise DeepnbError(
+                f"MCP server {name!r} did not list its tools within {limits[name]:g} s: check that it "
+                f"starts ({describe_connection(connection)}) or give it longer with "
+                f"mcp_servers.{name}.start_timeout, then build the agent again."
+            )
         if isinstance(result, BaseException):
             quoted = f"; it said: {last}" if last and connection.get("transport") == "stdio" else ""
             raise DeepnbError(
@@ -323,12 +428,42 @@ def load_tools(
                 f"({describe_connection(connection)}), then build the agent again."
             )
         for tool in result:
-            if tool.name in used:
-                tool.name = f"{name}_{tool.name}"
-            used.add(tool.name)
             tool.metadata = {**(tool.metadata or {}), SERVER_KEY: name}
             tools.append(tool)
-    return tools
+    return _named(tools, connections, reserved=set(BUILT_IN_TOOLS) | set(taken))
+
+
+def _named(
+    tools: Sequence[Any], connections: Mapping[str, Mapping[str, Any]], *, reserved: set[str]
+) -> list[Any]:
+    """Name each server's tools: ``tool_prefix`` + the name the server gives, and a name in
+    ``reserved`` (the agent's own tools) after its server (``files_read_file``). A name two
+    tools would then share is refused in one line naming both servers and the fix: no tool
+    silently takes another's place."""
+    owner: dict[str, tuple[str, str]] = {}  # the name the model sees -> (server, name it gave)
+    for tool in tools:
+        server = str(tool.metadata[SERVER_KEY])
+        given = str(tool.name)
+        name = str(connections[server].get("tool_prefix", "")) + given
+        if name in reserved:
+            name = f"{server}_{name}"
+        clash = owner.get(name)
+        if clash is not None or name in reserved:
+            other = f"MCP server {clash[0]!r}" if clash is not None else "the agent itself"
+            same = clash is not None and clash[0] == server
+            raise DeepnbError(
+                (
+                    f"MCP server {server!r} offers two tools named {name!r}"
+                    if same
+                    else f"MCP server {server!r} and {other} both offer a tool named {name!r}"
+                )
+                + f" (from its {given!r}): give the server a prefix of its own "
+                f"(mcp_servers.{server}.tool_prefix = '{server}_' names it {server}_{given}), "
+                "then build the agent again."
+            )
+        owner[name] = (server, given)
+        tool.name = name
+    return list(tools)
 
 
 def mcp_tools(graph: Any) -> dict[str, str]:

@@ -7,5 +7,6 @@ by each variant, ``epochs`` times, every run scored. The dataset (:mod:`.dataset
 (:mod:`.scorers`, public as ``deepnb.scorers``), prices (:mod:`.pricing`), the statistics
 (:mod:`.stats`), the run records (:mod:`.record`) and the JSONL log (:mod:`.log`, its lines'
 fields read by :mod:`.fields`; what its header records of each variant, and the check that a
-resumed experiment is the same one, in :mod:`.provenance`) each have a module of their own.
+resumed experiment is the same one, in :mod:`.provenance`) each have a module of their own; so
+does the report to send (:mod:`.report`, its samples' data in :mod:`.report_data`).
 """

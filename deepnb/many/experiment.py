@@ -39,11 +39,12 @@ from deepnb.core.text.safe_display import safe_display
 from deepnb.core.tokens import TOKEN_COLUMNS
 from deepnb.many import log as logs
 from deepnb.many import log_claims, pricing, provenance, retrying, stats
+from deepnb.many import report as reports
 from deepnb.many.batch import WHOLE, Batch
 from deepnb.many.datasets import Row, check_given
 from deepnb.many.datasets import dataset as read_dataset
 from deepnb.many.record import Key, RunRecord, Score
-from deepnb.many.scoring import Scorer, named, score
+from deepnb.many.scoring import SCORE_TIMEOUT, Scorer, ScoringStopped, named, score
 from deepnb.many.variants import build
 from deepnb.session.protocol import Session
 from deepnb.session.run import Run
@@ -172,7 +173,7 @@ class Experiment(LiveDisplayable):
     read from
     the log); ``records`` the ended runs with their scores; ``wait()``, ``stop()``,
     ``to_pandas()``, ``summary()``, ``compare(a, b)``, ``rescore(scorers, replace=False)``,
-    ``grade(row, variant, epoch, score)``; ``path`` is the log."""
+    ``grade(row, variant, epoch, score)``, ``report(path)``; ``path`` is the log."""
 
     def __init__(
         self,
@@ -225,6 +226,10 @@ class Experiment(LiveDisplayable):
         self._lost: set[Key] = set()
         """Runs that ended but could not be logged (the log failed): not kept, not done."""
         self._stopped = False
+        self._halt = threading.Event()
+        """Set by :meth:`stop`: a scorer still running is given up (its run is not kept)."""
+        self.score_timeout: float | None = SCORE_TIMEOUT
+        """Seconds each scorer has to score a run (``score_timeout=``); longer is a scorer error."""
         self.cache: EpochCache | None = None
         """The model-call cache (``cache=``), or ``None``."""
         self._claim: log_claims.LogClaim | None = None
@@ -319,7 +324,10 @@ class Experiment(LiveDisplayable):
         if self._batch is not None:
             record.attempts = max(1, self._batch.attempts(index))
         if record.status == "done":
-            record.scores = self._scored(record, self.scorers)
+            try:
+                record.scores = self._scored(record, self.scorers, halt=self._halt)
+            except ScoringStopped:  # stopped while a scorer ran: not kept, the same log runs it again
+                return
         with self._saving:  # logged, then kept: a grade given meanwhile is logged after it
             if self._writer is not None:
                 try:
@@ -384,7 +392,9 @@ class Experiment(LiveDisplayable):
 
     def _add_scores(self, record: RunRecord, scorers: Mapping[str, Scorer]) -> None:
         try:
-            self._keep_scores(record, self._scored(record, scorers), replace=False)
+            self._keep_scores(record, self._scored(record, scorers, halt=self._halt), replace=False)
+        except ScoringStopped:  # stopped meanwhile: the scorer scores it when the log is resumed
+            pass
         except logs.LogWriteError as exc:
             self._unsaved(exc)
         finally:
@@ -474,9 +484,13 @@ class Experiment(LiveDisplayable):
             cached=self.cache.hits(run.thread_id) if self.cache is not None else 0,
         )
 
-    @staticmethod
-    def _scored(record: RunRecord, scorers: Mapping[str, Scorer]) -> dict[str, Score]:
-        return {name: score(scorer, record) for name, scorer in scorers.items()}
+    def _scored(
+        self, record: RunRecord, scorers: Mapping[str, Scorer], *, halt: threading.Event | None = None
+    ) -> dict[str, Score]:
+        """Each scorer's score of ``record``, each within :attr:`score_timeout`; ``halt`` set
+        meanwhile raises :class:`~deepnb.many.scoring.ScoringStopped`."""
+        timeout = self.score_timeout
+        return {name: score(scorer, record, timeout=timeout, halt=halt) for name, scorer in scorers.items()}
 
     # -- waiting and stopping ---------------------------------------------------------------
 
@@ -522,8 +536,10 @@ class Experiment(LiveDisplayable):
 
     def stop(self, *, reason: str = "stopped") -> Experiment:
         """Stop every run and drop those still queued (what ended stays in the log; the same
-        ``log=`` later runs the rest). ``reason`` completes "Run …" on each stopped run's notice."""
+        ``log=`` later runs the rest; so does a run whose scorer was still running, given up at
+        once). ``reason`` completes "Run …" on each stopped run's notice."""
         self._stopped = True
+        self._halt.set()
         if self._batch is not None:
             self._batch.stop(reason=reason)
         return self
@@ -673,6 +689,14 @@ class Experiment(LiveDisplayable):
         says how to get it); nested values (a structured output, a row's lists) are JSON text."""
         return records_parquet(self.to_records(), path, what="experiment")
 
+    def report(self, path: str | os.PathLike[str]) -> Path:
+        """Write the experiment as one self-contained HTML file to ``path`` and return its path:
+        the summary, the comparison with the baseline, the matrix with its filters (failures
+        only, scorer, variant, status, text search) and every sample's view, opened from disk
+        in any browser (no server, no network, no kernel); secrets redacted, every model text
+        escaped (:mod:`deepnb.many.report`)."""
+        return reports.write(self, path)
+
     # -- judging ----------------------------------------------------------------------------
 
     def summary(self, *, threshold: float = stats.THRESHOLD) -> Summary:
@@ -727,13 +751,11 @@ class Experiment(LiveDisplayable):
         per_scorer = tuple(stats.compare_scorer(mine, theirs, name, reducer) for name in names)
         a_scores = {name: stats.row_scores(mine, name, reducer) for name in names}
         b_scores = {name: stats.row_scores(theirs, name, reducer) for name in names}
-        first_a = {r.row: r for r in sorted(mine, key=lambda r: -r.epoch)}
-        first_b = {r.row: r for r in sorted(theirs, key=lambda r: -r.epoch)}
         return VariantComparison(
             a,
             b,
             per_scorer,
-            tuple(stats.differences(first_a, first_b, a_scores, b_scores)),
+            tuple(stats.differences(by_row(mine), by_row(theirs), a_scores, b_scores)),
             self.plan.epochs,
             _reduced_by(reducer),
         )
@@ -936,6 +958,14 @@ class _RunsView(Mapping[Key, "Run | RunRecord | None"]):
 _NOT_DONE = RunRecord(-1, "", -1, {}, None, "queued")
 
 
+def by_row(records: Iterable[RunRecord]) -> dict[int, list[RunRecord]]:
+    """Each row's runs (its epochs)."""
+    rows: dict[int, list[RunRecord]] = {}
+    for record in records:
+        rows.setdefault(record.row, []).append(record)
+    return rows
+
+
 def _reduced_by(reducer: stats.Reducer) -> str:
     """The reducer as the summary and the comparison say it: its name, and its note if any."""
     return f"{reducer.name} ({reducer.note})" if reducer.note else reducer.name
@@ -979,6 +1009,7 @@ def experiment(
     cache: bool | str | os.PathLike[str] = False,
     input: str | None = None,
     reference: str | None = None,
+    score_timeout: float | None = SCORE_TIMEOUT,
 ) -> Experiment:
     """Run ``dataset`` by each of ``variants`` (default: ``agent`` as it is) ``epochs`` times,
     scoring each run with ``scorers``; returns the :class:`Experiment` at once. Everything is
@@ -998,12 +1029,22 @@ def experiment(
     reused for the same model, parameters, messages and epoch (a re-run after a kernel restart
     too). ``dataset`` is what :func:`deepnb.many.datasets.dataset` reads (or a ``Dataset``);
     ``input`` / ``reference`` name the field each row's input and reference come from, as there.
+    ``score_timeout``: seconds each scorer has to score one run (default 300; ``None``: no
+    bound); a scorer that takes longer gives that run a scorer error, and ``stop()`` (the
+    kernel's interrupt) gives up on a scorer still running at once.
     A row an agent would run with no prompt (no template, no input field) is refused before any
     model call. A resumed log's done runs are scored by any scorer they have no score of; a log
     written with another template, other variants (labels or definitions), other epochs or other
     fields or references for its rows is refused in one line. The experiment claims its log
     while it runs: another experiment on it (in this kernel or another) is refused in one line
     naming it. A log that cannot be written stops the experiment, saying how many runs it holds."""
+    if score_timeout is not None and (
+        isinstance(score_timeout, bool) or not isinstance(score_timeout, int | float) or not score_timeout > 0
+    ):
+        raise DeepnbError(
+            "score_timeout is the seconds a scorer has per run (a positive number, or None), "
+            f"not {score_timeout!r}."
+        )
     retry_policy = retrying.retries_of(retries)
     error_limit = retrying.error_limit(fail_on_error)
     model_cache = _cache(cache)
@@ -1037,6 +1078,7 @@ def experiment(
     try:
         made = _made(plan, definitions, chosen, path, data, built)
         made.retries, made.fail_on_error, made.cache = retry_policy, error_limit, model_cache
+        made.score_timeout = score_timeout
         made._claim = claim
         return made._begin(limit, served_limit, {"auto_approve": auto_approve} if auto_approve else {})
     except BaseException:
@@ -1149,10 +1191,3 @@ def load_experiment(path: str | os.PathLike[str]) -> Experiment:
     return Experiment(
         plan, scorers={}, path=Path(path), records=contents.runs, log_format=int(header["format"])
     )
-
-
-def experiments(folder: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
-    """The experiment logs under ``folder`` (default ``.deepnb/experiments``), the newest
-    first: ``path``, ``name``, ``created``, ``variants``, ``rows``, ``runs``, ``done`` and
-    ``error`` (why a log cannot be read; ``None`` for the others)."""
-    return logs.listing(Path(folder) if folder is not None else logs.FOLDER)

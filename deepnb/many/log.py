@@ -425,39 +425,3 @@ def _graded(contents: LogContents, data: dict[str, Any]) -> RunRecord:
     if record is None:
         raise Malformed(f"it scores run {key}, which no earlier line logs")
     return record
-
-
-def listing(folder: Path = FOLDER) -> list[dict[str, Any]]:
-    """The logs in ``folder``, the newest first: path, name, created, variants, rows, runs
-    logged and done, and ``error`` (``None``; for a log that cannot be read, why not, with
-    nothing else known)."""
-    found: list[dict[str, Any]] = []
-    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
-        try:
-            contents = read(path)
-        except DeepnbError as exc:
-            found.append(
-                {
-                    "path": str(path),
-                    **dict.fromkeys(("name", "created")),
-                    "variants": [],
-                    **dict.fromkeys(("rows", "runs", "done"), 0),
-                    "error": str(exc),
-                }
-            )
-            continue
-        statuses = [record.status for record in contents.runs.values()]
-        found.append(
-            {
-                "path": str(path),
-                "name": contents.header.get("name"),
-                "created": contents.header.get("created"),
-                "variants": list(contents.header.get("variants") or {}),
-                "rows": len(contents.rows),
-                "runs": len(statuses),
-                "done": statuses.count("done"),
-                "error": None,
-            }
-        )
-    found.sort(key=lambda item: str(item["created"] or ""), reverse=True)
-    return found

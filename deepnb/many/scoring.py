@@ -8,15 +8,23 @@ evaluators (``inputs``, ``outputs``, ``reference_outputs``) gets those by name i
 ``reference_outputs`` the row's reference. It returns a bool, a number, ``None`` (no score) or a
 dict with ``score`` (and ``comment``); a scorer that raises, or gives a score that is not a
 finite number (NaN, infinity, in any of those shapes), gives that run an error score.
+
+In an experiment each scorer runs under its ``score_timeout`` (on a thread of its own, waited
+for): one that takes longer is that run's scorer error, and stopping the experiment gives up on
+a scorer still running at once. Python cannot stop a thread, so a scorer that never returns keeps
+its (daemon) thread; nothing waits for it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
 import inspect
 import math
 import numbers
+import threading
+import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -27,6 +35,16 @@ Scorer = Callable[..., Any]
 BY_NAME = frozenset({"inputs", "outputs", "reference_outputs"})
 """Parameter names that make a scorer be called LangSmith's way."""
 _NAMED = BY_NAME | {"output", "reference", "run"}
+SCORE_TIMEOUT = 300.0
+"""Seconds a scorer has to score one run in an experiment (its ``score_timeout``), a judge's
+model call included."""
+TICK = 0.1
+"""Seconds between two looks at whether the experiment stopped, while a scorer runs."""
+
+
+class ScoringStopped(Exception):
+    """The experiment stopped while a scorer ran: the run it scored is not kept (the same log
+    runs it again)."""
 
 
 def scorer_name(scorer: Scorer) -> str:
@@ -63,9 +81,44 @@ def named(scorers: Iterable[Scorer] | Mapping[str, Scorer] | Scorer | None) -> d
     return found
 
 
-def score(scorer: Scorer, record: RunRecord) -> Score:
+def score(
+    scorer: Scorer,
+    record: RunRecord,
+    *,
+    timeout: float | None = None,
+    halt: threading.Event | None = None,
+) -> Score:
     """``scorer``'s verdict on ``record`` (run to its end if it is async); its exception is the
-    score's ``error``. Call it off any running event loop (a worker thread)."""
+    score's ``error``. Call it off any running event loop (a worker thread). With ``timeout``
+    (seconds) or ``halt``, the scorer runs on a thread of its own: taking longer than
+    ``timeout`` is an error score, and ``halt`` set meanwhile raises :class:`ScoringStopped`
+    within :data:`TICK` seconds."""
+    if timeout is None and halt is None:
+        return _score_here(scorer, record)
+    outcome: list[Score] = []
+    finished = threading.Event()
+
+    def work() -> None:
+        try:
+            outcome.append(_score_here(scorer, record))
+        finally:
+            finished.set()
+
+    context = contextvars.copy_context()  # a judge's tracing and settings, as on the caller's thread
+    threading.Thread(target=context.run, args=(work,), name="deepnb-scorer", daemon=True).start()
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        left = TICK if deadline is None else min(TICK, deadline - time.monotonic())
+        if finished.wait(max(left, 0.0)):
+            return outcome[0] if outcome else Score(None, error="the scorer's thread ended without a score")
+        if halt is not None and halt.is_set():
+            raise ScoringStopped(scorer_name(scorer))
+        if deadline is not None and time.monotonic() >= deadline:
+            late = f"TimeoutError: the scorer took longer than {timeout:g} s"
+            return Score(None, error=f"{late} (the experiment's score_timeout)")
+
+
+def _score_here(scorer: Scorer, record: RunRecord) -> Score:
     try:
         value = _call(scorer, record)
         if inspect.isawaitable(value):

@@ -221,7 +221,9 @@ class ScorerComparison:
 @dataclass(frozen=True)
 class Difference:
     """A row where the two variants' scores differ on ``scorer``: ``difference`` is a - b of the
-    row's reduced scores; ``a`` and ``b`` each variant's first answer."""
+    row's reduced scores; ``a`` and ``b`` each variant's answer in the epoch that shows the
+    difference (``a_epoch``, ``b_epoch``: where a scored its highest on that scorer and b its
+    lowest when a is ahead, the other way round when b is; the first epoch on a tie)."""
 
     row: int
     difference: float
@@ -229,6 +231,8 @@ class Difference:
     b: str | None
     inputs: Mapping[str, Any] = field(default_factory=dict)
     scorer: str = ""
+    a_epoch: int | None = None
+    b_epoch: int | None = None
 
 
 def mean_interval(values: Sequence[float]) -> tuple[float | None, float | None, float | None]:
@@ -370,6 +374,12 @@ def compare_scorer(
     """``a`` against ``b`` on ``scorer``, paired by row: each row's score (its epochs reduced by
     ``reducer``) in ``a`` against the same row's in ``b``, over the rows both have a score for."""
     mine, theirs = row_scores(a, scorer, reducer, threshold), row_scores(b, scorer, reducer, threshold)
+    return compare_rows(scorer, mine, theirs)
+
+
+def compare_rows(scorer: str, mine: Mapping[int, float], theirs: Mapping[int, float]) -> ScorerComparison:
+    """Each row's one score in ``mine`` against the same row's in ``theirs`` (what
+    :func:`compare_scorer` compares once each side's epochs are reduced), over the rows both have."""
     rows = sorted(set(mine) & set(theirs))
     diffs = [round(mine[row] - theirs[row], DIGITS) for row in rows]
     wins = sum(1 for d in diffs if d > 0)
@@ -399,32 +409,51 @@ def paired_p_value(diffs: Sequence[float]) -> float | None:
 
 
 def differences(
-    a: Mapping[int, RunRecord],
-    b: Mapping[int, RunRecord],
+    a: Mapping[int, RunRecord | Sequence[RunRecord]],
+    b: Mapping[int, RunRecord | Sequence[RunRecord]],
     a_scores: Mapping[str, Mapping[int, float]],
     b_scores: Mapping[str, Mapping[int, float]],
     *,
     top: int = TOP_DIFFERENCES,
 ) -> list[Difference]:
     """Per scorer (in ``a_scores``' order), the rows where a's and b's scores on that scorer
-    differ, furthest apart first, at most ``top`` each; ``a`` and ``b`` hold each variant's first
-    run of a row (for its answer). Scorers are never added together: a row is listed under each
-    scorer it differs on, with that scorer's difference."""
+    differ, furthest apart first, at most ``top`` each; ``a`` and ``b`` hold each variant's runs
+    of a row (its epochs; or one run), whose answers show the difference (see
+    :class:`Difference`). Scorers are never added together: a row is listed under each scorer it
+    differs on, with that scorer's difference, and never under one whose scores are equal."""
     listed = []
     for scorer, mine in a_scores.items():
         theirs = b_scores.get(scorer, {})
         apart = [(row, round(mine[row] - theirs[row], DIGITS)) for row in sorted(set(mine) & set(theirs))]
         ranked = sorted((item for item in apart if item[1] != 0), key=lambda item: -abs(item[1]))
         for row, difference in ranked[:top]:
-            first_a, first_b = a.get(row), b.get(row)
+            run_a = _telling(a.get(row), scorer, highest=difference > 0)
+            run_b = _telling(b.get(row), scorer, highest=difference < 0)
             listed.append(
                 Difference(
                     row,
                     difference,
-                    first_a.result if first_a else None,
-                    first_b.result if first_b else None,
-                    dict(first_a.inputs) if first_a else {},
+                    run_a.result if run_a else None,
+                    run_b.result if run_b else None,
+                    dict(run_a.inputs) if run_a else {},
                     scorer,
+                    run_a.epoch if run_a else None,
+                    run_b.epoch if run_b else None,
                 )
             )
     return listed
+
+
+def _telling(runs: RunRecord | Sequence[RunRecord] | None, scorer: str, *, highest: bool) -> RunRecord | None:
+    """Of a row's runs, the one scored highest (or lowest) on ``scorer``, the first epoch on a
+    tie; the first epoch where none has a score."""
+    if runs is None or isinstance(runs, RunRecord):
+        return runs
+    ordered = sorted(runs, key=lambda r: r.epoch)
+    scored = [
+        (s.score, r) for r in ordered if (s := r.scores.get(scorer)) is not None and s.score is not None
+    ]
+    if not scored:
+        return ordered[0] if ordered else None
+    best = (max if highest else min)(score for score, _r in scored)
+    return next(r for score, r in scored if score == best)

@@ -1,8 +1,9 @@
 """The compare view (``deepnb.compare``, ``%%deepagent --compare``): one column per model (or
 agent) with its live run view, then a table that fills in as the runs finish; and the static form
 saved notebooks keep (each run's snapshot side by side, then the table). Once two or more runs
-have answered, their answers stand side by side as Markdown, each after the first with its words'
-difference from the first's. Every text is escaped."""
+have answered, their answers stand side by side as Markdown with the passages that differ from
+the first's marked, then each after the first with its words' difference from the first's. Every
+text is escaped."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from IPython.display import display
 from deepnb.core import events as ev
 from deepnb.core.graphs.structured import output_rows
 from deepnb.core.schema import RUN_STATUS_LABEL, shown_as
+from deepnb.core.text.markdown_diff import marked_pair
 from deepnb.core.text.markup import escape, markdown
 from deepnb.core.text.safe_display import shown_text
 from deepnb.core.text.word_diff import same_words, word_diff_html
@@ -108,20 +110,34 @@ def _clipped_answer(key: str, text: str, limit: int) -> str:
     return clip_text(text, limit, where=f"comparison.runs[{key!r}].result has them")
 
 
+def _rendered(answers: dict[str, str]) -> dict[str, str]:
+    """Each answer as Markdown, the passages that differ from the first's marked (the first's
+    own against the second's where there are only two)."""
+    (first, base), *others = answers.items()
+    shown = {key: markdown(text) for key, text in answers.items()}
+    for key, text in others:
+        marked_base, shown[key] = marked_pair(base, text, before_name=first, after_name=key)
+        if len(others) == 1:
+            shown[first] = marked_base
+    return shown
+
+
 def answers_html(comparison: Comparison) -> str:
-    """The answers side by side as Markdown, then each after the first as its words' difference
-    from the first's; empty until two runs have answered."""
+    """The answers side by side as Markdown, each after the first with the passages that differ
+    from the first's marked (and the first's against the second's where there are two), then each
+    after the first as its words' difference from the first's; empty until two runs have answered."""
     whole = _answers(comparison)
     if len(whole) < 2:
         return ""
     each = max(ANSWER_MIN, ANSWERS_CHARS // len(whole))
     answers = {key: _clipped_answer(key, text, each) for key, text in whole.items()}
     (first, base), *others = answers.items()
+    rendered = _rendered(answers)
     columns = "".join(
         f'<div class="dnb-compare-answer" style="{_COLUMN}">'
         f'<div class="dnb-compare-head"><b>{escape(key)}</b></div>'
-        f"{markdown(text)}</div>"
-        for key, text in answers.items()
+        f"{rendered[key]}</div>"
+        for key in answers
     )
     diffs = "".join(
         f'<div class="dnb-compare-diff"><b>{escape(key)}</b>: '

@@ -14,10 +14,12 @@ from deepnb.engine.state import RunState
 from deepnb.engine.step_state import StateDiff, StepState
 from deepnb.engine.tree import SubagentNode
 from deepnb.extensions.report import Listing
+from deepnb.many.across import ExperimentComparison
 from deepnb.many.batch import Batch
 from deepnb.many.comparing import Comparison, ComparisonTable
 from deepnb.many.datasets import Dataset
 from deepnb.many.experiment import Experiment, Summary, VariantComparison
+from deepnb.many.history import Experiments
 from deepnb.many.record import RunRecord
 from deepnb.session.files.files import Files
 from deepnb.session.protocol import History
@@ -31,6 +33,7 @@ from deepnb.views.compare_view import (
     show_comparison,
 )
 from deepnb.views.dataset_view import dataset_html, dataset_text
+from deepnb.views.experiment.across_view import across_html, across_text
 from deepnb.views.experiment.experiment_live import experiment_live_bundle, show_experiment
 from deepnb.views.experiment.experiment_view import (
     comparison_html,
@@ -42,6 +45,7 @@ from deepnb.views.experiment.experiment_view import (
     summary_html,
     summary_text,
 )
+from deepnb.views.experiment.listing import experiments_html, experiments_text
 from deepnb.views.graph_view import graph_bundle, graph_text
 from deepnb.views.history_view import history_html, history_text
 from deepnb.views.listings import (
@@ -88,11 +92,13 @@ RENDERERS: dict[type, Renderer] = {
     ),
     Summary: Renderer(text=summary_text, html=summary_html),
     VariantComparison: Renderer(text=comparison_text, html=comparison_html),
+    ExperimentComparison: Renderer(text=across_text, html=across_html),
     RunRecord: Renderer(text=record_text, html=record_html),
     History: Renderer(text=history_text, html=_inlined(history_html)),
     Dataset: Renderer(text=dataset_text, html=_inlined(dataset_html)),
     StepState: Renderer(text=state_text, html=state_html),
     StateDiff: Renderer(text=diff_text, html=diff_html),
+    Experiments: Renderer(text=experiments_text, html=_inlined(experiments_html)),
     GraphDrawing: Renderer(text=graph_text, bundle=graph_bundle),  # an SVG: no HTML to trust
 }
 

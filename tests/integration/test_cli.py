@@ -105,12 +105,41 @@ def test_thresholds_met_exit_0_and_a_logged_experiment_is_viewed_and_gated(suite
     assert missed.returncode == 1 and "FAILED checked: contains 1.000 < 1.5" in missed.stderr
 
 
+def report_tables(path: Path) -> tuple[str, dict[str, Any]]:
+    """A report's summary table (its HTML) and its samples' data."""
+    html = path.read_text(encoding="utf-8")
+    summary = html.split('aria-label="Summary">', 1)[1].split("</table>", 1)[0]
+    data = html.split('<script type="application/json" id="dnb-data">', 1)[1].split("</script>", 1)[0]
+    return summary, json.loads(data)
+
+
+def test_the_report_is_written_when_a_threshold_is_missed_and_for_a_logged_experiment(suite: Path) -> None:
+    (suite.parent / "out").mkdir()
+    out = deepnb_command(
+        "eval", suite.name, "--fail-under", "contains=0.8", "--report", "out/report.html", cwd=suite.parent
+    )
+    assert out.returncode == 1, out.stderr
+    assert "report: out/report.html" in out.stderr
+    summary, data = report_tables(suite.parent / "out" / "report.html")
+    # the quick demo: 4 of 6 (Canberra and Ottawa wrong), as the log itself says
+    quick = [r["scores"]["contains"]["score"] for r in logged_runs(suite.parent / "capitals.jsonl")]
+    assert "<td>quick</td>" in summary and "<td>checked</td>" in summary
+    assert len(data["runs"]) == len(quick) == 12 and data["variants"] == ["quick", "checked"]
+    failed = [r for r in data["runs"] if r["sc"][0][1] == 0.0]
+    assert sorted((r["r"], data["variants"][r["v"]]) for r in failed) == [(2, "quick"), (3, "quick")]
+
+    viewed = deepnb_command("view", "capitals.jsonl", "--report", "viewed.html", cwd=suite.parent)
+    assert viewed.returncode == 0, viewed.stderr
+    assert report_tables(suite.parent / "viewed.html") == (summary, data)
+
+
 @pytest.mark.parametrize(
     ("args", "says"),
     [
         (["--fail-under", "exactly=0.5"], "--fail-under names no scorer of this experiment: 'exactly'"),
         (["--fail-under", "contains"], "--fail-under takes SCORER=VALUE"),
         (["--variants", "slow"], "--variants names no variant of the file: slow"),
+        (["--report", "gone/r.html"], "--report gone/r.html: the folder gone does not exist"),
     ],
 )
 def test_a_usage_mistake_exits_2_in_one_line_before_any_run(suite: Path, args: list[str], says: str) -> None:

@@ -25,6 +25,8 @@ def test_wheel_ships_widgets_and_demos(tmp_path: Path) -> None:
         "deepnb/_widgets/files_view.js",
         "deepnb/_widgets/files_view.css",
         "deepnb/_widgets/theme.css",
+        "deepnb/many/report_assets/report.js",
+        "deepnb/many/report_assets/report.css",
         "deepnb/demos/quickstart.yaml",
         "deepnb/demos/research.yaml",
         "deepnb/demos/interpreter.yaml",

@@ -61,3 +61,49 @@ def test_approve_all_leaves_actions_that_do_not_allow_approval() -> None:
         }
     ]
     assert check_card("approve_all", {"interrupt_id": "i1"}, pending) == [0]
+
+
+def test_approve_all_reads_the_threads_state_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Approving all N cards of one interrupt reads the thread's state once (a remote agent's
+    state is an HTTP request), not once per card. The interrupt's last action does not allow an
+    approval, so the run waits on and nothing else reads the state meanwhile."""
+    from deepnb.models.scripted import ScriptedChatModel, parse_script
+    from deepnb.session import run as run_module
+    from deepnb.views.run.run_view import RunView
+
+    count = 5
+    writes = [
+        {"name": "write_file", "args": {"file_path": f"/n{n}.md", "content": "x"}} for n in range(count)
+    ]
+    edit = {"name": "edit_file", "args": {"file_path": "/n0.md", "old_string": "x", "new_string": "y"}}
+    model = ScriptedChatModel(
+        script=parse_script({"agents": {"main": [{"tool_calls": [*writes, edit]}, "Done."]}})
+    )
+    bench = deepnb.agent(
+        f"once-{uuid.uuid4().hex[:6]}",
+        model,
+        interrupt_on={"write_file": True, "edit_file": {"allowed_decisions": ["reject"]}},
+    )
+    run = bench.start("Write them.").wait(60)
+    assert run.status == "interrupted"
+    (request,) = run.state.pending
+    assert len(request["actions"]) == count + 1
+    view = RunView(run)
+    view.send = lambda message, buffers=None: None
+    reads: list[str] = []
+    real = run_module.read_state
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        reads.append(str(kwargs.get("agent")))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(run_module, "read_state", counted)
+    try:
+        view._on_front_end_message(view, {"type": "approve_all", "interrupt_id": request["id"]}, [])
+        assert view.card_errors == {}
+        assert len(reads) == 1
+        assert sorted(d["index"] for d in run.decisions) == list(range(count))
+        assert run.status == "interrupted"  # the edit waits for its own decision
+    finally:
+        run.stop()
+        view.close()

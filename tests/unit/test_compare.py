@@ -192,6 +192,10 @@ def test_answers_stand_side_by_side_as_markdown_with_their_words_difference(base
     assert "<b>same</b>: the same words." in answers
     assert "<del>&lt;b&gt;rises&lt;/b&gt;</del><ins>falls</ins>" in answers
     assert "<del>day.</del><ins>day &amp; night.</ins>" in answers
+    columns = answers.split('class="dnb-compare-answer"')[1:]
+    assert (
+        ">changed from first</div>" in columns[2] and "dnb-diff-label" not in columns[1]
+    )  # "same": white space
     text = comparison_static(comparison)["text/plain"]
     assert "same: the same words as first" in text and "other: differs from first" in text
     view = CompareView(comparison)

@@ -18,6 +18,7 @@ import pytest
 import yaml
 from IPython.core.inputtransformer2 import TransformerManager
 
+from deepnb.cli.main import main as command_line
 from deepnb.magics.parser import SUBCOMMANDS, cell, parse, split_subcommand
 from deepnb.models.resolve import demo_names
 
@@ -81,6 +82,16 @@ def test_the_generated_option_reference_has_every_option_with_its_help() -> None
             if action.option_strings and action.dest != "help":
                 assert f"`{action.option_strings[-1]}`" in reference, (name, action.option_strings)
     assert "<!-- deepnb:magic-options -->" in page("guide/magics.md")
+
+
+@pytest.mark.parametrize("name", ["eval", "view"])
+def test_the_command_line_page_lists_every_option_of_each_command(name: str) -> None:
+    text = page("guide/command-line.md")
+    command = command_line.commands[name]
+    options = [p.opts for p in command.params if p.opts and p.opts[0].startswith("-")]
+    assert options
+    missing = [spellings[-1] for spellings in options if not any(f"`{s}" in text for s in spellings)]
+    assert not missing, f"docs/guide/command-line.md does not list {missing} of deepnb {name}"
 
 
 def test_the_demo_models_page_lists_every_demo_with_its_description() -> None:
@@ -248,7 +259,8 @@ def test_the_readme_keeps_the_two_commands_and_they_exist() -> None:
     for command in ("make lab", "make test"):
         assert command in readme
     assert re.search(r"^lab: .*\n\t\$\(BIN\)/jupyter lab .*notebooks/quickstart\.ipynb$", makefile, re.M)
-    assert re.search(r"^test: .*\bdocs-check\b", makefile, re.M), "make test builds the docs strictly"
+    recipe = re.search(r"^test:.*\n((?:\t.*\n)+)", makefile, re.M)
+    assert recipe and re.search(r"\bdocs-check\b", recipe.group(1)), "make test builds the docs strictly"
     assert (ROOT / "notebooks" / "quickstart.ipynb").is_file()
 
 

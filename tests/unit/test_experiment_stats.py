@@ -419,6 +419,55 @@ def test_rows_that_differ_are_listed_per_scorer_never_added_together() -> None:
     ]
 
 
+def test_a_differing_rows_answers_are_those_of_the_epochs_that_score_apart() -> None:
+    # per (row, variant): each epoch's (exact, judged, answer); epoch 0's answers are the same on
+    # both sides for every row, so the first answers would show nothing apart
+    runs = {
+        (0, "a"): [(1.0, 0.5, "same"), (1.0, 0.9, "A0 right")],
+        (0, "b"): [(1.0, 0.5, "same"), (0.0, 0.5, "B0 wrong")],
+        (1, "a"): [(0.0, 0.2, "same"), (0.0, 0.2, "A1 again")],
+        (1, "b"): [(0.0, 0.2, "same"), (1.0, 0.2, "B1 right")],
+        (2, "a"): [(1.0, 0.7, "same"), (1.0, 0.7, "A2")],
+        (2, "b"): [(1.0, 0.7, "same"), (1.0, 0.7, "B2")],
+    }
+    records: dict[str, list[RunRecord]] = {"a": [], "b": []}
+    for (row, variant), epochs in runs.items():
+        for epoch, (exact, judged, answer) in enumerate(epochs):
+            made = RunRecord(row, variant, epoch, {"q": f"q{row}"}, None, "done", result=answer)
+            made.scores = {"exact": Score(exact), "judged": Score(judged)}
+            records[variant].append(made)
+    by_row = {
+        side: {row: [r for r in made if r.row == row] for row in range(3)} for side, made in records.items()
+    }
+    scores = {
+        side: {name: stats.row_scores(made, name) for name in ("exact", "judged")}
+        for side, made in records.items()
+    }
+    listed = stats.differences(by_row["a"], by_row["b"], scores["a"], scores["b"])
+    # independently: each scorer's rows whose epoch means differ, and the epochs that show it
+    expected = []
+    for name, at in (("exact", 0), ("judged", 1)):
+        for row in range(3):
+            mean = {side: statistics.fmean(e[at] for e in runs[(row, side)]) for side in "ab"}
+            if mean["a"] == mean["b"]:
+                continue
+            ahead = mean["a"] > mean["b"]
+            values = {side: [e[at] for e in runs[(row, side)]] for side in "ab"}
+            high, low = ("a", "b") if ahead else ("b", "a")
+            picked = {high: values[high].index(max(values[high])), low: values[low].index(min(values[low]))}
+            pick_a, pick_b = picked["a"], picked["b"]
+            expected.append((name, row, mean["a"] - mean["b"], pick_a, pick_b))
+    got = [(d.scorer, d.row, d.difference, d.a_epoch, d.b_epoch) for d in listed]
+    assert sorted(got) == sorted((n, r, pytest.approx(v), ea, eb) for n, r, v, ea, eb in expected)
+    shown = {(d.scorer, d.row): (d.a, d.b) for d in listed}
+    assert shown == {
+        ("exact", 0): ("same", "B0 wrong"),
+        ("exact", 1): ("same", "B1 right"),
+        ("judged", 0): ("A0 right", "same"),
+    }
+    assert all(a != b for a, b in shown.values())  # no row listed with the same answers on both sides
+
+
 def hostile_records(variant: str, row_values: list[list[float]]) -> list[RunRecord]:
     out = []
     for row, values in enumerate(row_values):
@@ -468,6 +517,7 @@ def test_the_summary_and_the_comparison_say_what_they_rest_on_escaped(tmp_path: 
     assert comparison.to_records()[0]["pairs"] == 2
     shown = comparison_text(comparison)
     assert "Paired by row (each row's max over its 2 epochs)" in shown
-    assert "row 0: <b>s</b> +1.00" in shown
+    assert "  <b>s</b> (a − b):\n    row 0: +1.00  <a>: (epoch 0) <i><a></i> | b: (epoch 0) <i>b</i>" in shown
     html = comparison_html(comparison)
-    assert "pairs (rows)" in html and "&lt;b&gt;s&lt;/b&gt; +1.00" in html and "<b>s</b>" not in html
+    assert "pairs (rows)" in html and "&lt;b&gt;s&lt;/b&gt;: a − b" in html and "<b>s</b>" not in html
+    assert 'aria-label="Rows where they differ on &lt;b&gt;s&lt;/b&gt;"' in html

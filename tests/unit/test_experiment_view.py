@@ -161,7 +161,8 @@ def test_the_comparison_with_the_baseline_is_under_the_summary(tmp_path: Path) -
     text = repr(two)
     assert (
         "new against base, per row:" in text
-        and "  row 1: exact +0.50  new: <i>new 1</i> | base: <i>base 1</i>" in text
+        and "  exact (a − b):\n    row 1: +0.50  new: (epoch 0) <i>new 1</i> | base: (epoch 0) <i>base 1</i>"
+        in text
     )
     three = deepnb.load_experiment(
         hostile_log(tmp_path / "b.jsonl", baseline="base", variants=("base", "x", "new"))
@@ -190,3 +191,38 @@ def test_structured_output_fields_are_columns_bounded_and_escaped(tmp_path: Path
     assert html.count('<td class="dnb-field">') == 3 * 2 * MAX_FIELDS
     assert "4 more output fields" in html and "<script>" not in html
     assert "    new: 2 done exact=0.50 broken=error silent=– | <i>new 0</i> | field0: yyy" in repr(experiment)
+
+
+def test_a_displayed_comparison_shows_the_differing_rows_answers_as_markdown_marked(tmp_path: Path) -> None:
+    lines: list[dict[str, Any]] = [
+        {
+            "type": "experiment",
+            "format": 2,
+            "name": "md",
+            "variants": {"a": "", "b": ""},
+            "epochs": 2,
+            "rows": 1,
+        },
+        {"type": "row", "row": 0, "inputs": {"q": "q0"}, "reference": None, "given": "q0"},
+    ]
+    answers = {
+        "a": [(1.0, "# T\n\nSame.\n\n- one\n- <b>two</b>\n"), (0.0, "a's wrong epoch")],
+        "b": [(0.5, "b's other epoch"), (0.0, "# T\n\nSame.\n\n- one\n- three\n")],
+    }
+    for variant, epochs in answers.items():
+        for epoch, (score, text) in enumerate(epochs):
+            lines.append(
+                {"type": "run", "row": 0, "variant": variant, "epoch": epoch, "status": "done"}
+                | {"result": text, "scores": {"s": {"score": score}}}
+            )
+    path = tmp_path / "md.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    comparison = deepnb.load_experiment(path).compare("a", "b")
+    html = unstyled(comparison._repr_html_() or "")
+    shown = html[html.index("The answers of the rows that differ") :]
+    assert shown.count("<details>") == 1 and "<summary>row 0: s +0.25</summary>" in shown
+    # a's highest-scoring epoch against b's lowest: the answers that show the difference
+    assert "a (epoch 0)" in shown and "b (epoch 1)" in shown
+    assert "wrong epoch" not in shown and "other epoch" not in shown
+    assert "<h1>T</h1>" in shown and "&lt;b&gt;two&lt;/b&gt;" in shown and "<b>two</b>" not in shown
+    assert re.findall(r'class="dnb-diff-label"[^>]*>([^<]*)<', shown) == ["changed in b", "changed from a"]

@@ -21,16 +21,16 @@ LOWEST_RECIPE = (
 def _parts() -> dict[str, list[str]]:
     """Each part of ``make test`` but the floors' one, with the folders it runs."""
     makefile = (ROOT / "Makefile").read_text()
-    names = re.search(r"^TEST_PARTS := (.+)$", makefile, re.MULTILINE)
+    names = re.search(r"^TEST_PARTS\s*:= (.+)$", makefile, re.MULTILINE)
     assert names, "the Makefile names its TEST_PARTS"
     assert LOWEST in names.group(1).split(), "make test runs the floors' part"
     parts = {}
     for name in names.group(1).split():
         if name == LOWEST:
             continue
-        recipe = re.search(rf"^{name}:\n\t@\$\(call PYTEST_PART,([^)]*)\)$", makefile, re.MULTILINE)
+        recipe = re.search(rf"^{name}:\n\t@\$\(call PYTEST_PART,(.*)\)$", makefile, re.MULTILINE)
         assert recipe, f"{name} runs PYTEST_PART on its folders"
-        parts[name] = recipe.group(1).split()
+        parts[name] = [word for word in recipe.group(1).split() if not word.startswith("$(")]  # options
     return parts
 
 

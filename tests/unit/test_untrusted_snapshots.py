@@ -21,10 +21,12 @@ from deepnb.engine.state import RunState
 from deepnb.engine.step_state import StateDiff, StepState
 from deepnb.engine.tree import SubagentNode
 from deepnb.extensions.report import Listing
+from deepnb.many.across import ExperimentComparison
 from deepnb.many.batch import Batch
 from deepnb.many.comparing import Comparison, ComparisonTable
 from deepnb.many.datasets import Dataset
 from deepnb.many.experiment import Experiment, Summary, VariantComparison
+from deepnb.many.history import Experiments
 from deepnb.many.record import RunRecord
 from deepnb.session.files.files import Files
 from deepnb.session.protocol import History
@@ -105,6 +107,9 @@ def kinds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "experiment matrix": lambda: experiment_html(experiment),
         "experiment summary": lambda: summary_html(experiment.summary()),
         "experiment comparison": lambda: comparison_html(experiment.compare("quick", "checked")),
+        "comparison of experiments": lambda: deepnb.compare_experiments(
+            experiment, experiment.path
+        )._repr_html_(),
         "experiment record": lambda: record_html(record),
         "thread files": lambda: files._repr_html_(),
         "folder listing": lambda: FolderListing("/", tuple(files.ls("/")))._repr_html_(),
@@ -126,6 +131,7 @@ KINDS = (
     "experiment matrix",
     "experiment summary",
     "experiment comparison",
+    "comparison of experiments",
     "experiment record",
     "thread files",
     "folder listing",
@@ -223,6 +229,7 @@ def test_every_kind_deepnb_registers_a_display_for_is_checked_here() -> None:
         Experiment: "experiment matrix",
         Summary: "experiment summary",
         VariantComparison: "experiment comparison",
+        ExperimentComparison: "comparison of experiments",
         RunRecord: "experiment record",
         Files: "thread files",
         SubagentNode: "subagent tree",
@@ -231,7 +238,7 @@ def test_every_kind_deepnb_registers_a_display_for_is_checked_here() -> None:
         StateDiff: "state diff",
     }
     # JupyterLab's table styles draw them
-    plain_tables = {Interpreter, Listing, ComparisonTable, History, Dataset}
+    plain_tables = {Interpreter, Listing, ComparisonTable, History, Dataset, Experiments}
     svg_only = {GraphDrawing}  # an image/svg+xml output, drawn with its own attributes: no HTML
     assert set(RENDERERS) == set(checked) | plain_tables | svg_only
     assert set(checked.values()) <= set(KINDS)

@@ -201,8 +201,8 @@ const COMPARISON = {
   a: "long", b: "terse", columns: ["scorer", "pairs", "long wins", "losses", "ties", "mean difference", "p (Wilcoxon)"],
   rows: [["contains", "3", "1", "1", "1", "0.00", "1.000"]],
   differences: [
-    { r: 1, prompt: "Rome?", difference: "+1.00", a: "Italy", b: "<img src=x onerror=alert(1)>" },
-    { r: 0, prompt: "Paris?", difference: "-1.00", a: "Spain", b: "France" },
+    { r: 1, scorer: "contains", prompt: "Rome?", difference: "+1.00", a: "Italy", b: "<img src=x onerror=alert(1)>" },
+    { r: 0, scorer: "contains", prompt: "Paris?", difference: "-1.00", a: "Spain", b: "France" },
   ],
 };
 
@@ -217,6 +217,23 @@ describe("the baseline comparison", () => {
     assert.equal(diffs.length, 2);
     assert.equal(diffs[0].querySelectorAll(".dnb-experiment-diff-run")[1].textContent, "<img src=x onerror=alert(1)>");
     assert.equal(el.querySelector("img"), null);
+  });
+
+  it("lists the differing rows in a table per scorer, headed by that scorer, with the epochs shown", () => {
+    const differences = [
+      { r: 0, scorer: "exact", difference: "+1.00", a: "A0", b: "B0", a_epoch: 1, b_epoch: 0 },
+      { r: 2, scorer: "judge", difference: "-0.50", a: "A2", b: "B2", a_epoch: 0, b_epoch: 2 },
+      { r: 1, scorer: "exact", difference: "+0.50", a: "A1", b: "B1", a_epoch: 0, b_epoch: 1 },
+    ];
+    const { el } = show({ comparisons: [{ ...COMPARISON, differences }] });
+    const tables = [...el.querySelectorAll(".dnb-experiment-differences")];
+    assert.deepEqual(tables.map((t) => t.getAttribute("aria-label")),
+      ["Rows where they differ on exact", "Rows where they differ on judge"]);
+    assert.deepEqual([...tables[0].querySelectorAll("th")].map((th) => th.textContent), ["Row", "exact: a − b", "long", "terse"]);
+    assert.deepEqual([...tables[0].querySelectorAll(".dnb-experiment-diff")].map((tr) => tr.getAttribute("data-scorer")), ["exact", "exact"]);
+    const judged = tables[1].querySelectorAll(".dnb-experiment-diff-run");
+    assert.deepEqual([...judged].map((td) => td.textContent), ["(epoch 0) A2", "(epoch 2) B2"]);
+    assert.equal(judged[1].getAttribute("data-run-epoch"), "2");
   });
 
   it("opens a differing row's run on a click or Enter, marks it, and hides without comparisons", () => {

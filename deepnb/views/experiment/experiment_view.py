@@ -15,6 +15,7 @@ from deepnb.core.text.markup import escape
 from deepnb.many.experiment import Experiment, Going, Summary, VariantComparison
 from deepnb.many.record import RunRecord
 from deepnb.views.experiment.baseline import (
+    answers_body,
     baseline_tables,
     comparison_body,
     comparison_lines,
@@ -294,9 +295,14 @@ def comparison_text(comparison: VariantComparison) -> str:
 
 
 def comparison_html(comparison: VariantComparison) -> str:
+    body = comparison_body(comparison_table(comparison)) + answers_body(comparison)
+    return experiment_snapshot(body, "Comparison of variants")
+
+
+def experiment_snapshot(body: str, label: str) -> str:
+    """``body`` (escaped HTML) in an experiment's static card, styled inline, named ``label``."""
     return styled(
-        f'<div class="deepnb-snapshot deepnb-experiment" aria-label="Comparison of variants">'
-        f"{comparison_body(comparison_table(comparison))}</div>",
+        f'<div class="deepnb-snapshot deepnb-experiment" aria-label="{escape(label)}">{body}</div>',
         _CSS,
         cells=True,
     )

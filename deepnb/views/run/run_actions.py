@@ -239,20 +239,22 @@ class RunActions:
         """A decision from a card, checked against it. A refused one is explained on that
         card; nothing is sent."""
         interrupt_id = content["interrupt_id"]
+        # the thread's state was read once as the message came in (a remote agent's is a request
+        # over the network): the decisions go on what it said, not one read each
         if kind == "approve_all":
-            outcomes = [self._try(interrupt_id, n, {"type": "approve"}) for n in targets]
+            outcomes = [self._try(interrupt_id, n, {"type": "approve"}, fresh=True) for n in targets]
         elif kind == "always":
             (index,) = targets
             tool = content["tool"]
-            outcomes = [self._try(interrupt_id, index, {"type": "approve"})]
+            outcomes = [self._try(interrupt_id, index, {"type": "approve"}, fresh=True)]
             if outcomes[0][1] is None:  # the rule is kept only once its own decision went through
                 self.run.workbench.always_approve(self.run.thread_id, tool)
                 others = [
                     (r.interrupt_id, r.index)
-                    for r in self.run.pending
+                    for r in self.run.pending  # read once more: what waits now, on every interrupt
                     if isinstance(r, ApprovalRequest) and r.name == tool
                 ]
-                outcomes += [self._try(i, n, {"type": "approve"}) for i, n in others]
+                outcomes += [self._try(i, n, {"type": "approve"}, fresh=True) for i, n in others]
         else:
             (index,) = targets
             outcomes = [self._try(interrupt_id, index, dict(content["decision"]), from_card=True)]

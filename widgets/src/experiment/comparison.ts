@@ -1,7 +1,9 @@
 // The baseline comparison under the experiment's charts: for each variant against the baseline,
-// wins, losses and ties per scorer with the paired test's p, then the rows where they differ most,
-// each with both runs' answers; a click on an answer opens that run, as a matrix cell does (the
-// kernel's comparisons come from deepnb/views/experiment/baseline.py, computed as runs end).
+// wins, losses and ties per scorer with the paired test's p, then per scorer the rows where they
+// differ on that scorer (a table each, never a sum over scorers), each with both runs' answers
+// (with several epochs, those of the epochs that score apart); a click on an answer opens that
+// run, as a matrix cell does (the kernel's comparisons come from
+// deepnb/views/experiment/baseline.py, computed as runs end).
 //
 // Security: every string goes into the DOM as text (lib/dom.ts); nothing here sets HTML.
 
@@ -24,9 +26,11 @@ function table(cls: string, label: string, columns: string[], rows: HTMLTableRow
   return el;
 }
 
-/** An answer of a differing row: a cell that opens its run. */
-function runCell(row: number, variant: string, answer: unknown, open: boolean): HTMLTableCellElement {
-  const td = h("td", "dnb-experiment-diff-run", str(answer) || "–");
+/** An answer of a differing row: a cell that opens its run (`epoch`: the epoch it is, with several). */
+function runCell(row: number, variant: string, answer: unknown, epoch: unknown, open: boolean): HTMLTableCellElement {
+  const said = str(answer) || "–";
+  const td = h("td", "dnb-experiment-diff-run", typeof epoch === "number" ? `(epoch ${epoch}) ${said}` : said);
+  if (typeof epoch === "number") setAttr(td, "data-run-epoch", epoch);
   setAttr(td, "data-run-row", row);
   setAttr(td, "data-run-variant", variant);
   td.setAttribute("tabindex", "0");
@@ -50,18 +54,27 @@ function comparison(data: unknown, isOpen: (row: number, variant: string) => boo
   el.append(table("dnb-experiment-compared", `${a} against ${b} per scorer`, list(given.columns).map(str), scorerRows));
   const differences = list(given.differences).filter(isObj);
   if (!differences.length) return el;
-  const diffRows = differences.map((d) => {
-    const r = num(d.r);
-    const tr = h("tr", "dnb-experiment-diff");
-    const first = h("td", "dnb-experiment-prompt");
-    first.append(h("b", undefined, String(r)), " ", str(d.prompt));
-    first.title = str(d.prompt);
-    tr.append(first, h("td", undefined, str(d.difference)),
-      runCell(r, a, d.a, isOpen(r, a)), runCell(r, b, d.b, isOpen(r, b)));
-    return tr;
-  });
-  el.append(h("div", "dnb-experiment-comparison-title", "Rows where they differ most"),
-    table("dnb-experiment-differences", "Rows where they differ most", ["Row", "a − b", a, b], diffRows));
+  const byScorer = new Map<string, Record<string, unknown>[]>();
+  for (const d of differences) {
+    const scorer = str(d.scorer);
+    byScorer.set(scorer, [...(byScorer.get(scorer) ?? []), d]);
+  }
+  el.append(h("div", "dnb-experiment-comparison-title", "Rows where they differ most, per scorer"));
+  for (const [scorer, rows] of byScorer) {
+    const diffRows = rows.map((d) => {
+      const r = num(d.r);
+      const tr = h("tr", "dnb-experiment-diff");
+      setAttr(tr, "data-scorer", scorer);
+      const first = h("td", "dnb-experiment-prompt");
+      first.append(h("b", undefined, String(r)), " ", str(d.prompt));
+      first.title = str(d.prompt);
+      tr.append(first, h("td", undefined, str(d.difference)),
+        runCell(r, a, d.a, d.a_epoch, isOpen(r, a)), runCell(r, b, d.b, d.b_epoch, isOpen(r, b)));
+      return tr;
+    });
+    el.append(table("dnb-experiment-differences", `Rows where they differ on ${scorer}`,
+      ["Row", `${scorer}: a − b`, a, b], diffRows));
+  }
   return el;
 }
 
