@@ -18,7 +18,7 @@ from typing import Any
 from deepnb.engine.graph_shape import GraphCluster, GraphDrawing, GraphEdge, GraphNode, GraphShape
 from deepnb.views.graph_layout import NODE_HEIGHT, layout
 
-__all__ = ["MAX_DRAWN", "fold", "graph_bundle", "graph_svg", "graph_text"]
+__all__ = ["MAX_DRAWN", "SVG_START", "fold", "graph_bundle", "graph_svg", "graph_text"]
 
 MAX_DRAWN = 300
 """Nodes drawn at most: a larger graph is drawn folded."""
@@ -33,6 +33,9 @@ OFFSET = 10.0
 """How far an edge back up is drawn beside the edge down between the same two nodes."""
 HEAD = 24.0
 """Room for a cluster's title, and for the drawing's own."""
+SVG_START = '<svg class="deepnb-graph" xmlns="http://www.w3.org/2000/svg"'
+"""How every drawing begins (what finds one in a page, also as the base64 data URI nbconvert
+embeds it as)."""
 FILL = {
     "start": "#e8e8e8",
     "end": "#e8e8e8",
@@ -186,9 +189,8 @@ def graph_svg(drawing: GraphDrawing) -> str:
     if note:
         head.append(f'<text x="{PAD:.0f}" y="{PAD + 22:.0f}" fill="#9a3412">{_esc(note)}</text>')
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
-        f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="sans-serif" font-size="11" '
-        'class="deepnb-graph">'
+        f'{SVG_START} width="{width:.0f}" height="{height:.0f}" '
+        f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="sans-serif" font-size="11">'
         '<defs><marker id="dnb-arrow" viewBox="0 0 8 8" refX="8" refY="4" markerWidth="7" '
         'markerHeight="7" orient="auto-start-reverse">'
         '<path d="M0,0 L8,4 L0,8 z" fill="#666"/></marker></defs>' + "".join(head + parts) + "</svg>"
