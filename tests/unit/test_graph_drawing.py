@@ -185,3 +185,30 @@ def test_a_five_thousand_node_graph_is_drawn_folded_and_bounded() -> None:
     small, note = fold(_big(400))  # 200 main nodes and 50 folded clusters: all of them drawn
     assert not note.endswith("shown") and len(small.nodes) == 250
     assert {n.label for n in small.nodes if n.kind == "folded"} == {f"c{k} (4 nodes)" for k in range(50)}
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        GraphShape(),
+        GraphShape((GraphNode("a", "a"),)),
+        GraphShape(
+            (GraphNode("a", "a"), GraphNode("b", "b")),
+            (GraphEdge("a", "b"), GraphEdge("b", "a", True), GraphEdge("a", "a"), GraphEdge("a", "b")),
+        ),
+        GraphShape((GraphNode("a", "a", cluster="c"),), (), (GraphCluster("c", "c"),)),
+        GraphShape((), (), (GraphCluster("c", "c"),)),
+    ],
+    ids=[
+        "empty",
+        "one node",
+        "a cycle, a self-loop and a repeated edge",
+        "a lone cluster",
+        "an empty cluster",
+    ],
+)
+def test_small_and_odd_graphs_draw(shape: GraphShape) -> None:
+    drawing = GraphDrawing("odd", shape)
+    root = _svg(drawing)
+    assert set(_titles(root)) == {n.id for n in shape.nodes}
+    assert repr(drawing).startswith("Graph of agent 'odd'")
