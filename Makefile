@@ -204,6 +204,7 @@ bench: $(VENV)/.installed-test agent-server
 	$(BIN)/python bench/experiment.py
 	$(BIN)/python bench/evidence.py
 	$(BIN)/python bench/report.py
+	$(BIN)/python bench/graph.py
 
 # The newest versions pyproject.toml allows, frozen into constraints.txt (a throwaway virtualenv).
 constraints:

@@ -1147,6 +1147,73 @@ def experiments() -> list:
     ]
 
 
+def debug_a_step() -> list:
+    return [
+        new_markdown_cell(
+            "# Debug a step: see the graph, the state at a step, what changed; fix it and run on\n\n"
+            "An agent took a wrong turn: a research agent noted the wrong launch date in its notes "
+            "and then read them back. This notebook looks at the agent's graph, the thread's "
+            "history, the state as the wrong step left it and what that step changed, then forks "
+            "the thread at that step with the notes fixed and runs on: the new run reads the "
+            "edited file. The agent's model is scripted, so it runs offline with no API key."
+        ),
+        new_code_cell("%load_ext deepnb"),
+        new_code_cell(
+            "import deepnb\n"
+            "from deepnb.models.scripted import ScriptedChatModel, parse_script\n\n"
+            'script = parse_script({"agents": {"main": [\n'
+            '    {"text": "I\'ll jot down the launch facts first.",\n'
+            '     "tool_calls": [{"name": "write_file", "args": {"file_path": "/notes.md",\n'
+            '        "content": "# Launch notes\\n\\nDate: March 3\\nOwner: Ana\\n"}}]},\n'
+            '    {"text": "Reading my notes back before I answer.",\n'
+            '     "tool_calls": [{"name": "read_file", "args": {"file_path": "/notes.md"}}]},\n'
+            '    "The launch date and owner are the ones in /notes.md.",\n'
+            "]}})\n"
+            'bench = deepnb.agent("researcher", ScriptedChatModel(script=script))'
+        ),
+        new_code_cell("%%deepagent -a researcher -o run\nWhen is our product launch, and who owns it?"),
+        new_markdown_cell(
+            "## The agent's graph\n\n"
+            "`bench.draw_graph()` (or `%deepagent graph`) draws the agent as LangGraph builds it: "
+            "the middleware hooks, the model, the tools, and the `general-purpose` subagent the "
+            "`task` tool runs, as a nested box. Dashed edges are chosen at run time. The drawing "
+            "is an SVG made in the kernel, so the saved notebook keeps it."
+        ),
+        new_code_cell("bench.draw_graph()"),
+        new_markdown_cell(
+            "## The history, and the step that went wrong\n\n"
+            "Each step is one model call and the tools it called. Step 1 wrote the notes:"
+        ),
+        new_code_cell("thread = run.thread_id\nbench.history(thread)"),
+        new_markdown_cell(
+            "`bench.state(thread, 1)` is the thread's state as step 1 left it: its messages, "
+            "todos, files and other keys. `bench.diff(thread, 1)` says what step 1 changed: the "
+            "messages it added and a line diff of each file it wrote. The date is wrong."
+        ),
+        new_code_cell("bench.state(thread, 1)"),
+        new_code_cell("bench.diff(thread, 1)"),
+        new_markdown_cell(
+            "## Fix the file and run on\n\n"
+            "`bench.fork(thread, 1, update={...})` makes a new thread as step 1 left it and writes "
+            "the update into it as step 1's node would have (here, the notes with the right "
+            "date); the original thread is untouched. Resuming the fork runs the next step from "
+            "the edited state."
+        ),
+        new_code_cell(
+            "fixed = bench.fork(\n"
+            '    thread, 1, update={"files": {"/notes.md": '
+            '"# Launch notes\\n\\nDate: May 12\\nOwner: Ana\\n"}}\n'
+            ")\n"
+            'print(bench.state(fixed).files["/notes.md"])'
+        ),
+        new_code_cell("rerun = bench.resume(fixed)\nrerun.wait()"),
+        new_markdown_cell("What the new run's first step did: it read the edited notes."),
+        new_code_cell("bench.diff(fixed, 1, 2)"),
+        new_markdown_cell("The original thread still has the wrong notes:"),
+        new_code_cell('print(bench.state(thread).files["/notes.md"])'),
+    ]
+
+
 BUILDERS = {
     "quickstart": quickstart,
     "research": research,
@@ -1159,6 +1226,7 @@ BUILDERS = {
     "remote": remote,
     "many-runs": many_runs,
     "experiments": experiments,
+    "debug-a-step": debug_a_step,
 }
 
 

@@ -499,6 +499,12 @@ def tree(args: Any) -> Any:
     return wb.get(args.agent, build=False).tree(args.thread)
 
 
+def graph(args: Any) -> Any:
+    """The agent's graph drawn (``workbench.draw_graph()``), its subgraphs' nodes inside them
+    unless ``--no-xray``."""
+    return wb.get(args.agent, build=False).draw_graph(xray=not args.no_xray)
+
+
 def inspect(args: Any) -> Any:
     """The agent's anatomy (``workbench.inspect()``); an agent ``deepnb.toml`` defines is not built
     for it (the message says how to build it)."""

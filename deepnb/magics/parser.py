@@ -223,6 +223,17 @@ def inspect(line: str) -> None:
     """Show an agent's anatomy: middleware per agent, tools, interrupt rules, backend, model."""
 
 
+@magic_arguments(name="deepagent graph")
+@argument("-a", "--agent", help="Agent name (default: the current agent).")
+@argument(
+    "--no-xray",
+    action="store_true",
+    help="Draw subgraphs as single nodes (default: their nodes drawn inside them, as get_graph(xray=True)).",
+)
+def graph(line: str) -> None:
+    """Draw an agent's graph: middleware hooks, model, tools, each subagent as a nested cluster."""
+
+
 @magic_arguments(name="deepagent mcp")
 @argument("-a", "--agent", help="Agent name (default: the current agent).")
 def mcp(line: str) -> None:
@@ -440,6 +451,7 @@ SUMMARIES = {
     "todos": "Show a thread's todo list.",
     "tree": "Show the subagent tree of a thread's latest run.",
     "inspect": "Show an agent's anatomy: middleware, tools, interrupt rules, backend, model, profile.",
+    "graph": "Draw an agent's graph: hooks, model, tools, subagents as nested clusters (an SVG).",
     "mcp": "List an agent's MCP servers and the tools each gives it.",
     "files": "List a thread's files, or show one: %deepagent files [PATH].",
     "repl": "Show the interpreter's globals for a thread.",
@@ -473,6 +485,7 @@ SUBCOMMANDS: dict[str, Command] = {
     "todos": todos,
     "tree": tree,
     "inspect": inspect,
+    "graph": graph,
     "mcp": mcp,
     "files": files,
     "repl": repl,

@@ -27,6 +27,7 @@ from deepnb.engine.anatomy import Anatomy
 from deepnb.engine.approvals import ApprovalRequest
 from deepnb.engine.files.setup import FileSetup
 from deepnb.engine.files.sources import file_data
+from deepnb.engine.graph_shape import GraphDrawing, GraphShape, read_shape
 from deepnb.engine.history import (
     FORK_NODE,
     FORKED_AT,
@@ -500,6 +501,19 @@ class GraphSession(ABC):
             except Exception:  # this one: its reducer cannot take it
                 return key
         return ", ".join(update)
+
+    def draw_graph(self, xray: bool | int = True) -> GraphDrawing:
+        """The agent's graph, drawn: its nodes and edges as LangGraph draws them
+        (``get_graph(xray=...)``: middleware hooks, model, tools, and with ``xray`` the nodes of
+        its subgraphs), each subagent as a nested cluster, conditional edges dashed. Shows as an
+        SVG diagram (kept in a saved notebook) and, as text, its nodes and edges; ``.shape``
+        holds them as data."""
+        shape, source, notes = self._graph_shape(xray)
+        return GraphDrawing(self.name, shape, xray, source, notes)
+
+    def _graph_shape(self, xray: bool | int) -> tuple[GraphShape, str, tuple[str, ...]]:
+        """The graph's shape, where it was read, and notes on what it leaves out."""
+        return read_shape(self.graph, xray=xray), "this kernel", ()
 
     def state(self, thread_id: str | None = None, at: int | str | None = None) -> StepState:
         """The thread's state values as they were at step ``at`` (a step number, as history

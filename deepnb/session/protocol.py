@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from deepnb.core.displayable import Displayable
+from deepnb.engine.graph_shape import GraphDrawing
 from deepnb.engine.history import (
     described,
     fork_points,
@@ -268,6 +269,11 @@ class Session(Protocol):
         id), the same nodes to run next; returns its id. The original thread is untouched.
         ``update`` (a dict of state keys; files may be text) is written into the fork as the
         step's node would have written it."""
+        ...
+
+    def draw_graph(self, xray: bool | int = True) -> GraphDrawing:
+        """The agent's graph drawn (nodes, edges, subagents as nested clusters): an SVG diagram
+        and, as text, its nodes and edges."""
         ...
 
     def state(self, thread_id: str | None = None, at: int | str | None = None) -> StepState:

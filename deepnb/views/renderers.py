@@ -8,6 +8,7 @@ from typing import Any
 
 from deepnb.core.displayable import Renderer, register
 from deepnb.engine.anatomy import Anatomy
+from deepnb.engine.graph_shape import GraphDrawing
 from deepnb.engine.interpreter import Interpreter
 from deepnb.engine.state import RunState
 from deepnb.engine.step_state import StateDiff, StepState
@@ -45,6 +46,7 @@ from deepnb.views.experiment.experiment_view import (
     summary_text,
 )
 from deepnb.views.experiment.listing import experiments_html, experiments_text
+from deepnb.views.graph_view import graph_bundle, graph_text
 from deepnb.views.history_view import history_html, history_text
 from deepnb.views.listings import (
     extensions_html,
@@ -97,6 +99,7 @@ RENDERERS: dict[type, Renderer] = {
     StepState: Renderer(text=state_text, html=state_html),
     StateDiff: Renderer(text=diff_text, html=diff_html),
     Experiments: Renderer(text=experiments_text, html=_inlined(experiments_html)),
+    GraphDrawing: Renderer(text=graph_text, bundle=graph_bundle),  # an SVG: no HTML to trust
 }
 
 

@@ -9,6 +9,7 @@ import pytest
 
 import deepnb
 from deepnb.core.errors import DeepnbError
+from deepnb.core.loop import run_sync
 from deepnb.session.remote import RemoteWorkbench
 from deepnb.views.run.steps import steps_words
 from tests.support.agents import unique
@@ -121,3 +122,24 @@ def test_a_served_threads_state_diff_and_an_edited_fork(agent_server: AgentServe
     going_on = counter.resume(edited).wait(WAIT)
     assert going_on.status == "done", going_on.error
     assert counter.state_values(edited) == {"n": 20} and counter.state_values(first.thread_id) == {"n": 4}
+
+
+def test_a_served_agent_is_drawn_from_the_servers_drawing(agent_server: AgentServer) -> None:
+    """``bench.draw_graph()`` on a served agent reads ``/assistants/{id}/graph?xray=true``: the
+    same nodes and edges the server draws; a graph deepnb built names its subagents in a note
+    (they run inside ``tools`` there, where the server's drawing does not reach)."""
+    bench = connect(agent_server)
+    drawn: Any = run_sync(bench.graph.client.assistants.get_graph(bench.assistant_id, xray=True))
+    drawing = bench.draw_graph()
+    assert drawing.source == bench.url and drawing.xray is True
+    assert [n.id for n in drawing.shape.nodes] == [str(n["id"]) for n in drawn["nodes"]]
+    assert {(e.source, e.target, e.conditional) for e in drawing.shape.edges} == {
+        (e["source"], e["target"], bool(e.get("conditional"))) for e in drawn["edges"]
+    }
+    assert {"model", "tools"} <= {n.kind for n in drawing.shape.nodes}
+    assert drawing.notes == () and drawing.svg().startswith("<svg ")
+    given = deepnb.connect(agent_server.url, "given", name=unique("given")).draw_graph()
+    note = "Subagents run inside tools on the server (not drawn there): critic, general-purpose."
+    assert given.notes == (note,) and note in repr(given)
+    counter = deepnb.connect(agent_server.url, "counter", name=unique("counter")).draw_graph()
+    assert {"add"} <= {n.id for n in counter.shape.nodes}

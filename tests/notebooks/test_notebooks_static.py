@@ -4,13 +4,18 @@ JavaScript."""
 
 from __future__ import annotations
 
+import base64
 import re
 import subprocess
 import sys
 
 import pytest
 
+from deepnb.views.graph_view import SVG_START
 from tests.support.binder_env import NOTEBOOKS, SENTINEL, BinderRun
+
+GRAPH_IMAGE = base64.b64encode(SVG_START[:60].encode()).decode()
+"""The start of an agent's graph drawing as nbconvert embeds it (an image's base64 data URI)."""
 
 EXPECTED = {
     # what the static snapshot must show, per notebook
@@ -48,6 +53,7 @@ EXPECTED = {
         "# Launch plan",
         "Stopped the server at",
     ],
+    "debug-a-step": ["Date: March 3", "Date: May 12", "from step 1 to step 2", GRAPH_IMAGE],
     "experiments": ["24/24 done", "Austria.", "checked against quick", "pass@2"],
     "many-runs": [
         "10 of 10 ended (10 done)",

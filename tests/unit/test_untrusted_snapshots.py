@@ -15,6 +15,7 @@ import pytest
 
 import deepnb
 from deepnb.engine.anatomy import Anatomy
+from deepnb.engine.graph_shape import GraphDrawing
 from deepnb.engine.interpreter import Interpreter
 from deepnb.engine.state import RunState
 from deepnb.engine.step_state import StateDiff, StepState
@@ -238,7 +239,8 @@ def test_every_kind_deepnb_registers_a_display_for_is_checked_here() -> None:
     }
     # JupyterLab's table styles draw them
     plain_tables = {Interpreter, Listing, ComparisonTable, History, Dataset, Experiments}
-    assert set(RENDERERS) == set(checked) | plain_tables
+    svg_only = {GraphDrawing}  # an image/svg+xml output, drawn with its own attributes: no HTML
+    assert set(RENDERERS) == set(checked) | plain_tables | svg_only
     assert set(checked.values()) <= set(KINDS)
 
 

@@ -21,7 +21,9 @@ from deepnb.core.loop import run_sync
 from deepnb.core.text.safe_display import safe_display
 from deepnb.engine.anatomy import Anatomy
 from deepnb.engine.async_tasks import RemoteAgent
+from deepnb.engine.drawing import GIVEN_KEY
 from deepnb.engine.files.setup import FileSetup
+from deepnb.engine.graph_shape import GraphShape, shape_from_json
 from deepnb.engine.mcp import McpServer
 from deepnb.session.graph_session import GraphSession
 from deepnb.session.protocol import ThreadInfo
@@ -238,6 +240,24 @@ class RemoteWorkbench(GraphSession):
             run_sync(self.graph.client.threads.delete(thread_id))
         except Exception as exc:
             raise explain(exc, self.server, doing="deleting a fork that differed") from None
+
+    def _graph_shape(self, xray: bool | int) -> tuple[GraphShape, str, tuple[str, ...]]:
+        """The server's drawing of the assistant (``GET /assistants/{id}/graph?xray=...``)."""
+        try:
+            drawn = run_sync(self.graph.client.assistants.get_graph(self.assistant_id, xray=xray))
+        except Exception as exc:
+            raise explain(exc, self.server, doing="reading the agent's graph") from None
+        data = drawn if isinstance(drawn, Mapping) else {}
+        shape = shape_from_json(data)
+        tools = next(
+            (n for n in data.get("nodes") or () if isinstance(n, Mapping) and n.get("id") == "tools"), {}
+        )
+        given = (tools.get("metadata") or {}).get(GIVEN_KEY) if isinstance(tools, Mapping) else None
+        subagents = (
+            sorted(str(name) for name in given or () if name != "main") if isinstance(given, Mapping) else []
+        )
+        notes = (f"Subagents run inside tools on the server (not drawn there): {', '.join(subagents)}.",)
+        return shape, self.url, notes if subagents else ()
 
     def inspect(self) -> Anatomy:
         raise DeepnbError(
