@@ -213,6 +213,8 @@ def sample(record: RunRecord, row: Row, sample_id: int | str, model: str) -> dic
                 "row": record.row,
                 "status": record.status,
                 "cost": record.cost,
+                # Inspect's usage has no word for a call that reported none: deepnb's count says it.
+                "tokens_unreported": record.tokens_unreported,
                 "attempts": record.attempts,
                 "cached": record.cached,
                 "thread_id": record.thread_id,

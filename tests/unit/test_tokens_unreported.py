@@ -8,6 +8,7 @@ count tokens without a line here."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable, Iterator
@@ -124,7 +125,27 @@ EXPORTS: dict[str, Callable[[Subjects, str], list[dict[str, Any]]]] = {
         deepnb.load_experiment(s.log).to_records(), "variant", k
     ),
     "run.timeline": lambda s, k: [r for r in s.runs[k].timeline if r["kind"] == "model"],
+    "experiment.to_inspect": lambda s, k: _inspect_records(s, k),
 }
+
+
+def _inspect_records(s: Subjects, kind: str) -> list[dict[str, Any]]:
+    """The samples of ``kind``'s Inspect log, as records of their count."""
+    records = []
+    for path in s.experiment.to_inspect(s.log.parent / "inspect"):
+        log = json.loads(path.read_text(encoding="utf-8"))
+        if log["eval"]["task_args"]["variant"] != kind:
+            continue
+        for sample in log["samples"]:
+            usage = sample["output"].get("usage") or {}
+            records.append(
+                {
+                    "tokens_in": usage.get("input_tokens"),
+                    "tokens_out": usage.get("output_tokens"),
+                    "tokens_unreported": sample["metadata"]["deepnb"]["tokens_unreported"],
+                }
+            )
+    return records
 
 
 @pytest.mark.parametrize("where", list(EXPORTS))
@@ -251,6 +272,7 @@ COUNTING_MODULES = {
     "deepnb/views/experiment/logged_run.py": "an experiment run's record",
     "deepnb/many/report.py": "the experiment's report",
     "deepnb/many/report_data.py": "the experiment's report",
+    "deepnb/many/inspect_export.py": "experiment.to_inspect",
 }
 
 
