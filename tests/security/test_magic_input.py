@@ -45,6 +45,19 @@ QUOTED = {"output": ("'my_var'", "my_var")}
 """Options whose value must take a particular form: (as typed, as parsed)."""
 
 
+def _before(func: Callable[..., Any], dest: str) -> str:
+    """A word for each positional argument declared before ``dest``'s, so that a value typed
+    after them is the one ``dest`` reads (an optional positional takes the first word)."""
+    words = []
+    for action in func.parser._actions:
+        if action.option_strings:
+            continue
+        if action.dest == dest:
+            break
+        words.append("x")
+    return " ".join(words)
+
+
 def _value_options() -> list[tuple[str, str, str]]:
     """(command, option or positional, dest) for every argument that takes a value."""
     found = []
@@ -63,7 +76,7 @@ def _value_options() -> list[tuple[str, str, str]]:
 def test_every_value_is_read_shell_style(command: str, flag: str, dest: str, typed: str, parsed: str) -> None:
     func = COMMANDS[command]
     typed, parsed = QUOTED.get(dest, (typed, parsed))
-    required = REQUIRED.get(command, "") if flag else ""
+    required = REQUIRED.get(command, "") if flag else _before(func, dest)
     args = parser.parse(func, f"{required} {flag} {typed} {CODE.get(command, '')}".strip())
     value = getattr(args, dest)
     assert (value[0] if isinstance(value, list) else value) == parsed
@@ -72,7 +85,7 @@ def test_every_value_is_read_shell_style(command: str, flag: str, dest: str, typ
 @pytest.mark.parametrize(("command", "flag", "dest"), _value_options())
 def test_an_unclosed_quote_or_an_empty_value_is_one_line(command: str, flag: str, dest: str) -> None:
     func = COMMANDS[command]
-    required = REQUIRED.get(command, "") if flag else ""
+    required = REQUIRED.get(command, "") if flag else _before(func, dest)
     with pytest.raises(UsageError, match="a quote is not closed") as unclosed:
         parser.parse(func, f"{required} {flag} 'a b".strip())
     with pytest.raises(UsageError, match="needs a value, not an empty string") as empty:
