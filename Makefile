@@ -141,11 +141,13 @@ check-tests:
 # side: most of their time goes on waiting for kernels, browsers and servers, so they overlap well
 # even on two cores; the lint and the strict docs build run beside them. Each part has its own
 # temporary folder (pytest prunes old numbered ones, another part's included) and cache; its output
-# is printed when it ends, and any part failing fails the target. The first three run every test
-# folder once (the browser and security tests on two workers, a test file per worker at a time,
-# so that one file's JupyterLab waits while the other's runs); test-lowest runs the quick folders
-# again on the lowest versions pyproject.toml allows, so that its floors stay true.
-TEST_PARTS  := test-browsers-security test-notebooks-kernels test-units-integration test-lowest
+# is printed when it ends, and any part failing fails the target. All but the last run every test
+# folder once (the browser and security tests, and the unit and shell tests, on two workers, a
+# test file per worker at a time, so that one file's waits overlap the other's work; the
+# integration tests one at a time, as their servers take ports and processes of their own);
+# test-lowest runs the quick folders again on the lowest versions pyproject.toml allows, so that
+# its floors stay true.
+TEST_PARTS  := test-browsers-security test-notebooks-kernels test-units test-integration test-lowest
 TWO_WORKERS := -n 2 --dist loadfile
 .PHONY: $(TEST_PARTS)
 
@@ -166,8 +168,11 @@ test-browsers-security:
 test-notebooks-kernels:
 	@$(call PYTEST_PART,notebooks tests/notebooks tests/kernel)
 
-test-units-integration:
-	@$(call PYTEST_PART,tests/unit tests/shell tests/integration)
+test-units:
+	@$(call PYTEST_PART,$(TWO_WORKERS) tests/unit tests/shell)
+
+test-integration:
+	@$(call PYTEST_PART,tests/integration)
 
 # The floors: deepnb with its lab, openai, anthropic and postgres extras and the test runner,
 # each direct dependency at the lowest version pyproject.toml allows (constraints-lowest.txt), in
