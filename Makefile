@@ -142,11 +142,11 @@ check-tests:
 # even on two cores; the lint and the strict docs build run beside them. Each part has its own
 # temporary folder (pytest prunes old numbered ones, another part's included) and cache; its output
 # is printed when it ends, and any part failing fails the target. All but the last run every test
-# folder once (the browser and security tests, and the unit and shell tests, on two workers, a
-# test file per worker at a time, so that one file's waits overlap the other's work; the
-# integration tests one at a time, as their servers take ports and processes of their own);
-# test-lowest runs the quick folders again on the lowest versions pyproject.toml allows, so that
-# its floors stay true.
+# folder once (the unit and shell tests on two workers, a test file per worker at a time; the
+# browser tests one at a time, since two JupyterLabs and two Chromiums beside the other parts
+# stretch a page's waits past their bounds on two cores; the integration tests one at a time, as
+# their servers take ports and processes of their own); test-lowest runs the quick folders again
+# on the lowest versions pyproject.toml allows, so that its floors stay true.
 TEST_PARTS  := test-browsers-security test-notebooks-kernels test-units test-integration test-lowest
 TWO_WORKERS := -n 2 --dist loadfile
 .PHONY: $(TEST_PARTS)
@@ -163,7 +163,7 @@ PYTEST_IN = d=$$(mktemp -d -t deepnb-$@-XXXXXX); \
 PYTEST_PART = $(call PYTEST_IN,$(BIN),$(1))
 
 test-browsers-security:
-	@$(call PYTEST_PART,$(TWO_WORKERS) tests/browser tests/security)
+	@$(call PYTEST_PART,tests/browser tests/security)
 
 test-notebooks-kernels:
 	@$(call PYTEST_PART,notebooks tests/notebooks tests/kernel)

@@ -43,13 +43,13 @@ import hashlib
 import json
 import math
 import os
-import re
 import statistics
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deepnb.core.errors import DeepnbError
+from deepnb.core.text.safe_regex import compile_bounded
 from deepnb.many import log as logs
 from deepnb.many import provenance, stats
 from deepnb.many.datasets import Row, chat_messages
@@ -336,14 +336,19 @@ def results_of(
     return {"total_samples": total, "completed_samples": completed, "scores": scores}, reductions
 
 
+_FRACTION = compile_bounded(r"\.\d+")
+_STAMP = compile_bounded(r"^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}")
+_NOT_IN_NAME = compile_bounded(r"[^A-Za-z0-9-]+")
+
+
 def file_name(document: Mapping[str, Any]) -> str:
     """``{created}_{task}_{id}.json``, the time first as Inspect writes it (``:`` as ``-``)."""
     spec = document["eval"]
-    when = re.sub(r"[:]", "-", str(spec["created"]))
-    when = re.sub(r"\.\d+", "", when)
-    if not re.match(r"^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}", when):
+    # The time and the name come from the experiment's log, which may be anyone's: RE2 reads them.
+    when = _FRACTION.sub("", str(spec["created"]).replace(":", "-"))
+    if not _STAMP.search(when):
         when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H-%M-%S+00-00")
-    task = re.sub(r"[^A-Za-z0-9-]+", "-", str(spec["task"])).strip("-")[:60] or "experiment"
+    task = _NOT_IN_NAME.sub("-", str(spec["task"])[:200]).strip("-")[:60] or "experiment"
     return f"{when}_{task}_{spec['eval_id']}.json"
 
 

@@ -72,6 +72,10 @@ class Execution:
         return "\n".join(parts)
 
 
+ABORTED_RESENDS = 3
+"""How many times :meth:`KernelSession.execute` sends again a request the kernel aborted unrun."""
+
+
 class KernelSession:
     """A kernel plus a reader thread that records every iopub message and widget state."""
 
@@ -184,10 +188,16 @@ class KernelSession:
         return execution
 
     def execute(self, code: str, timeout: float = 120) -> Execution:
-        """Run ``code`` and wait until the kernel is idle again."""
-        execution = self.submit(code)
-        if not execution.done.wait(timeout):
-            raise TimeoutError(f"cell did not finish in {timeout} s: {code[:80]!r}")
+        """Run ``code`` and wait until the kernel is idle again. A request the kernel aborted
+        unrun is sent again: after a cell fails or is interrupted, ipykernel drops the requests
+        that reach it until it has replied to that cell and its loop has turned once more (Run
+        All stops there), which a busy machine can stretch past the next cell's request."""
+        for _ in range(ABORTED_RESENDS + 1):
+            execution = self.submit(code)
+            if not execution.done.wait(timeout):
+                raise TimeoutError(f"cell did not finish in {timeout} s: {code[:80]!r}")
+            if (execution.reply or {}).get("content", {}).get("status") != "aborted":
+                break
         return execution
 
     def wait_for(self, predicate: Any, timeout: float = 30, interval: float = 0.02) -> Any:
