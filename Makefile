@@ -137,24 +137,23 @@ check-tests:
 	$(BIN)/python -m pytest -q $(CHECK_PYTEST) --randomly-seed=$$seed -m "$(CHECK_MARKERS)" $(CHECK_TESTS)
 
 # The whole suite in two steps. First everything it installs, side by side (downloads, mostly):
-# the virtualenvs, Debian's packages, the front end's packages and bundle. Then its parts side by
-# side: most of their time goes on waiting for kernels, browsers and servers, so they overlap well
-# even on two cores; the lint and the strict docs build run beside them. Each part has its own
+# the virtualenvs, Debian's packages, the front end's packages and bundle. Then the lint beside the
+# strict docs build, and then its parts side by side: most of their time goes on waiting for
+# kernels, browsers and servers, so they overlap well even on two cores. Each part has its own
 # temporary folder (pytest prunes old numbered ones, another part's included) and cache; its output
-# is printed when it ends, and any part failing fails the target. All but the last run every test
-# folder once (the unit and shell tests on two workers, a test file per worker at a time; the
-# browser tests one at a time, since two JupyterLabs and two Chromiums beside the other parts
-# stretch a page's waits past their bounds on two cores; the integration tests one at a time, as
-# their servers take ports and processes of their own); test-lowest runs the quick folders again
-# on the lowest versions pyproject.toml allows, so that its floors stay true.
-TEST_PARTS  := test-browsers-security test-notebooks-kernels test-units test-integration test-lowest
-TWO_WORKERS := -n 2 --dist loadfile
+# is printed when it ends, and any part failing fails the target. The first three run every test
+# folder once, each one test at a time: more workers beside the other parts (two JupyterLabs and
+# Chromiums, or the unit tests on both cores) stretched browser and kernel waits past their
+# bounds on two cores; test-lowest runs the quick folders again on the lowest versions
+# pyproject.toml allows, so that its floors stay true.
+TEST_PARTS := test-browsers-security test-notebooks-kernels test-units-integration test-lowest
 .PHONY: $(TEST_PARTS)
 
 test:
 	@$(MAKE) --no-print-directory -j4 test-ready
 	@$(MAKE) --no-print-directory $(WIDGET_BUNDLE)
-	@$(MAKE) --no-print-directory -j7 --output-sync=target lint docs-check $(TEST_PARTS)
+	@$(MAKE) --no-print-directory -j2 --output-sync=target lint docs-check
+	@$(MAKE) --no-print-directory -j4 --output-sync=target $(TEST_PARTS)
 
 # pytest from the virtualenv whose bin is $(1), on $(2)
 PYTEST_IN = d=$$(mktemp -d -t deepnb-$@-XXXXXX); \
@@ -168,11 +167,8 @@ test-browsers-security:
 test-notebooks-kernels:
 	@$(call PYTEST_PART,notebooks tests/notebooks tests/kernel)
 
-test-units:
-	@$(call PYTEST_PART,$(TWO_WORKERS) tests/unit tests/shell)
-
-test-integration:
-	@$(call PYTEST_PART,tests/integration)
+test-units-integration:
+	@$(call PYTEST_PART,tests/unit tests/shell tests/integration)
 
 # The floors: deepnb with its lab, openai, anthropic and postgres extras and the test runner,
 # each direct dependency at the lowest version pyproject.toml allows (constraints-lowest.txt), in

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.support.kernel_session import KernelSession, deepnb_kernel
+from tests.support.waiting import WAIT
 
 pytestmark = pytest.mark.kernel
 
@@ -125,7 +126,8 @@ def test_a_steer_from_the_box_lands_in_the_transcript(kernel: KernelSession) -> 
     kernel.click(comm_id, {"type": "steer", "message": "Focus on seals."})
     kernel.wait_for(lambda: replies(kernel, comm_id))  # the steer is queued
     assert kernel.execute("os.remove('hold')").ok
-    kernel.wait_for(lambda: state["status"] == "done", timeout=60)
+    kernel.wait_for(lambda: state["status"] != "running", timeout=WAIT)
+    assert state["status"] == "done", (state["status"], state.get("error"), texts(state, "text"))
     assert replies(kernel, comm_id) == [{"type": "composed", "kind": "steer", "error": ""}]
     steered = [i["text"] for i in state["items"] if i["kind"] == "prompt" and i.get("steered")]
     assert steered == ["Focus on seals."]
