@@ -115,17 +115,27 @@ def _wrap_twin(sync: str) -> Callable[..., Awaitable[Any]]:
     async def twin(self: Any, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
         loop = asyncio.get_running_loop()
         calls: list[concurrent.futures.Future[Any]] = []
+        stopped = False
+        # A call is started and listed in one step, and a stop reads the list in one step: a stop
+        # that comes while the hook's thread starts a call still finds it, and one that came
+        # before leaves nothing to start.
+        lock = threading.Lock()
 
         def call(req: Any) -> Any:
-            future = asyncio.run_coroutine_threadsafe(_awaited(handler, req), loop)
-            calls.append(future)
+            with lock:
+                if stopped:
+                    raise concurrent.futures.CancelledError()
+                future = asyncio.run_coroutine_threadsafe(_awaited(handler, req), loop)
+                calls.append(future)
             return future.result()
 
         try:
             return await _in_thread(getattr(self, sync), request, call)
         except asyncio.CancelledError:
-            for future in calls:  # a stopped run stops the tool or model call the hook waits for
-                future.cancel()
+            with lock:
+                stopped = True
+                for future in calls:  # a stopped run stops the tool or model call the hook waits for
+                    future.cancel()
             raise
 
     twin.__name__ = f"a{sync}"
