@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deepnb.core.errors import DeepnbError
+from deepnb.core.text.figures import number, rests_on
 from deepnb.core.text.markup import code_css, escape
 from deepnb.core.text.secrets import redact
 from deepnb.core.tokens import token_pair
@@ -56,17 +57,6 @@ def _asset(name: str) -> str:
 def text(value: object) -> str:
     """Any value as escaped HTML text, its secrets redacted and bidi controls made visible."""
     return escape(redact(str(value)))
-
-
-def number(value: float | None, digits: int = 2) -> str:
-    """``value`` with ``digits`` decimals, or "–" where there is none."""
-    return "–" if value is None else f"{value:.{digits}f}"
-
-
-def rests_on(rows: int, runs: int, epochs: int) -> str:
-    """What a figure rests on: ``n = R rows × E epochs`` (and the scored runs, where fewer)."""
-    said = f"n = {rows} row{'s' * (rows != 1)} × {epochs} epoch{'s' * (epochs != 1)}"
-    return said if runs == rows * epochs else f"{said}, {runs} run{'s' * (runs != 1)} scored"
 
 
 def _money(value: float | None, complete: bool = True) -> str:

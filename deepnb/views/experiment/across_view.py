@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from deepnb.core.text.figures import number
 from deepnb.core.text.markup import escape
 from deepnb.many.across import ExperimentComparison, Side
 from deepnb.views.experiment.baseline import answers_body, comparison_body, comparison_lines, comparison_table
 from deepnb.views.experiment.experiment_view import experiment_snapshot
-from deepnb.views.experiment.figures import number
 
 MOVE_COLUMNS = ("variant", "scorer", "A mean", "B mean", "moved (B − A)")
 

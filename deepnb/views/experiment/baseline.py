@@ -12,12 +12,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from deepnb.core.graphs.structured import output_rows
+from deepnb.core.text.figures import number
 from deepnb.core.text.markdown_diff import marked_pair
 from deepnb.core.text.markup import escape
 from deepnb.many import stats
 from deepnb.many.experiment import Experiment, VariantComparison
 from deepnb.views.bounds import clip_text
-from deepnb.views.experiment.figures import number
 
 MAX_PAIRS = 4
 """Variants compared with the baseline at most (the first, in the experiment's order)."""

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from deepnb.core.text.figures import number, rests_on
 from deepnb.core.text.markup import escape
 from deepnb.many.experiment import Summary
 from deepnb.many.stats import ScoreSummary
-from deepnb.views.experiment.figures import number, rests_on
 
 MAX_CHARTS = 8
 """Scorers charted at most (the summary's first)."""

@@ -11,6 +11,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
+from deepnb.core.text.figures import number, rests_on
 from deepnb.core.text.markup import escape
 from deepnb.many.experiment import Experiment, Going, Summary, VariantComparison
 from deepnb.many.record import RunRecord
@@ -23,7 +24,6 @@ from deepnb.views.experiment.baseline import (
 )
 from deepnb.views.experiment.charts import CHART_CSS, charts_html, charts_text, score_charts
 from deepnb.views.experiment.fields import field_cells, field_label, field_names
-from deepnb.views.experiment.figures import number, rests_on
 from deepnb.views.experiment.logged_run import logged_head, logged_run_html
 from deepnb.views.run.tokens import cost_words, token_pair
 from deepnb.views.styles import styled

@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from deepnb.core.text.figures import number
 from deepnb.many.history import Experiments
-from deepnb.views.experiment.figures import number
 from deepnb.views.listings import Table
 
 COLUMNS = ("name", "created (UTC)", "variants", "rows", "epochs", "runs (done)", "headline scores", "log")

@@ -7,10 +7,10 @@ another kernel, and only its log is here."""
 
 from __future__ import annotations
 
+from deepnb.core.text.figures import number
 from deepnb.core.text.markup import escape
 from deepnb.core.text.secrets import redact
 from deepnb.many.record import RunRecord
-from deepnb.views.experiment.figures import number
 from deepnb.views.run.thread_preview import thread_html
 from deepnb.views.run.tokens import tokens_words
 

@@ -1,4 +1,5 @@
-"""How the experiment's views write a score or a measure: two decimals, "–" where there is none."""
+"""How an experiment's figures are written, in its views and its report alike: two decimals, "–" where
+there is none, and what a figure rests on."""
 
 from __future__ import annotations
 
