@@ -19,15 +19,16 @@ from deepnb import extensions
 from deepnb.core.errors import DeepnbError
 from deepnb.session import workbench
 from tests.support.agents import scripted, unique
+from tests.support.processes import HOSTILE_MCP, alive
 from tests.support.waiting import wait_until
 
 pytest.importorskip("langchain_mcp_adapters", reason="the mcp extra: pip install 'deepnb[mcp]'")
 
-FAKES = Path(__file__).parents[1] / "data" / "hostile" / "mcp"
 
 
 def fake(script: str, *args: str, **extra: Any) -> dict[str, Any]:
-    return {"transport": "stdio", "command": sys.executable, "args": [str(FAKES / script), *args], **extra}
+    command = [str(HOSTILE_MCP / script), *args]
+    return {"transport": "stdio", "command": sys.executable, "args": command, **extra}
 
 
 def calls(*turns: Any) -> Any:
@@ -35,15 +36,6 @@ def calls(*turns: Any) -> Any:
         {"tool_calls": [{"name": t[0], "args": t[1]}]} if isinstance(t, tuple) else {"text": t} for t in turns
     ]
     return scripted({"main": played})
-
-
-def alive(pid: int) -> bool:
-    """Whether process ``pid`` runs (a zombie, ended but not yet reaped, does not)."""
-    try:
-        status = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return status.rpartition(")")[2].split()[0] != "Z"
 
 
 def pid_in(path: Path) -> int:

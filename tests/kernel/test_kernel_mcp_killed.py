@@ -12,21 +12,11 @@ from pathlib import Path
 import pytest
 
 from tests.support.kernel_session import deepnb_kernel
+from tests.support.processes import SILENT, alive
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.kernel
 pytest.importorskip("langchain_mcp_adapters", reason="the mcp extra: pip install 'deepnb[mcp]'")
-
-SILENT = str(Path(__file__).parents[1] / "data" / "hostile" / "mcp" / "silent.py")
-
-
-def alive(pid: int) -> bool:
-    """Whether process ``pid`` runs (a zombie, ended but not yet reaped, does not)."""
-    try:
-        status = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return status.rpartition(")")[2].split()[0] != "Z"
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")

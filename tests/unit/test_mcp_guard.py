@@ -14,19 +14,10 @@ from pathlib import Path
 import pytest
 
 from deepnb.engine.mcp import GUARD
+from tests.support.processes import SILENT, alive
 from tests.support.waiting import WAIT, wait_until
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the guard is POSIX's")
-SILENT = str(Path(__file__).parents[1] / "data" / "hostile" / "mcp" / "silent.py")
-
-
-def alive(pid: int) -> bool:
-    """Whether process ``pid`` runs (a zombie, ended but not yet reaped, does not)."""
-    try:
-        status = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return status.rpartition(")")[2].split()[0] != "Z"
 
 
 def test_the_server_has_the_guards_pipes_and_its_exit_code_is_the_guards() -> None:
