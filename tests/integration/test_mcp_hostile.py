@@ -25,7 +25,6 @@ from tests.support.waiting import wait_until
 pytest.importorskip("langchain_mcp_adapters", reason="the mcp extra: pip install 'deepnb[mcp]'")
 
 
-
 def fake(script: str, *args: str, **extra: Any) -> dict[str, Any]:
     command = [str(HOSTILE_MCP / script), *args]
     return {"transport": "stdio", "command": sys.executable, "args": command, **extra}
