@@ -229,7 +229,19 @@ class Batch(LiveDisplayable):
 
     def _fill(self) -> None:
         """Start queued inputs while fewer runs run than their group's limit (on the engine loop,
-        so no run's events come before its listener is in place)."""
+        so no run's events come before its listener is in place). An input that fails to start
+        is heard by the listeners before the next one starts, so one of them can stop the batch."""
+        while True:
+            started, failed = self._start_some()
+            self._update_settled()
+            for index in started:
+                self._notify(index)
+            if not failed:
+                return
+
+    def _start_some(self) -> tuple[list[int], bool]:
+        """Start queued inputs while there is room, up to the first that fails to start; the
+        inputs started (that one last) and whether one failed."""
         started: list[int] = []
         with self._lock:
             running = Counter() if self._stopping else self.running_by_group()
@@ -239,11 +251,10 @@ class Batch(LiveDisplayable):
                     slot = queue.popleft()
                     self._start(slot)
                     started.append(slot.input.index)
-                    if slot.run is not None:
-                        free -= 1
-        self._update_settled()
-        for index in started:
-            self._notify(index)
+                    if slot.run is None:
+                        return started, True
+                    free -= 1
+        return started, False
 
     def started(self, index: int, run: Run) -> None:
         """Input ``index``'s run just started (on the engine loop, before its first step runs):

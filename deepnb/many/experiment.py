@@ -223,6 +223,9 @@ class Experiment(LiveDisplayable):
         self.failure: str | None = None
         """Why the experiment stopped itself (``fail_on_error=`` reached), in one line."""
         self._errors = 0
+        """Runs that failed for good (counted as the batch hears of them)."""
+        self._stop_unlogged = False
+        """Whether ``fail_on_error`` stopped it and the log does not say so yet."""
         self._lost: set[Key] = set()
         """Runs that ended but could not be logged (the log failed): not kept, not done."""
         self._stopped = False
@@ -301,8 +304,24 @@ class Experiment(LiveDisplayable):
             if index in self._seen or self._pool is None:
                 return
             self._seen.add(index)
+            stop = run is None or run.status == "error"
+            if stop:
+                stop = self._count_failure(failed if run is None else run.error)
             future = self._pool.submit(self._finish, index, run, failed)
             self._futures.append(future)
+        if stop:
+            self.stop(reason="stopped: too many runs failed (fail_on_error)")
+
+    def _count_failure(self, error: str | None) -> bool:
+        """Count a run that failed for good (under ``_lock``, as the batch hears of it, so no
+        further run starts once ``fail_on_error`` is reached); whether that reaches it."""
+        self._errors += 1
+        limit = self.fail_on_error
+        if limit is None or self.failure is not None or not limit.passed(self._errors, len(self._planned)):
+            return False
+        self.failure = limit.line(self._errors, len(self._planned), error, str(self.path))
+        self._stop_unlogged = True
+        return True
 
     def _finish(self, index: int, run: Run | None, failed: str | None) -> None:
         """Read an ended run, score it, keep it and log it (on a scoring thread); then tell the
@@ -338,25 +357,10 @@ class Experiment(LiveDisplayable):
                     return
             with self._lock:
                 self._records[record.key] = record
-                if record.status == "error":
-                    self._errors += 1
-        if record.status == "error":
-            self._check_errors(record.error)
-
-    def _check_errors(self, last: str | None) -> None:
-        """Stop the experiment once its failed runs reach ``fail_on_error``."""
-        limit = self.fail_on_error
-        if limit is None:
-            return
-        runs = len(self._planned)
-        with self._lock:
-            if self.failure is not None or not limit.passed(self._errors, runs):
-                return
-            self.failure = limit.line(self._errors, runs, last, str(self.path))
-        if self._writer is not None:
-            with contextlib.suppress(logs.LogWriteError):  # the runs' lines are what counts
-                self._writer.write("stopped", {"reason": self.failure})
-        self.stop(reason="stopped: too many runs failed (fail_on_error)")
+                reason, self._stop_unlogged = (self.failure if self._stop_unlogged else None), False
+            if reason is not None and self._writer is not None:
+                with contextlib.suppress(logs.LogWriteError):  # the runs' lines are what counts
+                    self._writer.write("stopped", {"reason": reason})
 
     def _unsaved(self, error: logs.LogWriteError) -> None:
         """The log cannot be written: stop at once, saying how many runs it holds (those are

@@ -12,9 +12,9 @@ import pytest
 from pydantic import BaseModel
 
 import deepnb
-from deepnb.core.batch_inputs import prepare, template_fields
+from deepnb.core.batch_inputs import BatchInput, prepare, template_fields
 from deepnb.core.errors import DeepnbError
-from deepnb.many.batch import output_fields
+from deepnb.many.batch import Batch, output_fields
 from tests.support.agents import scripted, unique
 from tests.support.timed_model import Meter, timed
 from tests.unit.test_graph_input import joke_graph
@@ -205,3 +205,33 @@ def test_templates_name_plain_fields_and_strings_fill_input() -> None:
     assert template_fields("Say {a} and {b}, then {a}") == ["a", "b"]
     assert [i.given for i in prepare(["x", {"input": "y"}], template="<{input}>")] == ["<x>", "<y>"]
     assert template_fields("{{literal}} braces") == []
+
+
+class _Unstartable:
+    """A session none of whose runs start (a server that refuses them)."""
+
+    selected_thread = None
+
+    def __init__(self) -> None:
+        self.tries: list[str] = []
+
+    def start(self, given: Any, **options: Any) -> Any:
+        self.tries.append(str(given))
+        raise RuntimeError(f"cannot start {given}")
+
+
+def test_an_input_that_fails_to_start_is_heard_before_the_next_one_starts() -> None:
+    """So a listener (an experiment's ``fail_on_error=``) can stop the batch in time."""
+    session = _Unstartable()
+    batch = Batch(session, [BatchInput(i, {"input": f"q{i}"}, f"q{i}") for i in range(5)], concurrency=2)  # type: ignore[arg-type]
+    heard: list[int] = []
+
+    def listen(index: int) -> None:
+        heard.append(index)
+        if index == 1:
+            batch.stop(reason="two failed")
+
+    batch.subscribe(listen)
+    batch.begin().wait(WAIT)
+    assert session.tries == ["q0", "q1"]
+    assert batch.statuses[:2] == ["error", "error"] and set(batch.statuses[2:]) == {"cancelled"}

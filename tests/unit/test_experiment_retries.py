@@ -144,6 +144,36 @@ def test_past_fail_on_error_the_experiment_stops_in_one_line(tmp_path: Path) -> 
     assert [d["reason"] for d in logged if d["type"] == "stopped"] == [line]
 
 
+def test_fail_on_error_stops_the_next_run_even_while_the_scorers_are_busy(tmp_path: Path) -> None:
+    """A failed run counts as it ends, not once a scoring thread reaches it: here the one scoring
+    thread is held by the first row's scorer until nothing runs any more, and still the runs past
+    the second failure never start."""
+    quiet = threading.Event()
+
+    def held(output: str, reference: Any, run: Any) -> bool:
+        quiet.wait(WAIT)
+        return True
+
+    model = flaky({f"q{i}": "bug" for i in range(1, 7)})
+    name = unique("busy")
+    deepnb.agent(name=name, model=model)
+    experiment = deepnb.experiment(
+        [f"q{i}" for i in range(7)],
+        agent=name,
+        scorers=[held],
+        concurrency=1,
+        fail_on_error=2,
+        log=tmp_path / "l.jsonl",
+    )
+    experiment.subscribe(lambda: None if experiment.going() else quiet.set())
+    if not experiment.going():
+        quiet.set()
+    with pytest.raises(DeepnbError, match=r"^The experiment stopped: 2 of 7 runs failed"):
+        experiment.wait(WAIT)
+    statuses = [experiment.status_of((i, name, 0)) for i in range(7)]
+    assert statuses[1:3] == ["error", "error"] and statuses[3:] == ["cancelled"] * 4, statuses
+
+
 def test_fail_on_error_as_a_fraction_of_the_runs(tmp_path: Path) -> None:
     model = flaky({"q0": "bug", "q1": "bug"})
     name = unique("fraction")
