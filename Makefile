@@ -21,16 +21,33 @@ WIDGET_SOURCES := $(shell find widgets/src widgets/scripts -type f 2>/dev/null) 
 WIDGET_BUNDLE  := deepnb/_widgets/run_view.js
 NODE_MODULES   := widgets/node_modules/.installed
 
+# Every virtualenv's packages are installed by uv (pip took minutes where uv takes seconds), itself
+# put into .venv by pip at constraints.txt's version. $(call UV_INSTALL,VENV,ARGS) installs into VENV.
+UV := $(BIN)/uv
+UV_INSTALL = $(UV) pip install --quiet --python $(1)/bin/python $(2)
+
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(VENV)/.installed-lab: pyproject.toml constraints.txt | $(BIN)/python
-	$(BIN)/pip install --quiet -c constraints.txt -e ".[lab]"
+$(UV): constraints.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -c constraints.txt uv
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml constraints.txt | $(BIN)/python
-	$(BIN)/pip install --quiet -c constraints.txt -e ".[lab,test]"
+# make lab's JupyterLab, in a virtualenv of its own that nothing else installs into (the tests' and
+# the docs' tools bring server extensions, real-time collaboration and jupytext among them, that
+# would change what it serves): deepnb with every extra a shipped notebook needs, the extras
+# binder/requirements.txt gives Binder. Made anew when pyproject.toml or constraints.txt change, so
+# it holds exactly that. The notebooks' tests run their kernels in it.
+LAB_VENV   := .venv-lab
+LAB_EXTRAS := lab,openai,anthropic,mcp
+
+$(LAB_VENV)/.installed: pyproject.toml constraints.txt | $(UV)
+	rm -rf $(LAB_VENV) && $(PYTHON) -m venv $(LAB_VENV)
+	$(call UV_INSTALL,$(LAB_VENV),-c constraints.txt -e ".[$(LAB_EXTRAS)]")
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml constraints.txt | $(UV)
+	$(call UV_INSTALL,$(VENV),-c constraints.txt -e ".[lab,test]")
 	touch $@
 
 $(NODE_MODULES): widgets/package.json widgets/package-lock.json
@@ -46,8 +63,8 @@ $(WIDGET_BUNDLE): $(WIDGET_SOURCES)
 
 widgets: $(WIDGET_BUNDLE)
 
-lab: $(VENV)/.installed-lab $(WIDGET_BUNDLE)
-	$(BIN)/jupyter lab $(ROOT_OK) notebooks/quickstart.ipynb
+lab: $(LAB_VENV)/.installed $(WIDGET_BUNDLE)
+	$(LAB_VENV)/bin/jupyter lab $(ROOT_OK) notebooks/quickstart.ipynb
 
 # Debian's packages the tests use, installed together when missing (one apt-get: two at once
 # would fight over dpkg's lock): chromium for the browser tests, and Redis for the scale-out test
@@ -69,11 +86,11 @@ chromium redis-server: debian-packages
 AGENT_VENV := .venv-agent-server
 AGENT_PINNED_ELSEWHERE := langgraph-api|langgraph-runtime-inmem|langgraph-checkpoint-postgres|grpcio[a-z-]*|opentelemetry-[a-z-]*|sse-starlette
 
-$(AGENT_VENV)/.installed: tests/support/scaleout_app/requirements.txt constraints.txt
+$(AGENT_VENV)/.installed: tests/support/scaleout_app/requirements.txt constraints.txt | $(UV)
 	rm -rf $(AGENT_VENV) && $(PYTHON) -m venv $(AGENT_VENV)
 	grep -vE '^($(AGENT_PINNED_ELSEWHERE))==' constraints.txt > $(AGENT_VENV)/constraints.txt
-	$(AGENT_VENV)/bin/pip install --quiet -c $(AGENT_VENV)/constraints.txt -r tests/support/scaleout_app/requirements.txt
-	$(AGENT_VENV)/bin/pip install --quiet --no-deps -e .
+	$(call UV_INSTALL,$(AGENT_VENV),-c $(AGENT_VENV)/constraints.txt -r tests/support/scaleout_app/requirements.txt)
+	$(call UV_INSTALL,$(AGENT_VENV),--no-deps -e .)
 	touch $@
 
 agent-server: $(AGENT_VENV)/.installed redis-server
@@ -155,9 +172,9 @@ test:
 	@$(MAKE) --no-print-directory -j2 --output-sync=target lint docs-check
 	@$(MAKE) --no-print-directory -j4 --output-sync=target $(TEST_PARTS)
 
-# pytest from the virtualenv whose bin is $(1), on $(2)
+# pytest from the virtualenv whose bin is $(1), on $(2); each part ends with its slowest tests
 PYTEST_IN = d=$$(mktemp -d -t deepnb-$@-XXXXXX); \
-	$(1)/python -m pytest --basetemp=$$d -o cache_dir=.pytest_cache/$@ $(2); \
+	$(1)/python -m pytest --basetemp=$$d -o cache_dir=.pytest_cache/$@ --durations=15 $(2); \
 	status=$$?; rm -rf $$d; exit $$status
 PYTEST_PART = $(call PYTEST_IN,$(BIN),$(1))
 
@@ -165,7 +182,7 @@ test-browsers-security:
 	@$(call PYTEST_PART,tests/browser tests/security)
 
 test-notebooks-kernels:
-	@$(call PYTEST_PART,notebooks tests/notebooks tests/kernel)
+	@$(call PYTEST_PART,--notebook-venv=$(LAB_VENV) notebooks tests/notebooks tests/kernel)
 
 test-units-integration:
 	@$(call PYTEST_PART,tests/unit tests/shell tests/integration)
@@ -181,19 +198,18 @@ LOWEST_EXTRAS := lab,openai,anthropic,postgres
 LOWEST_TOOLS  := pytest pytest-timeout nbval jupyter_client pgserver
 LOWEST_TESTS  := tests/unit tests/shell tests/kernel tests/integration/test_postgres.py
 
-$(LOWEST_VENV)/.installed: pyproject.toml constraints-lowest.txt | $(VENV)/.installed-test
+$(LOWEST_VENV)/.installed: pyproject.toml constraints-lowest.txt | $(UV)
 	rm -rf $(LOWEST_VENV) && $(PYTHON) -m venv $(LOWEST_VENV)
 	$(BIN)/python scripts/lowest_tools.py $(LOWEST_TOOLS) > $(LOWEST_VENV)/tools.in
-	$(BIN)/uv pip install --quiet --python $(LOWEST_VENV)/bin/python -c constraints-lowest.txt \
-	  -e ".[$(LOWEST_EXTRAS)]" -r $(LOWEST_VENV)/tools.in
+	$(call UV_INSTALL,$(LOWEST_VENV),-c constraints-lowest.txt -e ".[$(LOWEST_EXTRAS)]" -r $(LOWEST_VENV)/tools.in)
 	touch $@
 
 test-lowest: $(LOWEST_VENV)/.installed
 	@$(call PYTEST_IN,$(LOWEST_VENV)/bin,$(LOWEST_TESTS))
 
 # What make test installs before its parts start.
-test-ready: $(VENV)/.installed-test $(LOWEST_VENV)/.installed debian-packages $(AGENT_VENV)/.installed \
-            $(NODE_MODULES)
+test-ready: $(VENV)/.installed-test $(LAB_VENV)/.installed $(LOWEST_VENV)/.installed debian-packages \
+            $(AGENT_VENV)/.installed $(NODE_MODULES)
 
 bench: $(VENV)/.installed-test agent-server
 	$(BIN)/python bench/overhead.py
@@ -226,5 +242,5 @@ constraints-lowest: $(VENV)/.installed-test
 	mv constraints-lowest.new constraints-lowest.txt && rm .constraints-lowest-tools.in
 
 clean:
-	rm -rf $(VENV) $(AGENT_VENV) $(LOWEST_VENV) build dist site .cache/mkdocs-jupyter .pytest_cache \
+	rm -rf $(VENV) $(LAB_VENV) $(AGENT_VENV) $(LOWEST_VENV) build dist site .cache/mkdocs-jupyter .pytest_cache \
 	  widgets/node_modules widgets/.test-build

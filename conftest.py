@@ -6,8 +6,9 @@ import os
 
 import pytest
 
-# nbval drops update_display_data; a run's output is updated when the run stops.
-pytest_plugins = ("tests.support.nbval_displays",)
+# nbval drops update_display_data (a run's output is updated when the run stops); --notebook-venv
+# runs the notebooks' kernels in make lab's virtualenv.
+pytest_plugins = ("tests.support.nbval_displays", "tests.support.notebook_kernel")
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -11,8 +11,7 @@ import pytest
 from tests.support.binder_env import NOTEBOOKS, ROOT, BinderRun
 
 # The first test here builds the Binder environment (a fresh virtualenv installed from the package
-# index, about 150 s) and executes every demo notebook in it: on a busy machine, past the suite's
-# 300 s per test.
+# index) and executes every demo notebook in it: on a busy machine, past the suite's 300 s per test.
 pytestmark = [pytest.mark.binder, pytest.mark.timeout(900)]
 
 

@@ -258,7 +258,8 @@ def test_the_readme_keeps_the_two_commands_and_they_exist() -> None:
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     for command in ("make lab", "make test"):
         assert command in readme
-    assert re.search(r"^lab: .*\n\t\$\(BIN\)/jupyter lab .*notebooks/quickstart\.ipynb$", makefile, re.M)
+    lab = r"^lab: .*\n\t\$\(LAB_VENV\)/bin/jupyter lab .*notebooks/quickstart\.ipynb$"
+    assert re.search(lab, makefile, re.M)
     recipe = re.search(r"^test:.*\n((?:\t.*\n)+)", makefile, re.M)
     assert recipe and re.search(r"\bdocs-check\b", recipe.group(1)), "make test builds the docs strictly"
     assert (ROOT / "notebooks" / "quickstart.ipynb").is_file()

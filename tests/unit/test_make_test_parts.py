@@ -30,7 +30,8 @@ def _parts() -> dict[str, list[str]]:
             continue
         recipe = re.search(rf"^{name}:\n\t@\$\(call PYTEST_PART,(.*)\)$", makefile, re.MULTILINE)
         assert recipe, f"{name} runs PYTEST_PART on its folders"
-        parts[name] = [word for word in recipe.group(1).split() if not word.startswith("$(")]  # options
+        words = recipe.group(1).split()
+        parts[name] = [word for word in words if not word.startswith(("$(", "-"))]  # not options
     return parts
 
 
