@@ -47,7 +47,7 @@ $(LAB_VENV)/.installed: pyproject.toml constraints.txt | $(UV)
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml constraints.txt | $(UV)
-	$(call UV_INSTALL,$(VENV),-c constraints.txt -e ".[lab,test]")
+	$(call UV_INSTALL,$(VENV),-c constraints.txt -e ".[lab$(comma)test]")
 	touch $@
 
 $(NODE_MODULES): widgets/package.json widgets/package-lock.json

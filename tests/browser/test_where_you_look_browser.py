@@ -14,6 +14,7 @@ import yaml
 
 from tests.browser.conftest import ARTIFACTS
 from tests.support.notebook_ui import RUN_TIMEOUT, code_cell, expect, luminance, menu, open_notebook
+from tests.support.waiting import eventually
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 
@@ -96,8 +97,7 @@ def _run(page: Any, server: Any, name: str, *, lab: bool) -> Any:
 
 def _header_stays(page: Any, view: Any) -> None:
     view.locator(".dnb-transcript > .dnb-item").last.evaluate("(el) => el.scrollIntoView({block: 'end'})")
-    page.wait_for_timeout(300)
-    _header_stays_shown(view)
+    eventually(lambda: _header_stays_shown(view), "the header with Stop shown on top, scrolled")
 
 
 def _header_stays_shown(view: Any) -> None:
@@ -140,9 +140,12 @@ def test_the_header_with_stop_stays_in_reach(
     view.locator(".dnb-tool-subagent").first.evaluate("(button) => button.click()")
     node = view.locator(".dnb-tree .dnb-node").first
     expect(node).to_have_class(re.compile(r"\bdnb-flash\b"))
-    page.wait_for_timeout(1_000)  # a smooth scroll
-    bottom = view.locator(".dnb-progress").evaluate("(el) => el.getBoundingClientRect().bottom")
-    assert node.evaluate("(el) => el.getBoundingClientRect().top") >= bottom
+
+    def below_header() -> None:  # once the smooth scroll comes to rest
+        bottom = view.locator(".dnb-progress").evaluate("(el) => el.getBoundingClientRect().bottom")
+        assert node.evaluate("(el) => el.getBoundingClientRect().top") >= bottom
+
+    eventually(below_header, "the subagent's node brought up below the header")
 
 
 @LABS
@@ -155,12 +158,15 @@ def test_the_header_sticks_in_a_scrolled_output(
     expect(cell).to_have_class(re.compile(r"\bjp-mod-outputsScrolled\b"))
     box = cell.locator(".jp-Cell-outputArea")
     box.evaluate("(el) => el.scrollTop = el.scrollHeight")
-    page.wait_for_timeout(300)
-    sizes = box.evaluate("(el) => [el.scrollHeight, el.clientHeight, el.getBoundingClientRect().top]")
-    assert sizes[0] > sizes[1] * 2, sizes  # still a scroll box, the run view far taller than it
-    shown = view.locator(".dnb-progress").evaluate(ON_TOP)
-    assert shown["onTop"], shown
-    assert abs(shown["top"] - sizes[2]) < 4, (shown, sizes)  # at the top of the box
+
+    def stuck_at_the_top() -> None:
+        sizes = box.evaluate("(el) => [el.scrollHeight, el.clientHeight, el.getBoundingClientRect().top]")
+        assert sizes[0] > sizes[1] * 2, sizes  # still a scroll box, the run view far taller than it
+        shown = view.locator(".dnb-progress").evaluate(ON_TOP)
+        assert shown["onTop"], shown
+        assert abs(shown["top"] - sizes[2]) < 4, (shown, sizes)  # at the top of the box
+
+    eventually(stuck_at_the_top, "the header stuck at the top of the scrolled output")
     expect(view.locator(".dnb-stop")).to_be_in_viewport()
 
 

@@ -44,6 +44,20 @@ def wait_until(
         time.sleep(POLL)
 
 
+def eventually(check: Callable[[], object], what: str, *, timeout: float = WAIT) -> None:
+    """Run ``check`` (assertions on a page or a state that settles: a scroll, a layout) until it
+    passes; after ``timeout`` seconds its last failure fails the test, naming ``what``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            check()
+            return
+        except AssertionError as failed:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{what}: {failed}") from failed
+        time.sleep(POLL * 10)
+
+
 class Gate:
     """Holds whatever calls :meth:`hold` (a tool, a graph's node) until the test opens it: the
     test knows the run is inside that call (``reached``) for as long as it needs, instead of
