@@ -1,9 +1,12 @@
 """Where extensions come from: a path you name, the ``deepnb.extensions`` and Deep Agents Code's
 ``dcode.extensions`` entry points,
 ``~/.deepnb/extensions/``, and a trusted project's ``.deepnb/extensions/`` and
-``.deepagents/extensions/`` (Deep Agents Code's folder); and importing one. A Deep Agents Code
-plugin folder (one with a ``plugin.json`` manifest) in any of them loads the Python entries its
-manifest names (:mod:`deepnb.extensions.plugins`).
+``.deepagents/extensions/`` (Deep Agents Code's folder); and importing one. A plugin folder (a
+``plugin.json`` manifest, or ``skills/``, ``.mcp.json``) in any of them loads the Python entries
+its manifest names (:mod:`deepnb.extensions.plugins`) and its skills and MCP servers
+(:mod:`deepnb.extensions.bundles`); a marketplace folder, or ``NAME@MARKETPLACE`` of a plugin Deep
+Agents Code installed, loads those plugins. A folder with nothing to load is refused, saying what
+it holds.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ found and what is supported. A run on the plugin: ``tests/integration/test_relea
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -254,3 +255,44 @@ def test_an_agent_is_given_the_plugins_servers_and_skills(dcode: Dcode) -> None:
     assert effective.options["skills"] == ["/plugins/notes-kit/skills/"]
     assert "/plugins/notes-kit/skills/" in effective.options["backend"].routes
     assert len(applied.ids) == 3
+
+
+def test_a_deployment_carries_the_plugin_folder_and_its_server_loads_it(dcode: Dcode, tmp_path: Path) -> None:
+    """``deepnb.deploy`` copies a loaded plugin folder whole into the app; the app's server loads
+    it from there (its MCP server's path now inside the app)."""
+    import deepnb
+    from deepnb.ship.deploy import _deployed_source
+
+    write(Path.cwd() / "deepnb.toml", '[agents.helper]\nmodel = "demo:quickstart"\n')
+    extensions.load(dcode.folder)
+    app = deepnb.deploy(tmp_path / "app").folder
+    [entry] = json.loads((app / "deepnb_agents.json").read_text())["extensions"]
+    assert entry == {"path": "extensions/0-notes-kit", "plugin": "notes-kit", "bundle": "notes-kit"}
+    assert (app / "extensions" / "0-notes-kit" / "skills" / "tidy-notes" / "SKILL.md").is_file()
+    extensions.shutdown()
+    extensions.load_deployed([_deployed_source(entry, app)])
+    server = registered()[("mcp_server", "notes-kit.shout")]
+    assert server["args"] == [str((app / "extensions" / "0-notes-kit" / "server.py").resolve())]
+
+
+def documented(start: str) -> str:
+    """The ``text`` block of the extensions page that starts with ``start``."""
+    page = (Path(__file__).parents[2] / "docs" / "guide" / "interpreter-extensions.md").read_text()
+    blocks = re.findall(r"^```text\n(.*?)^```$", page, re.MULTILINE | re.DOTALL)
+    return next(b for b in blocks if b.startswith(start)).rstrip("\n")
+
+
+def test_the_extensions_page_shows_what_loading_the_released_plugin_says(
+    dcode: Dcode, tmp_path: Path
+) -> None:
+    from argparse import Namespace
+
+    from deepnb.magics import commands
+
+    said = repr(commands.extension(Namespace(path="notes-kit@deepnb-fixtures")))
+    assert said == documented("Loaded extension notes-kit")
+    folder = tmp_path / "hooks-only" / "notes-kit"
+    for part in (".claude-plugin", "hooks", "commands"):
+        shutil.copytree(dcode.folder / part, folder / part)
+    said = repr(commands.extension(Namespace(path=str(folder))))
+    assert said == documented("Extension notes-kit failed")
