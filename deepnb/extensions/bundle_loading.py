@@ -76,6 +76,27 @@ def read_only_folder(folder: Path) -> Any:
     return _read_only()(root_dir=folder, virtual_mode=True)
 
 
+def one_skill(folder: Path, name: str) -> Any:
+    """A plugin whose root is its one skill, as a skills folder: the root shown as ``/NAME/``
+    (where the agent's skills middleware looks for ``NAME/SKILL.md``), read-only."""
+    from deepagents.backends import CompositeBackend  # noqa: PLC0415  # lazy: deepagents is heavy
+
+    return CompositeBackend(read_only_folder(folder), {f"/{name}/": read_only_folder(folder)})
+
+
+def _skill_name(folder: Path) -> str | None:
+    """The ``name`` of ``folder/SKILL.md``'s front matter, if it is a plain one (the skills
+    middleware wants a skill's folder named as the skill)."""
+    try:
+        head = (folder / "SKILL.md").read_text(encoding="utf-8")[:4000]
+    except (OSError, UnicodeDecodeError):
+        return None
+    found = re.search(
+        r"^---\s*\n(?:.*\n)*?name:\s*['\"]?([a-z0-9][a-z0-9_-]{0,63})['\"]?\s*$", head, re.MULTILINE
+    )
+    return found.group(1) if found else None
+
+
 def _data_dir(source: Source) -> Path | None:
     """A plugin dcode installed (its copy in dcode's cache) keeps the data folder dcode gives it;
     any other plugin folder gets one of deepnb's (``None``)."""
@@ -100,7 +121,9 @@ def factory(source: Source) -> Callable[[ExtensionAPI], None]:
         for index, folder in enumerate(bundle.skills):
             prefix = route_of(bundle, index)
             if folder == bundle.root:  # one SKILL.md at the plugin's root: the folder is the skill
-                api.register_backend_route(f"{prefix}{prefix.split('/')[2]}/", read_only_folder(folder))
+                api.register_backend_route(
+                    prefix, one_skill(folder, _skill_name(folder) or prefix.split("/")[2])
+                )
             else:
                 api.register_backend_route(prefix, read_only_folder(folder))
             api._add("skills", prefix, prefix)

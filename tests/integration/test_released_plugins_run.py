@@ -77,3 +77,16 @@ def test_deepagents_code_reads_the_same_plugin_the_same_way(dcode: Dcode) -> Non
     theirs = list(layer["mcpServers"].values())
     assert theirs == [{k: v for k, v in c.items() if k != "transport"} for c in ours.servers.values()]
     assert plugin.inventory.hook_files and plugin.inventory.unsupported == ("commands",)
+
+
+def test_a_plugin_that_is_one_skill_gives_it_to_the_agent(dcode: Dcode, tmp_path: Path) -> None:
+    """dcode reads a ``SKILL.md`` at a plugin's root as its one skill; so does the agent."""
+    folder = tmp_path / "one-skill"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text((dcode.folder / "skills" / "tidy-notes" / "SKILL.md").read_text())
+    [(_, error)] = extensions.load(folder)
+    assert error is None
+    bench = deepnb.agent(unique("one-skill"), scripted({"main": ["Done."]}))
+    run = bench.run("Hello.")
+    assert run.status == "done", run.error
+    assert [s["name"] for s in run.state.given["skills"]] == ["tidy-notes"]

@@ -197,8 +197,10 @@ def test_a_root_skill_md_is_one_skill(dcode: Dcode, tmp_path: Path) -> None:
     shutil.copy(dcode.folder / "skills" / "tidy-notes" / "SKILL.md", folder / "SKILL.md")
     [(_, error)] = extensions.load(folder)
     assert error is None
-    route = registered()[("route", "/plugins/one-skill/skills/one-skill/")]
-    assert "# Tidy notes" in route.read("/SKILL.md").file_data["content"]
+    route = registered()[("route", "/plugins/one-skill/skills/")]
+    assert "/tidy-notes/" in [e["path"] for e in route.ls("/").entries]  # a folder named as the skill
+    assert "# Tidy notes" in route.read("/tidy-notes/SKILL.md").file_data["content"]
+    assert "read-only" in str(route.write("/tidy-notes/SKILL.md", "x").error)
     assert ("skills", "/plugins/one-skill/skills/") in registered()
 
 
