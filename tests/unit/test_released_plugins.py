@@ -217,10 +217,13 @@ def test_a_server_of_a_kind_deepnb_does_not_run_is_said(dcode: Dcode, tmp_path: 
             }
         ),
     )
+    write(folder / "plugin.json", json.dumps({"name": "odd", "mcpServers": "./tools.mcpb"}))
+    write(folder / "tools.mcpb", "a zip dcode does not run either")
     shutil.copytree(dcode.folder / "skills", folder / "skills")
     [(_, error)] = extensions.load(folder)
     assert error is None
     assert notes() == [
+        "plugin odd: MCP bundle tools.mcpb not loaded: deepnb (like dcode) runs no .mcpb/.dxt bundles",
         "plugin odd: MCP server ws not loaded: type 'ws' (deepnb loads stdio, http and sse servers)",
         "plugin odd: MCP server auth not loaded: deepnb does not support its oauth",
     ]
@@ -257,6 +260,11 @@ def test_an_agent_is_given_the_plugins_servers_and_skills(dcode: Dcode) -> None:
     assert effective.options["skills"] == ["/plugins/notes-kit/skills/"]
     assert "/plugins/notes-kit/skills/" in effective.options["backend"].routes
     assert len(applied.ids) == 3
+    mine = {"transport": "stdio", "command": "mine"}  # the agent's own server of that name wins
+    effective, _ = apply(
+        AgentSpec(model=None, model_label="x", options={"mcp_servers": {"notes-kit.shout": mine}})
+    )
+    assert effective.options["mcp_servers"] == {"notes-kit.shout": mine}
 
 
 def test_a_deployment_carries_the_plugin_folder_and_its_server_loads_it(dcode: Dcode, tmp_path: Path) -> None:
