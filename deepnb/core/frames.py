@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from deepnb.core.errors import DeepnbError
+from deepnb.core.extras import require
 
 
 def records_frame(records: Iterable[Mapping[str, Any]], *, what: str) -> Any:
@@ -59,13 +60,8 @@ def parquet_columns(records: Iterable[Mapping[str, Any]]) -> dict[str, list[Any]
 def records_parquet(records: Iterable[Mapping[str, Any]], path: str | os.PathLike[str], *, what: str) -> Path:
     """Write ``records`` to the Parquet file ``path`` (a row each; see :func:`parquet_columns`);
     ``what`` names the object whose ``to_parquet()`` asked, in the message when pyarrow is missing."""
-    try:
-        import pyarrow  # type: ignore[import-untyped]  # noqa: PLC0415  # lazy and optional: heavy
-        import pyarrow.parquet  # type: ignore[import-untyped]  # noqa: PLC0415
-    except ImportError:
-        raise DeepnbError(
-            f"{what}.to_parquet() needs pyarrow: pip install pyarrow (or pip install 'deepnb[parquet]')."
-        ) from None
+    pyarrow = require("parquet", "pyarrow", what=f"{what}.to_parquet()")
+    require("parquet", "pyarrow.parquet", what=f"{what}.to_parquet()")
     target = Path(path)
     if target.parent and not target.parent.is_dir():
         raise DeepnbError(f"Cannot write {str(target)!r}: its folder does not exist.")

@@ -13,11 +13,12 @@ from typing import Any, Literal
 
 from deepnb.core.displayable import Displayable
 from deepnb.core.errors import DeepnbError
+from deepnb.core.extras import install_command, require
 from deepnb.core.handles import AgentHandle
 from deepnb.core.text.safe_display import safe_display
 from deepnb.core.text.safe_regex import compile_bounded
 
-INSTALL = "pip install 'deepnb[interpreter]'"
+INSTALL = install_command("interpreter")
 SNAPSHOT_KEY = "_quickjs_snapshot_payload"
 HIDDEN_GLOBALS = compile_bounded(r"__console_\w+|console|task|tools|__tools_\w+")
 """Globals the interpreter installs itself (console capture, PTC bridges, ``task``)."""
@@ -28,11 +29,7 @@ shared machines such as Binder are slow, and an eval that awaits tools counts th
 
 
 def _middleware_class() -> Any:
-    try:
-        from langchain_quickjs import CodeInterpreterMiddleware  # noqa: PLC0415  # lazy: optional extra
-    except ImportError:
-        raise DeepnbError(f"The interpreter needs langchain-quickjs: {INSTALL}") from None
-    return CodeInterpreterMiddleware
+    return require("interpreter", "langchain_quickjs", what="The interpreter").CodeInterpreterMiddleware
 
 
 def interpreter_options() -> list[str]:
@@ -114,10 +111,8 @@ class Interpreter(Displayable):
         return bytes(payload)
 
     def _context(self) -> tuple[Any, Any, set[str]]:
-        try:
-            from quickjs_rs import Runtime, Snapshot  # noqa: PLC0415  # lazy: optional extra
-        except ImportError:
-            raise DeepnbError(f"Inspecting the interpreter needs quickjs-rs: {INSTALL}") from None
+        quickjs = require("interpreter", "quickjs_rs", what="Inspecting the interpreter")
+        Runtime, Snapshot = quickjs.Runtime, quickjs.Snapshot
         runtime = Runtime(memory_limit=256 * 1024 * 1024)
         context = runtime.new_context(timeout=INSPECT_TIMEOUT)
         builtins = set(context.eval("Object.getOwnPropertyNames(globalThis)"))

@@ -38,6 +38,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from deepnb.core.errors import DeepnbError
+from deepnb.core.extras import install_command, require
 from deepnb.core.failures import describe_exception
 from deepnb.core.graphs.reading import tools_of
 from deepnb.core.text.secrets import redact
@@ -57,7 +58,7 @@ __all__ = [
     "servers",
 ]
 
-INSTALL = "pip install 'deepnb[mcp]'"
+INSTALL = install_command("mcp")
 SERVER_KEY = "deepnb_mcp_server"
 """The key of a tool's ``metadata`` that names the MCP server it came from."""
 STARTUP_TIMEOUT = 120.0
@@ -341,7 +342,7 @@ def _servers_stderr() -> Iterator[Callable[[], str]]:
     (what a server that exits at once said can then be quoted; the function this yields reads
     it), passed on afterwards to the process's own stderr (the terminal that started Jupyter),
     which is where they write from then on, as any other child of the kernel."""
-    from mcp.client import stdio  # noqa: PLC0415  # optional, as the adapters that import it
+    stdio = require("mcp", "mcp.client.stdio", what="MCP servers")
 
     function = getattr(stdio.stdio_client, "__wrapped__", None)  # under @asynccontextmanager
     defaults = getattr(function, "__defaults__", None)
@@ -383,16 +384,12 @@ def load_tools(
     other tools and deepagents' own) is renamed ``SERVER_NAME``. A server that does not start,
     or does not list its tools within its ``start_timeout`` (default ``timeout``), raises one
     line; so does a tool name two servers offer (:func:`_named`)."""
-    try:
-        from langchain_mcp_adapters.client import MultiServerMCPClient  # noqa: PLC0415  # optional
-    except ImportError:
-        raise DeepnbError(
-            f"MCP servers need langchain-mcp-adapters: {INSTALL}, then build the agent again."
-        ) from None
+    adapters = require("mcp", "langchain_mcp_adapters.client", what="MCP servers")
+    MultiServerMCPClient = adapters.MultiServerMCPClient
     connections = {name: dict(c) for name, c in servers.items()}
     interceptors: list[Any] = [_interceptor(connections)]
     adapted = {name: _for_adapters(c) for name, c in connections.items()}
-    client = MultiServerMCPClient(adapted, tool_interceptors=interceptors)  # type: ignore[arg-type]
+    client = MultiServerMCPClient(adapted, tool_interceptors=interceptors)
     limits = {name: _seconds(c, "start_timeout", timeout) for name, c in connections.items()}
 
     async def listed() -> list[Any]:

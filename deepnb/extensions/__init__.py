@@ -1,12 +1,17 @@
 """Extensions: Python files exposing ``async def extension(d)`` that give every agent deepnb
-builds more tools, middleware and backend routes, with shutdown callbacks — the same shape as
-Deep Agents Code's, so one written for it loads unchanged.
+builds more tools, middleware and backend routes, with shutdown callbacks — the shape of the
+extension API on Deep Agents Code's development branches (no release has it yet); and plugin
+folders as released Deep Agents Code has them (Claude's format), whose skills and MCP servers
+agents get (:mod:`deepnb.extensions.bundles`). The deepagents SDK's harness-profile entry points,
+which deepagents applies itself, are listed beside them (:mod:`deepnb.extensions.harness`).
 
 Sources, in load order: ``~/.deepnb/extensions/`` (``$DEEPNB_HOME/extensions``), the
 ``deepnb.extensions`` entry points, the project's ``.deepnb/extensions/`` then
-``.deepagents/extensions/`` (Deep Agents Code's) once you ran ``%deepagent trust``, and paths
-named with ``%deepagent extension PATH``. Plugin folders load the entries their manifest names.
-The automatic ones load when the first agent is built (``DEEPNB_EXTENSIONS=0`` turns them off).
+``.deepagents/extensions/`` (Deep Agents Code's) once you ran ``%deepagent trust``, and what
+``%deepagent extension`` names: a path, a marketplace folder, or ``NAME@MARKETPLACE`` of a plugin
+dcode installed. A plugin folder loads the Python entries its manifest names and its skills and
+MCP servers. The automatic ones load when the first agent is built (``DEEPNB_EXTENSIONS=0`` turns
+them off). What cannot load is listed with why, never dropped in silence.
 """
 
 from __future__ import annotations

@@ -1,9 +1,12 @@
 """Where extensions come from: a path you name, the ``deepnb.extensions`` and Deep Agents Code's
 ``dcode.extensions`` entry points,
 ``~/.deepnb/extensions/``, and a trusted project's ``.deepnb/extensions/`` and
-``.deepagents/extensions/`` (Deep Agents Code's folder); and importing one. A Deep Agents Code
-plugin folder (one with a ``plugin.json`` manifest) in any of them loads the Python entries its
-manifest names (:mod:`deepnb.extensions.plugins`).
+``.deepagents/extensions/`` (Deep Agents Code's folder); and importing one. A plugin folder (a
+``plugin.json`` manifest, or ``skills/``, ``.mcp.json``) in any of them loads the Python entries
+its manifest names (:mod:`deepnb.extensions.plugins`) and its skills and MCP servers
+(:mod:`deepnb.extensions.bundles`); a marketplace folder, or ``NAME@MARKETPLACE`` of a plugin Deep
+Agents Code installed, loads those plugins. A folder with nothing to load is refused, saying what
+it holds.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import contextlib
 import hashlib
 import importlib.metadata
 import importlib.util
+import re
 import sys
 import types
 from collections.abc import Callable, Iterator
@@ -23,7 +27,7 @@ from deepnb.core.project import deepnb_home
 from deepnb.core.trust import is_trusted as is_trusted  # the trust record lives in deepnb.core.trust
 from deepnb.core.trust import revoke as revoke
 from deepnb.core.trust import trust as trust
-from deepnb.extensions import plugins
+from deepnb.extensions import bundle_loading, bundles, plugins
 from deepnb.extensions.annotations import lazy_annotations, loader_for
 from deepnb.extensions.api import CommandContext, ExtensionAPI, ExtensionError, ExtensionMode
 from deepnb.extensions.registry import Failure, Source
@@ -63,11 +67,26 @@ def _entry(entry: Path, origin: str) -> list[Source] | None:
         ]
         if plugin.problem:
             found.append(Source(manifest.resolve(), origin, plugin=plugin.name, problem=plugin.problem))
-        return found
+        return found + _bundle(entry, origin, found)
     for name in ENTRY_FILES:
         if (entry / name).is_file():
             return [Source((entry / name).resolve(), origin, package=True)]
+    if bundles.is_bundle(entry):  # a plugin folder without a manifest (skills/, .mcp.json, …)
+        return _bundle(entry, origin, [])
     return None
+
+
+def _bundle(folder: Path, origin: str, python: list[Source], plugin_id: str | None = None) -> list[Source]:
+    """The plugin folder's skills and MCP servers (released Deep Agents Code's format) as one
+    source, when it has any, or when it has nothing else deepnb loads (then it fails, saying
+    what it found)."""
+    try:
+        bundle = bundles.read_bundle(folder, plugin_id=plugin_id)
+    except DeepnbError as exc:  # an unreadable manifest: its Python entries said so already
+        return [] if python else [Source(folder.resolve(), origin, plugin=folder.name, problem=str(exc))]
+    if python and not bundle.loadable:
+        return []
+    return [Source(bundle.root, origin, plugin=bundle.name, bundle=bundle.plugin_id)]
 
 
 def scan(directory: Path, origin: str) -> list[Source]:
@@ -91,8 +110,59 @@ def explicit(path: str | Path) -> list[Source]:
         return [Source(target.resolve(), "notebook", plugin=_plugin_of(target.resolve()))]
     if target.is_dir():
         found = _entry(target, "notebook")
-        return found if found is not None else scan(target, "notebook")
-    raise DeepnbError(f"No extension at {str(path)!r}: give a .py file or a folder of extensions.")
+        if found is None and bundles.find_marketplace(target) is not None:
+            found = _marketplace(target)
+        if found is None:
+            found = scan(target, "notebook")
+        if not found:
+            raise DeepnbError(_nothing_at(target))
+        return found
+    if PLUGIN_ID.fullmatch(str(path)):  # a plugin Deep Agents Code installed: name@marketplace
+        root = bundles.installed_plugin(str(path))
+        return _bundle(root, "notebook", [], plugin_id=str(path))
+    raise DeepnbError(
+        f"No extension at {str(path)!r}: give a .py file, a folder of extensions, a plugin or "
+        "marketplace folder, or NAME@MARKETPLACE of a plugin Deep Agents Code installed."
+    )
+
+
+PLUGIN_ID = re.compile(r"[^\s@/]+@[^\s@/]+")
+"""``name@marketplace``: how Deep Agents Code names an installed plugin."""
+
+
+def _marketplace(folder: Path) -> list[Source]:
+    """Each plugin a marketplace folder lists by a local path, as ``name@marketplace``; one whose
+    source is remote fails, saying so."""
+    name, listed = bundles.marketplace_plugins(folder)
+    found = []
+    for plugin, root, why in listed:
+        if root is None:
+            found.append(
+                Source(
+                    folder.resolve() / plugin,
+                    "notebook",
+                    plugin=plugin,
+                    problem=(
+                        f"Plugin {plugin}@{name} not loaded: {why}; deepnb loads plugins from a local folder."
+                    ),
+                )
+            )
+        else:
+            found += _bundle(root, "notebook", [], plugin_id=f"{plugin}@{name}")
+    return found
+
+
+def _nothing_at(folder: Path) -> str:
+    """One line for a folder with nothing deepnb loads: what it holds, what is supported."""
+    try:
+        names = sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir())
+    except OSError as exc:
+        return f"Cannot read {folder}: {exc}"
+    shown = ", ".join(names[:8]) + (f", … ({len(names)} in all)" if len(names) > 8 else "")
+    return (
+        f"Nothing deepnb can load in {folder}: it holds {shown or 'nothing'} (no .py file, package, "
+        f"plugin manifest, skills/, .mcp.json or marketplace.json); {bundles.SUPPORTED}."
+    )
 
 
 def _plugin_of(entry: Path, *, levels: int = 4) -> str | None:
@@ -171,7 +241,10 @@ def _module_name(path: Path) -> str:
 
 
 def import_factory(source: Source) -> Callable[[ExtensionAPI], Any]:
-    """Import a source and return its ``extension`` function (or raise ``ExtensionError``)."""
+    """Import a source and return its ``extension`` function (or raise ``ExtensionError``); a
+    plugin folder of the released format imports nothing (:mod:`deepnb.extensions.bundle_loading`)."""
+    if source.bundle:
+        return bundle_loading.factory(source)
     if source.entry_point:
         value = source.entry_point.split("=", 1)[1].strip()
         try:

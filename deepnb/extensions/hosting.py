@@ -161,7 +161,18 @@ def apply(spec: AgentSpec) -> tuple[AgentSpec, Applied]:
         tools = REGISTRY.of_kind("tool")
         middleware = REGISTRY.of_kind("middleware")
         routes = REGISTRY.of_kind("route")
+        servers = REGISTRY.of_kind("mcp_server")
+        skills = REGISTRY.of_kind("skills")
     options = dict(spec.options)
+    if servers:  # a plugin's MCP servers: the agent's own of the same name win
+        own_servers = dict(options.get("mcp_servers") or {})
+        options["mcp_servers"] = {
+            **{r.name: r.unit for r in servers if r.name not in own_servers},
+            **own_servers,
+        }
+    if skills:  # a plugin's skills folders, mounted among the routes below
+        own_skills = list(options.get("skills") or ())
+        options["skills"] = own_skills + [r.unit for r in skills if r.unit not in own_skills]
 
     own_tools = list(options.get("tools") or ())
     names = {_name(t) for t in own_tools}
@@ -193,4 +204,5 @@ def apply(spec: AgentSpec) -> tuple[AgentSpec, Applied]:
         "(its subagents keep the built-in)"
         for r in replacing
     ]
-    return effective, Applied(frozenset(r.id for r in [*middleware, *routes]), tuple(replaced + skipped))
+    taken_in = [*middleware, *routes, *servers, *skills]
+    return effective, Applied(frozenset(r.id for r in taken_in), tuple(replaced + skipped))

@@ -1,6 +1,8 @@
-"""Deep Agents Code plugin folders: a folder with a manifest (``plugin.json``,
+"""Python entries of a plugin folder: a folder with a manifest (``plugin.json``,
 ``.claude-plugin/plugin.json`` or ``.codex-plugin/plugin.json``) whose
-``extensions["com.langchain.deepagents.code"].pythonExtensions`` names its Python entry files.
+``extensions["com.langchain.deepagents.code"].pythonExtensions`` names its Python entry files, as
+the extension design on Deep Agents Code's development branches has them (no release reads this
+field; a released plugin's skills and MCP servers load through :mod:`deepnb.extensions.bundles`).
 
 dcode's rules, kept here: entry paths start with ``./``, stay inside the plugin folder (no ``..``,
 no absolute path, no symlink out), name existing ``.py`` files, and count only when the manifest

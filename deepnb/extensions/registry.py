@@ -11,7 +11,7 @@ from typing import Any
 
 from deepnb.extensions.rules import overlaps
 
-GRAPH_BOUND = ("middleware", "route")
+GRAPH_BOUND = ("middleware", "route", "mcp_server", "skills")
 """Kinds an agent takes in when it is built; tools reach agents at each model call."""
 
 
@@ -30,6 +30,10 @@ class Source:
     """The name in the manifest of the Deep Agents Code plugin folder this entry comes from."""
     problem: str | None = None
     """Why this source cannot load (a plugin manifest's mistake): recorded as its failure, never imported."""
+    bundle: str | None = None
+    """For a plugin folder in the released Deep Agents Code format (``path`` is its folder), the
+    plugin's id (``name@marketplace`` when dcode installed it): its skills and MCP servers load,
+    no code of it is imported (:mod:`deepnb.extensions.bundles`)."""
 
     @property
     def key(self) -> str:
@@ -52,7 +56,8 @@ class Registration:
 
     id: int
     kind: str
-    """``tool``, ``middleware``, ``route`` or ``shutdown``."""
+    """``tool``, ``middleware``, ``route``, ``command``, ``shutdown``, or a plugin folder's
+    ``mcp_server`` (a connection) and ``skills`` (a skills source in the agent's filesystem)."""
     name: str
     unit: Any = field(repr=False)
     source: Source

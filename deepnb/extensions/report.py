@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from deepnb.core.displayable import Displayable
+from deepnb.extensions.harness import ProfileEntryPoint, profile_entry_points
 from deepnb.extensions.registry import REGISTRY
 from deepnb.session import agents
 
@@ -16,6 +17,8 @@ KIND_LABELS = {
     "route": "route",
     "command": "command",
     "shutdown": "on_shutdown",
+    "mcp_server": "MCP server",
+    "skills": "skills",
 }
 
 
@@ -32,6 +35,9 @@ class Listing(Displayable):
     """Names ignored because another extension took them, and routes an agent left out."""
     reload_needed: tuple[str, ...]
     """Agents built before middleware or routes changed: ``%deepagent reload`` rebuilds them."""
+    profiles: tuple[ProfileEntryPoint, ...] = ()
+    """The deepagents SDK's harness and provider profile entry points installed (deepagents
+    applies them to the agents it builds; :mod:`deepnb.extensions.harness`)."""
 
     @classmethod
     def collect(cls) -> Listing:
@@ -52,4 +58,5 @@ class Listing(Displayable):
             notes += [f"agent {name!r}: {line}" for line in applied.skipped]
             if applied.ids != current:
                 stale.append(name)
-        return cls(registrations, failures, untrusted, tuple(notes), tuple(stale))
+        profiles = tuple(profile_entry_points())
+        return cls(registrations, failures, untrusted, tuple(notes), tuple(stale), profiles)

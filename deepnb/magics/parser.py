@@ -322,7 +322,11 @@ def resume(line: str) -> None:
 
 
 @magic_arguments(name="deepagent extension")
-@argument("path", help="An extension file, a package or plugin folder, or a folder of extensions.")
+@argument(
+    "path",
+    help="An extension file, a package, plugin or marketplace folder, a folder of extensions, or "
+    "NAME@MARKETPLACE of a plugin Deep Agents Code installed.",
+)
 def extension(line: str) -> None:
     """Load (or load again) the extension(s) at PATH."""
 

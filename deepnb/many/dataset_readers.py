@@ -24,6 +24,7 @@ from typing import Any
 import yaml
 
 from deepnb.core.errors import DeepnbError
+from deepnb.core.extras import require
 from deepnb.many.inspect_logs import eval_samples, first_epochs
 
 SUFFIXES = {
@@ -222,14 +223,9 @@ def _document(loaded: Any, kind: str, where: str) -> Source:
 
 
 def _pyarrow(what: str) -> Any:
-    try:
-        import pyarrow  # type: ignore[import-untyped]  # noqa: PLC0415  # lazy and optional: heavy
-        import pyarrow.ipc  # type: ignore[import-untyped]  # noqa: PLC0415
-        import pyarrow.parquet  # type: ignore[import-untyped]  # noqa: PLC0415
-    except ImportError:
-        raise DeepnbError(
-            f"Reading {what} needs pyarrow: pip install pyarrow (or pip install 'deepnb[parquet]')."
-        ) from None
+    pyarrow = require("parquet", "pyarrow", what=f"Reading {what}")
+    require("parquet", "pyarrow.ipc", what=f"Reading {what}")
+    require("parquet", "pyarrow.parquet", what=f"Reading {what}")
     return pyarrow
 
 

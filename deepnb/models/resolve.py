@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from deepnb.core.errors import DeepnbError
+from deepnb.core.extras import require
 from deepnb.models.scripted import ScriptedChatModel, load_script
 
 MODEL_ENV = "DEEPNB_MODEL"
@@ -80,8 +81,10 @@ def _scripted(path: str) -> Any:
 def _provider(spec: str) -> Any:
     provider, _, model = spec.partition(":")
     package, extra, key_env = PROVIDERS.get(provider, (None, None, None))
-    if package and importlib.util.find_spec(package.replace("-", "_")) is None:
-        how = f"pip install 'deepnb[{extra}]'" if extra else f"pip install {package}"
+    if extra:  # deepnb's own extra for it: its package imported, or one line saying how to get it
+        require(extra, str(package).replace("-", "_"), what=f"The {provider!r} provider")
+    elif package and importlib.util.find_spec(package.replace("-", "_")) is None:
+        how = f"pip install {package}"
         raise DeepnbError(f"The {provider!r} provider needs {package}: run {how}, then restart the kernel.")
     if key_env and not os.environ.get(key_env):
         raise DeepnbError(

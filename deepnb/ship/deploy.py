@@ -446,6 +446,10 @@ def _copy_extension(source: Source, number: int, copier: Copier) -> dict[str, An
     where it is; an entry point is named (the server's environment installs its package)."""
     if source.entry_point:
         return {"entry_point": source.entry_point}
+    if source.bundle:  # a plugin folder of released dcode's format: the folder, whole
+        place = Path(EXTENSIONS) / f"{number}-{source.path.name or 'plugin'}"
+        copier.copy(source.path.resolve(), place.as_posix())
+        return {"path": place.as_posix(), "plugin": source.plugin, "bundle": source.bundle}
     root = source.path.parent if source.package or source.plugin else source.path
     if source.plugin:  # the plugin's folder: its manifest, and the modules its entries import
         root = next((p for p in source.path.parents if plugins.find_manifest(p) is not None), root)
@@ -519,4 +523,7 @@ def _deployed_source(entry: Mapping[str, Any], folder: Path) -> Source:
         value = str(entry["entry_point"])
         return Source(Path(value.split("=", 1)[-1].strip()), "entry point", entry_point=value)
     path = (folder / str(entry["path"])).resolve()
-    return Source(path, "deployment", package=bool(entry.get("package")), plugin=entry.get("plugin"))
+    bundle = entry.get("bundle")
+    return Source(
+        path, "deployment", package=bool(entry.get("package")), plugin=entry.get("plugin"), bundle=bundle
+    )

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from deepnb.core.errors import DeepnbError
+from deepnb.core.extras import EXTRAS, MissingExtra, message
 from deepnb.core.project import project_root
 from deepnb.core.text.safe_display import safe_display
 from deepnb.session import agents as registry
@@ -218,12 +219,11 @@ def _environment() -> dict[str, str]:
 
 
 def _check_installed() -> None:
-    for module in ("langgraph_cli", "langgraph_api"):
+    """The serve extra is there (found, not imported: the server runs in its own process)."""
+    for module in EXTRAS["serve"].modules:
         if importlib.util.find_spec(module) is None:
-            raise DeepnbError(
-                "Serving needs the LangGraph CLI with its in-memory server: "
-                "pip install 'langgraph-cli[inmem]'."
-            )
+            what = "Serving (the LangGraph CLI and its in-memory server)"
+            raise MissingExtra("serve", message("serve", what=what))
 
 
 def serve(

@@ -344,7 +344,21 @@ def extensions_text(listing: Listing) -> str:
         lines.append(f"Failed ({len(listing.failures)}, nothing of them registered):")
         lines += [f"  {where}: {error}" for where, error in listing.failures]
     lines += [f"  note: {note}" for note in listing.notes]
+    if listing.profiles:
+        lines.append(PROFILES_TITLE)
+        lines += [f"  {_profile_line(p)}" for p in listing.profiles]
     return "\n".join(lines + _extension_notes(listing))
+
+
+PROFILES_TITLE = (
+    "deepagents profile entry points (deepagents applies each to the agents whose model it names; "
+    "%deepagent inspect shows the one an agent got):"
+)
+
+
+def _profile_line(profile: Any) -> str:
+    said = f"failed: {profile.error}" if profile.error else f"from {profile.distribution}"
+    return f"{profile.group}: {profile.name} = {profile.value} ({said})"
 
 
 def extensions_html(listing: Listing) -> str:
@@ -360,5 +374,8 @@ def extensions_html(listing: Listing) -> str:
         )
         parts.append(f"<p>Failed (nothing of them registered):</p><ul>{items}</ul>")
     parts += [f"<p>Note: {escape(note)}</p>" for note in listing.notes]
+    if listing.profiles:
+        items = "".join(f"<li><code>{escape(_profile_line(p))}</code></li>" for p in listing.profiles)
+        parts.append(f"<p>{escape(PROFILES_TITLE)}</p><ul>{items}</ul>")
     parts += [f"<p>{escape(line)}</p>" for line in _extension_notes(listing)]
     return "".join(parts) + "</div>"

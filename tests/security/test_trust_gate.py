@@ -4,6 +4,8 @@ folders you don't own; read-only magics never build an agent from config."""
 
 from __future__ import annotations
 
+import json
+import shutil
 import sys
 import uuid
 from pathlib import Path
@@ -16,6 +18,7 @@ import deepnb
 from deepnb import extensions
 from deepnb.core import project, trust
 from deepnb.core.errors import DeepnbError
+from deepnb.extensions.registry import REGISTRY
 from deepnb.magics import parser
 from deepnb.session import building, config, workbench
 
@@ -502,3 +505,29 @@ def test_a_projects_extension_folders_run_nothing_until_trusted(
     assert not proj.imported
     extensions.trust()
     assert proj.imported
+
+
+RELEASED_PLUGIN = Path(__file__).parents[1] / "data" / "dcode_plugins" / "market" / "plugins" / "notes-kit"
+
+
+@pytest.mark.parametrize("folder", [".deepnb/extensions", ".deepagents/extensions"])
+def test_a_released_format_plugin_in_a_project_starts_and_mounts_nothing_until_trusted(
+    proj: Project, folder: str
+) -> None:
+    """A plugin folder of released Deep Agents Code's format runs code through its MCP servers:
+    in a project, its servers are given to no agent (so none starts) and its skills are not
+    mounted before ``%deepagent trust``."""
+    where = proj.root / folder
+    plugin = where / "notes-kit"
+    shutil.copytree(RELEASED_PLUGIN, plugin)
+    flag = "open('started.flag', 'w').close()"
+    servers = {"mcpServers": {"flag": {"command": sys.executable, "args": ["-c", flag], "cwd": "."}}}
+    (plugin / ".mcp.json").write_text(json.dumps(servers), encoding="utf-8")
+    bench = deepnb.agent("gate-plugin", model="demo:quickstart")
+    assert extensions.listing().untrusted == (where,)
+    assert "mcp_servers" not in bench.spec.options and "skills" not in bench.spec.options
+    assert not REGISTRY.registrations and not (plugin / "started.flag").exists()
+    extensions.trust()
+    kinds = {(r.kind, r.name) for r in REGISTRY.registrations}
+    assert {("mcp_server", "notes-kit.flag"), ("skills", "/plugins/notes-kit/skills/")} <= kinds
+    assert not (plugin / "started.flag").exists()  # given to agents built from now on, started by them

@@ -112,7 +112,8 @@ def test_parquet() -> None:
 
 def test_parquet_without_pyarrow_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pyarrow", None)
-    with pytest.raises(DeepnbError, match=r"^Reading Parquet needs pyarrow: pip install pyarrow"):
+    said = r"^Reading Parquet: deepnb's 'parquet' extra is needed .*pip install 'deepnb\[parquet\]'"
+    with pytest.raises(DeepnbError, match=said):
         deepnb.dataset(DATA / "planets.parquet")
 
 

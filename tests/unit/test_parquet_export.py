@@ -121,5 +121,6 @@ def test_without_pyarrow_or_a_folder_it_is_one_line(tmp_path: Path, monkeypatch:
         batch.to_parquet(tmp_path / "missing" / "b.parquet")
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
-    with pytest.raises(DeepnbError, match=r"^batch\.to_parquet\(\) needs pyarrow: pip install pyarrow"):
+    said = r"^batch\.to_parquet\(\): deepnb's 'parquet' extra is needed .*pip install 'deepnb\[parquet\]'"
+    with pytest.raises(DeepnbError, match=said):
         batch.to_parquet(tmp_path / "b.parquet")

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from deepnb.core.errors import DeepnbError
+from deepnb.core.extras import require
 from deepnb.core.loop import engine_running, run_sync
 from deepnb.core.threads.serde import made_strict, strict_serializer
 
@@ -124,13 +125,12 @@ async def _sqlite_saver(path: Path) -> Any:
 
 async def _postgres_saver(dsn: str) -> Any:
     """A saver on a shared PostgreSQL database, so a team's notebooks see the same threads."""
-    try:
-        # lazy: the optional postgres extra, only for postgres: threads
-        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver  # noqa: PLC0415
-        from psycopg import AsyncConnection  # noqa: PLC0415
-        from psycopg.rows import dict_row  # noqa: PLC0415
-    except ImportError:
-        raise DeepnbError("Postgres threads need two packages: pip install 'deepnb[postgres]'") from None
+    # the optional postgres extra, only for postgres: threads
+    saver = require("postgres", "langgraph.checkpoint.postgres.aio", what="Postgres threads")
+    AsyncPostgresSaver = saver.AsyncPostgresSaver
+    AsyncConnection = require("postgres", "psycopg", what="Postgres threads").AsyncConnection
+    from psycopg.rows import dict_row  # noqa: PLC0415  # lazy: psycopg, just imported, is optional
+
     try:
         connection = await AsyncConnection.connect(
             dsn, autocommit=True, prepare_threshold=0, row_factory=dict_row

@@ -32,6 +32,7 @@ from typing import Any, Protocol
 
 from deepnb.core import clock as clocks
 from deepnb.core.errors import DeepnbError
+from deepnb.core.extras import require
 
 APP_PREFIX = "deepnb "
 """How a Postgres claim's connection names itself (``application_name``, at most 63 bytes)."""
@@ -279,7 +280,7 @@ class PostgresLocks(_Counted):
         self.dsn = dsn
 
     def _connect(self, holder: Holder) -> Any:
-        import psycopg  # noqa: PLC0415  # lazy: the optional postgres extra
+        psycopg = require("postgres", "psycopg", what="Postgres threads")
 
         try:
             return psycopg.connect(
