@@ -96,8 +96,11 @@ def _run(page: Any, server: Any, name: str, *, lab: bool) -> Any:
 
 
 def _header_stays(page: Any, view: Any) -> None:
-    view.locator(".dnb-transcript > .dnb-item").last.evaluate("(el) => el.scrollIntoView({block: 'end'})")
-    eventually(lambda: _header_stays_shown(view), "the header with Stop shown on top, scrolled")
+    def scrolled_to_the_end() -> None:  # again while the run still grows
+        view.locator(".dnb-transcript > .dnb-item").last.evaluate("(el) => el.scrollIntoView({block: 'end'})")
+        _header_stays_shown(view)
+
+    eventually(scrolled_to_the_end, "the header with Stop shown on top, scrolled")
 
 
 def _header_stays_shown(view: Any) -> None:
@@ -157,9 +160,10 @@ def test_the_header_sticks_in_a_scrolled_output(
     cell.locator(".jp-OutputArea-promptOverlay").first.click()  # output collapsed into a scroll box
     expect(cell).to_have_class(re.compile(r"\bjp-mod-outputsScrolled\b"))
     box = cell.locator(".jp-Cell-outputArea")
-    box.evaluate("(el) => el.scrollTop = el.scrollHeight")
 
-    def stuck_at_the_top() -> None:
+    def stuck_at_the_top() -> None:  # scrolled to the end again while the run still grows
+        box.scroll_into_view_if_needed()  # the notebook may have scrolled it away meanwhile
+        box.evaluate("(el) => el.scrollTop = el.scrollHeight")
         sizes = box.evaluate("(el) => [el.scrollHeight, el.clientHeight, el.getBoundingClientRect().top]")
         assert sizes[0] > sizes[1] * 2, sizes  # still a scroll box, the run view far taller than it
         shown = view.locator(".dnb-progress").evaluate(ON_TOP)
