@@ -83,7 +83,7 @@ def test_a_cell_opens_its_sample_with_every_score_and_its_comment(tmp_path: Path
     _send(view, {"type": "open", "row": 3, "variant": "b", "epoch": 1})
     assert view.notice == "" and view.selected == {"row": 3, "variant": "b", "epoch": 1}
     sample = view.sample
-    assert sample["title"] == "Row 3 · b · epoch 2 of 2" and (sample["row"], sample["epoch"]) == (3, 1)
+    assert sample["title"] == "Row 3 · b · epoch 1" and (sample["row"], sample["epoch"]) == (3, 1)
     assert sample["input"] == "<p>q3</p>\n" and sample["reference"] == "<p>r3</p>\n"
     answer = sample["answer"]
     assert answer.startswith("<p><strong>b3</strong> &lt;script&gt;alert(1)&lt;/script&gt;&lt;img")

@@ -302,18 +302,18 @@ class ExperimentView(anywidget.AnyWidget):
             self.notice = f"Row {row} of {variant}{at} has no run yet: it is queued."
             return
         shown_epoch = live[0] if live is not None else logged[0] if logged is not None else 0
-        self._close_detail()
-        self.notice = ""
+        before, self._detail_view = self._detail_view, None
         self._detail_view = view = RunView(live[1]) if live is not None else None
         self._open = (row, variant, shown_epoch)
         sample = sample_state(self.experiment, self._open)
-        with self.hold_sync():
+        with self.hold_sync():  # one message: the open sample moves, never closing in between
+            self.notice = ""
             self.selected = {"row": row, "variant": variant, "epoch": shown_epoch}
             self.sample = sample
-            if view is not None:
-                self.detail = view.model_id
-            elif logged is not None:
-                self.logged = logged_run_html(logged[1])
+            self.detail = view.model_id if view is not None else ""
+            self.logged = logged_run_html(logged[1]) if view is None and logged is not None else ""
+        if before is not None:
+            before.close()
 
     def sync(self) -> None:
         """Send the matrix's latest state now."""

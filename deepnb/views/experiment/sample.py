@@ -103,7 +103,7 @@ def _sample(
         "variant": variant,
         "epoch": epoch,
         "epochs": epochs,
-        "title": f"Row {row} · {variant} · epoch {epoch + 1} of {epochs}",
+        "title": f"Row {row} · {variant} · epoch {epoch}",
         "status": experiment.status_of(key),
         "input": _rendered(given.prompt, limit // 2),
         "reference": _rendered(given.reference, limit // 2),
