@@ -62,6 +62,8 @@ exp = deepnb.experiment(questions, agent="quiz", variants={"careful": model(righ
                         scorers=[judge], epochs=2, template="{q}", log="review.jsonl", name="review")
 exp.wait(60)
 exp"""
+SUMMARY = "exp.summary()"
+COMPARE = 'exp.compare("hasty", "careful")'
 REOPEN = """again = deepnb.load_experiment("review.jsonl")
 again"""
 
@@ -71,10 +73,15 @@ def _cell(matrix: Any, row: int, variant: str) -> Any:
 
 
 def _apart(table: Any) -> None:
-    """No two header cells of ``table`` overlap, and the table stays inside its view's card."""
+    """No two header cells of ``table`` overlap, none's text runs out of it, and the table stays
+    inside its view's card."""
     boxes = table.locator("th").evaluate_all(
         "(ths) => ths.map((th) => { const r = th.getBoundingClientRect(); return [r.left, r.right, r.top]; })"
     )
+    spilled = table.locator("th").evaluate_all(
+        "(ths) => ths.filter((th) => th.scrollWidth > th.clientWidth + 1).map((th) => th.textContent)"
+    )
+    assert not spilled, f"header text runs out of its cell: {spilled}"
     for (_left, right, top), (next_left, _, next_top) in itertools.pairwise(boxes):
         if abs(top - next_top) < 1:
             assert right <= next_left + 1, boxes
@@ -90,7 +97,7 @@ def _apart(table: Any) -> None:
 def test_review_an_experiment_by_keyboard_grade_a_sample_and_reopen(page: Any, jupyter_server: Any) -> None:
     errors = collect_page_errors(page)
     page.set_viewport_size({"width": 1100, "height": 1400})
-    jupyter_server.put_notebook("review.ipynb", ["%load_ext deepnb", SETUP, REOPEN])
+    jupyter_server.put_notebook("review.ipynb", ["%load_ext deepnb", SETUP, SUMMARY, COMPARE, REOPEN])
     open_notebook(page, jupyter_server, "review.ipynb")
     run_all(page)
     wait_for_notebook_run(page)
@@ -115,6 +122,18 @@ def test_review_an_experiment_by_keyboard_grade_a_sample_and_reopen(page: Any, j
     _apart(matrix.locator(".dnb-experiment-summary"))
     expect(matrix.locator(".dnb-experiment-compared")).to_contain_text("judge", timeout=30_000)
     _apart(matrix.locator(".dnb-experiment-compared"))
+
+    # narrow, and as static HTML (JupyterLab's rendered-HTML tables are fixed-layout): the same
+    page.set_viewport_size({"width": 760, "height": 1400})
+    _apart(matrix.locator(".dnb-experiment-summary"))
+    _apart(matrix.locator(".dnb-experiment-compared"))
+    page.screenshot(path="/tmp/review-narrow.png", full_page=True)
+    for source in (SUMMARY, COMPARE):
+        static = code_cell(page, source).locator(".deepnb-experiment table").first
+        scroll_to(static)
+        static.screenshot(path=f"/tmp/review-static-{source[4:11]}.png")
+        _apart(static)
+    page.set_viewport_size({"width": 1100, "height": 1400})
 
     # filters: failures only, then by variant, status and text
     matrix.locator(".dnb-experiment-failures").check()

@@ -40,6 +40,11 @@ MESSAGE_CHARS = 2_000
 MAX_MESSAGES = 60
 
 _CSS = (
+    # JupyterLab lays out rendered HTML's tables fixed, headers unwrapped: they overlapped and ran
+    # out of the card; here each column takes its content's width, headers wrap, and a table wider
+    # than the card scrolls inside it
+    ".deepnb-experiment table{table-layout:auto;display:block;max-width:100%;overflow-x:auto}"
+    ".deepnb-experiment th{white-space:normal;overflow-wrap:normal}"
     ".deepnb-experiment td,.deepnb-experiment th{vertical-align:top;text-align:left;padding:2px 8px}"
     ".deepnb-experiment .dnb-cell-status{font-size:11px;color:var(--jp-ui-font-color2,#666)}"
     ".deepnb-experiment [data-status=error] .dnb-cell-status{color:var(--jp-error-color1,#d32f2f)}"
