@@ -11,6 +11,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import comm
+import pytest
+
 import deepnb
 from deepnb.many.report import comparison_section
 from deepnb.views.bounds import MESSAGE_LIMIT, size
@@ -64,10 +67,29 @@ def _log(tmp_path: Path, rows: int, *, epochs: int = 1, answer: Any = None, name
                     {"type": "run", "row": row, "variant": variant, "epoch": epoch, "status": "done"}
                     | {"result": answer if answer is not None else f"**{variant}{row}** {HOSTILE}"}
                     | {"scores": {"judge": said}, "latency": 0.5, "cached": 1 if row == 0 else 0}
+                    | ({"messages": _transcript(answer)} if answer is not None else {})
                 )
     path = tmp_path / f"{name}.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return path
+
+
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Every comm message any widget publishes."""
+    seen: list[dict[str, Any]] = []
+
+    def publish(self: Any, msg_type: str, data: Any = None, *args: Any, **keys: Any) -> None:
+        seen.append(data or {})
+
+    monkeypatch.setattr(comm.DummyComm, "publish_msg", publish)
+    return seen
+
+
+def _transcript(answer: str) -> list[dict[str, Any]]:
+    """A long conversation: the question, then 60 messages of the answer's text."""
+    chunks = [{"role": "assistant", "content": answer[n * 3_000 : (n + 1) * 3_000]} for n in range(60)]
+    return [{"role": "user", "content": "q"}, *chunks]
 
 
 def _send(view: ExperimentView, message: dict[str, Any]) -> None:
@@ -112,16 +134,22 @@ def test_a_cell_opens_its_sample_with_every_score_and_its_comment(tmp_path: Path
     view.close()
 
 
-def test_a_one_megabyte_answer_stays_within_the_sample_budget(tmp_path: Path) -> None:
-    huge = ("# Title\n\n" + "word <b>x</b> " * 80_000)[:1_000_000]
+def test_a_one_megabyte_answer_stays_within_the_sample_budget(tmp_path: Path, sent: list[Any]) -> None:
+    """A 1 MB answer, in the sample and in the logged run's transcript below it: every message the
+    view sends (opening the sample, then its flushes) fits its bound."""
+    huge = ("# Title\n\n" + "wörd <b>x</b> \u202e " * 80_000)[:1_000_000]
     experiment = deepnb.load_experiment(_log(tmp_path, 2, answer=huge))
     sample = sample_state(experiment, (0, "a", 0))
     assert size(sample) <= SAMPLE_BUDGET and "more characters not shown here" in sample["answer"]
     assert "<b>" not in sample["answer"] and "&lt;b&gt;" in sample["answer"]
     view = ExperimentView(experiment)
+    sent.clear()
     _send(view, {"type": "open", "row": 0, "variant": "a"})
+    _send(view, {"type": "open", "row": 1, "variant": "b"})
     view.sync()
-    assert size(_state(view)) <= MESSAGE_LIMIT and size({"logged": view.logged}) <= MESSAGE_LIMIT
+    assert view.sample["row"] == 1 and len(view.logged) > 30_000  # a long transcript below it
+    assert sent and max(size(data) for data in sent) <= MESSAGE_LIMIT
+    assert size(_state(view)) <= MESSAGE_LIMIT
     view.close()
 
 

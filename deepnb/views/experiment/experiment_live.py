@@ -52,7 +52,7 @@ from deepnb.views.experiment.experiment_view import (
 from deepnb.views.experiment.fields import field_label
 from deepnb.views.experiment.logged_run import logged_run_html
 from deepnb.views.experiment.row_filter import RowFilter, human_grades
-from deepnb.views.experiment.sample import sample_state
+from deepnb.views.experiment.sample import SAMPLE_BUDGET, sample_state
 from deepnb.views.messages import INT, TEXT, Kinds, check
 from deepnb.views.output import widget_bundle, with_static
 from deepnb.views.run.run_view import RunView
@@ -127,6 +127,8 @@ class ExperimentView(anywidget.AnyWidget):
         self._grades: tuple[Any, ...] = ()
         """The people's grades the last summary saw (a grade changes a score, not the records)."""
         self._open: Key | None = None
+        self._sample_budget = SAMPLE_BUDGET
+        """Bytes the open sample may take: what the message that opened it left beside its run."""
         self._filter = RowFilter()
         self._summarized_at = float("-inf")
         self._summary_due = False
@@ -169,7 +171,7 @@ class ExperimentView(anywidget.AnyWidget):
             self._summaries.submit(self._summarize)
         state.update(self._judged)
         opened = self._open
-        state["sample"] = sample_state(exp, opened) if opened is not None else {}
+        state["sample"] = sample_state(exp, opened, budget=self._sample_budget) if opened is not None else {}
         more = more_notes(exp, axes)
         budget = STATE_BUDGET - size(state) - size(more) - 1024  # 1 KB: the note on rows left out
         given = {row.index: row.prompt for row in exp.plan.rows}
@@ -305,13 +307,17 @@ class ExperimentView(anywidget.AnyWidget):
         before, self._detail_view = self._detail_view, None
         self._detail_view = view = RunView(live[1]) if live is not None else None
         self._open = (row, variant, shown_epoch)
-        sample = sample_state(self.experiment, self._open)
+        selected = {"row": row, "variant": variant, "epoch": shown_epoch}
+        record = logged_run_html(logged[1]) if view is None and logged is not None else ""
+        beside = size({"selected": selected, "logged": record, "detail": view.model_id if view else ""})
+        self._sample_budget = min(SAMPLE_BUDGET, MESSAGE_LIMIT - beside - 2048)  # 2 KB: the envelope
+        sample = sample_state(self.experiment, self._open, budget=self._sample_budget)
         with self.hold_sync():  # one message: the open sample moves, never closing in between
             self.notice = ""
-            self.selected = {"row": row, "variant": variant, "epoch": shown_epoch}
+            self.selected = selected
             self.sample = sample
             self.detail = view.model_id if view is not None else ""
-            self.logged = logged_run_html(logged[1]) if view is None and logged is not None else ""
+            self.logged = record
         if before is not None:
             before.close()
 
