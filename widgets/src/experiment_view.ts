@@ -27,7 +27,7 @@ import { comparisonView } from "./experiment/comparison";
 import {
   filterBar, type FilteredCell, keepsRow, MARK, NO_FILTER, type RowFilter, scoreColour, verdictOf,
 } from "./experiment/filters";
-import { type SampleKey, sampleView } from "./experiment/sample";
+import { type Grade, type SampleKey, sampleView } from "./experiment/sample";
 import { h, setAttr, setText } from "./lib/dom";
 import { isObj, list, num, str } from "./lib/text";
 import {
@@ -69,6 +69,10 @@ interface CellKey { row: number; variant: string; epoch?: number }
 
 /** What the matrix sends to open a cell's run. */
 type OpenCell = { type: "open" } & CellKey;
+/** A person's grade of the open sample. */
+type GradeMessage = { type: "grade" } & Grade;
+/** The matrix's filters, for the kernel to pick the matching rows from every row. */
+type FilterMessage = { type: "filter" } & RowFilter;
 
 /** The score a cell passes at, as the kernel says it. */
 const thresholdOf = (model: AnyModel<ExperimentTraits>): number => {
@@ -483,9 +487,12 @@ function render({ model, el }: { model: AnyModel<ExperimentTraits>; el: HTMLElem
   const shell = liveShell<ExperimentTraits, OpenCell, Manager>(model, SHELL, detailView);
   const title = h("span", "dnb-experiment-title");
   const matrix = matrixView(model);
+  // The frame (lib/view_shell.ts) types the messages it sends itself and the view's `open`; the
+  // matrix's other two (MATRIX_MESSAGES in experiment_live.py) go through the same send.
+  const sendOther = (message: GradeMessage | FilterMessage): void => shell.send(message as unknown as OpenCell);
   const filters = filterBar((filter) => {
     matrix.filter(filter);
-    shell.send({ type: "filter", ...filter } as unknown as OpenCell); // the kernel picks from every row
+    sendOther({ type: "filter", ...filter }); // the kernel picks the matching rows from every row
   });
   const summary = summaryView();
   const charts = chartsView();
@@ -494,7 +501,7 @@ function render({ model, el }: { model: AnyModel<ExperimentTraits>; el: HTMLElem
   const sample = sampleView({
     open: (key) => shell.send({ type: "open", ...key }),
     close: () => shell.send({ type: "close" }),
-    grade: (grade) => shell.send({ type: "grade", ...grade } as unknown as OpenCell),
+    grade: (grade) => sendOther({ type: "grade", ...grade }),
     around: (key) => around(matrix.samples(), key),
   });
   mountShell(el, shell, [title], [filters.el, matrix.el, matrix.more, charts.el, summary.el, compared.el]);
