@@ -196,6 +196,10 @@ def test_structured_output_fields_are_columns(tmp_path: Path) -> None:
         "answer: a2 · confidence: 0",
         "answer: a2 · confidence: 1",
     )
+    filtered = {"failures": False, "scorer": "", "variant": "", "status": "", "text": "A2"}
+    view._on_front_end_message(view, {"type": "filter", **filtered}, [])
+    view.sync()  # the kernel's text filter looks in the structured output too
+    assert [row["r"] for row in view.rows] == [2] and view.notice == ""
     html = unstyled(experiment_live_bundle(experiment)["text/html"])
     assert "<th>unsure · confidence</th>" in html and "&lt;script&gt;" in html and "<script>" not in html
     view.close()

@@ -12,6 +12,7 @@ from typing import Any
 from deepnb.core.errors import DeepnbError
 from deepnb.many import stats
 from deepnb.many.experiment import Experiment
+from deepnb.many.report_data import as_text
 
 TEXT_CHARS = 200
 """Characters of the text filter the kernel reads."""
@@ -100,14 +101,15 @@ def _statuses(cell: Mapping[str, Any]) -> set[str]:
 
 
 def _answers(experiment: Experiment, row: int, cells: list[dict[str, Any]]) -> list[str]:
-    """The answers (and errors) of each shown variant's runs of ``row``: what the text filter
-    looks in besides the row's input."""
+    """The answers, structured outputs and errors of each shown variant's runs of ``row``: what
+    the text filter looks in besides the row's input (the view looks in the output's fields)."""
     texts: list[str] = []
     for cell in cells:
         for epoch in range(experiment.plan.epochs):
             record = experiment.record_for((row, str(cell.get("v")), epoch))
             if record is not None:
-                texts += [record.result or "", record.error or ""]
+                output = as_text(record.output) if record.output is not None else ""
+                texts += [record.result or "", record.error or "", output]
     return texts
 
 
