@@ -69,6 +69,15 @@ def _scores(
     return listed
 
 
+def _tokens(record: RunRecord) -> str:
+    """The run's tokens in / out, lower bounds where some model calls reported none (said)."""
+    tokens = record.tokens
+    calls = tokens.unreported
+    if not (tokens.known and calls):
+        return token_pair(tokens)
+    return f"{token_pair(tokens)} ({calls:,} model call{'' if calls == 1 else 's'} unreported)"
+
+
 def sample_state(
     experiment: Experiment, key: Key, *, threshold: float = stats.THRESHOLD, budget: int = SAMPLE_BUDGET
 ) -> dict[str, Any]:
@@ -97,7 +106,6 @@ def _sample(
 ) -> dict[str, Any]:
     row, variant, epoch = key
     shown_variants = experiment.variants[:MAX_VARIANTS]
-    tokens = record.tokens if record is not None else None
     sample: dict[str, Any] = {
         "row": row,
         "variant": variant,
@@ -113,7 +121,7 @@ def _sample(
         else "",
         "error": clip_text(record.error, limit // 4, where=WHERE) if record and record.error else "",
         "scores": _scores(record, experiment.scorer_names(), limit // 4, threshold),
-        "tokens": token_pair(tokens) if tokens is not None else "–",
+        "tokens": _tokens(record) if record is not None else "–",
         "cost": f"${record.cost:.4f}" if record is not None and record.cost is not None else "unknown",
         "time": f"{number(record.latency)} s" if record is not None else "–",
         "cached": record.cached if record is not None else 0,
