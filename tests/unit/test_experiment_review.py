@@ -319,6 +319,10 @@ def test_ten_thousand_rows_filter_in_the_kernel_and_every_message_fits(tmp_path:
     _send(view, {"type": "filter", "failures": False, "scorer": "", "variant": "", "status": "", "text": ""})
     view.sync()
     assert view.rows[0]["r"] == 0 and len(view.rows) <= 100
+    _send(view, {"type": "filter", "failures": True, "scorer": "", "variant": "", "status": "", "text": ""})
+    _send(view, {"type": "hello"})  # a view opens (the page reloaded): its filters are off, so are the rows'
+    view.sync()
+    assert view.rows[0]["r"] == 0
     view.close()
 
 

@@ -178,25 +178,18 @@ class ExperimentView(anywidget.AnyWidget):
         drawn: list[dict[str, Any]] = []
         spent = 0
         looking = self._filter.active
-        rows = [row.index for row in exp.plan.rows] if looking else axes.rows
-        matched = 0
-        for index in rows:
+        rows = self._filter.rows(exp, axes.scorers) if looking else axes.rows
+        for index in rows[:MAX_ROWS]:
             cells = [{"v": v, **matrix_cell(exp, index, v, axes)} for v in axes.variants]
-            if looking and not self._filter.keeps(exp, index, given[index], cells, axes.scorers):
-                continue
-            matched += 1
-            if len(drawn) >= MAX_ROWS or spent > budget:
-                if not looking:
-                    break
-                continue  # counted, not drawn
             row = {"r": index, "prompt": clip(given[index], PROMPT), "cells": cells}
             spent += size(row) + 2
-            if spent <= budget:
-                drawn.append(row)
+            if spent > budget:
+                break
+            drawn.append(row)
         if looking:
             more = [note for note in more if "more rows" not in note]
-            if matched > len(drawn):
-                left = matched - len(drawn)
+            if len(rows) > len(drawn):
+                left = len(rows) - len(drawn)
                 more.insert(0, f"{left} more matching rows than fit here (experiment.to_pandas())")
         elif len(drawn) < len(axes.rows):
             more.insert(0, f"{len(axes.rows) - len(drawn)} more rows here than fit (experiment.to_pandas())")
@@ -259,6 +252,7 @@ class ExperimentView(anywidget.AnyWidget):
         elif kind == "hello":
             with self._lock:
                 self._recorded = -1
+                self._filter = RowFilter()  # a view that opens starts with no filter: so do its rows
             self._throttle.poke()
         elif kind == "open":
             self.open_cell(content["row"], content["variant"], content.get("epoch"))

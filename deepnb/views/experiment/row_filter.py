@@ -12,6 +12,7 @@ from typing import Any
 from deepnb.core.errors import DeepnbError
 from deepnb.many import stats
 from deepnb.many.experiment import Experiment
+from deepnb.many.record import Key, RunRecord
 from deepnb.many.report_data import as_text
 
 TEXT_CHARS = 200
@@ -54,62 +55,52 @@ class RowFilter:
         text = str(content.get("text") or "")[:TEXT_CHARS]
         return cls(bool(content.get("failures")), scorer, variant, status, text)
 
-    def keeps(
-        self, experiment: Experiment, row: int, prompt: str, cells: list[dict[str, Any]], scorers: list[str]
-    ) -> bool:
-        """Whether the row ``row`` (its input ``prompt``), whose matrix cells are ``cells`` (scores
-        in ``scorers``' order), is shown."""
-        mine = [c for c in cells if not self.variant or c.get("v") == self.variant]
+    def rows(self, experiment: Experiment, scorers: list[str]) -> list[int]:
+        """The experiment's rows this filter keeps, in order: read from its records (one copy of
+        them), not from matrix cells, so that looking through 10,000 rows stays cheap."""
+        records = experiment.records
+        variants = [self.variant] if self.variant else experiment.variants
         judged = [self.scorer] if self.scorer else scorers
-        if self.failures and not any(self._fails(c, scorers, judged) for c in mine):
-            return False
-        if self.status and not any(self.status in _statuses(c) for c in mine):
-            return False
         needle = self.text.strip().lower()
-        texts = [prompt, *_answers(experiment, row, mine)] if needle else []
-        return not needle or any(needle in text.lower() for text in texts)
+        epochs = range(experiment.plan.epochs)
+        kept = []
+        for row in experiment.plan.rows:
+            keys = [(row.index, v, e) for v in variants for e in epochs]
+            found = [(key, records.get(key)) for key in keys]
+            if self.failures and not any(self._fails(experiment, key, r, judged) for key, r in found):
+                continue
+            if self.status and not any(experiment.status_of(key) == self.status for key, _ in found):
+                continue
+            if needle and not any(needle in text.lower() for text in [row.prompt, *_answers(found)]):
+                continue
+            kept.append(row.index)
+        return kept
 
-    def _fails(self, cell: Mapping[str, Any], scorers: list[str], judged: list[str]) -> bool:
-        epochs = cell.get("epochs")
-        if epochs:
-            runs = [(e.get("s"), dict(zip(scorers, e.get("sc") or (), strict=False))) for e in epochs]
-        else:
-            scores = cell.get("scores") or {}
-            runs = [(cell.get("kind"), {name: _number(scores.get(name)) for name in scorers})]
-        for status, scores in runs:
-            if status in FAILED:
+    def _fails(self, experiment: Experiment, key: Key, record: RunRecord | None, judged: list[str]) -> bool:
+        """Whether run ``key`` failed: it ended badly, or a score of ``judged`` is below the
+        threshold or in error."""
+        status = record.status if record is not None else experiment.status_of(key)
+        if status in FAILED:
+            return True
+        for name in judged:
+            score = record.scores.get(name) if record is not None else None
+            if score is None:
+                continue
+            if score.score is None and score.error:
                 return True
-            for name in judged:
-                value = scores.get(name)
-                if value == "error" or (isinstance(value, float | int) and value < self.threshold):
-                    return True
+            if score.score is not None and score.score < self.threshold:
+                return True
         return False
 
 
-def _number(text: Any) -> float | str | None:
-    if text == "error":
-        return "error"
-    try:
-        return float(text)
-    except (TypeError, ValueError):
-        return None
-
-
-def _statuses(cell: Mapping[str, Any]) -> set[str]:
-    epochs = cell.get("epochs")
-    return {str(e.get("s")) for e in epochs} if epochs else {str(cell.get("kind"))}
-
-
-def _answers(experiment: Experiment, row: int, cells: list[dict[str, Any]]) -> list[str]:
-    """The answers, structured outputs and errors of each shown variant's runs of ``row``: what
-    the text filter looks in besides the row's input (the view looks in the output's fields)."""
+def _answers(found: list[tuple[Key, RunRecord | None]]) -> list[str]:
+    """The answers, structured outputs and errors of the runs ``found``: what the text filter
+    looks in besides the row's input (the view looks in the output's fields)."""
     texts: list[str] = []
-    for cell in cells:
-        for epoch in range(experiment.plan.epochs):
-            record = experiment.record_for((row, str(cell.get("v")), epoch))
-            if record is not None:
-                output = as_text(record.output) if record.output is not None else ""
-                texts += [record.result or "", record.error or "", output]
+    for _, record in found:
+        if record is not None:
+            output = as_text(record.output) if record.output is not None else ""
+            texts += [record.result or "", record.error or "", output]
     return texts
 
 
