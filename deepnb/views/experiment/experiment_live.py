@@ -1,9 +1,14 @@
 """The live experiment matrix: a row per dataset row, a column group per variant (each cell its
-scores, status and the answer's first line, then its structured output's fields), filled in as
-runs end; under it a bar chart per scorer, the summary per variant and the baseline comparison;
-Stop; and a click on a cell (or on a differing row's answer in the comparison) that opens that
-run's full live view (approval cards included) below, or, for a run read from the experiment's
-log, its read-only record (:mod:`deepnb.views.experiment.logged_run`).
+scores, status, the answer's first line and an epoch strip, then its structured output's
+fields), filled in as runs end; under it a bar chart per scorer, the summary per variant and the
+baseline comparison; Stop; filters (failures only, scorer, variant, status, text), which the
+kernel applies over every row (:mod:`deepnb.views.experiment.row_filter`); and a click on a cell
+(an epoch of its strip, or a differing row's answer in the comparison) that opens that sample
+(:mod:`deepnb.views.experiment.sample`: where a person's grade is set, through
+:meth:`~deepnb.many.experiment.Experiment.grade`) with the run's full live view (approval cards
+included) below it, or, for a run read from the experiment's log, its read-only record
+(:mod:`deepnb.views.experiment.logged_run`). A grade, from this view, another or a cell, is seen
+by every view of the experiment, which summarizes again.
 
 Every run's change only marks the matrix as stale; one throttled flush redraws it, so the view
 sends at most :data:`~deepnb.views.throttle.MAX_MESSAGES_PER_SECOND` messages a second however

@@ -132,4 +132,7 @@ def _sample(
         },
     }
     shown_sample: dict[str, Any] = shown(sample)
+    # the keys stay as they are, to send back (the view shows them with their bidi controls escaped)
+    shown_sample["variant"] = variant
+    shown_sample["others"]["variants"] = sample["others"]["variants"]
     return shown_sample
