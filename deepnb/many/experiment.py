@@ -35,6 +35,7 @@ from deepnb.core.errors import DeepnbError
 from deepnb.core.frames import records_frame, records_parquet
 from deepnb.core.loop import wait_until
 from deepnb.core.schema import ENDED
+from deepnb.core.text.figures import number
 from deepnb.core.text.safe_display import safe_display
 from deepnb.core.tokens import TOKEN_COLUMNS
 from deepnb.many import inspect_export, log_claims, pricing, provenance, retrying, stats
@@ -934,6 +935,26 @@ class VariantComparison(Displayable):
     differences: tuple[stats.Difference, ...]
     epochs: int = 1
     reducer: str = "mean"
+
+    def table(self) -> tuple[list[str], list[list[str]]]:
+        """The comparison per scorer as a table of texts, as the live view and the report show
+        it: its column names (scorer, pairs, ``a`` wins, losses, ties, mean difference, p) and a
+        row per scorer."""
+        columns = ["scorer", "pairs (rows)", f"{self.a} wins", "losses", "ties", "mean difference"]
+        columns.append("p (Wilcoxon)")
+        rows = [
+            [
+                s.scorer,
+                str(s.pairs),
+                str(s.wins),
+                str(s.losses),
+                str(s.ties),
+                number(s.mean_difference),
+                number(s.p_value, 3),
+            ]
+            for s in self.scorers
+        ]
+        return columns, rows
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per scorer: pairs (the rows both variants have a score for), wins, losses,

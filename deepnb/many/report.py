@@ -141,20 +141,7 @@ def comparison_section(comparisons: list[VariantComparison]) -> str:
     parts = ['<section aria-labelledby="dnb-compare"><h2 id="dnb-compare">Comparison</h2>']
     for c in comparisons:
         each = "each row's score" if c.epochs == 1 else f"each row's {c.reducer} over its {c.epochs} epochs"
-        columns = ["scorer", "pairs (rows)", f"{c.a} wins", "losses", "ties", "mean difference"]
-        columns.append("p (Wilcoxon)")
-        rows = [
-            [
-                s.scorer,
-                str(s.pairs),
-                str(s.wins),
-                str(s.losses),
-                str(s.ties),
-                number(s.mean_difference),
-                number(s.p_value, 3),
-            ]
-            for s in c.scorers
-        ]
+        columns, rows = c.table()
         parts.append(
             f"<h3>{text(c.a)} against {text(c.b)}</h3>"
             + _table(f"{c.a} against {c.b}", columns, rows)

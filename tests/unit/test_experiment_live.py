@@ -118,7 +118,7 @@ def test_a_cell_opens_its_run_and_a_forged_request_is_refused(tmp_path: Path) ->
     experiment.wait(120)
     view = ExperimentView(experiment)
     view._on_front_end_message(view, {"type": "open", "row": 3, "variant": "bad"}, [])
-    assert view.selected == {"row": 3, "variant": "bad"} and view.detail and view.notice == ""
+    assert view.selected == {"row": 3, "variant": "bad", "epoch": 0} and view.detail and view.notice == ""
     shown = view._detail_view
     assert shown is not None and shown.run is experiment.runs[(3, "bad", 0)]
     for forged in (
@@ -130,13 +130,13 @@ def test_a_cell_opens_its_run_and_a_forged_request_is_refused(tmp_path: Path) ->
         view.notice = ""
         view._on_front_end_message(view, forged, [])
         assert view.notice and "\n" not in view.notice
-    assert view.selected == {"row": 3, "variant": "bad"}  # nothing changed
+    assert view.selected == {"row": 3, "variant": "bad", "epoch": 0}  # nothing changed
     view._on_front_end_message(view, {"type": "close"}, [])
     assert view.selected == {} and view.detail == ""
     _judged(view)  # a differing row of the comparison: its answer opens that run, as a cell does
     differing = view.comparisons[0]["differences"][0]
     view._on_front_end_message(view, {"type": "open", "row": differing["r"], "variant": "bad"}, [])
-    assert view.selected == {"row": differing["r"], "variant": "bad"} and view.notice == ""
+    assert view.selected == {"row": differing["r"], "variant": "bad", "epoch": 0} and view.notice == ""
     assert (
         view._detail_view is not None and view._detail_view.run is experiment.runs[(differing["r"], "bad", 0)]
     )
@@ -196,6 +196,10 @@ def test_structured_output_fields_are_columns(tmp_path: Path) -> None:
         "answer: a2 · confidence: 0",
         "answer: a2 · confidence: 1",
     )
+    filtered = {"failures": False, "scorer": "", "variant": "", "status": "", "text": "A2"}
+    view._on_front_end_message(view, {"type": "filter", **filtered}, [])
+    view.sync()  # the kernel's text filter looks in the structured output too
+    assert [row["r"] for row in view.rows] == [2] and view.notice == ""
     html = unstyled(experiment_live_bundle(experiment)["text/html"])
     assert "<th>unsure · confidence</th>" in html and "&lt;script&gt;" in html and "<script>" not in html
     view.close()
@@ -281,7 +285,7 @@ def test_a_logged_cell_opens_its_record_read_only(tmp_path: Path) -> None:
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     view = ExperimentView(deepnb.load_experiment(path))
     view._on_front_end_message(view, {"type": "open", "row": 0, "variant": "a"}, [])
-    assert view.selected == {"row": 0, "variant": "a"} and view.notice == "" and view.detail == ""
+    assert view.selected == {"row": 0, "variant": "a", "epoch": 0} and view.notice == "" and view.detail == ""
     shown = view.logged
     assert "Run (row 0, a, epoch 0): done" in shown and "read-only" in shown
     assert "exact: 0.00 — not &lt;i&gt;it&lt;/i&gt;" in shown

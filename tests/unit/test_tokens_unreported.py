@@ -27,6 +27,7 @@ from deepnb.many.report_data import sample_data
 from deepnb.views.batch.batch_rows import batch_html, batch_text, grid_row
 from deepnb.views.compare_view import comparison_table_html, comparison_table_text
 from deepnb.views.experiment.experiment_view import record_html, summary_html, summary_text
+from deepnb.views.experiment.sample import sample_state
 from deepnb.views.output import run_snapshot
 from deepnb.views.run.timeline_view import timeline_html, timeline_lines
 from deepnb.views.run.tokens import cost_words, token_cells, token_pair, tokens_words
@@ -199,6 +200,11 @@ def _report_views(s: Subjects, kind: str) -> str:
     return "\n".join(summary + samples)
 
 
+def _sample_views(s: Subjects, kind: str) -> str:
+    keys = [key for key in s.experiment.records if key[1] == kind]
+    return "\n".join(sample_state(s.experiment, key)["tokens"] for key in keys)
+
+
 def _timeline_views(s: Subjects, kind: str) -> str:
     run = s.runs[kind]
     records = run.timeline
@@ -215,6 +221,7 @@ VIEWS: dict[str, Callable[[Subjects, str], str]] = {
     "an experiment run's record": _record_views,
     "the run's timeline": _timeline_views,
     "the experiment's report": _report_views,
+    "an experiment's sample view": _sample_views,
 }
 
 
@@ -270,6 +277,7 @@ COUNTING_MODULES = {
     "deepnb/views/compare_view.py": "the comparison's table",
     "deepnb/views/experiment/experiment_view.py": "the experiment's summary",
     "deepnb/views/experiment/logged_run.py": "an experiment run's record",
+    "deepnb/views/experiment/sample.py": "an experiment's sample view",
     "deepnb/many/report.py": "the experiment's report",
     "deepnb/many/report_data.py": "the experiment's report",
     "deepnb/many/inspect_export.py": "experiment.to_inspect",

@@ -1,10 +1,13 @@
 // deepnb experiment matrix: a row per dataset row, a column group per variant (each cell its
-// scores, status and the answer's first line, then a column per structured-output field); under
-// it a bar chart per scorer (experiment/charts.ts), the summary per variant and the baseline
-// comparison (experiment/comparison.ts); Stop; sort by any column (click its header, again to
-// reverse), filter by text; a click on a cell, or on a differing row's answer in the comparison,
-// opens that run's live view below the matrix (a run read from the experiment's log: its record,
-// read-only), and Escape closes it (anywidget ESM module). Its
+// scores, each coloured by its verdict and written with a mark and a word, its status, the answer's
+// first line and, with several epochs, a strip of them; then a column per structured-output
+// field); under it a bar chart per scorer (experiment/charts.ts), the summary per variant and the
+// baseline comparison (experiment/comparison.ts); Stop; sort by any column (click its header,
+// again to reverse); filters (experiment/filters.ts: failures only, scorer, variant, status,
+// text); a click on a cell (or an epoch of its strip, or a differing row's answer in the
+// comparison) opens that sample's view (experiment/sample.ts: where a person grades it too) with
+// the run's live view below it (a run read from the experiment's log: its record, read-only), and
+// Escape or Close closes them, focus going back to the cell (anywidget ESM module). Its
 // frame (region, notice, Stop, the open run, the kernel's going) is lib/view_shell.ts's, shared
 // with the batch grid.
 //
@@ -12,25 +15,33 @@
 // in Python (deepnb/views/experiment/logged_run.py), is set as HTML (batch/detail.ts).
 //
 // Protocol (deepnb/views/experiment/experiment_live.py): traits head, variants, scorers, fields,
-// rows, more, summary, charts, comparisons, going, detail, logged, selected, notice. The view sends `hello` when it opens, `open {row, variant}`,
-// `close` and `stop`.
+// rows, more, summary, charts, comparisons, going, detail, logged, selected, sample, threshold,
+// notice. The view sends `hello` when it opens, `open {row, variant, epoch?}`, `close`, `stop`,
+// `grade {row, variant, epoch, scorer, score, comment}` and `filter {failures, scorer, variant,
+// status, text}`.
 
 import type { AnyModel } from "@anywidget/types";
 import { detailView, type Manager } from "./batch/detail";
 import { chartsView } from "./experiment/charts";
 import { comparisonView } from "./experiment/comparison";
+import {
+  filterBar, type FilteredCell, keepsRow, MARK, NO_FILTER, type RowFilter, scoreColour, verdictOf,
+} from "./experiment/filters";
+import { type Grade, type SampleKey, sampleView } from "./experiment/sample";
 import { h, setAttr, setText } from "./lib/dom";
 import { isObj, list, num, str } from "./lib/text";
 import {
-  closestIn, escapeCloses, filterBox, isActivation, listen, type LiveShell, liveShell, mountShell, openShell,
+  closestIn, escapeCloses, isActivation, listen, listenToModel, type LiveShell, liveShell, mountShell, openShell,
   type ShellOptions,
 } from "./lib/view_shell";
 
 /** A cell as the kernel sends it (deepnb/views/experiment/experiment_view.py matrix_cell, with its variant). */
-export interface Cell {
+export interface Cell extends FilteredCell {
   v: string; status: string; kind: string; scores: Record<string, string>; answer: string;
   /** The structured output's fields, in the `fields` trait's order (absent without any). */
   fields?: string[];
+  /** The scorers whose score a person set. */
+  human?: string[];
 }
 export interface MatrixRow { r: number; prompt: string; cells: Cell[] }
 
@@ -47,15 +58,27 @@ interface ExperimentTraits {
   going: boolean;
   detail: string;
   logged: string;
-  selected: { row?: number; variant?: string };
+  selected: { row?: number; variant?: string; epoch?: number };
+  sample: Record<string, unknown>;
+  threshold: number;
   notice: string;
 }
 
-/** A cell of the matrix: its dataset row and variant. */
-interface CellKey { row: number; variant: string }
+/** A cell of the matrix: its dataset row and variant (and an epoch of it, from its strip). */
+interface CellKey { row: number; variant: string; epoch?: number }
 
 /** What the matrix sends to open a cell's run. */
 type OpenCell = { type: "open" } & CellKey;
+/** A person's grade of the open sample. */
+type GradeMessage = { type: "grade" } & Grade;
+/** The matrix's filters, for the kernel to pick the matching rows from every row. */
+type FilterMessage = { type: "filter" } & RowFilter;
+
+/** The score a cell passes at, as the kernel says it. */
+const thresholdOf = (model: AnyModel<ExperimentTraits>): number => {
+  const given = Number(model.get("threshold"));
+  return Number.isFinite(given) ? given : 0.5;
+};
 
 /** A column of the matrix: the row, a variant's scores, or a field of a variant's output. */
 export type Column =
@@ -89,9 +112,11 @@ function isRow(value: unknown): value is MatrixRow {
   return isObj(value) && Number.isInteger(value.r) && Array.isArray(value.cells);
 }
 
-/** Whether the cell of `row` and `variant` is the one whose run is open (`selected`). */
-function isOpenCell(selected: unknown, row: number, variant: string): boolean {
-  return isObj(selected) && selected.row === row && selected.variant === variant;
+/** Whether the cell of `row` and `variant` (and `epoch`, when given) is the one whose run is open
+ * (`selected`). */
+function isOpenCell(selected: unknown, row: number, variant: string, epoch?: number): boolean {
+  return isObj(selected) && selected.row === row && selected.variant === variant
+    && (epoch === undefined || num(selected.epoch) === epoch);
 }
 
 /** The matrix's columns: the row, then per variant its scores and its output's fields. */
@@ -135,11 +160,14 @@ function compareKeys(a: number | string, b: number | string): number {
 const rowTexts = (row: MatrixRow): string[] =>
   [row.prompt, ...row.cells.flatMap((c) => [str(c.answer), ...list(c.fields).map(str)])];
 
-/** The rows whose prompt, an answer or a field holds `filter`, in `sort`'s order (ties in the
- * dataset's). */
-function shownRows(rows: MatrixRow[], columns: Column[], scorers: string[], filter: string, sort: Sort): MatrixRow[] {
-  const needle = filter.trim().toLowerCase();
-  const kept = !needle ? rows : rows.filter((row) => rowTexts(row).some((text) => str(text).toLowerCase().includes(needle)));
+/** The rows `filter` keeps (its text in the prompt, an answer or a field), in `sort`'s order (ties in
+ * the dataset's). */
+export function shownRows(
+  rows: MatrixRow[], columns: Column[], scorers: string[], filter: RowFilter, sort: Sort, threshold = 0.5,
+): MatrixRow[] {
+  const needle = filter.text.trim().toLowerCase();
+  const kept = rows.filter((row) => keepsRow(row, { ...filter, text: "" }, scorers, threshold)
+    && (!needle || rowTexts(row).some((text) => str(text).toLowerCase().includes(needle))));
   const column = columns.find((c) => keyOf(c) === sort.key) ?? columns[0];
   const key = (row: MatrixRow): number | string => {
     if (column.kind === "row") return row.r;
@@ -177,34 +205,81 @@ function promptCell(row: MatrixRow): HTMLTableCellElement {
   return first;
 }
 
-/** The cell of `variant` in `row`: its scores, status and answer (queued while it has no `cell`). */
+/** A score of a cell: its mark, scorer, value and verdict as text ("✓ exact 1.00 pass"), coloured by
+ * the value, "(human)" where a person set it. */
+export function scoreBadge(name: string, text: string, threshold: number, human: boolean): HTMLSpanElement {
+  const verdict = verdictOf(text, threshold);
+  const badge = h("span", "dnb-experiment-score",
+    `${MARK[verdict]} ${name} ${text || "–"}${verdict ? ` ${verdict}` : ""}${human ? " (human)" : ""}`);
+  badge.setAttribute("data-verdict", verdict || "none");
+  const colour = scoreColour(text);
+  if (colour) badge.style.backgroundColor = colour;
+  return badge;
+}
+
+/** A cell's epoch strip: a button per epoch, its verdict's mark and colour, opening that epoch. */
+function epochStrip(row: number, variant: string, cell: Cell, scorers: string[], judged: string[], threshold: number,
+  selected: unknown): HTMLElement | null {
+  const epochs = list(cell.epochs).filter(isObj);
+  if (epochs.length < 2) return null;
+  const strip = h("div", "dnb-experiment-epochs");
+  strip.setAttribute("role", "group");
+  strip.setAttribute("aria-label", `Row ${row}, ${variant}: epochs`);
+  epochs.forEach((epoch, n) => {
+    const scores = list(epoch.sc);
+    const verdicts = judged.map((name) => verdictOf(scores[scorers.indexOf(name)], threshold));
+    const verdict = verdicts.includes("error") ? "error" : verdicts.includes("fail") ? "fail"
+      : verdicts.includes("pass") ? "pass" : "";
+    const status = str(epoch.s);
+    const button = h("button", "dnb-experiment-epoch", `${MARK[verdict]} e${n}`);
+    button.type = "button";
+    button.setAttribute("data-epoch", String(n));
+    button.setAttribute("data-verdict", verdict || "none");
+    button.setAttribute("aria-label", `Open row ${row}, ${variant}, epoch ${n}: ${status}${verdict ? `, ${verdict}` : ""}`);
+    button.title = button.getAttribute("aria-label")!;
+    if (isOpenCell(selected, row, variant, n)) button.setAttribute("aria-current", "true");
+    strip.append(button);
+  });
+  return strip;
+}
+
+/** The cell of `variant` in `row`: its scores (those of `judged`), status, epochs and answer (queued
+ * while it has no `cell`). */
 function variantCell(
-  row: MatrixRow, variant: string, cell: Cell | undefined, scorers: string[], open: boolean,
+  row: MatrixRow, variant: string, cell: Cell | undefined, scorers: string[], judged: string[], threshold: number,
+  selected: unknown,
 ): HTMLTableCellElement {
   const td = h("td", "dnb-experiment-cell");
   td.setAttribute("data-row", String(row.r));
   td.setAttribute("data-variant", variant);
   td.setAttribute("tabindex", "0");
-  td.title = "Open this run's view below the matrix";
+  td.title = "Open this sample, and its run below it";
   setAttr(td, "data-status", cell ? str(cell.kind) : "queued");
-  td.classList.toggle("dnb-experiment-selected", open);
+  td.classList.toggle("dnb-experiment-selected", isOpenCell(selected, row.r, variant));
   if (cell) {
-    const scores = scorers.map((name) => `${name} ${str(cell.scores?.[name]) || "–"}`).join(" · ");
-    td.append(h("div", "dnb-experiment-scores", scores), h("div", "dnb-experiment-status", str(cell.status)),
-      h("div", "dnb-experiment-answer", str(cell.answer)));
+    const human = list(cell.human).map(str);
+    const scores = h("div", "dnb-experiment-scores");
+    scores.append(...judged.map((name) =>
+      scoreBadge(name, str(cell.scores?.[name]), threshold, human.includes(name))));
+    td.append(scores, h("div", "dnb-experiment-status", str(cell.status)));
+    const strip = epochStrip(row.r, variant, cell, scorers, judged, threshold, selected);
+    if (strip) td.append(strip);
+    td.append(h("div", "dnb-experiment-answer", str(cell.answer)));
   }
   return td;
 }
 
 /** A dataset row of the matrix: its prompt, then per variant its cell and its fields' values. */
-function matrixRow(row: MatrixRow, columns: Column[], scorers: string[], selected: unknown): HTMLTableRowElement {
+function matrixRow(
+  row: MatrixRow, columns: Column[], scorers: string[], judged: string[], threshold: number, selected: unknown,
+): HTMLTableRowElement {
   const tr = h("tr", "dnb-experiment-row");
   tr.append(promptCell(row));
   for (const column of columns) {
     if (column.kind === "row") continue;
     const cell = row.cells.find((c) => c.v === column.variant);
     if (column.kind === "score") {
-      tr.append(variantCell(row, column.variant, cell, scorers, isOpenCell(selected, row.r, column.variant)));
+      tr.append(variantCell(row, column.variant, cell, scorers, judged, threshold, selected));
     } else {
       const value = str(list(cell?.fields)[column.field]);
       const td = h("td", "dnb-experiment-field", value);
@@ -253,18 +328,23 @@ interface MatrixView {
   more: HTMLElement;
   /** Draws the matrix from the traits, sorted and filtered as asked. */
   draw(): void;
-  /** The cell at `target`, if any. */
+  /** The cell at `target` (with the epoch of its strip's button there), if any. */
   cellOf(target: EventTarget | null): CellKey | null;
+  /** The cell element of `key`, if it is shown. */
+  cellAt(key: CellKey): HTMLElement | null;
   /** Sorts by the column whose header is at `target`; whether there was one. */
   sortOn(target: EventTarget | null): boolean;
-  /** Shows only the rows holding `text`. */
-  filter(text: string): void;
+  /** Shows only the rows `filter` keeps. */
+  filter(filter: RowFilter): void;
+  /** The samples shown, in the matrix's order: each shown row's variants, each one's epochs. */
+  samples(): SampleKey[];
 }
 
 function matrixView(model: AnyModel<ExperimentTraits>): MatrixView {
   let sort: Sort = { key: "", descending: false };
   let columns: Column[] = [{ kind: "row" }];
-  let filter = "";
+  let filter: RowFilter = NO_FILTER;
+  let shown: MatrixRow[] = [];
   const el = h("div", "dnb-experiment-scroll");
   const table = h("table", "dnb-experiment-grid");
   const thead = h("thead");
@@ -273,13 +353,45 @@ function matrixView(model: AnyModel<ExperimentTraits>): MatrixView {
   el.append(table);
   const more = h("div", "dnb-experiment-more");
 
+  /** The cell (and epoch button) that has the focus, if one has. */
+  function focusedCell(): { key: CellKey; epoch: boolean } | null {
+    const active = tbody.ownerDocument.activeElement;
+    const key = active && tbody.contains(active) ? cellOf(active) : null;
+    return key ? { key, epoch: active!.hasAttribute("data-epoch") } : null;
+  }
+
+  /** Puts the focus back on `focused`'s cell (or its epoch button) once it is drawn again. */
+  function refocus(focused: { key: CellKey; epoch: boolean }): void {
+    const td = cellAt(focused.key);
+    const button = focused.epoch ? td?.querySelector<HTMLElement>(`[data-epoch="${num(focused.key.epoch)}"]`) : null;
+    (button ?? td)?.focus({ preventScroll: true });
+  }
+
+  function cellOf(target: EventTarget | null): CellKey | null {
+    const td = closestIn(target, ".dnb-experiment-cell", tbody);
+    if (!td) return null;
+    const key: CellKey = { row: num(td.getAttribute("data-row")), variant: str(td.getAttribute("data-variant")) };
+    const epoch = closestIn(target, "[data-epoch]", td);
+    return epoch ? { ...key, epoch: num(epoch.getAttribute("data-epoch")) } : key;
+  }
+
+  function cellAt(key: CellKey): HTMLElement | null {
+    return [...tbody.querySelectorAll<HTMLElement>(".dnb-experiment-cell")].find((td) =>
+      td.getAttribute("data-row") === String(key.row) && td.getAttribute("data-variant") === key.variant) ?? null;
+  }
+
   function draw(): void {
     const scorers = list(model.get("scorers")).map(str);
     const selected = model.get("selected");
-    columns = columnsOf(list(model.get("variants")).map(str), list(model.get("fields")).map(str));
-    thead.replaceChildren(headerRow(columns, sort, list(model.get("scorers"))[0]));
-    const rows = shownRows(list(model.get("rows")).filter(isRow), columns, scorers, filter, sort);
-    tbody.replaceChildren(...rows.map((row) => matrixRow(row, columns, scorers, selected)));
+    const threshold = thresholdOf(model);
+    const variants = list(model.get("variants")).map(str).filter((v) => !filter.variant || v === filter.variant);
+    const judged = filter.scorer && scorers.includes(filter.scorer) ? [filter.scorer] : scorers;
+    columns = columnsOf(variants, list(model.get("fields")).map(str));
+    thead.replaceChildren(headerRow(columns, sort, judged[0]));
+    shown = shownRows(list(model.get("rows")).filter(isRow), columns, scorers, filter, sort, threshold);
+    const focused = focusedCell(); // redrawn as runs end: the keyboard's place is kept
+    tbody.replaceChildren(...shown.map((row) => matrixRow(row, columns, scorers, judged, threshold, selected)));
+    if (focused) refocus(focused);
     const notes = list(model.get("more")).map(str);
     setText(more, notes.map((note) => `… ${note}`).join("\n"));
   }
@@ -288,9 +400,17 @@ function matrixView(model: AnyModel<ExperimentTraits>): MatrixView {
     el,
     more,
     draw,
-    cellOf(target) {
-      const td = closestIn(target, ".dnb-experiment-cell", tbody);
-      return td ? { row: num(td.getAttribute("data-row")), variant: str(td.getAttribute("data-variant")) } : null;
+    cellOf,
+    cellAt,
+    samples() {
+      const variants = columns.filter((c) => c.kind === "score").map((c) => (c as { variant: string }).variant);
+      return shown.flatMap((row) => variants.flatMap((variant) => {
+        const cell = row.cells.find((c) => c.v === variant);
+        if (!cell) return [];
+        const epochs = list(cell.epochs).filter(isObj);
+        if (!epochs.length) return cell.kind === "queued" ? [] : [{ row: row.r, variant, epoch: 0 }];
+        return epochs.flatMap((e, epoch) => (str(e.s) === "queued" ? [] : [{ row: row.r, variant, epoch }]));
+      }));
     },
     sortOn(target) {
       const th = closestIn(target, ".dnb-experiment-sort", thead);
@@ -301,56 +421,101 @@ function matrixView(model: AnyModel<ExperimentTraits>): MatrixView {
       draw();
       return true;
     },
-    filter(text) {
-      filter = text;
+    filter(given) {
+      filter = given;
       draw();
     },
   };
 }
 
-/** Clicks and keys anywhere in the view: a header sorts, a cell (or a differing row's answer in the
- * comparison, found by `runOf`) opens its run (the open one: closes it), Escape closes the open
- * run; typing in `find` filters. Returns what removes the listeners. */
+/** Clicks and keys anywhere in the view: a header sorts, a cell (or an epoch of its strip, or a
+ * differing row's answer in the comparison, found by `runOf`) opens its sample (the open one:
+ * closes it), Escape closes the open sample and run and gives the focus back to its cell. Returns
+ * what removes the listeners. */
 function matrixControls(
-  model: AnyModel<ExperimentTraits>, shell: LiveShell<OpenCell>, matrix: MatrixView, find: HTMLInputElement,
-  runOf: (target: EventTarget | null) => CellKey | null,
+  model: AnyModel<ExperimentTraits>, shell: LiveShell<OpenCell>, matrix: MatrixView,
+  runOf: (target: EventTarget | null) => CellKey | null, opened: (cell: CellKey) => void,
 ): (() => void)[] {
   const open = (cell: CellKey): void => {
-    const same = isOpenCell(model.get("selected"), cell.row, cell.variant);
-    shell.toggle(same, { type: "open", row: cell.row, variant: cell.variant });
+    const same = isOpenCell(model.get("selected"), cell.row, cell.variant, cell.epoch);
+    opened(cell);
+    shell.toggle(same, { type: "open", ...cell });
   };
-  const press = (target: EventTarget | null): void => {
-    if (matrix.sortOn(target)) return;
-    const cell = matrix.cellOf(target) ?? runOf(target);
+  const target = (event: Event): boolean => {
+    if (matrix.sortOn(event.target)) return true;
+    const cell = matrix.cellOf(event.target) ?? runOf(event.target);
     if (cell) open(cell);
+    return Boolean(cell);
   };
   const onKey = (event: KeyboardEvent): void => {
     if (event.key === "Escape") {
-      escapeCloses(event, model, shell);
+      if (escapeCloses(event, model, shell) || !keyOfSelected(model)) return;
+      event.preventDefault();
+      event.stopPropagation();
+      shell.send({ type: "close" });
       return;
     }
     if (!isActivation(event)) return;
-    if (event.target === find) return;
+    const acts = closestIn(event.target, ".dnb-experiment-sort, .dnb-experiment-cell, .dnb-experiment-diff-run",
+      shell.root);
+    if (!acts) return; // a button, a box or a list of the view: its own keys
     event.preventDefault();
     event.stopPropagation();
-    press(event.target);
+    target(event);
   };
   return [
-    listen(shell.root, "click", (event) => press(event.target)),
+    listen(shell.root, "click", (event) => { target(event); }),
     listen(shell.root, "keydown", onKey),
-    listen(find, "input", () => matrix.filter(find.value)),
   ];
+}
+
+/** The open sample, from `selected`. */
+function keyOfSelected(model: AnyModel<ExperimentTraits>): SampleKey | null {
+  const selected = model.get("selected");
+  if (!isObj(selected) || !Number.isInteger(selected.row)) return null;
+  return { row: num(selected.row), variant: str(selected.variant), epoch: num(selected.epoch) };
+}
+
+/** The samples before and after `key` among `samples` (null at either end, or when it is not there). */
+export function around(samples: SampleKey[], key: SampleKey): { prev: SampleKey | null; next: SampleKey | null } {
+  const at = samples.findIndex((s) => s.row === key.row && s.variant === key.variant && s.epoch === key.epoch);
+  if (at < 0) return { prev: null, next: null };
+  return { prev: samples[at - 1] ?? null, next: samples[at + 1] ?? null };
 }
 
 function render({ model, el }: { model: AnyModel<ExperimentTraits>; el: HTMLElement }): () => void {
   const shell = liveShell<ExperimentTraits, OpenCell, Manager>(model, SHELL, detailView);
   const title = h("span", "dnb-experiment-title");
-  const find = filterBox("dnb-experiment-filter", "Filter rows by their prompt or answers");
   const matrix = matrixView(model);
+  // The frame (lib/view_shell.ts) types the messages it sends itself and the view's `open`; the
+  // matrix's other two (MATRIX_MESSAGES in experiment_live.py) go through the same send.
+  const sendOther = (message: GradeMessage | FilterMessage): void => shell.send(message as unknown as OpenCell);
+  const filters = filterBar((filter) => {
+    matrix.filter(filter);
+    sendOther({ type: "filter", ...filter }); // the kernel picks the matching rows from every row
+  });
   const summary = summaryView();
   const charts = chartsView();
   const compared = comparisonView();
-  mountShell(el, shell, [title, find], [matrix.el, matrix.more, charts.el, summary.el, compared.el]);
+  let opener: CellKey | null = null; // the cell a sample was opened from, where Close puts the focus back
+  const sample = sampleView({
+    open: (key) => shell.send({ type: "open", ...key }),
+    close: () => shell.send({ type: "close" }),
+    grade: (grade) => sendOther({ type: "grade", ...grade }),
+    around: (key) => around(matrix.samples(), key),
+  });
+  mountShell(el, shell, [title], [filters.el, matrix.el, matrix.more, charts.el, summary.el, compared.el]);
+  matrix.more.after(sample.el, shell.panel.el); // the sample, then its run, right under the matrix
+  const onSample = (): void => {
+    const wasOpen = sample.key();
+    sample.show(model.get("sample"));
+    if (wasOpen && !sample.key() && opener) { // closed: the focus goes back where it came from,
+      const cell = opener; // once the matrix is drawn again (its `selected` comes in the same message)
+      opener = null;
+      queueMicrotask(() => matrix.cellAt(cell)?.focus());
+    }
+  };
+  const offer = (): void => filters.offer(list(model.get("scorers")).map(str), list(model.get("variants")).map(str), []);
   const onHead = (): void => {
     setText(title, str(model.get("head")));
     shell.stop.disabled = shell.isGone() || !model.get("going");
@@ -368,8 +533,10 @@ function render({ model, el }: { model: AnyModel<ExperimentTraits>; el: HTMLElem
       "change:head": onHead,
       "change:going": onHead,
       "change:rows": matrix.draw,
-      "change:variants": matrix.draw,
-      "change:scorers": matrix.draw,
+      "change:variants": () => { offer(); matrix.draw(); },
+      "change:scorers": () => { offer(); matrix.draw(); },
+      "change:threshold": matrix.draw,
+      "change:sample": onSample,
       "change:fields": matrix.draw,
       "change:more": matrix.draw,
       "change:summary": onSummary,
@@ -378,13 +545,18 @@ function render({ model, el }: { model: AnyModel<ExperimentTraits>; el: HTMLElem
     },
     draw() {
       onHead();
+      offer();
       matrix.draw();
+      onSample();
       onCharts();
       onSummary();
       onComparisons();
     },
     markOpen,
-    undo: matrixControls(model, shell, matrix, find, compared.runOf),
+    undo: [
+      ...matrixControls(model, shell, matrix, compared.runOf, (cell) => { opener = cell; }),
+      listenToModel(model, { "change:notice": () => sample.refused(str(model.get("notice"))) }),
+    ],
   });
 }
 

@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from deepnb.core.graphs.structured import output_rows
-from deepnb.core.text.figures import number
 from deepnb.core.text.markdown_diff import marked_pair
 from deepnb.core.text.markup import escape
 from deepnb.many import stats
@@ -56,27 +55,7 @@ def comparison_table(comparison: VariantComparison) -> dict[str, Any]:
     ``paired`` says what each row's score is) and ``differences`` (``{r, scorer, difference, a,
     b}``: the row, the scorer, a - b on that scorer, each variant's answer; with several epochs
     ``a_epoch`` and ``b_epoch``, the epochs whose answers show the difference), grouped by scorer."""
-    columns = [
-        "scorer",
-        "pairs (rows)",
-        f"{comparison.a} wins",
-        "losses",
-        "ties",
-        "mean difference",
-        "p (Wilcoxon)",
-    ]
-    rows = [
-        [
-            s.scorer,
-            str(s.pairs),
-            str(s.wins),
-            str(s.losses),
-            str(s.ties),
-            number(s.mean_difference),
-            number(s.p_value, 3),
-        ]
-        for s in comparison.scorers
-    ]
+    columns, rows = comparison.table()
     differences = [
         {
             "r": d.row,

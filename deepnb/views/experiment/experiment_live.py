@@ -1,9 +1,14 @@
 """The live experiment matrix: a row per dataset row, a column group per variant (each cell its
-scores, status and the answer's first line, then its structured output's fields), filled in as
-runs end; under it a bar chart per scorer, the summary per variant and the baseline comparison;
-Stop; and a click on a cell (or on a differing row's answer in the comparison) that opens that
-run's full live view (approval cards included) below, or, for a run read from the experiment's
-log, its read-only record (:mod:`deepnb.views.experiment.logged_run`).
+scores, status, the answer's first line and an epoch strip, then its structured output's
+fields), filled in as runs end; under it a bar chart per scorer, the summary per variant and the
+baseline comparison; Stop; filters (failures only, scorer, variant, status, text), which the
+kernel applies over every row (:mod:`deepnb.views.experiment.row_filter`); and a click on a cell
+(an epoch of its strip, or a differing row's answer in the comparison) that opens that sample
+(:mod:`deepnb.views.experiment.sample`: where a person's grade is set, through
+:meth:`~deepnb.many.experiment.Experiment.grade`) with the run's full live view (approval cards
+included) below it, or, for a run read from the experiment's log, its read-only record
+(:mod:`deepnb.views.experiment.logged_run`). A grade, from this view, another or a cell, is seen
+by every view of the experiment, which summarizes again.
 
 Every run's change only marks the matrix as stale; one throttled flush redraws it, so the view
 sends at most :data:`~deepnb.views.throttle.MAX_MESSAGES_PER_SECOND` messages a second however
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any
@@ -31,13 +37,15 @@ from deepnb.core import clock as clocks
 from deepnb.core.errors import DeepnbError
 from deepnb.core.failures import contained
 from deepnb.core.loop import run_sync
+from deepnb.many import stats
 from deepnb.many.experiment import Experiment
-from deepnb.many.record import RunRecord
+from deepnb.many.record import Key, RunRecord
 from deepnb.session.run import Run
 from deepnb.views.bounds import MESSAGE_LIMIT, size
 from deepnb.views.experiment.baseline import baseline_tables
 from deepnb.views.experiment.charts import score_charts
 from deepnb.views.experiment.experiment_view import (
+    MAX_ROWS,
     clip,
     experiment_bundle,
     head_line,
@@ -48,6 +56,8 @@ from deepnb.views.experiment.experiment_view import (
 )
 from deepnb.views.experiment.fields import field_label
 from deepnb.views.experiment.logged_run import logged_run_html
+from deepnb.views.experiment.row_filter import RowFilter, human_grades
+from deepnb.views.experiment.sample import SAMPLE_BUDGET, sample_state
 from deepnb.views.messages import INT, TEXT, Kinds, check
 from deepnb.views.output import widget_bundle, with_static
 from deepnb.views.run.run_view import RunView
@@ -56,9 +66,21 @@ from deepnb.views.starting import Starting, place
 from deepnb.views.throttle import Throttle
 
 _log = logging.getLogger(__name__)
-MATRIX_MESSAGES: Kinds = {"stop": {}, "hello": {}, "open": {"row": INT, "variant": TEXT}, "close": {}}
-"""What the matrix's front end sends: Stop, a resync, a cell to open (its first run that this
-kernel ran), close the open run."""
+NUMBER = (int, float, bool)
+MATRIX_MESSAGES: Kinds = {
+    "stop": {},
+    "hello": {},
+    "open": {"row": INT, "variant": TEXT, "epoch": INT},
+    "close": {},
+    "grade": {"row": INT, "variant": TEXT, "epoch": INT, "scorer": TEXT, "score": NUMBER, "comment": TEXT},
+    "filter": {"failures": (bool,), "scorer": TEXT, "variant": TEXT, "status": TEXT, "text": TEXT},
+}
+"""What the matrix's front end sends: Stop, a resync, a cell to open (an epoch of it, else its
+first run that this kernel ran), close the open run, a person's grade of the open sample (for
+:meth:`~deepnb.many.experiment.Experiment.grade`), and the matrix's filters (the kernel picks the
+rows that match among all the experiment's, not only those the view holds)."""
+GRADE_FIELDS = ("row", "variant", "epoch", "scorer", "score")
+"""What a grade must carry (its comment may be left out)."""
 STATE_BUDGET = MESSAGE_LIMIT - 8 * 1024
 """Bytes of the whole state (the rows take what the summary, charts, comparison and the rest
 leave), so one message that changes every trait still fits :data:`~deepnb.views.bounds.MESSAGE_LIMIT`."""
@@ -96,13 +118,23 @@ class ExperimentView(anywidget.AnyWidget):
     logged = t.Unicode(
         "", help="The open cell's run read from the log, as safe HTML ('' when none is open)."
     ).tag(sync=True)
-    selected = t.Dict(help="The open cell: {row, variant} ({} when none).").tag(sync=True)
+    selected = t.Dict(help="The open cell: {row, variant, epoch} ({} when none).").tag(sync=True)
+    sample = t.Dict(
+        help="The open sample, as deepnb.views.experiment.sample.sample_state describes it ({} when none)."
+    ).tag(sync=True)
+    threshold = t.Float(stats.THRESHOLD, help="The score a cell passes at (or above).").tag(sync=True)
     notice = t.Unicode("", help="Why the last request from the matrix was refused.").tag(sync=True)
 
     def __init__(self, experiment: Experiment, **kwargs: Any) -> None:
         self.experiment = experiment
         self._clock = clocks.current()
         self._recorded = -1
+        self._grades: tuple[Any, ...] = ()
+        """The people's grades the last summary saw (a grade changes a score, not the records)."""
+        self._open: Key | None = None
+        self._sample_budget = SAMPLE_BUDGET
+        """Bytes the open sample may take: what the message that opened it left beside its run."""
+        self._filter = RowFilter()
         self._summarized_at = float("-inf")
         self._summary_due = False
         self._judged: dict[str, Any] = {"summary": {}, "charts": [], "comparisons": []}
@@ -130,6 +162,9 @@ class ExperimentView(anywidget.AnyWidget):
             "going": not exp.done,
         }
         recorded, now = len(exp.records), self._clock.now()
+        grades = human_grades(exp)
+        if grades != self._grades:  # a grade: summarize again as if a run was recorded
+            self._grades, self._recorded = grades, -1
         due = exp.done or now - self._summarized_at >= SUMMARY_EVERY
         if recorded != self._recorded and not due and not self._summary_due:
             self._summary_due = True  # no later event may come: look again then
@@ -140,19 +175,28 @@ class ExperimentView(anywidget.AnyWidget):
             self._summarizing = True
             self._summaries.submit(self._summarize)
         state.update(self._judged)
+        opened = self._open
+        state["sample"] = sample_state(exp, opened, budget=self._sample_budget) if opened is not None else {}
         more = more_notes(exp, axes)
         budget = STATE_BUDGET - size(state) - size(more) - 1024  # 1 KB: the note on rows left out
         given = {row.index: row.prompt for row in exp.plan.rows}
         drawn: list[dict[str, Any]] = []
         spent = 0
-        for index in axes.rows:
+        looking = self._filter.active
+        rows = self._filter.rows(exp, axes.scorers) if looking else axes.rows
+        for index in rows[:MAX_ROWS]:
             cells = [{"v": v, **matrix_cell(exp, index, v, axes)} for v in axes.variants]
             row = {"r": index, "prompt": clip(given[index], PROMPT), "cells": cells}
             spent += size(row) + 2
             if spent > budget:
                 break
             drawn.append(row)
-        if len(drawn) < len(axes.rows):
+        if looking:
+            more = [note for note in more if "more rows" not in note]
+            if len(rows) > len(drawn):
+                left = len(rows) - len(drawn)
+                more.insert(0, f"{left} more matching rows than fit here (experiment.to_pandas())")
+        elif len(drawn) < len(axes.rows):
             more.insert(0, f"{len(axes.rows) - len(drawn)} more rows here than fit (experiment.to_pandas())")
         state.update(rows=drawn, more=more)
         return state
@@ -175,7 +219,7 @@ class ExperimentView(anywidget.AnyWidget):
         throttle = getattr(self, "_throttle", None)
         if throttle is not None:
             throttle.poke()
-        if self._recorded != len(self.experiment.records):  # recorded meanwhile: again
+        if self._recorded != len(self.experiment.records):  # recorded (or graded) meanwhile: again
             self._summarized_at = float("-inf")
             if throttle is not None:
                 throttle.poke()
@@ -199,8 +243,12 @@ class ExperimentView(anywidget.AnyWidget):
     def _on_front_end_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
         try:
             kind = check(content, MATRIX_MESSAGES)
-            if kind == "open":
-                self._check_cell(content.get("row"), content.get("variant"))
+            if kind in ("open", "grade"):
+                self._check_cell(content.get("row"), content.get("variant"), content.get("epoch", 0))
+            if kind == "grade":
+                self._grade(content)
+            elif kind == "filter":
+                self._filter = RowFilter.of(content, self.experiment)
         except DeepnbError as exc:
             self.notice = str(exc)
             return
@@ -209,36 +257,68 @@ class ExperimentView(anywidget.AnyWidget):
         elif kind == "hello":
             with self._lock:
                 self._recorded = -1
+                self._filter = RowFilter()  # a view that opens starts with no filter: so do its rows
             self._throttle.poke()
         elif kind == "open":
-            self.open_cell(content["row"], content["variant"])
+            self.open_cell(content["row"], content["variant"], content.get("epoch"))
         elif kind == "close":
             self._close_detail()
+        elif kind in ("grade", "filter"):
+            self.notice = ""
+            self._throttle.poke()
 
-    def _check_cell(self, row: Any, variant: Any) -> None:
+    def _check_cell(self, row: Any, variant: Any, epoch: Any = 0) -> None:
         plan = self.experiment.plan
         if not any(r.index == row for r in plan.rows) or variant not in self.experiment.variants:
             raise DeepnbError(f"The experiment has no cell ({row!r}, {variant!r}).")
+        if not isinstance(epoch, int) or not 0 <= epoch < plan.epochs:
+            raise DeepnbError(f"The experiment has no epoch {epoch!r}: its epochs are 0-{plan.epochs - 1}.")
 
-    def open_cell(self, row: int, variant: str) -> None:
-        """Show the run of ``(row, variant)`` below the matrix: its first epoch this kernel ran, as
-        its live view, else its first epoch read from the log, read-only."""
+    def _grade(self, content: Mapping[str, Any]) -> None:
+        """A person's grade from the sample view, saved to the log at once (Experiment.grade)."""
+        missing = [name for name in GRADE_FIELDS if name not in content]
+        if missing:
+            raise DeepnbError(f"Refused a 'grade' message: it needs {' and '.join(missing)}.")
+        comment = str(content.get("comment") or "").strip() or None
+        self.experiment.grade(
+            content["row"],
+            content["variant"],
+            content["epoch"],
+            content["score"],
+            comment=comment,
+            scorer=content["scorer"].strip(),
+        )
+
+    def open_cell(self, row: int, variant: str, epoch: int | None = None) -> None:
+        """Show the run of ``(row, variant)`` below the matrix, with its sample view above it: the
+        run of ``epoch`` if given, else its first epoch this kernel ran, as its live view, else its
+        first epoch read from the log, read-only."""
         runs = self.experiment.runs
-        found = [runs[(row, variant, epoch)] for epoch in range(self.experiment.plan.epochs)]
-        run = next((r for r in found if isinstance(r, Run)), None)
-        record = next((r for r in found if isinstance(r, RunRecord)), None)
-        if run is None and record is None:
-            self.notice = f"Row {row} of {variant} has no run yet: it is queued."
+        epochs = range(self.experiment.plan.epochs) if epoch is None else [epoch]
+        found = [(e, runs[(row, variant, e)]) for e in epochs]
+        live = next(((e, r) for e, r in found if isinstance(r, Run)), None)
+        logged = next(((e, r) for e, r in found if isinstance(r, RunRecord)), None)
+        if live is None and logged is None:
+            at = f", epoch {epoch}," if epoch is not None else ""
+            self.notice = f"Row {row} of {variant}{at} has no run yet: it is queued."
             return
-        self._close_detail()
-        self.notice = ""
-        self._detail_view = view = RunView(run) if run is not None else None
-        with self.hold_sync():
-            self.selected = {"row": row, "variant": variant}
-            if view is not None:
-                self.detail = view.model_id
-            elif record is not None:
-                self.logged = logged_run_html(record)
+        shown_epoch = live[0] if live is not None else logged[0] if logged is not None else 0
+        before, self._detail_view = self._detail_view, None
+        self._detail_view = view = RunView(live[1]) if live is not None else None
+        self._open = (row, variant, shown_epoch)
+        selected = {"row": row, "variant": variant, "epoch": shown_epoch}
+        record = logged_run_html(logged[1]) if view is None and logged is not None else ""
+        beside = size({"selected": selected, "logged": record, "detail": view.model_id if view else ""})
+        self._sample_budget = min(SAMPLE_BUDGET, MESSAGE_LIMIT - beside - 2048)  # 2 KB: the envelope
+        sample = sample_state(self.experiment, self._open, budget=self._sample_budget)
+        with self.hold_sync():  # one message: the open sample moves, never closing in between
+            self.notice = ""
+            self.selected = selected
+            self.sample = sample
+            self.detail = view.model_id if view is not None else ""
+            self.logged = record
+        if before is not None:
+            before.close()
 
     def sync(self) -> None:
         """Send the matrix's latest state now."""
@@ -257,8 +337,10 @@ class ExperimentView(anywidget.AnyWidget):
 
     def _close_detail(self) -> None:
         view, self._detail_view = self._detail_view, None
+        self._open = None
         with self.hold_sync():
             self.selected = {}
+            self.sample = {}
             self.detail = ""
             self.logged = ""
         if view is not None:

@@ -40,6 +40,11 @@ MESSAGE_CHARS = 2_000
 MAX_MESSAGES = 60
 
 _CSS = (
+    # JupyterLab lays out rendered HTML's tables fixed, headers unwrapped: they overlapped and ran
+    # out of the card; here each column takes its content's width, headers wrap, and a table wider
+    # than the card scrolls inside it
+    ".deepnb-experiment table{table-layout:auto;display:block;max-width:100%;overflow-x:auto}"
+    ".deepnb-experiment th{white-space:normal;overflow-wrap:normal}"
     ".deepnb-experiment td,.deepnb-experiment th{vertical-align:top;text-align:left;padding:2px 8px}"
     ".deepnb-experiment .dnb-cell-status{font-size:11px;color:var(--jp-ui-font-color2,#666)}"
     ".deepnb-experiment [data-status=error] .dnb-cell-status{color:var(--jp-error-color1,#d32f2f)}"
@@ -73,8 +78,9 @@ class Axes:
 
 def matrix_cell(experiment: Experiment, row: int, variant: str, axes: Axes) -> dict[str, Any]:
     """One matrix cell: its statuses over epochs (``status``, and ``kind``: the one to colour it
-    by), each score's mean, the first answer, and its structured output's ``fields`` (in
-    ``axes.fields``' order)."""
+    by), each score's mean, the first answer, the scorers a person graded (``human``), with
+    several epochs each one's status and scores (``epochs``: the cell's strip), and its
+    structured output's ``fields`` (in ``axes.fields``' order)."""
     keys = [(row, variant, epoch) for epoch in range(experiment.plan.epochs)]
     statuses = [experiment.status_of(key) for key in keys]
     records = [r for r in (experiment.record_for(key) for key in keys) if r is not None]
@@ -97,10 +103,31 @@ def matrix_cell(experiment: Experiment, row: int, variant: str, axes: Axes) -> d
     worst = (
         "error" if "error" in counted else ("done" if counted.get("done") == len(statuses) else statuses[0])
     )
-    cell = {"status": said, "kind": worst, "scores": scores, "answer": clip(answer)}
+    cell: dict[str, Any] = {"status": said, "kind": worst, "scores": scores, "answer": clip(answer)}
+    graded = (name for r in records for name, s in r.scores.items() if s.human)
+    human = sorted({name for name in graded if name in axes.scorers})
+    if human:  # scores a person set (Experiment.grade): the cell says so
+        cell["human"] = human
+    if len(keys) > 1:  # the epoch strip: each epoch's status and scores, in axes.scorers' order
+        by_epoch = {r.epoch: r for r in records}
+        cell["epochs"] = [
+            {"s": status, "sc": _epoch_scores(by_epoch.get(epoch), axes.scorers)}
+            for epoch, status in enumerate(statuses)
+        ]
     if axes.fields:
         cell["fields"] = field_cells(records, axes.fields)
     return cell
+
+
+def _epoch_scores(record: RunRecord | None, scorers: list[str]) -> list[float | str | None]:
+    """An epoch's score per scorer: a number, ``"error"`` where its scorer failed, else ``None``."""
+    if record is None:
+        return [None] * len(scorers)
+    given = [record.scores.get(name) for name in scorers]
+    return [
+        None if s is None else (s.score if s.score is not None else ("error" if s.error else None))
+        for s in given
+    ]
 
 
 def matrix_axes(experiment: Experiment) -> Axes:
