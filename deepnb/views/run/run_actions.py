@@ -35,6 +35,7 @@ from deepnb.views.messages import RUN_MESSAGES
 from deepnb.views.messages import check as check_message
 from deepnb.views.run.approval_pages import page_of
 from deepnb.views.run.collapse import hidden_ids
+from deepnb.views.run.step_actions import STEP_MESSAGES
 from deepnb.views.run.thread_preview import thread_message, threads_message
 
 
@@ -62,6 +63,8 @@ class RunActions:
         def _send_patch(self, state: RunState, *, everything: bool = False) -> None: ...
 
         def _continue_with(self, later: Run) -> None: ...
+
+        def _step_reply(self, kind: str, content: Mapping[str, Any]) -> dict[str, Any]: ...
 
     def _on_front_end_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
         """Act on a message from the front-end once it is one the view accepts, every field
@@ -114,6 +117,8 @@ class RunActions:
             self.send(self._fork(step))
         elif kind in ("follow_up", "steer"):
             self.send(self._compose(kind, content["prompt" if kind == "follow_up" else "message"]))
+        elif kind in STEP_MESSAGES:  # the Graph tab and the step state panel
+            self.send(self._step_reply(kind, content))
 
     def _compose(self, kind: str, text: str) -> dict[str, Any]:
         """What the box sent: a follow-up on the thread (the view goes on with the new run) or a
