@@ -58,7 +58,7 @@ class GraphPath:
             self._count(self._edges, (before, node))
             self._last[event.agent] = node
         elif isinstance(event, ev.NodeFinished):
-            node = self._active.pop(event.task_id, None)
+            node = self._active.pop(event.task_id, "")
             if event.error and node:
                 self._failed = node
         elif isinstance(event, ev.ToolCallStarted):

@@ -65,7 +65,6 @@ REQUIRED: Mapping[str, tuple[str, ...]] = {
     "pending_page": ("page",),
     "follow_up": ("prompt",),
     "steer": ("message",),
-    "step_state": ("step",),
     "step_messages": ("step", "before"),
     "step_file": ("step", "path"),
     "run_from": ("step", "edits"),

@@ -46,19 +46,25 @@ def scene_message(drawing: GraphDrawing) -> dict[str, Any]:
 
 def bounded_path(path: Mapping[str, Any], budget: int = PATH_BUDGET) -> dict[str, Any]:
     """``run.graph_path`` within ``budget`` bytes: the most visited nodes and most taken edges."""
-    found = {
-        "active": list(path.get("active") or []),
-        "visits": dict(path.get("visits") or {}),
-        "edges": [list(e) for e in path.get("edges") or []],
-        "tools": {k: list(v)[:8] for k, v in (path.get("tools") or {}).items()},
-        "failed": path.get("failed"),
-    }
-    while size(found) > budget and (found["visits"] or found["edges"]):
-        visits = sorted(found["visits"].items(), key=lambda kv: -kv[1])
-        found["visits"] = dict(visits[: len(visits) * 3 // 4])
-        edges = sorted(found["edges"], key=lambda e: -int(e[2]))
-        found["edges"] = edges[: len(edges) * 3 // 4]
-    return found
+    active = [str(node) for node in path.get("active") or []]
+    visits: dict[str, int] = dict(path.get("visits") or {})
+    edges: list[list[Any]] = [list(e) for e in path.get("edges") or []]
+    tools = {str(k): list(v)[:8] for k, v in (path.get("tools") or {}).items()}
+
+    def made() -> dict[str, Any]:
+        return {
+            "active": active,
+            "visits": visits,
+            "edges": edges,
+            "tools": tools,
+            "failed": path.get("failed"),
+        }
+
+    while size(made()) > budget and (visits or edges):
+        most = sorted(visits.items(), key=lambda kv: -kv[1])
+        visits = dict(most[: len(most) * 3 // 4])
+        edges = sorted(edges, key=lambda e: -int(e[2]))[: len(edges) * 3 // 4]
+    return made()
 
 
 def _path_words(path: Mapping[str, Any]) -> str:

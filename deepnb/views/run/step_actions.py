@@ -8,7 +8,7 @@ the kernel does. Each reply says why it was refused in one line; nothing is lost
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from deepnb.core.errors import DeepnbError
 from deepnb.core.text.secrets import redact
@@ -43,10 +43,17 @@ class StepActions:
         return session
 
     def _steps(self) -> list[int]:
-        return sorted({int(r["step"]) for r in self.run.timeline if r["step"] is not None})
+        """The thread's steps this run wrote (its model calls, or a graph's node updates)."""
+        with self.run.reading() as state:
+            return list(range(state.first_step + 1, state.thread_step + 1))
 
     def _own(self, step: Any) -> int:
-        if step not in self._steps():
+        steps = self._steps()
+        if step is None and steps:  # the panel opened without a step: the run's latest
+            return steps[-1]
+        if step is None:
+            raise DeepnbError("This run wrote no step yet: its steps show here as it writes them.")
+        if step not in steps:
             raise DeepnbError(f"Step {step} is not one this run wrote: pick a step of its timeline.")
         return int(step)
 
@@ -110,6 +117,6 @@ class StepActions:
             raise DeepnbError(
                 f"Forked as thread {forked} with the edits, but it did not run on: {exc}"
             ) from None
-        self._continue_with(cast(Run, later))
+        self._continue_with(later)
         self.thread_id = later.thread_id
         return {"type": "ran_from", "step": step, "thread_id": forked, "from_thread": thread, "error": ""}

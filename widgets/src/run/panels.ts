@@ -42,7 +42,7 @@ export function panels(model: RunModel): Panels {
   }
   el.append(bar, graph.el, state.el);
 
-  function select(name: Tab | null): void {
+  function select(name: Tab | null, step?: number): void {
     shown = name;
     for (const [key, tab] of Object.entries(tabs) as [Tab, { button: HTMLButtonElement; panel: HTMLElement }][]) {
       tab.panel.hidden = key !== name;
@@ -50,11 +50,11 @@ export function panels(model: RunModel): Panels {
       tab.button.classList.toggle("dnb-tab-on", key === name);
     }
     if (name === "graph") graph.opened();
+    if (name === "state") state.open(step); // without a step: the run's latest, unless one shows
   }
 
   function openStep(step: number): void {
-    select("state");
-    state.open(step);
+    select("state", step);
   }
 
   bar.addEventListener("keydown", (event) => { // the arrow keys move between the tabs

@@ -15,8 +15,9 @@ import type { RunModel } from "./live_model";
 
 export interface StepPanel {
   el: HTMLElement;
-  /** Shows step `step` (asks the kernel for it). */
-  open(step: number): void;
+  /** Shows step `step` (asks the kernel for it); without one, the run's latest step unless a
+   * step shows already. */
+  open(step?: number): void;
   receive(msg: unknown): boolean;
 }
 
@@ -79,7 +80,14 @@ export function stepPanel(model: RunModel): StepPanel {
     return edits.get(step)!;
   };
 
-  function open(step: number): void {
+  function open(step?: number): void {
+    if (step === undefined) {
+      if (current || asking !== -1) return; // it shows a step, or one is on its way
+      asking = -2; // the latest, whichever it is
+      setText(said, "Reading the run's latest step…");
+      model.send({ type: "step_state" });
+      return;
+    }
     asking = step;
     setText(said, `Reading step ${step}…`);
     said.classList.remove("dnb-error");
@@ -301,6 +309,7 @@ export function stepPanel(model: RunModel): StepPanel {
         setText(said, str(msg.error));
         said.classList.add("dnb-error");
       } else if (num(msg.step) === asking || asking < 0) render(msg as unknown as StepStateMessage);
+      if (msg.error && asking === -2) asking = -1; // opening the tab again asks again
     } else if (msg.type === "step_messages") {
       if (earlier) earlier.disabled = false;
       if (msg.error || !current || num(msg.step) !== num(current.step) || !messagesList) {
