@@ -29,7 +29,7 @@ import { panels as panelsView } from "./run/panels";
 import { questionsView } from "./run/questions";
 import { headerView } from "./run/header";
 import { liveModel } from "./run/live_model";
-import { runMemory } from "./run/memory";
+import { panelMemory, runMemory } from "./run/memory";
 import { treeView } from "./run/subagent_tree";
 import { threadsView } from "./run/threads";
 import { timelineView } from "./run/timeline";
@@ -82,7 +82,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   const approvals = approvalsView(model, st, undefined, gone);
   const questions = questionsView(model, st, undefined, gone);
   const threads = threadsView(model);
-  const panels = panelsView(model); // the Graph tab and the step state panel
+  const panels = panelsView(model, panelMemory(st)); // the Graph tab and the step state panel
   const timeline = timelineView(model, panels.openStep);
   const turns = turnsView(model); // the turns before a follow-up sent from the box
   const compose = composeView(model, () => !gone());
@@ -285,7 +285,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     "change:output": output.render,
     "change:error": renderError,
     "change:agent": renderHeader,
-    "change:thread_id": header.renderHeader,
+    "change:thread_id": () => { header.renderHeader(); panels.renderThread(); },
     "change:live_controls": renderControls,
     "change:stop_hint": renderControls,
     "change:turns": turns.render,

@@ -117,6 +117,6 @@ class StepActions:
             raise DeepnbError(
                 f"Forked as thread {forked} with the edits, but it did not run on: {exc}"
             ) from None
+        self.thread_id = later.thread_id  # before the view is displayed again with the new run
         self._continue_with(later)
-        self.thread_id = later.thread_id
         return {"type": "ran_from", "step": step, "thread_id": forked, "from_thread": thread, "error": ""}

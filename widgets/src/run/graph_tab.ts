@@ -8,6 +8,7 @@ import { h, setText } from "../lib/dom";
 import { isObj, list, str } from "../lib/text";
 import type { GraphMessage, GraphPathData, GraphScene, GraphShape } from "../types";
 import type { RunModel } from "./live_model";
+import type { PanelMemory } from "./memory";
 
 const SVG = "http://www.w3.org/2000/svg";
 const PATH = "#d97706";
@@ -37,7 +38,7 @@ function titled(node: SVGElement, title: unknown): void {
 
 interface Drawn { g: SVGGElement; rect: SVGRectElement; fill: string }
 
-export function graphTab(model: RunModel): GraphTab {
+export function graphTab(model: RunModel, mem: PanelMemory): GraphTab {
   const el = h("div", "dnb-graph-tab");
   const said = h("div", "dnb-graph-said dnb-muted", "Drawing the agent's graph…");
   said.setAttribute("role", "status");
@@ -134,6 +135,11 @@ export function graphTab(model: RunModel): GraphTab {
 
   function opened(): void {
     if (asked) return;
+    if (mem.scene) { // drawn before this render: the kernel is not asked again
+      asked = true;
+      shown(mem.scene);
+      return;
+    }
     asked = true;
     model.send({ type: "graph" });
   }
@@ -147,11 +153,16 @@ export function graphTab(model: RunModel): GraphTab {
       asked = false; // opening the tab again asks again
       return true;
     }
+    mem.scene = m.scene as GraphScene;
+    shown(mem.scene);
+    return true;
+  }
+
+  function shown(scene: GraphScene): void {
     said.classList.remove("dnb-error");
     setText(said, "Outlined: the nodes the run went through and the edges it took; lit: what runs now.");
-    draw(m.scene as GraphScene);
+    draw(scene);
     render();
-    return true;
   }
 
   return { el, opened, render, receive };

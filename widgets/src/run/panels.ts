@@ -3,28 +3,34 @@
 // for, so a run nobody inspects costs the kernel nothing.
 
 import { h, ownKeys, smallButton } from "../lib/dom";
+import { str } from "../lib/text";
 import { graphTab } from "./graph_tab";
 import { asksKernel } from "./kernel_gate";
 import type { RunModel } from "./live_model";
-import { stepPanel } from "./step_panel";
+import type { PanelMemory } from "./memory";
+import { FORKED, stepPanel } from "./step_panel";
 
 export interface Panels {
   el: HTMLElement;
   /** Opens the Step state tab at `step`. */
   openStep(step: number): void;
   renderPath(): void;
+  /** The view's thread changed (Run from here went on with a fork): its line shows there. */
+  renderThread(): void;
   receive(msg: unknown): boolean;
 }
 
 type Tab = "graph" | "state";
 
-export function panels(model: RunModel): Panels {
+/** `mem` keeps the open tab, the drawing and the step shown across the view's renders (its output
+ * is displayed again when the run pauses or ends). */
+export function panels(model: RunModel, mem: PanelMemory): Panels {
   const el = h("div", "dnb-panels");
   const bar = ownKeys(h("div", "dnb-tabs"));
   bar.setAttribute("role", "tablist");
   bar.setAttribute("aria-label", "Inspect the run");
-  const graph = graphTab(model);
-  const state = stepPanel(model);
+  const graph = graphTab(model, mem);
+  const state = stepPanel(model, mem);
   const tabs: Record<Tab, { button: HTMLButtonElement; panel: HTMLElement }> = {
     graph: { button: asksKernel(smallButton("dnb-tab dnb-tab-graph", "Graph", "The agent's graph, lit as the run goes")), panel: graph.el },
     state: { button: smallButton("dnb-tab dnb-tab-state", "Step state", "A step's state, what it changed, edit and run from there"), panel: state.el },
@@ -43,7 +49,7 @@ export function panels(model: RunModel): Panels {
   el.append(bar, graph.el, state.el);
 
   function select(name: Tab | null, step?: number): void {
-    shown = name;
+    shown = mem.tab = name;
     for (const [key, tab] of Object.entries(tabs) as [Tab, { button: HTMLButtonElement; panel: HTMLElement }][]) {
       tab.panel.hidden = key !== name;
       tab.button.setAttribute("aria-selected", String(key === name));
@@ -57,6 +63,16 @@ export function panels(model: RunModel): Panels {
     select("state", step);
   }
 
+  if (mem.tab) select(mem.tab); // as the view was before it was displayed again
+
+  function renderThread(): void {
+    const said = FORKED.get(str(model.get("thread_id")));
+    if (!said || mem.said === said) return;
+    select("state");
+    state.say(said);
+  }
+  renderThread();
+
   bar.addEventListener("keydown", (event) => { // the arrow keys move between the tabs
     if (event.key !== "ArrowRight" && event.key !== "ArrowLeft") return;
     const order: Tab[] = ["graph", "state"];
@@ -69,6 +85,11 @@ export function panels(model: RunModel): Panels {
     el,
     openStep,
     renderPath: graph.render,
-    receive: (msg) => graph.receive(msg) || state.receive(msg),
+    renderThread,
+    receive(msg) {
+      if (!graph.receive(msg) && !state.receive(msg)) return false;
+      renderThread(); // Run from here answered: its tab stays open
+      return true;
+    },
   };
 }

@@ -12,9 +12,12 @@ import { TODO_STATUS_MARK } from "../schema";
 import type { StepDiff, StepEdit, StepFileRow, StepMessageRow, StepStateMessage } from "../types";
 import { asksKernel } from "./kernel_gate";
 import type { RunModel } from "./live_model";
+import type { PanelMemory, StepEdits as Edits } from "./memory";
 
 export interface StepPanel {
   el: HTMLElement;
+  /** Says `text` under the panel (what Run from here did). */
+  say(text: string): void;
   /** Shows step `step` (asks the kernel for it); without one, the run's latest step unless a
    * step shows already. */
   open(step?: number): void;
@@ -22,14 +25,12 @@ export interface StepPanel {
 }
 
 const STATUSES = Object.keys(TODO_STATUS_MARK);
+
+/** What Run from here said, by the new thread: the view goes on with the new run and is
+ * displayed again, and its next render (whose memory is the new run's) says it too. */
+export const FORKED = new Map<string, string>();
 /** How the diff marks a message: as `diff -u` marks a line (and ~ for one changed in place). */
 const MARK = new Map([["added", "+ "], ["removed", "- "], ["changed", "~ "]]);
-
-interface Edits {
-  todos?: { content: string; status: string }[];
-  files: Map<string, string>;
-  messages: Map<string, string>;
-}
 
 const bytes = (n: number): string => (n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1048576).toFixed(1)} MB`);
 
@@ -47,7 +48,7 @@ function diffLine(line: string): HTMLElement {
   return h("span", `dnb-diff-line ${cls}`, `${line}\n`);
 }
 
-export function stepPanel(model: RunModel): StepPanel {
+export function stepPanel(model: RunModel, mem: PanelMemory): StepPanel {
   const el = h("div", "dnb-step-panel");
   const nav = h("div", "dnb-step-nav");
   const label = h("label", "dnb-step-label", "Step");
@@ -74,7 +75,7 @@ export function stepPanel(model: RunModel): StepPanel {
   let steps: number[] = [];
   let current: StepStateMessage | null = null;
   let asking = -1;
-  const edits = new Map<number, Edits>();
+  const edits = mem.edits; // kept across renders, as the step shown is
   const editsOf = (step: number): Edits => {
     if (!edits.has(step)) edits.set(step, { files: new Map(), messages: new Map() });
     return edits.get(step)!;
@@ -249,7 +250,7 @@ export function stepPanel(model: RunModel): StepPanel {
   }
 
   function render(m: StepStateMessage): void {
-    current = m;
+    current = mem.step = m;
     steps = list(m.steps).map(num);
     const at = steps.indexOf(num(m.step));
     slider.max = String(Math.max(0, steps.length - 1));
@@ -280,7 +281,7 @@ export function stepPanel(model: RunModel): StepPanel {
       parts.push(s.el);
     }
     body.replaceChildren(...parts);
-    foot.hidden = false;
+    foot.hidden = runFrom.hidden = false;
     markDirty();
   }
 
@@ -334,8 +335,11 @@ export function stepPanel(model: RunModel): StepPanel {
       if (msg.error) setText(footSaid, str(msg.error)); // the edits stay, to fix and send again
       else {
         edits.delete(num(msg.step));
-        setText(footSaid, `Running on thread ${str(msg.thread_id)}, forked from step ${num(msg.step)} of thread ` +
-          `${str(msg.from_thread)} with your edits (that thread is untouched).`);
+        const text = `Running on thread ${str(msg.thread_id)}, forked from step ${num(msg.step)} of thread ` +
+          `${str(msg.from_thread)} with your edits (that thread is untouched).`;
+        FORKED.set(str(msg.thread_id), text);
+        if (FORKED.size > 32) FORKED.delete(FORKED.keys().next().value!);
+        say(text);
       }
     }
     return true;
@@ -353,5 +357,15 @@ export function stepPanel(model: RunModel): StepPanel {
     model.send({ type: "run_from", step: num(current.step), edits: editsNow() });
   });
 
-  return { el, open, receive };
+  function say(text: string): void {
+    mem.said = text;
+    footSaid.classList.remove("dnb-error");
+    setText(footSaid, text);
+    foot.hidden = false;
+    runFrom.hidden = !current;
+  }
+
+  if (mem.step) render(mem.step); // as it was before the view was displayed again
+  if (mem.said) say(mem.said);
+  return { el, open, say, receive };
 }
