@@ -44,6 +44,7 @@ RUN_MESSAGES: Kinds = {
     "follow_up": {"prompt": TEXT},
     "steer": {"message": TEXT},
     "graph": {},
+    "latest_step": {},
     "step_state": {"step": INT},
     "step_messages": {"step": INT, "before": INT},
     "step_file": {"step": INT, "path": TEXT},
@@ -56,7 +57,8 @@ showed, and which page of cards to show), a raw interrupt's answer (its ``value`
 by :func:`deepnb.engine.interrupts.check_answer_card`), and "fork here" on a step of the timeline (its
 ``step`` must be one the run wrote), and the box under the view: a follow-up on the thread once
 the run ended, or a message that steers it while it runs; the Graph tab's drawing, and the step
-state panel's asks: a step's state with its diff, an earlier page of its messages, one of its
+state panel's asks: a step's state with its diff (the run's latest step's, when its tab is chosen
+by itself), an earlier page of its messages, one of its
 files in full, and "Run from here" with the panel's edits (each ``step`` must be one the run
 wrote)."""
 
@@ -65,6 +67,7 @@ REQUIRED: Mapping[str, tuple[str, ...]] = {
     "pending_page": ("page",),
     "follow_up": ("prompt",),
     "steer": ("message",),
+    "step_state": ("step",),
     "step_messages": ("step", "before"),
     "step_file": ("step", "path"),
     "run_from": ("step", "edits"),

@@ -33,7 +33,8 @@ SCRIPT = (
     "open('lit.yaml', 'w').write('''agents:\n"
     "  main:\n"
     "    - text: 'Noting <img src=x onerror=\"window.__pwned=1\">.'\n"
-    "      tool_calls: [{name: write_file, args: {file_path: /notes.md, content: \"The launch is in June.\\\\n\"}}]\n"
+    "      tool_calls:\n"
+    '        - {name: write_file, args: {file_path: /notes.md, content: "The launch is in June.\\\\n"}}\n'
     "    - text: Looking it up.\n"
     "      tool_calls: [{name: slow_lookup, args: {topic: launch}}]\n"
     "    - text: Reading.\n"
@@ -54,7 +55,9 @@ RUN = "%%deepagent -a lit --new --bg -o run\nPlan the launch"
 RELEASE = "gate.set()"
 CHECK = (
     "forked = lit.threads()[0].thread_id\n"
-    "reads = lambda t: [m.content for m in lit.state_values(t)['messages'] if m.type == 'tool' and m.name == 'read_file']\n"
+    "def reads(t):\n"
+    "    said = lit.state_values(t)['messages']\n"
+    "    return [m.content for m in said if getattr(m, 'name', '') == 'read_file']\n"
     "print(forked != run.thread_id, 'May' in reads(forked)[-1], 'June' in reads(run.thread_id)[-1])"
 )
 
@@ -101,7 +104,9 @@ def test_the_graph_lights_the_running_node_and_a_step_edited_runs_on(
     diff = panel.locator(".dnb-step-diff")
     expect(diff).to_contain_text("from the start to step 1")
     expect(diff.locator(".dnb-add")).to_contain_text("+The launch is in June.")
-    expect(panel.locator(".dnb-step-message").nth(1)).to_contain_text('Noting <img src=x onerror="window.__pwned=1">.')
+    expect(panel.locator(".dnb-step-message").nth(1)).to_contain_text(
+        'Noting <img src=x onerror="window.__pwned=1">.'
+    )
     panel.locator(".dnb-step-file summary").click()
     panel.locator(".dnb-step-edit-file").click()
     editor = panel.get_by_role("textbox", name="Text of /notes.md")
@@ -109,7 +114,9 @@ def test_the_graph_lights_the_running_node_and_a_step_edited_runs_on(
     expect(panel.locator(".dnb-step-result")).to_have_text("1 edit to run from step 1")
     panel.screenshot(path=f"docs/images/run-step-state-{theme}.png")
     panel.get_by_role("button", name="Run from here").click()
-    expect(panel.locator(".dnb-step-result")).to_contain_text("forked from step 1 of thread", timeout=RUN_TIMEOUT)
+    expect(panel.locator(".dnb-step-result")).to_contain_text(
+        "forked from step 1 of thread", timeout=RUN_TIMEOUT
+    )
     expect(view).to_have_attribute("data-status", "done", timeout=RUN_TIMEOUT)
 
     check = code_cell(page, "forked = ")

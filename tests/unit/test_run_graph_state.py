@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import xml.etree.ElementTree as ET
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -250,10 +251,13 @@ def test_a_steps_state_and_diff_are_what_the_session_says(viewed: Any) -> None:
     assert wrote["path"] == "/notes.md" and "+The launch is in June." in wrote["lines"]
     editable = [m for m in first["messages"]["messages"] if m["editable"]]
     assert {m["kind"] for m in editable} == {"tool"}  # the last message is a tool's result here
-    latest = v.ask({"type": "step_state"})  # the Step state tab opened by itself: the latest step
+    latest = v.ask({"type": "latest_step"})  # the Step state tab chosen by itself: the latest step
     assert latest["step"] == 3 and latest["error"] == ""
-    refused = v.ask({"type": "step_state", "step": 7})
-    assert refused["error"] == "Step 7 is not one this run wrote: pick a step of its timeline."
+    before = len(v.sent)
+    v.view._handle_custom_msg({"type": "step_state", "step": 7}, [])  # no step of this run: forged
+    assert len(v.sent) == before and v.view.card_errors == {
+        "message": "Step 7 is not one this run wrote: pick a step of its timeline."
+    }
 
 
 def test_a_large_state_is_sent_within_bounds_and_its_parts_on_request(viewed: Any) -> None:
@@ -316,8 +320,12 @@ def test_a_secret_in_a_file_is_hidden_and_that_file_cannot_be_edited(
 # -- Run from here --------------------------------------------------------------------------------
 
 
-def test_run_from_here_forks_with_the_edits_and_the_view_goes_on_with_the_new_run(viewed: Any) -> None:
-    bench = deepnb.agent(unique("runfrom"), scripted(SCRIPT))
+@pytest.mark.parametrize("saved", ["memory", "sqlite"])
+def test_run_from_here_forks_with_the_edits_and_the_view_goes_on_with_the_new_run(
+    viewed: Any, saved: str, tmp_path: Path
+) -> None:
+    checkpointer = f"sqlite:{tmp_path / 'threads.db'}" if saved == "sqlite" else "memory"
+    bench = deepnb.agent(unique("runfrom"), scripted(SCRIPT), checkpointer=checkpointer)
     run = bench.run("Research the launch")
     thread = run.thread_id
     original = bench.history(thread)

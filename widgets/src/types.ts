@@ -156,7 +156,8 @@ export type RunOutgoing =
   | { type: "follow_up"; prompt: string }
   | { type: "steer"; message: string }
   | { type: "graph" }
-  | { type: "step_state"; step?: number }
+  | { type: "latest_step" }
+  | { type: "step_state"; step: number }
   | { type: "step_messages"; step: number; before: number }
   | { type: "step_file"; step: number; path: string }
   | { type: "run_from"; step: number; edits: StepEdit[] };

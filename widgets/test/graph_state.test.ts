@@ -135,7 +135,7 @@ describe("the step state panel", () => {
   it("sends the edits with Run from here, keeps them when refused, and says the new thread", () => {
     const { el, fake } = show();
     click(q(el, ".dnb-tab-state")); // the tab by itself: the run's latest step
-    assert.deepEqual(fake.sent, [{ type: "step_state" }]);
+    assert.deepEqual(fake.sent, [{ type: "latest_step" }]);
     fake.message(STATE(2));
     const panel = q(el, ".dnb-step-panel");
     click(q(panel, ".dnb-step-edit-file"));

@@ -19,7 +19,7 @@ const MESSAGES: Record<RunOutgoing["type"], "control" | "view"> = {
   stop: "control", sync: "view", expand: "control", refresh_tasks: "control", open_file: "control",
   threads: "control", show_thread: "control", decide: "control", always: "control", approve_all: "control",
   decide_every: "control", pending_page: "control", answer: "control", fork: "control", follow_up: "control",
-  steer: "control", graph: "control", step_state: "control", step_messages: "control", step_file: "control",
+  steer: "control", graph: "control", latest_step: "control", step_state: "control", step_messages: "control", step_file: "control",
   run_from: "control",
 };
 

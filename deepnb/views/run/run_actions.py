@@ -66,6 +66,8 @@ class RunActions:
 
         def _step_reply(self, kind: str, content: Mapping[str, Any]) -> dict[str, Any]: ...
 
+        def _own(self, step: Any) -> int: ...
+
     def _on_front_end_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
         """Act on a message from the front-end once it is one the view accepts, every field
         checked (and, for a card, checked against the card it answers); a refused one is
@@ -82,6 +84,8 @@ class RunActions:
             if kind == "show_thread" and not content.get("thread_id"):
                 raise DeepnbError("show_thread names no thread_id.")
             step = self._own_step(content.get("step")) if kind == "fork" else None
+            if kind in STEP_MESSAGES and "step" in content:  # a step of the panel: one the run wrote
+                self._own(content["step"])
             if kind == "pending_page" and content["page"] < 0:
                 raise DeepnbError(f"There is no page {content['page']} of approval cards.")
         except DeepnbError as exc:

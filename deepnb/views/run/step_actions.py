@@ -18,7 +18,7 @@ from deepnb.session.run import Run
 from deepnb.views.run.graph_tab import bounded_path, scene_message
 from deepnb.views.run.step_panel import file_message, messages_page, state_message, update_of
 
-STEP_MESSAGES = ("graph", "step_state", "step_messages", "step_file", "run_from")
+STEP_MESSAGES = ("graph", "latest_step", "step_state", "step_messages", "step_file", "run_from")
 """The messages these actions answer (their fields: :data:`deepnb.views.messages.RUN_MESSAGES`)."""
 
 
@@ -48,21 +48,23 @@ class StepActions:
             return list(range(state.first_step + 1, state.thread_step + 1))
 
     def _own(self, step: Any) -> int:
+        """``step``, refused unless it is one this run wrote (checked before anything acts)."""
         steps = self._steps()
-        if step is None and steps:  # the panel opened without a step: the run's latest
-            return steps[-1]
-        if step is None:
-            raise DeepnbError("This run wrote no step yet: its steps show here as it writes them.")
         if step not in steps:
             raise DeepnbError(f"Step {step} is not one this run wrote: pick a step of its timeline.")
         return int(step)
 
     def _step_reply(self, kind: str, content: Mapping[str, Any]) -> dict[str, Any]:
         """The reply to one of :data:`STEP_MESSAGES` (its ``error`` says a refusal, in one line)."""
-        reply_type = {"graph": "graph", "run_from": "ran_from"}.get(kind, kind)
+        reply_type = {"run_from": "ran_from", "latest_step": "step_state"}.get(kind, kind)
         try:
             if kind == "graph":
                 return self._graph()
+            if kind == "latest_step":  # the Step state tab chosen by itself: the run's latest
+                steps = self._steps()
+                if not steps:
+                    raise DeepnbError("This run wrote no step yet: its steps show here as it writes them.")
+                content = {"step": steps[-1]}
             step = self._own(content.get("step"))
             session = self._session()
             thread = self.run.thread_id

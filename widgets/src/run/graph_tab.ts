@@ -135,6 +135,9 @@ export function graphTab(model: RunModel, mem: PanelMemory): GraphTab {
 
   function opened(): void {
     if (asked) return;
+    if (!model.get("live_controls") && model.get("status") === "running") { // the cell holds the kernel
+      setText(said, "The graph is drawn once the cell ends: the kernel answers the view then (--bg draws it during the run).");
+    }
     if (mem.scene) { // drawn before this render: the kernel is not asked again
       asked = true;
       shown(mem.scene);

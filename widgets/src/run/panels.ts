@@ -33,7 +33,7 @@ export function panels(model: RunModel, mem: PanelMemory): Panels {
   const state = stepPanel(model, mem);
   const tabs: Record<Tab, { button: HTMLButtonElement; panel: HTMLElement }> = {
     graph: { button: asksKernel(smallButton("dnb-tab dnb-tab-graph", "Graph", "The agent's graph, lit as the run goes")), panel: graph.el },
-    state: { button: smallButton("dnb-tab dnb-tab-state", "Step state", "A step's state, what it changed, edit and run from there"), panel: state.el },
+    state: { button: asksKernel(smallButton("dnb-tab dnb-tab-state", "Step state", "A step's state, what it changed, edit and run from there")), panel: state.el },
   };
   let shown: Tab | null = null;
   for (const [name, tab] of Object.entries(tabs) as [Tab, { button: HTMLButtonElement; panel: HTMLElement }][]) {

@@ -59,7 +59,9 @@ export function stepPanel(model: RunModel, mem: PanelMemory): StepPanel {
   slider.setAttribute("aria-label", "Step of the thread");
   label.append(slider);
   const where = h("span", "dnb-step-where");
-  nav.append(label, where);
+  const latest = asksKernel(smallButton("dnb-btn dnb-step-latest", "Latest step", "The run's latest step, as it is now"));
+  latest.addEventListener("click", () => askLatest());
+  nav.append(label, where, latest);
   const said = h("div", "dnb-step-said dnb-muted", "Click a step of the timeline (or its State button) to see its state.");
   said.setAttribute("role", "status");
   const body = h("div", "dnb-step-content");
@@ -83,16 +85,20 @@ export function stepPanel(model: RunModel, mem: PanelMemory): StepPanel {
 
   function open(step?: number): void {
     if (step === undefined) {
-      if (current || asking !== -1) return; // it shows a step, or one is on its way
-      asking = -2; // the latest, whichever it is
-      setText(said, "Reading the run's latest step…");
-      model.send({ type: "step_state" });
+      if (!current && asking === -1) askLatest(); // unless it shows a step, or one is on its way
       return;
     }
     asking = step;
     setText(said, `Reading step ${step}…`);
     said.classList.remove("dnb-error");
     model.send({ type: "step_state", step });
+  }
+
+  function askLatest(): void {
+    asking = -2; // the latest, whichever it is
+    setText(said, "Reading the run's latest step…");
+    said.classList.remove("dnb-error");
+    model.send({ type: "latest_step" });
   }
 
   function renderDiff(diff: StepDiff): HTMLElement {
