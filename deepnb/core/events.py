@@ -216,6 +216,25 @@ class NodeUpdated(Event):
     values: Mapping[str, Any]
 
 
+@dataclass(frozen=True, slots=True)
+class NodeStarted(Event):
+    """A node of the agent's graph (a middleware hook, the model, the tools, a graph's own node)
+    began: ``node`` as the agent's drawing names it (``parent:node`` inside a subgraph drawn
+    inline), ``task_id`` LangGraph's task running it (what :class:`NodeFinished` names)."""
+
+    node: str
+    task_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class NodeFinished(Event):
+    """A node's task ended (``error``: it raised)."""
+
+    node: str
+    task_id: str
+    error: str | None = None
+
+
 def is_thread_step(event: Event) -> bool:
     """Whether ``event`` is one of the thread's steps: a model call of the main agent (each adds
     its AI message to the thread), or a node's update in a graph that does not speak messages."""
@@ -521,7 +540,7 @@ class EventTranslator:
         elif mode == "updates":
             yield from self._updates(agent, data, top=not namespace)
         elif mode == "tasks":
-            yield from self._task(agent, data)
+            yield from self._task(agent, data, namespace)
         elif mode == "custom":
             if isinstance(data, Mapping) and data.get("type") == STEERED:
                 yield Steered(agent, str(data.get("text") or ""))
@@ -770,8 +789,9 @@ class EventTranslator:
             error = str(data.get("error") or "failed") if data.get("phase") == "error" else None
             yield SubagentFinished(agent, f"js:{dispatch}", path, error)
 
-    def _task(self, agent: str, data: Mapping[str, Any]) -> Iterator[Event]:
+    def _task(self, agent: str, data: Mapping[str, Any], namespace: Sequence[str] = ()) -> Iterator[Event]:
         task_id = str(data.get("id"))
+        yield from self._node(agent, data, namespace)
         if "input" in data:
             if data.get("name") != "tools" or not isinstance(data["input"], list):
                 return
@@ -800,6 +820,27 @@ class EventTranslator:
                 str(error) if error else None,
                 interrupted=bool(data.get("interrupts")),
             )
+
+    def _node(self, agent: str, data: Mapping[str, Any], namespace: Sequence[str]) -> Iterator[Event]:
+        """A node's start or end (the ``tasks`` stream's chunks), named as the agent's drawing
+        names it: within a subgraph that is itself a node (no subagent), ``parent:node``."""
+        name = data.get("name")
+        if not isinstance(name, str) or not name:
+            return
+        inline: list[str] = []
+        for part in namespace:
+            node, _, task_id = part.partition(":")
+            if task_id in self._paths or task_id in self._js_active:
+                inline = []  # a subagent's own graph begins here
+            else:
+                inline.append(node)
+        node = ":".join([*inline, name])
+        task_id = str(data.get("id"))
+        if "input" in data:
+            yield NodeStarted(agent, node, task_id)
+        elif "result" in data or "error" in data:
+            error = data.get("error")
+            yield NodeFinished(agent, node, task_id, str(error) if error else None)
 
 
 def _rewrites_all(messages: Sequence[Any]) -> bool:

@@ -36,6 +36,7 @@ from deepnb.engine import steering
 from deepnb.engine.anatomy import ListsItsTools, tools_by_agent
 from deepnb.engine.approvals import ApprovalRequest, normalize, preview, tool_schema
 from deepnb.engine.files.changed import Change, ListingWatch, watch_files
+from deepnb.engine.graph_path import GraphPath
 from deepnb.engine.history import node_steps, thread_step
 from deepnb.engine.interpreter import Interpreter
 from deepnb.engine.interrupts import PendingInterrupt, check_answer
@@ -155,6 +156,7 @@ class Run(LiveDisplayable):
         approval); ``None`` while it runs, or where the checkpointer could not be read."""
         self._fresh_thread = False
         self._timeline = Timeline()
+        self._path = GraphPath()
         self._ended: list[Callable[[], None]] = []
         self.output: Any = None
         """Once done: the structured response where the agent has a ``response_format``, the
@@ -583,6 +585,7 @@ class Run(LiveDisplayable):
             events = self._redactor.feed(event)
             for redacted in events:
                 self._timeline.note(redacted, self.state.clock())
+                self._path.note(redacted)
                 self.state.apply(redacted)
                 if isinstance(redacted, RECORDED):
                     self.log.append(redacted)
@@ -600,6 +603,20 @@ class Run(LiveDisplayable):
         ``%deepagent fork --at STEP``)."""
         with self._lock:
             return self._timeline.records()
+
+    @property
+    def graph_path(self) -> dict[str, Any]:
+        """The run's path through its agent's graph (``bench.draw_graph()`` names its nodes):
+        ``active`` (the nodes running now), ``visits`` (node → times it ran), ``edges``
+        (``[source, target, times]`` it went along), ``tools`` (the tools running now, by the
+        node that runs them) and ``failed`` (the node that raised, or ``None``)."""
+        with self._lock:
+            return self._path.to_dict()
+
+    @property
+    def graph_path_version(self) -> int:
+        """Changes whenever the graph path does."""
+        return self._path.version
 
     @property
     def timeline_version(self) -> int:

@@ -11,14 +11,23 @@ with a line that says how many are left out (``drawing.shape`` keeps them all).
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from deepnb.engine.graph_shape import GraphCluster, GraphDrawing, GraphEdge, GraphNode, GraphShape
 from deepnb.views.graph_layout import NODE_HEIGHT, layout
 
-__all__ = ["MAX_DRAWN", "SVG_START", "fold", "graph_bundle", "graph_svg", "graph_text"]
+__all__ = [
+    "MAX_DRAWN",
+    "SVG_START",
+    "fold",
+    "graph_bundle",
+    "graph_scene",
+    "graph_svg",
+    "graph_text",
+    "scene_svg",
+]
 
 MAX_DRAWN = 300
 """Nodes drawn at most: a larger graph is drawn folded."""
@@ -164,36 +173,131 @@ def _blocks(shape: GraphShape) -> dict[str | None, list[GraphCluster]]:
     return found
 
 
-def graph_svg(drawing: GraphDrawing) -> str:
-    """The drawing as an SVG document (every name escaped)."""
-    shape, note = fold(drawing.shape)
+Shape = dict[str, Any]
+"""One drawn shape of a scene: ``{"t": "node" | "edge" | "cluster" | "subgraph", ...}`` with its
+attributes as the SVG writes them (numbers already formatted), its names clipped, not escaped."""
+
+
+def graph_scene(drawing: GraphDrawing, *, limit: int = MAX_DRAWN) -> dict[str, Any]:
+    """The drawing laid out, as data: ``{agent, title, note, width, height, shapes}``, the
+    shapes in the order they are drawn. :func:`graph_svg` writes it as SVG; the run view's
+    Graph tab draws the same scene in the browser and lights its nodes by ``id``. A graph of
+    more than ``limit`` nodes is drawn folded (:func:`fold`)."""
+    shape, note = fold(drawing.shape, limit)
     root = _block(shape, None, _blocks(shape))
     by_id = {n.id: n for n in shape.nodes}
-    parts: list[str] = []
+    shapes: list[Shape] = []
     placed: dict[str, tuple[float, float, float]] = {}
-    _draw(root, PAD, HEAD + PAD + (16 if note else 0), shape, by_id, parts, placed)
+    _draw(root, PAD, HEAD + PAD + (16 if note else 0), shape, by_id, shapes, placed)
     # edges between blocks (a node to the subagent it runs)
     for edge in shape.edges:
         if edge.source in placed and edge.target in placed and not _inside(root, edge):
             (x1, y1, w1), (x2, y2, w2) = placed[edge.source], placed[edge.target]
-            parts.append(_line([(x1 + w1 / 2, y1), (x2 - w2 / 2, y2)], edge))
+            shapes.append(_line([(x1 + w1 / 2, y1), (x2 - w2 / 2, y2)], edge))
     title = f"Agent {drawing.agent!r}: {_counts(drawing.shape)}"
     longest = max(len(title) * 1.1, len(note))  # the title is bold
     width = max(root.width, longest * CHAR_WIDTH) + 2 * PAD
     height = root.height + 2 * PAD + HEAD + (16 if note else 0)
+    return {
+        "agent": drawing.agent,
+        "title": title,
+        "note": note,
+        "width": f"{width:.0f}",
+        "height": f"{height:.0f}",
+        "shapes": shapes,
+    }
+
+
+def graph_svg(drawing: GraphDrawing, path: Mapping[str, Any] | None = None) -> str:
+    """The drawing as an SVG document (every name escaped). With ``path`` (``run.graph_path``):
+    the nodes the run went through and the edges it took marked, the nodes running now lit."""
+    return scene_svg(graph_scene(drawing), path)
+
+
+def scene_svg(scene: Mapping[str, Any], path: Mapping[str, Any] | None = None) -> str:
+    """A scene (:func:`graph_scene`) as an SVG document, ``path`` marked on it."""
+    width, height, note = scene["width"], scene["height"], scene["note"]
     head = [
-        f'<rect x="0" y="0" width="{width:.0f}" height="{height:.0f}" rx="6" '
-        'fill="#ffffff" stroke="#d0d0d0"/>',
-        f'<text x="{PAD:.0f}" y="{PAD + 6:.0f}" font-weight="bold">{_esc(title)}</text>',
+        f'<rect x="0" y="0" width="{width}" height="{height}" rx="6" fill="#ffffff" stroke="#d0d0d0"/>',
+        f'<text x="{PAD:.0f}" y="{PAD + 6:.0f}" font-weight="bold">{_esc(scene["title"])}</text>',
     ]
     if note:
         head.append(f'<text x="{PAD:.0f}" y="{PAD + 22:.0f}" fill="#9a3412">{_esc(note)}</text>')
+    marks = _marks(path)
+    drawn = [_shape_svg(item, marks) for item in scene["shapes"]]
     return (
-        f'{SVG_START} width="{width:.0f}" height="{height:.0f}" '
-        f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="sans-serif" font-size="11">'
+        f'{SVG_START} width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">'
         '<defs><marker id="dnb-arrow" viewBox="0 0 8 8" refX="8" refY="4" markerWidth="7" '
         'markerHeight="7" orient="auto-start-reverse">'
-        '<path d="M0,0 L8,4 L0,8 z" fill="#666"/></marker></defs>' + "".join(head + parts) + "</svg>"
+        '<path d="M0,0 L8,4 L0,8 z" fill="#666"/></marker></defs>' + "".join(head + drawn) + "</svg>"
+    )
+
+
+@dataclass(frozen=True)
+class _Marks:
+    visited: frozenset[str] = frozenset()
+    active: frozenset[str] = frozenset()
+    taken: frozenset[tuple[str, str]] = frozenset()
+    failed: str | None = None
+
+
+def _marks(path: Mapping[str, Any] | None) -> _Marks:
+    if not path:
+        return _Marks()
+    edges = path.get("edges") or []
+    return _Marks(
+        frozenset(str(n) for n in path.get("visits") or {}),
+        frozenset(str(n) for n in path.get("active") or []),
+        frozenset((str(e[0]), str(e[1])) for e in edges if isinstance(e, list | tuple) and len(e) >= 2),
+        str(path["failed"]) if path.get("failed") else None,
+    )
+
+
+PATH_COLOR = "#d97706"
+"""The colour of the path taken: its nodes' outline and its edges."""
+ACTIVE_FILL = "#fde68a"
+FAILED_COLOR = "#b91c1c"
+
+
+def _shape_svg(item: Shape, marks: _Marks) -> str:
+    kind = item["t"]
+    if kind == "node":
+        node_id = item["id"]
+        cls, stroke, fill, extra = f"dnb-node dnb-{item['kind']}", "#555", item["fill"], ""
+        if node_id in marks.visited:
+            cls, stroke, extra = cls + " dnb-visited", PATH_COLOR, ' stroke-width="2"'
+        if node_id in marks.active:
+            cls, fill = cls + " dnb-active", ACTIVE_FILL
+        if node_id == marks.failed:
+            cls, stroke = cls + " dnb-failed", FAILED_COLOR
+        return (
+            f'<g class="{cls}"><title>{_esc(node_id)}</title>'
+            f'<rect x="{item["x"]}" y="{item["y"]}" width="{item["w"]}" height="{item["h"]}" '
+            f'rx="{item["rx"]}" fill="{fill}" stroke="{stroke}"{extra}/>'
+            f'<text x="{item["tx"]}" y="{item["ty"]}" text-anchor="middle" fill="#1a1a1a">'
+            f"{_esc(item['label'])}</text></g>"
+        )
+    if kind == "edge":
+        dash = ' stroke-dasharray="5 4"' if item["dash"] else ""
+        label = f"<title>{_esc(item['label'])}</title>" if item["label"] else ""
+        taken = (item["s"], item["e"]) in marks.taken
+        cls, stroke = ("dnb-edge dnb-taken", PATH_COLOR) if taken else ("dnb-edge", "#666")
+        width = ' stroke-width="2"' if taken else ""
+        return (
+            f'<path class="{cls}" d="{item["d"]}" fill="none" stroke="{stroke}"{width}{dash} '
+            f'marker-end="url(#dnb-arrow)">{label}</path>'
+        )
+    if kind == "subgraph":
+        return (
+            f'<g class="dnb-subgraph"><rect x="{item["x"]}" y="{item["y"]}" width="{item["w"]}" '
+            f'height="{item["h"]}" rx="6" fill="none" stroke="#b6b6b6" stroke-dasharray="2 2"/>'
+            f'<text x="{item["tx"]}" y="{item["ty"]}" fill="#666">{_esc(item["label"])}</text></g>'
+        )
+    return (
+        f'<g class="dnb-cluster"><rect x="{item["x"]}" y="{item["y"]}" width="{item["w"]}" '
+        f'height="{item["h"]}" rx="8" fill="#fafafa" stroke="#8a8a8a"/>'
+        f'<text x="{item["tx"]}" y="{item["ty"]}" font-weight="bold">{_esc(item["label"])}</text></g>'
     )
 
 
@@ -209,7 +313,7 @@ def _draw(
     dy: float,
     shape: GraphShape,
     by_id: dict[str, GraphNode],
-    parts: list[str],
+    parts: list[Shape],
     placed: dict[str, tuple[float, float, float]],
 ) -> None:
     for node_id, (x, y) in block.positions.items():
@@ -226,10 +330,16 @@ def _draw(
             y0 = min(y for _, y, _ in boxes) - NODE_HEIGHT / 2 - PAD
             y1 = max(y for _, y, _ in boxes) + NODE_HEIGHT / 2 + PAD / 2
             parts.append(
-                f'<g class="dnb-subgraph"><rect x="{x0:.1f}" y="{y0:.1f}" width="{x1 - x0:.1f}" '
-                f'height="{y1 - y0:.1f}" rx="6" fill="none" stroke="#b6b6b6" stroke-dasharray="2 2"/>'
-                f'<text x="{x0 + 4:.1f}" y="{y0 + 10:.1f}" fill="#666">'
-                f"{_esc(_clip(cluster.label))}</text></g>"
+                {
+                    "t": "subgraph",
+                    "x": f"{x0:.1f}",
+                    "y": f"{y0:.1f}",
+                    "w": f"{x1 - x0:.1f}",
+                    "h": f"{y1 - y0:.1f}",
+                    "tx": f"{x0 + 4:.1f}",
+                    "ty": f"{y0 + 10:.1f}",
+                    "label": _clip(cluster.label),
+                }
             )
     pairs = {(e.source, e.target) for e, _ in block.edges}
     for edge, points in block.edges:
@@ -242,23 +352,36 @@ def _draw(
     for cluster, child, cx, cy in block.children:
         x0, y0 = dx + cx - PAD, dy + cy - HEAD
         parts.append(
-            f'<g class="dnb-cluster"><rect x="{x0:.1f}" y="{y0:.1f}" width="{child.width + 2 * PAD:.1f}" '
-            f'height="{child.height + HEAD + PAD:.1f}" rx="8" fill="#fafafa" stroke="#8a8a8a"/>'
-            f'<text x="{x0 + 8:.1f}" y="{y0 + 16:.1f}" font-weight="bold">'
-            f"{_esc('subagent ' + _clip(cluster.label))}</text></g>"
+            {
+                "t": "cluster",
+                "x": f"{x0:.1f}",
+                "y": f"{y0:.1f}",
+                "w": f"{child.width + 2 * PAD:.1f}",
+                "h": f"{child.height + HEAD + PAD:.1f}",
+                "tx": f"{x0 + 8:.1f}",
+                "ty": f"{y0 + 16:.1f}",
+                "label": "subagent " + _clip(cluster.label),
+            }
         )
         _draw(child, dx + cx, dy + cy, shape, by_id, parts, placed)
 
 
-def _node(node: GraphNode, x: float, y: float, w: float) -> str:
+def _node(node: GraphNode, x: float, y: float, w: float) -> Shape:
     rx = NODE_HEIGHT / 2 if node.kind in ("start", "end") else 5
-    return (
-        f'<g class="dnb-node dnb-{node.kind}"><title>{_esc(node.id)}</title>'
-        f'<rect x="{x - w / 2:.1f}" y="{y - NODE_HEIGHT / 2:.1f}" width="{w:.1f}" height="{NODE_HEIGHT:.0f}" '
-        f'rx="{rx:.0f}" fill="{FILL.get(node.kind, FILL["node"])}" stroke="#555"/>'
-        f'<text x="{x:.1f}" y="{y + 4:.1f}" text-anchor="middle" fill="#1a1a1a">'
-        f"{_esc(_clip(node.label))}</text></g>"
-    )
+    return {
+        "t": "node",
+        "id": node.id,
+        "kind": node.kind,
+        "label": _clip(node.label),
+        "x": f"{x - w / 2:.1f}",
+        "y": f"{y - NODE_HEIGHT / 2:.1f}",
+        "w": f"{w:.1f}",
+        "h": f"{NODE_HEIGHT:.0f}",
+        "rx": f"{rx:.0f}",
+        "fill": FILL.get(node.kind, FILL["node"]),
+        "tx": f"{x:.1f}",
+        "ty": f"{y + 4:.1f}",
+    }
 
 
 def _line(
@@ -266,8 +389,7 @@ def _line(
     edge: GraphEdge,
     block: _Block | None = None,
     by_id: dict[str, GraphNode] | None = None,
-) -> str:
-    dash = ' stroke-dasharray="5 4"' if edge.conditional else ""
+) -> Shape:
     if len(points) == 1:  # a self-loop: a small arc on the node's right
         x, y = points[0]
         w = _width(by_id[edge.source]) if by_id and edge.source in by_id else 60.0
@@ -284,11 +406,14 @@ def _line(
             start, end = points[0], points[-1]
         middle = points[1:-1]
         path = "M" + " L".join(f"{x:.1f},{y:.1f}" for x, y in [start, *middle, end])
-    label = f"<title>{_esc(edge.label)}</title>" if edge.label else ""
-    return (
-        f'<path class="dnb-edge" d="{path}" fill="none" stroke="#666"{dash} '
-        f'marker-end="url(#dnb-arrow)">{label}</path>'
-    )
+    return {
+        "t": "edge",
+        "s": edge.source,
+        "e": edge.target,
+        "d": path,
+        "dash": edge.conditional,
+        "label": edge.label,
+    }
 
 
 def _counts(shape: GraphShape) -> str:

@@ -43,6 +43,12 @@ RUN_MESSAGES: Kinds = {
     "fork": {"step": INT},
     "follow_up": {"prompt": TEXT},
     "steer": {"message": TEXT},
+    "graph": {},
+    "latest_step": {},
+    "step_state": {"step": INT},
+    "step_messages": {"step": INT, "before": INT},
+    "step_file": {"step": INT, "path": TEXT},
+    "run_from": {"step": INT, "edits": (list,)},
 }
 """What the run view's front-end sends: Stop, a resync, the whole of a folded transcript, a file
 to show, the thread switcher's list and one thread to show, the async tasks' refresh, the
@@ -50,13 +56,21 @@ approval cards' decisions (Approve all / Reject all over every page, with the co
 showed, and which page of cards to show), a raw interrupt's answer (its ``value`` is checked to be JSON data
 by :func:`deepnb.engine.interrupts.check_answer_card`), and "fork here" on a step of the timeline (its
 ``step`` must be one the run wrote), and the box under the view: a follow-up on the thread once
-the run ended, or a message that steers it while it runs."""
+the run ended, or a message that steers it while it runs; the Graph tab's drawing, and the step
+state panel's asks: a step's state with its diff (the run's latest step's, when its tab is chosen
+by itself), an earlier page of its messages, one of its
+files in full, and "Run from here" with the panel's edits (each ``step`` must be one the run
+wrote)."""
 
 REQUIRED: Mapping[str, tuple[str, ...]] = {
     "decide_every": ("act", "expected"),
     "pending_page": ("page",),
     "follow_up": ("prompt",),
     "steer": ("message",),
+    "step_state": ("step",),
+    "step_messages": ("step", "before"),
+    "step_file": ("step", "path"),
+    "run_from": ("step", "edits"),
 }
 """Fields a message of these kinds must carry (the other kinds' fields are checked where they are
 used: a card message against its card)."""

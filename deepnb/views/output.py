@@ -12,6 +12,7 @@ import anywidget
 from deepnb.core import events as ev
 from deepnb.core.graphs.structured import output_rows
 from deepnb.session.run import Run
+from deepnb.views.run.graph_tab import graph_section
 from deepnb.views.run.run_view import RunView
 from deepnb.views.run.snapshot import snapshot_bundle
 from deepnb.views.run.turns import turns_bundle
@@ -38,8 +39,17 @@ def run_snapshot(run: Run) -> dict[str, str]:
 
 
 def view_snapshot(view: RunView) -> dict[str, str]:
-    """A run view's static snapshot now: every turn it shows (the follow-ups its box sent too)."""
-    return turns_bundle([run_snapshot(run) for run in view.runs], view.follow_up_cell)
+    """A run view's static snapshot now: every turn it shows (the follow-ups its box sent too),
+    and, once its Graph tab drew the agent's graph, that drawing with the latest run's path."""
+    bundle = turns_bundle([run_snapshot(run) for run in view.runs], view.follow_up_cell)
+    if view.graph_scene is None:
+        return bundle
+    html, text = graph_section(view.graph_scene, view.run.graph_path)
+    return {
+        **bundle,
+        "text/html": bundle["text/html"] + "\n" + html,
+        "text/plain": bundle["text/plain"] + "\n" + text,
+    }
 
 
 def run_bundle(run: Run, *, live_controls: bool = True) -> dict[str, Any]:
@@ -80,4 +90,5 @@ def show_run(run: Run, *, live_controls: bool = True, into: Starting | None = No
 
     watch(run)
     view.on_turn(on_turn)
+    view.on_graph(update)  # the drawing the Graph tab made is kept in the saved notebook
     return view

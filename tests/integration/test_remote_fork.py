@@ -143,3 +143,51 @@ def test_a_served_agent_is_drawn_from_the_servers_drawing(agent_server: AgentSer
     assert given.notes == (note,) and note in repr(given)
     counter = deepnb.connect(agent_server.url, "counter", name=unique("counter")).draw_graph()
     assert {"add"} <= {n.id for n in counter.shape.nodes}
+
+
+def test_a_served_runs_view_draws_its_path_shows_a_step_and_runs_on_from_an_edit(
+    agent_server: AgentServer,
+) -> None:
+    """The run view's Graph tab, step state panel and Run from here speak only the session
+    protocol: on a served agent they light the server's drawing from the streamed node starts,
+    read a step through the thread-state API, and fork and resume there."""
+    from deepnb.views.run.run_view import RunView
+
+    bench = connect(agent_server)
+    run = bench.run("Plan the launch", new_thread=True)
+    run.pending[0].approve()
+    assert run.wait(WAIT).status == "done", run.error
+    view = RunView(run)
+    sent: list[dict[str, Any]] = []
+    view.send = lambda message, buffers=None: sent.append(message)  # type: ignore[method-assign]
+
+    def ask(message: dict[str, Any]) -> dict[str, Any]:
+        view._handle_custom_msg(message, [])
+        return sent[-1]
+
+    try:
+        graph = ask({"type": "graph"})
+        drawn = {s["id"] for s in graph["scene"]["shapes"] if s["t"] == "node"}
+        assert graph["error"] == "" and drawn == {n.id for n in bench.draw_graph().shape.nodes}
+        main_nodes = {node for node in view.graph_path["visits"] if "/" not in node}
+        assert {"__start__", "model", "tools", "__end__"} <= main_nodes <= drawn
+        last = max(bench.history(run.thread_id).fork_at)
+        state = ask({"type": "step_state", "step": last})
+        assert state["error"] == "" and [(f["path"], f["text"]) for f in state["files"]] == [
+            ("/notes.md", "Launch: May\n")
+        ]
+        assert [t["content"] for t in state["todos"]] == [
+            t["content"] for t in bench.state(run.thread_id, last).todos
+        ]
+        first = ask({"type": "step_state", "step": 1})
+        todos = [{"content": "Ask someone else", "status": "in_progress"}]
+        reply = ask({"type": "run_from", "step": 1, "edits": [{"kind": "todos", "todos": todos}]})
+        assert reply["error"] == "" and first["error"] == ""
+        later = view.run
+        assert later.thread_id == reply["thread_id"] != run.thread_id
+        later.wait(WAIT)
+        assert later.status in ("done", "interrupted"), later.error
+        assert bench.state(reply["thread_id"], 1).todos == todos
+        assert bench.state(run.thread_id, 1).todos != todos  # the original thread untouched
+    finally:
+        view.close()

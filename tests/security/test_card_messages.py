@@ -63,6 +63,12 @@ VALID: dict[str, dict[str, Any]] = {
     "fork": {"type": "fork", "step": 2},
     "follow_up": {"type": "follow_up", "prompt": "And then?"},
     "steer": {"type": "steer", "message": "Focus"},
+    "graph": {"type": "graph"},
+    "latest_step": {"type": "latest_step"},
+    "step_state": {"type": "step_state", "step": 1},
+    "step_messages": {"type": "step_messages", "step": 1, "before": 1},
+    "step_file": {"type": "step_file", "step": 1, "path": "/a.md"},
+    "run_from": {"type": "run_from", "step": 1, "edits": [{"kind": "file", "path": "/a.md", "text": "x"}]},
 }
 """One well-formed message of each kind the run view accepts (``answer`` answers a raw interrupt:
 tests/security/test_answer_messages.py forges it against one)."""
@@ -112,6 +118,8 @@ FORGED: dict[str, list[tuple[str, Any]]] = {
         ("none", None),
     ],
     "message": [("missing", ...), ("int", 5), ("list", ["Focus"]), ("bool", True)],
+    "before": [("missing", ...), ("text", "1"), ("float", 1.0), ("bool", True)],
+    "edits": [("missing", ...), ("text", "x"), ("object", {"kind": "file"}), ("none", None)],
 }
 EXTRA = ("extra field", "index_all")
 

@@ -40,8 +40,12 @@ def _deep_agent(model: Any, **options: Any) -> Any:
 
 
 def _translate(chunks: list[tuple]) -> list[ev.Event]:
+    """The events of ``chunks`` but the nodes' starts and ends (test_graph_path.py has those)."""
     translator = ev.EventTranslator()
-    return [event for chunk in chunks for event in translator.translate(chunk)]
+    nodes = (ev.NodeStarted, ev.NodeFinished)
+    return [
+        event for chunk in chunks for event in translator.translate(chunk) if not isinstance(event, nodes)
+    ]
 
 
 def _collapse(kinds: list[str]) -> list[str]:

@@ -25,10 +25,11 @@ import { peekView } from "./run/file_peek";
 import { givenView } from "./run/given";
 import { asksKernel, kernelGate } from "./run/kernel_gate";
 import { outputView } from "./run/output";
+import { panels as panelsView } from "./run/panels";
 import { questionsView } from "./run/questions";
 import { headerView } from "./run/header";
 import { liveModel } from "./run/live_model";
-import { runMemory } from "./run/memory";
+import { panelMemory, runMemory } from "./run/memory";
 import { treeView } from "./run/subagent_tree";
 import { threadsView } from "./run/threads";
 import { timelineView } from "./run/timeline";
@@ -81,14 +82,15 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
   const approvals = approvalsView(model, st, undefined, gone);
   const questions = questionsView(model, st, undefined, gone);
   const threads = threadsView(model);
-  const timeline = timelineView(model);
+  const panels = panelsView(model, panelMemory(st)); // the Graph tab and the step state panel
+  const timeline = timelineView(model, panels.openStep);
   const turns = turnsView(model); // the turns before a follow-up sent from the box
   const compose = composeView(model, () => !gone());
   const filesEl = h("div", "dnb-files");
   const filesPeek = h("div", "dnb-files-peek"); // a file opened from "Files changed" shows right under it
   const errorEl = h("div", "dnb-error dnb-run-error");
   root.append(style, header.el, given.el, peek.el, todos.el, tree.el, tasks.el, tools.el, turns.el, transcript, output.el,
-    questions.el, approvals.el, approvals.log, filesEl, filesPeek, errorEl, compose.el, turns.cell, timeline.el, threads.el, live.el);
+    questions.el, approvals.el, approvals.log, filesEl, filesPeek, errorEl, compose.el, turns.cell, timeline.el, panels.el, threads.el, live.el);
   el.replaceChildren(root);
 
   // The main transcript shows the main agent's items; a subagent's items go to its node in the
@@ -186,7 +188,7 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
 
   function onMessage(msg: unknown): void {
     if (isObj(msg) && msg.type === "file") peek.receive(msg as FileMessage);
-    else if (!compose.receive(msg) && !timeline.receive(msg)) threads.receive(msg);
+    else if (!compose.receive(msg) && !timeline.receive(msg) && !panels.receive(msg)) threads.receive(msg);
   }
 
   function renderProgress(): void {
@@ -283,13 +285,14 @@ function render({ model: widget, el }: { model: AnyModel<RunTraits>; el: HTMLEle
     "change:output": output.render,
     "change:error": renderError,
     "change:agent": renderHeader,
-    "change:thread_id": header.renderHeader,
+    "change:thread_id": () => { header.renderHeader(); panels.renderThread(); },
     "change:live_controls": renderControls,
     "change:stop_hint": renderControls,
     "change:turns": turns.render,
     "change:follow_up_cell": turns.render,
     "change:code_css": renderCss,
     "change:timeline": renderTimeline,
+    "change:graph_path": panels.renderPath,
   };
 
   renderCss();

@@ -97,6 +97,8 @@ export interface RunTraits extends Omit<RunStateJSON, "async_tasks"> {
   turns?: EarlierTurn[];
   /** The first line of a cell that sends a follow-up on this thread ("" until the box sent one). */
   follow_up_cell?: string;
+  /** The run's path through its graph, once the Graph tab drew it (absent from older views). */
+  graph_path?: GraphPathData;
 }
 
 /** The answer to the box: the follow-up or the steering message went through, or why not. */
@@ -152,7 +154,66 @@ export type RunOutgoing =
   | { type: "answer"; interrupt_id: string; value: unknown }
   | { type: "fork"; step: number }
   | { type: "follow_up"; prompt: string }
-  | { type: "steer"; message: string };
+  | { type: "steer"; message: string }
+  | { type: "graph" }
+  | { type: "latest_step" }
+  | { type: "step_state"; step: number }
+  | { type: "step_messages"; step: number; before: number }
+  | { type: "step_file"; step: number; path: string }
+  | { type: "run_from"; step: number; edits: StepEdit[] };
+
+// -- the Graph tab and the step state panel (deepnb/views/run/graph_tab.py, step_panel.py) ------
+
+/** One drawn shape of the agent's graph, its attributes as the SVG writes them. */
+export interface GraphShape {
+  t: "node" | "edge" | "cluster" | "subgraph";
+  id?: string; kind?: string; label?: string; fill?: string;
+  x?: string; y?: string; w?: string; h?: string; rx?: string; tx?: string; ty?: string;
+  s?: string; e?: string; d?: string; dash?: boolean;
+}
+
+export interface GraphScene {
+  agent: string; title: string; note: string; width: string; height: string; shapes: GraphShape[];
+}
+
+/** The run's path through its graph (run.graph_path, bounded). */
+export interface GraphPathData {
+  active?: string[]; visits?: Record<string, number>; edges?: [string, string, number][];
+  tools?: Record<string, string[]>; failed?: string | null;
+}
+
+export interface GraphMessage { type: "graph"; scene?: GraphScene; error: string }
+
+export interface StepMessageRow {
+  index: number; id: string; kind: string; role: string; text: string; content: string; editable: boolean;
+}
+
+export interface StepMessages { start: number; total: number; messages: StepMessageRow[] }
+
+export interface StepFileRow {
+  path: string; size: number; binary: boolean; text: string; whole: boolean; editable: boolean;
+}
+
+export interface StepDiff {
+  before: string; after: string;
+  messages: { kind: string; role: string; text: string }[];
+  todos: { kind: string; content: string; status: string; before: string }[];
+  files: { path: string; kind: string; lines: string[]; more: number }[];
+  files_more: number;
+  other: { key: string; old: string; new: string }[];
+}
+
+export interface StepStateMessage {
+  type: "step_state"; step: number; steps?: number[]; thread?: string; next?: string[]; error: string;
+  keys?: string[]; messages?: StepMessages | null; todos?: { content: string; status: string }[] | null;
+  todos_editable?: boolean; files?: StepFileRow[] | null; files_total?: number; other?: [string, string][];
+  diff?: StepDiff | null;
+}
+
+export type StepEdit =
+  | { kind: "todos"; todos: { content: string; status: string }[] }
+  | { kind: "file"; path: string; text: string }
+  | { kind: "message"; id: string; text: string };
 
 // -- the file view --------------------------------------------------------------------------------
 

@@ -19,7 +19,8 @@ const MESSAGES: Record<RunOutgoing["type"], "control" | "view"> = {
   stop: "control", sync: "view", expand: "control", refresh_tasks: "control", open_file: "control",
   threads: "control", show_thread: "control", decide: "control", always: "control", approve_all: "control",
   decide_every: "control", pending_page: "control", answer: "control", fork: "control", follow_up: "control",
-  steer: "control",
+  steer: "control", graph: "control", latest_step: "control", step_state: "control", step_messages: "control", step_file: "control",
+  run_from: "control",
 };
 
 function session() {
@@ -48,6 +49,14 @@ const ITEMS = [
     summary: "s", summary_html: "", file_path: "/h.md" },
 ] as unknown as Item[];
 
+/** A step's state as the kernel answers the timeline's State button: earlier messages to page in,
+ * a file whose whole text comes on Edit, and Run from here. */
+const STEP_STATE = { type: "step_state", step: 2, steps: [1, 2], thread: "T", next: ["tools"], error: "", keys: ["files"],
+  messages: { start: 3, total: 4, messages: [{ index: 3, id: "m3", kind: "tool", role: "tool ls", text: "a", content: "a", editable: true }] },
+  todos: [{ content: "t", status: "pending" }], todos_editable: true,
+  files: [{ path: "/big.md", size: 90000, binary: false, text: "b", whole: false, editable: true }], files_total: 1,
+  other: [], diff: null };
+
 const THREADS = { type: "threads", error: "", threads: [{ thread_id: "T1", updated_at: "2026-12-01T14:00:00", steps: 4 }] };
 
 const shown: (() => void)[] = [];
@@ -73,6 +82,7 @@ function showAll(status: RunStatus) {
   const el = mount();
   shown.push(view.render({ model: fake as any, el }));
   fake.message(THREADS); // the thread list's buttons (as the kernel's answer to the toggle brings them)
+  fake.message(STEP_STATE); // the state panel's controls (as the kernel's answer to a State button brings them)
   for (const box of el.querySelectorAll<HTMLTextAreaElement>("textarea")) box.value = "hello";
   fake.sent = [];
   return { el, fake, die: s.die };

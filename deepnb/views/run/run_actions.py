@@ -35,6 +35,7 @@ from deepnb.views.messages import RUN_MESSAGES
 from deepnb.views.messages import check as check_message
 from deepnb.views.run.approval_pages import page_of
 from deepnb.views.run.collapse import hidden_ids
+from deepnb.views.run.step_actions import STEP_MESSAGES
 from deepnb.views.run.thread_preview import thread_message, threads_message
 
 
@@ -63,6 +64,10 @@ class RunActions:
 
         def _continue_with(self, later: Run) -> None: ...
 
+        def _step_reply(self, kind: str, content: Mapping[str, Any]) -> dict[str, Any]: ...
+
+        def _own(self, step: Any) -> int: ...
+
     def _on_front_end_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
         """Act on a message from the front-end once it is one the view accepts, every field
         checked (and, for a card, checked against the card it answers); a refused one is
@@ -79,6 +84,8 @@ class RunActions:
             if kind == "show_thread" and not content.get("thread_id"):
                 raise DeepnbError("show_thread names no thread_id.")
             step = self._own_step(content.get("step")) if kind == "fork" else None
+            if kind in STEP_MESSAGES and "step" in content:  # a step of the panel: one the run wrote
+                self._own(content["step"])
             if kind == "pending_page" and content["page"] < 0:
                 raise DeepnbError(f"There is no page {content['page']} of approval cards.")
         except DeepnbError as exc:
@@ -114,6 +121,8 @@ class RunActions:
             self.send(self._fork(step))
         elif kind in ("follow_up", "steer"):
             self.send(self._compose(kind, content["prompt" if kind == "follow_up" else "message"]))
+        elif kind in STEP_MESSAGES:  # the Graph tab and the step state panel
+            self.send(self._step_reply(kind, content))
 
     def _compose(self, kind: str, text: str) -> dict[str, Any]:
         """What the box sent: a follow-up on the thread (the view goes on with the new run) or a

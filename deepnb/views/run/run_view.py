@@ -33,6 +33,7 @@ from deepnb.views.bounds import (
 from deepnb.views.run.approval_pages import page_of
 from deepnb.views.run.collapse import fold, hidden_ids
 from deepnb.views.run.run_actions import RunActions
+from deepnb.views.run.step_actions import StepActions
 from deepnb.views.run.timeline_view import timeline_payload
 from deepnb.views.run.turns import cell_line, turns_of
 from deepnb.views.shared_code import LOADER, code_refs, code_trait
@@ -61,7 +62,7 @@ token costs the browser a style, layout and paint pass over the page, which grow
 transcript's nodes: at 300 items a 2,000-step run's frames often took two (bench/browser_stream.py)."""
 
 
-class RunView(RunActions, anywidget.AnyWidget):
+class RunView(RunActions, StepActions, anywidget.AnyWidget):
     """Shows one run as it streams. Updates reach the front-end at most 20 times a second.
 
     While the run streams, each update is one ``{"type": "patch"}`` message carrying only the
@@ -143,6 +144,10 @@ class RunView(RunActions, anywidget.AnyWidget):
         help="The waterfall of model and tool calls: {thread, lanes: [{agent, label}], bars: [{kind, lane, "
         "name, start, end, label, step?}], total, left_out} (deepnb.views.run.timeline_view)."
     ).tag(sync=True)
+    graph_path = t.Dict(
+        help="The run's path through its agent's graph, once the Graph tab drew it: {active, visits, "
+        "edges, tools, failed} (run.graph_path, bounded by deepnb.views.run.graph_tab.bounded_path)."
+    ).tag(sync=True)
 
     def __init__(self, run: Run, *, live_controls: bool = True, **kwargs: Any) -> None:
         with run.reading() as live:  # what the view opens with, and what it then counts as sent
@@ -174,6 +179,10 @@ class RunView(RunActions, anywidget.AnyWidget):
         self._timeline_sent: int | None = None
         self._timeline_at = 0.0
         self._turn_listeners: list[Callable[[Run], None]] = []
+        self.graph_scene: dict[str, Any] | None = None
+        """The agent's graph as the Graph tab drew it (``None`` until it was opened)."""
+        self._graph_listeners: list[Callable[[], None]] = []
+        self._path_sent: int | None = None
         self._clock = clocks.current()
         self._throttle = Throttle(self._flush, clock=self._clock)
         self._sync_timeline()
@@ -222,6 +231,7 @@ class RunView(RunActions, anywidget.AnyWidget):
             self._send_in_full(later.snapshot().state)
             self._full_version = None if live.status == RUNNING else live.version
         self._sync_timeline()
+        self._sync_path(force=True)
         self._watch(later)
 
     def _on_event(self, _event: ev.Event) -> None:
@@ -242,6 +252,7 @@ class RunView(RunActions, anywidget.AnyWidget):
 
     def _flush(self) -> None:
         self._sync_timeline()
+        self._sync_path()
         with self.run.reading() as state:
             if state.status != RUNNING:
                 if state.version == self._full_version:  # already sent in full, nothing new

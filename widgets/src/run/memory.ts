@@ -5,7 +5,24 @@
 // finish).
 
 import { str } from "../lib/text";
+import type { GraphScene, StepStateMessage } from "../types";
 import type { RunModel } from "./live_model";
+
+/** The edits of one step in the state panel, not sent yet. */
+export interface StepEdits {
+  todos?: { content: string; status: string }[];
+  files: Map<string, string>;
+  messages: Map<string, string>;
+}
+
+/** The Graph and Step state tabs: which one is open, the drawing, the step shown and its edits. */
+export interface PanelMemory {
+  tab: "graph" | "state" | null;
+  scene: GraphScene | null;
+  step: StepStateMessage | null;
+  edits: Map<number, StepEdits>;
+  said: string;
+}
 
 export interface Peek {
   path: string;
@@ -42,6 +59,14 @@ export interface RunMemory {
   /** The form field last focused. */
   focus: Focus | null;
   logOpen: boolean;
+  /** The Graph and Step state tabs (made by `panelMemory` on first use). */
+  panels?: PanelMemory;
+}
+
+/** The tabs' memory of a run's views. */
+export function panelMemory(st: RunMemory): PanelMemory {
+  st.panels ??= { tab: null, scene: null, step: null, edits: new Map(), said: "" };
+  return st.panels;
 }
 
 const RUNS = new Map<string, RunMemory>();

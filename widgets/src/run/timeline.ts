@@ -19,7 +19,8 @@ export interface TimelineView {
 
 const pct = (value: number, total: number): string => `${Math.min(100, (100 * value) / total).toFixed(2)}%`;
 
-export function timelineView(model: RunModel): TimelineView {
+/** `openStep(step)`: a step's State button was clicked (the run view opens its state panel). */
+export function timelineView(model: RunModel, openStep: (step: number) => void = () => {}): TimelineView {
   const el = h("details", "dnb-timeline");
   const summary = h("summary", "dnb-timeline-title", "Timeline");
   const chart = h("div", "dnb-tl-chart");
@@ -74,7 +75,9 @@ export function timelineView(model: RunModel): TimelineView {
       li.setAttribute("data-step", str(b.step));
       const fork = asksKernel(smallButton("dnb-btn dnb-tl-fork", "Fork here", `Make a new thread from step ${num(b.step)}`));
       fork.setAttribute("data-fork-step", str(b.step));
-      li.append(fork);
+      const state = asksKernel(smallButton("dnb-btn dnb-tl-state", "State", `Step ${num(b.step)}'s state and what it changed`));
+      state.setAttribute("data-state-step", str(b.step));
+      li.append(state, " ", fork);
       return li;
     }));
   }
@@ -90,6 +93,8 @@ export function timelineView(model: RunModel): TimelineView {
   function onClick(event: MouseEvent): void {
     const btn = (event.target as Element | null)?.closest?.<HTMLButtonElement>(".dnb-tl-fork");
     if (btn && steps.contains(btn)) fork(btn);
+    const state = (event.target as Element | null)?.closest?.<HTMLButtonElement>(".dnb-tl-state");
+    if (state && steps.contains(state)) openStep(Number(state.getAttribute("data-state-step")));
   }
 
   function markSteps(records: Map<string, { el: HTMLElement }>, finalKey: string | null): void {
