@@ -126,6 +126,13 @@ def _full_args(args: Any) -> str:
     return _clip(redact(readable_args(call_args(args))), FULL_LIMIT)  # redacted, then clipped
 
 
+def answered_in_tree(label: str) -> str:
+    """What a ``task`` card whose subagent answered says in place of the answer, which the
+    subagent's node in the tree shows (its transcript ends with it): ``"answered: see
+    general-purpose in Subagents"``. The card's full result (opened) still holds it."""
+    return f"answered: see {label} in Subagents"
+
+
 def todo_progress(todos: Sequence[Mapping[str, object]]) -> str:
     """``"Task 2 of 5"`` (the task in progress, or the next pending one), or ``"All 5 done"``."""
     if not todos:
@@ -490,6 +497,8 @@ class RunState:
         card["result_full"] = _clip_noted(content, FULL_LIMIT)
         if is_error:
             self._failed_card(card, content, sent)
+        elif task is not None and task["status"] == "done":  # its answer shows once: in the tree
+            card["result"] = answered_in_tree(task["label"] or task["name"])
         elif "todo_changes" in card:  # "Updated todo list to [{...}]": the card shows it
             card["result"] = card["result_full"] = content.split(" to [", 1)[0]
         if "eval" in card:
