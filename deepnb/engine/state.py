@@ -23,6 +23,7 @@ from deepnb.core.schema import (
     WAITING,
     ActionDecision,
     AsyncTaskRow,
+    ContentPart,
     DecisionLogEntry,
     DecisionType,
     ErrorItem,
@@ -124,6 +125,19 @@ def short_args(args: Any) -> str:
 
 def _full_args(args: Any) -> str:
     return _clip(redact(readable_args(call_args(args))), FULL_LIMIT)  # redacted, then clipped
+
+
+def _shown_part(part: ContentPart) -> ContentPart:
+    """A content part as a card keeps it: its text redacted and clipped; a link or image whose
+    address held a secret becomes a note of its redacted text."""
+    text = _clip(redact(part["text"]), FULL_LIMIT)
+    src = part.get("src")
+    if src is not None and redact(src) != src:  # an address (or data) that holds a secret: named only
+        return ContentPart(kind="note", text=f"{'resource' if part['kind'] == 'link' else 'image'} {text}")
+    shown = ContentPart(kind=part["kind"], text=text)
+    if src is not None:
+        shown["src"] = src
+    return shown
 
 
 def answered_in_tree(label: str) -> str:
@@ -450,8 +464,8 @@ class RunState:
         if todos is not None:  # the tool itself refuses a list it cannot take, and says why
             written = [todo for todo in map(_todo, todos) if todo is not None]
             changes = todo_changes(self._todo_lists.get(event.agent, []), written)
-            taken = written if len(written) == len(todos) else None  # once done: the list from now on
-            self._todo_calls[event.call_id] = (event.agent, taken, card["args"])
+            whole = written if len(written) == len(todos) else None  # once done: the list from now on
+            self._todo_calls[event.call_id] = (event.agent, whole, card["args"])
             card["todo_changes"] = changes
             card["args"] = changes_summary(changes, unread=len(todos) - len(written))
         code = text_arg(args, "code") if event.name == EVAL_TOOL else None
@@ -495,6 +509,8 @@ class RunState:
             card["status"] = "error" if is_error else "done"
         card["result"] = preview
         card["result_full"] = _clip_noted(content, FULL_LIMIT)
+        if event.parts and event.executed:
+            card["parts"] = [_shown_part(part) for part in event.parts]
         if is_error:
             self._failed_card(card, content, sent)
         elif task is not None and task["status"] == "done":  # its answer shows once: in the tree
