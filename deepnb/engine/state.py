@@ -140,6 +140,14 @@ def _shown_part(part: ContentPart) -> ContentPart:
     return shown
 
 
+def _no_change(card: ToolItem, sent: str) -> None:
+    """A call that did not run, or failed, changed nothing: its card shows the arguments as sent
+    (``sent``, one line), not the change they would have made."""
+    if "todo_changes" in card:
+        del card["todo_changes"]
+        card["args"] = sent
+
+
 def answered_in_tree(label: str) -> str:
     """What a ``task`` card whose subagent answered says in place of the answer, which the
     subagent's node in the tree shows (its transcript ends with it): ``"answered: see
@@ -513,6 +521,8 @@ class RunState:
             card["parts"] = [_shown_part(part) for part in event.parts]
         if is_error:
             self._failed_card(card, content, sent)
+        elif not event.executed:  # declined, or answered in its place: it changed nothing either
+            _no_change(card, sent)
         elif task is not None and task["status"] == "done":  # its answer shows once: in the tree
             card["result"] = answered_in_tree(task["label"] or task["name"])
         elif "todo_changes" in card:  # "Updated todo list to [{...}]": the card shows it
@@ -536,9 +546,7 @@ class RunState:
         error = error_text(content)
         card["result"] = _clip(" ".join(error.split()), RESULT_PREVIEW)
         card["result_full"] = _clip_noted(error, FULL_LIMIT)
-        if "todo_changes" in card:
-            del card["todo_changes"]
-            card["args"] = sent
+        _no_change(card, sent)
 
     # -- the subagent tree ----------------------------------------------------------------
 
