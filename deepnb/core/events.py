@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deepnb.core.call_args import call_args, call_name, text_arg
-from deepnb.core.schema import FilePreview
+from deepnb.core.schema import ContentPart, FilePreview
+from deepnb.core.tool_content import content_parts, parts_text
 
 STREAM_MODES = ("updates", "messages", "tasks", "custom")
 MAIN = "main"
@@ -89,6 +90,9 @@ class ToolCallFinished(Event):
     executed: bool = True
     """Whether the tool ran: ``False`` for a result given in its place (an approval answered
     with reject or respond, a call patched as cancelled)."""
+    parts: tuple[ContentPart, ...] = ()
+    """The result's content blocks by kind, when it has more than one text
+    (:func:`deepnb.core.tool_content.content_parts`); ``content`` then reads them one by one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -716,13 +720,15 @@ class EventTranslator:
                         yield ToolCallStarted(
                             agent, call_id, call_name(started), call_args(started.get("args"))
                         )
+                parts = tuple(content_parts(message.content))
                 yield ToolCallFinished(
                     agent,
                     call_id,
                     str(getattr(message, "name", "") or ""),
-                    message_text(message.content),
+                    parts_text(parts) if parts else message_text(message.content),
                     getattr(message, "status", "success") == "error",
                     executed=_executed(node, message),
+                    parts=parts,
                 )
 
     def _side_updates(self, agent: str, update: Mapping[str, Any]) -> Iterator[Event]:

@@ -227,6 +227,22 @@ class EvalCard(TypedDict):
     error_type: NotRequired[str]
 
 
+ContentKind: TypeAlias = Literal["text", "image", "link", "note"]
+"""A part of a tool's result: a text block, an image shown as one, a resource's link, or a line
+saying what was left out (an image of a type or size a card does not show, a file, a resource
+whose address is no web link)."""
+
+
+class ContentPart(TypedDict):
+    """One content block of a tool's result (an MCP server's text, image, resource), by kind.
+    ``text`` is the block's text, or for an image, link and note what it is; ``src`` is an
+    image's ``data:`` URI (PNG, JPEG, GIF or WebP, bounded) or a link's ``http(s)`` address."""
+
+    kind: ContentKind
+    text: str
+    src: NotRequired[str]
+
+
 class TodoChange(TypedDict):
     """One todo a ``write_todos`` call changed, and how."""
 
@@ -251,7 +267,8 @@ class ToolItem(TypedDict):
     names the MCP server a tool came from; ``decision`` is the reject or respond that answered the
     call in the tool's place (the card says who, and with what). A ``write_todos`` card carries
     ``todo_changes`` (what it added, started, ticked, removed) and sums them up in ``args``; its
-    result, the list's repr, is not kept."""
+    result, the list's repr, is not kept. A result of several content blocks (an MCP tool's
+    texts, images, resources) carries them as ``parts``, each shown by its kind."""
 
     kind: Literal["tool"]
     id: str
@@ -269,6 +286,7 @@ class ToolItem(TypedDict):
     server: NotRequired[str]
     decision: NotRequired[ActionDecision]
     todo_changes: NotRequired[list[TodoChange]]
+    parts: NotRequired[list[ContentPart]]
 
 
 class NoticeItem(TypedDict):

@@ -18,7 +18,9 @@ renamed ``SERVER_NAME``; two servers offering one name is refused, naming both (
 Servers are bounded: a server has ``start_timeout`` seconds to list its tools and each call
 ``call_timeout`` seconds to answer (deepnb's own keys, beside the adapters' in any connection).
 A stdio server runs under :mod:`deepnb.engine.mcp_guard`, in a process group of its own that
-ends with the kernel, even a killed one.
+ends with the kernel, even a killed one. What a stdio server writes to its stderr (a banner at
+each start, its log) goes to a log file of its own (:func:`server_log`), which ``%deepagent mcp``
+quotes: never to the kernel's stderr, which Jupyter would show in whatever cell runs.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import hashlib
 import os
 import re
 import shutil
@@ -74,6 +77,12 @@ DEEPNB_KEYS = frozenset({"tool_prefix", "start_timeout", "call_timeout"})
 """deepnb's own keys of a connection (any transport), taken out before the adapters see it."""
 GUARD = str(Path(__file__).with_name("mcp_guard.py"))
 """The script a stdio server is started under (:mod:`deepnb.engine.mcp_guard`)."""
+SAID_LINES = 5
+"""Lines of a server's stderr ``%deepagent mcp`` shows (its newest)."""
+SAID_BYTES = 4096
+"""Bytes at the end of a server's stderr log read for them."""
+_logs: list[Path] = []
+"""The folder of this process's MCP server logs, once made (private to the user: 0700)."""
 
 _HTTP = frozenset(
     {
@@ -198,13 +207,50 @@ def _seconds(connection: Mapping[str, Any], key: str, default: float) -> float:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else default
 
 
-def _for_adapters(connection: Mapping[str, Any]) -> dict[str, Any]:
+def _logs_folder() -> Path:
+    if not _logs:
+        _logs.append(Path(tempfile.mkdtemp(prefix="deepnb-mcp-")))
+    return _logs[0]
+
+
+def server_log(name: str, connection: Mapping[str, Any]) -> Path:
+    """The file a stdio server's stderr goes to: one per server name and command, in a folder
+    of this process's own (its banner and log, appended at each start)."""
+    key = hashlib.sha256(describe_connection(connection).encode()).hexdigest()[:10]
+    return _logs_folder() / f"{name.replace('.', '_')}-{key}.log"
+
+
+def server_said(name: str, connection: Mapping[str, Any], *, since: int = 0) -> str:
+    """The newest lines a stdio server wrote to its stderr (from byte ``since`` of its log),
+    secrets removed; ``""`` for none, or for a server of another transport."""
+    if connection.get("transport") != "stdio":
+        return ""
+    try:
+        with server_log(name, connection).open("rb") as log:
+            size = log.seek(0, os.SEEK_END)
+            log.seek(max(since, size - SAID_BYTES) if since <= size else 0)
+            text = log.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()][-SAID_LINES:]
+    return redact("\n".join(line if len(line) <= 300 else line[:299] + "…" for line in lines))
+
+
+def _log_size(name: str, connection: Mapping[str, Any]) -> int:
+    try:
+        return server_log(name, connection).stat().st_size
+    except OSError:
+        return 0
+
+
+def _for_adapters(connection: Mapping[str, Any], log: Path | None = None) -> dict[str, Any]:
     """``connection`` as the adapters take it: without deepnb's keys, and a stdio server started
     under the guard (POSIX: Windows has ``mcp``'s job objects), which keeps its command, args,
-    env and cwd."""
+    env and cwd, and sends its stderr to ``log``."""
     adapted = {k: v for k, v in connection.items() if k not in DEEPNB_KEYS}
     if adapted.get("transport") == "stdio" and os.name == "posix" and sys.executable and _found(adapted):
-        adapted["args"] = ["-I", GUARD, "--", str(adapted["command"]), *adapted.get("args", ())]
+        own = ["--stderr", str(log)] if log is not None else []
+        adapted["args"] = ["-I", GUARD, *own, "--", str(adapted["command"]), *adapted.get("args", ())]
         adapted["command"] = sys.executable
     return adapted
 
@@ -325,14 +371,6 @@ def _run(coroutine: Awaitable[Any], timeout: float) -> Any:
         pool.shutdown(wait=False)
 
 
-def _has_descriptor(stream: Any) -> bool:
-    try:
-        stream.fileno()
-    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is an OSError
-        return False
-    return True
-
-
 @contextlib.contextmanager
 def _servers_stderr() -> Iterator[Callable[[], str]]:
     """Where a stdio server's messages go. ``mcp``'s ``stdio_client`` hands the process the
@@ -341,7 +379,12 @@ def _servers_stderr() -> Iterator[Callable[[], str]]:
     fileno``: no server would start). While tools are listed, servers write to a temporary file
     (what a server that exits at once said can then be quoted; the function this yields reads
     it), passed on afterwards to the process's own stderr (the terminal that started Jupyter),
-    which is where they write from then on, as any other child of the kernel."""
+    which is where they write from then on, as any other child of the kernel.
+
+    A server started under the guard writes to its own log instead (:func:`server_log`): only
+    the guard's own few words, and a server started without it, come here. Afterwards they go
+    to a log of this process's MCP servers too (``mcp.log`` beside the servers' own), never to
+    the process's stderr: a kernel shows that in whatever cell runs."""
     stdio = require("mcp", "mcp.client.stdio", what="MCP servers")
 
     function = getattr(stdio.stdio_client, "__wrapped__", None)  # under @asynccontextmanager
@@ -350,8 +393,12 @@ def _servers_stderr() -> Iterator[Callable[[], str]]:
         yield lambda: ""
         return
     lasting = defaults[-1]
-    if not _has_descriptor(lasting):
-        lasting = sys.__stderr__ if _has_descriptor(sys.__stderr__) else open(os.devnull, "w")  # noqa: SIM115
+    if not getattr(lasting, "deepnb_mcp_log", False):  # once: every server of the process writes there
+        try:
+            lasting = (_logs_folder() / "mcp.log").open("a", encoding="utf-8", errors="replace")
+            lasting.deepnb_mcp_log = True  # type: ignore[attr-defined]
+        except OSError:
+            lasting = open(os.devnull, "w")  # noqa: SIM115
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as capture:
 
         def said() -> str:
@@ -388,7 +435,8 @@ def load_tools(
     MultiServerMCPClient = adapters.MultiServerMCPClient
     connections = {name: dict(c) for name, c in servers.items()}
     interceptors: list[Any] = [_interceptor(connections)]
-    adapted = {name: _for_adapters(c) for name, c in connections.items()}
+    adapted = {name: _for_adapters(c, server_log(name, c)) for name, c in connections.items()}
+    before = {name: _log_size(name, c) for name, c in connections.items()}
     client = MultiServerMCPClient(adapted, tool_interceptors=interceptors)
     limits = {name: _seconds(c, "start_timeout", timeout) for name, c in connections.items()}
 
@@ -419,7 +467,9 @@ def load_tools(
                 f"mcp_servers.{name}.start_timeout, then build the agent again."
             )
         if isinstance(result, BaseException):
-            quoted = f"; it said: {last}" if last and connection.get("transport") == "stdio" else ""
+            own = _last_line(server_said(name, connection, since=before[name]))
+            said_here = own or (last if connection.get("transport") == "stdio" else "")
+            quoted = f"; it said: {said_here}" if said_here else ""
             raise DeepnbError(
                 f"MCP server {name!r} did not start ({_cause(result)}{quoted}): check mcp_servers.{name} "
                 f"({describe_connection(connection)}), then build the agent again."
@@ -490,6 +540,8 @@ class McpServer:
     transport: str
     where: str
     tools: tuple[str, ...]
+    said: str = ""
+    """The newest lines a stdio server wrote to its stderr (its banner, its log), secrets removed."""
 
 
 def servers(connections: Mapping[str, Mapping[str, Any]], tools: Sequence[Any]) -> list[McpServer]:
@@ -501,6 +553,12 @@ def servers(connections: Mapping[str, Mapping[str, Any]], tools: Sequence[Any]) 
         if server is not None:
             by_server.setdefault(server, []).append(str(tool.name))
     return [
-        McpServer(name, str(c.get("transport", "")), describe_connection(c), tuple(by_server.get(name, ())))
+        McpServer(
+            name,
+            str(c.get("transport", "")),
+            describe_connection(c),
+            tuple(by_server.get(name, ())),
+            server_said(name, c),
+        )
         for name, c in connections.items()
     ]

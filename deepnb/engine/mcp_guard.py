@@ -1,4 +1,7 @@
-"""Keeps a stdio MCP server's life inside the kernel's: ``python mcp_guard.py -- COMMAND ARGS...``.
+"""Keeps a stdio MCP server's life inside the kernel's: ``python mcp_guard.py [--stderr LOG] --
+COMMAND ARGS...``. With ``--stderr`` the server's stderr (its banner, its log) goes to the file
+``LOG`` (appended; started afresh past :data:`LOG_LIMIT` bytes), where ``%deepagent mcp`` reads
+it, and never to the kernel's own stderr, which Jupyter shows in whatever cell runs.
 
 ``mcp``'s ``stdio_client`` starts each server in a session (and process group) of its own and
 ends that group when the tool's session closes. What it cannot do is end the server when the
@@ -34,6 +37,26 @@ POLL = 0.5
 """Seconds between two looks at the kernel where no pidfd tells of its end."""
 PR_SET_PDEATHSIG = 1
 NOT_STARTED = 127
+LOG_LIMIT = 1 << 20
+"""Bytes a server's stderr log may hold before the next start of the server begins it again."""
+
+
+def _log(argv: list[str]) -> int | None:
+    """The ``--stderr`` file given before ``--``, opened for the server to append to."""
+    options = argv[: argv.index("--")] if "--" in argv else []
+    if "--stderr" not in options or options.index("--stderr") + 1 >= len(options):
+        return None
+    path = options[options.index("--stderr") + 1]
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        size = 0
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if size > LOG_LIMIT else os.O_APPEND)
+    try:
+        return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except OSError as exc:
+        print(f"deepnb mcp guard: could not open {path}: {exc.strerror or exc}", file=sys.stderr, flush=True)
+        return None
 
 
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child, before exec
@@ -93,13 +116,17 @@ def main(argv: list[str]) -> int:
     kernel = os.getppid()
     if os.getpgrp() != os.getpid():  # the group the guard ends must be its own, never the kernel's
         os.setsid()
+    log = _log(argv)
     try:
         server = subprocess.Popen(  # the command the user configured
-            command, preexec_fn=_die_with_parent if sys.platform == "linux" else None
+            command, stderr=log, preexec_fn=_die_with_parent if sys.platform == "linux" else None
         )
     except OSError as exc:
         print(f"could not start {command[0]}: {exc.strerror or exc}", file=sys.stderr, flush=True)
         return NOT_STARTED
+    finally:
+        if log is not None:
+            os.close(log)
     # the pipes are the server's: the guard keeps none open, so the kernel sees them close with it
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)

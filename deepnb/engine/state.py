@@ -23,6 +23,7 @@ from deepnb.core.schema import (
     WAITING,
     ActionDecision,
     AsyncTaskRow,
+    ContentPart,
     DecisionLogEntry,
     DecisionType,
     ErrorItem,
@@ -50,7 +51,6 @@ from deepnb.core.schema import (
     UpdateItem,
 )
 from deepnb.core.text.markup import highlight, markdown
-from deepnb.core.text.safe_regex import compile_bounded
 from deepnb.core.text.secrets import redact
 from deepnb.core.tokens import Tokens
 from deepnb.engine.async_tasks import merge_rows
@@ -64,6 +64,7 @@ from deepnb.engine.card_text import (
 )
 from deepnb.engine.interpreter import parse_eval
 from deepnb.engine.interrupts import is_approval, question_entry, value_text
+from deepnb.engine.tool_failure import error_text, failed
 
 ARGS_PREVIEW = 80
 ARGS_JSON_LIMIT = 1 << 20
@@ -104,10 +105,6 @@ def _clip_noted(text: str, limit: int) -> str:
     return text[:kept] + note.format(len(text) - kept)
 
 
-_EXIT_FAILED = compile_bounded(r"\[Command failed with exit code (-?\d+)\]")
-"""How deepagents' ``execute`` tool ends the output of a command that exited non-zero."""
-
-
 def short_args(args: Any) -> str:
     """A one-line summary of tool arguments: ``path='/a.md', content='Hello…'`` (any JSON a
     model sent: each value read within bounds, :mod:`deepnb.core.call_args`)."""
@@ -128,6 +125,34 @@ def short_args(args: Any) -> str:
 
 def _full_args(args: Any) -> str:
     return _clip(redact(readable_args(call_args(args))), FULL_LIMIT)  # redacted, then clipped
+
+
+def _shown_part(part: ContentPart) -> ContentPart:
+    """A content part as a card keeps it: its text redacted and clipped; a link or image whose
+    address held a secret becomes a note of its redacted text."""
+    text = _clip(redact(part["text"]), FULL_LIMIT)
+    src = part.get("src")
+    if src is not None and redact(src) != src:  # an address (or data) that holds a secret: named only
+        return ContentPart(kind="note", text=f"{'resource' if part['kind'] == 'link' else 'image'} {text}")
+    shown = ContentPart(kind=part["kind"], text=text)
+    if src is not None:
+        shown["src"] = src
+    return shown
+
+
+def _no_change(card: ToolItem, sent: str) -> None:
+    """A call that did not run, or failed, changed nothing: its card shows the arguments as sent
+    (``sent``, one line), not the change they would have made."""
+    if "todo_changes" in card:
+        del card["todo_changes"]
+        card["args"] = sent
+
+
+def answered_in_tree(label: str) -> str:
+    """What a ``task`` card whose subagent answered says in place of the answer, which the
+    subagent's node in the tree shows (its transcript ends with it): ``"answered: see
+    general-purpose in Subagents"``. The card's full result (opened) still holds it."""
+    return f"answered: see {label} in Subagents"
 
 
 def todo_progress(todos: Sequence[Mapping[str, object]]) -> str:
@@ -213,6 +238,10 @@ class RunState:
     """Call id of a file-changing tool call → the path it changes (for backends outside state)."""
     _todo_lists: dict[str, list[Todo]] = field(default_factory=dict, repr=False)
     """Each agent's todo list as its last ``write_todos`` call wrote it (to show the next change)."""
+    _todo_calls: dict[str, tuple[str, list[Todo] | None, str]] = field(default_factory=dict, repr=False)
+    """Call id of a ``write_todos`` call still running → its agent, the list it writes (``None``
+    for one the tool refuses), which is the agent's list once the call succeeded (a failed call
+    changed nothing), and its arguments in one line (what its card shows should it fail)."""
     _gated: dict[tuple[str, int], str] = field(default_factory=dict, repr=False)
     """(interrupt id, action index) → the call id of the tool card the action gates."""
 
@@ -443,8 +472,8 @@ class RunState:
         if todos is not None:  # the tool itself refuses a list it cannot take, and says why
             written = [todo for todo in map(_todo, todos) if todo is not None]
             changes = todo_changes(self._todo_lists.get(event.agent, []), written)
-            if len(written) == len(todos):  # a list the tool will take: the next change counts from it
-                self._todo_lists[event.agent] = written
+            whole = written if len(written) == len(todos) else None  # once done: the list from now on
+            self._todo_calls[event.call_id] = (event.agent, whole, card["args"])
             card["todo_changes"] = changes
             card["args"] = changes_summary(changes, unread=len(todos) - len(written))
         code = text_arg(args, "code") if event.name == EVAL_TOOL else None
@@ -455,9 +484,10 @@ class RunState:
     def _on_ToolCallFinished(self, event: ev.ToolCallFinished) -> None:
         content = redact(event.content)
         preview = _clip(" ".join(content.split()), RESULT_PREVIEW)  # redacted, then clipped
+        is_error = event.executed and failed(event.name, content, is_error=event.is_error)
         path = self._file_calls.pop(event.call_id, None)
         held = path is not None and self.in_state is not None and self.in_state(path)  # see FilesChanged
-        ran = path is not None and event.executed and not event.is_error  # and said it succeeded
+        ran = path is not None and event.executed and not is_error  # and said it succeeded
         if path is not None and ran and not held:
             self._listed(self.files_changed, path)
         if path is not None and not event.executed:
@@ -466,26 +496,36 @@ class RunState:
         if task is not None:  # the subagent's answer, as its parent received it
             task["result"], task["result_full"] = preview, _clip(content, FULL_LIMIT)
             if task["status"] in OPEN_NODE:
-                self._end_node(task, "error" if event.is_error else "done")
+                self._end_node(task, "error" if is_error else "done")
         node = self.nodes.get(event.agent)
         if node is not None and not event.executed:
             node["calls_declined"] += 1
-        elif node is not None and event.is_error:
+        elif node is not None and is_error:
             node["calls_failed"] += 1
         if node is not None and node["status"] == RUNNING:
-            node["activity"] = _clip(f"{event.name} {'failed' if event.is_error else 'returned'}", ACTIVITY)
+            node["activity"] = _clip(f"{event.name} {'failed' if is_error else 'returned'}", ACTIVITY)
+        agent, written, sent = self._todo_calls.pop(event.call_id, (event.agent, None, ""))
+        if written is not None and event.executed and not is_error:  # the list the agent has now
+            self._todo_lists[agent] = written
         card = self._tools.get(event.call_id)
         if card is None:
             return
-        failed_command = event.name == "execute" and _EXIT_FAILED.search(content) is not None
         if not event.executed:  # a reject's message or a person's response, in the tool's place
             decided = card.get("decision")
             card["status"] = "responded" if decided and decided["type"] == "respond" else "declined"
         else:
-            card["status"] = "error" if event.is_error or failed_command else "done"
+            card["status"] = "error" if is_error else "done"
         card["result"] = preview
         card["result_full"] = _clip_noted(content, FULL_LIMIT)
-        if "todo_changes" in card and not event.is_error:  # "Updated todo list to [{...}]": the card shows it
+        if event.parts and event.executed:
+            card["parts"] = [_shown_part(part) for part in event.parts]
+        if is_error:
+            self._failed_card(card, content, sent)
+        elif not event.executed:  # declined, or answered in its place: it changed nothing either
+            _no_change(card, sent)
+        elif task is not None and task["status"] == "done":  # its answer shows once: in the tree
+            card["result"] = answered_in_tree(task["label"] or task["name"])
+        elif "todo_changes" in card:  # "Updated todo list to [{...}]": the card shows it
             card["result"] = card["result_full"] = content.split(" to [", 1)[0]
         if "eval" in card:
             outcome = parse_eval(content)
@@ -498,6 +538,15 @@ class RunState:
             }
             if outcome.error:
                 card["status"] = "error"
+
+    @staticmethod
+    def _failed_card(card: ToolItem, content: str, sent: str) -> None:
+        """A failed call's card says what happened: its error, and the arguments as sent, never
+        a summary of a change it did not make (a ``write_todos`` card's "3 added, 1 started")."""
+        error = error_text(content)
+        card["result"] = _clip(" ".join(error.split()), RESULT_PREVIEW)
+        card["result_full"] = _clip_noted(error, FULL_LIMIT)
+        _no_change(card, sent)
 
     # -- the subagent tree ----------------------------------------------------------------
 

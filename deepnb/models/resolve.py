@@ -97,6 +97,10 @@ def _provider(spec: str) -> Any:
     # langchain-openai leaves off for custom base URLs.
     stream_usage: dict[str, Any] = {"stream_usage": True} if provider in ("openai", "azure_openai") else {}
     try:
+        if provider == "openai":  # ChatOpenAI, keeping what an OpenAI-compatible server reasons
+            from deepnb.models.openai_compatible import ChatOpenAICompatible  # noqa: PLC0415  # lazy: optional
+
+            return ChatOpenAICompatible(model=model, **stream_usage)
         return init_chat_model(model, model_provider=provider, **stream_usage)
     except ImportError as exc:
         raise DeepnbError(f"The {provider!r} provider needs a package: {exc}") from None

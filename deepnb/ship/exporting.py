@@ -3,7 +3,9 @@
 A title cell; for each prompt of the thread, the prompt as a Markdown cell, then the run's static
 snapshot where this kernel has the run (its HTML as a Markdown cell, so Run All and re-executing
 leave it as it is: there is no code cell to clear), else the conversation's replies as Markdown;
-then each file the agent wrote as a Markdown cell holding the file in a fenced code block.
+then each file the agent wrote as a Markdown cell holding the file in a fenced code block; last,
+code cells that replay the thread's recording offline, or for a thread that was not recorded,
+code cells that ask the agent its prompts again, in order, to build the conversation anew.
 Everything the agent or the model wrote is escaped (no HTML of theirs is rendered). One function,
 :func:`deepnb.core.text.safe_display.shown`, cleans every text an export writes — redacting
 secrets as they are and in every form the writer gives them (Markdown, fenced code, JSON, YAML,
@@ -270,6 +272,45 @@ def _replay_cells(session: Session, recorded: Recorded, script: str) -> list[Any
     return cells
 
 
+def _rerun_cells(session: Session, prompts: Sequence[str]) -> list[Any]:
+    """For a thread that was not recorded: a Markdown cell saying so, then code cells that build
+    the conversation again by asking the agent the thread's prompts, in order (the first on a new
+    thread, each next one going on with it, as the cells that made it did). A model named by a
+    string is named again; a model object cannot be, and the cell says to define the agent first."""
+    from nbformat import v4  # noqa: PLC0415  # lazy: see build_notebook
+
+    spec = getattr(session, "declared_spec", None)
+    gated = parse_interrupt_on((spec.options if spec is not None else {}).get("interrupt_on"))
+    options = f" --interrupt-on {shlex.quote(','.join(gated))}" if gated else ""
+    label = str(session.label)
+    named = ":" in label and not any(c.isspace() or c in "()<>" for c in label)  # provider:model, demo:…
+    model = f" -m {shlex.quote(label)}" if named else ""
+    which = (
+        f"on the model {markdown_text(label)}"
+        if named
+        else f"on agent {markdown_text(session.name)}, which you define first (its model was the "
+        f"object {markdown_text(label)}, which a cell cannot name)"
+    )
+    cells = [
+        v4.new_markdown_cell(
+            "## Run the conversation again\n\n"
+            "This thread was not recorded, so it cannot be replayed as it was (record a run with "
+            "`--record PATH`, or `run.record(PATH)`, and export again for cells that replay it "
+            f"offline). The cells below ask the agent the thread's {len(prompts)} prompt(s) again, "
+            f"in order, on a new thread, {which}: each next cell goes on with the same thread, as "
+            "re-running a cell does. A model answers anew, so the replies may differ; tools, "
+            "subagents and other options come from the agent's definition."
+            + (" Decide on the approval cards as the run did." if gated else "")
+        ),
+        v4.new_code_cell("%load_ext deepnb"),
+    ]
+    head = f"%%deepagent -a {shlex.quote(session.name)}"
+    for n, prompt in enumerate(prompts):
+        flags = f"{model} --new{options}" if n == 0 else ""
+        cells.append(v4.new_code_cell(f"{head}{flags} --no-interpolate\n{prompt}"))
+    return cells
+
+
 def _cleaned_script(value: Any, key: Any = None) -> Any:
     """A replay script as an export writes it: every text as :func:`shown` makes it, and each
     ``match`` (a regular expression) as :func:`shown_pattern` does, so it still matches its
@@ -333,6 +374,8 @@ def build_notebook(
     recorded = _recording(session, thread_id) if replay is not None else None
     if recorded is not None and replay is not None:
         cells += _replay_cells(session, recorded, replay)
+    else:  # not recorded: the prompts again, as cells, rebuild the conversation
+        cells += _rerun_cells(session, [prompt for prompt, _ in turns])
     notebook = v4.new_notebook(
         cells=cells,
         metadata={

@@ -267,10 +267,11 @@ class Table:
 
 def mcp_listing(agent: str, servers: Sequence[McpServer]) -> Table:
     """``%deepagent mcp``: each server of ``agent``, its transport, where it is (keys of its env
-    and headers, never their values) and the tools the model is offered from it."""
+    and headers, never their values), the tools the model is offered from it, and the newest
+    lines a stdio server wrote to its stderr (kept here, out of the cells)."""
     return Table(
-        ("Server", "Transport", "Where", "Tools"),
-        tuple((s.name, s.transport, s.where, ", ".join(s.tools) or "(none)") for s in servers),
+        ("Server", "Transport", "Where", "Tools", "Stderr"),
+        tuple((s.name, s.transport, s.where, ", ".join(s.tools) or "(none)", s.said or "–") for s in servers),
         empty=(
             f"Agent {agent!r} has no MCP servers: give it mcp_servers={{name: connection}} "
             f"(deepnb.agent), or an [agents.{agent}.mcp_servers.NAME] table in deepnb.toml."

@@ -13,8 +13,10 @@ from deepnb.core.errors import DeepnbError
 from deepnb.models.resolve import online_environment
 from deepnb.session.run import Run
 from deepnb.session.workbench import registered
+from deepnb.views.run.snapshot import snapshot_text
 from tests.support.openai_server import (
     OpenAIServer,
+    Reply,
     error,
     serve,
     text,
@@ -236,3 +238,17 @@ def test_server_speaks_the_openai_protocol(server: OpenAIServer) -> None:
 
     with pytest.raises(openai.NotFoundError):
         client.post("/nowhere", cast_to=object, body={})
+
+
+def test_reasoning_an_openai_compatible_server_sends_is_a_thinking_item(server: OpenAIServer) -> None:
+    """vLLM (and other OpenAI-compatible servers) stream ``reasoning_content`` beside ``content``;
+    ``openai:MODEL`` keeps it: a Thinking item before the answer, never part of the result."""
+    thought = "The user wants release notes; plan them, then write them."
+    server.script = [Reply(text=ANSWER, reasoning=thought)]
+    run = deepnb.agent(name="openai-e2e-reasoning", model=MODEL).run("Write the release notes.")
+
+    assert run.status == "done", run.error
+    kinds = [(item["kind"], item.get("text")) for item in run.state.items if item["kind"] != "prompt"]
+    assert kinds == [("thinking", thought), ("text", ANSWER)]
+    assert run.result == ANSWER and thought not in run.result
+    assert thought in snapshot_text(run.state.to_json())

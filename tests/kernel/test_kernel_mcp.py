@@ -13,6 +13,7 @@ import pytest
 
 from tests.support.kernel_session import KernelSession, deepnb_kernel
 from tests.support.lab_sanitizer import unstyled
+from tests.support.mcp_gallery import BANNER
 
 pytestmark = pytest.mark.kernel
 pytest.importorskip("langchain_mcp_adapters", reason="the mcp extra: pip install 'deepnb[mcp]'")
@@ -62,3 +63,35 @@ def test_an_mcp_agent_runs_in_the_kernel_and_percent_mcp_lists_it(kernel: Kernel
     assert "<td>demo</td>" in unstyled(html)
     shown_by_kernel = [m for m in kernel.iopub if m["msg_type"] != "execute_input"]  # not the code sent
     assert TOKEN not in json.dumps(shown_by_kernel, default=str) + json.dumps(kernel.widgets, default=str)
+
+
+@pytest.fixture(scope="module")
+def as_in_jupyter(tmp_path_factory) -> Iterator[KernelSession]:
+    """A kernel that captures its file descriptors 1 and 2 into the cells, as outside pytest."""
+    with deepnb_kernel(str(tmp_path_factory.mktemp("mcp-stderr")), unset=("PYTEST_CURRENT_TEST",)) as session:
+        yield session
+
+
+def test_a_stdio_servers_stderr_stays_out_of_the_cells(as_in_jupyter: KernelSession) -> None:
+    """The gallery server writes a banner to its stderr at each start (listing, then the call): a
+    kernel shows whatever reaches its own stderr in the cell that runs; it goes to the server's log,
+    which ``%deepagent mcp`` quotes."""
+    kernel = as_in_jupyter
+    gallery = str(Path(__file__).parents[1] / "support" / "mcp_gallery.py")
+    servers = {"gallery": {"transport": "stdio", "command": sys.executable, "args": [gallery]}}
+    script = "agents:\n  main:\n    - tool_calls: [{name: gallery, args: {}}]\n    - text: Shown.\n"
+    built = kernel.execute(
+        f"import deepnb, pathlib\npathlib.Path('gallery.yaml').write_text({script!r})\n"
+        f"deepnb.agent('gallery', model='scripted:gallery.yaml', mcp_servers={json.dumps(servers)});"
+    )
+    assert built.ok, built.text()
+    before = len(kernel.run_views())
+    assert kernel.execute("%%deepagent -a gallery\nShow it.").ok
+    comm_id, _ = kernel.newest_view(before)
+    state = kernel.wait_for(lambda: kernel.widgets[comm_id]["status"] == "done" and kernel.widgets[comm_id])
+    (card,) = [i for i in state["items"] if i["kind"] == "tool"]
+    assert [p["kind"] for p in card["parts"]][:3] == ["text", "text", "image"]
+    listing = kernel.execute("%deepagent mcp -a gallery")
+    assert listing.ok and BANNER in listing.text()  # kept with the server
+    streamed = [m["content"].get("text", "") for m in kernel.iopub if m["msg_type"] == "stream"]
+    assert not any(BANNER in text for text in streamed), streamed

@@ -109,6 +109,12 @@ def structured(name: str, secret: str) -> Any:
         "data": {"type": "note", "text": secret, "nested": [secret, {secret: secret}]},
         "value": hitl_payload(secret),
         "values": {"joke": secret, secret: [secret, {"nested": secret}]},
+        "parts": (
+            {"kind": "text", "text": secret},
+            {"kind": "link", "text": f"https://example.org/{secret}", "src": f"https://example.org/{secret}"},
+            {"kind": "image", "text": secret, "src": f"data:image/png;base64,{secret}"},
+            {"kind": "note", "text": secret},
+        ),
     }.get(name, dataclasses.MISSING)
 
 

@@ -79,9 +79,13 @@ ABORTED_RESENDS = 3
 class KernelSession:
     """A kernel plus a reader thread that records every iopub message and widget state."""
 
-    def __init__(self, *, env: dict[str, str] | None = None, cwd: str | None = None) -> None:
+    def __init__(
+        self, *, env: dict[str, str] | None = None, cwd: str | None = None, unset: tuple[str, ...] = ()
+    ) -> None:
         self.manager = KernelManager(kernel_name="python3")
-        kernel_env = {k: v for k, v in os.environ.items() if k != "DEEPNB_MODEL"} | (env or {})
+        dropped = {"DEEPNB_MODEL", *unset}  # unset=("PYTEST_CURRENT_TEST",): ipykernel then shows
+        # what reaches its file descriptors 1 and 2 in the cell, as it does outside pytest
+        kernel_env = {k: v for k, v in os.environ.items() if k not in dropped} | (env or {})
         self.manager.start_kernel(env=kernel_env, cwd=cwd)
         self.client = self.manager.client()
         self.client.start_channels()
@@ -261,9 +265,10 @@ class KernelSession:
 
 
 @contextlib.contextmanager
-def deepnb_kernel(cwd: str) -> Iterator[KernelSession]:
-    """A kernel started in ``cwd`` with ``%load_ext deepnb`` done, shut down on exit."""
-    session = KernelSession(cwd=cwd)
+def deepnb_kernel(cwd: str, *, unset: tuple[str, ...] = ()) -> Iterator[KernelSession]:
+    """A kernel started in ``cwd`` (without the environment variables ``unset``) with
+    ``%load_ext deepnb`` done, shut down on exit."""
+    session = KernelSession(cwd=cwd, unset=unset)
     try:
         assert session.execute("%load_ext deepnb").ok
         yield session

@@ -63,6 +63,8 @@ class Reply:
     text: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
     usage: tuple[int, int] | None = None
+    reasoning: str = ""
+    """What the model reasoned first, sent as vLLM does: ``reasoning_content`` beside ``content``."""
 
 
 @dataclass(frozen=True)
@@ -394,6 +396,8 @@ class _Handler(BaseHTTPRequestHandler):
             "content": reply.text or None,
             "refusal": None,
         }
+        if reply.reasoning:
+            message["reasoning_content"] = reply.reasoning
         if reply.tool_calls:
             message["tool_calls"] = [
                 {
@@ -452,6 +456,8 @@ class _Handler(BaseHTTPRequestHandler):
             chunk([{"index": 0, "delta": part, "logprobs": None, "finish_reason": finish}])
 
         delta({"role": "assistant", "content": "", "refusal": None})
+        for piece in _pieces(reply.reasoning) if reply.reasoning else ():
+            delta({"reasoning_content": piece})
         for piece in _pieces(reply.text):
             delta({"content": piece})
         for index, (call, call_id) in enumerate(zip(reply.tool_calls, self._call_ids(reply), strict=True)):

@@ -3,10 +3,12 @@ once (its own transcript ends with it): in the static snapshot as in the live vi
 
 from __future__ import annotations
 
+import deepnb
 from deepnb.core import events as ev
 from deepnb.engine.state import RunState
 from deepnb.views.run.snapshot import final_answer_id, snapshot_html, snapshot_text
 from deepnb.views.run.subagent_tree import same_answer
+from tests.support.agents import scripted, unique
 from tests.support.lab_sanitizer import unstyled
 
 SUB = "main/general-purpose"
@@ -63,3 +65,29 @@ def test_same_answer_matches_the_words_or_a_clipped_preview() -> None:
     assert same_answer("The market grew 12% in 2025.", "The market grew…")
     assert not same_answer("The market shrank.", "The market grew.")
     assert not same_answer("", "x") and not same_answer("x", "")
+
+
+def test_a_subagents_answer_is_shown_once_in_the_whole_run() -> None:
+    """A real run on a scripted model: the tree shows the answer, the task card points to it."""
+    answer = "High tide at 06:12, low at 12:30."
+    model = scripted(
+        {
+            "main": [
+                {
+                    "tool_calls": [
+                        {"name": "task", "args": {"subagent_type": "general-purpose", "description": "Tides"}}
+                    ]
+                },
+                {"text": "Done."},
+            ],
+            "general-purpose": [{"text": answer}],
+        }
+    )
+    run = deepnb.agent(unique("once"), model).start("go").wait(60)
+    assert run.status == "done", run.error
+    data = run.state.to_json()
+    html, text = snapshot_html(data), snapshot_text(data)
+    assert text.count("High tide at 06:12") == 1 and html.count("High tide at 06:12") == 1
+    (card,) = [item for item in data["items"] if item["kind"] == "tool"]
+    assert card["result"] == "answered: see general-purpose in Subagents"
+    assert card["result_full"] == answer  # opened, the card still holds what the parent received

@@ -58,8 +58,14 @@ def test_the_notebook_is_valid_and_shows_each_prompt_its_run_and_the_files(
     nbformat.validate(notebook)
     assert (exported.prompts, exported.snapshots, exported.files) == (2, 1, 1)
     kinds = [c.cell_type for c in notebook.cells]
-    assert kinds == ["markdown"] * 7  # nothing Run All could clear
-    title, first, replies, second, view, _heading, file_cell = notebook.cells
+    assert kinds == ["markdown"] * 8 + ["code"] * 3  # the views are Markdown: nothing Run All could clear
+    title, first, replies, second, view, _heading, file_cell, again, load, ask, ask_more = notebook.cells
+    # not recorded: the cells at the end ask the agent the prompts again, in order, on a new thread
+    assert "not recorded" in again.source and "define first" in again.source  # a model object
+    assert load.source == "%load_ext deepnb"
+    name = two_prompts.name
+    assert ask.source == f"%%deepagent -a {name} --new --no-interpolate\nfirst <script>x</script>"
+    assert ask_more.source == f"%%deepagent -a {name} --no-interpolate\nsecond"
     assert two_prompts.current_thread in title.source
     assert "first &lt;script&gt;x&lt;/script&gt;" in first.source
     assert "<script>" not in first.source
@@ -72,7 +78,7 @@ def test_the_notebook_is_valid_and_shows_each_prompt_its_run_and_the_files(
     assert "First answer" in view.source  # each run replays the script
     assert "&lt;img src=x" in view.source
     assert "<img src=x" not in view.source
-    assert "<script" not in json.dumps(notebook)
+    assert "<script" not in json.dumps([c for c in notebook.cells if c.cell_type == "markdown"])
     assert mimetypes(notebook) == set()
     assert "/a\\.md" in file_cell.source
     assert "````md\n<b>x</b>\n```\n````" in file_cell.source
@@ -145,8 +151,9 @@ def test_a_session_without_the_run_exports_its_replies(tmp_path: Path) -> None:
     notebook = read(tmp_path / "r.ipynb")
     nbformat.validate(notebook)
     assert exported.snapshots == 0
-    assert [c.cell_type for c in notebook.cells] == ["markdown"] * 3
+    assert [c.cell_type for c in notebook.cells] == ["markdown"] * 4 + ["code"] * 2
     assert "hello" in notebook.cells[1].source
+    assert notebook.cells[-1].source == "%%deepagent -a remote --new --no-interpolate\nhello"
     assert "hi &lt;img" in notebook.cells[2].source
     assert not mimetypes(notebook)
 

@@ -92,15 +92,20 @@ def test_an_mcp_tools_card_names_its_server_escaped() -> None:
 def test_the_listing_shows_each_server_escaped() -> None:
     servers = [
         McpServer(
-            "files", "stdio", "npx <script>x</script> (env: TOKEN)", ("read_text_file", "files_read_file")
+            "files",
+            "stdio",
+            "npx <script>x</script> (env: TOKEN)",
+            ("read_text_file", "files_read_file"),
+            "Secure MCP <img src=x onerror=alert(1)> running on stdio",
         ),
         McpServer("web", "streamable_http", "http://127.0.0.1:8000/mcp (headers: Authorization)", ()),
     ]
     listing = mcp_listing("main", servers)
     text, html = repr(listing), listing._repr_html_()
-    assert text.splitlines()[0].split() == ["Server", "Transport", "Where", "Tools"]
+    assert text.splitlines()[0].split() == ["Server", "Transport", "Where", "Tools", "Stderr"]
     assert "read_text_file, files_read_file" in text and "(none)" in text
     assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "<img" not in html and "Secure MCP &lt;img src=x onerror=alert(1)&gt; running" in html
     assert "has no MCP servers" in repr(mcp_listing("main", []))
 
 

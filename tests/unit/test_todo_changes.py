@@ -62,3 +62,25 @@ def test_unchanged_lists_and_reopened_todos() -> None:
     reopened = [{"content": "A", "status": "pending"}]
     assert changes_summary(todo_changes(todos, todos)) == "no change"  # type: ignore[arg-type]
     assert todo_changes(todos, reopened) == [{"change": "reopened", "content": "A"}]  # type: ignore[arg-type]
+
+
+def test_a_declined_or_failed_write_todos_shows_no_change_and_the_next_counts_from_before() -> None:
+    state = RunState(agent="a", thread_id="t")
+    state.apply(ev.ToolCallStarted("main", "c1", "write_todos", {"todos": FIRST}))
+    state.apply(ev.ToolCallFinished("main", "c1", "write_todos", "Updated todo list to [...]"))
+    state.apply(ev.ToolCallStarted("main", "c2", "write_todos", {"todos": SECOND}))
+    state.apply(ev.ToolCallFinished("main", "c2", "write_todos", "Rejected: not now", executed=False))
+    state.apply(ev.ToolCallStarted("main", "c3", "write_todos", {"todos": SECOND}))
+    state.apply(ev.ToolCallFinished("main", "c3", "write_todos", "Error: todos.0: bad", is_error=True))
+    state.apply(ev.ToolCallStarted("main", "c4", "write_todos", {"todos": SECOND}))
+    state.apply(ev.ToolCallFinished("main", "c4", "write_todos", "Updated todo list to [...]"))
+    first, declined, failed, last = (i for i in state.items if i["kind"] == "tool")
+    assert first["args"] == "3 added, 1 started"
+    for card in (declined, failed):
+        assert "todo_changes" not in card and card["args"].startswith("todos=[")
+    assert (declined["status"], failed["status"], failed["result"]) == (
+        "declined",
+        "error",
+        "Error: todos.0: bad",
+    )
+    assert last["args"] == "1 added, 1 started, 1 done, 1 removed"  # from the list the first call wrote

@@ -334,6 +334,24 @@ export interface EvalCard {
 }
 
 /**
+ * A part of a tool's result: a text block, an image shown as one, a resource's link, or a line
+ * saying what was left out (an image of a type or size a card does not show, a file, a resource
+ * whose address is no web link).
+ */
+export type ContentKind = "text" | "image" | "link" | "note";
+
+/**
+ * One content block of a tool's result (an MCP server's text, image, resource), by kind.
+ * `text` is the block's text, or for an image, link and note what it is; `src` is an
+ * image's `data:` URI (PNG, JPEG, GIF or WebP, bounded) or a link's `http(s)` address.
+ */
+export interface ContentPart {
+  kind: ContentKind;
+  text: string;
+  src?: string;
+}
+
+/**
  * One todo a `write_todos` call changed, and how.
  */
 export interface TodoChange {
@@ -359,7 +377,8 @@ export interface ActionDecision {
  * names the MCP server a tool came from; `decision` is the reject or respond that answered the
  * call in the tool's place (the card says who, and with what). A `write_todos` card carries
  * `todo_changes` (what it added, started, ticked, removed) and sums them up in `args`; its
- * result, the list's repr, is not kept.
+ * result, the list's repr, is not kept. A result of several content blocks (an MCP tool's
+ * texts, images, resources) carries them as `parts`, each shown by its kind.
  */
 export interface ToolItem {
   kind: "tool";
@@ -378,6 +397,7 @@ export interface ToolItem {
   server?: string;
   decision?: ActionDecision;
   todo_changes?: TodoChange[];
+  parts?: ContentPart[];
 }
 
 /**

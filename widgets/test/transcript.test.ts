@@ -161,6 +161,36 @@ describe("tool cards", () => {
     assert.equal(card.querySelector(".dnb-tool-result-full")!.textContent, "43 now", "an open card follows");
   });
 
+  it("shows a result's content blocks by kind: texts apart, a bounded image, a web link, notes", () => {
+    const t = list();
+    const png = "data:image/png;base64,iVBORw0KGgo=";
+    t.sync([tool("t", {
+      status: "done", result: "one two", result_full: "one\n\ntwo",
+      parts: [
+        { kind: "text", text: "one <b>x</b>" },
+        { kind: "text", text: "two" },
+        { kind: "image", text: "image/png, 8 bytes", src: png },
+        { kind: "image", text: "svg", src: "data:image/svg+xml;base64,PHN2Zz4=" },
+        { kind: "link", text: "https://example.org/a", src: "https://example.org/a" },
+        { kind: "link", text: "javascript:alert(1)", src: "javascript:alert(1)" },
+        { kind: "note", text: "resource file:///etc/passwd" },
+      ],
+    })]);
+    const card = t.box.firstElementChild as HTMLElement;
+    const parts = [...card.querySelectorAll(".dnb-tool-part")] as HTMLElement[];
+    assert.deepEqual(parts.map((p) => p.getAttribute("data-kind")), ["text", "text", "image", "note", "link", "note", "note"]);
+    assert.equal(parts[0].textContent, "one <b>x</b>");
+    assert.equal(card.querySelectorAll("b").length, 0, "a text stays text");
+    const images = card.querySelectorAll("img");
+    assert.equal(images.length, 1);
+    assert.equal(images[0].getAttribute("src"), png);
+    const links = card.querySelectorAll("a");
+    assert.equal(links.length, 1);
+    assert.equal(links[0].getAttribute("href"), "https://example.org/a");
+    assert.equal(links[0].getAttribute("rel"), "noopener noreferrer nofollow");
+    assert.equal((card.querySelector(".dnb-tool-result") as HTMLElement).hidden, true, "not run together again");
+  });
+
   it("opens cards remembered as expanded", () => {
     const t = list();
     t.expanded.add("t");

@@ -10,10 +10,12 @@ what :mod:`deepnb.core.text.markup` rendered when the item was folded (``html``,
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from html import escape
 from typing import Any
 
 from deepnb.core.events import MAIN, agent_label
 from deepnb.core.schema import CUT_OFF_NOTE, TODO_CHANGE_MARK, shown_as
+from deepnb.core.tool_content import IMAGE_TYPES
 from deepnb.views import blocks
 from deepnb.views.blocks import Block, Em, Fold, Group, Inline, Line, List, Pre, Raw
 from deepnb.views.run.decided import not_run_words
@@ -82,7 +84,9 @@ def _tool(item: Item, label: str) -> Block:
 
 
 def _call(item: Item, label: str) -> Group:
-    result = (" ", Em(f"→ {item['result']}", "span", "dnb-muted")) if item.get("result") else ()
+    parts = _parts(item)  # a result of several blocks: each below, by kind, not run together
+    shown = item.get("result") and not parts
+    result = (" ", Em(f"→ {item['result']}", "span", "dnb-muted")) if shown else ()
     call = Line.of(
         label,
         Em(item["name"]),
@@ -97,7 +101,42 @@ def _call(item: Item, label: str) -> Group:
     not_run = not_run_words(item)
     said = (Line.of(Em(not_run, "i"), css="dnb-tool-not-run"),) if not_run else ()
     changes = _todo_changes(item)
-    return Group((*said, *changes), cls="dnb-tool", head=call, attrs={"data-status": str(item["status"])})
+    return Group(
+        (*said, *changes, *parts), cls="dnb-tool", head=call, attrs={"data-status": str(item["status"])}
+    )
+
+
+PART_TEXT = 1000
+"""Characters of each text block of a result the static card shows."""
+IMAGE_STYLE = "max-width:100%;max-height:20em;height:auto"
+"""An image's size bound on a card (inline: the snapshot is seen without the view's stylesheet)."""
+
+
+def _part(part: Mapping[str, str]) -> Block:
+    kind, text = part.get("kind"), str(part.get("text", ""))
+    src = str(part.get("src", ""))
+    if kind == "image" and src.startswith(DATA_IMAGES):
+        img = f'<img class="dnb-tool-image" src="{escape(src)}" alt="{escape(text)}" style="{IMAGE_STYLE}">'
+        return Line.of(Raw(img, f"[image: {text}]"), css="dnb-tool-part", data_kind="image")
+    if kind == "link" and src.startswith(("http://", "https://")):
+        link = (
+            f'<a href="{escape(src)}" target="_blank" rel="noopener noreferrer nofollow">{escape(text)}</a>'
+        )
+        return Line.of(Raw(link, f"[resource: {text}]"), css="dnb-tool-part", data_kind="link")
+    if kind == "text":
+        clipped = text if len(text) <= PART_TEXT else text[: PART_TEXT - 1] + "…"
+        return Pre(clipped, cls="dnb-tool-part", mark="│ ")
+    return Line.of(Em(f"[{text}]", "i"), css="dnb-tool-part dnb-muted", data_kind="note")
+
+
+DATA_IMAGES = tuple(f"data:{mime};base64," for mime in sorted(IMAGE_TYPES))
+"""The only ``src`` an image of a card may have (what :mod:`deepnb.core.tool_content` keeps)."""
+
+
+def _parts(item: Item) -> tuple[Block, ...]:
+    """A result's content blocks (an MCP tool's texts, images, resources), one after another."""
+    parts = item.get("parts") or []
+    return (Group(tuple(_part(p) for p in parts), cls="dnb-tool-parts"),) if parts else ()
 
 
 def _todo_changes(item: Item) -> tuple[Block, ...]:

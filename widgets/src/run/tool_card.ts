@@ -6,6 +6,7 @@ import { h, ownKeys, setAttr, setText, show, smallButton } from "../lib/dom";
 import { shownAs } from "../lib/statuses";
 import { isObj, str } from "../lib/text";
 import { RUNNING, TODO_CHANGE_MARK, TOOL_STATUS_MARK } from "../schema";
+import type { ContentPart } from "../schema";
 import type { EvalRun, TodoChange, ToolItem } from "../types";
 import { notRunWords } from "./decided";
 import { changed, nodeLabel, type ItemRecord } from "./record";
@@ -32,6 +33,8 @@ export interface ToolParts {
   /** "Not run: you responded in its place": a call answered in the tool's place. */
   notRun: HTMLElement;
   result: HTMLElement;
+  /** A result of several content blocks (an MCP tool's texts, images, resources), by kind. */
+  parts: HTMLElement;
   evalEl: HTMLElement;
   detail: HTMLElement;
   argsFull: HTMLElement;
@@ -59,6 +62,7 @@ export function makeToolCard(rec: ItemRecord, expanded: Set<string>): void {
     sub: smallButton("dnb-show-subagent dnb-tool-subagent", ""),
     notRun: h("div", "dnb-tool-not-run"),
     result: h("div", "dnb-tool-result"),
+    parts: h("div", "dnb-tool-parts"),
     evalEl: h("div", "dnb-eval"),
     detail: h("div", "dnb-tool-detail"),
     argsFull: h("pre", "dnb-pre dnb-tool-args-full"),
@@ -78,9 +82,10 @@ export function makeToolCard(rec: ItemRecord, expanded: Set<string>): void {
   rec.el.setAttribute("role", "article");
   t.evalEl.hidden = true;
   t.notRun.hidden = true;
+  t.parts.hidden = true;
   t.changes.hidden = true;
   t.detail.append(t.changes, t.argsLabel, t.argsFull, t.resultLabel, t.resultFull);
-  rec.el.append(row, t.evalEl, t.notRun, t.result, t.detail);
+  rec.el.append(row, t.evalEl, t.notRun, t.result, t.parts, t.detail);
   setExpanded(rec, expanded.has(rec.key));
 }
 
@@ -158,13 +163,59 @@ export function patchTool(rec: ItemRecord, item: ToolItem): void {
   }
   const evalChanged = changed(rec, item, "eval");
   if (evalChanged) patchEval(rec, isObj(rec.f.eval) ? rec.f.eval as EvalRun : null);
-  if (changed(rec, item, "result") || evalChanged) {
-    show(t.result, str(rec.f.result) !== "" && !isObj(rec.f.eval)); // an eval card shows its parts
+  const partsChanged = changed(rec, item, "parts");
+  if (partsChanged) {
+    const parts = Array.isArray(rec.f.parts) ? (rec.f.parts as ContentPart[]) : [];
+    t.parts.replaceChildren(...parts.map(partElement));
+    show(t.parts, parts.length > 0);
+  }
+  if (changed(rec, item, "result") || evalChanged || partsChanged) {
+    const own = !isObj(rec.f.eval) && !(Array.isArray(rec.f.parts) && rec.f.parts.length > 0);
+    show(t.result, str(rec.f.result) !== "" && own); // an eval card, a card of parts: shown by part
     setText(t.result, rec.f.result);
   }
   const changesChanged = changed(rec, item, "todo_changes");
   const argsChanged = changed(rec, item, "args_full") || changesChanged;
   if ((changed(rec, item, "result_full") || argsChanged) && t.open) fillDetail(rec);
+}
+
+/** The only images a card shows: a `data:` URI of PNG, JPEG, GIF or WebP in plain base64
+ * (`deepnb/core/tool_content.py` keeps no other; checked again here). */
+export const DATA_IMAGE = /^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/]*={0,2}$/;
+/** The only addresses a card links to. */
+const WEB_LINK = /^https?:\/\/[^\s<>"'`]+$/;
+
+/** One content block of a result, by kind: a text, an image (its size bounded by the
+ * stylesheet), a link opening in a new tab, or a note of what is not shown. All text as text. */
+export function partElement(part: ContentPart): HTMLElement {
+  const text = str(part.text);
+  const src = str(part.src);
+  const el = h("div", "dnb-tool-part");
+  let kind = "note";
+  if (part.kind === "image" && DATA_IMAGE.test(src)) {
+    const img = document.createElement("img");
+    img.className = "dnb-tool-image";
+    img.alt = text;
+    img.src = src;
+    el.append(img);
+    kind = "image";
+  } else if (part.kind === "link" && WEB_LINK.test(src)) {
+    const a = document.createElement("a");
+    a.href = src;
+    a.target = "_blank";
+    a.rel = "noopener noreferrer nofollow";
+    a.textContent = text;
+    el.append(a);
+    kind = "link";
+  } else if (part.kind === "text") {
+    el.append(h("pre", "dnb-pre", text));
+    kind = "text";
+  } else {
+    el.classList.add("dnb-muted");
+    el.textContent = `[${text}]`;
+  }
+  el.setAttribute("data-kind", kind);
+  return el;
 }
 
 // An interpreter `eval` card: the code (highlighted in Python), what it printed, and its result or
