@@ -11,7 +11,6 @@ a run of any length keeps one count per node and per edge.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from deepnb.core import events as ev
@@ -22,14 +21,18 @@ START, END = "__start__", "__end__"
 ENDS = (ev.RunFinished, ev.RunFailed, ev.RunCancelled)
 LIMIT = 2000
 """Distinct nodes and edges a path counts at most (past them, new ones are not counted)."""
-_COPY = re.compile(r"#\d+$")
 
 
 def shape_id(agent: str, node: str) -> str:
     """The drawing's id of ``node`` of the agent at path ``agent``: ``model`` for the main
     agent's, ``general-purpose/model`` for ``main/general-purpose#2``'s."""
-    parts = [_COPY.sub("", part) for part in agent.split("/")[1:]]
-    return "/".join([*parts, node])
+    return "/".join([*(_without_copy(part) for part in agent.split("/")[1:]), node])
+
+
+def _without_copy(name: str) -> str:
+    """``general-purpose`` for ``general-purpose#2`` (a subagent's second copy)."""
+    head, mark, number = name.rpartition("#")
+    return head if mark and number.isdigit() else name
 
 
 class GraphPath:
