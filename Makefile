@@ -95,6 +95,15 @@ $(AGENT_VENV)/.installed: tests/support/scaleout_app/requirements.txt constraint
 
 agent-server: $(AGENT_VENV)/.installed redis-server
 
+# The real inspect-ai, whose reader the tests give exp.to_inspect()'s logs, in a virtualenv of its
+# own (its dependencies would pin the tests' own); the version the logs were checked with.
+INSPECT_VENV := .venv-inspect
+
+$(INSPECT_VENV)/.installed: | $(UV)
+	rm -rf $(INSPECT_VENV) && $(PYTHON) -m venv $(INSPECT_VENV)
+	$(call UV_INSTALL,$(INSPECT_VENV),inspect-ai==0.3.285)
+	touch $@
+
 # The documentation site (mkdocs.yml, docs/): the guide, the demo notebooks from their saved outputs and
 # the API reference. docs-check builds it strictly (a broken link or reference, any warning, fails)
 # into a throwaway folder; make test runs it.
@@ -209,7 +218,7 @@ test-lowest: $(LOWEST_VENV)/.installed
 
 # What make test installs before its parts start.
 test-ready: $(VENV)/.installed-test $(LAB_VENV)/.installed $(LOWEST_VENV)/.installed debian-packages \
-            $(AGENT_VENV)/.installed $(NODE_MODULES)
+            $(AGENT_VENV)/.installed $(INSPECT_VENV)/.installed $(NODE_MODULES)
 
 bench: $(VENV)/.installed-test agent-server
 	$(BIN)/python bench/overhead.py
@@ -242,5 +251,5 @@ constraints-lowest: $(VENV)/.installed-test
 	mv constraints-lowest.new constraints-lowest.txt && rm .constraints-lowest-tools.in
 
 clean:
-	rm -rf $(VENV) $(LAB_VENV) $(AGENT_VENV) $(LOWEST_VENV) build dist site .cache/mkdocs-jupyter .pytest_cache \
+	rm -rf $(VENV) $(LAB_VENV) $(AGENT_VENV) $(LOWEST_VENV) $(INSPECT_VENV) build dist site .cache/mkdocs-jupyter .pytest_cache \
 	  widgets/node_modules widgets/.test-build

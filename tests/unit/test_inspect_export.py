@@ -3,14 +3,17 @@ samples are the runs (id, epoch, input, target, answer, scores with their commen
 grade marked human, tokens, time) and whose results are ``exp.summary()``'s means and Inspect's
 stderr, computed here by hand; deepnb's own Inspect reader reads the rows back; a fresh log has the
 shape of the committed one (``tests/data/inspect_export/``), which the real ``inspect_ai`` reads
-(where installed: the same figures again through ``recompute_metrics``); no secret reaches a log."""
+(in ``.venv-inspect``, which make test installs: the same figures again through
+``recompute_metrics``); no secret reaches a log."""
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import statistics
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +24,10 @@ from deepnb.core.errors import DeepnbError
 from tests.support.agents import scripted, unique
 
 WAIT = 120.0
-FIXTURES = Path(__file__).parents[1] / "data" / "inspect_export"
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "data" / "inspect_export"
+INSPECT_PYTHON = ROOT / ".venv-inspect" / "bin" / "python"
+"""The real inspect-ai's reader, in a virtualenv of its own (make .venv-inspect/.installed)."""
 NAMED = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\+00-00_quiz_[0-9a-f]{22}\.json$")
 """Inspect lists a .json log only under a name that starts with its time."""
 ROWS = [
@@ -270,30 +276,42 @@ def test_a_file_or_a_missing_parent_is_refused_in_one_line(tmp_path: Path) -> No
     assert not (tmp_path / "gone").exists()
 
 
+def _read_with_inspect(folder: Path, logs: list[Path]) -> dict[str, Any]:
+    """What the real ``inspect_ai`` reads of ``logs`` (``tests/support/inspect_reader.py``)."""
+    if not INSPECT_PYTHON.is_file():
+        if os.environ.get("CI"):
+            pytest.fail(f"no {INSPECT_PYTHON}: make test installs it (make .venv-inspect/.installed)")
+        pytest.skip("inspect-ai's virtualenv is not installed: make .venv-inspect/.installed")
+    reader = ROOT / "tests" / "support" / "inspect_reader.py"
+    done = subprocess.run(
+        [str(INSPECT_PYTHON), str(reader), str(folder), *map(str, logs)],
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    read: dict[str, Any] = json.loads(done.stdout)
+    return read
+
+
 def test_inspects_own_reader_reads_the_logs_and_computes_the_same_figures(tmp_path: Path) -> None:
-    log_module = pytest.importorskip("inspect_ai.log")
     experiment = quiz(tmp_path)
     written = experiment.to_inspect(tmp_path / "logs")
-    listed = {
-        Path(info.name.removeprefix("file://")).name
-        for info in log_module.list_eval_logs(str(tmp_path / "logs"))
-    }
-    assert listed == {p.name for p in written}
+    fixtures = sorted(FIXTURES.glob("*.json"))
+    read = _read_with_inspect(tmp_path / "logs", [*written, *fixtures])
+    assert read["listed"] == sorted(p.name for p in written)
     summary = {v.variant: {s.scorer: s.mean for s in v.scores} for v in experiment.summary().variants}
-    for path in [*written, *sorted(FIXTURES.glob("*.json"))]:
-        header = log_module.read_eval_log(str(path), header_only=True)
-        assert header.samples is None and header.eval.task == "quiz"
-        log = log_module.read_eval_log(str(path))
-        assert len(log.samples) == 6 and log.eval.config.epochs == 2
-        ours = {s.name: {k: m.value for k, m in s.metrics.items()} for s in log.results.scores}
-        log_module.recompute_metrics(log)
-        theirs = {s.name: {k: m.value for k, m in s.metrics.items()} for s in log.results.scores}
+    for path in [*written, *fixtures]:
+        log = read["logs"][str(path)]
+        assert not log["header_has_samples"] and log["task"] == "quiz"
+        assert log["samples"] == 6 and log["epochs"] == 2
+        ours, theirs = log["written"], log["recomputed"]
         assert set(theirs) == set(ours)
         for scorer, figures in ours.items():
             assert figures == pytest.approx(theirs[scorer])
         if path in written:
-            variant = log.eval.task_args["variant"]
-            assert {name: f["accuracy"] for name, f in ours.items()} == pytest.approx(summary[variant])
+            assert {name: f["accuracy"] for name, f in ours.items()} == pytest.approx(summary[log["variant"]])
 
 
 def test_a_runs_tool_calls_are_inspects_messages_and_a_function_reducer_is_named_in_the_metadata(
