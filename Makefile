@@ -78,6 +78,15 @@ $(AGENT_VENV)/.installed: tests/support/scaleout_app/requirements.txt constraint
 
 agent-server: $(AGENT_VENV)/.installed redis-server
 
+# Arize Phoenix, the OpenTelemetry collector the trace tests read spans back from, in its own
+# virtualenv (it brings many dependencies of its own); the version pinned here. About a minute.
+PHOENIX_VENV := .venv-phoenix
+
+$(PHOENIX_VENV)/.installed:
+	rm -rf $(PHOENIX_VENV) && $(PYTHON) -m venv $(PHOENIX_VENV)
+	$(PHOENIX_VENV)/bin/pip install --quiet arize-phoenix==20.26.1
+	touch $@
+
 # The documentation site (mkdocs.yml, docs/): the guide, the demo notebooks from their saved outputs and
 # the API reference. docs-check builds it strictly (a broken link or reference, any warning, fails)
 # into a throwaway folder; make test runs it.
@@ -193,7 +202,7 @@ test-lowest: $(LOWEST_VENV)/.installed
 
 # What make test installs before its parts start.
 test-ready: $(VENV)/.installed-test $(LOWEST_VENV)/.installed debian-packages $(AGENT_VENV)/.installed \
-            $(NODE_MODULES)
+            $(PHOENIX_VENV)/.installed $(NODE_MODULES)
 
 bench: $(VENV)/.installed-test agent-server
 	$(BIN)/python bench/overhead.py
