@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import socket
+import socketserver
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -258,6 +259,58 @@ def test_a_collector_that_never_answers_counts_failed_spans_and_says_why() -> No
     assert status.last_error
     assert f"{status.failed} the collector did not take" in repr(status)
     assert status.endpoint == f"http://127.0.0.1:{port}/v1/traces"
+
+
+class _Hostile(socketserver.BaseRequestHandler):
+    """A collector gone wrong: answers 500, or speaks TLS on the port (a TLS alert, then closes)."""
+
+    def handle(self) -> None:
+        self.request.recv(65536)
+        if self.server.mode == "500":  # type: ignore[attr-defined]
+            self.request.sendall(b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 4\r\n\r\nboom")
+        else:
+            self.request.sendall(bytes.fromhex("15030100020228"))
+
+
+@pytest.mark.parametrize("mode", ["500", "tls", "refused"])
+def test_a_collector_that_fails_or_refuses_costs_the_run_nothing(mode: str) -> None:
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Hostile)
+    server.mode = mode  # type: ignore[attr-defined]
+    port = server.server_address[1]
+    if mode == "refused":
+        server.server_close()  # nothing listens there any more
+    else:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        switch.turn_on(settings.settings(f"http://127.0.0.1:{port}", timeout=0.5, delay=0.05))
+        model = scripted({"main": [{"match": ".*", "turns": [{"text": "Fine."}]}]})
+        run = deepnb.agent(unique(f"collector-{mode}"), model).run("Go")
+        assert run.status == "done"
+        assert switch.flush(WAIT)
+        status = switch.status()
+    finally:
+        if mode != "refused":
+            server.shutdown()
+            server.server_close()
+    assert (status.exported, status.dropped, status.waiting) == (0, 0, 0)
+    assert status.failed > 0 and status.last_error
+
+
+def test_interpreter_evals_are_tool_spans_and_a_summarization_is_an_event() -> None:
+    pytest.importorskip("langchain_quickjs", reason="the interpreter extra is not installed")
+    memory = InMemorySpanExporter()
+    on(memory)
+    run = deepnb.agent(unique("js"), "demo:interpreter", interpreter={"ptc": ["write_file"]}).run("Tides")
+    long = deepnb.agent(unique("long"), "demo:research").run("Research tide pools")
+    assert (run.status, long.status) == ("done", "done")
+    spans = spans_of(memory)
+    evals = [s for s in spans if s.name == "eval"]
+    assert len(evals) == sum(1 for r in run.timeline if r["kind"] == "tool" and r["name"] == "eval")
+    assert evals and {kind(s) for s in evals} == {"TOOL"}
+    (root,) = [s for s in spans if s.name == f"run: {long.workbench.name}"]
+    summarized = [e for e in root.events if e.name == "summarization"]
+    assert len(summarized) == len(long.summaries) == 1
+    assert summarized[0].attributes["tokens_before"] > summarized[0].attributes["tokens_after"]
 
 
 # -- experiments ------------------------------------------------------------------------------------
