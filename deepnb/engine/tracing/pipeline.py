@@ -16,7 +16,7 @@ import json
 import logging
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,17 +24,21 @@ from openinference.instrumentation.langchain import LangChainInstrumentor
 from openinference.semconv.resource import ResourceAttributes
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import Event, ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace import Event, ReadableSpan, SpanLimits, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 from opentelemetry.trace import Status, Tracer
 
-from deepnb.core.text.secrets import redact
+from deepnb.core.text.secrets import open_tail, redact
 from deepnb.engine.tracing.settings import TraceSettings
 
 log = logging.getLogger("deepnb")
 QUIET_LOGGERS = ("opentelemetry.exporter.otlp.proto.http", "opentelemetry.sdk._shared_internal")
 """The exporter's and the batch processor's loggers: what they say of a collector that is down
 is counted and shown by ``%deepagent trace status``, not printed into every cell's output."""
+MAX_ATTRIBUTES = 100_000
+"""Attributes a span may hold. The SDK's default, 128, drops a span's *oldest* attributes beyond
+it (its kind, input and output first) and logs each drop: a model call late in a long thread has
+an attribute or more per message it was given."""
 
 
 @dataclass
@@ -74,13 +78,14 @@ class _Noted(logging.Handler):
 
 
 def cut(text: str, limit: int) -> str:
-    """``text`` redacted, then cut to ``limit`` characters with a note of how much was left out
-    (redacted first, so a cut can't leave the start of a secret behind)."""
-    text = redact(text)
-    if len(text) <= limit:
-        return text
-    note = f"… [{len(text) - limit} more characters]"
-    return text[:limit] + note
+    """``text`` redacted and at most ``limit`` characters, with a note where it was cut. The SDK
+    already cut a longer value to ``limit`` as it was set (:class:`Pipeline`'s span limits), so
+    a text of exactly ``limit`` characters may end inside a secret: its end that could be the
+    start of one (:func:`~deepnb.core.text.secrets.open_tail`) is cut off before redacting."""
+    if len(text) >= limit:
+        kept = text[:limit]
+        return redact(kept[: open_tail(kept)]) + "… [cut]"
+    return redact(text)
 
 
 def _value(value: Any, limit: int) -> Any:
@@ -91,8 +96,25 @@ def _value(value: Any, limit: int) -> Any:
     return value
 
 
+def _texts(attributes: Mapping[str, Any]) -> Iterator[str]:
+    for key, value in attributes.items():
+        yield str(key)
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
+            yield from (v for v in value if isinstance(v, str))
+
+
 def _attributes(attributes: Mapping[str, Any] | None, limit: int) -> dict[str, Any]:
-    return {redact(str(k)): _value(v, limit) for k, v in (attributes or {}).items()}
+    """``attributes`` cleaned (:func:`cut`). A model call's span has an attribute per message it
+    was given: their texts are first looked at joined (no secret form, key or bearer token holds
+    a NUL), and only where that finds something, or a value was cut, one by one."""
+    attributes = attributes or {}
+    texts = list(_texts(attributes))
+    joined = "\0".join(texts)
+    if max(map(len, texts), default=0) < limit and redact(joined) == joined:
+        return {str(k): v for k, v in attributes.items()}
+    return {redact(str(k)): _value(v, limit) for k, v in attributes.items()}
 
 
 KIND = "openinference.span.kind"
@@ -225,7 +247,8 @@ class Pipeline:
         resource = Resource.create(
             {"service.name": "deepnb", ResourceAttributes.PROJECT_NAME: settings.project}
         )
-        self.provider = TracerProvider(resource=resource, shutdown_on_exit=False)
+        limits = SpanLimits(max_span_attributes=MAX_ATTRIBUTES, max_span_attribute_length=settings.max_value)
+        self.provider = TracerProvider(resource=resource, span_limits=limits, shutdown_on_exit=False)
         self.processor = BoundedProcessor(self.exporter, settings)
         self.provider.add_span_processor(self.processor)
         self.tracer: Tracer = self.provider.get_tracer("deepnb")
