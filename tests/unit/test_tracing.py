@@ -138,6 +138,26 @@ def test_a_run_with_subagents_and_approvals_is_one_trace_of_the_right_kinds() ->
     )
 
 
+def test_a_model_call_late_in_a_long_thread_keeps_its_kind_and_tokens() -> None:
+    """Its span has attributes for each of the many messages it was given: none of what says
+    what it is (its kind, its token counts, its input) is dropped to make room for them."""
+    memory = InMemorySpanExporter()
+    on(memory)
+    turns: list[dict[str, Any]] = [
+        {"text": f"Step {i}.", "tool_calls": [{"name": "ls", "args": {"path": "/"}}]} for i in range(60)
+    ]
+    model = scripted({"main": [{"turns": [*turns, {"text": "Done."}]}]})
+    run = deepnb.agent(unique("long"), model).run("Go")
+    assert run.status == "done", run.error
+    llms = [s for s in spans_of(memory) if s.name == "ScriptedChatModel"]
+    assert len(llms) == 61
+    last = max(llms, key=lambda s: s.start_time)
+    assert len(last.attributes) > 128  # more than the SDK keeps by default
+    assert all(kind(s) == "LLM" and "llm.token_count.prompt" in s.attributes for s in llms)
+    given = {k: v for k, v in last.attributes.items() if k.startswith("llm.input_messages.")}
+    assert "Go" in given.values() and "Step 0." in given.values() and "Step 59." in given.values()
+
+
 def test_a_failed_run_is_an_error_span() -> None:
     memory = InMemorySpanExporter()
     on(memory)
