@@ -84,7 +84,7 @@ def test_a_deep_agent_with_subagents_reads_back_as_one_trace(phoenix: Phoenix, p
         assert (call["name"], call["span_kind"]) == ("task", "TOOL")
     decisions = [s for s in spans if s["span_kind"] == "DECISION"]
     assert len(decisions) == decided
-    assert all(s["attributes"]["deepnb.decision.type"] == "approve" for s in decisions)
+    assert all(s["attributes"]["decision.type"] == "approve" for s in decisions)
 
     # Token counts: Phoenix's, per model call, against the run's own timeline.
     calls = [r for r in run.timeline if r["kind"] == "model"]

@@ -110,7 +110,7 @@ def test_a_run_with_subagents_and_approvals_is_one_trace_of_the_right_kinds() ->
 
     decisions = [s for s in spans if kind(s) == "DECISION"]
     assert len(decisions) == decided
-    assert {s.attributes["deepnb.decision.type"] for s in decisions} == {"approve"}
+    assert {s.attributes["decision.type"] for s in decisions} == {"approve"}
     assert {s.attributes["tool.name"] for s in decisions} == {"write_file", "edit_file"}
 
     assert {"AGENT", "CHAIN", "LLM", "TOOL", "DECISION"} <= {kind(s) for s in spans}
@@ -167,7 +167,7 @@ def test_a_failed_run_is_an_error_span() -> None:
     (root,) = [s for s in spans_of(memory) if s.parent is None]
     assert root.status.status_code.name == "ERROR"
     assert "the model broke" in (root.status.description or "")
-    assert root.attributes["deepnb.run.status"] == "error"
+    assert root.attributes["run.status"] == "error"
 
 
 def test_off_unless_asked() -> None:

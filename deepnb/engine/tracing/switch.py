@@ -288,8 +288,8 @@ class _RunTrace:
             **_kind("AGENT"),
             "agent.name": self.agent,
             "session.id": self.run.thread_id,
-            "metadata": _json({"deepnb.run": self.run.id, "agent": self.agent, "thread": self.run.thread_id}),
-            "deepnb.run.id": self.run.id,
+            "metadata": _json({"run": self.run.id, "agent": self.agent, "thread": self.run.thread_id}),
+            "run.id": self.run.id,
         }
         if not resumed and self.run.prompt is not None:
             attributes.update({"input.value": self.run.prompt, "input.mime_type": "text/plain"})
@@ -314,7 +314,7 @@ class _RunTrace:
         over = status != "interrupted"
         if span is None:
             return over
-        span.set_attribute("deepnb.run.status", status)
+        span.set_attribute("run.status", status)
         if status == "done":
             if self.run.result is not None:
                 span.set_attributes({"output.value": self.run.result, "output.mime_type": "text/plain"})
@@ -364,8 +364,8 @@ class _RunTrace:
                     {"tool": event.tool, "interrupt": event.interrupt_id, "action": event.index}
                 ),
                 "output.value": _json(dict(event.decision)),
-                "deepnb.decision.type": kind,
-                "deepnb.decision.auto": event.auto,
+                "decision.type": kind,
+                "decision.auto": event.auto,
             }
         else:
             name = "answer"
@@ -373,9 +373,9 @@ class _RunTrace:
                 "input.value": _json({"interrupt": event.interrupt_id}),
                 "output.value": _json(event.value),
             }
-            attributes["deepnb.decision.type"] = "answer"
+            attributes["decision.type"] = "answer"
         attributes |= {"input.mime_type": "application/json", "output.mime_type": "application/json"}
-        attributes |= {"deepnb.interrupt.id": event.interrupt_id, "session.id": self.run.thread_id}
+        attributes |= {"interrupt.id": event.interrupt_id, "session.id": self.run.thread_id}
         span = self.pipeline.tracer.start_span(
             name, context=set_span_in_context(parent), attributes={**_kind("DECISION"), **attributes}
         )
