@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import socket
 import socketserver
+import sys
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -183,7 +184,9 @@ def test_off_unless_asked() -> None:
 # -- what leaves the kernel -------------------------------------------------------------------------
 
 
-def test_secrets_are_redacted_and_a_huge_value_is_cut_never_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_secrets_are_redacted_and_a_huge_value_is_cut_never_dropped(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     monkeypatch.setenv("TRACE_TEST_API_KEY", SECRET)
     huge = "x" * 1_000_000
     memory = InMemorySpanExporter()
@@ -203,6 +206,8 @@ def test_secrets_are_redacted_and_a_huge_value_is_cut_never_dropped(monkeypatch:
     assert output.startswith("The key is [redacted], the other [redacted]. xxx")
     assert output.endswith("x… [cut]") and len(output) < 4096
     assert switch.status().dropped == 0
+    said = [r.getMessage() for r in caplog.records if r.name.startswith("opentelemetry")]
+    assert said == []  # cut on purpose: nothing said in the cell
 
 
 class _Counting(SpanProcessor):
@@ -464,3 +469,15 @@ def test_the_magic_turns_it_on_and_off_and_says_its_status(proj: Path) -> None:
     ]:
         with pytest.raises(DeepnbError, match=message):
             trace(line)
+
+
+def test_without_the_trace_extra_one_line_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(sys.modules, "deepnb.engine.tracing.pipeline")
+    monkeypatch.setitem(sys.modules, "openinference.instrumentation.langchain", None)
+    with pytest.raises(DeepnbError) as raised:
+        deepnb.trace("http://127.0.0.1:9")
+    assert str(raised.value) == (
+        "Tracing needs OpenTelemetry and OpenInference (openinference.instrumentation.langchain is "
+        "missing): pip install 'deepnb[trace]'"
+    )
+    assert not switch.status().on

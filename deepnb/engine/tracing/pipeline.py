@@ -35,6 +35,9 @@ log = logging.getLogger("deepnb")
 QUIET_LOGGERS = ("opentelemetry.exporter.otlp.proto.http", "opentelemetry.sdk._shared_internal")
 """The exporter's and the batch processor's loggers: what they say of a collector that is down
 is counted and shown by ``%deepagent trace status``, not printed into every cell's output."""
+CUTTING_LOGGER = "opentelemetry.attributes"
+"""Where the SDK logs each value it cuts to ``max_value``: deepnb cuts them on purpose, so only
+its errors are let through."""
 MAX_ATTRIBUTES = 100_000
 """Attributes a span may hold. The SDK's default, 128, drops a span's *oldest* attributes beyond
 it (its kind, input and output first) and logs each drop: a model call late in a long thread has
@@ -257,6 +260,7 @@ class Pipeline:
         self.instrumentor.instrument(tracer_provider=self.provider, skip_dep_check=True)
 
     def _quiet(self) -> None:
+        logging.getLogger(CUTTING_LOGGER).setLevel(logging.ERROR)
         handler = _Noted(self.counts)
         for name in QUIET_LOGGERS:
             logger = logging.getLogger(name)

@@ -145,11 +145,12 @@ def settings(
 @dataclass(frozen=True)
 class ConfiguredTrace:
     """What the project's config says about tracing: ``settings`` to turn it on with (``None``:
-    nothing to turn on), and ``note``, a line for ``%deepagent trace status`` (a table waiting for
-    trust, one turned off with ``enabled = false``)."""
+    nothing to turn on), ``note``, a line for ``%deepagent trace status`` (a table waiting for
+    trust, one turned off with ``enabled = false``), and ``untrusted`` where it waits for trust."""
 
     settings: TraceSettings | None
     note: str | None = None
+    untrusted: bool = False
 
 
 def _table(root: Path) -> tuple[Any, str] | None:
@@ -190,8 +191,7 @@ def configured(root: Path | None = None) -> ConfiguredTrace:
     if not enabled:
         return ConfiguredTrace(None, f"{where} has enabled = false.")
     if not is_trusted(root):
-        return ConfiguredTrace(
-            None, f"{where} waits for trust — run %deepagent trust {root} if you trust this project."
-        )
+        trust_it = f"run %deepagent trust {root} if you trust this project."
+        return ConfiguredTrace(None, f"{where} waits for trust — {trust_it}", untrusted=True)
     options = {k: v for k, v in table.items() if k != "enabled"}
     return ConfiguredTrace(settings(**options, source=where))

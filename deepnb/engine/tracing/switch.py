@@ -54,7 +54,7 @@ def _build(settings: TraceSettings, exporter: SpanExporter | None) -> Pipeline:
         from deepnb.engine.tracing.pipeline import Pipeline  # noqa: PLC0415  # lazy: the optional trace extra
     except ImportError as exc:
         raise DeepnbError(
-            f"Tracing needs OpenTelemetry and OpenInference ({exc.name} is missing): {INSTALL}"
+            f"Tracing needs OpenTelemetry and OpenInference ({exc.name or 'a package'} is missing): {INSTALL}"
         ) from None
     return Pipeline(settings, exporter)
 
@@ -106,7 +106,7 @@ def trace(
         found = configured()
         if found.settings is not None:
             return turn_on(found.settings)
-        if found.note is not None and "trust" in found.note:
+        if found.untrusted and found.note:
             raise DeepnbError(found.note)
     return turn_on(settings(endpoint, headers=headers, project=project, source=source, **options))
 
@@ -121,18 +121,6 @@ def turn_off() -> TraceStatus:
         pipeline.stop(STOP_WAIT)
         return TraceStatus.of(pipeline, on=False)
     return status()
-
-
-def from_config() -> TraceStatus:
-    """Turn tracing on as the project's ``[trace]`` table says (one line if it has none, or it
-    waits for trust)."""
-    found = configured()
-    if found.settings is None:
-        raise DeepnbError(
-            found.note
-            or "No [trace] in deepnb.toml: add one (endpoint = ..., project = ...) or name the endpoint."
-        )
-    return turn_on(found.settings)
 
 
 def _check_config() -> None:
