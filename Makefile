@@ -104,6 +104,15 @@ $(INSPECT_VENV)/.installed: | $(UV)
 	$(call UV_INSTALL,$(INSPECT_VENV),inspect-ai==0.3.285)
 	touch $@
 
+# Arize Phoenix, the OpenTelemetry collector the trace tests read spans back from, in its own
+# virtualenv (it brings many dependencies of its own); the version pinned here.
+PHOENIX_VENV := .venv-phoenix
+
+$(PHOENIX_VENV)/.installed: | $(UV)
+	rm -rf $(PHOENIX_VENV) && $(PYTHON) -m venv $(PHOENIX_VENV)
+	$(call UV_INSTALL,$(PHOENIX_VENV),arize-phoenix==20.26.1)
+	touch $@
+
 # The documentation site (mkdocs.yml, docs/): the guide, the demo notebooks from their saved outputs and
 # the API reference. docs-check builds it strictly (a broken link or reference, any warning, fails)
 # into a throwaway folder; make test runs it.
@@ -218,7 +227,7 @@ test-lowest: $(LOWEST_VENV)/.installed
 
 # What make test installs before its parts start.
 test-ready: $(VENV)/.installed-test $(LAB_VENV)/.installed $(LOWEST_VENV)/.installed debian-packages \
-            $(AGENT_VENV)/.installed $(INSPECT_VENV)/.installed $(NODE_MODULES)
+            $(AGENT_VENV)/.installed $(INSPECT_VENV)/.installed $(PHOENIX_VENV)/.installed $(NODE_MODULES)
 
 bench: $(VENV)/.installed-test agent-server
 	$(BIN)/python bench/overhead.py
@@ -251,5 +260,5 @@ constraints-lowest: $(VENV)/.installed-test
 	mv constraints-lowest.new constraints-lowest.txt && rm .constraints-lowest-tools.in
 
 clean:
-	rm -rf $(VENV) $(LAB_VENV) $(AGENT_VENV) $(LOWEST_VENV) $(INSPECT_VENV) build dist site .cache/mkdocs-jupyter .pytest_cache \
+	rm -rf $(VENV) $(LAB_VENV) $(AGENT_VENV) $(LOWEST_VENV) $(INSPECT_VENV) $(PHOENIX_VENV) build dist site .cache/mkdocs-jupyter .pytest_cache \
 	  widgets/node_modules widgets/.test-build

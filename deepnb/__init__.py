@@ -56,6 +56,7 @@ __all__ = [
     "models",
     "scorers",
     "serve",
+    "trace",
     "unload_ipython_extension",
 ]
 
@@ -83,6 +84,7 @@ if TYPE_CHECKING:
 
     from deepnb import extensions, models
     from deepnb.core.errors import DeepnbError
+    from deepnb.engine.tracing.switch import TraceStatus
     from deepnb.many import scorers
     from deepnb.many.across import ExperimentComparison
     from deepnb.many.batch import Batch
@@ -309,6 +311,28 @@ def serve(agents: Sequence[str] | None = None, *, port: int | None = None, conne
     from deepnb.ship.serve import serve as start  # noqa: PLC0415  # lazy: see above
 
     return start(agents, port=port, connect=connect)
+
+
+def trace(
+    endpoint: str | None = None,
+    *,
+    headers: Mapping[str, str] | None = None,
+    project: str | None = None,
+    enabled: bool = True,
+    **options: Any,
+) -> TraceStatus:
+    """Send every run from now on as OpenTelemetry spans with the OpenInference conventions to
+    ``endpoint``, an OTLP/HTTP traces URL (Phoenix, Langfuse, any collector): model and tool
+    calls, subagents, decisions, and an experiment's runs with their row, variant, epoch and
+    scores. ``headers`` go with every export (``${NAME}`` is read from the environment; they are
+    never shown); ``project`` names the project a trace tool files them under. With nothing
+    given: the project's ``deepnb.toml`` ``[trace]`` table, else ``OTEL_EXPORTER_OTLP_ENDPOINT``,
+    else Phoenix on this machine. ``options``: ``timeout`` (seconds per export), ``queue``
+    (spans that may wait; more are dropped and counted), ``delay``, ``max_value``.
+    ``enabled=False`` turns tracing off. Returns the status (``.flush()`` sends what waits)."""
+    from deepnb.engine.tracing.switch import trace as turn  # noqa: PLC0415  # lazy: see above
+
+    return turn(endpoint, headers=headers, project=project, enabled=enabled, **options)
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -16,6 +16,7 @@ from deepnb.core.text.secrets import redact
 from deepnb.core.threads.checkpointers import make_checkpointer
 from deepnb.engine.interpreter import Interpreter
 from deepnb.engine.spec import AgentSpec, parse_interrupt_on
+from deepnb.engine.tracing import switch as tracing
 from deepnb.extensions.registry import REGISTRY
 from deepnb.session import building
 from deepnb.session import workbench as wb
@@ -649,6 +650,18 @@ def _revoke_trust(path: str | None) -> Message:
         names = ", ".join(stale)
         lines.append(f"Run %deepagent reload to rebuild {names} without their middleware and routes.")
     return Message("\n".join(lines))
+
+
+def trace(args: Any) -> Message:
+    """``%deepagent trace on|off|status``: tracing turned on or off, and its status."""
+    action = args.action or "status"
+    if action not in ("on", "off", "status"):
+        raise DeepnbError(f"%deepagent trace takes on, off or status, not {action!r}.")
+    if action != "on" and (args.endpoint or args.project):
+        raise DeepnbError("--endpoint and --project go with on: %deepagent trace on --endpoint URL.")
+    if action == "on":
+        return Message(repr(tracing.trace(args.endpoint, project=args.project, source="%deepagent trace on")))
+    return Message(repr(tracing.turn_off() if action == "off" else tracing.status()))
 
 
 def reload(args: Any) -> Message:

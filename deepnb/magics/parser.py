@@ -344,6 +344,26 @@ def trust(line: str) -> None:
     (--revoke takes that back)."""
 
 
+@magic_arguments(name="deepagent trace")
+@argument(
+    "action",
+    nargs="?",
+    metavar="on|off|status",
+    help="on: send every run as OpenTelemetry spans; off: stop; status (the default): where they go, "
+    "how many were sent and dropped.",
+)
+@argument(
+    "--endpoint",
+    metavar="URL",
+    help="With on: the collector's OTLP/HTTP URL (default: deepnb.toml's [trace], else "
+    "OTEL_EXPORTER_OTLP_ENDPOINT, else Phoenix on 127.0.0.1:6006).",
+)
+@argument("--project", metavar="NAME", help="With on: the project the spans are filed under.")
+def trace(line: str) -> None:
+    """Send every run as OpenTelemetry spans (on), stop (off), or say where they go and what was
+    sent or dropped (status)."""
+
+
 @magic_arguments(name="deepagent reload")
 @argument("-a", "--agent", help="Only this agent (default: every agent built from a spec).")
 def reload(line: str) -> None:
@@ -471,6 +491,7 @@ SUMMARIES = {
     "extension": "Load the extension(s) at PATH (a file or a folder).",
     "extensions": "List extension registrations, sources, failures; says if a reload is needed.",
     "trust": "Trust the project: its deepnb.toml code and extension folders may run (--revoke to stop).",
+    "trace": "Send every run as OpenTelemetry spans: %deepagent trace on|off|status [--endpoint URL].",
     "reload": "Rebuild agents with the current extensions and deepnb.toml (threads kept).",
     "deploy": "Write deepnb.toml's agents as an Agent Server app (langgraph.json) into PATH.",
     "serve": "Serve deepnb.toml's agents with langgraph dev in the background (--stop ends it).",
@@ -505,6 +526,7 @@ SUBCOMMANDS: dict[str, Command] = {
     "extension": extension,
     "extensions": extensions,
     "trust": trust,
+    "trace": trace,
     "reload": reload,
     "deploy": deploy,
     "serve": serve,

@@ -16,6 +16,7 @@ the front of its queue after its backoff, its slot free meanwhile.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import inspect
 import os
@@ -256,6 +257,11 @@ class Batch(LiveDisplayable):
                     free -= 1
         return started, False
 
+    def starting(self, index: int) -> contextlib.AbstractContextManager[None]:
+        """Around starting input ``index``'s run (each attempt; on the engine loop): nothing
+        here; an experiment's batch makes the run's trace span the parent of the run's."""
+        return contextlib.nullcontext()
+
     def started(self, index: int, run: Run) -> None:
         """Input ``index``'s run just started (on the engine loop, before its first step runs):
         nothing here; an experiment's batch tells its cache the run's epoch."""
@@ -310,7 +316,8 @@ class Batch(LiveDisplayable):
         chosen = session.selected_thread
         slot.attempts += 1
         try:
-            run = session.start(slot.input.given, new_thread=True, **self.run_options)
+            with self.starting(index):
+                run = session.start(slot.input.given, new_thread=True, **self.run_options)
         except Exception as exc:  # one input's failure (a bad input, a busy server) is its row's error
             slot.failed_to_start = str(exc) or type(exc).__name__
             return

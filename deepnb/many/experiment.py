@@ -38,6 +38,7 @@ from deepnb.core.schema import ENDED
 from deepnb.core.text.figures import number
 from deepnb.core.text.safe_display import safe_display
 from deepnb.core.tokens import TOKEN_COLUMNS
+from deepnb.engine.tracing.switch import ExperimentSpan, experiment_span
 from deepnb.many import inspect_export, log_claims, pricing, provenance, retrying, stats
 from deepnb.many import log as logs
 from deepnb.many import report as reports
@@ -125,13 +126,18 @@ class _Runs(Batch):
         served_concurrency: int,
         retries: retrying.Retries | None = None,
         on_start: Callable[[int, Run], None] | None = None,
+        on_starting: Callable[[int], contextlib.AbstractContextManager[None]] | None = None,
         **options: Any,
     ) -> None:
         self._sessions = sessions
         self._served_concurrency = served_concurrency
         self._retries = retries
         self._on_start = on_start
+        self._on_starting = on_starting
         super().__init__(sessions[0], inputs, concurrency=concurrency, **options)
+
+    def starting(self, index: int) -> contextlib.AbstractContextManager[None]:
+        return super().starting(index) if self._on_starting is None else self._on_starting(index)
 
     def started(self, index: int, run: Run) -> None:
         if self._on_start is not None:
@@ -204,6 +210,8 @@ class Experiment(LiveDisplayable):
         """Held while a record's or a score's change is kept and logged, so the log has them in
         the order they were made (taken before ``_lock``; the engine thread never waits on it)."""
         self._seen: set[int] = set()
+        self._spans: dict[int, ExperimentSpan] = {}
+        """Each run's trace span while tracing is on, from its first start until it is kept."""
         self._futures: list[Future[None]] = []
         self._kept = 0
         """Runs read, scored and logged (what ``done`` counts, so a listener told at the end of
@@ -270,11 +278,44 @@ class Experiment(LiveDisplayable):
             served_concurrency=served_concurrency,
             retries=self.retries,
             on_start=self._started if self.cache is not None else None,
+            on_starting=self._traced,
             run_options=run_options,
         )
         self._batch.subscribe(self._changed)
         self._batch.begin()
         return self
+
+    @contextlib.contextmanager
+    def _traced(self, index: int) -> Iterator[None]:
+        """While tracing is on: run ``index``'s span (made at its first attempt) is the parent
+        of what its run sends (:mod:`deepnb.engine.tracing`)."""
+        span = self._spans.get(index)
+        if span is None:
+            row, variant, epoch = self._keys[index]
+            span = experiment_span(self.name, row, variant, epoch, self._rows[row].given)
+            if span is None:
+                yield
+                return
+            self._spans[index] = span
+        with span.current():
+            yield
+
+    def _end_span(self, index: int, record: RunRecord | None) -> None:
+        """End run ``index``'s span with what its record says (once; a run not recorded, say
+        stopped while scored, ends it as stopped)."""
+        span = self._spans.pop(index, None)
+        if span is None:
+            return
+        if record is None:
+            span.finish(status="stopped")
+            return
+        span.finish(
+            status=record.status,
+            result=record.result,
+            error=record.error,
+            scores={name: s.score for name, s in record.scores.items()},
+            tokens=(record.tokens_in, record.tokens_out),
+        )
 
     def _started(self, index: int, run: Run) -> None:
         """A run started (before its first model call): its calls are of its epoch."""
@@ -330,6 +371,7 @@ class Experiment(LiveDisplayable):
         try:
             self._score_and_keep(index, run, failed)
         finally:
+            self._end_span(index, None)
             with self._lock:
                 self._kept += 1
             self._notify()
@@ -344,10 +386,13 @@ class Experiment(LiveDisplayable):
         if self._batch is not None:
             record.attempts = max(1, self._batch.attempts(index))
         if record.status == "done":
+            span = self._spans.get(index)
             try:
-                record.scores = self._scored(record, self.scorers, halt=self._halt)
+                with span.current() if span is not None else contextlib.nullcontext():  # a judge's calls too
+                    record.scores = self._scored(record, self.scorers, halt=self._halt)
             except ScoringStopped:  # stopped while a scorer ran: not kept, the same log runs it again
                 return
+        self._end_span(index, record)
         with self._saving:  # logged, then kept: a grade given meanwhile is logged after it
             if self._writer is not None:
                 try:

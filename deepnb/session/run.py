@@ -44,6 +44,7 @@ from deepnb.engine.mcp import mcp_tools
 from deepnb.engine.recording import RECORDED, Recorded, RunLog, model_profile, record
 from deepnb.engine.state import RunState
 from deepnb.engine.timeline import Timeline, TimelineRecord
+from deepnb.engine.tracing.switch import run_span
 from deepnb.engine.tree import SubagentNode, Summary, build_tree
 from deepnb.session.files.changes import FileChange, changes_of
 from deepnb.session.files.files import Files
@@ -523,7 +524,7 @@ class Run(LiveDisplayable):
         self._done.clear()
         self.workbench.claim_thread(self)
         self.emit(ev.RunResumed(ev.MAIN, tuple(ready)))
-        self._future = submit(self._drive(self.workbench.graph, Command(resume=ready), first=False))
+        self._future = submit(self._traced(self.workbench.graph, Command(resume=ready), first=False))
 
     def _auto_decide(self, interrupts: tuple[ev.InterruptRequest, ...]) -> None:
         """Approve what ``--auto-approve`` or an "always approve" rule covers."""
@@ -569,7 +570,7 @@ class Run(LiveDisplayable):
         self._context = context
         self._fresh_thread = fresh_thread
         self._translator.node_updates = not speaks_messages(graph)  # its nodes' updates are its story
-        self._future = submit(self._drive(graph, graph_input))
+        self._future = submit(self._traced(graph, graph_input))
         return self
 
     def emit(self, event: ev.Event) -> None:
@@ -642,6 +643,12 @@ class Run(LiveDisplayable):
             return thread_step(values)
         snapshots = await read_history(graph, config, agent=self.workbench.name)
         return node_steps(snapshots)[0] if snapshots else 0
+
+    async def _traced(self, graph: Any, graph_input: Any, *, first: bool = True) -> None:
+        """:meth:`_drive` inside this stretch's trace span, so the graph's spans nest in it
+        (nothing while tracing is off: :mod:`deepnb.engine.tracing`)."""
+        with run_span(self, resumed=not first):
+            await self._drive(graph, graph_input, first=first)
 
     async def _drive(self, graph: Any, graph_input: Any, *, first: bool = True) -> None:
         self._task = asyncio.current_task()

@@ -18,6 +18,7 @@ import deepnb
 from deepnb import extensions
 from deepnb.core import project, trust
 from deepnb.core.errors import DeepnbError
+from deepnb.engine.tracing import switch as tracing
 from deepnb.extensions.registry import REGISTRY
 from deepnb.magics import parser
 from deepnb.session import building, config, workbench
@@ -416,6 +417,7 @@ ACTS = {
     "map",
     "eval",
     "steer",
+    "trace",
 }
 
 
@@ -462,6 +464,25 @@ def test_a_cell_with_its_own_model_runs_in_an_untrusted_project(
     with pytest.raises(UsageError, match=r"^deepnb.toml: agent 'r' needs trust to import"):
         proj.write("[agents.r]\nmodel = 'demo:quickstart'\ntools = ['{mod}:search']\n")
         ip.run_cell_magic("deepagent", "-a r", "hi")  # no model of its own: the config is the agent
+
+
+def test_an_untrusted_trace_table_sends_nothing(ip: Any, proj: Project) -> None:
+    """A ``[trace]`` table would send every prompt and answer to its endpoint: it waits for trust."""
+    proj.write("[trace]\nendpoint = 'http://127.0.0.1:9'\n")
+    tracing.turn_off()
+    tracing._checked = False  # the first run reads the table, as in a fresh kernel
+    try:
+        run = deepnb.agent("gate-trace", model="demo:quickstart").run("Write me a short brief on tide pools.")
+        assert run.status == "done", run.error
+        assert tracing.active() is None
+        trust_it = f"run %deepagent trust {proj.root} if you trust this project."
+        waits = f"deepnb.toml [trace] waits for trust — {trust_it}"
+        assert repr(ip.run_line_magic("deepagent", "trace status")) == waits
+        with pytest.raises(UsageError) as raised:
+            ip.run_line_magic("deepagent", "trace on")
+        assert str(raised.value) == waits
+    finally:
+        tracing.turn_off()
 
 
 def test_define_from_your_own_dict_needs_no_trust(ip: Any, proj: Project) -> None:

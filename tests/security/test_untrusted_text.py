@@ -57,6 +57,7 @@ UNTRUSTED = {
     "deepnb/engine/card_text.py": "words a model's arguments",
     "deepnb/engine/approvals.py": "previews a model's edits",
     "deepnb/engine/recording.py": "escapes prompts into a replay's patterns",
+    "deepnb/engine/tracing/pipeline.py": "reads span names (tool and node names) a trace exports",
 }
 """Modules whose patterns meet untrusted text: each uses ``safe_regex.compile_bounded`` (RE2), or
 a Python pattern with no unbounded repeat (linear: each start reads a bounded stretch)."""
@@ -70,6 +71,7 @@ TRUSTED = {
     "deepnb/engine/mcp.py": "deepnb.toml's server names and URLs (trust-gated project config)",
     "deepnb/extensions/api.py": "names trusted extension code registers",
     "deepnb/extensions/rules.py": "routes trusted extension code registers",
+    "deepnb/engine/tracing/settings.py": "${VAR} in a trusted project's [trace] headers",
     "deepnb/extensions/bundles.py": "plugin folders the user loads (trusted as the code beside them)",
     "deepnb/extensions/bundle_loading.py": "a loaded plugin's SKILL.md head, 4,000 characters at most",
     "deepnb/extensions/discovery.py": "the plugin id the user names",
