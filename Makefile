@@ -229,7 +229,7 @@ test-lowest: $(LOWEST_VENV)/.installed
 test-ready: $(VENV)/.installed-test $(LAB_VENV)/.installed $(LOWEST_VENV)/.installed debian-packages \
             $(AGENT_VENV)/.installed $(INSPECT_VENV)/.installed $(PHOENIX_VENV)/.installed $(NODE_MODULES)
 
-bench: $(VENV)/.installed-test agent-server
+bench: $(VENV)/.installed-test agent-server $(PHOENIX_VENV)/.installed
 	$(BIN)/python bench/overhead.py
 	$(BIN)/python bench/subagents.py
 	$(BIN)/python bench/files.py
@@ -240,6 +240,7 @@ bench: $(VENV)/.installed-test agent-server
 	$(BIN)/python bench/evidence.py
 	$(BIN)/python bench/report.py
 	$(BIN)/python bench/graph.py
+	$(BIN)/python bench/tracing.py
 
 # The newest versions pyproject.toml allows, frozen into constraints.txt (a throwaway virtualenv).
 constraints:
