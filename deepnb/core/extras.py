@@ -47,6 +47,19 @@ EXTRAS: dict[str, Extra] = {
         ),
         Extra("parquet", ("pyarrow>=26", "numpy>=2"), ("pyarrow", "pyarrow.parquet", "pyarrow.ipc")),
         Extra("serve", ("langgraph-cli[inmem]>=0.4.40,<0.5",), ("langgraph_cli", "langgraph_api")),
+        Extra(
+            "trace",
+            (
+                "opentelemetry-sdk>=1.45.2",
+                "opentelemetry-exporter-otlp-proto-http>=1.45.2",
+                "openinference-instrumentation-langchain>=0.1.80",
+            ),
+            (
+                "opentelemetry.sdk.trace",
+                "opentelemetry.exporter.otlp.proto.http.trace_exporter",
+                "openinference.instrumentation.langchain",
+            ),
+        ),
     )
 }
 """The extras deepnb's code imports from, by name."""

@@ -314,7 +314,7 @@ class Experiment(LiveDisplayable):
             result=record.result,
             error=record.error,
             scores={name: s.score for name, s in record.scores.items()},
-            tokens=(record.tokens_in, record.tokens_out),
+            tokens=(record.tokens_in, record.tokens_out, record.tokens_unreported),
         )
 
     def _started(self, index: int, run: Run) -> None:

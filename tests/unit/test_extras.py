@@ -99,8 +99,9 @@ def test_no_other_import_error_tells_its_own_install_command() -> None:
 def test_a_version_the_extra_excludes_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     """mcp 2 installed beside the adapters (which cannot import it): the line names mcp's
     version and the bound, never only the adapters' failed import."""
+    versions = {"mcp": "2.3.0", "langchain-mcp-adapters": "0.3.2"}  # whether installed here or not
     real = extras._installed
-    monkeypatch.setattr(extras, "_installed", lambda name: "2.3.0" if name == "mcp" else real(name))
+    monkeypatch.setattr(extras, "_installed", lambda name: versions.get(name) or real(name))
     monkeypatch.setitem(sys.modules, "langchain_mcp_adapters.client", None)
     said = (
         r"^MCP servers: deepnb's 'mcp' extra is needed \(mcp 2\.3\.0 is installed, "

@@ -21,7 +21,10 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 import deepnb
+from deepnb.core.extras import MissingExtra
 from deepnb.core.tokens import Tokens
+from deepnb.engine.tracing import switch as tracing
+from deepnb.engine.tracing.settings import settings
 from deepnb.many.report import summary_section
 from deepnb.many.report_data import sample_data
 from deepnb.views.batch.batch_rows import batch_html, batch_text, grid_row
@@ -32,6 +35,11 @@ from deepnb.views.output import run_snapshot
 from deepnb.views.run.timeline_view import timeline_html, timeline_lines
 from deepnb.views.run.tokens import cost_words, token_cells, token_pair, tokens_words
 from tests.support.agents import unique
+
+try:
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+except ImportError:  # the trace extra is not installed (the floors' virtualenv)
+    InMemorySpanExporter = None
 
 WAIT = 60.0
 REPORTED = {"input_tokens": 7, "output_tokens": 3, "total_tokens": 10}
@@ -83,12 +91,22 @@ class Subjects:
         self.comparison = deepnb.compare("Go", models={k: m() for k, m in MODELS.items()}, agent=base.name)
         self.comparison.wait(WAIT)
         self.log = tmp / "experiment.jsonl"
-        self.experiment = deepnb.experiment(
-            ["q0", "q1"],
-            agent=base.name,
-            variants={kind: {"model": model()} for kind, model in MODELS.items()},
-            log=self.log,
-        ).wait(WAIT)
+        self.spans = InMemorySpanExporter() if InMemorySpanExporter is not None else None
+        if self.spans is not None:
+            try:
+                tracing.turn_on(settings("http://127.0.0.1:9/v1/traces", delay=0.05), exporter=self.spans)
+            except MissingExtra:  # OpenTelemetry is there, but not the rest of the trace extra
+                self.spans = None
+        try:
+            self.experiment = deepnb.experiment(
+                ["q0", "q1"],
+                agent=base.name,
+                variants={kind: {"model": model()} for kind, model in MODELS.items()},
+                log=self.log,
+            ).wait(WAIT)
+            assert self.spans is None or tracing.flush(WAIT), "the spans were not handed on"
+        finally:
+            tracing.turn_off()
         for run in [*self.runs.values(), *self.comparison.runs.values()]:
             assert run.status == "done", run.error
 
@@ -127,7 +145,26 @@ EXPORTS: dict[str, Callable[[Subjects, str], list[dict[str, Any]]]] = {
     ),
     "run.timeline": lambda s, k: [r for r in s.runs[k].timeline if r["kind"] == "model"],
     "experiment.to_inspect": lambda s, k: _inspect_records(s, k),
+    "an experiment run's trace span": lambda s, k: _span_records(s, k),
 }
+
+
+def _span_records(s: Subjects, kind: str) -> list[dict[str, Any]]:
+    """The experiment runs' spans of variant ``kind``, as records of their count."""
+    if s.spans is None:
+        pytest.skip("the trace extra is not installed")
+    records = []
+    for span in s.spans.get_finished_spans():
+        found = dict(span.attributes or {})
+        if found.get("experiment.variant") == kind:
+            records.append(
+                {
+                    "tokens_in": found.get("experiment.tokens.prompt"),
+                    "tokens_out": found.get("experiment.tokens.completion"),
+                    "tokens_unreported": found["experiment.tokens.unreported"],
+                }
+            )
+    return records
 
 
 def _inspect_records(s: Subjects, kind: str) -> list[dict[str, Any]]:
@@ -281,6 +318,7 @@ COUNTING_MODULES = {
     "deepnb/many/report.py": "the experiment's report",
     "deepnb/many/report_data.py": "the experiment's report",
     "deepnb/many/inspect_export.py": "experiment.to_inspect",
+    "deepnb/engine/tracing/switch.py": "an experiment run's trace span",
 }
 
 

@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from deepnb.core import events as ev
 from deepnb.core.errors import DeepnbError
+from deepnb.core.extras import require
 from deepnb.core.text.safe_display import safe_display
-from deepnb.engine.tracing.settings import INSTALL, TraceSettings, configured, settings
+from deepnb.engine.tracing.settings import TraceSettings, configured, settings
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace.export import SpanExporter
@@ -50,12 +51,12 @@ _exit_hooked = False
 
 
 def _build(settings: TraceSettings, exporter: SpanExporter | None) -> Pipeline:
-    try:
-        from deepnb.engine.tracing.pipeline import Pipeline  # noqa: PLC0415  # lazy: the optional trace extra
-    except ImportError as exc:
-        raise DeepnbError(
-            f"Tracing needs OpenTelemetry and OpenInference ({exc.name or 'a package'} is missing): {INSTALL}"
-        ) from None
+    # a package of the extra missing (or at a version it excludes) is one line naming the fix
+    require("trace", "opentelemetry.sdk.trace", what="Tracing")
+    require("trace", "opentelemetry.exporter.otlp.proto.http.trace_exporter", what="Tracing")
+    require("trace", "openinference.instrumentation.langchain", what="Tracing")
+    from deepnb.engine.tracing.pipeline import Pipeline  # noqa: PLC0415  # lazy: the optional trace extra
+
     return Pipeline(settings, exporter)
 
 
@@ -441,9 +442,11 @@ class ExperimentSpan:
         result: str | None = None,
         error: str | None = None,
         scores: Mapping[str, float | None] | None = None,
-        tokens: tuple[int | None, int | None] = (None, None),
+        tokens: tuple[int | None, int | None, int] = (None, None, 0),
     ) -> None:
-        """End the span (once) with the run's status, answer or error, and each scorer's score."""
+        """End the span (once) with the run's status, answer or error, and each scorer's score.
+        ``tokens``: input and output tokens (``None``: unknown) and how many model calls reported
+        none; the span says that count too, so a sum over the others reads as a lower bound."""
         from opentelemetry.trace import Status, StatusCode  # noqa: PLC0415  # lazy: tracing is on here
 
         if self._ended:
@@ -458,11 +461,12 @@ class ExperimentSpan:
                 span.set_attribute(f"experiment.scores.{name}", float(value))
         if scores:
             span.set_attribute("metadata", _json({**self.metadata, "scores": dict(scores)}))
-        tokens_in, tokens_out = tokens
+        tokens_in, tokens_out, unreported = tokens
         if tokens_in is not None and tokens_out is not None:
             span.set_attributes(
                 {"experiment.tokens.prompt": tokens_in, "experiment.tokens.completion": tokens_out}
             )
+        span.set_attribute("experiment.tokens.unreported", unreported)
         if status == "error":
             span.set_status(Status(StatusCode.ERROR, error or "failed"))
         else:
