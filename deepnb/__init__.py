@@ -70,7 +70,7 @@ _LAZY_NAMES = {
     "Files": "deepnb.session.files",
     "Run": "deepnb.session.run",
     "ScriptedChatModel": "deepnb.models.scripted",
-    "Workbench": "deepnb.session.workbench",
+    "Workbench": "deepnb.session.local",
 }
 # Documented modules, reachable as ``deepnb.extensions`` without importing them first: name -> module.
 _LAZY_MODULES = {
@@ -94,9 +94,10 @@ if TYPE_CHECKING:
     from deepnb.many.history import Experiments
     from deepnb.models.scripted import ScriptedChatModel
     from deepnb.session.files import Files
+    from deepnb.session.graph_session import GraphSession
+    from deepnb.session.local import Workbench
     from deepnb.session.remote import RemoteWorkbench
     from deepnb.session.run import Run
-    from deepnb.session.workbench import GraphSession, Workbench
 
 
 def __getattr__(name: str) -> Any:
@@ -115,7 +116,7 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
-# The functions below import their module when called: deepnb.session.workbench and deepnb.magics bring in
+# The functions below import their module when called: deepnb.session.building and deepnb.magics bring in
 # pygments and, on first use, deepagents and LangChain, which `import deepnb` and `%load_ext deepnb`
 # must not load.
 
@@ -126,14 +127,14 @@ def agent(name: str = "default", model: Any = None, **options: Any) -> Workbench
     Takes ``create_deep_agent``'s keyword arguments, plus ``checkpointer="memory" | "sqlite:PATH"
     | saver``. ``model``: a chat model, ``provider:model``, ``scripted:PATH`` or ``demo:NAME``.
     """
-    from deepnb.session.workbench import agent as build  # noqa: PLC0415  # lazy: see above
+    from deepnb.session.building import agent as build  # noqa: PLC0415  # lazy: see above
 
     return build(name, model, **options)
 
 
 def attach(graph: Any, name: str = "default", **options: Any) -> Workbench:
     """Register a compiled agent under ``name`` so ``%%deepagent -a NAME`` can run it."""
-    from deepnb.session.workbench import attach as register  # noqa: PLC0415  # lazy: see above
+    from deepnb.session.building import attach as register  # noqa: PLC0415  # lazy: see above
 
     return register(graph, name, **options)
 
@@ -276,7 +277,7 @@ def connect(
 def get(name: str | None = None) -> GraphSession:
     """The agent registered as ``name`` (the current one by default); one that the project's
     ``deepnb.toml`` (or ``[tool.deepnb]`` in ``pyproject.toml``) defines is built on first use."""
-    from deepnb.session.workbench import get as lookup  # noqa: PLC0415  # lazy: see above
+    from deepnb.session.building import get as lookup  # noqa: PLC0415  # lazy: see above
 
     return lookup(name)
 
@@ -297,7 +298,7 @@ def export(
     ``path`` (``.ipynb``) as a standalone notebook that opens without a kernel: each prompt, the
     run's view where this kernel has the run (else the replies), and the files the agent wrote.
     ``force`` replaces a notebook already there."""
-    from deepnb.session.workbench import get as lookup  # noqa: PLC0415  # lazy: see above
+    from deepnb.session.building import get as lookup  # noqa: PLC0415  # lazy: see above
     from deepnb.ship.exporting import export_thread  # noqa: PLC0415  # lazy: see above
 
     return export_thread(lookup(agent, build=False), path, thread=thread, force=force)

@@ -14,7 +14,7 @@ from IPython.testing.globalipapp import start_ipython
 
 from deepnb.models import resolve
 from deepnb.models.scripted import ScriptedChatModel
-from deepnb.session import workbench
+from deepnb.session import agents
 
 
 @pytest.fixture(autouse=True)
@@ -42,13 +42,13 @@ def ip() -> Iterator[InteractiveShell]:
     start_ipython()
     shell = get_ipython()
     shell.run_line_magic("load_ext", "deepnb")
-    workbench.forget_all()
+    agents.forget_all()
     yield shell
-    for bench in workbench.registered().values():
+    for bench in agents.registered().values():
         for run in list(bench._active.values()):
             run.stop()
             run.wait(10)
-    workbench.forget_all()
+    agents.forget_all()
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,6 @@
 """What the lower layers see of a run and of an agent: structural types, so that claims, approval
 requests, the interpreter, async tasks and file holds never import the session layer
-(:mod:`deepnb.session.run`, :mod:`deepnb.session.workbench`) that builds on them."""
+(:mod:`deepnb.session.run`, :mod:`deepnb.session.local`) that builds on them."""
 
 from __future__ import annotations
 

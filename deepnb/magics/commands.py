@@ -18,8 +18,8 @@ from deepnb.engine.interpreter import Interpreter
 from deepnb.engine.spec import AgentSpec, parse_interrupt_on
 from deepnb.engine.tracing import switch as tracing
 from deepnb.extensions.registry import REGISTRY
-from deepnb.session import building
-from deepnb.session import workbench as wb
+from deepnb.session import agents as agent_registry
+from deepnb.session import building, graph_session
 from deepnb.session.config import UntrustedConfig, find_config
 from deepnb.session.protocol import History, Session
 from deepnb.session.remote import RemoteWorkbench
@@ -118,15 +118,15 @@ def workbench_for(
     the cell's agent options, ``None`` where the cell doesn't set one."""
     from deepnb.models import resolve_model  # noqa: PLC0415  # lazy: it imports langchain_core
 
-    name = name or wb.current_name()
+    name = name or agent_registry.current_name()
     changes = {key: value for key, value in options.items() if value is not None}
     existing = _registered_or_config(name, skip_untrusted=model is not None)
     if existing is None:
-        if model is None and not os.environ.get("DEEPNB_MODEL") and name != wb.DEFAULT_AGENT:
-            wb.get(name)  # raises: no such agent, with how to define it
+        if model is None and not os.environ.get("DEEPNB_MODEL") and name != agent_registry.DEFAULT_AGENT:
+            building.get(name)  # raises: no such agent, with how to define it
         chat = resolve_model(model, namespace)
         spec = AgentSpec(chat, model or os.environ["DEEPNB_MODEL"], changes)
-        return wb.install(name, spec, make_checkpointer("memory"), None)
+        return building.install(name, spec, make_checkpointer("memory"), None)
     if model is None and not changes:
         return existing
     if isinstance(existing, RemoteWorkbench):
@@ -147,16 +147,16 @@ def workbench_for(
     different = {k: v for k, v in changes.items() if spec.options.get(k) != v}
     if different:
         spec = spec.with_options(**different)
-    return existing if spec is existing.declared_spec else wb.rebuild(existing, spec)
+    return existing if spec is existing.declared_spec else building.rebuild(existing, spec)
 
 
-def _registered_or_config(name: str, *, skip_untrusted: bool) -> wb.GraphSession | None:
+def _registered_or_config(name: str, *, skip_untrusted: bool) -> graph_session.GraphSession | None:
     """The workbench ``name``: registered, or built now from ``deepnb.toml``. With
     ``skip_untrusted`` (the cell names its model), a definition that waits for trust is left
     out, said in one line, and the cell builds its agent from its own options."""
 
     try:
-        return wb.lookup(name)
+        return building.lookup(name)
     except UntrustedConfig as exc:
         if not skip_untrusted:
             raise
@@ -202,10 +202,10 @@ def define(args: Any, namespace: dict[str, Any]) -> Message:
     if args.from_var:
         workbench = _define_from(args, model, options, namespace)
     else:
-        workbench = wb.agent(args.name, model, checkpointer=args.checkpointer or "memory", **options)
+        workbench = building.agent(args.name, model, checkpointer=args.checkpointer or "memory", **options)
     hint = (
         ""
-        if wb.current_name() == args.name
+        if agent_registry.current_name() == args.name
         else (
             f" Run it with %%deepagent -a {args.name}, or make it the default with "
             f"%deepagent use {args.name}."
@@ -227,7 +227,7 @@ def _define_from(args: Any, model: Any, options: dict[str, Any], namespace: dict
 
 
 def use(args: Any) -> Message:
-    workbench: Session | None = wb.use(args.name)
+    workbench: Session | None = building.use(args.name)
     if workbench is None:
         return Message(
             f"Using agent {args.name!r}: it is defined in deepnb.toml and built when a cell runs it."
@@ -238,8 +238,8 @@ def use(args: Any) -> Message:
 
 
 def agents() -> Table:
-    current = wb.current_name()
-    built = wb.registered()
+    current = agent_registry.current_name()
+    built = agent_registry.registered()
     rows = [
         ("*" if name == current else "", name, w.label, w.selected_thread or "-", w.origin or "", _sticky(w))
         for name, w in built.items()
@@ -286,7 +286,7 @@ RUN_LABEL = {"cancelled": "stopped", "error": "failed"}
 
 
 def threads(args: Any) -> Table:
-    workbench: Session = wb.get(args.agent, build=False)
+    workbench: Session = building.get(args.agent, build=False)
     current = workbench.selected_thread
     rows = tuple(
         (
@@ -316,7 +316,7 @@ def _known_thread(workbench: Session, thread: str) -> None:
 
 def history(args: Any) -> History:
     """A thread's history: one row per step, or with ``--all`` every checkpoint and its node."""
-    workbench: Session = wb.get(args.agent, build=False)
+    workbench: Session = building.get(args.agent, build=False)
     thread = args.thread or workbench.current_thread
     _known_thread(workbench, thread)
     found = workbench.history(thread)
@@ -414,7 +414,7 @@ def update_variable(name: str | None, namespace: dict[str, Any]) -> dict[str, An
 
 
 def fork(args: Any, namespace: dict[str, Any] | None = None) -> ForkedThread:
-    workbench: Session = wb.get(args.agent, build=False)
+    workbench: Session = building.get(args.agent, build=False)
     thread, steps = thread_and_steps(
         workbench, args.thread, [args.thread_word, args.step_word], 1, command="fork"
     )
@@ -436,7 +436,7 @@ def fork(args: Any, namespace: dict[str, Any] | None = None) -> ForkedThread:
 
 def state(args: Any) -> Any:
     """A thread's state at a step (now, without one)."""
-    workbench: Session = wb.get(args.agent, build=False)
+    workbench: Session = building.get(args.agent, build=False)
     thread, steps = thread_and_steps(
         workbench, args.thread, [args.thread_word, args.step_word], 1, command="state"
     )
@@ -446,7 +446,7 @@ def state(args: Any) -> Any:
 
 def diff(args: Any) -> Any:
     """What changed in a thread's state between two steps (or what one step did)."""
-    workbench: Session = wb.get(args.agent, build=False)
+    workbench: Session = building.get(args.agent, build=False)
     thread, steps = thread_and_steps(
         workbench, args.thread, [args.thread_word, args.a, args.b], 2, command="diff"
     )
@@ -460,12 +460,12 @@ def diff(args: Any) -> Any:
 
 
 def new(args: Any) -> Message:
-    workbench: Session = wb.get(args.agent, build=False)
+    workbench: Session = building.get(args.agent, build=False)
     return Message(f"New thread {workbench.new_thread()} on agent {workbench.name!r}.")
 
 
 def todos(args: Any) -> TodoList:
-    workbench: Session = wb.get(args.agent, build=False)
+    workbench: Session = building.get(args.agent, build=False)
     thread = args.thread or workbench.current_thread
     run = workbench.active_run(thread) or workbench.latest_run(thread)
     return TodoList(
@@ -480,36 +480,36 @@ def files(args: Any) -> Any:
     # lazy: the file browser loads anywidget, which %load_ext deepnb does not need
     from deepnb.views.files.files_view import show_files  # noqa: PLC0415
 
-    return show_files(wb.get(args.agent, build=False).files(args.thread), args.path)
+    return show_files(building.get(args.agent, build=False).files(args.thread), args.path)
 
 
 def repl(args: Any) -> Any:
     """The thread's interpreter globals (``run.interpreter``); displayed, a table."""
-    workbench = wb.get(args.agent, build=False)
+    workbench = building.get(args.agent, build=False)
     return Interpreter(workbench, args.thread or workbench.current_thread)
 
 
 def js(args: Any) -> Any:
     """The value of some JavaScript evaluated against a copy of the thread's interpreter state."""
-    workbench = wb.get(args.agent, build=False)
+    workbench = building.get(args.agent, build=False)
     return Interpreter(workbench, args.thread or workbench.current_thread).eval(" ".join(args.code))
 
 
 def tree(args: Any) -> Any:
     """The subagent tree of the thread's latest run (``run.tree``); displayed, a static view."""
-    return wb.get(args.agent, build=False).tree(args.thread)
+    return building.get(args.agent, build=False).tree(args.thread)
 
 
 def graph(args: Any) -> Any:
     """The agent's graph drawn (``workbench.draw_graph()``), its subgraphs' nodes inside them
     unless ``--no-xray``."""
-    return wb.get(args.agent, build=False).draw_graph(xray=not args.no_xray)
+    return building.get(args.agent, build=False).draw_graph(xray=not args.no_xray)
 
 
 def inspect(args: Any) -> Any:
     """The agent's anatomy (``workbench.inspect()``); an agent ``deepnb.toml`` defines is not built
     for it (the message says how to build it)."""
-    return wb.get(args.agent, build=False).inspect()
+    return building.get(args.agent, build=False).inspect()
 
 
 @safe_display
@@ -523,7 +523,7 @@ class Stopped(Message):
 
 def stop(args: Any) -> Any:
     """Stop the run holding the thread; say so in one line."""
-    workbench = wb.get(args.agent, build=False)
+    workbench = building.get(args.agent, build=False)
     run = workbench.stop(args.thread)
     return Stopped(
         f"Stopped the run on thread {run.thread_id} of agent {workbench.name}; "
@@ -534,7 +534,7 @@ def stop(args: Any) -> Any:
 
 def steer(args: Any) -> Any:
     """Give the run holding the thread a message for its next model call; say so in one line."""
-    workbench = wb.get(args.agent, build=False)
+    workbench = building.get(args.agent, build=False)
     thread = args.thread or workbench.current_thread
     run = workbench.active_run(thread)
     if run is None:
@@ -550,12 +550,12 @@ def steer(args: Any) -> Any:
 
 def approvals(args: Any) -> Any:
     """The run waiting for approval on a thread; displayed, it shows its approval cards."""
-    return wb.get(args.agent, build=False).pending_run(args.thread)
+    return building.get(args.agent, build=False).pending_run(args.thread)
 
 
 def resume(args: Any) -> Any:
     """Pending approvals come back as their run; a failed or stopped run continues."""
-    return wb.get(args.agent).resume(args.thread)
+    return building.get(args.agent).resume(args.thread)
 
 
 def extension(args: Any) -> Message:
@@ -590,7 +590,7 @@ def _project_folders(root: Path) -> str:
 def mcp(args: Any) -> Any:
     """The agent's MCP servers and their tools; an agent ``deepnb.toml`` defines is not built
     for it (the message says how to build it)."""
-    workbench = wb.get(args.agent, build=False)
+    workbench = building.get(args.agent, build=False)
     return mcp_listing(workbench.name, workbench.mcp())
 
 
@@ -665,7 +665,7 @@ def trace(args: Any) -> Message:
 
 
 def reload(args: Any) -> Message:
-    rebuilt = wb.reload(args.agent)
+    rebuilt = building.reload(args.agent)
     if not rebuilt:
         return Message("No agents to rebuild: define one with %deepagent define NAME -m MODEL.")
     names = ", ".join(w.name for w in rebuilt)
@@ -706,5 +706,5 @@ def export(args: Any) -> Message:
     """Write a thread as a standalone notebook (``deepnb.export``); say where, in one line."""
     from deepnb.ship.exporting import export_thread  # noqa: PLC0415  # lazy: it loads nbformat
 
-    session: Session = wb.get(args.agent, build=False)
+    session: Session = building.get(args.agent, build=False)
     return Message(repr(export_thread(session, args.path, thread=args.thread, force=args.force)))

@@ -96,7 +96,7 @@ RUN_ENDS = (ev.RunFinished, ev.RunFailed, ev.RunCancelled)
 
 
 class RunHost(AgentHandle, Protocol):
-    """What a run needs of the agent that starts it (:class:`deepnb.session.workbench.Workbench`): the
+    """What a run needs of the agent that starts it (:class:`deepnb.session.local.Workbench`): the
     agent itself, the thread claims, and the tools approved without asking."""
 
     def claim_thread(self, run: Run) -> None: ...

@@ -41,8 +41,8 @@ CELLS = [
     f'run.files.write("/{HOSTILE_NAME}", "{HOSTILE_BODY}")',
     "%deepagent files",
     "import deepnb\nfrom deepagents import FilesystemPermission\n"
-    "from deepnb.session import workbench\n"
-    'locked = deepnb.agent("locked", "demo:quickstart", checkpointer=workbench.get().checkpointer,\n'
+    "from deepnb.session import building\n"
+    'locked = deepnb.agent("locked", "demo:quickstart", checkpointer=building.get().checkpointer,\n'
     '    permissions=[FilesystemPermission(operations=["write"], paths=["/notes/**"], mode="deny")])\n'
     "thread = run.thread_id",
     "%deepagent files -a locked -t {thread}",

@@ -22,7 +22,7 @@ import deepnb
 from deepnb import extensions
 from deepnb.core import trust
 from deepnb.core.errors import DeepnbError
-from deepnb.session import config, workbench
+from deepnb.session import agents, config
 from deepnb.views.listings import mcp_listing
 from deepnb.views.run.snapshot import snapshot_bundle
 from tests.support.agents import scripted, unique
@@ -76,9 +76,9 @@ def tool_card(run: Any, name: str) -> dict[str, Any]:
 def clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("DEEPNB_HOME", str(tmp_path / "home"))
     extensions.shutdown()
-    workbench.forget_all()
+    agents.forget_all()
     yield
-    workbench.forget_all()
+    agents.forget_all()
     extensions.shutdown()
 
 
@@ -169,7 +169,7 @@ def test_a_server_that_does_not_start_is_one_line_and_the_agent_stays_as_it_was(
     message = str(failed.value)
     assert "\n" not in message and "MCP server 'broken' did not start" in message
     assert "no-such-mcp-server-xyz (env: K)" in message and TOKEN not in message
-    assert workbench.registered()[name] is before  # not replaced: its thread goes on
+    assert agents.registered()[name] is before  # not replaced: its thread goes on
     assert before.run("Two.", thread=first.thread_id).status == "done"
     with pytest.raises(DeepnbError, match=r"mcp_servers\.broken\.command: missing"):
         deepnb.agent(name, model=calls("hi"), mcp_servers={"broken": {"transport": "stdio"}})
@@ -277,7 +277,7 @@ def test_a_projects_mcp_servers_wait_for_trust(tmp_path: Path, monkeypatch: pyte
         f"deepnb.toml: agent 'tooled' needs trust to start the MCP servers demo — "
         f"run %deepagent trust {project} if you trust this project."
     )
-    assert "tooled" not in workbench.registered()
+    assert "tooled" not in agents.registered()
 
     trust.trust(project)
     bench = deepnb.get("tooled")

@@ -12,7 +12,7 @@ import pytest
 
 import deepnb
 from deepnb import extensions
-from deepnb.session import workbench
+from deepnb.session import agents
 from deepnb.views.listings import mcp_listing
 from deepnb.views.run.snapshot import snapshot_html, snapshot_text
 from tests.support.agents import scripted, unique
@@ -25,9 +25,9 @@ GALLERY = str(Path(__file__).parents[1] / "support" / "mcp_gallery.py")
 def clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("DEEPNB_HOME", str(tmp_path / "home"))
     extensions.shutdown()
-    workbench.forget_all()
+    agents.forget_all()
     yield
-    workbench.forget_all()
+    agents.forget_all()
     extensions.shutdown()
 
 

@@ -17,7 +17,7 @@ import pytest
 import deepnb
 from deepnb import extensions
 from deepnb.core.errors import DeepnbError
-from deepnb.session import workbench
+from deepnb.session import agents
 from tests.support.agents import scripted, unique
 from tests.support.processes import HOSTILE_MCP, alive
 from tests.support.waiting import wait_until
@@ -46,9 +46,9 @@ def pid_in(path: Path) -> int:
 def clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("DEEPNB_HOME", str(tmp_path / "home"))
     extensions.shutdown()
-    workbench.forget_all()
+    agents.forget_all()
     yield
-    workbench.forget_all()
+    agents.forget_all()
     extensions.shutdown()
 
 

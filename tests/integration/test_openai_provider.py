@@ -11,8 +11,8 @@ import pytest
 import deepnb
 from deepnb.core.errors import DeepnbError
 from deepnb.models.resolve import online_environment
+from deepnb.session.agents import registered
 from deepnb.session.run import Run
-from deepnb.session.workbench import registered
 from deepnb.views.run.snapshot import snapshot_text
 from tests.support.openai_server import (
     OpenAIServer,

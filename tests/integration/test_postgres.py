@@ -61,7 +61,7 @@ def test_deepnb_toml_may_keep_an_agents_threads_in_postgres(
     postgres_uri: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from deepnb.core import trust
-    from deepnb.session import workbench
+    from deepnb.session import agents
 
     (tmp_path / ".git").mkdir()
     (tmp_path / "deepnb.toml").write_text(
@@ -70,11 +70,11 @@ def test_deepnb_toml_may_keep_an_agents_threads_in_postgres(
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DEEPNB_HOME", str(tmp_path / "home"))
     trust.trust(tmp_path)  # a Postgres database is outside the project: it waits for trust
-    workbench.forget_all()
+    agents.forget_all()
     try:
         shared = deepnb.get("shared")
         run = shared.run("Write me a short brief on life in tide pools.")
         assert run.status == "done", run.error
         assert run.thread_id in [info.thread_id for info in shared.threads()]
     finally:
-        workbench.forget_all()
+        agents.forget_all()

@@ -301,7 +301,7 @@ def test_a_denied_write_names_the_rule_and_changes_nothing(kernel: KernelSession
         locked = deepnb.agent(
             "locked",
             "demo:quickstart",
-            checkpointer=deepnb.session.workbench.get("default").checkpointer,
+            checkpointer=deepnb.session.building.get("default").checkpointer,
             permissions=[FilesystemPermission(operations=["write"], paths=["/notes/**"], mode="deny")],
         )
         thread = run.thread_id

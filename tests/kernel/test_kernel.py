@@ -139,8 +139,8 @@ def test_kernel_interrupt_stops_the_run_and_keeps_the_thread(kernel: KernelSessi
     kernel.wait_for(lambda: kernel.widgets[comm_id]["status"] == "cancelled")
     check = kernel.execute(
         "assert interrupted.status == 'cancelled'\n"
-        "from deepnb.session import workbench\n"
-        "assert workbench.get().todos(interrupted.thread_id)[0]['content'] == 'Count slowly'"
+        "from deepnb.session import building\n"
+        "assert building.get().todos(interrupted.thread_id)[0]['content'] == 'Count slowly'"
     )
     assert check.ok, check.text()
 

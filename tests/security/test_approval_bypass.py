@@ -18,7 +18,7 @@ import pytest
 import deepnb
 from deepnb import extensions
 from deepnb.core.errors import DeepnbError
-from deepnb.session import workbench
+from deepnb.session import agents
 from tests.support.agents import unique
 
 pytest.importorskip("langchain_quickjs", reason="the interpreter extra: pip install 'deepnb[interpreter]'")
@@ -184,7 +184,7 @@ def test_the_magic_and_deepnb_toml_reach_the_same_check(
         )
     assert isinstance(result.error_in_exec, UsageError)
     assert "ptc lets code call write_file, which interrupt_on gates" in str(result.error_in_exec)
-    assert name not in workbench.registered()
+    assert name not in agents.registered()
 
     (tmp_path / ".git").mkdir()
     (tmp_path / "deepnb.toml").write_text(
@@ -192,10 +192,10 @@ def test_the_magic_and_deepnb_toml_reach_the_same_check(
         "interpreter = { ptc = ['write_file'] }\n"
     )
     monkeypatch.chdir(tmp_path)
-    workbench.forget_all()
+    agents.forget_all()
     with pytest.raises(DeepnbError, match="ptc lets code call write_file, which interrupt_on gates"):
         deepnb.get("filer")
-    workbench.forget_all()
+    agents.forget_all()
 
 
 @pytest.mark.parametrize(

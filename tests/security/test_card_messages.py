@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import deepnb
-from deepnb.session.workbench import Workbench
+from deepnb.session.local import Workbench
 from tests.support.agents import scripted, unique
 
 GATES = {"write_file": True, "edit_file": {"allowed_decisions": ["approve", "reject"]}}

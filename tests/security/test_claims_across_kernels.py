@@ -19,7 +19,7 @@ import pytest
 import deepnb
 from deepnb.core.errors import DeepnbError
 from deepnb.core.threads import checkpointers as checkpoint
-from deepnb.session import workbench
+from deepnb.session import agents
 from tests.support.agents import unique
 from tests.support.kernel_session import deepnb_kernel
 from tests.support.waiting import wait_until
@@ -84,12 +84,12 @@ def thread() -> str:
 @pytest.fixture(params=["sqlite", "postgres"])
 def spec(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     yield _spec(request.param, tmp_path, request)
-    for bench in workbench.registered().values():
+    for bench in agents.registered().values():
         for run in list(bench._active.values()):
             run.stop()
             run.wait(WAIT)
         checkpoint.close(bench.checkpointer)
-    workbench.forget_all()
+    agents.forget_all()
 
 
 def _messages(bench: Any, thread: str) -> list[str]:
@@ -168,7 +168,7 @@ def test_the_claim_files_stay_beside_the_database_and_follow_no_link(tmp_path: P
         assert bench._active == {}
     finally:
         checkpoint.close(bench.checkpointer)
-        workbench.forget_all()
+        agents.forget_all()
 
 
 HOLDING_AGENT = """
@@ -270,4 +270,4 @@ def test_a_resume_on_a_thread_held_before_its_first_step_says_who_holds_it(
             here.resume(thread)  # free now, and nothing was ever written
     finally:
         checkpoint.close(here.checkpointer)
-        workbench.forget_all()
+        agents.forget_all()

@@ -11,7 +11,7 @@ import pytest
 import deepnb
 from deepnb import extensions
 from deepnb.core.errors import DeepnbError
-from deepnb.session import config, workbench
+from deepnb.session import agents, config
 
 BAD_SCRIPT_TURNS = [
     ("usage: 5", "'usage' must map input_tokens and output_tokens to numbers"),
@@ -27,9 +27,9 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     (tmp_path / "data").mkdir()
     monkeypatch.chdir(tmp_path)
     extensions.shutdown()
-    workbench.forget_all()
+    agents.forget_all()
     yield tmp_path
-    workbench.forget_all()
+    agents.forget_all()
     extensions.shutdown()
 
 
@@ -40,7 +40,7 @@ def _refused(text: str, key: str, expected: str) -> str:
     message = str(raised.value)
     assert message.startswith(f"deepnb.toml: agents.r.{key}: "), message
     assert expected in message and "\n" not in message
-    assert workbench.registered() == {}
+    assert agents.registered() == {}
     return message
 
 

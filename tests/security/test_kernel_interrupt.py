@@ -96,8 +96,8 @@ def test_interrupt_reports_keyboard_interrupt(kernel: KernelSession, code: str) 
         ], errors
 
     check = kernel.execute(
-        "from deepnb.session import workbench as _wb\n"
-        "_run = stopped or _wb.get('plain').latest_run()\n"
+        "from deepnb.session import building as _building\n"
+        "_run = stopped or _building.get('plain').latest_run()\n"
         "assert _run.status == 'cancelled', _run.status\n"
         "_notice = _run.state.items[-1]\n"
         "assert _notice['kind'] == 'notice' and 'interrupted by the kernel' in _notice['text'], _notice\n"

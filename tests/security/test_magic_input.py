@@ -14,7 +14,7 @@ from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
 from deepnb.magics import parser
-from deepnb.session import workbench
+from deepnb.session import agents, building
 
 
 def _usage_error(shell: Any, source: str) -> str:
@@ -116,7 +116,7 @@ CONFLICTS = [
 def test_contradicting_options_are_refused_before_anything_runs(ip: Any, options: str, expected: str) -> None:
     message = _usage_error(ip, f"%%deepagent -m demo:quickstart {options} -o conflicted\nA brief")
     assert expected in message
-    assert "conflicted" not in ip.user_ns and not workbench.registered()
+    assert "conflicted" not in ip.user_ns and not agents.registered()
 
 
 def _given(dest: str) -> str:
@@ -132,7 +132,7 @@ def _given(dest: str) -> str:
 def test_every_declared_conflict_of_the_cell_is_refused(ip: Any, first: str, second: str, why: str) -> None:
     message = _usage_error(ip, f"%%deepagent {_given(first)} {_given(second)} -o conflicted\nA brief")
     assert "not both" in message and why in message
-    assert "conflicted" not in ip.user_ns and not workbench.registered()
+    assert "conflicted" not in ip.user_ns and not agents.registered()
 
 
 BAD_NAMES = ["__builtins__", "__name__", "class", "None", "1x", "a-b", "a.b", "get_ipython", "In", "Out"]
@@ -143,7 +143,7 @@ def test_o_assigns_only_plain_variable_names(ip: Any, name: str) -> None:
     before = ip.user_ns.get(name, "absent")
     message = _usage_error(ip, f"%%deepagent -m demo:quickstart -o {name}\nA brief")
     assert f"-o {name!r} is not a variable name deepnb will assign: use letters, digits and _" in message
-    assert ip.user_ns.get(name, "absent") is before and not workbench.registered()
+    assert ip.user_ns.get(name, "absent") is before and not agents.registered()
     assert ip.user_ns["__builtins__"] is builtins or ip.user_ns["__builtins__"] is builtins.__dict__
 
 
@@ -153,7 +153,7 @@ def test_quoted_thread_ids_and_paths_reach_the_engine_without_quotes(ip: Any) ->
         ip.run_cell("%%deepagent -m demo:quickstart -t 'my thread' -o quoted\nA brief on {topic}")
     run = ip.user_ns["quoted"]
     assert run.thread_id == "my thread" and run.status == "done"
-    assert "tide pools" in str(workbench.get().state_values("my thread")["messages"][0].content)
+    assert "tide pools" in str(building.get().state_values("my thread")["messages"][0].content)
     message = _usage_error(ip, "%deepagent files -t 'my thread' '/a b.md'")
     assert "Nothing at /a b.md in this thread's files" in message
     assert _usage_error(ip, "%deepagent files '/a b.md") == (

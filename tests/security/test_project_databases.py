@@ -19,7 +19,7 @@ from IPython.core.interactiveshell import InteractiveShell
 import deepnb
 from deepnb.core import trust
 from deepnb.core.threads import checkpointers as checkpoint
-from deepnb.session import workbench
+from deepnb.session import agents
 from tests.support.agents import unique
 
 # LangGraph's msgpack extension codes whose value is (module, name, argument(s)) and which import
@@ -122,9 +122,9 @@ def test_a_shipped_database_runs_nothing_from_a_cell(
         assert THREAD in [info.thread_id for info in bench.threads()]
         bench.state_values(THREAD)
     finally:
-        for bench in workbench.registered().values():
+        for bench in agents.registered().values():
             checkpoint.close(bench.checkpointer)
-        workbench.forget_all()
+        agents.forget_all()
     ran = [label for label, (_, marker) in markers.items() if marker.exists()]
     assert ran == [], f"a checkpoint's {ran} payloads ran"
     assert "Traceback" not in capsys.readouterr().err
@@ -177,6 +177,6 @@ def test_no_saver_deepnb_makes_runs_a_checkpoints_payload(
         assert run.status in ("done", "failed")
     finally:
         checkpoint.close(bench.checkpointer)
-        workbench.forget_all()
+        agents.forget_all()
     ran = [label for label, (_, marker) in markers.items() if marker.exists()]
     assert ran == [], f"{kind}: a checkpoint's {ran} payloads ran"

@@ -23,7 +23,7 @@ import deepnb
 from deepnb.core import events as ev
 from deepnb.magics import commands
 from deepnb.models.scripted import ScriptedChatModel, parse_script
-from deepnb.session import workbench as wb
+from deepnb.session import agents, building
 from deepnb.session.run import Run
 from deepnb.views.run.run_view import RunView
 from deepnb.views.run.snapshot import snapshot_bundle
@@ -251,14 +251,14 @@ def scripted_run(secret: str) -> Run:
     }
     model = ScriptedChatModel(script=parse_script(script))
     bench = deepnb.agent(f"fuzz-{uuid.uuid4().hex[:8]}", model, interrupt_on={"edit_file": True})
-    wb.use(bench.name)
+    building.use(bench.name)
     run = bench.run(f"Keep {secret} safe", thread=f"t-{secret}")
     assert run.status == "interrupted", run.error
     return run
 
 
 def test_a_run_and_the_magics_show_no_secret(secret: str) -> None:
-    wb.forget_all()
+    agents.forget_all()
     try:
         run = scripted_run(secret)
         (request,) = run.pending
@@ -291,10 +291,10 @@ def test_a_run_and_the_magics_show_no_secret(secret: str) -> None:
         for where, shown in shown_by(run).items():
             assert_hidden(secret, f"{where} (done)", shown)
     finally:
-        for bench in wb.registered().values():
+        for bench in agents.registered().values():
             for active in list(bench._active.values()):
                 active.stop()
-        wb.forget_all()
+        agents.forget_all()
 
 
 # -- every display method goes through redaction ------------------------------------------------

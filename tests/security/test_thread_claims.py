@@ -13,7 +13,7 @@ import pytest
 
 import deepnb
 from deepnb.core.errors import DeepnbError
-from deepnb.session import workbench
+from deepnb.session import agents
 from tests.support.agents import scripted, unique
 
 WAIT = 30.0
@@ -66,7 +66,7 @@ def pair(request: pytest.FixtureRequest, tmp_path: Path, gate: Gate) -> Iterator
         for run in list(bench._active.values()):
             run.stop()
             run.wait(WAIT)
-    workbench.forget_all()
+    agents.forget_all()
 
 
 def test_a_second_agent_cannot_start_on_a_running_thread(pair: tuple[Any, Any], gate: Gate) -> None:
@@ -101,7 +101,7 @@ def test_a_thread_waiting_for_approval_is_held_for_every_agent(tmp_path: Path, g
             second.start("Me too", thread="shared")
     finally:
         waiting.stop()
-        workbench.forget_all()
+        agents.forget_all()
 
 
 def test_separate_databases_keep_separate_threads(tmp_path: Path, gate: Gate) -> None:
@@ -120,4 +120,4 @@ def test_separate_databases_keep_separate_threads(tmp_path: Path, gate: Gate) ->
         assert first.wait(WAIT).status == "done" and second.wait(WAIT).status == "done"
     finally:
         gate.release.set()
-        workbench.forget_all()
+        agents.forget_all()

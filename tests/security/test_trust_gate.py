@@ -21,7 +21,7 @@ from deepnb.core.errors import DeepnbError
 from deepnb.engine.tracing import switch as tracing
 from deepnb.extensions.registry import REGISTRY
 from deepnb.magics import parser
-from deepnb.session import building, config, workbench
+from deepnb.session import agents, building, config
 
 SCRIPT = "agents:\n  main:\n    - text: 'Done.'\n"
 
@@ -97,9 +97,9 @@ def proj(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.chdir(root)
     monkeypatch.setattr(sys, "path", list(sys.path))  # whatever a trusted config adds goes away
     extensions.shutdown()
-    workbench.forget_all()
+    agents.forget_all()
     yield Project(root.resolve(), outside.resolve(), module)
-    workbench.forget_all()
+    agents.forget_all()
     extensions.shutdown()
     sys.modules.pop(module, None)
 
@@ -137,7 +137,7 @@ def test_a_shared_folder_you_dont_own_governs_nobody_below_it(
     monkeypatch.chdir(work)
     assert project.project_root() == work
     assert config.find_config() is None and config.agent_names() == []
-    workbench.forget_all()
+    agents.forget_all()
     with pytest.raises(DeepnbError, match="No agent named 'default'"):
         deepnb.get()
     monkeypatch.setattr(project, "owned", lambda folder: True)  # the same tree, all yours
@@ -270,7 +270,7 @@ def test_untrusted_code_or_reach_outside_waits_for_trust(
     assert "\n" not in message
     assert not proj.imported, "an untrusted config imported code"
     assert str(proj.root) not in sys.path
-    assert workbench.registered() == {}
+    assert agents.registered() == {}
 
     trust.trust(proj.root)  # trusted, the same table passes the gate (and may fail for other reasons)
     try:
@@ -353,7 +353,7 @@ def test_a_tool_reference_must_be_a_tool(proj: Project, reference: str, kind: st
         deepnb.get("r")
     message = str(raised.value)
     assert message.startswith(f"deepnb.toml: agents.r.tools[1]: {reference!r} is {kind}, not a tool"), message
-    assert "\n" not in message and workbench.registered() == {}
+    assert "\n" not in message and agents.registered() == {}
 
 
 def test_python_functions_and_base_tools_are_tools(proj: Project) -> None:
@@ -438,7 +438,7 @@ def test_read_only_magics_build_nothing_from_config(ip: Any, proj: Project, name
         )
     else:
         repr(shown)
-    assert not proj.imported and workbench.registered() == {}
+    assert not proj.imported and agents.registered() == {}
 
 
 def test_agents_lists_an_unbuilt_agent_and_a_cell_builds_it(ip: Any, proj: Project) -> None:
@@ -488,7 +488,7 @@ def test_an_untrusted_trace_table_sends_nothing(ip: Any, proj: Project) -> None:
 def test_define_from_your_own_dict_needs_no_trust(ip: Any, proj: Project) -> None:
     ip.user_ns["spec"] = {"model": "demo:quickstart", "tools": [f"{proj.module}:search"]}
     ip.run_line_magic("deepagent", "define mine --from spec")
-    assert [t.name for t in workbench.get("mine").declared_spec.options["tools"]] == ["search"]
+    assert [t.name for t in building.get("mine").declared_spec.options["tools"]] == ["search"]
 
 
 def test_trusting_a_folder_that_does_not_exist_is_refused(ip: Any, proj: Project, tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ from IPython.utils.capture import capture_output
 import deepnb
 from deepnb.core.errors import DeepnbError
 from deepnb.core.loop import run_sync
-from deepnb.session import workbench
+from deepnb.session import agents, building
 from deepnb.views.run.thread_preview import thread_message, threads_message
 from tests.support.agents import scripted, unique
 
@@ -79,7 +79,7 @@ def threads(request: pytest.FixtureRequest, ip: Any, tmp_path: Path) -> Iterator
 
 def _restart(threads: Threads) -> None:
     """The agent built again on the same database, as after a kernel restart (no run in memory)."""
-    workbench.forget_all()
+    agents.forget_all()
     deepnb.agent(threads.name, scripted(AGENT_SCRIPT), checkpointer=f"sqlite:{threads.db}")
 
 
@@ -139,7 +139,7 @@ def test_the_listing_and_the_switcher_name_the_unreadable_thread_and_list_the_ot
         assert set(rows) == {threads.good, threads.bad}, attempt
         assert rows[threads.good][3] == 1, attempt
         assert rows[threads.bad][3] == "?" and rows[threads.bad][4].startswith(UNREADABLE), attempt
-        bench = workbench.get(threads.name, build=False)
+        bench = building.get(threads.name, build=False)
         listed = threads_message(bench)
         assert listed["error"] == "" and {t["thread_id"] for t in listed["threads"]} == set(rows)
         shown = thread_message(bench, threads.bad)

@@ -18,8 +18,8 @@ from deepagents.backends.protocol import WriteResult
 import deepnb
 from deepnb.core.errors import DeepnbError
 from deepnb.models.scripted import ScriptedChatModel, parse_script
+from deepnb.session.local import Workbench
 from deepnb.session.run import Run
-from deepnb.session.workbench import Workbench
 from deepnb.views.files.files_view import FilesView
 from tests.support.waiting import wait_until
 

@@ -11,7 +11,7 @@ from IPython.utils.capture import capture_output
 from pydantic import BaseModel
 
 from deepnb.many.comparing import Comparison
-from deepnb.session import workbench
+from deepnb.session import agents, building
 from tests.support.agents import unique
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -44,7 +44,7 @@ def test_compare_runs_each_model_and_shows_them_side_by_side(ip, tmp_path) -> No
     assert shown["text/html"].count('class="dnb-compare-column"') == 2
     assert "Paris, says A." in shown["text/html"] and "Lyon, says B." in shown["text/html"]
     assert "Capital?" in shown["text/plain"]
-    assert workbench.registered() == {}  # the models ran on copies of the default: none was defined
+    assert agents.registered() == {}  # the models ran on copies of the default: none was defined
 
 
 @pytest.mark.parametrize(
@@ -90,4 +90,4 @@ def test_compare_on_a_named_agent_with_a_schema(ip, tmp_path) -> None:
     records = ip.user_ns["judged"].to_records()
     assert [r["output"] for r in records] == [Verdict(winner="x"), Verdict(winner="y")]
     assert "winner=x" in captured.outputs[-1].data["text/html"]
-    assert workbench.get(agent).spec.options.get("response_format") is None  # the agent: unchanged
+    assert building.get(agent).spec.options.get("response_format") is None  # the agent: unchanged

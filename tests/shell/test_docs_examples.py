@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from IPython.utils.capture import capture_output
 
-from deepnb.session import workbench
+from deepnb.session import agents
 
 ROOT = Path(__file__).resolve().parents[2]
 MARKED = re.compile(r"^<!-- runs offline -->\n```(\w+)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
@@ -40,7 +40,7 @@ def test_every_example_marked_runnable_runs(page: str, ip: Any, tmp_path: Path, 
         with capture_output():
             result = ip.run_cell(code)
         assert result.success, f"{page}: {code!r} failed: {result.error_before_exec or result.error_in_exec}"
-    runs = [run for bench in workbench.registered().values() for run in bench._latest.values()]
+    runs = [run for bench in agents.registered().values() for run in bench._latest.values()]
     assert runs, f"{page}: its examples started no run"
     for run in runs:
         assert run.wait(60).status == "done", (page, run.status, run.error)

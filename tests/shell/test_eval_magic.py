@@ -112,7 +112,7 @@ def test_every_mistake_is_one_line_and_nothing_runs(
     ip: Any, line: str, expected: str, tmp_path: Path
 ) -> None:
     name = _agent()
-    bench = deepnb.session.workbench.get(name)
+    bench = deepnb.session.building.get(name)
     ip.user_ns["rows"] = ["Paris?"]
     ip.user_ns.pop("nothing_here", None)
     ip.user_ns.pop("failed", None)

@@ -11,7 +11,7 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
-from deepnb.session.workbench import registered
+from deepnb.session.agents import registered
 
 
 def test_export_writes_the_thread_and_refuses_to_overwrite(ip: Any, tmp_path: Path) -> None:

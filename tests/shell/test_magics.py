@@ -18,7 +18,7 @@ from IPython.utils.capture import capture_output
 
 import deepnb
 from deepnb.magics.magic import transform_cell
-from deepnb.session import workbench
+from deepnb.session import building
 from tests.support.lab_sanitizer import unstyled
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -209,7 +209,7 @@ def test_model_failure_shows_error_card_without_secret_and_retry_continues(ip, t
     retried = ip.user_ns["retried"]
     assert retried.status == "done", retried.error
     assert retried.thread_id == failed.thread_id
-    humans = [m for m in workbench.get().state_values(retried.thread_id)["messages"] if m.type == "human"]
+    humans = [m for m in building.get().state_values(retried.thread_id)["messages"] if m.type == "human"]
     assert len(humans) == 1
 
 
@@ -288,9 +288,7 @@ def test_interpreter_options_repl_and_js(ip):
 
 
 def deepnb_workbench(name: str):
-    from deepnb.session import workbench
-
-    return workbench.get(name)
+    return building.get(name)
 
 
 def test_changing_model_rebuilds_the_agent_and_keeps_its_threads(ip, tmp_path):
@@ -300,7 +298,7 @@ def test_changing_model_rebuilds_the_agent_and_keeps_its_threads(ip, tmp_path):
     second = ip.user_ns["second"]
     assert second.result == "Scripted answer."
     assert second.thread_id == ip.user_ns["first"].thread_id
-    assert len(workbench.get().state_values(second.thread_id)["messages"]) > 10
+    assert len(building.get().state_values(second.thread_id)["messages"]) > 10
 
 
 def test_model_may_be_a_kernel_variable(ip, tmp_path):

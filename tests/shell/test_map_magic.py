@@ -77,7 +77,7 @@ def test_bad_input_is_one_line_and_starts_nothing(
     ip: Any, value: Any, line: str, body: str, expected: str
 ) -> None:
     name = _agent()
-    bench = deepnb.session.workbench.get(name)
+    bench = deepnb.session.building.get(name)
     ip.user_ns["xs"] = value
     ip.user_ns.pop("nothing_here", None)
     ip.user_ns.pop("failed", None)  # the shell's namespace outlives a test

@@ -17,7 +17,7 @@ from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
 import deepnb
-from deepnb.session import workbench
+from deepnb.session import agents
 
 USAGE = {"input_tokens": 100, "output_tokens": 10, "total_tokens": 110}
 
@@ -164,7 +164,7 @@ def test_every_model_call_and_tool_call_of_a_graph_of_its_own_shape_is_counted_o
         assert "Compressed: they fill at high tide." in cards["conduct_research"]["result"]
         assert run.result == "# Report\n\nTide pools fill at high tide."
     finally:
-        workbench.forget_all()
+        agents.forget_all()
 
 
 def test_a_later_model_call_reusing_a_tool_call_id_gets_its_own_card() -> None:
@@ -194,4 +194,4 @@ def test_a_later_model_call_reusing_a_tool_call_id_gets_its_own_card() -> None:
         assert len({c["id"] for c in cards}) == 3 and run.state.progress()["tool_calls"] == 3
         assert "A" in cards[2]["result"]
     finally:
-        workbench.forget_all()
+        agents.forget_all()

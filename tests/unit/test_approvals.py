@@ -13,7 +13,7 @@ import pytest
 import deepnb
 from deepnb.core import events as ev
 from deepnb.core.errors import DeepnbError
-from deepnb.session.workbench import Workbench
+from deepnb.session.local import Workbench
 from deepnb.views.run.snapshot import snapshot_text
 from tests.support.waiting import wait_until
 

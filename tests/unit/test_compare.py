@@ -12,7 +12,7 @@ from pydantic import BaseModel
 import deepnb
 from deepnb.core.errors import DeepnbError
 from deepnb.many.comparing import Comparison
-from deepnb.session import workbench
+from deepnb.session import building
 from deepnb.views.compare_view import CompareView, answers_html, comparison_static
 from tests.support.agents import scripted, unique
 
@@ -31,7 +31,7 @@ def base() -> str:
 
 
 def test_each_model_answers_on_its_own_thread_and_the_agent_is_unchanged(base: str) -> None:
-    before = workbench.get(base)
+    before = building.get(base)
     comparison = deepnb.compare(
         "Which is it?", models={"first": answering("First."), "second": answering("Second.")}, agent=base
     )
@@ -41,7 +41,7 @@ def test_each_model_answers_on_its_own_thread_and_the_agent_is_unchanged(base: s
     assert [run.result for run in comparison.runs.values()] == ["First.", "Second."]
     threads = {run.thread_id for run in comparison.runs.values()}
     assert len(threads) == 2
-    assert workbench.get(base) is before
+    assert building.get(base) is before
     assert not threads & {t.thread_id for t in before.threads()}  # the agent's threads: untouched
 
 
@@ -96,7 +96,7 @@ def test_agents_can_be_compared_instead_of_models() -> None:
     assert [r["agent"] for r in comparison.to_records()] == [first, second]
     assert [r["result"] for r in comparison.to_records()] == ["From one.", "From two."]
     run = comparison.runs[first]
-    assert workbench.get(first).current_thread == run.thread_id  # its own agent's new thread
+    assert building.get(first).current_thread == run.thread_id  # its own agent's new thread
 
 
 def test_stop_stops_every_run(base: str) -> None:
@@ -167,7 +167,7 @@ def test_to_pandas_without_pandas_says_how_to_install(base: str, monkeypatch: py
 
 def test_an_attached_graph_cannot_change_its_model() -> None:
     name = unique("attached")
-    graph = workbench.agent(unique("source"), answering("x")).graph
+    graph = building.agent(unique("source"), answering("x")).graph
     deepnb.attach(graph, name)
     with pytest.raises(DeepnbError) as caught:
         deepnb.compare("Go", models=["demo:quickstart", "demo:research"], agent=name)

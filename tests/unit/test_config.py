@@ -15,7 +15,7 @@ from deepnb import extensions
 from deepnb.core import trust
 from deepnb.core.errors import DeepnbError
 from deepnb.models.resolve import online_environment
-from deepnb.session import config, workbench
+from deepnb.session import agents, building, config
 
 WAIT = 30.0
 
@@ -88,9 +88,9 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.syspath_prepend(str(tmp_path))
     trust.trust(tmp_path)  # the files here import cfg_tools: trusted, as its author's own project
     extensions.shutdown()
-    workbench.forget_all()
+    agents.forget_all()
     yield tmp_path
-    workbench.forget_all()
+    agents.forget_all()
     extensions.shutdown()
 
 
@@ -102,9 +102,9 @@ def write(path: Path, text: str) -> Path:
 def test_agents_from_deepnb_toml_are_built_on_first_use(project: Path) -> None:
     write(project / "deepnb.toml", RESEARCHER)
     assert config.agent_names() == ["helper", "researcher"]
-    assert workbench.registered() == {}
+    assert agents.registered() == {}
     bench = deepnb.get("researcher")
-    assert bench.origin == "deepnb.toml" and workbench.registered() == {"researcher": bench}
+    assert bench.origin == "deepnb.toml" and agents.registered() == {"researcher": bench}
     options = bench.declared_spec.options
     assert options["system_prompt"] == "You research carefully."
     assert [t.name for t in options["tools"]] == ["search"]
@@ -155,12 +155,12 @@ def test_reload_reads_the_file_again_and_keeps_threads(project: Path) -> None:
     path = write(project / "deepnb.toml", '[agents.r]\nmodel = "demo:quickstart"\nsystem_prompt = "one"\n')
     first = deepnb.get("r").run("A brief").wait(WAIT)
     path.write_text(path.read_text().replace('"one"', '"two"'))
-    [bench] = workbench.reload("r")
+    [bench] = building.reload("r")
     assert bench.declared_spec.options["system_prompt"] == "two"
     assert bench.threads()[0].thread_id == first.thread_id
     path.write_text('[agents.other]\nmodel = "demo:quickstart"\n')
     with pytest.raises(DeepnbError, match=r"deepnb\.toml no longer defines agent 'r'"):
-        workbench.reload("r")
+        building.reload("r")
 
 
 BAD = [
@@ -265,7 +265,7 @@ def test_a_mistake_names_the_file_and_the_key(project: Path, text: str, expected
         deepnb.get("r")
     assert str(info.value).startswith(expected), str(info.value)
     assert "\n" not in str(info.value)
-    assert workbench.registered() == {}
+    assert agents.registered() == {}
 
 
 def test_a_mistake_in_pyproject_names_its_key(project: Path) -> None:
@@ -334,7 +334,7 @@ def test_define_from_a_variable(ip: Any, project: Path) -> None:
     }
     defined = ip.run_line_magic("deepagent", "define writer --from spec --system-prompt overridden")
     assert "Defined agent 'writer' (model demo:quickstart)" in repr(defined)
-    bench = workbench.get("writer")
+    bench = building.get("writer")
     options = bench.declared_spec.options
     assert [t.name for t in options["tools"]] == ["echo", "search"]
     assert options["system_prompt"] == "overridden"

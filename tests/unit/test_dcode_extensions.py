@@ -18,7 +18,7 @@ from langchain.agents.middleware.types import AgentMiddleware
 import deepnb
 from deepnb import extensions
 from deepnb.extensions.registry import REGISTRY
-from deepnb.session import workbench
+from deepnb.session import agents
 from tests.support.agents import scripted, tool_messages, unique, write
 
 DCODE = Path(__file__).parents[1] / "support" / "dcode_extensions"
@@ -35,10 +35,10 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     (tmp_path / ".git").mkdir()
     monkeypatch.chdir(tmp_path)
     extensions.shutdown()
-    workbench.forget_all()
+    agents.forget_all()
     yield
     extensions.shutdown()
-    workbench.forget_all()
+    agents.forget_all()
 
 
 def execute(command: str) -> str:

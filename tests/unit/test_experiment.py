@@ -16,8 +16,8 @@ from deepnb import scorers
 from deepnb.core.errors import DeepnbError
 from deepnb.many.datasets import load
 from deepnb.many.record import RunRecord
+from deepnb.session.local import Workbench
 from deepnb.session.run import Run
-from deepnb.session.workbench import Workbench
 from tests.support.agents import scripted, unique
 from tests.support.timed_model import Meter, timed
 from tests.support.waiting import wait_until

@@ -15,7 +15,7 @@ import pytest
 
 import deepnb
 from deepnb.core.errors import DeepnbError
-from deepnb.session.workbench import Workbench
+from deepnb.session.local import Workbench
 from deepnb.ship.exporting import export_thread, fenced, markdown_text
 from tests.support.agents import scripted, unique
 

@@ -12,7 +12,7 @@ import pytest
 
 import deepnb
 from deepnb.engine.files import sources
-from deepnb.session.workbench import Workbench
+from deepnb.session.local import Workbench
 from deepnb.ship.export_limits import CONVERSATION_CHARS, FILE_CELLS, FILE_CHARS, head, head_and_tail
 from tests.support.agents import scripted, unique
 

@@ -17,7 +17,7 @@ from deepnb import extensions
 from deepnb.extensions.registry import REGISTRY
 from deepnb.models.resolve import online_environment
 from deepnb.models.scripted import ScriptedChatModel, parse_script
-from deepnb.session import workbench
+from deepnb.session import agents, building
 from tests.support.agents import tool_messages, unique, write
 from tests.support.lab_sanitizer import unstyled
 
@@ -55,10 +55,10 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     (tmp_path / ".git").mkdir()
     monkeypatch.chdir(tmp_path)
     extensions.shutdown()
-    workbench.forget_all()
+    agents.forget_all()
     yield
     extensions.shutdown()
-    workbench.forget_all()
+    agents.forget_all()
 
 
 def echo_extension(tool: str) -> str:
@@ -124,7 +124,7 @@ def test_a_tool_loaded_after_the_agent_was_built_reaches_its_next_model_call(tmp
     assert not (tmp_path / "calls.log").exists()
     assert "/scratch/" not in [e.path for e in run.files.ls("/")]
 
-    [rebuilt] = workbench.reload(name)
+    [rebuilt] = building.reload(name)
     assert name not in extensions.listing().reload_needed
     assert "/scratch/" in [e.path for e in rebuilt.files(run.thread_id).ls("/")]
     assert len(rebuilt.state_values(run.thread_id)["messages"]) > 4  # threads kept

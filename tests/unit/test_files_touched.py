@@ -12,7 +12,7 @@ import pytest
 
 from deepnb.core import events as ev
 from deepnb.engine.files import changed
-from deepnb.session import workbench
+from deepnb.session import agents
 from deepnb.views.run.snapshot import snapshot_text
 from tests.support.agents import scripted, unique
 
@@ -22,7 +22,7 @@ SHELL = "echo made > made.txt; echo more >> kept.txt; rm gone.txt"
 @pytest.fixture(autouse=True)
 def _forget() -> Any:
     yield
-    workbench.forget_all()
+    agents.forget_all()
 
 
 def _folder(tmp_path: Path) -> Path:

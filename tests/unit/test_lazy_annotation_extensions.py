@@ -16,7 +16,7 @@ import pytest
 import deepnb
 from deepnb import extensions
 from deepnb.extensions.registry import REGISTRY
-from deepnb.session import workbench
+from deepnb.session import agents
 from tests.support.agents import scripted, tool_messages, unique, write
 
 WAIT = 30.0
@@ -83,10 +83,10 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     (tmp_path / ".git").mkdir()
     monkeypatch.chdir(tmp_path)
     extensions.shutdown()
-    workbench.forget_all()
+    agents.forget_all()
     yield
     extensions.shutdown()
-    workbench.forget_all()
+    agents.forget_all()
 
 
 def kinds() -> list[tuple[str, str]]:

@@ -67,12 +67,12 @@ def test_names_are_the_documented_objects() -> None:
     from deepnb.core import errors
     from deepnb.many import batch
     from deepnb.models import scripted
-    from deepnb.session import run, workbench
+    from deepnb.session import local, run
     from deepnb.session.files import files
 
     assert deepnb.Run is run.Run
     assert deepnb.Batch is batch.Batch
-    assert deepnb.Workbench is workbench.Workbench
+    assert deepnb.Workbench is local.Workbench
     assert deepnb.Files is files.Files
     assert deepnb.DeepnbError is errors.DeepnbError
     assert deepnb.ScriptedChatModel is scripted.ScriptedChatModel

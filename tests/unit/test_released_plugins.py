@@ -17,7 +17,7 @@ import pytest
 from deepnb import extensions
 from deepnb.core.errors import DeepnbError
 from deepnb.extensions.registry import REGISTRY
-from deepnb.session import workbench
+from deepnb.session import agents
 from deepnb.views.listings import extensions_text
 from tests.support.agents import write
 
@@ -60,10 +60,10 @@ def dcode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     (project / ".git").mkdir(parents=True)
     monkeypatch.chdir(project)
     extensions.shutdown()
-    workbench.forget_all()
+    agents.forget_all()
     yield Dcode(home, market)
     extensions.shutdown()
-    workbench.forget_all()
+    agents.forget_all()
 
 
 def registered() -> dict[tuple[str, str], Any]:

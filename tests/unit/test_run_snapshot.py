@@ -8,7 +8,7 @@ import ast
 from pathlib import Path
 
 import deepnb
-from deepnb.session import workbench
+from deepnb.session import agents
 from tests.support.agents import unique
 
 VIEWS = Path(deepnb.__file__).parent / "views"
@@ -26,7 +26,7 @@ def test_an_ended_runs_snapshot_is_made_once_per_version() -> None:
         with run.reading() as state:
             assert state is run.state and state.version == first.version
     finally:
-        workbench.forget_all()
+        agents.forget_all()
 
 
 def _reaches(tree: ast.AST) -> list[str]:

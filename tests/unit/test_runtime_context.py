@@ -15,7 +15,7 @@ from langchain_core.tools import tool
 
 import deepnb
 from deepnb.core.errors import DeepnbError
-from deepnb.session import workbench
+from deepnb.session import agents
 from deepnb.views.run.snapshot import snapshot_html, snapshot_text
 from tests.support.agents import scripted, tool_messages, unique
 
@@ -43,7 +43,7 @@ CALLS_WHOAMI = {"main": [{"tool_calls": [{"name": "whoami", "args": {}}]}, "Done
 @pytest.fixture(autouse=True)
 def forget() -> Any:
     yield
-    workbench.forget_all()
+    agents.forget_all()
 
 
 def caller_agent(**options: Any) -> Any:

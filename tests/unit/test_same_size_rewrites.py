@@ -14,7 +14,7 @@ import pytest
 from langchain_core.tools import InjectedToolCallId
 from langgraph.types import Command
 
-from deepnb.session import workbench
+from deepnb.session import agents
 from deepnb.views.run.snapshot import snapshot_text
 from tests.support.agents import scripted, unique
 
@@ -24,7 +24,7 @@ BEFORE, AFTER = "draft: one\n", "draft: two\n"  # as many bytes
 @pytest.fixture(autouse=True)
 def _forget() -> Any:
     yield
-    workbench.forget_all()
+    agents.forget_all()
 
 
 class Disk:

@@ -9,10 +9,10 @@ import pytest
 
 import deepnb
 from deepnb.core.errors import DeepnbError
+from deepnb.session.local import Workbench
 from deepnb.session.protocol import Session
 from deepnb.session.remote import RemoteWorkbench
 from deepnb.session.remote.client import Server
-from deepnb.session.workbench import Workbench
 from tests.unit.conftest import unique
 
 WAIT = 30.0

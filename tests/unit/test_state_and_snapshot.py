@@ -397,7 +397,7 @@ def test_a_non_zero_exit_is_marked_and_a_long_output_says_how_much_is_left(tmp_p
     from deepagents.backends import LocalShellBackend
 
     import deepnb
-    from deepnb.session import workbench
+    from deepnb.session import agents
     from tests.support.agents import scripted, unique
 
     calls = [
@@ -415,7 +415,7 @@ def test_a_non_zero_exit_is_marked_and_a_long_output_says_how_much_is_left(tmp_p
         assert long["status"] == "done"
         assert long["result_full"].endswith("more characters: the thread's messages hold all of it)")
     finally:
-        workbench.forget_all()
+        agents.forget_all()
 
 
 def test_text_a_run_ended_in_the_middle_of_says_it_was_cut_off() -> None:

@@ -82,7 +82,7 @@ def test_the_todos_magic_says_what_the_view_says(
 
     from deepnb.magics import commands
 
-    monkeypatch.setattr(commands.wb, "get", lambda *_a, **_k: _Session(status))
+    monkeypatch.setattr(commands.building, "get", lambda *_a, **_k: _Session(status))
     shown = commands.todos(Namespace(agent=None, thread=None))
     assert line in repr(shown).splitlines()
     interrupted = '<li data-status="interrupted">⊘ Analyse it' in shown._repr_html_()

@@ -12,8 +12,10 @@ import yaml
 import deepnb
 from deepnb.core.errors import DeepnbError
 from deepnb.session import local
+from deepnb.session.agents import registered
+from deepnb.session.building import get
+from deepnb.session.local import Workbench
 from deepnb.session.run import Run
-from deepnb.session.workbench import Workbench, get, registered
 from tests.support.agents import scripted, unique
 from tests.support.lab_sanitizer import unstyled
 

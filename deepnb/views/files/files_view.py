@@ -50,7 +50,7 @@ from deepnb.core.text.safe_display import safe_display
 from deepnb.core.text.secrets import redact
 from deepnb.engine.files import watch
 from deepnb.engine.files.sources import Entry
-from deepnb.session import workbench as wb
+from deepnb.session import agents
 from deepnb.session.files.files import REPR_LIMIT, Files
 from deepnb.session.protocol import Session
 from deepnb.views.files.file_preview import TEXT_LIMIT, FileDisplay, render_file
@@ -253,7 +253,7 @@ class FilesView(anywidget.AnyWidget):
         """The thread's running run, else its latest one. Asked of the agent registered under
         the view's agent name now (a rebuilt agent keeps the threads, in a new workbench)."""
         bench = self.files.workbench
-        current = wb.registered().get(bench.name)
+        current = agents.registered().get(bench.name)
         if current is not None and current.checkpointer is bench.checkpointer:
             bench = current
         if not isinstance(bench, Session):  # a files source outside any session has no runs
