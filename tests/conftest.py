@@ -12,9 +12,22 @@ from IPython import get_ipython
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.testing.globalipapp import start_ipython
 
+from deepnb.core.text import secrets
 from deepnb.models import resolve
 from deepnb.models.scripted import ScriptedChatModel
 from deepnb.session import agents
+
+
+@pytest.fixture(autouse=True)
+def secrets_given_stay_in_their_test() -> Iterator[None]:
+    """A secret a test hands deepnb in code (a trace header, a connect key) is forgotten when the
+    test ends, as a kernel forgets it when it restarts: a later test sees only its own."""
+    given = set(secrets._given)
+    yield
+    if secrets._given != given:
+        secrets._given.clear()
+        secrets._given.update(given)
+        secrets._environ = {}  # the forms are computed again
 
 
 @pytest.fixture(autouse=True)
