@@ -69,8 +69,9 @@ def test_the_graph_lights_the_running_node_and_a_step_edited_runs_on(
     if theme == "dark":
         request.getfixturevalue("dark")  # set before the notebook opens: JupyterLab reads it on load
     errors = collect_page_errors(page)
-    jupyter_server.put_notebook("graph_state.ipynb", ["%load_ext deepnb", SCRIPT, AGENT, RUN, RELEASE, CHECK])
-    open_notebook(page, jupyter_server, "graph_state.ipynb")
+    name = f"graph_state_{theme}.ipynb"  # its own file: the other theme's page may still hold its own
+    jupyter_server.put_notebook(name, ["%load_ext deepnb", SCRIPT, AGENT, RUN, RELEASE, CHECK])
+    open_notebook(page, jupyter_server, name)
     select_cell(code_cell(page, RELEASE))
     menu(page, "Run", "Run All Above Selected Cell")
 
@@ -126,7 +127,7 @@ def test_the_graph_lights_the_running_node_and_a_step_edited_runs_on(
     assert output_text(check).strip() == "True True True", output_text(check)
 
     save_notebook(page)
-    saved = saved_output(jupyter_server, "graph_state.ipynb", 3, page=page)
+    saved = saved_output(jupyter_server, name, 3, page=page)
     html = "".join(saved["text/html"]) if isinstance(saved["text/html"], list) else saved["text/html"]
     assert 'class="deepnb-graph"' in html and "dnb-visited" in html, "the drawing is kept as SVG"
     no_pwned(page)
