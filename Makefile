@@ -190,9 +190,11 @@ test:
 	@$(MAKE) --no-print-directory -j2 --output-sync=target lint docs-check
 	@$(MAKE) --no-print-directory -j4 --output-sync=target $(TEST_PARTS)
 
-# pytest from the virtualenv whose bin is $(1), on $(2); each part ends with its slowest tests
+# pytest from the virtualenv whose bin is $(1), on $(2); each part ends with its slowest tests,
+# and writes every test's outcome and time to test-artifacts/<part>.xml (JUnit XML)
 PYTEST_IN = d=$$(mktemp -d -t deepnb-$@-XXXXXX); \
-	$(1)/python -m pytest --basetemp=$$d -o cache_dir=.pytest_cache/$@ --durations=15 $(2); \
+	$(1)/python -m pytest --basetemp=$$d -o cache_dir=.pytest_cache/$@ --durations=15 \
+	--junitxml=test-artifacts/$@.xml $(2); \
 	status=$$?; rm -rf $$d; exit $$status
 PYTEST_PART = $(call PYTEST_IN,$(BIN),$(1))
 

@@ -37,6 +37,7 @@ from deepnb.core.errors import DeepnbError
 from deepnb.core.extras import EXTRAS, MissingExtra, message
 from deepnb.core.project import project_root
 from deepnb.core.text.safe_display import safe_display
+from deepnb.core.text.secrets import redact
 from deepnb.session import agents as registry
 from deepnb.session.graph_session import GraphSession
 from deepnb.ship import deploy as deployment
@@ -49,6 +50,8 @@ DEFAULT_PORT = 2024
 """``langgraph dev``'s own default, used when it is free and no port is given."""
 START_TIMEOUT = 120.0
 JOBS_PER_WORKER = 10
+LOG_LINES = 20
+"""Lines of the server's log that a failed start shows."""
 SERVED = Path(".deepnb") / "served"
 """Under the project: the app folder (``app``) and the server's log."""
 WRITES = (".gitignore", "app.next", "app", "langgraph-dev.log")
@@ -298,7 +301,8 @@ def _wait(server: Server, timeout: float) -> None:
         code = server.process.poll()
         if code is not None:
             raise DeepnbError(
-                f"langgraph dev exited (code {code}) before serving on {server.url}: see {server.log}."
+                f"langgraph dev exited (code {code}) before serving on {server.url}; the end of its "
+                f"log ({server.log}):\n{_log_end(server.log)}"
             )
         if time.monotonic() - started > timeout:
             server.stop()
@@ -306,6 +310,16 @@ def _wait(server: Server, timeout: float) -> None:
                 f"langgraph dev did not answer on {server.url} within {timeout:.0f} s: see {server.log}."
             )
         time.sleep(0.2)
+
+
+def _log_end(log: Path, lines: int = LOG_LINES) -> str:
+    """The last ``lines`` lines of a server's log, secrets redacted (the log may go with its
+    folder; the message stays)."""
+    try:
+        text = log.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        return f"(it cannot be read: {exc.strerror})"
+    return redact("\n".join(text.splitlines()[-lines:])) or "(it is empty)"
 
 
 atexit.register(stop)  # the kernel's exit ends the server it started

@@ -158,7 +158,8 @@ def saved_output(server: Any, name: str, cell: int, timeout: float = 60, page: A
     """The data of the first output of code cell ``cell`` once the front-end has saved it.
 
     With ``page``, Save is pressed again every ten seconds until the file holds the output: a press
-    that lands while the toolbar is being redrawn, or while JupyterLab is busy, saves nothing."""
+    that lands while the toolbar is being redrawn, or while JupyterLab is busy, saves nothing. A
+    file that stays unreadable fails the test with what the server's folder holds and its log."""
     import urllib.error
 
     deadline = time.monotonic() + timeout
@@ -169,17 +170,31 @@ def saved_output(server: Any, name: str, cell: int, timeout: float = 60, page: A
         except urllib.error.HTTPError as exc:
             # Read while the server was replacing the file (404) or writing it (400, 500): again.
             if exc.code not in (400, 404, 500) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
-            continue
-        outputs = content["cells"][cell]["outputs"]
-        if outputs:
-            return outputs[0]["data"]
-        assert time.monotonic() < deadline, f"{name} was not saved with its outputs"
+                raise AssertionError(_unreadable(server, name, exc)) from exc
+            content = None
+        if content is not None:
+            outputs = content["cells"][cell]["outputs"]
+            if outputs:
+                return outputs[0]["data"]
+            assert time.monotonic() < deadline, f"{name} was not saved with its outputs"
         if page is not None and time.monotonic() > press_again:
             save_notebook(page)
             press_again = time.monotonic() + 10
         time.sleep(0.2)
+
+
+def _unreadable(server: Any, name: str, error: Exception) -> str:
+    """Why ``name`` could not be read back: the error, whether the server still runs, the files
+    in its folder and the end of its log."""
+    running = "running" if server.process.poll() is None else f"exited with {server.process.returncode}"
+    try:
+        files = sorted(path.name for path in server.root.iterdir())
+    except OSError as exc:
+        files = [f"(its folder cannot be listed: {exc})"]
+    return (
+        f"{name} could not be read back ({error}); the server is {running}; its folder holds "
+        f"{files}; the end of its log:\n{server.log_tail()}"
+    )
 
 
 def collect_page_errors(page: Any) -> list[str]:

@@ -21,6 +21,7 @@ from deepnb.views.bounds import MESSAGE_LIMIT, size
 from deepnb.views.experiment.experiment_live import ExperimentView, experiment_live_bundle
 from deepnb.views.throttle import MAX_MESSAGES_PER_SECOND
 from tests.support.agents import scripted, unique
+from tests.support.experiment_views import wait_judged
 from tests.support.lab_sanitizer import unstyled
 from tests.support.timed_model import timed
 from tests.support.waiting import WAIT, wait_until
@@ -89,7 +90,7 @@ def test_the_matrix_fills_in_within_the_message_bounds(tmp_path: Path, sent: lis
         "a1",
     )
     assert (bad["v"], bad["scores"]) == ("bad", {"exact": "0.00"})
-    _judged(view)
+    wait_judged(view)
     assert view.summary["columns"][0] == "variant" and [r[0] for r in view.summary["rows"]] == ["good", "bad"]
     (chart,) = view.charts
     assert chart["scorer"] == "exact" and [bar["v"] for bar in chart["bars"]] == ["good", "bad"]
@@ -100,17 +101,6 @@ def test_the_matrix_fills_in_within_the_message_bounds(tmp_path: Path, sent: lis
     assert sorted(d["r"] for d in comparison["differences"]) == [1, 2]
     assert all(size(data) <= MESSAGE_LIMIT for _, data in sent)
     view.close()
-
-
-def _judged(view: ExperimentView) -> None:
-    """Wait for the summary thread to have judged every recorded run, and the view to show it."""
-
-    def judged() -> bool:
-        view.sync()
-        return view._recorded == len(view.experiment.records) and not view._summarizing and bool(view.charts)
-
-    wait_until(judged, "the summary of every recorded run")
-    view.sync()
 
 
 def test_a_cell_opens_its_run_and_a_forged_request_is_refused(tmp_path: Path) -> None:
@@ -133,7 +123,7 @@ def test_a_cell_opens_its_run_and_a_forged_request_is_refused(tmp_path: Path) ->
     assert view.selected == {"row": 3, "variant": "bad", "epoch": 0}  # nothing changed
     view._on_front_end_message(view, {"type": "close"}, [])
     assert view.selected == {} and view.detail == ""
-    _judged(view)  # a differing row of the comparison: its answer opens that run, as a cell does
+    wait_judged(view)  # a differing row of the comparison: its answer opens that run, as a cell does
     differing = view.comparisons[0]["differences"][0]
     view._on_front_end_message(view, {"type": "open", "row": differing["r"], "variant": "bad"}, [])
     assert view.selected == {"row": differing["r"], "variant": "bad", "epoch": 0} and view.notice == ""
@@ -189,7 +179,7 @@ def test_structured_output_fields_are_columns(tmp_path: Path) -> None:
     sure = view.rows[2]["cells"][0]
     assert sure["v"] == "sure" and sure["fields"][:2] == ["a2", "1.0"]
     assert sure["fields"][2].startswith("<script>x</script>zz") and len(sure["fields"][2]) == 40
-    _judged(view)  # the comparison's differing rows show a structured answer by its fields
+    wait_judged(view)  # the comparison's differing rows show a structured answer by its fields
     top = view.comparisons[0]["differences"][0]
     assert (top["r"], top["a"][:26], top["b"][:26]) == (
         2,
@@ -227,7 +217,7 @@ def test_every_state_fits_one_message_however_large_the_experiment(tmp_path: Pat
     path = tmp_path / "huge.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     view = ExperimentView(deepnb.load_experiment(path))
-    _judged(view)
+    wait_judged(view)
     assert len(view.charts) == 8 and len(view.comparisons) == 4 and len(view.fields) == 6
     state = {name: getattr(view, name) for name in view.trait_names(sync=True) if name in STATE}
     assert size(state) <= MESSAGE_LIMIT  # as the kernel sends it: JSON, UTF-8 (jupyter_client's packer)

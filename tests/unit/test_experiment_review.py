@@ -21,6 +21,7 @@ from deepnb.views.experiment.baseline import comparison_table
 from deepnb.views.experiment.experiment_live import ExperimentView
 from deepnb.views.experiment.sample import SAMPLE_BUDGET, sample_state
 from tests.support.agents import unique
+from tests.support.experiment_views import wait_judged
 from tests.support.timed_model import timed
 from tests.support.waiting import wait_until
 
@@ -157,7 +158,7 @@ def test_a_grade_from_the_view_is_saved_shown_as_human_summarized_and_reopened(t
     path = _log(tmp_path, 10)
     experiment = deepnb.load_experiment(path)
     view = ExperimentView(experiment)
-    _judged(view)
+    wait_judged(view)
     assert view.summary["rows"][1][3].startswith("0.90")  # b's judge mean: row 3 of 10 fails
     _send(view, {"type": "open", "row": 3, "variant": "b"})
     _send(view, {"type": "grade", "row": 3, "variant": "b", "epoch": 0, "scorer": "judge", "score": 1})
@@ -180,7 +181,7 @@ def test_a_grade_from_the_view_is_saved_shown_as_human_summarized_and_reopened(t
     assert by_name["human"]["score"] == 1.0 and by_name["human"]["comment"] == "fine <b>really</b>"
     cell = view.rows[3]["cells"][1]
     assert cell["human"] == ["human", "judge"] and cell["scores"]["judge"] == "1.00"
-    _judged(view)
+    wait_judged(view)
     b_row = next(r for r in view.summary["rows"] if r[0] == "b")
     expected = sum(0.0 if (n % 7 == 3 and n != 3) else 1.0 for n in range(10)) / 10  # independent count
     assert b_row[3].startswith(f"{expected:.2f}")
@@ -190,14 +191,6 @@ def test_a_grade_from_the_view_is_saved_shown_as_human_summarized_and_reopened(t
     by_name = {s["scorer"]: s for s in reopened.sample["scores"]}
     assert by_name["judge"]["human"] and by_name["human"]["comment"] == "fine <b>really</b>"
     reopened.close()
-
-
-def _judged(view: ExperimentView) -> None:
-    def judged() -> bool:
-        view.sync()
-        return view._recorded == len(view.experiment.records) and not view._summarizing and bool(view.summary)
-
-    wait_until(judged, "the summary of every recorded run and grade")
 
 
 def test_a_forged_or_early_grade_is_one_line_and_changes_nothing(tmp_path: Path) -> None:

@@ -139,6 +139,8 @@ class ExperimentView(anywidget.AnyWidget):
         self._summary_due = False
         self._judged: dict[str, Any] = {"summary": {}, "charts": [], "comparisons": []}
         """The summary, charts and comparisons last computed (on the summary thread)."""
+        self.judged_for: tuple[int, tuple[Any, ...]] | None = None
+        """What the last computed summary saw: the number of records and the people's grades."""
         self._summarizing = False
         self._summaries = ThreadPoolExecutor(1, thread_name_prefix="deepnb-summary")
         super().__init__(_code=code_refs("experiment_view"), **kwargs)
@@ -173,7 +175,7 @@ class ExperimentView(anywidget.AnyWidget):
         if recorded != self._recorded and due and not self._summarizing:
             self._recorded, self._summarized_at = recorded, now  # it changes only when a run is recorded
             self._summarizing = True
-            self._summaries.submit(self._summarize)
+            self._summaries.submit(self._summarize, (recorded, grades))
         state.update(self._judged)
         opened = self._open
         state["sample"] = sample_state(exp, opened, budget=self._sample_budget) if opened is not None else {}
@@ -201,9 +203,9 @@ class ExperimentView(anywidget.AnyWidget):
         state.update(rows=drawn, more=more)
         return state
 
-    def _summarize(self) -> None:
+    def _summarize(self, seen: tuple[int, tuple[Any, ...]]) -> None:
         """Compute the summary, its charts and the baseline comparison (on the summary thread),
-        then flush them."""
+        then flush them. ``seen`` is what it is computed from: the records and grades counted."""
         try:
             summary = self.experiment.summary()
             columns, table = summary_rows(summary)
@@ -212,6 +214,7 @@ class ExperimentView(anywidget.AnyWidget):
                 "charts": score_charts(summary),
                 "comparisons": baseline_tables(self.experiment),
             }
+            self.judged_for = seen
         except Exception:  # the matrix goes on without it; the log says why
             _log.warning("deepnb: the experiment's summary failed", exc_info=True)
         finally:
