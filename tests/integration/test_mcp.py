@@ -19,13 +19,13 @@ from typing import Any
 import pytest
 
 import deepnb
-from deepnb import extensions
 from deepnb.core import trust
 from deepnb.core.errors import DeepnbError
 from deepnb.session import agents, config
 from deepnb.views.listings import mcp_listing
 from deepnb.views.run.snapshot import snapshot_bundle
 from tests.support.agents import scripted, unique
+from tests.support.fresh_session import fresh_session
 from tests.support.lab_sanitizer import unstyled
 
 SERVER = str(Path(__file__).parents[1] / "support" / "mcp_server.py")
@@ -75,11 +75,8 @@ def tool_card(run: Any, name: str) -> dict[str, Any]:
 @pytest.fixture(autouse=True)
 def clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("DEEPNB_HOME", str(tmp_path / "home"))
-    extensions.shutdown()
-    agents.forget_all()
-    yield
-    agents.forget_all()
-    extensions.shutdown()
+    with fresh_session():
+        yield
 
 
 # -- stdio ---------------------------------------------------------------------------------------

@@ -11,11 +11,10 @@ from pathlib import Path
 import pytest
 
 import deepnb
-from deepnb import extensions
-from deepnb.session import agents
 from deepnb.views.listings import mcp_listing
 from deepnb.views.run.snapshot import snapshot_html, snapshot_text
 from tests.support.agents import scripted, unique
+from tests.support.fresh_session import fresh_session
 from tests.support.mcp_gallery import BANNER, PNG
 
 GALLERY = str(Path(__file__).parents[1] / "support" / "mcp_gallery.py")
@@ -24,11 +23,8 @@ GALLERY = str(Path(__file__).parents[1] / "support" / "mcp_gallery.py")
 @pytest.fixture(autouse=True)
 def clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("DEEPNB_HOME", str(tmp_path / "home"))
-    extensions.shutdown()
-    agents.forget_all()
-    yield
-    agents.forget_all()
-    extensions.shutdown()
+    with fresh_session():
+        yield
 
 
 def test_content_blocks_by_kind_and_the_banner_in_the_mcp_listing_only(

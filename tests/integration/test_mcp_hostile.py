@@ -15,10 +15,9 @@ from typing import Any
 import pytest
 
 import deepnb
-from deepnb import extensions
 from deepnb.core.errors import DeepnbError
-from deepnb.session import agents
 from tests.support.agents import scripted, unique
+from tests.support.fresh_session import fresh_session
 from tests.support.processes import HOSTILE_MCP, alive
 from tests.support.waiting import wait_until
 
@@ -45,11 +44,8 @@ def pid_in(path: Path) -> int:
 @pytest.fixture(autouse=True)
 def clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("DEEPNB_HOME", str(tmp_path / "home"))
-    extensions.shutdown()
-    agents.forget_all()
-    yield
-    agents.forget_all()
-    extensions.shutdown()
+    with fresh_session():
+        yield
 
 
 # -- one name, one tool --------------------------------------------------------------------------

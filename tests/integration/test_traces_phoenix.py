@@ -15,10 +15,10 @@ import pytest
 pytest.importorskip("openinference.instrumentation.langchain", reason="the trace extra is not installed")
 
 import deepnb
-from deepnb import scorers
 from deepnb.engine.tracing import switch
-from tests.support.agents import scripted, unique
+from tests.support.agents import unique
 from tests.support.phoenix import Phoenix, phoenix_fixture
+from tests.support.traced_experiment import traced_experiment
 from tests.support.waiting import WAIT
 
 phoenix = phoenix_fixture()
@@ -102,23 +102,7 @@ def test_a_deep_agent_with_subagents_reads_back_as_one_trace(phoenix: Phoenix, p
 def test_an_experiment_groups_its_runs_by_row_variant_and_epoch(
     phoenix: Phoenix, project: str, tmp_path: Path
 ) -> None:
-    right = scripted(
-        {"main": [{"match": "^q0$", "turns": [{"text": "a0"}]}, {"match": ".*", "turns": [{"text": "?"}]}]}
-    )
-    other = scripted({"main": [{"match": ".*", "turns": [{"text": "a1"}]}]})
-    name = unique("phoenix-exp")
-    deepnb.agent(name, right)
-    experiment = deepnb.experiment(
-        [{"q": "q0", "reference": "a0"}, {"q": "q1", "reference": "a1"}],
-        agent=name,
-        variants={"first": right, "second": other},
-        scorers=[scorers.exact],
-        epochs=2,
-        template="{q}",
-        name="grouped",
-        log=tmp_path / "l.jsonl",
-    )
-    experiment.wait(WAIT)
+    experiment = traced_experiment(tmp_path, "grouped")
     spans = sent(phoenix, project)
     index = by_id(spans)
     records = experiment.records

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 import deepnb
-from deepnb import extensions
 from deepnb.core.errors import DeepnbError
 from deepnb.session import agents, config
+from tests.support.fresh_session import fresh_session
 
 BAD_SCRIPT_TURNS = [
     ("usage: 5", "'usage' must map input_tokens and output_tokens to numbers"),
@@ -26,11 +26,8 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     (tmp_path / ".git").mkdir()
     (tmp_path / "data").mkdir()
     monkeypatch.chdir(tmp_path)
-    extensions.shutdown()
-    agents.forget_all()
-    yield tmp_path
-    agents.forget_all()
-    extensions.shutdown()
+    with fresh_session():
+        yield tmp_path
 
 
 def _refused(text: str, key: str, expected: str) -> str:

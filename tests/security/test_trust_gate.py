@@ -22,6 +22,7 @@ from deepnb.engine.tracing import switch as tracing
 from deepnb.extensions.registry import REGISTRY
 from deepnb.magics import parser
 from deepnb.session import agents, building, config
+from tests.support.fresh_session import fresh_session
 
 SCRIPT = "agents:\n  main:\n    - text: 'Done.'\n"
 
@@ -96,11 +97,8 @@ def proj(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     (root / "link").symlink_to(outside, target_is_directory=True)
     monkeypatch.chdir(root)
     monkeypatch.setattr(sys, "path", list(sys.path))  # whatever a trusted config adds goes away
-    extensions.shutdown()
-    agents.forget_all()
-    yield Project(root.resolve(), outside.resolve(), module)
-    agents.forget_all()
-    extensions.shutdown()
+    with fresh_session():
+        yield Project(root.resolve(), outside.resolve(), module)
     sys.modules.pop(module, None)
 
 

@@ -11,11 +11,11 @@ import pytest
 from IPython.core.error import UsageError
 
 import deepnb
-from deepnb import extensions
 from deepnb.core import trust
 from deepnb.core.errors import DeepnbError
 from deepnb.models.resolve import online_environment
 from deepnb.session import agents, building, config
+from tests.support.fresh_session import fresh_session
 
 WAIT = 30.0
 
@@ -87,11 +87,8 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     trust.trust(tmp_path)  # the files here import cfg_tools: trusted, as its author's own project
-    extensions.shutdown()
-    agents.forget_all()
-    yield tmp_path
-    agents.forget_all()
-    extensions.shutdown()
+    with fresh_session():
+        yield tmp_path
 
 
 def write(path: Path, text: str) -> Path:

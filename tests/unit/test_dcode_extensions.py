@@ -18,8 +18,8 @@ from langchain.agents.middleware.types import AgentMiddleware
 import deepnb
 from deepnb import extensions
 from deepnb.extensions.registry import REGISTRY
-from deepnb.session import agents
 from tests.support.agents import scripted, tool_messages, unique, write
+from tests.support.fresh_session import fresh_session
 
 DCODE = Path(__file__).parents[1] / "support" / "dcode_extensions"
 WAIT = 30.0
@@ -34,11 +34,8 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     (tmp_path / ".git").mkdir()
     monkeypatch.chdir(tmp_path)
-    extensions.shutdown()
-    agents.forget_all()
-    yield
-    extensions.shutdown()
-    agents.forget_all()
+    with fresh_session():
+        yield
 
 
 def execute(command: str) -> str:

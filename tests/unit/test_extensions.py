@@ -17,8 +17,9 @@ from deepnb import extensions
 from deepnb.extensions.registry import REGISTRY
 from deepnb.models.resolve import online_environment
 from deepnb.models.scripted import ScriptedChatModel, parse_script
-from deepnb.session import agents, building
+from deepnb.session import building
 from tests.support.agents import tool_messages, unique, write
+from tests.support.fresh_session import fresh_session
 from tests.support.lab_sanitizer import unstyled
 
 SUPPORT = Path(__file__).parents[1] / "support" / "extensions"
@@ -54,11 +55,8 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setenv("DEEPNB_HOME", str(tmp_path / "home"))
     (tmp_path / ".git").mkdir()
     monkeypatch.chdir(tmp_path)
-    extensions.shutdown()
-    agents.forget_all()
-    yield
-    extensions.shutdown()
-    agents.forget_all()
+    with fresh_session():
+        yield
 
 
 def echo_extension(tool: str) -> str:

@@ -16,8 +16,8 @@ import pytest
 import deepnb
 from deepnb import extensions
 from deepnb.extensions.registry import REGISTRY
-from deepnb.session import agents
 from tests.support.agents import scripted, tool_messages, unique, write
+from tests.support.fresh_session import fresh_session
 
 WAIT = 30.0
 
@@ -82,11 +82,8 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setenv("DEEPNB_HOME", str(tmp_path / "home" / ".deepnb"))
     (tmp_path / ".git").mkdir()
     monkeypatch.chdir(tmp_path)
-    extensions.shutdown()
-    agents.forget_all()
-    yield
-    extensions.shutdown()
-    agents.forget_all()
+    with fresh_session():
+        yield
 
 
 def kinds() -> list[tuple[str, str]]:

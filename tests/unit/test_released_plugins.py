@@ -17,9 +17,9 @@ import pytest
 from deepnb import extensions
 from deepnb.core.errors import DeepnbError
 from deepnb.extensions.registry import REGISTRY
-from deepnb.session import agents
 from deepnb.views.listings import extensions_text
 from tests.support.agents import write
+from tests.support.fresh_session import fresh_session
 
 FIXTURE = Path(__file__).parents[1] / "data" / "dcode_plugins"
 RECORDED_HOME, RECORDED_MARKET = "/tmp/fx/home", "/tmp/fx/market"
@@ -59,11 +59,8 @@ def dcode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     project = tmp_path / "project"
     (project / ".git").mkdir(parents=True)
     monkeypatch.chdir(project)
-    extensions.shutdown()
-    agents.forget_all()
-    yield Dcode(home, market)
-    extensions.shutdown()
-    agents.forget_all()
+    with fresh_session():
+        yield Dcode(home, market)
 
 
 def registered() -> dict[tuple[str, str], Any]:

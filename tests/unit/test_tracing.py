@@ -25,12 +25,12 @@ from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 import deepnb
-from deepnb import scorers
 from deepnb.core import project, trust
 from deepnb.core.errors import DeepnbError
 from deepnb.engine.tracing import settings, switch
 from deepnb.magics import commands, parser
 from tests.support.agents import scripted, unique
+from tests.support.traced_experiment import traced_experiment
 from tests.support.waiting import WAIT
 
 GATED = {"write_file": True, "edit_file": True}
@@ -342,23 +342,7 @@ def test_interpreter_evals_are_tool_spans_and_a_summarization_is_an_event() -> N
 def test_each_experiment_run_is_a_span_with_its_row_variant_epoch_and_scores(tmp_path: Path) -> None:
     memory = InMemorySpanExporter()
     on(memory)
-    table = {"q0": "a0", "q1": "wrong"}
-    right = scripted({"main": [{"match": f"^{q}$", "turns": [{"text": a}]} for q, a in table.items()]})
-    other = scripted({"main": [{"match": ".*", "turns": [{"text": "a1"}]}]})
-    name = unique("exp")
-    deepnb.agent(name, right)
-    rows = [{"q": "q0", "reference": "a0"}, {"q": "q1", "reference": "a1"}]
-    experiment = deepnb.experiment(
-        rows,
-        agent=name,
-        variants={"first": right, "second": other},
-        scorers=[scorers.exact],
-        epochs=2,
-        template="{q}",
-        name="traced",
-        log=tmp_path / "l.jsonl",
-    )
-    experiment.wait(WAIT)
+    experiment = traced_experiment(tmp_path, "traced")
     spans = spans_of(memory)
     runs = [s for s in spans if "experiment.row" in (s.attributes or {})]
     records = experiment.records
