@@ -74,15 +74,33 @@ def _free_port() -> int:
 
 
 class JupyterServer:
-    """A running ``jupyter lab`` server: URLs with the token, and its REST API."""
+    """A running ``jupyter lab`` server seen from one folder of its root: URLs with the token, and
+    its REST API. ``root`` is that folder on disk, ``folder`` its path from the server's root
+    (empty for the root itself); notebook names are relative to it."""
 
-    def __init__(self, root: Path, port: int, token: str, log: Path, process: subprocess.Popen) -> None:
+    def __init__(
+        self, root: Path, port: int, token: str, log: Path, process: subprocess.Popen, folder: str = ""
+    ) -> None:
         self.root = root
         self.port = port
         self.token = token
         self.log = log
         self.process = process
+        self.folder = folder
         self.base = f"http://127.0.0.1:{port}"
+
+    def in_folder(self, name: str) -> JupyterServer:
+        """The same server seen from a new folder ``name`` of this one's (made here)."""
+        (self.root / name).mkdir()
+        return JupyterServer(self.root / name, self.port, self.token, self.log, self.process, self.path(name))
+
+    def path(self, name: str) -> str:
+        """``name``'s path from the server's root, as its URLs and contents API take it."""
+        return f"{self.folder}/{name}" if self.folder else name
+
+    def contents(self, name: str) -> str:
+        """The contents API's path of ``name``."""
+        return f"/api/contents/{self.path(name)}"
 
     def url(self, path: str) -> str:
         """``path`` on the server, with the token."""
@@ -91,10 +109,10 @@ class JupyterServer:
 
     def lab_url(self, notebook: str, workspace: str) -> str:
         """``notebook`` in JupyterLab, in a workspace of its own (open tabs never carry over)."""
-        return self.url(f"/lab/workspaces/{workspace}/tree/{notebook}")
+        return self.url(f"/lab/workspaces/{workspace}/tree/{self.path(notebook)}")
 
     def notebook7_url(self, notebook: str) -> str:
-        return self.url(f"/notebooks/{notebook}")
+        return self.url(f"/notebooks/{self.path(notebook)}")
 
     def api(self, method: str, path: str, body: Any = None, timeout: float = 10) -> Any:
         """Call the REST API; returns the decoded JSON answer (or None for an empty one)."""
@@ -130,7 +148,7 @@ class JupyterServer:
                 for index, source in enumerate(cells)
             ],
         }
-        self.api("PUT", f"/api/contents/{name}", {"type": "notebook", "format": "json", "content": notebook})
+        self.api("PUT", self.contents(name), {"type": "notebook", "format": "json", "content": notebook})
 
     def copy_quickstart(self, name: str) -> str:
         """A fresh copy of the quickstart notebook in the server's root; returns its name."""
@@ -282,12 +300,29 @@ def wait_until_ready(server: Any, process: subprocess.Popen[bytes], what: str, t
         time.sleep(0.2)
 
 
-@pytest.fixture(scope="module")
-def jupyter_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
-    """A JupyterLab server without real-time collaboration (see :func:`running_server`). A test
-    module that needs collaboration overrides this fixture with ``collaborative=True``."""
+@pytest.fixture(scope="session")
+def shared_jupyter_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
+    """One JupyterLab server without real-time collaboration (see :func:`running_server`) for
+    every test module of the session: a server start costs seconds, and modules run one at a
+    time, each in a folder of its own (:func:`jupyter_server`)."""
     with running_server(tmp_path_factory, collaborative=False) as server:
         yield server
+
+
+@pytest.fixture(scope="module")
+def jupyter_server(
+    shared_jupyter_server: JupyterServer, request: pytest.FixtureRequest
+) -> Iterator[JupyterServer]:
+    """The session's server seen from a folder of this module's own, holding a copy of
+    ``notebooks/quickstart.ipynb``: its notebooks, files and kernels' working folder are apart
+    from every other module's, and its kernels are ended when it ends. A test module that needs
+    collaboration overrides this fixture with ``running_server(..., collaborative=True)``."""
+    server = shared_jupyter_server.in_folder(request.module.__name__.rpartition(".")[2])
+    shutil.copyfile(QUICKSTART, server.root / "quickstart.ipynb")
+    try:
+        yield server
+    finally:
+        server.shutdown_kernels()
 
 
 @pytest.fixture(scope="module")

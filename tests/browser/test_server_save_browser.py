@@ -58,7 +58,7 @@ def test_a_notebook_saved_through_the_contents_api_keeps_deepnbs_views_as_snapsh
 
     name = "saved-elsewhere.ipynb"
     jupyter_server.api(
-        "PUT", f"/api/contents/{name}", {"type": "notebook", "format": "json", "content": notebook}
+        "PUT", jupyter_server.contents(name), {"type": "notebook", "format": "json", "content": notebook}
     )
 
     on_disk = json.loads((jupyter_server.root / name).read_text())

@@ -21,6 +21,7 @@ from tests.browser.conftest import (  # noqa: F401 (fixtures of the browser harn
     browser,
     jupyter_server,
     page,
+    shared_jupyter_server,
 )
 from tests.support.notebook_ui import (
     RUN_TIMEOUT,

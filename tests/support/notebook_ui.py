@@ -166,7 +166,7 @@ def saved_output(server: Any, name: str, cell: int, timeout: float = 60, page: A
     press_again = time.monotonic() + 10
     while True:
         try:
-            content = server.api("GET", f"/api/contents/{name}?content=1")["content"]
+            content = server.api("GET", f"{server.contents(name)}?content=1")["content"]
         except urllib.error.HTTPError as exc:
             # Read while the server was replacing the file (404) or writing it (400, 500): again.
             if exc.code not in (400, 404, 500) or time.monotonic() > deadline:
