@@ -76,6 +76,23 @@ class ExperimentComparison(Displayable):
     comparisons: tuple[VariantComparison, ...]
     moves: tuple[VariantMove, ...]
 
+    @property
+    def paired(self) -> str:
+        """What each pair's comparison pairs and tests, in words (as
+        :attr:`VariantComparison.paired <deepnb.many.experiment.VariantComparison.paired>`, saying
+        each side's epochs where they differ)."""
+        a, b = self.a, self.b
+        if a.epochs == b.epochs and a.reducer == b.reducer:
+            each = (
+                "each row's score" if a.epochs == 1 else f"each row's {a.reducer} over its {a.epochs} epochs"
+            )
+        else:
+            each = (
+                f"each row's score: in A its {a.reducer} over {a.epochs} epochs, "
+                f"in B its {b.reducer} over {b.epochs}"
+            )
+        return f"paired by row ({each}); Wilcoxon signed-rank over the pairs"
+
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per compared variant pair and scorer: ``variant_a``, ``variant_b``,
         ``scorer``, ``a_mean`` and ``b_mean`` (over the rows both scored), ``pairs``, ``wins``,

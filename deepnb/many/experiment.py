@@ -784,6 +784,14 @@ class Experiment(LiveDisplayable):
             {v: _scoring_cost(records) for v, records in by_variant.items()},
         )
 
+    def comparison_pairs(self) -> list[tuple[str, str]]:
+        """``(a, b)`` for each variant ``a`` the view and the report compare with ``b``: the
+        baseline, or else the first variant; none for an experiment of one variant."""
+        variants = self.variants
+        base = self.plan.baseline if self.plan.baseline in variants else None
+        base = base if base is not None else (variants[0] if len(variants) > 1 else None)
+        return [(a, base) for a in variants if base is not None and a != base]
+
     def compare(self, a: str, b: str | None = None) -> VariantComparison:
         """``a`` against ``b`` (default: the baseline), paired by row: per scorer wins, losses
         and ties over the rows (each row's epochs reduced to one score by ``epochs_reducer``),
@@ -980,6 +988,16 @@ class VariantComparison(Displayable):
     differences: tuple[stats.Difference, ...]
     epochs: int = 1
     reducer: str = "mean"
+
+    @property
+    def paired(self) -> str:
+        """What the comparison pairs and tests, as a phrase the live view and the report show."""
+        each = (
+            "each row's score"
+            if self.epochs == 1
+            else f"each row's {self.reducer} over its {self.epochs} epochs"
+        )
+        return f"paired by row ({each}); Wilcoxon signed-rank over the pairs"
 
     def table(self) -> tuple[list[str], list[list[str]]]:
         """The comparison per scorer as a table of texts, as the live view and the report show

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deepnb.core.errors import DeepnbError
-from deepnb.core.text.figures import number, rests_on
+from deepnb.core.text.figures import number, rests_on, sentence
 from deepnb.core.text.markup import code_css, escape
 from deepnb.core.text.secrets import redact
 from deepnb.core.tokens import token_pair
@@ -111,15 +111,6 @@ def summary_section(summary: Summary) -> str:
     )
 
 
-def comparison_pairs(experiment: Experiment) -> list[tuple[str, str]]:
-    """``(a, b)`` for each variant ``a`` compared with ``b``: the baseline, or else the first
-    variant; none for an experiment of one variant."""
-    variants = experiment.variants
-    base = experiment.plan.baseline if experiment.plan.baseline in variants else None
-    base = base if base is not None else (variants[0] if len(variants) > 1 else None)
-    return [(a, base) for a in variants if base is not None and a != base]
-
-
 def _open(row: int, variant: str, label: str) -> str:
     """A button that opens the sample view of ``variant``'s first epoch of ``row``."""
     return (
@@ -140,12 +131,11 @@ def comparison_section(comparisons: list[VariantComparison]) -> str:
         return ""
     parts = ['<section aria-labelledby="dnb-compare"><h2 id="dnb-compare">Comparison</h2>']
     for c in comparisons:
-        each = "each row's score" if c.epochs == 1 else f"each row's {c.reducer} over its {c.epochs} epochs"
         columns, rows = c.table()
         parts.append(
             f"<h3>{text(c.a)} against {text(c.b)}</h3>"
             + _table(f"{c.a} against {c.b}", columns, rows)
-            + f'<p class="dnb-note">Paired by row ({text(each)}); Wilcoxon signed-rank over the pairs.</p>'
+            + f'<p class="dnb-note">{text(sentence(c.paired))}</p>'
         )
         if c.differences:
             body = "".join(
@@ -184,7 +174,7 @@ def _count(n: int, what: str) -> str:
 def page(experiment: Experiment, *, threshold: float = stats.THRESHOLD) -> str:
     """The report of ``experiment`` as one HTML document (see the module's docstring)."""
     summary = experiment.summary(threshold=threshold)
-    comparisons = [experiment.compare(a, b) for a, b in comparison_pairs(experiment)]
+    comparisons = [experiment.compare(a, b) for a, b in experiment.comparison_pairs()]
     data = script_json(sample_data(experiment, threshold=threshold))
     script = _asset("report.js")
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")

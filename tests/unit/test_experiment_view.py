@@ -10,8 +10,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import deepnb
+from deepnb.many.report import page as report_page
 from deepnb.views.experiment import experiment_view as view
+from deepnb.views.experiment.baseline import MAX_PAIRS
 from deepnb.views.experiment.charts import score_charts
 from deepnb.views.experiment.fields import FIELD_VALUE, MAX_FIELDS
 from tests.support.lab_sanitizer import unstyled
@@ -78,7 +82,9 @@ def test_the_view_is_bounded_however_large_the_experiment(tmp_path: Path) -> Non
     )
     html = unstyled(experiment._repr_html_() or "")
     assert len(html.encode()) < 400_000
-    assert html.count("<tr>") == 1 + view.MAX_ROWS + 1 + view.MAX_VARIANTS
+    # the matrix's head and rows, the summary's head and variants, and the comparisons with the
+    # first variant (no baseline): at most MAX_PAIRS, each a head and a row for its one scorer
+    assert html.count("<tr>") == 1 + view.MAX_ROWS + 1 + view.MAX_VARIANTS + MAX_PAIRS * 2
     assert "50 more rows" in html and "2 more variants" in html
     assert len(repr(experiment).encode()) < 200_000
     record = experiment.runs[(0, "v0", 0)]
@@ -169,8 +175,29 @@ def test_the_comparison_with_the_baseline_is_under_the_summary(tmp_path: Path) -
     )
     html = unstyled(three._repr_html_() or "")
     assert "x against base, per row" in html and "new against base, per row" in html
-    none = deepnb.load_experiment(hostile_log(tmp_path / "c.jsonl", variants=("base", "x", "new")))
-    assert "against" not in (none._repr_html_() or "") and "against" not in repr(none)
+
+
+@pytest.mark.parametrize(
+    ("variants", "baseline", "pairs"),
+    [
+        (("base",), None, []),
+        (("base", "new"), None, [("new", "base")]),
+        (("base", "x", "new"), None, [("x", "base"), ("new", "base")]),
+        (("base", "x", "new"), "x", [("base", "x"), ("new", "x")]),
+        (("base", "x", "new"), "gone", [("x", "base"), ("new", "base")]),
+    ],
+)
+def test_the_view_and_the_report_compare_the_same_pairs(
+    tmp_path: Path, variants: tuple[str, ...], baseline: str | None, pairs: list[tuple[str, str]]
+) -> None:
+    experiment = deepnb.load_experiment(
+        hostile_log(tmp_path / "log.jsonl", baseline=baseline, variants=variants)
+    )
+    assert experiment.comparison_pairs() == pairs
+    shown = unstyled(experiment._repr_html_() or "")
+    assert re.findall(r"(\w+) against (\w+), per row", shown) == pairs
+    assert re.findall(r"<h3>(\w+) against (\w+)</h3>", report_page(experiment)) == pairs
+    assert ("against" in repr(experiment)) == bool(pairs)
 
 
 def test_structured_output_fields_are_columns_bounded_and_escaped(tmp_path: Path) -> None:

@@ -14,3 +14,8 @@ def rests_on(rows: int, runs: int, epochs: int) -> str:
     every row's every epoch (some failed, or are not done yet)."""
     said = f"n = {rows} row{'s' * (rows != 1)} × {epochs} epoch{'s' * (epochs != 1)}"
     return said if runs == rows * epochs else f"{said}, {runs} run{'s' * (runs != 1)} scored"
+
+
+def sentence(phrase: str) -> str:
+    """``phrase`` as a sentence on its own: its first letter upper case, a full stop at its end."""
+    return phrase[:1].upper() + phrase[1:] + "."

@@ -37,18 +37,6 @@ def _left_out(comparison: ExperimentComparison) -> list[str]:
     return said
 
 
-def _paired(comparison: ExperimentComparison) -> str:
-    a, b = comparison.a, comparison.b
-    if a.epochs == b.epochs and a.reducer == b.reducer:
-        each = "each row's score" if a.epochs == 1 else f"each row's {a.reducer} over its {a.epochs} epochs"
-    else:
-        each = (
-            f"each row's score: in A its {a.reducer} over {a.epochs} epochs, "
-            f"in B its {b.reducer} over {b.epochs}"
-        )
-    return f"paired by row ({each}); Wilcoxon signed-rank over the pairs"
-
-
 def _moves(comparison: ExperimentComparison) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = []
     for m in comparison.moves:
@@ -67,7 +55,7 @@ def description(comparison: ExperimentComparison) -> dict[str, Any]:
     tables = []
     for one in comparison.comparisons:
         table = comparison_table(one)
-        table["paired"] = _paired(comparison)
+        table["paired"] = comparison.paired
         tables.append(table)
     return {
         "head": [

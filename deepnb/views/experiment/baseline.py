@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from deepnb.core.graphs.structured import output_rows
+from deepnb.core.text.figures import sentence
 from deepnb.core.text.markdown_diff import marked_pair
 from deepnb.core.text.markup import escape
 from deepnb.many import stats
@@ -39,15 +40,9 @@ def _clip(text: Any, limit: int = LINE) -> str:
 
 
 def baseline_pairs(experiment: Experiment) -> list[tuple[str, str]]:
-    """``(a, baseline)`` for each variant ``a`` the view compares with the baseline; ``[]``
-    without a baseline (unless there are exactly two variants: the first is then the baseline)."""
-    variants = experiment.variants
-    baseline = experiment.plan.baseline
-    if baseline is None and len(variants) == 2:
-        baseline = variants[0]
-    if baseline is None or baseline not in variants:
-        return []
-    return [(a, baseline) for a in variants if a != baseline][:MAX_PAIRS]
+    """The pairs the view compares: the experiment's :meth:`~Experiment.comparison_pairs` (the
+    report's too), at most :data:`MAX_PAIRS` of them."""
+    return experiment.comparison_pairs()[:MAX_PAIRS]
 
 
 def comparison_table(comparison: VariantComparison) -> dict[str, Any]:
@@ -67,15 +62,10 @@ def comparison_table(comparison: VariantComparison) -> dict[str, Any]:
         }
         for d in _shared(comparison.differences)
     ]
-    each = (
-        "each row's score"
-        if comparison.epochs == 1
-        else f"each row's {comparison.reducer} over its {comparison.epochs} epochs"
-    )
     return {
         "a": comparison.a,
         "b": comparison.b,
-        "paired": f"paired by row ({each}); Wilcoxon signed-rank over the pairs",
+        "paired": comparison.paired,
         "columns": columns,
         "rows": rows,
         "differences": differences,
@@ -177,7 +167,7 @@ def comparison_lines(table: dict[str, Any]) -> list[str]:
     lines = [f"{table['a']} against {table['b']}, per row:"]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells]
     if table.get("paired"):
-        lines.append(table["paired"][:1].upper() + table["paired"][1:] + ".")
+        lines.append(sentence(table["paired"]))
     if table["differences"]:
         lines.append("Rows where they differ most, per scorer:")
     for scorer, rows in per_scorer(table["differences"]).items():
