@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +13,6 @@ from IPython.testing.globalipapp import start_ipython
 
 from deepnb.core.text import secrets
 from deepnb.models import resolve
-from deepnb.models.scripted import ScriptedChatModel
 from deepnb.session import agents
 
 
@@ -33,18 +31,12 @@ def secrets_given_stay_in_their_test() -> Iterator[None]:
 @pytest.fixture(autouse=True)
 def unpaced_demos(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """In this process, the shipped demos (``demo:NAME``) stream without their pause between
-    tokens, which is there for people watching; a test that needs a run still going while it acts
-    (stops it, starts a second one) is marked ``paced`` and keeps the demo's own pace. Kernels,
-    notebooks and browsers started by tests are other processes: they keep it too."""
-    if request.node.get_closest_marker("paced"):
-        return
-    demo = resolve._demo
-
-    def unpaced(name: str) -> ScriptedChatModel:
-        model = demo(name)
-        return ScriptedChatModel(script=dataclasses.replace(model.script, delay=0.0))
-
-    monkeypatch.setattr(resolve, "_demo", unpaced)
+    tokens, which is there for people watching (as ``DEEPNB_DEMO_PACE=0`` has them); a test that
+    needs a run still going while it acts (stops it, starts a second one) is marked ``paced`` and
+    keeps the demo's own pace. Kernels, notebooks and browsers started by tests are other
+    processes: their pace is their environment's."""
+    if not request.node.get_closest_marker("paced"):
+        monkeypatch.setattr(resolve, "demo_pace", lambda: 0.0)
 
 
 @pytest.fixture

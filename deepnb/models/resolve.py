@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
+import math
 import os
 from importlib import resources
 from pathlib import Path
@@ -13,6 +15,9 @@ from deepnb.core.extras import require
 from deepnb.models.scripted import ScriptedChatModel, load_script
 
 MODEL_ENV = "DEEPNB_MODEL"
+DEMO_PACE_ENV = "DEEPNB_DEMO_PACE"
+"""A factor on the shipped demos' pause between streamed tokens, which is there for people
+watching: 1 (the default) as the demo says, 0.5 twice as fast, 0 no pause at all."""
 
 # provider → (package to install, pip extra or None, environment variable holding the key)
 PROVIDERS: dict[str, tuple[str, str | None, str | None]] = {
@@ -66,12 +71,33 @@ def demo_names() -> list[str]:
     return sorted(p.name.rsplit(".", 1)[0] for p in folder.iterdir() if p.name.endswith(".yaml"))
 
 
+def demo_pace() -> float:
+    """The factor :data:`DEMO_PACE_ENV` sets on the demos' pause between tokens (1 unset)."""
+    given = os.environ.get(DEMO_PACE_ENV, "").strip()
+    if not given:
+        return 1.0
+    try:
+        pace = float(given)
+    except ValueError:
+        pace = -1.0
+    if not math.isfinite(pace) or pace < 0:
+        raise DeepnbError(
+            f"{DEMO_PACE_ENV} must be a number of 0 or more (1: the demos' own pace, 0: no pause "
+            f"between tokens), not {given[:40]!r}: set it again, or unset it."
+        )
+    return pace
+
+
 def _demo(name: str) -> Any:
     if name not in demo_names():
         raise DeepnbError(f"Unknown demo {name!r}: choose one of {', '.join(demo_names())}.")
+    pace = demo_pace()
     path = resources.files("deepnb") / "demos" / f"{name}.yaml"
     with resources.as_file(path) as file:
-        return ScriptedChatModel(script=load_script(file))
+        script = load_script(file)
+    if pace != 1.0:
+        script = dataclasses.replace(script, delay=script.delay * pace)
+    return ScriptedChatModel(script=script)
 
 
 def _scripted(path: str) -> Any:
