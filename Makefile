@@ -180,10 +180,9 @@ check-tests:
 # folder once, each one test at a time: more workers beside the other parts (two JupyterLabs and
 # Chromiums, or the unit tests on both cores) stretched browser and kernel waits past their
 # bounds on two cores; test-lowest runs the quick folders again on the lowest versions
-# pyproject.toml allows, so that its floors stay true. The browsers have a part of their own
-# (the longest: every test loads JupyterLab in Chromium); the security tests go beside the
-# notebooks and kernels, whose part is the shortest.
-TEST_PARTS := test-browsers test-notebooks-kernels-security test-units-integration test-lowest
+# pyproject.toml allows, so that its floors stay true. The tests against served agents go beside
+# the notebooks and kernels, so that the parts end at about the same time.
+TEST_PARTS := test-browsers-security test-notebooks-kernels-served test-units-integration test-lowest
 .PHONY: $(TEST_PARTS)
 
 test:
@@ -200,11 +199,11 @@ PYTEST_IN = d=$$(mktemp -d -t deepnb-$@-XXXXXX); \
 	status=$$?; rm -rf $$d; exit $$status
 PYTEST_PART = $(call PYTEST_IN,$(BIN),$(1))
 
-test-browsers:
-	@$(call PYTEST_PART,tests/browser)
+test-browsers-security:
+	@$(call PYTEST_PART,tests/browser tests/security)
 
-test-notebooks-kernels-security:
-	@$(call PYTEST_PART,--notebook-venv=$(LAB_VENV) notebooks tests/notebooks tests/kernel tests/security)
+test-notebooks-kernels-served:
+	@$(call PYTEST_PART,--notebook-venv=$(LAB_VENV) notebooks tests/notebooks tests/kernel tests/served)
 
 test-units-integration:
 	@$(call PYTEST_PART,tests/unit tests/shell tests/integration)

@@ -6,7 +6,7 @@ copy of tests/support/scaleout_app. PostgreSQL comes from ``pgserver``, Redis fr
 ``redis-server``. Everything listens on 127.0.0.1 on a free port, runs in its own process group and
 is stopped when the ``cluster()`` block ends, whatever happened inside it.
 
-Used by tests/integration/test_scaleout.py and bench/remote.py.
+Used by tests/served/test_scaleout.py and bench/remote.py.
 """
 
 from __future__ import annotations

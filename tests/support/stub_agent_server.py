@@ -104,7 +104,13 @@ class StubServer:
     streams_at_once: int = 0
     """The most run streams open at the same time so far."""
     _open: int = 0
-    _counting: threading.Lock = field(default_factory=threading.Lock)
+    _counting: threading.Condition = field(default_factory=threading.Condition)
+
+    def wait_streams_open(self, count: int, timeout: float) -> None:
+        """Wait until ``count`` run streams are open at once; fail after ``timeout`` seconds."""
+        with self._counting:
+            if not self._counting.wait_for(lambda: self._open >= count, timeout):
+                raise AssertionError(f"{self._open} run streams open after {timeout:.0f} s, not {count}")
 
     def answer(self, method: str, path: str) -> Answer | None:
         """The protocol's answer to ``method path`` (``None``: stream the run)."""
@@ -170,6 +176,7 @@ class _Handler(BaseHTTPRequestHandler):
         with stub._counting:
             stub._open += 1
             stub.streams_at_once = max(stub.streams_at_once, stub._open)
+            stub._counting.notify_all()
         try:
             if stub.stream_seconds:
                 time.sleep(stub.stream_seconds)

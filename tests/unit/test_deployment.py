@@ -1,6 +1,6 @@
 """``deepnb.deploy``: the project's deepnb.toml agents as a LangGraph Agent Server app folder that
 langgraph-cli validates and turns into a Dockerfile, built by deepnb without a checkpointer of its
-own; bad input is refused in one line. (Serving it for real: tests/integration/test_serving.py.)"""
+own; bad input is refused in one line. (Serving it for real: tests/served/test_serving.py.)"""
 
 from __future__ import annotations
 

@@ -134,7 +134,7 @@ def test_every_step_of_two_runs_and_a_notebook_write_forks_exactly() -> None:
 
 
 def test_a_remote_fork_of_a_thread_that_is_no_server_thread_is_one_line() -> None:
-    # forking a served thread is tested against a real server: tests/integration/test_remote_fork.py
+    # forking a served thread is tested against a real server: tests/served/test_remote_fork.py
     server = Server("http://127.0.0.1:9")  # nothing here sends a request
     remote = RemoteWorkbench(unique("remote"), server, None, {"assistant_id": "a1", "graph_id": "deep"})
     with pytest.raises(DeepnbError, match="'t1' is not a thread of the Agent Protocol server") as refused:

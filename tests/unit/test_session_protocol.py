@@ -51,7 +51,7 @@ def remote_workbench() -> RemoteWorkbench:
 def test_a_remote_workbench_is_a_session_and_hides_its_key() -> None:
     workbench = remote_workbench()
     for name in MEMBERS:  # read statically: current_thread would ask the server (isinstance too,
-        # before Python 3.12; tests/integration/test_remote_connect.py checks isinstance)
+        # before Python 3.12; tests/served/test_remote_connect.py checks isinstance)
         inspect.getattr_static(workbench, name)
     assert "secret-key-123" not in repr(workbench) + repr(workbench.server) + repr(workbench.graph)
 

@@ -8,7 +8,18 @@ from collections import Counter
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parents[1]
-FOLDERS = {"unit", "shell", "kernel", "browser", "notebooks", "integration", "security", "support", "data"}
+FOLDERS = {
+    "unit",
+    "shell",
+    "kernel",
+    "browser",
+    "notebooks",
+    "integration",
+    "served",
+    "security",
+    "support",
+    "data",
+}
 # What a test module that starts a kernel, a browser or a Binder build shows in its source.
 NEEDS_MORE = re.compile(r"pytest\.mark\.(kernel|browser|binder)\b|kernel_session|playwright|binder_env")
 

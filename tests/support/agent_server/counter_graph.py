@@ -1,5 +1,5 @@
 """A graph without messages: ``add`` then ``double`` on a number, two node updates a run (its
-steps are its node updates: tests/integration/test_remote_fork.py)."""
+steps are its node updates: tests/served/test_remote_fork.py)."""
 
 from __future__ import annotations
 

@@ -55,6 +55,7 @@ def test_an_experiment_hands_a_served_agent_its_runs_and_says_where_they_go(
     experiment = deepnb.experiment(
         rows, agent=name, scorers=[scorers.exact], template="{q}", log=tmp_path / "log.jsonl"
     )
+    server.wait_streams_open(30, WAIT)  # every run sent (each stream is held for a while)
     line = head_line(experiment)
     experiment.wait(WAIT)
     assert server.streams_at_once == 30
