@@ -15,21 +15,14 @@ from urllib.parse import urlparse
 import pytest
 import yaml
 
-from tests.browser.conftest import (  # noqa: F401 (fixtures of the browser harness, used by name)
-    REPO,
-    artifact,
-    browser,
-    jupyter_server,
-    page,
-    shared_jupyter_server,
-)
+from tests.browser.conftest import REPO
 from tests.support.notebook_ui import (
     RUN_TIMEOUT,
     code_cell,
     collect_page_errors,
     expect,
-    menu,
     open_notebook,
+    run_all_cells,
     save_notebook,
     saved_output,
     scroll_to,
@@ -66,7 +59,7 @@ def outside(url: str, server: Any) -> bool:
     return (parsed.hostname, parsed.port) != ("127.0.0.1", server.port)
 
 
-def test_remote_images_load_only_on_click(page: Any, jupyter_server: Any, artifact: Any) -> None:  # noqa: F811
+def test_remote_images_load_only_on_click(page: Any, jupyter_server: Any, artifact: Any) -> None:
     requests: list[str] = []
     page.context.on("request", lambda request: requests.append(request.url))
     errors = collect_page_errors(page)
@@ -82,7 +75,7 @@ def test_remote_images_load_only_on_click(page: Any, jupyter_server: Any, artifa
         ],
     )
     open_notebook(page, jupyter_server, "tracking.ipynb")
-    menu(page, "Run", "Run All Cells")
+    run_all_cells(page)
     view = code_cell(page, "%%deepagent").locator(".deepnb-run")
     expect(view).to_have_attribute("data-status", "done", timeout=RUN_TIMEOUT)
     files = code_cell(page, "%deepagent files").locator(".deepnb-files")

@@ -10,7 +10,14 @@ import pytest
 from playwright.sync_api import expect
 
 import deepnb
-from tests.support.notebook_ui import collect_page_errors, menu, no_pwned, open_notebook, save_notebook
+from tests.support.notebook_ui import (
+    collect_page_errors,
+    menu,
+    no_pwned,
+    open_notebook,
+    run_all_cells,
+    save_notebook,
+)
 from tests.unit.conftest import unique
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
@@ -43,14 +50,16 @@ def test_an_exported_run_view_survives_run_all_and_the_save_after_it(
     name = exported(jupyter_server, f"exported-{'lab' if lab else 'nb7'}.ipynb")
     before = view_cells(jupyter_server, name)
     open_notebook(page, jupyter_server, name, lab=lab)
-    view = page.locator(".jp-Notebook .deepnb-snapshot")
+    # the exported view, in its Markdown cell (its code cells, run, show a run view of their own)
+    exported_view = ".jp-Notebook .jp-MarkdownCell .deepnb-snapshot"
+    view = page.locator(exported_view)
     expect(view).to_have_count(1)
     expect(view).to_contain_text("tide pools")
     expect(view.locator("details, .dnb-tool").first).to_be_attached()
     page.screenshot(path=str(artifact("opened.png")))
 
     menu(page, "Edit", "Clear Outputs of All Cells")
-    menu(page, "Run", "Run All Cells")
+    run_all_cells(page)
     page.wait_for_timeout(1_500)  # Markdown cells render as they are run: nothing to wait for
     expect(view).to_have_count(1)
     expect(view).to_contain_text("tide pools")
@@ -58,6 +67,6 @@ def test_an_exported_run_view_survives_run_all_and_the_save_after_it(
     page.wait_for_timeout(1_500)
     assert len(before) == 1 and view_cells(jupyter_server, name) == before  # kept as it was
     page.reload()
-    expect(page.locator(".jp-Notebook .deepnb-snapshot")).to_have_count(1, timeout=60_000)
+    expect(page.locator(exported_view)).to_have_count(1, timeout=60_000)
     no_pwned(page)
     assert not errors, errors

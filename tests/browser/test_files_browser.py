@@ -21,9 +21,9 @@ from tests.support.notebook_ui import (
     code_cell,
     collect_page_errors,
     expect,
-    menu,
     no_pwned,
     open_notebook,
+    run_all_cells,
     save_notebook,
     saved_output,
     scroll_to,
@@ -81,7 +81,7 @@ def run_files_notebook(page: Any, server: Any, name: str, *, lab: bool = True) -
     (server.root / "live.yaml").write_text(LIVE_SCRIPT)
     server.put_notebook(name, CELLS)
     open_notebook(page, server, name, lab=lab)
-    menu(page, "Run", "Run All Cells")
+    run_all_cells(page)
     view = code_cell(page, "%deepagent files").first.locator(".deepnb-files")
     expect(view).to_be_visible(timeout=RUN_TIMEOUT)
     wait_for_notebook_run(page)

@@ -18,9 +18,9 @@ from tests.support.notebook_ui import (
     RUN_TIMEOUT,
     code_cell,
     expect,
-    menu,
     open_notebook,
     run_all,
+    run_all_cells,
     save_notebook,
     saved_output,
     tool_card,
@@ -135,7 +135,7 @@ def test_stop_button_cancels_mid_cell(page: Any, jupyter_server: Any, artifact: 
         ],
     )
     open_notebook(page, jupyter_server, "stop.ipynb")
-    menu(page, "Run", "Run All Cells")
+    run_all_cells(page)
 
     agent_cell = code_cell(page, "%%deepagent")
     after_cell = code_cell(page, "print(r.status)")
@@ -221,7 +221,7 @@ def test_untrusted_text_shows_as_text(page: Any, jupyter_server: Any) -> None:
         ["%load_ext deepnb", f"%%deepagent -m scripted:{script} -o r\nSummarize this page."],
     )
     open_notebook(page, jupyter_server, "hostile.ipynb")
-    menu(page, "Run", "Run All Cells")
+    run_all_cells(page)
 
     view = code_cell(page, "%%deepagent").locator(".deepnb-run")
     expect(view).to_have_attribute("data-status", "done", timeout=RUN_TIMEOUT)

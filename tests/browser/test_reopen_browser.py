@@ -30,9 +30,9 @@ from tests.support.notebook_ui import (
     menu,
     open_notebook,
     run_all,
+    run_all_cells,
     save_notebook,
     scroll_to,
-    sync_api,
     wait_for_notebook_run,
 )
 
@@ -201,20 +201,6 @@ def kernel_gone_notebook(server: Any, name: str) -> None:
             f"%%deepagent -m scripted:{script} --bg --new -o slow\nTell me a very long story.",
         ],
     )
-
-
-def run_all_cells(page: Any) -> None:
-    """Run → Run All Cells, once more if no cell started (a freshly opened Notebook 7 can miss it)."""
-    started = """() => [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')]
-        .some((p) => /\\[(\\d+|\\*)\\]/.test(p.textContent))"""
-    for attempt in range(2):
-        menu(page, "Run", "Run All Cells")
-        try:
-            page.wait_for_function(started, timeout=15_000)
-            return
-        except sync_api.TimeoutError:
-            if attempt:
-                raise
 
 
 @pytest.mark.parametrize(

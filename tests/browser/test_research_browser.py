@@ -22,7 +22,6 @@ from tests.support.notebook_ui import (
     collect_page_errors,
     expect,
     main_items,
-    menu,
     no_pwned,
     node,
     node_head,
@@ -30,6 +29,7 @@ from tests.support.notebook_ui import (
     open_notebook,
     output_text,
     run_all,
+    run_all_cells,
     save_notebook,
     saved_output,
     scroll_to,
@@ -242,7 +242,7 @@ def test_untrusted_text_in_tree_and_summary(page: Any, jupyter_server: Any, arti
         ["%load_ext deepnb", f"%%deepagent -m scripted:{script} -o r\nWrite a short report on coral reefs."],
     )
     open_notebook(page, jupyter_server, "hostile-research.ipynb")
-    menu(page, "Run", "Run All Cells")
+    run_all_cells(page)
     view = code_cell(page, "%%deepagent").locator(".deepnb-run")
     expect(view).to_have_attribute("data-status", "done", timeout=RUN_TIMEOUT)
     wait_for_notebook_run(page)

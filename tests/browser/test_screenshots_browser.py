@@ -22,8 +22,8 @@ from tests.support.notebook_ui import (
     RUN_TIMEOUT,
     code_cell,
     expect,
-    menu,
     open_notebook,
+    run_all_cells,
     scroll_to,
     wait_for_notebook_run,
 )
@@ -84,7 +84,7 @@ def test_screenshots_of_every_view_in_both_themes(page: Any, jupyter_server: Any
     page.set_viewport_size({"width": 1280, "height": 2600})  # each view whole in its screenshot
     jupyter_server.put_notebook("screens.ipynb", CELLS)
     open_notebook(page, jupyter_server, "screens.ipynb")
-    menu(page, "Run", "Run All Cells")
+    run_all_cells(page)
     gated = code_cell(page, GATED).first.locator(".deepnb-run")
     expect(gated.locator(".dnb-approval").first).to_be_visible(timeout=RUN_TIMEOUT)
     wait_for_notebook_run(page)
@@ -147,7 +147,7 @@ def test_screenshots_of_the_daily_loop_in_both_themes(page: Any, jupyter_server:
     page.set_viewport_size({"width": 1280, "height": 2600})
     jupyter_server.put_notebook("loop.ipynb", LOOP_CELLS)
     open_notebook(page, jupyter_server, "loop.ipynb")
-    menu(page, "Run", "Run All Cells")
+    run_all_cells(page)
     gated = code_cell(page, GATED).first.locator(".deepnb-run")
     expect(gated.locator(".dnb-approval").first).to_be_visible(timeout=RUN_TIMEOUT)
     wait_for_notebook_run(page)

@@ -13,8 +13,8 @@ from tests.support.notebook_ui import (
     code_cell,
     expect,
     luminance,
-    menu,
     open_notebook,
+    run_all_cells,
     scroll_to,
     wait_for_notebook_run,
 )
@@ -65,7 +65,7 @@ def test_highlighted_code_follows_the_dark_theme(
     jupyter_server.put_notebook("themes.ipynb", CELLS)
     open_notebook(page, jupyter_server, "themes.ipynb")
     assert page.evaluate("document.body.dataset.jpThemeLight") == "false"
-    menu(page, "Run", "Run All Cells")
+    run_all_cells(page)
     files = code_cell(page, "%deepagent files").first.locator(".deepnb-files")
     expect(files).to_be_visible(timeout=RUN_TIMEOUT)
     wait_for_notebook_run(page)

@@ -13,7 +13,14 @@ import pytest
 import yaml
 
 from tests.browser.conftest import ARTIFACTS
-from tests.support.notebook_ui import RUN_TIMEOUT, code_cell, expect, luminance, menu, open_notebook
+from tests.support.notebook_ui import (
+    RUN_TIMEOUT,
+    code_cell,
+    expect,
+    luminance,
+    open_notebook,
+    run_all_cells,
+)
 from tests.support.waiting import eventually
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
@@ -87,7 +94,7 @@ COVERED = """(m) => {
 
 def _run(page: Any, server: Any, name: str, *, lab: bool) -> Any:
     open_notebook(page, server, name, lab=lab)
-    menu(page, "Run", "Run All Cells")
+    run_all_cells(page)
     view = code_cell(page, "%%deepagent").locator(".deepnb-run")
     expect(view).to_have_attribute("data-status", "running", timeout=RUN_TIMEOUT)
     # the transcript reaches the last card while the last answer streams

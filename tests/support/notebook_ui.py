@@ -83,11 +83,44 @@ def select_cell(cell: Any) -> None:
     expect(cell).to_have_class(re.compile(r"\bjp-mod-active\b"))
 
 
+# Notes in the page whether a cell of the notebook has been queued since ("[*]" in its prompt).
+WATCH_RUN_START = """() => {
+  const notebook = document.querySelector('.jp-Notebook');
+  window.__deepnbRunStarted = false;
+  const prompts = () => [...notebook.querySelectorAll('.jp-InputPrompt')];
+  const started = () => prompts().some((p) => p.textContent.includes('*'));
+  const observer = new MutationObserver(() => {
+    if (started()) {
+      window.__deepnbRunStarted = true;
+      observer.disconnect();
+    }
+  });
+  observer.observe(notebook, {subtree: true, childList: true, characterData: true});
+}"""
+RUN_ALL_ATTEMPTS = 3
+"""How many times :func:`run_all_cells` clicks Run All Cells before it fails."""
+
+
+def run_all_cells(page: Any) -> None:
+    """Run → Run All Cells, and wait until a cell is queued ("[*]"): a click that lands while
+    JupyterLab is busy, or on a freshly opened Notebook 7, can be dropped, so one that queued
+    nothing in 15 seconds is made again (never once a cell is queued: nothing runs twice)."""
+    page.evaluate(WATCH_RUN_START)
+    for attempt in range(1, RUN_ALL_ATTEMPTS + 1):
+        menu(page, "Run", "Run All Cells")
+        try:
+            page.wait_for_function("() => window.__deepnbRunStarted", timeout=15_000)
+            return
+        except sync_api.TimeoutError:
+            if attempt == RUN_ALL_ATTEMPTS:
+                raise AssertionError(f"Run All Cells, clicked {attempt} times, queued no cell") from None
+
+
 def run_all(page: Any) -> None:
     """Clear every output (and execution count), then Run → Run All Cells."""
     menu(page, "Edit", "Clear Outputs of All Cells")
     expect(page.locator(".jp-Notebook .jp-OutputArea-output")).to_have_count(0)
-    menu(page, "Run", "Run All Cells")
+    run_all_cells(page)
 
 
 def wait_for_notebook_run(page: Any, timeout: float = RUN_TIMEOUT) -> None:
