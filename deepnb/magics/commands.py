@@ -22,8 +22,7 @@ from deepnb.session import agents as agent_registry
 from deepnb.session import building, graph_session
 from deepnb.session.config import UntrustedConfig, find_config
 from deepnb.session.protocol import History, Session
-from deepnb.session.remote import RemoteWorkbench
-from deepnb.session.remote import connect as connect_to
+from deepnb.session.remote.connecting import connect as connect_to
 from deepnb.views.listings import Table, TodoList, mcp_listing
 
 
@@ -129,15 +128,10 @@ def workbench_for(
         return building.install(name, spec, make_checkpointer("memory"), None)
     if model is None and not changes:
         return existing
-    if isinstance(existing, RemoteWorkbench):
+    if why := existing.cannot_rebuild:
         raise DeepnbError(
-            f"Agent {name!r} is served by {existing.url}: its model and options are the server's "
-            "(-m, --interrupt-on, --interpreter, --schema do not apply here); change them where it is served."
-        )
-    if existing.spec is None:
-        raise DeepnbError(
-            f"Agent {name!r} was attached as a compiled graph: change its model or options in "
-            "Python and attach it again."
+            f"Agent {name!r} cannot take -m, --interrupt-on, --interpreter or --schema ({why}): "
+            f"{existing.how_to_change}."
         )
     declared = existing.declared_spec
     assert declared is not None  # built from a spec, so declared with one

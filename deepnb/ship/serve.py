@@ -127,7 +127,7 @@ class Server:
     def connect(self) -> dict[str, GraphSession]:
         """Connect each served agent under its own name (``%%deepagent -a NAME`` then runs on
         the server); the workbenches."""
-        from deepnb.session.remote import connect  # noqa: PLC0415  # lazy: it imports langgraph_sdk
+        from deepnb.session.remote.connecting import connect  # noqa: PLC0415  # lazy: it imports langgraph_sdk
 
         for name in self.graphs:
             previous = registry.find(name)

@@ -219,7 +219,10 @@ def test_bad_input_says_what_to_do_in_one_line(
     with pytest.raises(UsageError, match="DEEPNB_TEST_UNSET is not set"):
         ip.run_line_magic("deepagent", f"{line} DEEPNB_TEST_UNSET")
     bench = connect(agent_server)
-    with pytest.raises(UsageError, match=f"Agent '{bench.name}' is served by {agent_server.url}: its model"):
+    with pytest.raises(
+        UsageError,
+        match=rf"Agent '{bench.name}' cannot take -m, .* \(it is served by {agent_server.url}\): change",
+    ):
         ip.run_cell_magic("deepagent", f"-a {bench.name} -m demo:quickstart", "Plan the launch")
     with pytest.raises(DeepnbError, match="its threads are UUIDs"):
         bench.start("Plan the launch", thread="my-thread")

@@ -184,3 +184,18 @@ def test_a_graph_without_messages_runs_from_a_dict_variable(ip, tmp_path: Path) 
     ip.user_ns["numbers"] = [1, 2]
     wrong = ip.run_cell("%%deepagent -a jokes --input numbers\n")
     assert str(wrong.error_in_exec) == "numbers holds a list: --input takes a dict of the graph's input keys."
+
+
+def test_a_cell_cannot_change_an_attached_graphs_model_or_options_and_says_what_to_do(ip) -> None:
+    graph = create_deep_agent(model=writes("/a.txt", "a", "Done."))
+    deepnb.attach(graph, "compiled")
+    for options in ("-m demo:quickstart", "--interrupt-on write_file"):
+        with capture_output() as captured:
+            ip.run_cell(f"%%deepagent -a compiled {options}\nWrite a.")
+        said = captured.stdout + captured.stderr
+        assert (
+            "Agent 'compiled' cannot take -m, --interrupt-on, --interpreter or --schema "
+            "(it was attached as a compiled graph): attach it again to change it." in said
+        ), said
+    ip.run_cell("%%deepagent -a compiled -o same\nWrite a.")
+    assert ip.user_ns["same"].status == "done"  # without them, the cell runs the graph as attached
