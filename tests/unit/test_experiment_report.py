@@ -7,23 +7,29 @@ own script; a reopened experiment reports the same."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import json
 import math
 import re
 import statistics
+from collections.abc import AsyncIterator
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
+from langchain_core.outputs import ChatGenerationChunk
 from scipy import stats as scipy_stats
 
 import deepnb
+from deepnb import scorers
 from deepnb.core.errors import DeepnbError
 from deepnb.many import report_data
+from deepnb.models.scripted import ScriptedChatModel, parse_script
 from tests.support.agents import scripted, unique
+from tests.support.waiting import Gate, wait_until
 
 WAIT = 120.0
 ROWS = [{"q": "q0", "reference": "a0"}, {"q": "q1", "reference": "a1"}, {"q": "q2", "reference": "a2"}]
@@ -249,3 +255,48 @@ def test_script_json_escapes_what_could_end_or_bend_its_element() -> None:
     text = report_data.script_json(hostile)
     assert not set("<>&\u2028\u2029") & set(text)
     assert json.loads(text) == {"a": hostile["a"], "n": None}
+
+
+class HeldOnHold(ScriptedChatModel):
+    """A scripted model that holds a run whose prompt says "hold" at its gate."""
+
+    gate: Any = None
+
+    async def _astream(
+        self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        if "hold" in str(messages[-1].content):
+            await asyncio.to_thread(self.gate.hold)
+        async for chunk in super()._astream(messages, stop, run_manager, **kwargs):
+            yield chunk
+
+
+def test_a_report_of_a_running_experiment_and_of_a_stopped_one_says_what_ended(tmp_path: Path) -> None:
+    gate = Gate()
+    script = parse_script({"agents": {"main": [{"turns": [{"text": "a0"}]}]}})
+    name = unique("report")
+    deepnb.agent(name=name, model=HeldOnHold(script=script, gate=gate))
+    rows = [{"q": "q0", "reference": "a0"}, {"q": "hold q1", "reference": "a0"}]
+    experiment = deepnb.experiment(
+        rows, agent=name, template="{q}", scorers=[scorers.exact], log=tmp_path / "l.jsonl"
+    )
+    try:
+        gate.wait_reached()
+        wait_until(lambda: experiment.record_for((0, name, 0)) is not None, "row 0 logged")
+
+        html, page, data = read(experiment.report(tmp_path / "running.html"))
+        assert "2 rows × 1 variant × 1 epoch: 1 of 2 runs done." in html
+        assert [(r["r"], r["s"]) for r in data["runs"]] == [(0, "done"), (1, "running")]
+        assert "a" in data["runs"][0] and "a" not in data["runs"][1]  # no answer yet, none made up
+        header, line = page.tables["Summary"]
+        said = dict(zip(header, line, strict=True))
+        assert (said["runs"], said["done"]) == ("1", "1")  # the runs that ended, as summary() counts
+        assert said["exact n"] == "n = 1 row × 1 epoch"  # what the figure rests on: the ended run
+
+        experiment.stop()  # as Ctrl-C does
+        wait_until(lambda: experiment.done, "the experiment stopped")
+        html, _, data = read(experiment.report(tmp_path / "stopped.html"))
+        assert "1 of 2 runs done." in html
+        assert data["runs"][0]["s"] == "done" and data["runs"][1]["s"] in ("cancelled", "interrupted")
+    finally:
+        gate.open()
