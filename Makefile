@@ -180,9 +180,10 @@ check-tests:
 # folder once, each one test at a time: more workers beside the other parts (two JupyterLabs and
 # Chromiums, or the unit tests on both cores) stretched browser and kernel waits past their
 # bounds on two cores; test-lowest runs the quick folders again on the lowest versions
-# pyproject.toml allows, so that its floors stay true. The tests against served agents go beside
-# the notebooks and kernels, so that the parts end at about the same time.
-TEST_PARTS := test-browsers-security test-notebooks-kernels-served test-units-integration test-lowest
+# pyproject.toml allows, so that its floors stay true. The parts hold about the same work, so
+# that they end at about the same time: the browsers (each test loads JupyterLab in Chromium);
+# the notebooks, kernels and served agents; the units, shell, integration and security tests.
+TEST_PARTS := test-browsers test-notebooks-kernels-served test-units-integration-security test-lowest
 .PHONY: $(TEST_PARTS)
 
 test:
@@ -199,14 +200,14 @@ PYTEST_IN = d=$$(mktemp -d -t deepnb-$@-XXXXXX); \
 	status=$$?; rm -rf $$d; exit $$status
 PYTEST_PART = $(call PYTEST_IN,$(BIN),$(1))
 
-test-browsers-security:
-	@$(call PYTEST_PART,tests/browser tests/security)
+test-browsers:
+	@$(call PYTEST_PART,tests/browser)
 
 test-notebooks-kernels-served:
 	@$(call PYTEST_PART,--notebook-venv=$(LAB_VENV) notebooks tests/notebooks tests/kernel tests/served)
 
-test-units-integration:
-	@$(call PYTEST_PART,tests/unit tests/shell tests/integration)
+test-units-integration-security:
+	@$(call PYTEST_PART,tests/unit tests/shell tests/integration tests/security)
 
 # The floors: deepnb with its lab, openai, anthropic and postgres extras and the test runner,
 # each direct dependency at the lowest version pyproject.toml allows (constraints-lowest.txt), in
