@@ -27,7 +27,14 @@ from deepnb.core.text.safe_display import safe_display
 from deepnb.many import log as logs
 from deepnb.many import stats
 from deepnb.many.datasets import Row
-from deepnb.many.experiment import Experiment, VariantComparison, by_row, load_experiment
+from deepnb.many.experiment import (
+    Experiment,
+    VariantComparison,
+    by_row,
+    each_row,
+    load_experiment,
+    paired_by_row,
+)
 from deepnb.many.record import RunRecord
 
 SIDES = ("A", "B")
@@ -83,15 +90,11 @@ class ExperimentComparison(Displayable):
         each side's epochs where they differ)."""
         a, b = self.a, self.b
         if a.epochs == b.epochs and a.reducer == b.reducer:
-            each = (
-                "each row's score" if a.epochs == 1 else f"each row's {a.reducer} over its {a.epochs} epochs"
-            )
-        else:
-            each = (
-                f"each row's score: in A its {a.reducer} over {a.epochs} epochs, "
-                f"in B its {b.reducer} over {b.epochs}"
-            )
-        return f"paired by row ({each}); Wilcoxon signed-rank over the pairs"
+            return paired_by_row(each_row(a.epochs, a.reducer))
+        return paired_by_row(
+            f"each row's score: in A its {a.reducer} over {a.epochs} epochs, "
+            f"in B its {b.reducer} over {b.epochs}"
+        )
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per compared variant pair and scorer: ``variant_a``, ``variant_b``,

@@ -976,6 +976,16 @@ class Summary(Displayable):
         return records_parquet(self.to_records(), path, what="summary")
 
 
+def each_row(epochs: int, reducer: str) -> str:
+    """What a row's one score is, in words: its score, or its epochs reduced."""
+    return "each row's score" if epochs == 1 else f"each row's {reducer} over its {epochs} epochs"
+
+
+def paired_by_row(each: str) -> str:
+    """A comparison's pairing and test as a phrase, ``each`` saying what a row's score is."""
+    return f"paired by row ({each}); Wilcoxon signed-rank over the pairs"
+
+
 @safe_display
 @dataclass(frozen=True, repr=False)  # repr: the renderer's text table
 class VariantComparison(Displayable):
@@ -992,12 +1002,7 @@ class VariantComparison(Displayable):
     @property
     def paired(self) -> str:
         """What the comparison pairs and tests, as a phrase the live view and the report show."""
-        each = (
-            "each row's score"
-            if self.epochs == 1
-            else f"each row's {self.reducer} over its {self.epochs} epochs"
-        )
-        return f"paired by row ({each}); Wilcoxon signed-rank over the pairs"
+        return paired_by_row(each_row(self.epochs, self.reducer))
 
     def table(self) -> tuple[list[str], list[list[str]]]:
         """The comparison per scorer as a table of texts, as the live view and the report show

@@ -318,7 +318,7 @@ def jupyter_server(
     from every other module's, and its kernels are ended when it ends. A test module that needs
     collaboration overrides this fixture with ``running_server(..., collaborative=True)``."""
     server = shared_jupyter_server.in_folder(request.module.__name__.rpartition(".")[2])
-    shutil.copyfile(QUICKSTART, server.root / "quickstart.ipynb")
+    server.copy_quickstart("quickstart.ipynb")
     try:
         yield server
     finally:
