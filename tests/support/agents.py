@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import textwrap
 import uuid
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
+
+from langchain_core.outputs import ChatGenerationChunk
 
 from deepnb.core.events import STREAM_MODES
 from deepnb.models.scripted import ScriptedChatModel, parse_script
@@ -16,6 +18,22 @@ from deepnb.models.scripted import ScriptedChatModel, parse_script
 def scripted(agents: Mapping[str, Any], *, delay: float = 0.0) -> ScriptedChatModel:
     """A scripted chat model for ``agents`` (the ``agents:`` mapping of a replay script)."""
     return ScriptedChatModel(script=parse_script({"delay": delay, "agents": dict(agents)}))
+
+
+class HeldModel(ScriptedChatModel):
+    """A scripted model whose turn waits at ``gate`` (a :class:`tests.support.waiting.Gate`)
+    before it answers: every turn, or with ``holds`` only those whose latest message holds it."""
+
+    gate: Any = None
+    holds: str | None = None
+
+    async def _astream(
+        self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        if self.holds is None or self.holds in str(messages[-1].content):
+            await asyncio.to_thread(self.gate.hold)
+        async for chunk in super()._astream(messages, stop, run_manager, **kwargs):
+            yield chunk
 
 
 def unique(prefix: str) -> str:

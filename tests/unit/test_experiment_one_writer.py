@@ -4,22 +4,19 @@ is let go once the experiment ends or is stopped, and one left by a killed proce
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 import sys
-import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from langchain_core.outputs import ChatGenerationChunk
 
 import deepnb
 from deepnb import scorers
 from deepnb.core.errors import DeepnbError
 from deepnb.models.scripted import ScriptedChatModel, parse_script
-from tests.support.agents import unique
+from tests.support.agents import HeldModel, unique
+from tests.support.waiting import Gate
 
 WAIT = 120.0
 ROWS = [{"q": f"q{i}", "reference": f"a{i}"} for i in range(2)]
@@ -33,31 +30,18 @@ sys.stdin.read()
 """
 
 
-class Gated(ScriptedChatModel):
-    """A scripted model whose turns wait until its gate opens."""
-
-    gate: Any = None
-
-    async def _astream(
-        self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
-    ) -> AsyncIterator[ChatGenerationChunk]:
-        await asyncio.to_thread(self.gate.wait, WAIT)
-        async for chunk in super()._astream(messages, stop, run_manager, **kwargs):
-            yield chunk
-
-
 @pytest.fixture
-def gate() -> Iterator[threading.Event]:
-    opened = threading.Event()
-    yield opened
-    opened.set()
+def gate() -> Iterator[Gate]:
+    held = Gate()
+    yield held
+    held.open()
 
 
-def agent(gate: threading.Event | None = None) -> str:
+def agent(gate: Gate | None = None) -> str:
     name = unique("writer")
     conversations = [{"match": f"^q{i}$", "turns": [{"text": f"a{i}"}]} for i in range(len(ROWS))]
     script = parse_script({"agents": {"main": conversations}})
-    model = Gated(script=script, gate=gate) if gate is not None else ScriptedChatModel(script=script)
+    model = HeldModel(script=script, gate=gate) if gate is not None else ScriptedChatModel(script=script)
     deepnb.agent(name=name, model=model)
     return name
 
@@ -93,15 +77,13 @@ def test_a_log_held_by_another_process_is_refused_naming_it_then_taken_over_once
     assert done.status == "done" and len(done.records) == len(ROWS)
 
 
-def test_a_second_experiment_on_a_log_running_in_this_kernel_is_refused(
-    tmp_path: Path, gate: threading.Event
-) -> None:
+def test_a_second_experiment_on_a_log_running_in_this_kernel_is_refused(tmp_path: Path, gate: Gate) -> None:
     log = tmp_path / "twice.jsonl"
     name = agent(gate)
     first = run(name, log, "first")
     with pytest.raises(DeepnbError, match=r"in use by experiment 'first', still running in this kernel"):
         run(name, log, "second")
-    gate.set()
+    gate.open()
     first.wait(WAIT)
     assert sum(1 for line in log.read_text().splitlines() if '"type": "run"' in line) == len(ROWS)
     again = run(name, log, "first").wait(WAIT)  # ended: the log is free, and nothing runs twice
@@ -112,14 +94,14 @@ def test_a_second_experiment_on_a_log_running_in_this_kernel_is_refused(
     other.wait()
 
 
-def test_a_stopped_experiment_lets_its_log_go(tmp_path: Path, gate: threading.Event) -> None:
+def test_a_stopped_experiment_lets_its_log_go(tmp_path: Path, gate: Gate) -> None:
     log = tmp_path / "stopped.jsonl"
     name = agent(gate)
     first = run(name, log, "first")
     first.stop()
     first.wait(WAIT)
     assert first.status == "stopped"
-    gate.set()
+    gate.open()
     resumed = run(name, log, "first").wait(WAIT)
     assert resumed.status == "done" and len(resumed.records) == len(ROWS)
 

@@ -7,28 +7,25 @@ own script; a reopened experiment reports the same."""
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import hashlib
 import json
 import math
 import re
 import statistics
-from collections.abc import AsyncIterator
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
-from langchain_core.outputs import ChatGenerationChunk
 from scipy import stats as scipy_stats
 
 import deepnb
 from deepnb import scorers
 from deepnb.core.errors import DeepnbError
 from deepnb.many import report_data
-from deepnb.models.scripted import ScriptedChatModel, parse_script
-from tests.support.agents import scripted, unique
+from deepnb.models.scripted import parse_script
+from tests.support.agents import HeldModel, scripted, unique
 from tests.support.waiting import Gate, wait_until
 
 WAIT = 120.0
@@ -257,25 +254,11 @@ def test_script_json_escapes_what_could_end_or_bend_its_element() -> None:
     assert json.loads(text) == {"a": hostile["a"], "n": None}
 
 
-class HeldOnHold(ScriptedChatModel):
-    """A scripted model that holds a run whose prompt says "hold" at its gate."""
-
-    gate: Any = None
-
-    async def _astream(
-        self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
-    ) -> AsyncIterator[ChatGenerationChunk]:
-        if "hold" in str(messages[-1].content):
-            await asyncio.to_thread(self.gate.hold)
-        async for chunk in super()._astream(messages, stop, run_manager, **kwargs):
-            yield chunk
-
-
 def test_a_report_of_a_running_experiment_and_of_a_stopped_one_says_what_ended(tmp_path: Path) -> None:
     gate = Gate()
     script = parse_script({"agents": {"main": [{"turns": [{"text": "a0"}]}]}})
     name = unique("report")
-    deepnb.agent(name=name, model=HeldOnHold(script=script, gate=gate))
+    deepnb.agent(name=name, model=HeldModel(script=script, gate=gate, holds="hold"))
     rows = [{"q": "q0", "reference": "a0"}, {"q": "hold q1", "reference": "a0"}]
     experiment = deepnb.experiment(
         rows, agent=name, template="{q}", scorers=[scorers.exact], log=tmp_path / "l.jsonl"
