@@ -18,11 +18,13 @@ from tests.support.kernel_session import KernelSession, deepnb_kernel
 
 pytestmark = pytest.mark.kernel
 
-SLOW = """
-delay: 0.05
+HELD = """
+delay: 0.01
 agents:
   main:
-    - turns: [{text: "One two three four five six seven eight nine ten about tides."}]
+    - turns:
+        - {text: "Checking.", tool_calls: [{name: held_lookup, args: {topic: tides}}]}
+        - {text: "One two three four five six seven eight nine ten about tides."}
 """
 SENT_BY_VIEWS = ("comm_msg", "update_display_data")
 
@@ -32,25 +34,36 @@ START = {
         "batch = bench.map(['tides', 'kelp', 'gulls'], template='{input}', concurrency=2)\ndisplay(batch)"
     ),
     "an experiment": (
-        "exp = deepnb.experiment(['tides', 'kelp', 'gulls'], agent='slow', template='{input}',\n"
+        "exp = deepnb.experiment(['tides', 'kelp', 'gulls'], agent='held', template='{input}',\n"
         "    scorers=[scorers.contains], log=str(logs / 'e.jsonl'))\n"
         "display(exp)"
     ),
 }
 WAIT = {"a run": "run.wait(60)", "a batch": "batch.wait(60)", "an experiment": "exp.wait(60)"}
+SETUP = """
+import pathlib, threading, time
+import deepnb
+from deepnb import scorers
+
+logs = pathlib.Path('logs')
+release = threading.Event()
+
+def held_lookup(topic: str) -> str:
+    \"\"\"Look a topic up once the later cell lets it go on.\"\"\"
+    if not release.wait(60):
+        raise TimeoutError('the later cell never let the run go on')
+    return f'notes on {topic}'
+
+bench = deepnb.agent(name='held', model='scripted:held.yaml', tools=[held_lookup])
+"""
 
 
 @pytest.fixture(scope="module")
 def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KernelSession]:
     folder: Path = tmp_path_factory.mktemp("parents")
-    (folder / "slow.yaml").write_text(textwrap.dedent(SLOW))
+    (folder / "held.yaml").write_text(textwrap.dedent(HELD))
     with deepnb_kernel(str(folder)) as session:
-        setup = (
-            "import pathlib, time\nimport deepnb\nfrom deepnb import scorers\n"
-            "logs = pathlib.Path('logs')\n"
-            "bench = deepnb.agent(name='slow', model='scripted:slow.yaml')"
-        )
-        assert session.execute(setup).ok
+        assert session.execute(SETUP).ok
         yield session
 
 
@@ -64,9 +77,11 @@ def _sent_while(kernel: KernelSession, cell: str) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("what", list(START))
 def test_updates_sent_while_a_later_cell_runs_belong_to_that_cell(kernel: KernelSession, what: str) -> None:
-    started = kernel.execute(START[what])
+    # every run waits in its tool until the later cell lets it go on: it cannot end before
+    started = kernel.execute(f"release = threading.Event()\n{START[what]}")
     assert started.ok, started.text()
-    waited = kernel.execute(f"{WAIT[what]}\ntime.sleep(0.5)")  # the views' last flush comes meanwhile
+    # the views' last flush comes while the later cell sleeps
+    waited = kernel.execute(f"release.set()\n{WAIT[what]}\ntime.sleep(0.5)")
     assert waited.ok, waited.text()
     sent = _sent_while(kernel, waited.msg_id)
     assert sent, f"{what} sent nothing while the later cell ran"
