@@ -22,8 +22,10 @@ from IPython.utils.text import DollarFormatter
 
 from deepnb.core.errors import DeepnbError
 from deepnb.core.graphs import langsmith_inline
-from deepnb.magics import parser, preload
+from deepnb.magics import cell_options, parser, preload, waiting
+from deepnb.magics.declaring import Declared
 from deepnb.magics.interpolate import interpolate
+from deepnb.magics.subcommands import SUBCOMMANDS
 
 if TYPE_CHECKING:
     from deepnb.session.protocol import Session
@@ -41,13 +43,22 @@ def _kernel_handles_events_while_awaiting() -> bool:
     return int(version.split(".")[0]) >= 7
 
 
-def _commands() -> ModuleType:
-    """What the subcommands and the cell do. They reach every layer (agents, extensions, remote
-    agents, views): ``%load_ext deepnb`` registers the magics without them, the first use loads them."""
+def _cell_commands() -> ModuleType:
+    """What a cell's options become. They reach every layer (agents, remote agents, views):
+    ``%load_ext deepnb`` registers the magics without them, the first cell loads them."""
     # lazy: keeps %load_ext deepnb to the magics' own definitions
-    from deepnb.magics import commands  # noqa: PLC0415
+    from deepnb.magics.commands import cell  # noqa: PLC0415
 
-    return commands
+    return cell
+
+
+def _project_commands() -> ModuleType:
+    """The project's commands, an extension's ``%deepagent /NAME`` among them (loaded as
+    :func:`_cell_commands`)."""
+    # lazy: keeps %load_ext deepnb to the magics' own definitions
+    from deepnb.magics.commands import project  # noqa: PLC0415
+
+    return project
 
 
 @magics_class
@@ -60,13 +71,14 @@ class DeepnbMagics(Magics):
     def line(self, line: str) -> Any:
         if line.lstrip().startswith("/"):  # an extension's command: %deepagent /standup yesterday
             try:
-                return _commands().extension_command(line)
+                return _project_commands().extension_command(line)
             except DeepnbError as exc:
                 raise UsageError(str(exc)) from None
         name, rest = parser.split_subcommand(line)
-        args = parser.parse(parser.SUBCOMMANDS[name], rest)
+        declared = SUBCOMMANDS[name]
+        args = parser.parse(declared, rest)
         try:
-            return self._subcommand(name, args)
+            return declared.handle(args, self._user_ns)
         except DeepnbError as exc:
             raise UsageError(str(exc)) from None
 
@@ -85,39 +97,18 @@ class DeepnbMagics(Magics):
         except Exception:  # as IPython's var_expand: a line it can't fill is used as written
             return line
 
-    def _subcommand(self, name: str, args: Any) -> Any:
-        commands = _commands()
-        if name == "help":
-            return commands.Message(parser.usage())
-        if name == "define":
-            return commands.define(args, self._user_ns)
-        if name == "use":
-            return commands.use(args)
-        if name == "agents":
-            return commands.agents()
-        if name == "fork":
-            return commands.fork(args, self._user_ns)
-        if name == "map":
-            return _mapping().start_map(args, "", self._user_ns)
-        if name == "eval":
-            experiment = _evaluating().start_eval(args, "", self._user_ns)
-            if not args.bg:
-                _wait_for(experiment, what="experiment")
-            return experiment
-        return getattr(commands, name)(args)
-
     @cell_magic("deepagent")  # type: ignore[arg-type]
     def cell(self, line: str, cell: str) -> None:
         """Run the cell body as a task, blocking until the run ends (unless ``--bg``)."""
         if _is_form(line, "eval"):
             experiment, matrix, args = self._start_eval(line, cell)
             if not args.bg:
-                _wait_for(experiment, matrix, what="experiment")
+                waiting.wait_for(experiment, matrix, what="experiment")
             return
         if _is_map(line):
             batch, grid, args = self._start_map(line, cell)
             if not args.bg:
-                _wait_for(batch, grid, what="batch")
+                waiting.wait_for(batch, grid, what="batch")
             return
         run, view, args = self._start(line, cell, live_controls=False)
         if args.bg:
@@ -125,7 +116,7 @@ class DeepnbMagics(Magics):
         try:
             run.follow()  # a comparison follows all its runs: Ctrl-C stops them all
         except KeyboardInterrupt:
-            raise _interrupted(f"{run.id} stopped; its thread keeps every step up to here") from None
+            raise waiting.interrupted(f"{run.id} stopped; its thread keeps every step up to here") from None
         finally:
             view.sync()
         _record(run, args)
@@ -138,12 +129,12 @@ class DeepnbMagics(Magics):
         if _is_form(line, "eval"):
             experiment, matrix, args = self._start_eval(line, cell)
             if not args.bg:
-                await _await(experiment, matrix, "experiment")
+                await waiting.await_many(experiment, matrix, "experiment")
             return
         if _is_map(line):
             batch, grid, args = self._start_map(line, cell)
             if not args.bg:
-                await _await(batch, grid, "batch")
+                await waiting.await_many(batch, grid, "batch")
             return
         run, view, args = self._start(line, cell, live_controls=_kernel_handles_events_while_awaiting())
         if args.bg:
@@ -153,9 +144,9 @@ class DeepnbMagics(Magics):
         except (KeyboardInterrupt, asyncio.CancelledError):
             # The kernel's interrupt: an async cell sees it as its task cancelled. Either way the
             # user pressed ■ (or Ctrl-C), so the run stops and the cell says KeyboardInterrupt.
-            reason = _stop_by_the_kernel(run)
-            await _settle(run)
-            raise _interrupted(f"{run.id} {reason}; its thread keeps every step up to here") from None
+            reason = waiting.stop_by_the_kernel(run)
+            await waiting.settle(run)
+            raise waiting.interrupted(f"{run.id} {reason}; its thread keeps every step up to here") from None
         finally:
             view.sync()
         _record(run, args)
@@ -172,7 +163,7 @@ class DeepnbMagics(Magics):
         def start(args: Any, body: str, namespace: dict[str, Any]) -> Any:
             return _mapping().start_map(args, body, namespace)  # imported under "starting…"
 
-        return self._start_many(line, cell, parser.map_, lambda a: f"map {a.inputs}", start, show)
+        return self._start_many(line, cell, SUBCOMMANDS["map"], lambda a: f"map {a.inputs}", start, show)
 
     def _start_eval(self, line: str, cell: str) -> tuple[Any, Any, Any]:
         """``%%deepagent eval DATASET [options]``: start the experiment (the body its template)
@@ -187,13 +178,13 @@ class DeepnbMagics(Magics):
         def start(args: Any, body: str, namespace: dict[str, Any]) -> Any:
             return _evaluating().start_eval(args, body, namespace)  # imported under "starting…"
 
-        return self._start_many(line, cell, parser.eval_, lambda a: f"eval {a.dataset}", start, show)
+        return self._start_many(line, cell, SUBCOMMANDS["eval"], lambda a: f"eval {a.dataset}", start, show)
 
     def _start_many(
         self,
         line: str,
         cell: str,
-        options: Any,
+        options: Declared,
         task: Callable[[Any], str],
         start: Callable[[Any, str, dict[str, Any]], Any],
         show: Callable[[Any, Any], Any],
@@ -211,7 +202,7 @@ class DeepnbMagics(Magics):
             return started, show(started, into), args
 
     def _start(self, line: str, cell: str, *, live_controls: bool) -> tuple[Any, Any, Any]:
-        args = parser.parse(parser.cell, line)
+        args = parser.parse(cell_options.cell, line)
         if args.wait and not live_controls:
             raise UsageError(
                 "--wait needs a kernel that handles widget events while a cell runs (ipykernel 7 or "
@@ -223,7 +214,7 @@ class DeepnbMagics(Magics):
             return self._start_run(args, cell, live_controls=live_controls, into=into)
 
     def _start_run(self, args: Any, cell: str, *, live_controls: bool, into: Any) -> tuple[Any, Any, Any]:
-        commands = _commands()
+        commands = _cell_commands()
         try:
             _check_record(args)
             if args.input:
@@ -235,11 +226,7 @@ class DeepnbMagics(Magics):
                         "The cell body is the task: write what the agent should do below %%deepagent."
                     )
                 prompt = prompt.strip()
-            options = {
-                "interrupt_on": commands.parse_interrupt_on(args.interrupt_on),
-                "interpreter": commands.interpreter_option(args.interpreter, args.ptc),
-                "response_format": commands.schema_variable(args.schema, self._user_ns),
-            }
+            options = commands.agent_options(args, self._user_ns)
             if args.compare:
                 comparison = commands.compare(
                     args.compare,
@@ -258,14 +245,13 @@ class DeepnbMagics(Magics):
                 thread=args.thread,
                 new_thread=args.new,
                 auto_approve=args.auto_approve,
-                at=commands.step_or_checkpoint(args.at) if args.at is not None else None,
+                at=commands.at_option(args.at),
                 context=commands.context_variable(args.context, self._user_ns),
             )
         except DeepnbError as exc:
             raise UsageError(str(exc)) from None
         if origin is not None:
-            waiting = commands.waiting_at(workbench, origin, args.at)
-            print(commands.forked_line(run.thread_id, origin, args.at, waiting))
+            print(commands.forked_notice(workbench, origin, args.at, run.thread_id))
         # lazy: the run view loads anywidget, which %load_ext deepnb does not need
         from deepnb.views.output import show_run  # noqa: PLC0415
 
@@ -310,7 +296,7 @@ def _check_record(args: Any) -> None:
     if args.force and not args.record:
         raise DeepnbError("--force replaces the file --record PATH writes: give --record PATH too.")
     if args.record:
-        from deepnb.engine.recording import check_target  # noqa: PLC0415  # lazy: as _commands()
+        from deepnb.engine.recording import check_target  # noqa: PLC0415  # lazy: as _cell_commands()
 
         check_target(args.record, force=args.force)
 
@@ -356,7 +342,7 @@ def _is_form(line: str, word: str) -> bool:
 def _evaluating() -> ModuleType:
     """The eval command (loads the engine and the agents, as the subcommands do)."""
     # lazy: keeps %load_ext deepnb to the magics' own definitions
-    from deepnb.magics import evaluating  # noqa: PLC0415
+    from deepnb.magics.commands import evaluating  # noqa: PLC0415
 
     return evaluating
 
@@ -364,64 +350,9 @@ def _evaluating() -> ModuleType:
 def _mapping() -> ModuleType:
     """The map command (loads the engine and the agents, as the subcommands do)."""
     # lazy: keeps %load_ext deepnb to the magics' own definitions
-    from deepnb.magics import mapping  # noqa: PLC0415
+    from deepnb.magics.commands import mapping  # noqa: PLC0415
 
     return mapping
-
-
-def _wait_for(many: Any, view: Any | None = None, *, what: str) -> None:
-    """Keep the cell busy until a batch or an experiment ends; the kernel's interrupt stops it;
-    its view is brought up to date at the end either way."""
-    try:
-        many.wait()
-    except KeyboardInterrupt:
-        _stop_by_the_kernel(many)
-        raise _interrupted(f"the {what} was stopped; what ended is kept") from None
-    finally:
-        if view is not None:
-            view.sync()
-
-
-async def _await(many: Any, view: Any, what: str) -> None:
-    """:func:`_wait_for` for the awaited cell: the kernel's interrupt arrives as a cancellation."""
-    try:
-        await many.wait_async()
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        _stop_by_the_kernel(many)
-        raise _interrupted(f"the {what} was stopped; what ended is kept") from None
-    finally:
-        view.sync()
-
-
-def _interrupted(what: str) -> KeyboardInterrupt:
-    """The kernel's interrupt as the cell reports it: a ``KeyboardInterrupt`` that IPython shows
-    as one line (``_render_traceback_``), not a traceback through the rewritten cell."""
-    line = f"KeyboardInterrupt: {what}."
-    interrupt = KeyboardInterrupt(what)
-    interrupt._render_traceback_ = lambda: [line]  # type: ignore[attr-defined]
-    return interrupt
-
-
-def _stop_by_the_kernel(target: Any) -> str:
-    """Stop a run, batch or experiment for the kernel's interrupt, so each run's notice says so;
-    return that reason."""
-    # lazy: the engine is loaded by now (something runs); %load_ext deepnb does not load it
-    from deepnb.session.run import KERNEL_INTERRUPT  # noqa: PLC0415
-
-    target.stop(reason=KERNEL_INTERRUPT)
-    return KERNEL_INTERRUPT
-
-
-async def _settle(run: Any) -> None:
-    """Wait for a stopped run to end, in a worker thread, through a second interrupt too."""
-    waiting = asyncio.get_running_loop().run_in_executor(None, run.wait)
-    while True:
-        try:
-            await asyncio.shield(waiting)
-            return
-        except (KeyboardInterrupt, asyncio.CancelledError):
-            if waiting.done():
-                return
 
 
 def transform_cell(lines: list[str]) -> list[str]:

@@ -30,7 +30,7 @@ STEPS = (
     "langchain.agents",
     "deepagents",
     "anywidget",
-    "deepnb.magics.commands",
+    "deepnb.magics.commands.cell",
     "deepnb.views.output",
     "deepnb.models.resolve",
 )

@@ -38,7 +38,8 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from pymdownx.snippets import SnippetPreprocessor
 
-from deepnb.magics.parser import SUBCOMMANDS, SUMMARIES, cell
+from deepnb.magics.cell_options import cell
+from deepnb.magics.subcommands import SUBCOMMANDS
 from deepnb.models.resolve import PROVIDERS, demo_names
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,9 +142,9 @@ def _options_table(parser: argparse.ArgumentParser) -> str:
 
 def magic_options() -> str:
     """Every option of ``%%deepagent`` and of each ``%deepagent`` subcommand, with its help."""
-    parts = ["### `%%deepagent`\n", "Run the cell body as a task.\n", _options_table(cell.parser)]
+    parts = ["### `%%deepagent`\n", f"{_cell(cell.summary)}\n", _options_table(cell.parser)]
     for name, command in SUBCOMMANDS.items():
-        parts += [f"### `%deepagent {name}`\n", f"{_cell(SUMMARIES[name])}\n", _options_table(command.parser)]
+        parts += [f"### `%deepagent {name}`\n", f"{_cell(command.summary)}\n", _options_table(command.parser)]
     return "\n".join(parts)
 
 

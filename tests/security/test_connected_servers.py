@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import gc
 import logging
+from argparse import Namespace
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from IPython.core.error import UsageError
 import deepnb
 from deepnb.core.errors import DeepnbError
 from deepnb.engine.async_tasks import RemoteAgent, _failure
-from deepnb.magics import commands
+from deepnb.magics.commands import agents as agent_commands
 from deepnb.session import agents
 from deepnb.session.remote import RemoteWorkbench
 from deepnb.ship.exporting import export_thread
@@ -123,7 +124,10 @@ def shown_places(
         "server repr": lambda: repr(bench.server),
         "agent server repr": lambda: repr(bench.agent_server),
         "label, origin, url": lambda: (bench.label, bench.origin, bench.url),
-        "agents listing": lambda: (repr(commands.agents()), ip.run_line_magic("deepagent", "agents")),
+        "agents listing": lambda: (
+            repr(agent_commands.agents(Namespace(), {})),
+            ip.run_line_magic("deepagent", "agents"),
+        ),
         "run view": lambda: run_bundle(run),
         "run repr": lambda: repr(run),
         "cannot rebuild": failing(

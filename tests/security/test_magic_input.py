@@ -6,7 +6,6 @@ is covered too."""
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -14,6 +13,9 @@ from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
 from deepnb.magics import parser
+from deepnb.magics.cell_options import cell
+from deepnb.magics.declaring import Declared
+from deepnb.magics.subcommands import SUBCOMMANDS
 from deepnb.session import agents, building
 
 
@@ -26,7 +28,7 @@ def _usage_error(shell: Any, source: str) -> str:
     return message
 
 
-COMMANDS: dict[str, Callable[..., Any]] = {"%%deepagent": parser.cell, **parser.SUBCOMMANDS}
+COMMANDS: dict[str, Declared] = {"%%deepagent": cell, **SUBCOMMANDS}
 REQUIRED = {
     "define": "x",
     "use": "x",
@@ -45,7 +47,7 @@ QUOTED = {"output": ("'my_var'", "my_var")}
 """Options whose value must take a particular form: (as typed, as parsed)."""
 
 
-def _before(func: Callable[..., Any], dest: str) -> str:
+def _before(func: Declared, dest: str) -> str:
     """A word for each positional argument declared before ``dest``'s, so that a value typed
     after them is the one ``dest`` reads (an optional positional takes the first word)."""
     words = []
@@ -63,7 +65,7 @@ def _value_options() -> list[tuple[str, str, str]]:
     found = []
     for command, func in COMMANDS.items():
         for action in func.parser._actions:
-            if action.nargs == 0 or action.dest == "help" or parser.REST_AS_WRITTEN.get(func) == action.dest:
+            if action.nargs == 0 or action.dest == "help" or func.rest == action.dest:
                 continue
             found.append((command, action.option_strings[0] if action.option_strings else "", action.dest))
     return found
@@ -94,14 +96,14 @@ def test_an_unclosed_quote_or_an_empty_value_is_one_line(command: str, flag: str
 
 
 def test_js_code_keeps_its_own_quotes_after_the_options() -> None:
-    args = parser.parse(parser.js, "-a 'my agent' -t \"my thread\" 'a b'.split(\" \").length")
+    args = parser.parse(SUBCOMMANDS["js"], "-a 'my agent' -t \"my thread\" 'a b'.split(\" \").length")
     assert (args.agent, args.thread, args.code) == ("my agent", "my thread", ["'a b'.split(\" \").length"])
-    assert parser.parse(parser.js, "-- -1 + 2").code == ["-1 + 2"]
-    assert parser.parse(parser.js, "it's").code == ["it's"]
+    assert parser.parse(SUBCOMMANDS["js"], "-- -1 + 2").code == ["-1 + 2"]
+    assert parser.parse(SUBCOMMANDS["js"], "it's").code == ["it's"]
 
 
 def test_a_steering_message_keeps_its_apostrophes_and_quotes() -> None:
-    args = parser.parse(parser.steer, "-t 'my thread' don't say \"never\"")
+    args = parser.parse(SUBCOMMANDS["steer"], "-t 'my thread' don't say \"never\"")
     assert (args.thread, args.message) == ("my thread", ['don\'t say "never"'])
 
 
@@ -121,14 +123,12 @@ def test_contradicting_options_are_refused_before_anything_runs(ip: Any, options
 
 def _given(dest: str) -> str:
     """The cell's option for ``dest`` as it would be typed, with a value where it takes one."""
-    action = next(a for a in parser.cell.parser._actions if a.dest == dest)
+    action = next(a for a in cell.parser._actions if a.dest == dest)
     flag = max(action.option_strings, key=len)
     return flag if action.nargs == 0 else f"{flag} x"
 
 
-@pytest.mark.parametrize(
-    ("first", "second", "why"), parser.CONFLICTS["%%deepagent"], ids=lambda value: str(value)[:24]
-)
+@pytest.mark.parametrize(("first", "second", "why"), cell.conflicts, ids=lambda value: str(value)[:24])
 def test_every_declared_conflict_of_the_cell_is_refused(ip: Any, first: str, second: str, why: str) -> None:
     message = _usage_error(ip, f"%%deepagent {_given(first)} {_given(second)} -o conflicted\nA brief")
     assert "not both" in message and why in message

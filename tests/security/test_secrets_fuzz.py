@@ -21,7 +21,7 @@ import pytest
 
 import deepnb
 from deepnb.core import events as ev
-from deepnb.magics import commands
+from deepnb.magics.commands import threads
 from deepnb.models.scripted import ScriptedChatModel, parse_script
 from deepnb.session import agents, building
 from deepnb.session.run import Run
@@ -267,10 +267,10 @@ def test_a_run_and_the_magics_show_no_secret(secret: str) -> None:
             assert_hidden(secret, where, shown)
         args = SimpleNamespace(agent=None, thread=None, path="/")
         outputs = {
-            "%deepagent todos": commands.todos(args),
-            "%deepagent tree": commands.tree(args),
-            "%deepagent approvals": commands.approvals(args),
-            "%deepagent threads": commands.threads(args),
+            "%deepagent todos": threads.todos(args, {}),
+            "%deepagent tree": threads.tree(args, {}),
+            "%deepagent approvals": threads.approvals(args, {}),
+            "%deepagent threads": threads.threads(args, {}),
             "run.files": run.files,
             "run.workbench": run.workbench,
         }

@@ -20,7 +20,7 @@ from deepnb.core import project, trust
 from deepnb.core.errors import DeepnbError
 from deepnb.engine.tracing import switch as tracing
 from deepnb.extensions.registry import REGISTRY
-from deepnb.magics import parser
+from deepnb.magics.subcommands import SUBCOMMANDS
 from deepnb.session import agents, building, config
 from tests.support.fresh_session import fresh_session
 
@@ -420,7 +420,7 @@ ACTS = {
 
 
 def test_every_subcommand_is_classified() -> None:
-    assert set(READ_ONLY) | ACTS == set(parser.SUBCOMMANDS)
+    assert set(READ_ONLY) | ACTS == set(SUBCOMMANDS)
 
 
 @pytest.mark.parametrize("name", sorted(READ_ONLY))

@@ -8,6 +8,7 @@ The served graph is tests/support/agent_server/deep_graph.py: todos, a ``researc
 from __future__ import annotations
 
 import time
+from argparse import Namespace
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ import deepnb
 from deepnb.core.errors import DeepnbError
 from deepnb.core.loop import run_sync
 from deepnb.core.text.secrets import redact
-from deepnb.magics import commands
+from deepnb.magics.commands import agents as agent_commands
 from deepnb.session import agents, building
 from deepnb.session.protocol import Session
 from deepnb.session.remote import RemoteWorkbench
@@ -60,7 +61,7 @@ def test_connect_registers_a_session_under_its_name(agent_server: AgentServer) -
     assert agents.find(bench.name) is bench
     assert deepnb.connect(agent_server.url, "deep") is agents.find("deep")  # default: the assistant
     assert bench.url in bench.label and "deep" in bench.label
-    listed = repr(commands.agents())
+    listed = repr(agent_commands.agents(Namespace(), {}))
     assert bench.name in listed and bench.url in listed
 
 

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 from IPython.utils.capture import capture_output
 
-from deepnb.magics.commands import _run_label
+from deepnb.magics.commands.threads import _run_label
 
 
 def _cell(ip, source: str):

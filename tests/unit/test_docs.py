@@ -19,7 +19,9 @@ import yaml
 from IPython.core.inputtransformer2 import TransformerManager
 
 from deepnb.cli.main import main as command_line
-from deepnb.magics.parser import SUBCOMMANDS, cell, parse, split_subcommand
+from deepnb.magics.cell_options import cell
+from deepnb.magics.parser import parse, split_subcommand
+from deepnb.magics.subcommands import SUBCOMMANDS
 from deepnb.models.resolve import demo_names
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from deepnb.magics.parser import HELP_WIDTH, SUBCOMMANDS, SUMMARIES, cell, usage
+from deepnb.magics.cell_options import cell
+from deepnb.magics.help import HELP_WIDTH, usage
+from deepnb.magics.subcommands import SUBCOMMANDS
 
 
 def _texts() -> list[str]:
     options = [str(a.help) for a in cell.parser._actions if a.option_strings and a.dest != "help"]
-    return [*options, *SUMMARIES.values()]
+    return [*options, *(declared.summary for declared in SUBCOMMANDS.values())]
 
 
 def test_every_line_fits_the_width() -> None:
@@ -29,6 +31,6 @@ def test_each_subcommand_and_its_summary_is_there_in_order() -> None:
     for name in SUBCOMMANDS:
         found = flat.find(" ".join(f"%deepagent {name}".split()), at)
         assert found >= at, name
-        summary = flat.find(" ".join(SUMMARIES[name].split()), found)
+        summary = flat.find(" ".join(SUBCOMMANDS[name].summary.split()), found)
         assert summary > found, name
         at = summary

@@ -294,12 +294,12 @@ def test_the_extensions_page_shows_what_loading_the_released_plugin_says(
 ) -> None:
     from argparse import Namespace
 
-    from deepnb.magics import commands
+    from deepnb.magics.commands import project
 
-    said = repr(commands.extension(Namespace(path="notes-kit@deepnb-fixtures")))
+    said = repr(project.extension(Namespace(path="notes-kit@deepnb-fixtures"), {}))
     assert said == documented("Loaded extension notes-kit")
     folder = tmp_path / "hooks-only" / "notes-kit"
     for part in (".claude-plugin", "hooks", "commands"):
         shutil.copytree(dcode.folder / part, folder / part)
-    said = repr(commands.extension(Namespace(path=str(folder))))
+    said = repr(project.extension(Namespace(path=str(folder)), {}))
     assert said == documented("Extension notes-kit failed")

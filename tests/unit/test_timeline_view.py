@@ -8,6 +8,7 @@ from typing import Any
 
 import deepnb
 from deepnb.magics import parser
+from deepnb.magics.subcommands import SUBCOMMANDS
 from deepnb.views.run.snapshot import snapshot_bundle
 from deepnb.views.run.timeline_view import TIMELINE_BUDGET, fork_command, timeline_payload
 from tests.support.agents import scripted, unique
@@ -159,7 +160,7 @@ def test_a_live_view_gets_the_timeline_with_its_steps_when_the_run_ends() -> Non
 def test_a_fork_command_reads_back_as_the_thread_it_names() -> None:
     for thread in ["3f9a0c1b2d4e", "my thread", 'it\'s "quoted"']:
         line = fork_command(thread, 4).removeprefix("%deepagent fork ")
-        args = parser.parse(parser.SUBCOMMANDS["fork"], line)
+        args = parser.parse(SUBCOMMANDS["fork"], line)
         assert (args.thread, args.at) == (thread, "4")
 
 

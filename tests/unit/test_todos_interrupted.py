@@ -80,10 +80,10 @@ def test_the_todos_magic_says_what_the_view_says(
 ) -> None:
     from argparse import Namespace
 
-    from deepnb.magics import commands
+    from deepnb.magics.commands import threads
 
-    monkeypatch.setattr(commands.building, "get", lambda *_a, **_k: _Session(status))
-    shown = commands.todos(Namespace(agent=None, thread=None))
+    monkeypatch.setattr(threads.building, "get", lambda *_a, **_k: _Session(status))
+    shown = threads.todos(Namespace(agent=None, thread=None), {})
     assert line in repr(shown).splitlines()
     interrupted = '<li data-status="interrupted">⊘ Analyse it' in shown._repr_html_()
     assert interrupted == (status in ("cancelled", "error"))

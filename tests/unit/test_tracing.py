@@ -28,7 +28,9 @@ import deepnb
 from deepnb.core import project, trust
 from deepnb.core.errors import DeepnbError
 from deepnb.engine.tracing import settings, switch
-from deepnb.magics import commands, parser
+from deepnb.magics import parser
+from deepnb.magics.commands import project as project_commands
+from deepnb.magics.subcommands import SUBCOMMANDS
 from tests.support.agents import scripted, unique
 from tests.support.traced_experiment import traced_experiment
 from tests.support.waiting import WAIT
@@ -438,7 +440,7 @@ def test_enabled_false_keeps_it_off(proj: Path) -> None:
 
 def test_the_magic_turns_it_on_and_off_and_says_its_status(proj: Path) -> None:
     def trace(line: str) -> str:
-        return repr(commands.trace(parser.parse(parser.SUBCOMMANDS["trace"], line)))
+        return repr(project_commands.trace(parser.parse(SUBCOMMANDS["trace"], line), {}))
 
     assert trace("status").startswith("Tracing is off")
     said = trace("on --endpoint http://127.0.0.1:9 --project mine")

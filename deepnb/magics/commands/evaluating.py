@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from deepnb.core.errors import DeepnbError
+from deepnb.magics import waiting
 from deepnb.magics.parser import whole_number
 from deepnb.many import scorers as builtin
 from deepnb.many.datasets import FILE_KINDS
@@ -153,4 +154,12 @@ def start_eval(args: Any, body: str, namespace: dict[str, Any]) -> Experiment:
     )
     if args.output:
         namespace[args.output] = started
+    return started
+
+
+def eval_(args: Any, namespace: dict[str, Any]) -> Experiment:
+    """``%deepagent eval DATASET``: the experiment (no template), waited for unless ``--bg``."""
+    started = start_eval(args, "", namespace)
+    if not args.bg:
+        waiting.wait_for(started, what="experiment")
     return started

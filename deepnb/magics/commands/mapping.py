@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from deepnb.core.errors import DeepnbError
-from deepnb.magics.commands import workbench_for
+from deepnb.magics.commands.cell import workbench_for
 from deepnb.magics.parser import whole_number
 from deepnb.many.batch import Batch
 
@@ -28,3 +28,8 @@ def start_map(args: Any, body: str, namespace: dict[str, Any]) -> Batch:
     if args.output:
         namespace[args.output] = batch
     return batch
+
+
+def map_(args: Any, namespace: dict[str, Any]) -> Batch:
+    """``%deepagent map VAR``: the batch started in the background (no template)."""
+    return start_map(args, "", namespace)
