@@ -55,11 +55,36 @@ def deepnb_command(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+def write_suite(folder: Path) -> Path:
+    (folder / "capitals.csv").write_text(CAPITALS, encoding="utf-8")
+    (folder / "suite.yaml").write_text(SUITE, encoding="utf-8")
+    return folder / "suite.yaml"
+
+
 @pytest.fixture
 def suite(tmp_path: Path) -> Path:
-    (tmp_path / "capitals.csv").write_text(CAPITALS, encoding="utf-8")
-    (tmp_path / "suite.yaml").write_text(SUITE, encoding="utf-8")
-    return tmp_path / "suite.yaml"
+    return write_suite(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def missed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """One run of the suite that misses its threshold, writing the report and the Inspect logs
+    too: its folder and the command's outcome, which the tests below read each a part of."""
+    folder = tmp_path_factory.mktemp("missed")
+    write_suite(folder)
+    (folder / "out").mkdir()
+    out = deepnb_command(
+        "eval",
+        "suite.yaml",
+        "--fail-under",
+        "contains=0.8",
+        "--report",
+        "out/report.html",
+        "--inspect",
+        "logs",
+        cwd=folder,
+    )
+    return folder, out
 
 
 def logged_runs(path: Path) -> list[dict[str, Any]]:
@@ -75,11 +100,13 @@ def test_the_console_script_is_installed_and_answers_help() -> None:
     assert "--fail-under" in out.stdout and "SCORER=VALUE" in out.stdout
 
 
-def test_a_missed_threshold_exits_1_and_names_the_variant_and_its_score(suite: Path) -> None:
-    out = deepnb_command("eval", suite.name, "--fail-under", "contains=0.8", cwd=suite.parent)
+def test_a_missed_threshold_exits_1_and_names_the_variant_and_its_score(
+    missed: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    folder, out = missed
     assert out.returncode == 1, out.stderr
     # the quick demo gets Canberra and Ottawa wrong: 4 of 6, counted here from the log itself
-    runs = logged_runs(suite.parent / "capitals.jsonl")
+    runs = logged_runs(folder / "capitals.jsonl")
     quick = [r["scores"]["contains"]["score"] for r in runs if r["variant"] == "quick"]
     assert len(runs) == 12 and sum(quick) / len(quick) == pytest.approx(4 / 6)
     assert "FAILED quick: contains 0.667 < 0.8" in out.stderr
@@ -87,7 +114,7 @@ def test_a_missed_threshold_exits_1_and_names_the_variant_and_its_score(suite: P
     assert "capitals: 12/12 runs ended" in out.stderr  # progress, one line per tenth off a terminal
     assert "quick" in out.stdout and "checked" in out.stdout and "contains mean" in out.stdout
     # the log is the notebook's: it reopens there with the same figures
-    reopened = deepnb.load_experiment(suite.parent / "capitals.jsonl")
+    reopened = deepnb.load_experiment(folder / "capitals.jsonl")
     means = {v.variant: v.scores[0].mean for v in reopened.summary().variants}
     assert means == {"quick": pytest.approx(4 / 6), "checked": 1.0}
 
@@ -113,32 +140,31 @@ def report_tables(path: Path) -> tuple[str, dict[str, Any]]:
     return summary, json.loads(data)
 
 
-def test_the_report_is_written_when_a_threshold_is_missed_and_for_a_logged_experiment(suite: Path) -> None:
-    (suite.parent / "out").mkdir()
-    out = deepnb_command(
-        "eval", suite.name, "--fail-under", "contains=0.8", "--report", "out/report.html", cwd=suite.parent
-    )
+def test_the_report_is_written_when_a_threshold_is_missed_and_for_a_logged_experiment(
+    missed: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    folder, out = missed
     assert out.returncode == 1, out.stderr
     assert "report: out/report.html" in out.stderr
-    summary, data = report_tables(suite.parent / "out" / "report.html")
+    summary, data = report_tables(folder / "out" / "report.html")
     # the quick demo: 4 of 6 (Canberra and Ottawa wrong), as the log itself says
-    quick = [r["scores"]["contains"]["score"] for r in logged_runs(suite.parent / "capitals.jsonl")]
+    quick = [r["scores"]["contains"]["score"] for r in logged_runs(folder / "capitals.jsonl")]
     assert "<td>quick</td>" in summary and "<td>checked</td>" in summary
     assert len(data["runs"]) == len(quick) == 12 and data["variants"] == ["quick", "checked"]
     failed = [r for r in data["runs"] if r["sc"][0][1] == 0.0]
     assert sorted((r["r"], data["variants"][r["v"]]) for r in failed) == [(2, "quick"), (3, "quick")]
 
-    viewed = deepnb_command("view", "capitals.jsonl", "--report", "viewed.html", cwd=suite.parent)
+    viewed = deepnb_command("view", "capitals.jsonl", "--report", "viewed.html", cwd=folder)
     assert viewed.returncode == 0, viewed.stderr
-    assert report_tables(suite.parent / "viewed.html") == (summary, data)
+    assert report_tables(folder / "viewed.html") == (summary, data)
 
 
-def test_inspect_logs_are_written_when_a_threshold_is_missed_and_for_a_logged_experiment(suite: Path) -> None:
-    out = deepnb_command(
-        "eval", suite.name, "--fail-under", "contains=0.8", "--inspect", "logs", cwd=suite.parent
-    )
+def test_inspect_logs_are_written_when_a_threshold_is_missed_and_for_a_logged_experiment(
+    missed: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    folder, out = missed
     assert out.returncode == 1, out.stderr
-    written = sorted((suite.parent / "logs").glob("*_capitals_*.json"))
+    written = sorted((folder / "logs").glob("*_capitals_*.json"))
     assert len(written) == 2 and all(f"inspect: logs/{p.name}" in out.stderr for p in written)
     logs = {log["eval"]["task_args"]["variant"]: log for log in map(read_json, written)}
     # the quick demo: 4 of 6 (Canberra and Ottawa wrong), as the log itself says
@@ -147,9 +173,9 @@ def test_inspect_logs_are_written_when_a_threshold_is_missed_and_for_a_logged_ex
     assert [s["target"] for s in logs["quick"]["samples"]][:2] == ["France", "Portugal"]
     assert deepnb.dataset(written[0]).format == "json (inspect)"
 
-    viewed = deepnb_command("view", "capitals.jsonl", "--inspect", "viewed", cwd=suite.parent)
+    viewed = deepnb_command("view", "capitals.jsonl", "--inspect", "viewed", cwd=folder)
     assert viewed.returncode == 0, viewed.stderr
-    again = sorted((suite.parent / "viewed").glob("*.json"))
+    again = sorted((folder / "viewed").glob("*.json"))
     assert [p.name for p in again] == [p.name for p in written]
     assert [read_json(p) for p in again] == [read_json(p) for p in written]
 
