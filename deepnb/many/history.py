@@ -1,7 +1,7 @@
 """``deepnb.experiments()``: the experiment logs of a folder as a table, the newest first, each
-with its headline scores (per scorer, each variant's mean over the rows), so a variant's score
-can be followed from one experiment to the next. A log that cannot be read is listed with its
-``error`` and nothing else known, as before."""
+with its headline scores (per scorer, each variant's mean over the rows), and how each variant's
+score moved from one log of an experiment (its name) to the next. A log that cannot be read is
+listed with its ``error`` and nothing else known, as before."""
 
 from __future__ import annotations
 
@@ -19,9 +19,12 @@ from deepnb.many import log as logs
 from deepnb.many import stats
 from deepnb.many.record import RunRecord
 
-KEYS = ("path", "name", "created", "variants", "rows", "epochs", "runs", "done", "scores", "error")
-"""What each listed log says (``scores``: scorer -> variant -> mean; ``error``: why a log cannot
-be read, ``None`` for the others)."""
+KEYS = ("path", "name", "created", "variants", "rows", "epochs", "runs", "done", "scores", "dataset", "error")
+"""What each listed log says (``scores``: scorer -> variant -> mean; ``dataset``: the SHA-256 of
+its rows; ``error``: why a log cannot be read, ``None`` for the others)."""
+MOVEMENT_KEYS = ("name", "scorer", "variant", "points")
+"""What each series of :meth:`Experiments.movement` says (``points``: a dict per log, the oldest
+first, with its ``created``, ``path``, ``mean``, ``rows`` and ``dataset``)."""
 
 
 def headline_scores(
@@ -66,6 +69,7 @@ def _entry(path: Path) -> dict[str, Any]:
     reducer = stats.logged_reducer(header.get("epochs_reducer"), epochs=epochs)
     runs = list(contents.runs.values())
     variants = list(dict.fromkeys([*(header.get("variants") or {}), *(r.variant for r in runs)]))
+    dataset = header.get("dataset")
     return {
         "path": str(path),
         "name": header.get("name"),
@@ -76,6 +80,7 @@ def _entry(path: Path) -> dict[str, Any]:
         "runs": len(runs),
         "done": sum(1 for r in runs if r.status == "done"),
         "scores": headline_scores(runs, scorer_names(contents), reducer),
+        "dataset": str(dataset["sha256"]) if isinstance(dataset, dict) and dataset.get("sha256") else None,
         "error": None,
     }
 
@@ -83,9 +88,9 @@ def _entry(path: Path) -> dict[str, Any]:
 @safe_display
 class Experiments(Displayable, list[dict[str, Any]]):
     """The experiment logs of a folder, the newest first: a list of dicts (``path``, ``name``,
-    ``created``, ``variants``, ``rows``, ``epochs``, ``runs``, ``done``, ``scores`` and ``error``)
-    that shows as a table, with ``to_records()`` (flat, a ``SCORER VARIANT`` column per mean) and
-    ``to_pandas()``."""
+    ``created``, ``variants``, ``rows``, ``epochs``, ``runs``, ``done``, ``scores``, ``dataset``
+    and ``error``) that shows as a table, followed by how the scores moved (:meth:`movement`),
+    with ``to_records()`` (flat, a ``SCORER VARIANT`` column per mean) and ``to_pandas()``."""
 
     def __init__(self, entries: Iterable[Mapping[str, Any]] = (), *, folder: str = "") -> None:
         super().__init__(dict(e) for e in entries)
@@ -119,6 +124,28 @@ class Experiments(Displayable, list[dict[str, Any]]):
     def to_pandas(self) -> Any:
         """``to_records()`` as a pandas ``DataFrame``, a row per log."""
         return records_frame(self.to_records(), what="experiments listing")
+
+    def movement(self) -> list[dict[str, Any]]:
+        """How each variant's headline score moved from one log of an experiment to the next: a
+        dict (``name``, ``scorer``, ``variant``, ``points``) per experiment name, scorer and variant
+        that two logs or more have a mean of; ``points`` holds a dict per log, the oldest first
+        (``created``, ``path``, ``mean``, ``rows``, ``dataset``: a log whose dataset differs from the
+        one before it scored other rows). Logs that cannot be read, or have no name, are left out."""
+        series: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+        for entry in sorted(self, key=lambda item: (str(item.get("created") or ""), str(item.get("path")))):
+            if entry.get("error") or not entry.get("name"):
+                continue
+            point = {key: entry.get(key) for key in ("created", "path", "rows", "dataset")}
+            for scorer, means in (entry.get("scores") or {}).items():
+                order = dict.fromkeys([*(v for v in entry.get("variants") or () if v in means), *means])
+                for variant in order:  # the log's order of variants
+                    key = (str(entry["name"]), scorer, variant)
+                    series.setdefault(key, []).append({**point, "mean": means[variant]})
+        return [
+            {"name": name, "scorer": scorer, "variant": variant, "points": points}
+            for (name, scorer, variant), points in series.items()
+            if len(points) > 1
+        ]
 
 
 def experiments(folder: str | os.PathLike[str] | None = None) -> Experiments:

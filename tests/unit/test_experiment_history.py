@@ -126,3 +126,65 @@ def test_compare_experiments_picks_variants_and_says_what_is_not_shared(tmp_path
         deepnb.compare_experiments(a, other)
     with pytest.raises(DeepnbError, match="two experiments or their log paths"):
         deepnb.compare_experiments(a, 3)  # type: ignore[arg-type]
+
+
+def test_the_listing_says_how_each_variants_score_moved_from_one_log_to_the_next(tmp_path: Path) -> None:
+    # three logs of one experiment, the oldest first (a tie in `created` goes by the path); the
+    # third scored other rows; and one log of another experiment, which has no movement
+    first = run(tmp_path, "1.jsonl", [0, 1, 2, 3], {"base": wrong(0, 1), "new": wrong(0)}, name=HOSTILE)
+    second = run(tmp_path, "2.jsonl", [0, 1, 2, 3], {"base": wrong(0), "new": wrong(0)}, name=HOSTILE)
+    third = run(tmp_path, "3.jsonl", [0, 1, 2, 3, 4, 5], {"base": wrong(0), "new": RIGHT}, name=HOSTILE)
+    run(tmp_path, "other.jsonl", [0, 1], {"base": RIGHT}, name="other")
+    listed = deepnb.experiments(tmp_path)
+    moved = listed.movement()
+    assert [(m["name"], m["scorer"], m["variant"]) for m in moved] == [
+        (HOSTILE, "exact", "base"),
+        (HOSTILE, "exact", "new"),
+    ]
+
+    # independently: each log's mean of exact per variant, from its records
+    def mean(exp: Any, variant: str) -> float:
+        return statistics.fmean(r.scores["exact"].score for r in exp.records.values() if r.variant == variant)
+
+    for series in moved:
+        expected = [mean(exp, series["variant"]) for exp in (first, second, third)]
+        assert [p["mean"] for p in series["points"]] == pytest.approx(expected)
+        assert [Path(p["path"]).name for p in series["points"]] == ["1.jsonl", "2.jsonl", "3.jsonl"]
+        assert [p["rows"] for p in series["points"]] == [4, 4, 6]
+        datasets = [p["dataset"] for p in series["points"]]
+        assert datasets[0] == datasets[1] != datasets[2] and all(datasets)
+    text = repr(listed)
+    assert "How the scores moved" in text
+    # base: 0.50, then 0.75, then 5 of 6 right on other rows; new: 0.75, 0.75, then all right
+    assert "0.50 → 0.75 → 0.83 (other rows)" in text and "▲ up 0.08 (other rows)" in text
+    assert "0.75 → 0.75 → 1.00 (other rows)" in text and "▲ up 0.25 (other rows)" in text
+    html = listed._repr_html_()
+    assert HOSTILE not in html and "&lt;img" in html and "▲ up 0.25 (other rows)" in html
+    # one log per experiment: nothing moved, and the listing says nothing of it
+    alone = deepnb.experiments(tmp_path / "alone")
+    assert alone.movement() == [] and "How the scores moved" not in repr(alone)
+
+
+def test_a_long_series_shows_its_newest_logs_and_counts_the_earlier_ones(tmp_path: Path) -> None:
+    from deepnb.views.experiment.listing import SHOWN_POINTS, movement_table
+
+    points = [
+        {"created": f"2026-01-0{i}", "path": f"{i}.jsonl", "mean": i / 10, "rows": 4, "dataset": "d"}
+        for i in range(1, 9)
+    ]
+    listed = Experiments(
+        {
+            "path": p["path"],
+            "name": "e",
+            "created": p["created"],
+            "rows": 4,
+            "dataset": "d",
+            "scores": {"exact": {"v": p["mean"]}},
+            "error": None,
+            "variants": ["v"],
+        }
+        for p in reversed(points)
+    )
+    (row,) = movement_table(listed).rows
+    shown = " → ".join(f"{p['mean']:.2f}" for p in points[-SHOWN_POINTS:])
+    assert row[3] == f"… {8 - SHOWN_POINTS} earlier → {shown}" and row[4] == "▲ up 0.10"
