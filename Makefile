@@ -136,15 +136,22 @@ lint: $(VENV)/.installed-test
 # tests/unit, tests/shell and the security tests of those kinds (tests/security mixes kinds; its
 # kernel and browser tests are marked), on both cores (pytest-xdist, a test file per worker at a
 # time, so a module's fixtures are made once) in a random order (pytest-randomly; the seed is
-# printed first, and `SEED=N make check-tests` runs that order again). The pytest plugins these
+# printed first, and `SEED=N make check-tests` runs that order again). Of those, only the tests
+# that the Python changed since they last passed reaches are run (pytest-testmon: .testmondata
+# holds which code each test ran; a failed test runs again until it passes); a change to any other
+# file of the project (a page, a demo script, the widget bundle, the Makefile: what tests read, which
+# coverage cannot see) runs them all, as does `ALL=1 make check`. The pytest plugins these
 # tests have no use for stay out, since each costs seconds at every worker's start: nbval (the
 # notebooks are make test's) and those langsmith and hypothesis install.
-# Warm, on a 2-core machine shared with other work, it took 3 min 3 s (3 min 5 s of CPU, nearly all
-# of it pytest's; 5 min 5 s while the machine was busier).
 CHECK_TESTS   := tests/unit tests/shell tests/security
 CHECK_MARKERS := not kernel and not browser and not binder
 CHECK_PYTEST  := -o addopts="-ra --strict-markers" -p no:nbval -p no:hypothesispytest -p no:langsmith_plugin \
                  -p randomly -n 2 --dist loadfile
+# The files besides Python that the checked tests read, as one fingerprint: testmon keeps what each
+# test ran per fingerprint, so a new one (a changed page, script or bundle) has none and runs all.
+CHECK_FILES_STATE = $$(git ls-files -co --exclude-standard -- ':!:*.py' ':!:*.png' | LC_ALL=C sort \
+                    | xargs -d '\n' sha256sum 2>/dev/null | sha256sum | cut -c1-16)
+CHECK_SELECT  = $(if $(ALL),--testmon-noselect,--testmon-forceselect) --testmon-env=files-$(CHECK_FILES_STATE)
 WIDGET_TESTS  := $(shell find widgets/test -type f 2>/dev/null)
 WIDGETS_CHECKED := widgets/node_modules/.checked
 
@@ -169,7 +176,7 @@ $(WIDGETS_CHECKED): $(WIDGET_SOURCES) $(WIDGET_TESTS)
 
 check-tests:
 	@seed=$${SEED:-$$(date +%s)}; echo "tests in a random order: SEED=$$seed make check-tests runs it again"; \
-	$(BIN)/python -m pytest -q $(CHECK_PYTEST) --randomly-seed=$$seed -m "$(CHECK_MARKERS)" $(CHECK_TESTS)
+	$(BIN)/python -m pytest -q $(CHECK_PYTEST) $(CHECK_SELECT) --randomly-seed=$$seed -m "$(CHECK_MARKERS)" $(CHECK_TESTS)
 
 # The whole suite in two steps. First everything it installs, side by side (downloads, mostly):
 # the virtualenvs, Debian's packages, the front end's packages and bundle. Then the lint beside the
@@ -265,5 +272,5 @@ constraints-lowest: $(VENV)/.installed-test
 	mv constraints-lowest.new constraints-lowest.txt && rm .constraints-lowest-tools.in
 
 clean:
-	rm -rf $(VENV) $(LAB_VENV) $(AGENT_VENV) $(LOWEST_VENV) $(INSPECT_VENV) $(PHOENIX_VENV) build dist site .cache/mkdocs-jupyter .pytest_cache \
+	rm -rf $(VENV) $(LAB_VENV) $(AGENT_VENV) $(LOWEST_VENV) $(INSPECT_VENV) $(PHOENIX_VENV) build dist site .cache/mkdocs-jupyter .pytest_cache .testmondata* \
 	  widgets/node_modules widgets/.test-build
