@@ -33,6 +33,7 @@ STATE = (
     "fields",
     "rows",
     "more",
+    "window",
     "summary",
     "charts",
     "comparisons",
@@ -288,7 +289,8 @@ def test_two_views_grading_at_once_both_show_the_last_write(tmp_path: Path) -> N
 
 def test_ten_thousand_rows_filter_in_the_kernel_and_every_message_fits(tmp_path: Path) -> None:
     """10,000 rows × 2 variants: the view holds at most 100 rows a message; failures only finds
-    b's failures far past them (every seventh row from 3), a text search finds row 9,999."""
+    b's failures far past them (every seventh row from 3), a text search finds row 9,999, and the
+    pager reaches every row, a page at a time."""
     experiment = deepnb.load_experiment(_log(tmp_path, 10_000, answer="fine"))
     view = ExperimentView(experiment)
     assert len(view.rows) <= 100 and size(_state(view)) <= MESSAGE_LIMIT
@@ -298,8 +300,19 @@ def test_ten_thousand_rows_filter_in_the_kernel_and_every_message_fits(tmp_path:
     view.sync()
     failing = [n for n in range(10_000) if n % 7 == 3]
     assert [row["r"] for row in view.rows] == failing[: len(view.rows)] and len(view.rows) >= 50
-    assert f"{len(failing) - len(view.rows)} more matching rows" in view.more[0]
+    assert view.window == {"offset": 0, "shown": len(view.rows), "total": len(failing), "page": 100}
+    assert not [note for note in view.more if "more rows" in note]  # the pager says it
     assert size(_state(view)) <= MESSAGE_LIMIT
+    # the pages of the matching rows: the next one, then the last, past which nothing goes
+    _send(view, {"type": "page", "offset": len(view.rows)})
+    view.sync()
+    shown = view.window["shown"]
+    assert [row["r"] for row in view.rows] == failing[view.window["offset"] :][:shown] and shown >= 50
+    _send(view, {"type": "page", "offset": 10**9})
+    view.sync()
+    assert [row["r"] for row in view.rows] == failing[-1:] and view.window["offset"] == len(failing) - 1
+    _send(view, {"type": "page", "offset": "later"})
+    assert "page" in view.notice and view.window["offset"] == len(failing) - 1  # refused, nothing moved
     _send(view, {"type": "filter", "failures": True, "scorer": "", "variant": "a", "status": "", "text": ""})
     view.sync()
     assert view.rows == [] and view.notice == ""  # a never fails
@@ -311,11 +324,15 @@ def test_ten_thousand_rows_filter_in_the_kernel_and_every_message_fits(tmp_path:
     assert [row["r"] for row in view.rows] == [9999]
     _send(view, {"type": "filter", "failures": False, "scorer": "", "variant": "", "status": "", "text": ""})
     view.sync()
-    assert view.rows[0]["r"] == 0 and len(view.rows) <= 100
+    assert view.rows[0]["r"] == 0 and len(view.rows) <= 100  # a new filter starts at the first page
+    _send(view, {"type": "page", "offset": 9_900})  # every row can be reached, a page at a time
+    view.sync()
+    assert [row["r"] for row in view.rows] == list(range(9_900, 9_900 + len(view.rows)))
+    assert view.window["total"] == 10_000 and size(_state(view)) <= MESSAGE_LIMIT
     _send(view, {"type": "filter", "failures": True, "scorer": "", "variant": "", "status": "", "text": ""})
     _send(view, {"type": "hello"})  # a view opens (the page reloaded): its filters are off, so are the rows'
     view.sync()
-    assert view.rows[0]["r"] == 0
+    assert view.rows[0]["r"] == 0 and view.window["offset"] == 0
     view.close()
 
 

@@ -4,7 +4,8 @@
 // field); under it a bar chart per scorer (experiment/charts.ts), the summary per variant and the
 // baseline comparison (experiment/comparison.ts); Stop; sort by any column (click its header,
 // again to reverse); filters (experiment/filters.ts: failures only, scorer, variant, status,
-// text); a click on a cell (or an epoch of its strip, or a differing row's answer in the
+// text; the kernel picks the matching rows from every row, a page at a time: experiment/pager.ts
+// says which and goes to the page before or after); a click on a cell (or an epoch of its strip, or a differing row's answer in the
 // comparison) opens that sample's view (experiment/sample.ts: where a person grades it too) with
 // the run's live view below it (a run read from the experiment's log: its record, read-only), and
 // Escape or Close closes them, focus going back to the cell (anywidget ESM module). Its
@@ -15,10 +16,10 @@
 // in Python (deepnb/views/experiment/logged_run.py), is set as HTML (batch/detail.ts).
 //
 // Protocol (deepnb/views/experiment/experiment_live.py): traits head, variants, scorers, fields,
-// rows, more, summary, charts, comparisons, going, detail, logged, selected, sample, threshold,
-// notice. The view sends `hello` when it opens, `open {row, variant, epoch?}`, `close`, `stop`,
-// `grade {row, variant, epoch, scorer, score, comment}` and `filter {failures, scorer, variant,
-// status, text}`.
+// rows, more, window, summary, charts, comparisons, going, detail, logged, selected, sample,
+// threshold, notice. The view sends `hello` when it opens, `open {row, variant, epoch?}`, `close`,
+// `stop`, `grade {row, variant, epoch, scorer, score, comment}`, `filter {failures, scorer, variant,
+// status, text}` and `page {offset}`.
 
 import type { AnyModel } from "@anywidget/types";
 import { detailView, type Manager } from "./batch/detail";
@@ -27,6 +28,7 @@ import { comparisonView } from "./experiment/comparison";
 import {
   filterBar, type FilteredCell, keepsRow, MARK, NO_FILTER, type RowFilter, scoreColour, verdictOf,
 } from "./experiment/filters";
+import { pager } from "./experiment/pager";
 import { type Grade, type SampleKey, sampleView } from "./experiment/sample";
 import { h, setAttr, setText } from "./lib/dom";
 import { isObj, list, num, str } from "./lib/text";
@@ -52,6 +54,7 @@ interface ExperimentTraits {
   fields: string[];
   rows: MatrixRow[];
   more: string[];
+  window: { offset?: number; shown?: number; total?: number; page?: number };
   summary: { columns?: string[]; rows?: string[][] };
   charts: unknown[];
   comparisons: unknown[];
@@ -73,6 +76,8 @@ type OpenCell = { type: "open" } & CellKey;
 type GradeMessage = { type: "grade" } & Grade;
 /** The matrix's filters, for the kernel to pick the matching rows from every row. */
 type FilterMessage = { type: "filter" } & RowFilter;
+/** The page of rows to show, by its first row's place among the matching rows. */
+type PageMessage = { type: "page"; offset: number };
 
 /** The score a cell passes at, as the kernel says it. */
 const thresholdOf = (model: AnyModel<ExperimentTraits>): number => {
@@ -489,11 +494,13 @@ function render({ model, el }: { model: AnyModel<ExperimentTraits>; el: HTMLElem
   const matrix = matrixView(model);
   // The frame (lib/view_shell.ts) types the messages it sends itself and the view's `open`; the
   // matrix's other two (MATRIX_MESSAGES in experiment_live.py) go through the same send.
-  const sendOther = (message: GradeMessage | FilterMessage): void => shell.send(message as unknown as OpenCell);
+  const sendOther = (message: GradeMessage | FilterMessage | PageMessage): void =>
+    shell.send(message as unknown as OpenCell);
   const filters = filterBar((filter) => {
     matrix.filter(filter);
     sendOther({ type: "filter", ...filter }); // the kernel picks the matching rows from every row
   });
+  const pages = pager((offset) => sendOther({ type: "page", offset }));
   const summary = summaryView();
   const charts = chartsView();
   const compared = comparisonView();
@@ -504,7 +511,7 @@ function render({ model, el }: { model: AnyModel<ExperimentTraits>; el: HTMLElem
     grade: (grade) => sendOther({ type: "grade", ...grade }),
     around: (key) => around(matrix.samples(), key),
   });
-  mountShell(el, shell, [title], [filters.el, matrix.el, matrix.more, charts.el, summary.el, compared.el]);
+  mountShell(el, shell, [title], [filters.el, pages.el, matrix.el, matrix.more, charts.el, summary.el, compared.el]);
   matrix.more.after(sample.el, shell.panel.el); // the sample, then its run, right under the matrix
   const onSample = (): void => {
     const wasOpen = sample.key();
@@ -520,6 +527,7 @@ function render({ model, el }: { model: AnyModel<ExperimentTraits>; el: HTMLElem
     setText(title, str(model.get("head")));
     shell.stop.disabled = shell.isGone() || !model.get("going");
   };
+  const onWindow = (): void => pages.show(model.get("window"), shell.isGone());
   const onSummary = (): void => summary.show(model.get("summary"));
   const onCharts = (): void => charts.show(model.get("charts"));
   const onComparisons = (): void =>
@@ -539,12 +547,14 @@ function render({ model, el }: { model: AnyModel<ExperimentTraits>; el: HTMLElem
       "change:sample": onSample,
       "change:fields": matrix.draw,
       "change:more": matrix.draw,
+      "change:window": onWindow,
       "change:summary": onSummary,
       "change:charts": onCharts,
       "change:comparisons": onComparisons,
     },
     draw() {
       onHead();
+      onWindow();
       offer();
       matrix.draw();
       onSample();

@@ -74,11 +74,13 @@ MATRIX_MESSAGES: Kinds = {
     "close": {},
     "grade": {"row": INT, "variant": TEXT, "epoch": INT, "scorer": TEXT, "score": NUMBER, "comment": TEXT},
     "filter": {"failures": (bool,), "scorer": TEXT, "variant": TEXT, "status": TEXT, "text": TEXT},
+    "page": {"offset": INT},
 }
 """What the matrix's front end sends: Stop, a resync, a cell to open (an epoch of it, else its
 first run that this kernel ran), close the open run, a person's grade of the open sample (for
 :meth:`~deepnb.many.experiment.Experiment.grade`), and the matrix's filters (the kernel picks the
-rows that match among all the experiment's, not only those the view holds)."""
+rows that match among all the experiment's, not only those the view holds), and the page of rows
+to show, by the first one's place among them (the matrix holds at most ``MAX_ROWS`` at a time)."""
 GRADE_FIELDS = ("row", "variant", "epoch", "scorer", "score")
 """What a grade must carry (its comment may be left out)."""
 STATE_BUDGET = MESSAGE_LIMIT - 8 * 1024
@@ -106,6 +108,9 @@ class ExperimentView(anywidget.AnyWidget):
         help="The structured output's fields each variant's group has as columns (each cell's `fields`)."
     ).tag(sync=True)
     more: t.List[str] = t.List(help="What the matrix leaves out, a line per axis.").tag(sync=True)
+    window = t.Dict(
+        help="The page of rows shown: {offset, shown, total, page} (total: the rows that match the filters)."
+    ).tag(sync=True)
     summary = t.Dict(help="{columns, rows}: the summary per variant as texts.").tag(sync=True)
     charts: t.List[dict[str, Any]] = t.List(
         help="A bar chart per scorer: {scorer, title, note, bars: [{v, value, bar, whisker}]}."
@@ -135,6 +140,8 @@ class ExperimentView(anywidget.AnyWidget):
         self._sample_budget = SAMPLE_BUDGET
         """Bytes the open sample may take: what the message that opened it left beside its run."""
         self._filter = RowFilter()
+        self._offset = 0
+        """Where the page of rows shown starts, among the rows that match the filters."""
         self._summarized_at = float("-inf")
         self._summary_due = False
         self._judged: dict[str, Any] = {"summary": {}, "charts": [], "comparisons": []}
@@ -185,22 +192,18 @@ class ExperimentView(anywidget.AnyWidget):
         drawn: list[dict[str, Any]] = []
         spent = 0
         looking = self._filter.active
-        rows = self._filter.rows(exp, axes.scorers) if looking else axes.rows
-        for index in rows[:MAX_ROWS]:
+        rows = self._filter.rows(exp, axes.scorers) if looking else [row.index for row in exp.plan.rows]
+        offset = min(self._offset, max(0, len(rows) - 1))
+        for index in rows[offset : offset + MAX_ROWS]:
             cells = [{"v": v, **matrix_cell(exp, index, v, axes)} for v in axes.variants]
             row = {"r": index, "prompt": clip(given[index], PROMPT), "cells": cells}
             spent += size(row) + 2
             if spent > budget:
                 break
             drawn.append(row)
-        if looking:
-            more = [note for note in more if "more rows" not in note]
-            if len(rows) > len(drawn):
-                left = len(rows) - len(drawn)
-                more.insert(0, f"{left} more matching rows than fit here (experiment.to_pandas())")
-        elif len(drawn) < len(axes.rows):
-            more.insert(0, f"{len(axes.rows) - len(drawn)} more rows here than fit (experiment.to_pandas())")
-        state.update(rows=drawn, more=more)
+        more = [note for note in more if "more rows" not in note]  # the pager says it, with its pages
+        window = {"offset": offset, "shown": len(drawn), "total": len(rows), "page": MAX_ROWS}
+        state.update(rows=drawn, more=more, window=window)
         return state
 
     def _summarize(self, seen: tuple[int, tuple[Any, ...]]) -> None:
@@ -251,7 +254,9 @@ class ExperimentView(anywidget.AnyWidget):
             if kind == "grade":
                 self._grade(content)
             elif kind == "filter":
-                self._filter = RowFilter.of(content, self.experiment)
+                self._filter, self._offset = RowFilter.of(content, self.experiment), 0
+            elif kind == "page":
+                self._offset = max(0, content["offset"])
         except DeepnbError as exc:
             self.notice = str(exc)
             return
@@ -261,12 +266,13 @@ class ExperimentView(anywidget.AnyWidget):
             with self._lock:
                 self._recorded = -1
                 self._filter = RowFilter()  # a view that opens starts with no filter: so do its rows
+                self._offset = 0
             self._throttle.poke()
         elif kind == "open":
             self.open_cell(content["row"], content["variant"], content.get("epoch"))
         elif kind == "close":
             self._close_detail()
-        elif kind in ("grade", "filter"):
+        elif kind in ("grade", "filter", "page"):
             self.notice = ""
             self._throttle.poke()
 
