@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.browser.test_reopen_browser import run_save_reopen
+from tests.support.experiment_logs import finished_log
 from tests.support.notebook_ui import (
     RUN_TIMEOUT,
     code_cell,
@@ -221,13 +222,16 @@ again"""
 
 def test_a_reopened_matrix_opens_a_logged_run_read_only(page: Any, jupyter_server: Any) -> None:
     """A matrix reopened from its log opens a cell's run as the log keeps it (its conversation and
-    score, read-only, the model's text as text), and Escape closes it."""
+    score, read-only, the model's text as text), and Escape closes it. A log of 150 rows is paged:
+    the pager says which rows the matrix shows and brings the next page from the kernel."""
     errors = collect_page_errors(page)
-    jupyter_server.put_notebook("reopened.ipynb", ["%load_ext deepnb", SETUP, REOPEN])
+    finished_log(jupyter_server.root, 150, name="long")
+    long = 'deepnb.load_experiment("long.jsonl")'
+    jupyter_server.put_notebook("reopened.ipynb", ["%load_ext deepnb", SETUP, REOPEN, long])
     open_notebook(page, jupyter_server, "reopened.ipynb")
     run_all(page)
     wait_for_notebook_run(page)
-    matrix = code_cell(page, "load_experiment").locator(".deepnb-experiment")
+    matrix = code_cell(page, "reopened.jsonl").locator(".deepnb-experiment")
     expect(matrix.locator(".dnb-experiment-row")).to_have_count(3, timeout=RUN_TIMEOUT)
     paris = matrix.locator('[data-row="0"][data-variant="hasty"]')
     paris.click()
@@ -240,6 +244,17 @@ def test_a_reopened_matrix_opens_a_logged_run_read_only(page: Any, jupyter_serve
     expect(record).to_contain_text("<img src=x onerror=window.__pwned=1> Spain.")  # as text
     paris.press("Escape")
     expect(record).to_have_count(0)
+
+    paged = code_cell(page, "long.jsonl").locator(".deepnb-experiment")
+    pager = paged.locator(".dnb-experiment-pager")
+    expect(pager).to_contain_text("Rows 1–100 of 150", timeout=RUN_TIMEOUT)
+    expect(paged.locator(".dnb-experiment-row")).to_have_count(100)
+    expect(pager.locator(".dnb-experiment-previous")).to_be_disabled()
+    pager.locator(".dnb-experiment-next").click()
+    expect(pager).to_contain_text("Rows 101–150 of 150")
+    expect(paged.locator(".dnb-experiment-row")).to_have_count(50)
+    expect(paged.locator('.dnb-experiment-cell[data-row="149"][data-variant="b"]')).to_be_visible()
+    expect(pager.locator(".dnb-experiment-next")).to_be_disabled()
     no_pwned(page)
     assert not errors, errors
 

@@ -21,11 +21,11 @@ from deepnb.views.experiment.baseline import comparison_table
 from deepnb.views.experiment.experiment_live import ExperimentView
 from deepnb.views.experiment.sample import SAMPLE_BUDGET, sample_state
 from tests.support.agents import unique
+from tests.support.experiment_logs import HOSTILE, finished_log
 from tests.support.experiment_views import wait_judged
 from tests.support.timed_model import timed
 from tests.support.waiting import wait_until
 
-HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)> \u202egnp.exe\u202c"
 STATE = (
     "head",
     "variants",
@@ -41,41 +41,6 @@ STATE = (
 )
 
 
-def _log(tmp_path: Path, rows: int, *, epochs: int = 1, answer: Any = None, name: str = "review") -> Path:
-    """A finished experiment's log: ``rows`` rows × variants a and b × ``epochs``; b fails every
-    seventh row (its score 0, with the judge's reasoning), a passes every row."""
-    lines: list[dict[str, Any]] = [
-        {"type": "experiment", "format": 1, "name": name, "variants": {"a": "", "b": ""}}
-        | {"scorers": ["judge"], "epochs": epochs, "baseline": "a", "rows": rows}
-    ]
-    for row in range(rows):
-        lines.append(
-            {
-                "type": "row",
-                "row": row,
-                "inputs": {"q": f"q{row}"},
-                "reference": f"r{row}",
-                "given": f"q{row}",
-            }
-        )
-        for variant in ("a", "b"):
-            for epoch in range(epochs):
-                failed = variant == "b" and row % 7 == 3 and epoch == epochs - 1
-                said = {
-                    "score": 0.0 if failed else 1.0,
-                    "comment": f"because {HOSTILE}" if failed else "right",
-                }
-                lines.append(
-                    {"type": "run", "row": row, "variant": variant, "epoch": epoch, "status": "done"}
-                    | {"result": answer if answer is not None else f"**{variant}{row}** {HOSTILE}"}
-                    | {"scores": {"judge": said}, "latency": 0.5, "cached": 1 if row == 0 else 0}
-                    | ({"messages": _transcript(answer)} if answer is not None else {})
-                )
-    path = tmp_path / f"{name}.jsonl"
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    return path
-
-
 @pytest.fixture
 def sent(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     """Every comm message any widget publishes."""
@@ -88,12 +53,6 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     return seen
 
 
-def _transcript(answer: str) -> list[dict[str, Any]]:
-    """A long conversation: the question, then 60 messages of the answer's text."""
-    chunks = [{"role": "assistant", "content": answer[n * 3_000 : (n + 1) * 3_000]} for n in range(60)]
-    return [{"role": "user", "content": "q"}, *chunks]
-
-
 def _send(view: ExperimentView, message: dict[str, Any]) -> None:
     view._on_front_end_message(view, message, [])
 
@@ -103,7 +62,7 @@ def _state(view: ExperimentView) -> dict[str, Any]:
 
 
 def test_a_cell_opens_its_sample_with_every_score_and_its_comment(tmp_path: Path) -> None:
-    view = ExperimentView(deepnb.load_experiment(_log(tmp_path, 10, epochs=2)))
+    view = ExperimentView(deepnb.load_experiment(finished_log(tmp_path, 10, epochs=2)))
     _send(view, {"type": "open", "row": 3, "variant": "b", "epoch": 1})
     assert view.notice == "" and view.selected == {"row": 3, "variant": "b", "epoch": 1}
     sample = view.sample
@@ -140,7 +99,7 @@ def test_a_one_megabyte_answer_stays_within_the_sample_budget(tmp_path: Path, se
     """A 1 MB answer, in the sample and in the logged run's transcript below it: every message the
     view sends (opening the sample, then its flushes) fits its bound."""
     huge = ("# Title\n\n" + "wörd <b>x</b> \u202e " * 80_000)[:1_000_000]
-    experiment = deepnb.load_experiment(_log(tmp_path, 2, answer=huge))
+    experiment = deepnb.load_experiment(finished_log(tmp_path, 2, answer=huge))
     sample = sample_state(experiment, (0, "a", 0))
     assert size(sample) <= SAMPLE_BUDGET and "more characters not shown here" in sample["answer"]
     assert "<b>" not in sample["answer"] and "&lt;b&gt;" in sample["answer"]
@@ -156,7 +115,7 @@ def test_a_one_megabyte_answer_stays_within_the_sample_budget(tmp_path: Path, se
 
 
 def test_a_grade_from_the_view_is_saved_shown_as_human_summarized_and_reopened(tmp_path: Path) -> None:
-    path = _log(tmp_path, 10)
+    path = finished_log(tmp_path, 10)
     experiment = deepnb.load_experiment(path)
     view = ExperimentView(experiment)
     wait_judged(view)
@@ -195,7 +154,7 @@ def test_a_grade_from_the_view_is_saved_shown_as_human_summarized_and_reopened(t
 
 
 def test_a_forged_or_early_grade_is_one_line_and_changes_nothing(tmp_path: Path) -> None:
-    path = _log(tmp_path, 3)
+    path = finished_log(tmp_path, 3)
     view = ExperimentView(deepnb.load_experiment(path))
     before = path.read_text()
     for forged in (
@@ -253,7 +212,7 @@ def test_a_grade_while_the_experiment_runs_is_kept_by_its_later_scoring(tmp_path
 
 
 def test_two_views_grading_at_once_both_show_the_last_write(tmp_path: Path) -> None:
-    path = _log(tmp_path, 5)
+    path = finished_log(tmp_path, 5)
     experiment = deepnb.load_experiment(path)
     first, second = ExperimentView(experiment), ExperimentView(experiment)
     for view in (first, second):
@@ -291,7 +250,7 @@ def test_ten_thousand_rows_filter_in_the_kernel_and_every_message_fits(tmp_path:
     """10,000 rows × 2 variants: the view holds at most 100 rows a message; failures only finds
     b's failures far past them (every seventh row from 3), a text search finds row 9,999, and the
     pager reaches every row, a page at a time."""
-    experiment = deepnb.load_experiment(_log(tmp_path, 10_000, answer="fine"))
+    experiment = deepnb.load_experiment(finished_log(tmp_path, 10_000, answer="fine"))
     view = ExperimentView(experiment)
     assert len(view.rows) <= 100 and size(_state(view)) <= MESSAGE_LIMIT
     _send(
@@ -337,7 +296,7 @@ def test_ten_thousand_rows_filter_in_the_kernel_and_every_message_fits(tmp_path:
 
 
 def test_the_comparison_rows_are_the_comparisons_own(tmp_path: Path) -> None:
-    experiment = deepnb.load_experiment(_log(tmp_path, 10))
+    experiment = deepnb.load_experiment(finished_log(tmp_path, 10))
     comparison = experiment.compare("b", "a")
     columns, rows = comparison.table()
     assert columns[:3] == ["scorer", "pairs (rows)", "b wins"]
