@@ -12,6 +12,7 @@ import time
 import uuid
 from typing import Any
 
+import nbformat
 import pytest
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -190,19 +191,22 @@ def save_notebook(page: Any) -> None:
 def saved_output(server: Any, name: str, cell: int, timeout: float = 60, page: Any = None) -> dict[str, Any]:
     """The data of the first output of code cell ``cell`` once the front-end has saved it.
 
+    The file is read from the server's folder on disk, never through the contents API while the
+    front end may be saving: Jupyter Server writes a notebook in place (its backup beside it), and
+    a read through the API that meets the half-written file "restores" the backup over it, which
+    makes the save fail and the file vanish. Read from disk, a half-written file is read again.
+
     With ``page``, Save is pressed again every ten seconds until the file holds the output: a press
     that lands while the toolbar is being redrawn, or while JupyterLab is busy, saves nothing. A
     file that stays unreadable fails the test with what the server's folder holds and its log."""
-    import urllib.error
-
     deadline = time.monotonic() + timeout
     press_again = time.monotonic() + 10
+    path = server.root / name
     while True:
         try:
-            content = server.api("GET", f"{server.contents(name)}?content=1")["content"]
-        except urllib.error.HTTPError as exc:
-            # Read while the server was replacing the file (404) or writing it (400, 500): again.
-            if exc.code not in (400, 404, 500) or time.monotonic() > deadline:
+            content = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)  # lines joined
+        except (OSError, ValueError) as exc:  # not there yet, or being written: again
+            if time.monotonic() > deadline:
                 raise AssertionError(_unreadable(server, name, exc)) from exc
             content = None
         if content is not None:
