@@ -159,6 +159,9 @@ class ExperimentView(anywidget.AnyWidget):
         self._throttle = Throttle(self._flush, clock=self._clock)
         self.on_msg(self._on_front_end_message)
         self._unsubscribe = experiment.subscribe(self._throttle.poke)
+        # an experiment that ended between the first flush and the subscription sends no event
+        # again: draw once more from here, as the batch grid does
+        self._throttle.poke()
 
     def _state(self) -> dict[str, Any]:
         exp = self.experiment
