@@ -21,24 +21,11 @@ from deepnb.views.bounds import MESSAGE_LIMIT, size
 from deepnb.views.experiment.experiment_live import ExperimentView, experiment_live_bundle
 from deepnb.views.throttle import MAX_MESSAGES_PER_SECOND
 from tests.support.agents import scripted, unique
-from tests.support.experiment_views import wait_judged
+from tests.support.experiment_views import growing_state, wait_judged
 from tests.support.lab_sanitizer import unstyled
 from tests.support.timed_model import timed
 from tests.support.waiting import WAIT, wait_until
 
-STATE = (
-    "head",
-    "variants",
-    "scorers",
-    "fields",
-    "rows",
-    "more",
-    "window",
-    "summary",
-    "charts",
-    "comparisons",
-)
-"""The matrix's traits that grow with the experiment (what one message may carry at once)."""
 ROWS = [{"q": f"q{n}", "reference": f"a{n}"} for n in range(30)]
 
 
@@ -230,7 +217,7 @@ def test_every_state_fits_one_message_however_large_the_experiment(tmp_path: Pat
     view = ExperimentView(deepnb.load_experiment(path))
     wait_judged(view)
     assert len(view.charts) == 8 and len(view.comparisons) == 4 and len(view.fields) == 6
-    state = {name: getattr(view, name) for name in view.trait_names(sync=True) if name in STATE}
+    state = growing_state(view)
     assert size(state) <= MESSAGE_LIMIT  # as the kernel sends it: JSON, UTF-8 (jupyter_client's packer)
     assert 0 < len(view.rows) < 100  # the rows that fit, and the pager says of how many
     assert view.window == {"offset": 0, "shown": len(view.rows), "total": 150, "page": 100}

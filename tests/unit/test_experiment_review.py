@@ -22,23 +22,9 @@ from deepnb.views.experiment.experiment_live import ExperimentView
 from deepnb.views.experiment.sample import SAMPLE_BUDGET, sample_state
 from tests.support.agents import unique
 from tests.support.experiment_logs import HOSTILE, finished_log
-from tests.support.experiment_views import wait_judged
+from tests.support.experiment_views import growing_state, wait_judged
 from tests.support.timed_model import timed
 from tests.support.waiting import wait_until
-
-STATE = (
-    "head",
-    "variants",
-    "scorers",
-    "fields",
-    "rows",
-    "more",
-    "window",
-    "summary",
-    "charts",
-    "comparisons",
-    "sample",
-)
 
 
 @pytest.fixture
@@ -55,10 +41,6 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
 
 def _send(view: ExperimentView, message: dict[str, Any]) -> None:
     view._on_front_end_message(view, message, [])
-
-
-def _state(view: ExperimentView) -> dict[str, Any]:
-    return {name: getattr(view, name) for name in view.trait_names(sync=True) if name in STATE}
 
 
 def test_a_cell_opens_its_sample_with_every_score_and_its_comment(tmp_path: Path) -> None:
@@ -110,7 +92,7 @@ def test_a_one_megabyte_answer_stays_within_the_sample_budget(tmp_path: Path, se
     view.sync()
     assert view.sample["row"] == 1 and len(view.logged) > 30_000  # a long transcript below it
     assert sent and max(size(data) for data in sent) <= MESSAGE_LIMIT
-    assert size(_state(view)) <= MESSAGE_LIMIT
+    assert size(growing_state(view)) <= MESSAGE_LIMIT
     view.close()
 
 
@@ -252,7 +234,7 @@ def test_ten_thousand_rows_filter_in_the_kernel_and_every_message_fits(tmp_path:
     pager reaches every row, a page at a time."""
     experiment = deepnb.load_experiment(finished_log(tmp_path, 10_000, answer="fine"))
     view = ExperimentView(experiment)
-    assert len(view.rows) <= 100 and size(_state(view)) <= MESSAGE_LIMIT
+    assert len(view.rows) <= 100 and size(growing_state(view)) <= MESSAGE_LIMIT
     _send(
         view, {"type": "filter", "failures": True, "scorer": "judge", "variant": "", "status": "", "text": ""}
     )
@@ -261,7 +243,7 @@ def test_ten_thousand_rows_filter_in_the_kernel_and_every_message_fits(tmp_path:
     assert [row["r"] for row in view.rows] == failing[: len(view.rows)] and len(view.rows) >= 50
     assert view.window == {"offset": 0, "shown": len(view.rows), "total": len(failing), "page": 100}
     assert not [note for note in view.more if "more rows" in note]  # the pager says it
-    assert size(_state(view)) <= MESSAGE_LIMIT
+    assert size(growing_state(view)) <= MESSAGE_LIMIT
     # the pages of the matching rows: the next one, then the last, past which nothing goes
     _send(view, {"type": "page", "offset": len(view.rows)})
     view.sync()
@@ -287,7 +269,7 @@ def test_ten_thousand_rows_filter_in_the_kernel_and_every_message_fits(tmp_path:
     _send(view, {"type": "page", "offset": 9_900})  # every row can be reached, a page at a time
     view.sync()
     assert [row["r"] for row in view.rows] == list(range(9_900, 9_900 + len(view.rows)))
-    assert view.window["total"] == 10_000 and size(_state(view)) <= MESSAGE_LIMIT
+    assert view.window["total"] == 10_000 and size(growing_state(view)) <= MESSAGE_LIMIT
     _send(view, {"type": "filter", "failures": True, "scorer": "", "variant": "", "status": "", "text": ""})
     _send(view, {"type": "hello"})  # a view opens (the page reloaded): its filters are off, so are the rows'
     view.sync()
