@@ -225,7 +225,12 @@ test-units-integration-security:
 LOWEST_VENV   := .venv-lowest
 LOWEST_EXTRAS := lab,openai,anthropic,postgres
 LOWEST_TOOLS  := pytest pytest-timeout nbval jupyter_client pgserver
-LOWEST_TESTS  := tests/unit tests/shell tests/kernel tests/integration/test_postgres.py
+# The tests: the quick folders, and of the kernel tests those whose outcome the kernel's side
+# decides (ipykernel, ipywidgets, anywidget, jupyter_client at their floors): a run's live view,
+# approval clicks that reach a running cell, and interrupts. The other kernel tests drive deepnb's
+# own code over that same protocol; the unit tests already run that code at the floors.
+LOWEST_KERNEL := tests/kernel/test_kernel.py tests/kernel/test_kernel_approvals.py tests/kernel/test_kernel_interrupts.py
+LOWEST_TESTS  := tests/unit tests/shell $(LOWEST_KERNEL) tests/integration/test_postgres.py
 
 $(LOWEST_VENV)/.installed: pyproject.toml constraints-lowest.txt | $(UV)
 	rm -rf $(LOWEST_VENV) && $(PYTHON) -m venv $(LOWEST_VENV)

@@ -57,14 +57,26 @@ def test_the_parts_of_make_test_run_every_test_folder_once() -> None:
 def test_the_floors_part_runs_the_quick_folders_in_its_own_virtualenv() -> None:
     recipe = re.search(LOWEST_RECIPE, (ROOT / "Makefile").read_text(), re.MULTILINE)
     assert recipe, f"{LOWEST} runs PYTEST_IN in .venv-lowest once it is installed"
-    listed = recipe.group(1).strip()
-    named = re.fullmatch(r"\$\((\w+)\)", listed)  # a variable of the Makefile's, such as LOWEST_TESTS
-    if named:
-        found = re.search(rf"^{named.group(1)}\s*:= (.+)$", (ROOT / "Makefile").read_text(), re.MULTILINE)
-        assert found, f"the Makefile sets {named.group(1)}"
-        listed = found.group(1)
-    paths = listed.split()
+    paths = _expand(recipe.group(1).strip())
     folders = {p for p in paths if not p.endswith(".py")}
-    assert {"tests/unit", "tests/shell", "tests/kernel"} <= folders <= _test_folders()
-    files = [ROOT / p for p in paths if p.endswith(".py")]  # a test file of another folder
+    assert {"tests/unit", "tests/shell"} <= folders <= _test_folders()
+    files = [ROOT / p for p in paths if p.endswith(".py")]  # test files of other folders
     assert all(f.is_file() and str(f.parent.relative_to(ROOT)) in _test_folders() for f in files), files
+    kernel = {f.name for f in files if f.parent.name == "kernel"}
+    # the kernel's own side at its floor: a live view, a click reaching a running cell, interrupts
+    assert {"test_kernel.py", "test_kernel_approvals.py", "test_kernel_interrupts.py"} <= kernel
+
+
+def _expand(words: str) -> list[str]:
+    """``words`` of a Makefile line with each ``$(VARIABLE)`` it holds replaced by its value."""
+    makefile = (ROOT / "Makefile").read_text()
+    out: list[str] = []
+    for word in words.split():
+        named = re.fullmatch(r"\$\((\w+)\)", word)
+        if not named:
+            out.append(word)
+            continue
+        found = re.search(rf"^{named.group(1)}\s*:= (.+)$", makefile, re.MULTILINE)
+        assert found, f"the Makefile sets {named.group(1)}"
+        out.extend(_expand(found.group(1)))
+    return out
