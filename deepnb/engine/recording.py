@@ -19,6 +19,7 @@ summaries from one agent.
 from __future__ import annotations
 
 import errno
+import functools
 import json
 import os
 import re
@@ -27,8 +28,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
-
-import yaml
 
 from deepnb.core import events as ev
 from deepnb.core.call_args import call_args, call_name
@@ -266,16 +265,25 @@ def _string(dumper: Any, value: str) -> Any:
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
-_Dumper: Any = type("_Dumper", (yaml.SafeDumper,), {})
-"""Multi-line text as ``|`` blocks (PyYAML falls back to quotes where a block can't hold it)."""
-_Dumper.add_representer(str, _string)
+@functools.cache
+def _dumper() -> Any:
+    """PyYAML's safe dumper writing multi-line text as ``|`` blocks (it falls back to quotes
+    where a block can't hold it). Made on first use: a run view imports this module, and YAML
+    is for recordings only."""
+    import yaml  # noqa: PLC0415
+
+    dumper: Any = type("_Dumper", (yaml.SafeDumper,), {})
+    dumper.add_representer(str, _string)
+    return dumper
 
 
 def to_yaml(data: Mapping[str, Any], *, header: str = "") -> str:
     """``data`` as YAML; checked to read back to the same data and to parse as a script."""
+    import yaml  # noqa: PLC0415  # lazy: see _dumper()
+
     from deepnb.models.scripted import parse_script  # noqa: PLC0415  # lazy: it imports langchain_core
 
-    text = str(yaml.dump(dict(data), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100))
+    text = str(yaml.dump(dict(data), Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=100))
     if yaml.safe_load(text) != data:  # never write a script that replays something else
         raise DeepnbError("The recording does not read back as it was written: nothing was written.")
     parse_script(data, source="the recording")

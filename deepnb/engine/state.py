@@ -168,6 +168,15 @@ def todo_progress(todos: Sequence[Mapping[str, object]]) -> str:
     return f"All {len(todos)} done"
 
 
+@dataclass(frozen=True)
+class RunSnapshot:
+    """One consistent copy of a run's state as views show it: the state's ``version`` and its
+    JSON (shared: read it, never change it)."""
+
+    version: int
+    state: RunStateJSON
+
+
 @dataclass
 class RunState:
     """The folded state of one run. ``version`` grows with every change."""

@@ -211,21 +211,48 @@ class DeepnbMagics(Magics):
         if args.at is not None or args.compare:  # their first lines (fork, models) come first
             return self._start_run(args, cell, live_controls=live_controls, into=None)
         with _placeholder(self.shell, f"--input {args.input}" if args.input else cell) as into:
-            return self._start_run(args, cell, live_controls=live_controls, into=into)
+            opened = self._open_view(args, cell, live_controls=live_controls, into=into)
+            try:
+                return self._start_run(args, cell, live_controls=live_controls, into=into, opened=opened)
+            except BaseException:
+                if opened is not None:
+                    opened.close()
+                raise
 
-    def _start_run(self, args: Any, cell: str, *, live_controls: bool, into: Any) -> tuple[Any, Any, Any]:
+    def _open_view(self, args: Any, cell: str, *, live_controls: bool, into: Any) -> Any:
+        """The run's view, shown at once in the placeholder's output while the agent stack
+        loads and the agent is built (seconds in a kernel's first cell): a run on the cell's
+        task, in a kernel. ``None`` where there is no such run yet to show."""
+        if into is None or args.input:
+            return None
+        try:
+            prompt = self._prompt(args, cell)
+        except DeepnbError:
+            return None  # the run's start says what is wrong
+        # lazy: the run view loads anywidget, which %load_ext deepnb does not need; no LangChain
+        from deepnb.session import agents  # noqa: PLC0415
+        from deepnb.views.output import show_opening  # noqa: PLC0415
+
+        name = args.agent or agents.current_name()
+        return show_opening(name, prompt, live_controls=live_controls or args.bg, into=into)
+
+    def _prompt(self, args: Any, cell: str) -> str:
+        """The task in the cell's body, its variables filled in unless ``--no-interpolate``."""
+        prompt = cell if args.no_interpolate else interpolate(cell, self._user_ns)
+        if not prompt.strip():
+            raise DeepnbError("The cell body is the task: write what the agent should do below %%deepagent.")
+        return prompt.strip()
+
+    def _start_run(
+        self, args: Any, cell: str, *, live_controls: bool, into: Any, opened: Any = None
+    ) -> tuple[Any, Any, Any]:
         commands = _cell_commands()
         try:
             _check_record(args)
             if args.input:
                 prompt = commands.input_variable(args.input, cell, self._user_ns)
             else:
-                prompt = cell if args.no_interpolate else interpolate(cell, self._user_ns)
-                if not prompt.strip():
-                    raise DeepnbError(
-                        "The cell body is the task: write what the agent should do below %%deepagent."
-                    )
-                prompt = prompt.strip()
+                prompt = opened.run.prompt if opened is not None else self._prompt(args, cell)
             options = commands.agent_options(args, self._user_ns)
             if args.compare:
                 comparison = commands.compare(
@@ -255,7 +282,7 @@ class DeepnbMagics(Magics):
         # lazy: the run view loads anywidget, which %load_ext deepnb does not need
         from deepnb.views.output import show_run  # noqa: PLC0415
 
-        view = show_run(run, live_controls=live_controls or args.bg, into=into)
+        view = show_run(run, live_controls=live_controls or args.bg, into=into, opened=opened)
         if args.output:
             self._user_ns[args.output] = run
         return run, view, args

@@ -20,6 +20,8 @@ import sys
 from typing import Any
 
 STEPS = (
+    "anywidget",
+    "deepnb.views.output",  # the run view, which the next cell shows first (no LangChain)
     "pydantic",
     "langsmith.client",
     "langsmith.run_trees",
@@ -29,9 +31,7 @@ STEPS = (
     "langgraph.graph",
     "langchain.agents",
     "deepagents",
-    "anywidget",
     "deepnb.magics.commands.cell",
-    "deepnb.views.output",
     "deepnb.models.resolve",
 )
 """What is imported, in order: each step's own cost is a fraction of a second, the modules

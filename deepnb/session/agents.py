@@ -3,14 +3,16 @@
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from deepnb.core.threads import checkpointers as checkpoint
-from deepnb.session.graph_session import GraphSession
+
+if TYPE_CHECKING:  # the registry holds sessions; it need not load them to name the current one
+    from deepnb.session.graph_session import GraphSession
 
 DEFAULT_AGENT = "default"
 
-S = TypeVar("S", bound=GraphSession)
+S = TypeVar("S", bound="GraphSession")
 
 _registry: dict[str, GraphSession] = {}
 _current: list[str] = [DEFAULT_AGENT]

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from deepnb.core.displayable import Displayable
-from deepnb.engine.graph_shape import GraphDrawing
 from deepnb.engine.history import (
     described,
     fork_points,
@@ -25,13 +24,14 @@ from deepnb.engine.history import (
     pairs,
     steps_of,
 )
-from deepnb.engine.step_state import StateDiff, StepState
-from deepnb.engine.tree import SubagentNode
-from deepnb.session.files.files import Files
-from deepnb.session.run import Run
 
-if TYPE_CHECKING:  # a batch is a session of sessions: deepnb.many sits above this layer
-    from deepnb.many.batch import Batch
+if TYPE_CHECKING:  # what the protocol's methods return, which its sessions make
+    from deepnb.engine.graph_shape import GraphDrawing
+    from deepnb.engine.step_state import StateDiff, StepState
+    from deepnb.engine.tree import SubagentNode
+    from deepnb.many.batch import Batch  # a batch is a session of sessions: deepnb.many sits above
+    from deepnb.session.files.files import Files
+    from deepnb.session.run import Run  # the protocol names it; its sessions make it
 
 __all__ = ["Checkpoint", "History", "Session", "Step", "ThreadInfo"]
 

@@ -10,7 +10,6 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from deepnb.core import clock as clocks
@@ -27,7 +26,7 @@ from deepnb.core.graphs.stamps import event_clock, stream_began
 from deepnb.core.handles import AgentHandle
 from deepnb.core.listeners import Listeners
 from deepnb.core.loop import detached, in_engine_thread, run_sync, submit, wait_until
-from deepnb.core.schema import ENDED, FilePreview, RunStateJSON, RunStatus, Todo
+from deepnb.core.schema import ENDED, FilePreview, RunStatus, Todo
 from deepnb.core.text.safe_display import safe_display
 from deepnb.core.text.secrets import redact, redact_data
 from deepnb.core.text.streamed import StreamRedactor
@@ -42,7 +41,7 @@ from deepnb.engine.interpreter import Interpreter
 from deepnb.engine.interrupts import PendingInterrupt, check_answer
 from deepnb.engine.mcp import mcp_tools
 from deepnb.engine.recording import RECORDED, Recorded, RunLog, model_profile, record
-from deepnb.engine.state import RunState
+from deepnb.engine.state import RunSnapshot, RunState
 from deepnb.engine.timeline import Timeline, TimelineRecord
 from deepnb.engine.tracing.switch import run_span
 from deepnb.engine.tree import SubagentNode, Summary, build_tree
@@ -58,15 +57,6 @@ KERNEL_INTERRUPT = "interrupted by the kernel"
 PENDING_ONLY: Any = object()
 """The input of a run that streams nothing: it reads the thread's checkpoint and shows what waits
 for approval there (a run rebuilt after a kernel restart)."""
-
-
-@dataclass(frozen=True)
-class RunSnapshot:
-    """One consistent copy of a run's state as views show it: the state's ``version`` and its
-    JSON (shared: read it, never change it)."""
-
-    version: int
-    state: RunStateJSON
 
 
 class Followable(Protocol):

@@ -5,18 +5,20 @@ widget's mime bundle and the ``text/plain`` / ``text/html`` for places where wid
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anywidget
 
 from deepnb.core import events as ev
 from deepnb.core.graphs.structured import output_rows
-from deepnb.session.run import Run
 from deepnb.views.run.graph_tab import graph_section
 from deepnb.views.run.run_view import RunView
 from deepnb.views.run.snapshot import snapshot_bundle
 from deepnb.views.run.turns import turns_bundle
 from deepnb.views.starting import Starting, place
+
+if TYPE_CHECKING:
+    from deepnb.session.run import Run  # at run time the views only read a run they are given
 
 _ENDS = (ev.RunFinished, ev.RunFailed, ev.RunCancelled, ev.RunPaused)
 
@@ -58,12 +60,25 @@ def run_bundle(run: Run, *, live_controls: bool = True) -> dict[str, Any]:
     return with_static(widget, run_snapshot(run))
 
 
-def show_run(run: Run, *, live_controls: bool = True, into: Starting | None = None) -> Any:
-    """Display ``run``'s live view (in ``into``'s output, the cell's placeholder, if given).
-    When the run stops, the same output also gets ``text/html`` and ``text/plain`` snapshots of
-    the final state, for places where widgets don't run; a follow-up sent from the view's box
-    adds its turn to them."""
-    view = RunView(run, live_controls=live_controls)
+def show_opening(agent: str, prompt: str, *, live_controls: bool = True, into: Starting) -> RunView:
+    """Display the live view of a run about to start (``agent`` on ``prompt``) in ``into``'s
+    output, before the run exists; :func:`show_run` then streams the run in it."""
+    view = RunView.opening(agent, prompt, live_controls=live_controls)
+    widget_data, _ = widget_bundle(view)
+    place(with_static(widget_data, view_snapshot(view)), into)
+    return view
+
+
+def show_run(
+    run: Run, *, live_controls: bool = True, into: Starting | None = None, opened: RunView | None = None
+) -> Any:
+    """Display ``run``'s live view (in ``into``'s output, the cell's placeholder, if given), or
+    stream it in ``opened``, the view :func:`show_opening` put there. When the run stops, the
+    same output also gets ``text/html`` and ``text/plain`` snapshots of the final state, for
+    places where widgets don't run; a follow-up sent from the view's box adds its turn to them."""
+    if opened is not None:
+        opened.attach(run)
+    view = opened or RunView(run, live_controls=live_controls)
     widget_data, _ = widget_bundle(view)
 
     def bundle() -> dict[str, Any]:

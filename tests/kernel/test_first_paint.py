@@ -1,7 +1,8 @@
-"""A ``%%deepagent`` cell answers at once: its output says "starting…" under its task before the
-agent stack has loaded, and the live view then takes that same output over; a cell whose run
-cannot start leaves it empty beside its one-line error. ``%load_ext deepnb`` imports none of the
-stack; once its cell has ended, the idle kernel imports it, and still answers other cells."""
+"""A ``%%deepagent`` cell answers at once: its output says "starting…" under its task, the live
+view takes that same output over before the agent stack has loaded, and streams the run once it
+starts; a cell whose run cannot start leaves the output empty beside its one-line error.
+``%load_ext deepnb`` imports none of the stack; once its cell has ended, the idle kernel imports
+it, and still answers other cells."""
 
 from __future__ import annotations
 
@@ -57,6 +58,55 @@ def test_the_cell_says_starting_at_once_and_the_view_takes_its_output_over(kerne
     assert [kind for kind, _, _ in shown].count("display_data") == 1  # one output, taken over
 
 
+MARK_THE_STACK = """
+import sys
+from IPython.display import display
+
+class _MarkTheStack:
+    def find_spec(self, name, path=None, target=None):
+        if name == "langchain_core":
+            sys.meta_path.remove(self)
+            display({"text/plain": "the agent stack starts loading"}, raw=True)
+        return None
+
+sys.meta_path.insert(0, _MarkTheStack())
+"""
+"""Shows a line in the cell's output the moment the first module of the agent stack is imported."""
+RUN_VIEW = "deepnb.views.run.run_view.RunView"
+
+
+def test_the_run_view_opens_before_the_agent_stack_loads(tmp_path: Path) -> None:
+    session = KernelSession(cwd=str(tmp_path), env={"DEEPNB_PRELOAD": "0"})  # the cell loads it
+    try:
+        assert session.execute("%load_ext deepnb\n" + MARK_THE_STACK).ok
+        start = len(session.iopub)
+        cell = session.execute("%%deepagent -m demo:quickstart\nWrite a brief on <b>tide pools</b>")
+        assert cell.ok, cell.text()
+        messages = session.iopub[start:]
+        opened = [
+            (index, m["content"])
+            for index, m in enumerate(messages)
+            if m["msg_type"] == "comm_open" and m["content"]["data"]["state"].get("_anywidget_id") == RUN_VIEW
+        ]
+        marked = [
+            index
+            for index, m in enumerate(messages)
+            if m["msg_type"] == "display_data"
+            and m["content"]["data"].get("text/plain", "").startswith("the agent")
+        ]
+        assert len(opened) == 1 and len(marked) == 1, (opened, marked)
+        ((at, content),) = opened
+        assert at < marked[0]  # the view, before LangChain
+        first = content["data"]["state"]
+        assert first["status"] == "running" and first["agent"] == "default" and first["thread_id"] == ""
+        assert [item["text"] for item in first["items"]] == ["Write a brief on <b>tide pools</b>"]
+        final = session.widgets[content["comm_id"]]  # the same view streamed the run, to its end
+        assert final["status"] == "done" and final["thread_id"], final["status"]
+        assert any("Life in a tide pool" in str(item.get("text", "")) for item in final["items"])
+    finally:
+        session.close()
+
+
 def test_a_run_that_cannot_start_leaves_the_output_empty_beside_its_error(kernel: KernelSession) -> None:
     assert kernel.execute("%load_ext deepnb").ok
     cell = kernel.execute("%%deepagent -m nosuchprovider:model\nWrite a brief")
@@ -65,6 +115,8 @@ def test_a_run_that_cannot_start_leaves_the_output_empty_beside_its_error(kernel
     assert shown[0][2]["text/plain"] == "Write a brief — starting…"
     assert shown[-1][0] == "update_display_data" and shown[-1][2] == {"text/plain": ""}
     assert "UsageError" in cell.text()
+    closed = {m["content"]["comm_id"] for m in kernel.iopub if m["msg_type"] == "comm_close"}
+    assert {comm_id for comm_id, _ in kernel.run_views()} <= closed  # no view left open behind it
 
 
 HOOKS = (

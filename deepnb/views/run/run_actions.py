@@ -23,7 +23,6 @@ from deepnb.engine.async_tasks import refresh_tasks
 from deepnb.engine.interrupts import check_answer_card
 from deepnb.engine.state import RunState, public_pending
 from deepnb.session.protocol import Session
-from deepnb.session.run import Run
 from deepnb.views.bounds import (
     MESSAGE_LIMIT,
     TRAIT_BUDGETS,
@@ -37,6 +36,9 @@ from deepnb.views.run.approval_pages import page_of
 from deepnb.views.run.collapse import hidden_ids
 from deepnb.views.run.step_actions import STEP_MESSAGES
 from deepnb.views.run.thread_preview import thread_message, threads_message
+
+if TYPE_CHECKING:
+    from deepnb.session.run import Run  # at run time the views only read a run they are given
 
 
 class RunActions:

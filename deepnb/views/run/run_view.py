@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import anywidget
 import traitlets as t
@@ -21,7 +21,6 @@ from deepnb.core.loop import run_sync
 from deepnb.core.schema import RUNNING, RunStateJSON, TranscriptItem
 from deepnb.core.text.markup import code_css
 from deepnb.engine.state import RunState, public_pending
-from deepnb.session.run import Run
 from deepnb.views.bounds import (
     MESSAGE_LIMIT,
     TRAIT_BUDGETS,
@@ -32,12 +31,16 @@ from deepnb.views.bounds import (
 )
 from deepnb.views.run.approval_pages import page_of
 from deepnb.views.run.collapse import fold, hidden_ids
+from deepnb.views.run.opening import Opening
 from deepnb.views.run.run_actions import RunActions
 from deepnb.views.run.step_actions import StepActions
 from deepnb.views.run.timeline_view import timeline_payload
 from deepnb.views.run.turns import cell_line, turns_of
 from deepnb.views.shared_code import LOADER, code_refs, code_trait
 from deepnb.views.throttle import Throttle
+
+if TYPE_CHECKING:
+    from deepnb.session.run import Run  # at run time the views only read a run they are given
 
 _SYNCED = (
     "status",
@@ -213,21 +216,42 @@ class RunView(RunActions, StepActions, anywidget.AnyWidget):
         for listener in list(self._turn_listeners):
             contained(listener, later, what="a run view's follow-up listener")
 
-    def _switch(self, later: Run) -> None:
+    @classmethod
+    def opening(cls, agent: str, prompt: str, *, live_controls: bool = True) -> RunView:
+        """A view of a run about to start (``agent`` on ``prompt``), shown before the run
+        exists, while the agent stack loads; :meth:`attach` gives it the run."""
+        # an Opening reads as a run does, and is never driven: attach() replaces it
+        return cls(cast("Run", Opening(agent, prompt)), live_controls=live_controls)
+
+    def attach(self, run: Run) -> None:
+        """Stream ``run`` in this view made by :meth:`opening`, in the opening's place. Done on
+        the engine loop, where the view's flushes run."""
+
+        async def switch() -> None:
+            self._switch(run, follow_up=False)
+
+        run_sync(switch())
+        self._throttle.poke()  # what came between the full send and the subscription
+
+    def _switch(self, later: Run, *, follow_up: bool = True) -> None:
+        """Go on with ``later``: a follow-up, the earlier runs kept above it, or (not
+        ``follow_up``) the run an opening view stood for, in its place."""
         self._unsubscribe()
         self._unwatch_end()
-        self.runs.append(later)
+        self.runs = [*self.runs, later] if follow_up else [later]
         with later.reading() as live:
             self.run = later
             self._page, self._expanded = 0, False
             self._timeline_sent, self._timeline_at = None, 0.0
             with self.hold_sync():
-                self.turns = [dict(turn) for turn in turns_of(self.runs)]
-                self.follow_up_cell = cell_line(
-                    later.state.agent, later.state.thread_id, auto_approve=later.auto_approve
-                )
-                self.card_errors = {}
-                self.live_controls, self.stop_hint = True, ""  # sent from the box: no cell runs
+                self.agent, self.thread_id = later.state.agent, later.state.thread_id
+                if follow_up:
+                    self.turns = [dict(turn) for turn in turns_of(self.runs)]
+                    self.follow_up_cell = cell_line(
+                        later.state.agent, later.state.thread_id, auto_approve=later.auto_approve
+                    )
+                    self.card_errors = {}
+                    self.live_controls, self.stop_hint = True, ""  # sent from the box: no cell runs
             self._send_in_full(later.snapshot().state)
             self._full_version = None if live.status == RUNNING else live.version
         self._sync_timeline()

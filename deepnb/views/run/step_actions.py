@@ -14,9 +14,11 @@ from deepnb.core.errors import DeepnbError
 from deepnb.core.text.secrets import redact
 from deepnb.engine.step_state import clip
 from deepnb.session.protocol import Session
-from deepnb.session.run import Run
 from deepnb.views.run.graph_tab import bounded_path, scene_message
 from deepnb.views.run.step_panel import file_message, messages_page, state_message, update_of
+
+if TYPE_CHECKING:
+    from deepnb.session.run import Run  # at run time the views only read a run they are given
 
 STEP_MESSAGES = ("graph", "latest_step", "step_state", "step_messages", "step_file", "run_from")
 """The messages these actions answer (their fields: :data:`deepnb.views.messages.RUN_MESSAGES`)."""

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from deepnb.core.schema import EarlierTurn, RunStateJSON
 from deepnb.core.text.markup import escape
 from deepnb.core.text.safe_display import shown_text
-from deepnb.session.run import Run
 from deepnb.views.bounds import FIELD_LIMIT, clip_item, clip_text, size
 from deepnb.views.run.snapshot import final_answer_id, head_line
 from deepnb.views.styles import snapshot_style
+
+if TYPE_CHECKING:
+    from deepnb.session.run import Run  # at run time the views only read a run they are given
 
 TURNS_BUDGET = 16 * 1024
 """Bytes the ``turns`` trait holds at most: past it, the oldest turns lose their answers first."""
