@@ -129,16 +129,16 @@ def parse(declared: Declared, line: str) -> argparse.Namespace:
     return args
 
 
-def whole_number(text: str | None, flag: str, default: int, what: str) -> int:
-    """``text`` as a whole number of at least 1 (``default`` without one), else one line."""
+def whole_number(text: str | None, flag: str, default: int, what: str, *, least: int = 1) -> int:
+    """``text`` as a whole number of at least ``least`` (``default`` without one), else one line."""
     if text is None:
         return default
     try:
         value = int(text)
     except ValueError:
-        value = 0
-    if value < 1:
-        raise DeepnbError(f"{flag} takes {what}, a whole number of at least 1, not {text!r}.")
+        value = least - 1
+    if value < least:
+        raise DeepnbError(f"{flag} takes {what}, a whole number of at least {least}, not {text!r}.")
     return value
 
 

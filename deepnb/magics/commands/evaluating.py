@@ -80,16 +80,11 @@ def retries_of(text: str | None) -> int | None:
     """``--retries N``: a whole number of at least 0 (``None``: not given), else one line."""
     if text is None:
         return None
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise DeepnbError(
-            "--retries takes how many times a run failing with an error that may pass (a rate limit, "
-            f"a timeout, a 5xx) is run again, a whole number of at least 0, not {text!r}."
-        )
-    return value
+    what = (
+        "how many times a run failing with an error that may pass (a rate limit, a timeout, a 5xx) "
+        "is run again"
+    )
+    return whole_number(text, "--retries", 0, what, least=0)
 
 
 def cache_of(text: str | bool | None) -> bool | str:
