@@ -184,25 +184,25 @@ check-tests:
 	$(BIN)/python -m pytest -q $(CHECK_PYTEST) $(CHECK_SELECT) --randomly-seed=$$seed -m "$(CHECK_MARKERS)" $(CHECK_TESTS)
 
 # The whole suite in two steps. First everything it installs, side by side (downloads, mostly):
-# the virtualenvs, Debian's packages, the front end's packages and bundle. Then the lint beside the
-# strict docs build, and then its parts side by side: most of their time goes on waiting for
-# kernels, browsers and servers, so they overlap well even on two cores. Each part has its own
+# the virtualenvs, Debian's packages, the front end's packages and bundle. Then the lint, the
+# strict docs build and the test parts, all side by side: most of the parts' time goes on waiting
+# for kernels, browsers and servers, so they overlap well even on two cores. Each part has its own
 # temporary folder (pytest prunes old numbered ones, another part's included) and cache; its output
-# is printed when it ends, and any part failing fails the target. The first three run every test
-# folder once, each one test at a time: more workers beside the other parts (two JupyterLabs and
-# Chromiums, or the unit tests on both cores) stretched browser and kernel waits past their
-# bounds on two cores; test-lowest runs the quick folders again on the lowest versions
-# pyproject.toml allows, so that its floors stay true. The parts hold about the same work, so
-# that they end at about the same time: the browsers (each test loads JupyterLab in Chromium);
-# the notebooks, kernels and served agents; the units, shell, integration and security tests.
-TEST_PARTS := test-browsers test-notebooks-kernels-served test-units-integration-security test-lowest
+# is printed when it ends, and any part failing fails the target. The first four run every test
+# folder once, each one test at a time: more workers inside a part (two JupyterLabs and Chromiums)
+# stretched browser and kernel waits past their bounds on two cores; test-lowest runs the quick
+# folders again on the lowest versions pyproject.toml allows, so that its floors stay true. Each
+# part is a chain of tests run one after the other, so the longest chain sets the suite's time:
+# the browsers (each test loads JupyterLab in Chromium) are the longest and cannot be cut in two,
+# and the others are cut to end before them: the notebooks, kernels and served agents; the units
+# and shell; the integration and security tests.
+TEST_PARTS := test-browsers test-notebooks-kernels-served test-units-shell test-integration-security test-lowest
 .PHONY: $(TEST_PARTS)
 
 test:
 	@$(MAKE) --no-print-directory -j4 test-ready
 	@$(MAKE) --no-print-directory $(WIDGET_BUNDLE)
-	@$(MAKE) --no-print-directory -j2 --output-sync=target lint docs-check
-	@$(MAKE) --no-print-directory -j4 --output-sync=target $(TEST_PARTS)
+	@$(MAKE) --no-print-directory -j7 --output-sync=target lint docs-check $(TEST_PARTS)
 
 # pytest from the virtualenv whose bin is $(1), on $(2); each part ends with its slowest tests,
 # and writes every test's outcome and time to test-artifacts/<part>.xml (JUnit XML)
@@ -218,8 +218,11 @@ test-browsers:
 test-notebooks-kernels-served:
 	@$(call PYTEST_PART,--notebook-venv=$(LAB_VENV) notebooks tests/notebooks tests/kernel tests/served)
 
-test-units-integration-security:
-	@$(call PYTEST_PART,tests/unit tests/shell tests/integration tests/security)
+test-units-shell:
+	@$(call PYTEST_PART,tests/unit tests/shell)
+
+test-integration-security:
+	@$(call PYTEST_PART,tests/integration tests/security)
 
 # The floors: deepnb with its lab, openai, anthropic and postgres extras and the test runner,
 # each direct dependency at the lowest version pyproject.toml allows (constraints-lowest.txt), in
