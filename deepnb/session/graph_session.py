@@ -406,7 +406,7 @@ class GraphSession(ABC):
         message, a tool call, todos, files); drawn as one row per step. An unknown thread has
         none."""
         thread = thread_id or self.current_thread
-        return History.of(self._snapshots(thread), thread=thread, agent=self.name)
+        return History.of(self._snapshots(thread), thread=thread, agent=self.name, session=self)
 
     def _snapshots(self, thread_id: str) -> list[Any]:
         config = {"configurable": {"thread_id": thread_id}}

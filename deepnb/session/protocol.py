@@ -93,16 +93,27 @@ class History(Displayable, list[Checkpoint]):
     :attr:`steps`, one row each; ``with_nodes()`` shows every checkpoint with the node that
     wrote it. ``fork_at`` maps each step to the checkpoint ``--at STEP`` forks at."""
 
-    def __init__(self, checkpoints: Iterable[Checkpoint] = (), *, thread: str = "", agent: str = "") -> None:
+    def __init__(
+        self,
+        checkpoints: Iterable[Checkpoint] = (),
+        *,
+        thread: str = "",
+        agent: str = "",
+        session: Session | None = None,
+    ) -> None:
         super().__init__(checkpoints)
         self.thread, self.agent = thread, agent
+        self.session = session
+        """The session it was read from (``None``: none to read its steps' states from); shown
+        live, each step opens the state it left and what it changed."""
         self.fork_at: dict[int, str] = {}
         self.nodes = False
         """Whether it shows every checkpoint (``with_nodes()``) rather than the steps."""
 
     @classmethod
-    def of(cls, snapshots: list[Any], *, thread: str, agent: str) -> History:
-        """The history of ``snapshots`` (LangGraph ``StateSnapshot``s, the newest first)."""
+    def of(cls, snapshots: list[Any], *, thread: str, agent: str, session: Session | None = None) -> History:
+        """The history of ``snapshots`` (LangGraph ``StateSnapshot``s, the newest first), read
+        from ``session``."""
         steps = steps_of(snapshots)
         made = cls(
             (
@@ -111,6 +122,7 @@ class History(Displayable, list[Checkpoint]):
             ),
             thread=thread,
             agent=agent,
+            session=session,
         )
         made.fork_at = {
             step: made[index].checkpoint_id for step, index in sorted(fork_points(snapshots).items())
@@ -135,7 +147,7 @@ class History(Displayable, list[Checkpoint]):
 
     def with_nodes(self) -> History:
         """The same history, drawn as every checkpoint with the node that wrote it."""
-        copy = History(self, thread=self.thread, agent=self.agent)
+        copy = History(self, thread=self.thread, agent=self.agent, session=self.session)
         copy.fork_at, copy.nodes = dict(self.fork_at), True
         return copy
 

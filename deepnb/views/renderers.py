@@ -47,6 +47,7 @@ from deepnb.views.experiment.experiment_view import (
 )
 from deepnb.views.experiment.listing import experiments_html, experiments_text
 from deepnb.views.graph_view import graph_bundle, graph_text
+from deepnb.views.history_live import history_bundle
 from deepnb.views.history_view import history_html, history_text
 from deepnb.views.listings import (
     extensions_html,
@@ -94,7 +95,7 @@ RENDERERS: dict[type, Renderer] = {
     VariantComparison: Renderer(text=comparison_text, html=comparison_html),
     ExperimentComparison: Renderer(text=across_text, html=across_html),
     RunRecord: Renderer(text=record_text, html=record_html),
-    History: Renderer(text=history_text, html=_inlined(history_html)),
+    History: Renderer(text=history_text, html=_inlined(history_html), bundle=history_bundle),
     Dataset: Renderer(text=dataset_text, html=_inlined(dataset_html)),
     StepState: Renderer(text=state_text, html=state_html),
     StateDiff: Renderer(text=diff_text, html=diff_html),

@@ -35,6 +35,7 @@ VIEWS = {
     "files_view": ("files_view.js", "files_view.css"),
     "batch_view": ("batch_view.js", "batch_view.css"),
     "experiment_view": ("experiment_view.js", "experiment_view.css"),
+    "history_view": ("history_view.js", "run_view.css"),  # its step state panel is the run view's
 }
 """Each kind of view: its bundle and its stylesheet in ``deepnb/_widgets/``."""
 

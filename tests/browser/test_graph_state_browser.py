@@ -2,8 +2,8 @@
 kernel: the agent's graph drawn with the node that runs lit (its tool held by a gate) and the
 path outlined once the run ended; a timeline step's state with what it changed; an edited file
 and Run from here, whose new run reads the edited content while the original thread keeps its
-own; the saved notebook keeps the drawing as SVG. Model text in a node name or a state value is
-shown as text."""
+own; ``%deepagent history``'s rows, a step of which opens its state read-only; the saved notebook
+keeps the drawing as SVG. Model text in a node name or a state value is shown as text."""
 
 from __future__ import annotations
 
@@ -60,6 +60,7 @@ CHECK = (
     "    return [m.content for m in said if getattr(m, 'name', '') == 'read_file']\n"
     "print(forked != run.thread_id, 'May' in reads(forked)[-1], 'June' in reads(run.thread_id)[-1])"
 )
+HISTORY = "%deepagent history -a lit -t {run.thread_id}"
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
@@ -70,7 +71,7 @@ def test_the_graph_lights_the_running_node_and_a_step_edited_runs_on(
         request.getfixturevalue("dark")  # set before the notebook opens: JupyterLab reads it on load
     errors = collect_page_errors(page)
     name = f"graph_state_{theme}.ipynb"  # its own file: the other theme's page may still hold its own
-    jupyter_server.put_notebook(name, ["%load_ext deepnb", SCRIPT, AGENT, RUN, RELEASE, CHECK])
+    jupyter_server.put_notebook(name, ["%load_ext deepnb", SCRIPT, AGENT, RUN, RELEASE, CHECK, HISTORY])
     open_notebook(page, jupyter_server, name)
     select_cell(code_cell(page, RELEASE))
     menu(page, "Run", "Run All Above Selected Cell")
@@ -125,6 +126,21 @@ def test_the_graph_lights_the_running_node_and_a_step_edited_runs_on(
     menu(page, "Run", "Run Selected Cell and Do not Advance")
     wait_for_cell(check)
     assert output_text(check).strip() == "True True True", output_text(check)
+
+    history = code_cell(page, "%deepagent history")  # the original thread's steps, each opening its state
+    select_cell(history)
+    menu(page, "Run", "Run Selected Cell and Do not Advance")
+    rows = history.locator(".deepnb-history .dnb-history-row")
+    expect(rows).to_have_count(4, timeout=RUN_TIMEOUT)
+    expect(rows.nth(0).locator(".dnb-history-did")).to_contain_text("window.__pwned")  # as text
+    rows.nth(0).get_by_role("button", name="State").click()
+    opened = history.locator(".dnb-step-panel")
+    expect(opened.locator(".dnb-step-where")).to_contain_text("1 of 4", timeout=RUN_TIMEOUT)
+    expect(opened.locator(".dnb-step-diff .dnb-add")).to_contain_text("+The launch is in June.")
+    expect(opened.locator(".dnb-step-edit-file")).to_have_count(0)  # it only reads
+    expect(opened.get_by_role("button", name="Run from here")).to_be_hidden()
+    expect(history.locator(".dnb-history-fork")).to_contain_text("%deepagent fork")
+    history.locator(".deepnb-history").screenshot(path=f"docs/images/history-step-state-{theme}.png")
 
     save_notebook(page)
     saved = saved_output(jupyter_server, name, 3, page=page)

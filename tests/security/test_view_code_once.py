@@ -75,11 +75,18 @@ def _experiment_view(run: Any) -> Any:
     return ExperimentView(_experiments[run.id])
 
 
+def _history_view(run: Any) -> Any:
+    from deepnb.views.history_live import HistoryView
+
+    return HistoryView(run.workbench.history(run.thread_id))
+
+
 FACTORIES: dict[str, tuple[Callable[[Any], Any], str]] = {
     "RunView": (_run_view, "run_view"),
     "FilesView": (_files_view, "files_view"),
     "BatchView": (_batch_view, "batch_view"),
     "ExperimentView": (_experiment_view, "experiment_view"),
+    "HistoryView": (_history_view, "history_view"),
 }
 
 

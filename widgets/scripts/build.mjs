@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { build, transform } from "esbuild";
 
 const HERE = dirname(dirname(fileURLToPath(import.meta.url)));
-const ENTRIES = ["run_view", "files_view", "batch_view", "experiment_view", "loader"];
+const ENTRIES = ["run_view", "files_view", "batch_view", "experiment_view", "history_view", "loader"];
 const STYLES = ["theme", "run_view", "files_view", "batch_view", "experiment_view"];
 
 const at = process.argv.indexOf("--outdir");

@@ -15,7 +15,7 @@ from deepnb.core.text.secrets import redact
 from deepnb.engine.step_state import clip
 from deepnb.session.protocol import Session
 from deepnb.views.run.graph_tab import bounded_path, scene_message
-from deepnb.views.run.step_panel import file_message, messages_page, state_message, update_of
+from deepnb.views.run.step_panel import step_answer, update_of
 
 if TYPE_CHECKING:
     from deepnb.session.run import Run  # at run time the views only read a run they are given
@@ -72,13 +72,7 @@ class StepActions:
             thread = self.run.thread_id
             if kind == "run_from":
                 return self._run_from(session, thread, step, content.get("edits"))
-            state = session.state(thread, step)
-            if kind == "step_messages":
-                before = content.get("before")
-                return {"type": kind, "step": step, "error": "", **messages_page(state, before)}
-            if kind == "step_file":
-                return file_message(state, str(content.get("path", "")))
-            return state_message(state, session.diff(thread, step), self._steps())
+            return step_answer(session, thread, step, self._steps(), kind, content)
         except DeepnbError as exc:
             error = str(exc)
         except Exception as exc:  # shown in the panel rather than lost in the kernel log

@@ -14,7 +14,7 @@ redaction mark over it. The front end sets every text with ``textContent``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deepnb.core.errors import DeepnbError
 from deepnb.core.text.secrets import redact
@@ -29,7 +29,10 @@ from deepnb.engine.step_state import (
 )
 from deepnb.views.bounds import MESSAGE_LIMIT, size
 
-__all__ = ["file_message", "messages_page", "state_message", "update_of"]
+if TYPE_CHECKING:
+    from deepnb.session.protocol import Session
+
+__all__ = ["file_message", "messages_page", "state_message", "step_answer", "update_of"]
 
 MESSAGES_SENT = 20
 """Messages of a step's state one message carries (the latest; earlier ones page in)."""
@@ -203,6 +206,44 @@ def file_message(state: StepState, path: str) -> dict[str, Any]:
     reply.update(
         text=shown, whole=shown == text, editable=clean and shown == text, size=len(content.encode())
     )
+    return reply
+
+
+def step_answer(
+    session: Session,
+    thread: str,
+    step: int,
+    steps: Sequence[int],
+    kind: str,
+    content: Mapping[str, Any],
+    *,
+    editable: bool = True,
+) -> dict[str, Any]:
+    """The reply to a panel's ``step_state``, ``step_messages`` or ``step_file`` message for
+    ``step`` of ``thread`` (one of ``steps``, checked already). Not ``editable``: the same, with
+    nothing offered for editing (a panel with no Run from here)."""
+    state = session.state(thread, step)
+    if kind == "step_messages":
+        reply = {"type": kind, "step": step, "error": "", **messages_page(state, content.get("before"))}
+    elif kind == "step_file":
+        reply = file_message(state, str(content.get("path", "")))
+    else:
+        reply = state_message(state, session.diff(thread, step), steps)
+    return reply if editable else _read_only(reply)
+
+
+def _read_only(reply: dict[str, Any]) -> dict[str, Any]:
+    """``reply`` with every editable flag of it off: the todos', a file's, each message's."""
+    if "todos_editable" in reply:
+        reply["todos_editable"] = False
+    if "editable" in reply:  # one file in full
+        reply["editable"] = False
+    page = reply.get("messages")  # a step's page of messages, or the rows of an earlier page
+    rows = [*(reply.get("files") or []), *(page["messages"] if isinstance(page, dict) else page or [])]
+    for row in rows:
+        row["editable"] = False
+        if "content" in row:
+            row["content"] = ""
     return reply
 
 

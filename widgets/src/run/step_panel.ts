@@ -48,7 +48,15 @@ function diffLine(line: string): HTMLElement {
   return h("span", `dnb-diff-line ${cls}`, `${line}\n`);
 }
 
-export function stepPanel(model: RunModel, mem: PanelMemory): StepPanel {
+/** How a panel is set up: `runFrom: false` leaves out Run from here (a panel that only reads, as
+ * the history's); `hint` is what it says before a step is open. */
+export interface StepPanelOptions {
+  runFrom?: boolean;
+  hint?: string;
+}
+
+export function stepPanel(model: Pick<RunModel, "send">, mem: PanelMemory, options: StepPanelOptions = {}): StepPanel {
+  const canRun = options.runFrom ?? true;
   const el = h("div", "dnb-step-panel");
   const nav = h("div", "dnb-step-nav");
   const label = h("label", "dnb-step-label", "Step");
@@ -62,7 +70,8 @@ export function stepPanel(model: RunModel, mem: PanelMemory): StepPanel {
   const latest = asksKernel(smallButton("dnb-btn dnb-step-latest", "Latest step", "The run's latest step, as it is now"));
   latest.addEventListener("click", () => askLatest());
   nav.append(label, where, latest);
-  const said = h("div", "dnb-step-said dnb-muted", "Click a step of the timeline (or its State button) to see its state.");
+  const said = h("div", "dnb-step-said dnb-muted",
+    options.hint ?? "Click a step of the timeline (or its State button) to see its state.");
   said.setAttribute("role", "status");
   const body = h("div", "dnb-step-content");
   const foot = h("div", "dnb-step-foot");
@@ -287,7 +296,7 @@ export function stepPanel(model: RunModel, mem: PanelMemory): StepPanel {
       parts.push(s.el);
     }
     body.replaceChildren(...parts);
-    foot.hidden = runFrom.hidden = false;
+    if (canRun) foot.hidden = runFrom.hidden = false;
     markDirty();
   }
 
