@@ -11,6 +11,7 @@ import deepnb
 from deepnb.core.errors import DeepnbError
 from deepnb.core.loop import run_sync
 from deepnb.session.remote import RemoteWorkbench
+from deepnb.views.history_live import HistoryView
 from deepnb.views.run.steps import steps_words
 from tests.support.agents import unique
 from tests.support.servers import AgentServer, agent_server_fixture, offline_client_fixture
@@ -43,6 +44,14 @@ def test_a_server_thread_forks_at_a_step_and_goes_on_from_there(agent_server: Ag
     assert first_turn.waiting
     turns = [r for r in run.timeline if r["agent"] == "main" and r["kind"] == "model"]
     assert [r["step"] for r in turns] == list(history.fork_at)  # "fork here" on a server: its steps
+    view = HistoryView(history)  # shown live, a step opens its state as the server keeps it
+    try:
+        for step in history.fork_at:
+            opened = view.answer({"type": "step_state", "step": step})
+            assert opened["error"] == "" and opened["diff"]["after"] == bench.diff(run.thread_id, step).after
+            assert len(opened["messages"]["messages"]) == len(bench.state(run.thread_id, step).messages)
+    finally:
+        view.close()
 
     forked = bench.fork(run.thread_id, first_turn.checkpoint_id)
     assert forked != run.thread_id and forked in {t.thread_id for t in bench.threads()}

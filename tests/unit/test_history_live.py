@@ -5,6 +5,7 @@ one message; a history with nothing to open shows as the static table."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,7 +20,7 @@ from deepnb.views.history_live import HistoryView, history_bundle
 from tests.support.agents import scripted, unique
 from tests.support.view_messages import message_size
 from tests.support.waiting import WAIT
-from tests.unit.test_step_state import SCRIPT
+from tests.unit.test_step_state import _bench
 
 WIDGET = "application/vnd.jupyter.widget-view+json"
 
@@ -37,8 +38,8 @@ def views() -> Any:
         view.close()
 
 
-def _researched() -> tuple[Any, Any]:
-    bench = deepnb.agent(unique("history"), scripted(SCRIPT))
+def _researched(tmp_path: Path, kind: str = "memory") -> tuple[Any, Any]:
+    bench = _bench(kind, tmp_path)  # memory, or an SQLite file in tmp_path
     run = bench.run("Research the launch")
     assert run.wait(WAIT).status == "done", run.error
     return bench, run
@@ -52,8 +53,11 @@ def _editable_flags(reply: Any) -> list[bool]:
     return found + [row["editable"] for row in [*(reply.get("files") or []), *rows]]
 
 
-def test_each_step_opens_the_state_it_left_and_what_it_changed_read_only(views: Any) -> None:
-    bench, run = _researched()
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+def test_each_step_opens_the_state_it_left_and_what_it_changed_read_only(
+    views: Any, kind: str, tmp_path: Path
+) -> None:
+    bench, run = _researched(tmp_path, kind)
     view = views(bench.history(run.thread_id))
     assert [row["step"] for row in view.steps] == [1, 2, 3] and view.steps_total == 3
     assert view.thread_id == run.thread_id
@@ -77,8 +81,8 @@ def test_each_step_opens_the_state_it_left_and_what_it_changed_read_only(views: 
 
 
 @pytest.mark.parametrize("step", [7, "2", True, None, 2.0])
-def test_a_step_that_is_not_a_row_is_refused_in_one_line(views: Any, step: Any) -> None:
-    bench, run = _researched()
+def test_a_step_that_is_not_a_row_is_refused_in_one_line(views: Any, step: Any, tmp_path: Path) -> None:
+    bench, run = _researched(tmp_path)
     view = views(bench.history(run.thread_id))
     reply = view.answer({"type": "step_state", "step": step})
     assert reply == {
@@ -88,8 +92,10 @@ def test_a_step_that_is_not_a_row_is_refused_in_one_line(views: Any, step: Any) 
     }
 
 
-def test_the_panel_message_comes_back_as_the_reply(views: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    bench, run = _researched()
+def test_the_panel_message_comes_back_as_the_reply(
+    views: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    bench, run = _researched(tmp_path)
     view = views(bench.history(run.thread_id))
     sent: list[Any] = []
     monkeypatch.setattr(view, "send", sent.append)
@@ -122,8 +128,8 @@ def test_a_long_threads_rows_are_its_newest_within_their_budget(
     assert refused["error"].startswith(f"Step {steps[0]} is not a step of this history")
 
 
-def test_the_history_shows_live_over_its_static_table_where_it_has_steps() -> None:
-    bench, run = _researched()
+def test_the_history_shows_live_over_its_static_table_where_it_has_steps(tmp_path: Path) -> None:
+    bench, run = _researched(tmp_path)
     history = bench.history(run.thread_id)
     bundle = history_bundle(history)
     assert WIDGET in bundle and "<table" in bundle["text/html"] and bundle["text/plain"] == repr(history)
