@@ -616,7 +616,9 @@ class Run(LiveDisplayable):
 
     def when_ended(self, callback: Callable[[], None]) -> Callable[[], None]:
         """Call ``callback`` (on the engine's thread) each time the run stops running: it ended
-        or paused, the checkpoint it ended at known. Returns what removes it."""
+        or paused, the checkpoint it ended at known. Returns what removes it. A run that stops
+        while this is added either calls it or is :attr:`done` once this returns: so add it,
+        then act on a run that is done already (``if run.done: callback()``)."""
         with self._lock:
             self._ended.append(callback)
 
@@ -715,11 +717,11 @@ class Run(LiveDisplayable):
         finally:
             self._resuming = False
             await self._read_end(graph, config)
-            with self._lock:
-                ended = list(self._ended)
             if not paused:
                 self.workbench.release_thread(self)
-            self._done.set()
+            with self._lock:  # a callback added from here on finds the run done: see when_ended
+                ended = list(self._ended)
+                self._done.set()
             for callback in ended:
                 contained(callback, what="a run's end callback")
 

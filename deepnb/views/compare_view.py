@@ -267,12 +267,16 @@ def show_comparison(comparison: Comparison, *, live_controls: bool = True) -> Co
     view = CompareView(comparison, live_controls=live_controls)
     handle = display(_bundle(view), raw=True, display_id=True)
 
+    def update() -> None:
+        handle.update(_bundle(view), raw=True)
+
     def on_event(event: ev.Event) -> None:
         if isinstance(event, _ENDS):
-            handle.update(_bundle(view), raw=True)
+            update()
 
     for run in comparison.runs.values():
         run.subscribe(on_event)
+        run.when_ended(update)  # a run that ended before it was subscribed to: its end is drawn
     if comparison.done:
-        handle.update(_bundle(view), raw=True)
+        update()
     return view

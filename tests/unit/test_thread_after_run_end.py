@@ -4,6 +4,7 @@ the next cell on that thread neither finds it "already running" nor resumes it."
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any
 
 import pytest
@@ -64,3 +65,29 @@ def test_stop_while_a_run_reads_its_end_ends_it_at_once_as_it_was(monkeypatch: p
     assert first.wait(10).status == "done" and first.result == "first answer"
     monkeypatch.undo()
     assert bench.start("two", thread=first.thread_id).wait(30).status == "done"  # the thread is free
+
+
+def test_an_end_callback_added_as_the_run_lets_go_is_called_or_finds_it_done(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A view adds its end callback, then looks whether the run is done: whenever it does that, one
+    of the two tells it the run ended (a compare view drew a run's end with no answer otherwise)."""
+    bench = deepnb.agent(unique("letting-go"), scripted(SCRIPT))
+    releasing, go_on = threading.Event(), threading.Event()
+    release = bench.release_thread
+
+    def slow_release(run: Any) -> None:
+        releasing.set()
+        go_on.wait(30)
+        release(run)
+
+    monkeypatch.setattr(bench, "release_thread", slow_release)
+    run = bench.start("Answer")
+    assert releasing.wait(30), "the run never let go of its thread"
+    called: list[bool] = []
+    run.when_ended(lambda: called.append(True))
+    done_then = run.done
+    go_on.set()
+    run.wait(30)
+    assert called or done_then
+    assert called == [True]  # the run was letting go: its end callbacks were not taken yet
