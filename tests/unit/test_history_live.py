@@ -17,6 +17,7 @@ from deepnb.session.protocol import History
 from deepnb.views import history_live
 from deepnb.views.bounds import MESSAGE_LIMIT
 from deepnb.views.history_live import HistoryView, history_bundle
+from deepnb.views.run.step_panel import step_answer
 from tests.support.agents import scripted, unique
 from tests.support.view_messages import message_size
 from tests.support.waiting import WAIT
@@ -142,3 +143,28 @@ def test_the_history_shows_live_over_its_static_table_where_it_has_steps(tmp_pat
         assert WIDGET not in history_bundle(static)  # every checkpoint, or nothing to open
     detached = History(list(history), thread=history.thread, agent=history.agent)
     assert WIDGET not in history_bundle(detached)  # not read from a session
+
+
+NOTE = {"name": "write_file", "args": {"file_path": "/site/notes.md", "content": "June\n"}}
+WRITE = {"main": [{"text": "Noting.", "tool_calls": [NOTE]}, "Noted."]}
+
+
+def test_files_kept_outside_the_state_are_named_where_no_step_has_them(tmp_path: Path) -> None:
+    from deepagents.backends import CompositeBackend, FilesystemBackend, StateBackend
+
+    disk = FilesystemBackend(root_dir=str(tmp_path), virtual_mode=True)
+    composite = CompositeBackend(default=StateBackend(), routes={"/site/": disk})
+    cases = {
+        "This agent keeps its files in a FilesystemBackend, not in its state: no step keeps them": disk,
+        "Files under /site/ (FilesystemBackend) are kept outside the state: no step keeps them": composite,
+        "": None,  # deepagents' default: the state keeps every file, each step as it left them
+    }
+    for said_first, backend in cases.items():
+        bench = deepnb.agent(unique("where"), scripted(WRITE), **({"backend": backend} if backend else {}))
+        run = bench.run("Note it")
+        assert run.wait(WAIT).status == "done", run.error
+        reply = step_answer(bench, run.thread_id, 1, [1, 2], "step_state", {})
+        assert reply["files_note"].startswith(said_first), reply["files_note"]
+        assert bool(reply["files_note"]) == (backend is not None)
+        if backend is not None:
+            assert "(bench.files(thread) shows them as they are now)" in reply["files_note"]

@@ -206,7 +206,8 @@ export interface StepDiff {
 export interface StepStateMessage {
   type: "step_state"; step: number; steps?: number[]; thread?: string; next?: string[]; error: string;
   keys?: string[]; messages?: StepMessages | null; todos?: { content: string; status: string }[] | null;
-  todos_editable?: boolean; files?: StepFileRow[] | null; files_total?: number; other?: [string, string][];
+  todos_editable?: boolean; files?: StepFileRow[] | null; files_total?: number; files_note?: string;
+  other?: [string, string][];
   diff?: StepDiff | null;
 }
 

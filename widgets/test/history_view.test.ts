@@ -82,6 +82,15 @@ describe("the history view", () => {
     assert.match(q(el, ".dnb-history-fork").textContent!, /--at 3 /);
   });
 
+  it("says where files the state does not keep live, in place of 'No files.'", () => {
+    const { el, fake } = show();
+    click(q(rows(el)[0], ".dnb-history-state"));
+    const note = "This agent keeps its files in a FilesystemBackend, not in its state: no step keeps them.";
+    fake.message(STATE(1, { files: [], files_total: 0, files_note: note }));
+    assert.equal(q(el, ".dnb-step-files-note").textContent, note);
+    assert.ok(!q(el, ".dnb-step-panel").textContent!.includes("No files."));
+  });
+
   it("says a refusal in the panel", () => {
     const { el, fake } = show();
     click(q(rows(el)[2], ".dnb-history-state"));

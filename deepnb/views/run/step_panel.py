@@ -149,8 +149,11 @@ def _diff(diff: StateDiff) -> dict[str, Any]:
     }
 
 
-def state_message(state: StepState, diff: StateDiff | None, steps: Sequence[int]) -> dict[str, Any]:
-    """The panel's reply for one step: its state and its diff against the step before, bounded."""
+def state_message(
+    state: StepState, diff: StateDiff | None, steps: Sequence[int], files_note: str = ""
+) -> dict[str, Any]:
+    """The panel's reply for one step: its state and its diff against the step before, bounded;
+    ``files_note`` says where files the state does not keep live (:func:`files_outside`)."""
     todos = [
         {"content": redact(str(t.get("content", "")))[:2000], "status": str(t.get("status", ""))}
         for t in state.todos[:TODOS_SENT]
@@ -168,6 +171,7 @@ def state_message(state: StepState, diff: StateDiff | None, steps: Sequence[int]
         "todos_editable": "todos" in state.values and len(state.todos) <= TODOS_SENT,
         "files": _files(state) if "files" in state.values else None,
         "files_total": len(state.files),
+        "files_note": files_note,
         "other": [[key, redact(short_repr(value))] for key, value in list(state.other.items())[:KEYS_SENT]],
         "diff": _diff(diff) if diff is not None else None,
     }
@@ -228,8 +232,30 @@ def step_answer(
     elif kind == "step_file":
         reply = file_message(state, str(content.get("path", "")))
     else:
-        reply = state_message(state, session.diff(thread, step), steps)
+        reply = state_message(state, session.diff(thread, step), steps, files_outside(session, thread))
     return reply if editable else _read_only(reply)
+
+
+def files_outside(session: Session, thread: str) -> str:
+    """What the panel says of the files the thread's state does not keep, so no step has them as
+    it left them: the agent's backend, or each mount, that is a folder on disk or a store; ``""``
+    when the state keeps every file."""
+    try:
+        files = session.files(thread)
+        backend, mounts, default_in_state = files.backend, files.mounts, files.has_history("/")
+    except DeepnbError:  # a backend deepnb cannot browse
+        return "This agent keeps its files where deepnb cannot read them: no step shows them."
+    now = "bench.files(thread) shows them as they are now"
+    if backend == "state":
+        return ""
+    if backend != "composite":
+        return f"This agent keeps its files in a {backend}, not in its state: no step keeps them ({now})."
+    outside = [f"{prefix} ({label})" for prefix, label in mounts.items() if label != "state"]
+    if not default_in_state:
+        outside.append("every other path")
+    if not outside:
+        return ""
+    return f"Files under {', '.join(outside)} are kept outside the state: no step keeps them ({now})."
 
 
 def _read_only(reply: dict[str, Any]) -> dict[str, Any]:

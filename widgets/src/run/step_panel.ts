@@ -280,13 +280,14 @@ export function stepPanel(model: Pick<RunModel, "send">, mem: PanelMemory, optio
     const parts: HTMLElement[] = [];
     if (m.diff) parts.push(renderDiff(m.diff));
     if (m.todos) parts.push(renderTodos(m, mine));
-    if (m.files) {
+    if (m.files || m.files_note) {
       const s = section(`Files (${num(m.files_total)})`);
+      if (m.files_note) s.body.append(h("div", "dnb-muted dnb-step-files-note", str(m.files_note)));
       s.body.append(...list(m.files).filter(isObj).map((f) => renderFile(f as StepFileRow, mine, num(m.step))));
       if (num(m.files_total) > list(m.files).length) {
         s.body.append(h("div", "dnb-muted", `… ${num(m.files_total) - list(m.files).length} more files: bench.state(thread, ${num(m.step)}).files`));
       }
-      if (!list(m.files).length) s.body.append(h("div", "dnb-muted", "No files."));
+      if (!list(m.files).length && !m.files_note) s.body.append(h("div", "dnb-muted", "No files."));
       parts.push(s.el);
     }
     if (m.messages) parts.push(renderMessages(m, mine));
