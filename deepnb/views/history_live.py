@@ -20,8 +20,8 @@ from deepnb.core.errors import DeepnbError
 from deepnb.core.text.secrets import redact
 from deepnb.engine.step_state import clip
 from deepnb.session.protocol import History, Session
-from deepnb.views.bounds import size
-from deepnb.views.history_view import history_html, history_text
+from deepnb.views.bounds import tail
+from deepnb.views.history_view import history_html, history_text, saved_at
 from deepnb.views.output import widget_bundle, with_static
 from deepnb.views.run.step_panel import step_answer
 from deepnb.views.shared_code import LOADER, code_refs, code_trait
@@ -53,29 +53,27 @@ class HistoryView(anywidget.AnyWidget):
     def __init__(self, history: History, **kwargs: Any) -> None:
         if history.session is None:
             raise DeepnbError("This history was not read from a session: it has no states to show.")
-        rows = [
+        every = [
             {
                 "step": step.step,
                 "did": redact(clip(step.did, DID_CHARS)),
-                "saved": step.created_at[:19].replace("T", " "),
+                "saved": saved_at(step.created_at),
                 "checkpoint": step.checkpoint_id,
             }
             for step in history.steps
         ]
-        total = len(rows)
-        while len(rows) > 1 and size(rows) > ROWS_BUDGET:
-            rows = rows[len(rows) // 8 or 1 :]
+        rows = tail(every, ROWS_BUDGET)  # the newest steps that fit
         super().__init__(
             agent=redact(history.agent),
             thread_id=redact(history.thread),
             steps=rows,
-            steps_total=total,
+            steps_total=len(every),
             _code=code_refs("history_view"),
             **kwargs,
         )
         self.session: Session = history.session
         self.thread = history.thread
-        self.numbers: list[int] = [step.step for step in history.steps][-len(rows) :]
+        self.numbers: list[int] = [int(row["step"]) for row in rows]
         """The steps the panel may open: those the rows show."""
         self.on_msg(self._on_front_end_message)
 

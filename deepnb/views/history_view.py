@@ -11,7 +11,8 @@ STEP_COLUMNS = ("step", "what it did", "saved (UTC)", "checkpoint")
 NODE_COLUMNS = ("step", "--at", "agent", "node", "changed", "next", "graph step", "saved (UTC)", "checkpoint")
 
 
-def _saved(created_at: str) -> str:
+def saved_at(created_at: str) -> str:
+    """A checkpoint's ISO time as the history shows it (to the second, UTC)."""
     return created_at[:19].replace("T", " ")
 
 
@@ -20,7 +21,7 @@ def history_table(history: History) -> Table:
     first, with the step it belongs to and, on the checkpoint ``--at STEP`` forks at, that step."""
     empty = f"Thread {history.thread!r} of agent {history.agent!r} has no checkpoints yet."
     if not history.nodes:
-        rows = tuple((s.step, s.did, _saved(s.created_at), s.checkpoint_id) for s in history.steps)
+        rows = tuple((s.step, s.did, saved_at(s.created_at), s.checkpoint_id) for s in history.steps)
         if not rows and history:
             empty = (
                 f"Thread {history.thread!r} of agent {history.agent!r} has no steps yet "
@@ -37,7 +38,7 @@ def history_table(history: History) -> Table:
             "; ".join(c.changes) or "—",
             ", ".join(c.next) or "—",
             c.graph_step,
-            _saved(c.created_at),
+            saved_at(c.created_at),
             c.checkpoint_id,
         )
         for c in reversed(history)

@@ -24,6 +24,7 @@ from deepnb.engine.step_state import (
 )
 from deepnb.views import blocks
 from deepnb.views.blocks import Block, Em, Fields, Grid, Group, Line, Pre
+from deepnb.views.history_view import saved_at
 from deepnb.views.listings import size_label
 from deepnb.views.styles import inline
 
@@ -42,10 +43,6 @@ def _more(count: int, what: str, where: str) -> Line:
 
 def _section(title: str, body: Sequence[Block]) -> Group:
     return Group(tuple(body), head=Line.of(Em(title)), cls="dnb-state-section")
-
-
-def _saved(created_at: str) -> str:
-    return created_at[:19].replace("T", " ")
 
 
 def _message_lines(state: StepState) -> list[Block]:
@@ -78,7 +75,7 @@ def state_block(state: StepState) -> Group:
         Em(f"Thread {state.thread}"),
         f" · agent {state.agent} · {state.where}",
         f" · checkpoint {state.checkpoint_id}" if state.checkpoint_id else "",
-        f" · saved {_saved(state.created_at)} (UTC)" if state.created_at else "",
+        f" · saved {saved_at(state.created_at)} (UTC)" if state.created_at else "",
         f" · next: {upcoming}",
         css="dnb-head",
     )

@@ -11,6 +11,7 @@ from typing import Any
 
 from deepnb.core import events as ev
 from deepnb.core.text.secrets import redact
+from deepnb.engine.graph_path import GraphPath
 from deepnb.engine.state import RunSnapshot, RunState
 
 
@@ -37,7 +38,7 @@ class Opening:
 
     @property
     def graph_path(self) -> dict[str, Any]:
-        return {"active": [], "visits": {}, "edges": [], "tools": {}, "failed": None}
+        return GraphPath().to_dict()  # no node has run
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[RunState]:
