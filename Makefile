@@ -205,11 +205,14 @@ test:
 	@$(MAKE) --no-print-directory -j7 --output-sync=target lint docs-check $(TEST_PARTS)
 
 # pytest from the virtualenv whose bin is $(1), on $(2); each part ends with its slowest tests,
-# and writes every test's outcome and time to test-artifacts/<part>.xml (JUnit XML)
-PYTEST_IN = d=$$(mktemp -d -t deepnb-$@-XXXXXX); \
+# writes every test's outcome and time to test-artifacts/<part>.xml (JUnit XML), and says how long
+# it took and the processor time it used (the shell's builtin `times`: its second line is pytest's
+# with every process pytest waited for, user then system), which tells where CI's time goes
+PYTEST_IN = d=$$(mktemp -d -t deepnb-$@-XXXXXX); started=$$(date +%s); \
 	$(1)/python -m pytest --basetemp=$$d -o cache_dir=.pytest_cache/$@ --durations=15 \
 	--junitxml=test-artifacts/$@.xml $(2); \
-	status=$$?; rm -rf $$d; exit $$status
+	status=$$?; rm -rf $$d; \
+	echo "$@: $$(( $$(date +%s) - started )) s, processor time (user, system):"; times; exit $$status
 PYTEST_PART = $(call PYTEST_IN,$(BIN),$(1))
 
 test-browsers:
@@ -236,7 +239,9 @@ LOWEST_TOOLS  := pytest pytest-timeout nbval jupyter_client pgserver
 # The tests: the quick folders, and of the kernel tests those whose outcome the kernel's side
 # decides (ipykernel, ipywidgets, anywidget, jupyter_client at their floors): a run's live view,
 # approval clicks that reach a running cell, and interrupts. The other kernel tests drive deepnb's
-# own code over that same protocol; the unit tests already run that code at the floors.
+# own code over that same protocol; the unit tests already run that code at the floors. Tests
+# marked `volume` stay out: they check a bound of deepnb's own code at scale (thousands of rows,
+# runs or steps), and the same paths run at the floors at small sizes.
 LOWEST_KERNEL := tests/kernel/test_kernel.py tests/kernel/test_kernel_approvals.py tests/kernel/test_kernel_interrupts.py
 LOWEST_TESTS  := tests/unit tests/shell $(LOWEST_KERNEL) tests/integration/test_postgres.py
 
@@ -247,7 +252,7 @@ $(LOWEST_VENV)/.installed: pyproject.toml constraints-lowest.txt | $(UV)
 	touch $@
 
 test-lowest: $(LOWEST_VENV)/.installed
-	@$(call PYTEST_IN,$(LOWEST_VENV)/bin,$(LOWEST_TESTS))
+	@$(call PYTEST_IN,$(LOWEST_VENV)/bin,-m "not volume" $(LOWEST_TESTS))
 
 # What make test installs before its parts start.
 test-ready: $(VENV)/.installed-test $(LAB_VENV)/.installed $(LOWEST_VENV)/.installed debian-packages \

@@ -7,6 +7,8 @@ import json
 import time
 from typing import Any
 
+import pytest
+
 import deepnb
 from deepnb.views.batch.batch_rows import LINE_LIMIT, batch_snapshot_bundle, first_line, grid_row
 from deepnb.views.batch.batch_view import BatchView
@@ -55,6 +57,7 @@ def test_rows_and_the_static_table_escape_the_agents_text() -> None:
     assert first_line("\n\n  first  \nsecond") == "first" and len(first_line("x" * 999)) == LINE_LIMIT
 
 
+@pytest.mark.volume
 def test_many_runs_make_few_messages_each_under_the_limit() -> None:
     n = 60
     long_answer = "y" * 5000
@@ -100,6 +103,7 @@ def test_front_end_messages_are_checked_and_stop_stops_every_run() -> None:
     assert detail.comm is None and view._detail_view is None and not batch._listeners
 
 
+@pytest.mark.volume
 def test_a_grid_opened_after_a_large_batch_gets_every_row() -> None:
     n = 250
     bench = deepnb.agent(name=unique("large"), model=scripted({"main": [{"turns": [{"text": "z" * 300}]}]}))

@@ -430,6 +430,7 @@ def test_every_cell_a_megabyte(tmp_path: Path) -> None:
     assert len(str(caught.value)) < 1_500 and str(caught.value).endswith("(+30 more).")
 
 
+@pytest.mark.volume
 def test_a_hundred_thousand_rows_are_read_once_and_shown_by_their_first_few(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

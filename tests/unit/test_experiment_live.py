@@ -66,6 +66,7 @@ def _experiment(tmp_path: Path) -> Any:
     )
 
 
+@pytest.mark.volume
 def test_the_matrix_fills_in_within_the_message_bounds(tmp_path: Path, sent: list[Any]) -> None:
     experiment = _experiment(tmp_path)
     view = ExperimentView(experiment)
@@ -193,6 +194,7 @@ def test_structured_output_fields_are_columns(tmp_path: Path) -> None:
     view.close()
 
 
+@pytest.mark.volume
 def test_every_state_fits_one_message_however_large_the_experiment(tmp_path: Path) -> None:
     """A log of 150 rows × 14 variants × 8 scorers, each run with a wide structured output and a
     long answer: the whole state (rows, summary, charts, comparisons) fits one message."""

@@ -228,6 +228,7 @@ def test_two_views_grading_at_once_both_show_the_last_write(tmp_path: Path) -> N
     second.close()
 
 
+@pytest.mark.volume
 def test_ten_thousand_rows_filter_in_the_kernel_and_every_message_fits(tmp_path: Path) -> None:
     """10,000 rows × 2 variants: the view holds at most 100 rows a message; failures only finds
     b's failures far past them (every seventh row from 3), a text search finds row 9,999, and the

@@ -45,6 +45,7 @@ def sources_of(path: Path) -> list[str]:
     return [cell.source for cell in nbformat.read(path, as_version=4).cells]
 
 
+@pytest.mark.volume
 def test_a_long_thread_exports_bounded_and_says_where_the_rest_is(
     long_thread: Workbench, tmp_path: Path
 ) -> None:

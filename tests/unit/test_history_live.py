@@ -106,6 +106,7 @@ def test_the_panel_message_comes_back_as_the_reply(
     assert [(m["type"], m["step"], m["error"]) for m in sent] == [("step_state", 2, "")]
 
 
+@pytest.mark.volume
 def test_a_long_threads_rows_are_its_newest_within_their_budget(
     views: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

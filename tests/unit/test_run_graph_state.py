@@ -260,6 +260,7 @@ def test_a_steps_state_and_diff_are_what_the_session_says(viewed: Any) -> None:
     }
 
 
+@pytest.mark.volume
 def test_a_large_state_is_sent_within_bounds_and_its_parts_on_request(viewed: Any) -> None:
     big = "line of the report\n" * 60_000  # over a megabyte
     turns: list[Any] = [
