@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 
 import pytest
+from langchain_openai import ChatOpenAI
 
 import deepnb
 from deepnb.core.errors import DeepnbError
@@ -248,7 +249,21 @@ def test_reasoning_an_openai_compatible_server_sends_is_a_thinking_item(server: 
     run = deepnb.agent(name="openai-e2e-reasoning", model=MODEL).run("Write the release notes.")
 
     assert run.status == "done", run.error
+    assert [r.stream for r in server.requests] == [True]  # streamed: reasoning_content came as deltas
     kinds = [(item["kind"], item.get("text")) for item in run.state.items if item["kind"] != "prompt"]
     assert kinds == [("thinking", thought), ("text", ANSWER)]
     assert run.result == ANSWER and thought not in run.result
     assert thought in snapshot_text(run.state.to_json())
+
+
+def test_a_chatopenai_built_by_hand_shows_no_reasoning_from_such_a_server(server: OpenAIServer) -> None:
+    """As the models page says: ``langchain-openai``'s own ``ChatOpenAI`` drops the
+    ``reasoning_content`` deltas, so only ``openai:MODEL`` shows them."""
+    server.script = [Reply(text=ANSWER, reasoning="Plan the notes first.")]
+    model = ChatOpenAI(model="gpt-test", max_retries=0)
+    run = deepnb.agent(name="openai-e2e-hand-built", model=model).run("Write the release notes.")
+
+    assert run.status == "done", run.error
+    assert [r.stream for r in server.requests] == [True]
+    assert [item["kind"] for item in run.state.items if item["kind"] != "prompt"] == ["text"]
+    assert run.result == ANSWER

@@ -60,6 +60,19 @@ def test_code_called_a_tool_through_ptc(demo_run: Any) -> None:
     assert demo_run.state.files_changed == ["/tides/ranges.json"]
 
 
+def test_code_given_no_ptc_tools_has_no_filesystem_or_network() -> None:
+    """SECURITY.md: interpreter code with no ``ptc`` tools and no ``task()`` runs inside QuickJS,
+    with nothing that reaches a file or the network."""
+    names = ["require", "process", "fetch", "XMLHttpRequest", "WebSocket", "std", "os", "Deno", "Bun"]
+    code = f"{names!r}.map((n) => `${{n}}:${{typeof globalThis[n]}}`).join(' ')"
+    script = [{"tool_calls": [{"name": "eval", "args": {"code": code}}]}, {"text": "Done."}]
+    model = ScriptedChatModel(script=parse_script({"agents": {"main": script}}))
+    run = deepnb.agent(name("sandbox"), model, interpreter=True).run("What can code reach?").wait()
+    assert run.status == "done", run.error
+    [card] = [i["eval"] for i in run.state.items if i["kind"] == "tool"]
+    assert card["error"] == "" and card["result"] == " ".join(f"{n}:undefined" for n in names)
+
+
 def test_the_inspector_reads_globals_and_evaluates_on_a_copy(demo_run: Any) -> None:
     repl = demo_run.interpreter
     values = repl.globals()

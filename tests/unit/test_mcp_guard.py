@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from deepnb.engine import mcp
 from deepnb.engine.mcp import GUARD
 from tests.support.processes import SILENT, alive
 from tests.support.waiting import WAIT, wait_until
@@ -66,3 +67,15 @@ def test_a_killed_parents_server_is_ended(tmp_path: Path) -> None:
         if kernel.poll() is None:
             kernel.kill()
         kernel.wait(WAIT)
+
+
+def test_a_stdio_server_starts_under_the_guard_on_posix_and_as_given_on_windows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """SECURITY.md: the guard is POSIX's; on Windows deepnb starts the server as it was given."""
+    given = {"transport": "stdio", "command": sys.executable, "args": ["server.py"]}
+    guarded = mcp._for_adapters(given)
+    assert guarded["command"] == sys.executable and guarded["args"][:2] == ["-I", GUARD]
+    assert guarded["args"][-3:] == ["--", sys.executable, "server.py"]
+    monkeypatch.setattr(mcp.os, "name", "nt")
+    assert mcp._for_adapters(given) == given

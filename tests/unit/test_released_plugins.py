@@ -124,6 +124,27 @@ def test_a_marketplace_folder_loads_each_plugin_it_lists(dcode: Dcode) -> None:
     assert ("mcp_server", "notes-kit.shout") in registered()
 
 
+def test_a_plugin_and_a_marketplace_in_codexs_format_load_too(dcode: Dcode) -> None:
+    """Codex's places for the same files: ``.codex-plugin/plugin.json`` for the manifest (its name
+    names the plugin), ``.agents/plugins/marketplace.json`` for the marketplace."""
+    manifest = json.loads((dcode.folder / ".claude-plugin" / "plugin.json").read_text())
+    shutil.rmtree(dcode.folder / ".claude-plugin")
+    (dcode.folder / ".codex-plugin").mkdir()
+    (dcode.folder / ".codex-plugin" / "plugin.json").write_text(json.dumps({**manifest, "name": "codex-kit"}))
+    [(source, error)] = extensions.load(dcode.folder)
+    assert error is None and source.label == "codex-kit"
+    assert {("skills", "/plugins/codex-kit/skills/"), ("mcp_server", "codex-kit.shout")} <= set(registered())
+
+    (dcode.market / ".agents" / "plugins").mkdir(parents=True)
+    (dcode.market / ".claude-plugin" / "marketplace.json").rename(
+        dcode.market / ".agents" / "plugins" / "marketplace.json"
+    )
+    (dcode.market / ".claude-plugin").rmdir()
+    [(source, error)] = extensions.load(dcode.market)
+    assert error is None  # the marketplace's entry names the plugin
+    assert (source.bundle, source.path) == ("notes-kit@deepnb-fixtures", dcode.folder.resolve())
+
+
 def test_a_marketplace_entry_with_a_remote_source_is_refused_naming_it(dcode: Dcode) -> None:
     listed = json.loads((dcode.market / ".claude-plugin" / "marketplace.json").read_text())
     listed["plugins"].append({"name": "far", "source": {"source": "github", "repo": "someone/far"}})

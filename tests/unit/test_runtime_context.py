@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 from IPython.core.error import UsageError
 from langchain.tools import ToolRuntime
 from langchain_core.tools import tool
+from pydantic import BaseModel
 
 import deepnb
 from deepnb.core.errors import DeepnbError
@@ -82,6 +83,29 @@ def test_a_context_the_schema_refuses_is_one_message_and_nothing_runs() -> None:
     with pytest.raises(DeepnbError, match="Runtime context is a dict of keys, not a list"):
         bench.start("who?", context=["ada"])  # type: ignore[arg-type]
     assert bench.threads() == []  # nothing started, no thread written
+
+
+class CallerModel(BaseModel):
+    user_id: str
+    role: str = "reader"
+
+
+class CallerDict(TypedDict):
+    user_id: str
+    role: str
+
+
+@pytest.mark.parametrize("schema", [CallerModel, CallerDict], ids=["pydantic", "typeddict"])
+def test_a_pydantic_or_typeddict_schema_checks_the_context_too(schema: type) -> None:
+    bench = deepnb.agent(unique("ctx"), scripted({"main": ["Done."]}), context_schema=schema)
+    with pytest.raises(
+        DeepnbError, match=f"lacks user_id: its context_schema {schema.__name__} takes user_id"
+    ):
+        bench.start("who?", context={"role": "admin"})
+    with pytest.raises(DeepnbError, match=r"has keys it does not take \(colour\)"):
+        bench.start("who?", context={"user_id": "ada", "role": "admin", "colour": "red"})
+    run = bench.start("who?", context={"user_id": "ada", "role": "admin"}).wait(WAIT)
+    assert run.status == "done", run.error
 
 
 def test_the_agents_own_context_is_under_the_runs() -> None:

@@ -223,3 +223,18 @@ def test_missing_api_key_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> 
     with pytest.raises(DeepnbError) as info:
         resolve_model("openai:gpt-test")
     assert "OPENAI_API_KEY" in str(info.value)
+
+
+def test_a_provider_deepnb_does_not_list_is_handed_to_init_chat_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The models page: any other provider ``init_chat_model`` accepts is handed to it as written."""
+    made: dict[str, Any] = {}
+
+    def init_chat_model(model: str, *, model_provider: str, **options: Any) -> Any:
+        made.update(model=model, provider=model_provider, options=options)
+        return made
+
+    monkeypatch.setattr("langchain.chat_models.init_chat_model", init_chat_model)
+    assert resolve_model("nvidia:meta/llama-3.3-70b-instruct") is made
+    assert made == {"model": "meta/llama-3.3-70b-instruct", "provider": "nvidia", "options": {}}

@@ -4,11 +4,14 @@ once the answer starts, never in the result, redacted and escaped, counted apart
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from langchain_core.language_models import BaseChatModel
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
 import deepnb
 from deepnb.core import events as ev
@@ -288,3 +291,87 @@ def test_openai_reasoning_summaries_through_the_real_client(offline_openai: None
     bundle = snapshot_bundle(run.snapshot().state)
     assert "Thinking\n  │ Plan: <list> the files." in bundle["text/plain"]
     assert "Plan: &lt;list&gt; the files." in bundle["text/html"] and "<list>" not in bundle["text/html"]
+
+
+# -- the reasoning_content LangChain's DeepSeek, Groq, xAI and Ollama clients keep -----------------
+
+# Where each released client puts a model's reasoning: in the message's
+# ``additional_kwargs["reasoning_content"]``, streamed (one chunk per delta, ``content`` the
+# delta's text) and whole (one message).
+KEEPERS = {
+    "deepseek": "langchain-deepseek 1.1.1, ChatDeepSeek._convert_chunk_to_generation_chunk and "
+    "_create_chat_result: the delta's or message's reasoning_content",
+    "groq": "langchain-groq 1.1.3 (reasoning_format='parsed'), _convert_chunk_to_message_chunk and "
+    "_convert_dict_to_message: the delta's or message's reasoning",
+    "xai": "langchain-xai 1.3.0, ChatXAI._convert_chunk_to_generation_chunk and _create_chat_result: "
+    "the delta's or message's reasoning_content",
+    "ollama": "langchain-ollama 1.1.0 (reasoning=True), ChatOllama._iterate_over_stream: each "
+    "response's message.thinking; _generate keeps the streamed chunks' additional_kwargs",
+}
+THOUGHT = ("The user asks for the <capital>; ", "Lisbon is it.")
+ANSWER = "Lisbon."
+
+
+class KeptReasoning(BaseChatModel):
+    """A chat model handing over its reasoning as ``provider``'s LangChain client does."""
+
+    provider: str
+
+    @property
+    def _llm_type(self) -> str:
+        return f"kept-reasoning-{self.provider}"
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> KeptReasoning:
+        return self
+
+    def _stream(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> Iterator[ChatGenerationChunk]:
+        kept = {"model_provider": self.provider}
+        for piece in THOUGHT:
+            yield ChatGenerationChunk(
+                message=AIMessageChunk(
+                    content="", additional_kwargs={"reasoning_content": piece}, response_metadata=kept
+                )
+            )
+        for piece in ("Lis", "bon."):
+            yield ChatGenerationChunk(message=AIMessageChunk(content=piece, response_metadata=kept))
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
+        message = AIMessage(
+            content=ANSWER,
+            additional_kwargs={"reasoning_content": "".join(THOUGHT)},
+            response_metadata={"model_provider": self.provider},
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+@pytest.mark.parametrize("provider", KEEPERS)
+def test_the_reasoning_content_langchains_clients_keep_is_a_thinking_item(
+    provider: str, stream: bool
+) -> None:
+    """DeepSeek, Groq, xAI and Ollama (through their LangChain clients, see ``KEEPERS``): the
+    reasoning is one Thinking item, live ahead of the answer when streamed, escaped in the
+    snapshot, never in ``run.result``."""
+    model = KeptReasoning(provider=provider, disable_streaming=not stream)
+    seen: list[ev.Event] = []
+    run = deepnb.agent(unique(f"kept-{provider}"), model).start("What is the capital?")
+    run.subscribe(seen.append)
+    run.wait(30)
+    assert run.status == "done", run.error
+    thought = "".join(THOUGHT)
+    assert [(i["kind"], i["text"]) for i in run.state.items if i["kind"] in ("thinking", "text")] == [
+        ("thinking", thought),
+        ("text", ANSWER),
+    ]
+    assert run.result == ANSWER
+    kinds = [type(e).__name__ for e in seen]
+    assert "".join(e.text for e in seen if isinstance(e, ev.ThinkingDelta)) == thought
+    assert kinds.index("ThinkingDelta") < kinds.index("TextDelta")
+    if stream:
+        assert kinds.count("ThinkingDelta") == len(THOUGHT)
+    html = snapshot_bundle(run.snapshot().state)["text/html"]
+    assert "the &lt;capital&gt;" in html and "<capital>" not in html
