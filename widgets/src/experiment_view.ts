@@ -10,7 +10,8 @@
 // the run's live view below it (a run read from the experiment's log: its record, read-only), and
 // Escape or Close closes them, focus going back to the cell (anywidget ESM module). Its
 // frame (region, notice, Stop, the open run, the kernel's going) is lib/view_shell.ts's, shared
-// with the batch grid.
+// with the batch grid; its cells as places (at a click, by key, the focus kept) and the samples it
+// shows in order are experiment/matrix_cells.ts's.
 //
 // Security: every string goes into the DOM as text (lib/dom.ts); only a logged run's record, escaped
 // in Python (deepnb/views/experiment/logged_run.py), is set as HTML (batch/detail.ts).
@@ -28,13 +29,14 @@ import { comparisonView } from "./experiment/comparison";
 import {
   filterBar, type FilteredCell, keepsRow, MARK, NO_FILTER, type RowFilter, scoreColour, verdictOf,
 } from "./experiment/filters";
+import { type CellKey, matrixCells, samplesOf } from "./experiment/matrix_cells";
 import { pager } from "./experiment/pager";
-import { type Grade, type SampleKey, sampleView } from "./experiment/sample";
+import { type Grade, type SampleKey, type SampleView, sampleView } from "./experiment/sample";
 import { h, setAttr, setText } from "./lib/dom";
 import { isObj, list, num, str } from "./lib/text";
 import {
-  closestIn, escapeCloses, isActivation, listen, listenToModel, type LiveShell, liveShell, mountShell, openShell,
-  type ShellOptions,
+  closestIn, escapeCloses, isActivation, listen, listenToModel, type LiveShell, liveShell, type LiveWiring, mountShell,
+  openShell, type ShellMessage, type ShellOptions,
 } from "./lib/view_shell";
 
 /** A cell as the kernel sends it (deepnb/views/experiment/experiment_view.py matrix_cell, with its variant). */
@@ -66,9 +68,6 @@ interface ExperimentTraits {
   threshold: number;
   notice: string;
 }
-
-/** A cell of the matrix: its dataset row and variant (and an epoch of it, from its strip). */
-interface CellKey { row: number; variant: string; epoch?: number }
 
 /** What the matrix sends to open a cell's run. */
 type OpenCell = { type: "open" } & CellKey;
@@ -357,33 +356,7 @@ function matrixView(model: AnyModel<ExperimentTraits>): MatrixView {
   table.append(thead, tbody);
   el.append(table);
   const more = h("div", "dnb-experiment-more");
-
-  /** The cell (and epoch button) that has the focus, if one has. */
-  function focusedCell(): { key: CellKey; epoch: boolean } | null {
-    const active = tbody.ownerDocument.activeElement;
-    const key = active && tbody.contains(active) ? cellOf(active) : null;
-    return key ? { key, epoch: active!.hasAttribute("data-epoch") } : null;
-  }
-
-  /** Puts the focus back on `focused`'s cell (or its epoch button) once it is drawn again. */
-  function refocus(focused: { key: CellKey; epoch: boolean }): void {
-    const td = cellAt(focused.key);
-    const button = focused.epoch ? td?.querySelector<HTMLElement>(`[data-epoch="${num(focused.key.epoch)}"]`) : null;
-    (button ?? td)?.focus({ preventScroll: true });
-  }
-
-  function cellOf(target: EventTarget | null): CellKey | null {
-    const td = closestIn(target, ".dnb-experiment-cell", tbody);
-    if (!td) return null;
-    const key: CellKey = { row: num(td.getAttribute("data-row")), variant: str(td.getAttribute("data-variant")) };
-    const epoch = closestIn(target, "[data-epoch]", td);
-    return epoch ? { ...key, epoch: num(epoch.getAttribute("data-epoch")) } : key;
-  }
-
-  function cellAt(key: CellKey): HTMLElement | null {
-    return [...tbody.querySelectorAll<HTMLElement>(".dnb-experiment-cell")].find((td) =>
-      td.getAttribute("data-row") === String(key.row) && td.getAttribute("data-variant") === key.variant) ?? null;
-  }
+  const cells = matrixCells(tbody);
 
   function draw(): void {
     const scorers = list(model.get("scorers")).map(str);
@@ -394,9 +367,9 @@ function matrixView(model: AnyModel<ExperimentTraits>): MatrixView {
     columns = columnsOf(variants, list(model.get("fields")).map(str));
     thead.replaceChildren(headerRow(columns, sort, judged[0]));
     shown = shownRows(list(model.get("rows")).filter(isRow), columns, scorers, filter, sort, threshold);
-    const focused = focusedCell(); // redrawn as runs end: the keyboard's place is kept
+    const focused = cells.focused(); // redrawn as runs end: the keyboard's place is kept
     tbody.replaceChildren(...shown.map((row) => matrixRow(row, columns, scorers, judged, threshold, selected)));
-    if (focused) refocus(focused);
+    if (focused) cells.refocus(focused);
     const notes = list(model.get("more")).map(str);
     setText(more, notes.map((note) => `… ${note}`).join("\n"));
   }
@@ -405,18 +378,9 @@ function matrixView(model: AnyModel<ExperimentTraits>): MatrixView {
     el,
     more,
     draw,
-    cellOf,
-    cellAt,
-    samples() {
-      const variants = columns.filter((c) => c.kind === "score").map((c) => (c as { variant: string }).variant);
-      return shown.flatMap((row) => variants.flatMap((variant) => {
-        const cell = row.cells.find((c) => c.v === variant);
-        if (!cell) return [];
-        const epochs = list(cell.epochs).filter(isObj);
-        if (!epochs.length) return cell.kind === "queued" ? [] : [{ row: row.r, variant, epoch: 0 }];
-        return epochs.flatMap((e, epoch) => (str(e.s) === "queued" ? [] : [{ row: row.r, variant, epoch }]));
-      }));
-    },
+    cellOf: cells.cellOf,
+    cellAt: cells.cellAt,
+    samples: () => samplesOf(shown, columns.flatMap((c) => (c.kind === "score" ? [c.variant] : []))),
     sortOn(target) {
       const th = closestIn(target, ".dnb-experiment-sort", thead);
       if (!th) return false;
@@ -488,40 +452,62 @@ export function around(samples: SampleKey[], key: SampleKey): { prev: SampleKey 
   return { prev: samples[at - 1] ?? null, next: samples[at + 1] ?? null };
 }
 
-function render({ model, el }: { model: AnyModel<ExperimentTraits>; el: HTMLElement }): () => void {
-  const shell = liveShell<ExperimentTraits, OpenCell, Manager>(model, SHELL, detailView);
-  const title = h("span", "dnb-experiment-title");
-  const matrix = matrixView(model);
-  // The frame (lib/view_shell.ts) types the messages it sends itself and the view's `open`; the
-  // matrix's other two (MATRIX_MESSAGES in experiment_live.py) go through the same send.
-  const sendOther = (message: GradeMessage | FilterMessage | PageMessage): void =>
-    shell.send(message as unknown as OpenCell);
-  const filters = filterBar((filter) => {
-    matrix.filter(filter);
-    sendOther({ type: "filter", ...filter }); // the kernel picks the matching rows from every row
-  });
-  const pages = pager((offset) => sendOther({ type: "page", offset }));
-  const summary = summaryView();
-  const charts = chartsView();
-  const compared = comparisonView();
+/** The messages of the matrix beside the frame's own: a grade, the filters, a page. */
+type OtherMessage = GradeMessage | FilterMessage | PageMessage;
+
+/** The open sample under the matrix, and the cell it was opened from, where the focus goes back
+ * when it closes. */
+export interface SampleOpening {
+  sample: SampleView;
+  /** The `sample` trait changed: shows it (closed: the focus goes back to its cell). */
+  onSample(): void;
+  /** A cell was opened (from a click or a key). */
+  opened(cell: CellKey): void;
+}
+
+export function sampleOpening(
+  model: AnyModel<ExperimentTraits>, send: (message: OpenCell | { type: "close" } | GradeMessage) => void,
+  matrix: Pick<MatrixView, "cellAt" | "samples">,
+): SampleOpening {
   let opener: CellKey | null = null; // the cell a sample was opened from, where Close puts the focus back
   const sample = sampleView({
-    open: (key) => shell.send({ type: "open", ...key }),
-    close: () => shell.send({ type: "close" }),
-    grade: (grade) => sendOther({ type: "grade", ...grade }),
+    open: (key) => send({ type: "open", ...key }),
+    close: () => send({ type: "close" }),
+    grade: (grade) => send({ type: "grade", ...grade }),
     around: (key) => around(matrix.samples(), key),
   });
-  mountShell(el, shell, [title], [filters.el, pages.el, matrix.el, matrix.more, charts.el, summary.el, compared.el]);
-  matrix.more.after(sample.el, shell.panel.el); // the sample, then its run, right under the matrix
-  const onSample = (): void => {
-    const wasOpen = sample.key();
-    sample.show(model.get("sample"));
-    if (wasOpen && !sample.key() && opener) { // closed: the focus goes back where it came from,
-      const cell = opener; // once the matrix is drawn again (its `selected` comes in the same message)
-      opener = null;
-      queueMicrotask(() => matrix.cellAt(cell)?.focus());
-    }
+  return {
+    sample,
+    onSample() {
+      const wasOpen = sample.key();
+      sample.show(model.get("sample"));
+      if (wasOpen && !sample.key() && opener) { // closed: the focus goes back where it came from,
+        const cell = opener; // once the matrix is drawn again (its `selected` comes in the same message)
+        opener = null;
+        queueMicrotask(() => matrix.cellAt(cell)?.focus());
+      }
+    },
+    opened: (cell) => { opener = cell; },
   };
+}
+
+/** The parts of the view that follow the model beside the frame. */
+export interface MatrixParts {
+  title: HTMLElement;
+  matrix: Pick<MatrixView, "draw">;
+  filters: { offer(scorers: string[], variants: string[], statuses: string[]): void };
+  pages: { show(window: unknown, gone: boolean): void };
+  summary: { show(data: unknown): void };
+  charts: { show(data: unknown): void };
+  compared: { show(data: unknown, isOpen: (row: number, variant: string) => boolean): void };
+  onSample(): void;
+}
+
+/** What the matrix draws from its traits. */
+export function matrixWiring(
+  model: AnyModel<ExperimentTraits>, shell: Pick<LiveShell<OpenCell>, "stop" | "isGone">, parts: MatrixParts,
+): Omit<LiveWiring<ExperimentTraits>, "undo"> {
+  const { title, matrix, filters, pages, summary, charts, compared, onSample } = parts;
   const offer = (): void => filters.offer(list(model.get("scorers")).map(str), list(model.get("variants")).map(str), []);
   const onHead = (): void => {
     setText(title, str(model.get("head")));
@@ -532,11 +518,7 @@ function render({ model, el }: { model: AnyModel<ExperimentTraits>; el: HTMLElem
   const onCharts = (): void => charts.show(model.get("charts"));
   const onComparisons = (): void =>
     compared.show(model.get("comparisons"), (row, variant) => isOpenCell(model.get("selected"), row, variant));
-  const markOpen = (): void => {
-    matrix.draw();
-    onComparisons();
-  };
-  return openShell(model, shell, {
+  return {
     handlers: {
       "change:head": onHead,
       "change:going": onHead,
@@ -562,9 +544,35 @@ function render({ model, el }: { model: AnyModel<ExperimentTraits>; el: HTMLElem
       onSummary();
       onComparisons();
     },
-    markOpen,
+    markOpen() {
+      matrix.draw();
+      onComparisons();
+    },
+  };
+}
+
+function render({ model, el }: { model: AnyModel<ExperimentTraits>; el: HTMLElement }): () => void {
+  const shell = liveShell<ExperimentTraits, OpenCell, Manager>(model, SHELL, detailView);
+  const title = h("span", "dnb-experiment-title");
+  const matrix = matrixView(model);
+  // The frame (lib/view_shell.ts) types the messages it sends itself and the view's `open`; the
+  // matrix's other two (MATRIX_MESSAGES in experiment_live.py) go through the same send.
+  const send = (message: ShellMessage<OpenCell> | OtherMessage): void => shell.send(message as ShellMessage<OpenCell>);
+  const filters = filterBar((filter) => {
+    matrix.filter(filter);
+    send({ type: "filter", ...filter }); // the kernel picks the matching rows from every row
+  });
+  const pages = pager((offset) => send({ type: "page", offset }));
+  const summary = summaryView();
+  const charts = chartsView();
+  const compared = comparisonView();
+  const { sample, onSample, opened } = sampleOpening(model, send, matrix);
+  mountShell(el, shell, [title], [filters.el, pages.el, matrix.el, matrix.more, charts.el, summary.el, compared.el]);
+  matrix.more.after(sample.el, shell.panel.el); // the sample, then its run, right under the matrix
+  return openShell(model, shell, {
+    ...matrixWiring(model, shell, { title, matrix, filters, pages, summary, charts, compared, onSample }),
     undo: [
-      ...matrixControls(model, shell, matrix, compared.runOf, (cell) => { opener = cell; }),
+      ...matrixControls(model, shell, matrix, compared.runOf, opened),
       listenToModel(model, { "change:notice": () => sample.refused(str(model.get("notice"))) }),
     ],
   });

@@ -236,8 +236,6 @@ const STILL_LONG: Record<string, number> = {
   "batch/rows.ts rowsView": 131,
   "experiment/sample.ts gradeForm": 78,
   "experiment/sample.ts sampleView": 117,
-  "experiment_view.ts matrixView": 87,
-  "experiment_view.ts render": 81,
   "files/changes.ts changesView": 69,
   "files/file_tree.ts treeView": 296,
   "files/file_viewer.ts viewerView": 220,
