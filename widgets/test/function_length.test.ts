@@ -240,7 +240,6 @@ const STILL_LONG: Record<string, number> = {
   "files/file_tree.ts treeView": 296,
   "files/file_viewer.ts viewerView": 220,
   "files/search.ts searchView": 138,
-  "history_view.ts render": 77,
   "run/approval_groups.ts approvalGroups": 85,
   "run/approval_typing.ts formTyping": 66,
   "run/compose.ts composeView": 76,
