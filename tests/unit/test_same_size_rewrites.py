@@ -6,7 +6,8 @@ composite backend. A stamp of size and modification time alone misses all but th
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,6 +15,8 @@ import pytest
 from langchain_core.tools import InjectedToolCallId
 from langgraph.types import Command
 
+from deepnb.core import clock
+from deepnb.core.clock import FakeClock
 from deepnb.session import agents
 from deepnb.views.run.snapshot import snapshot_text
 from tests.support.agents import scripted, unique
@@ -25,6 +28,14 @@ BEFORE, AFTER = "draft: one\n", "draft: two\n"  # as many bytes
 def _forget() -> Any:
     yield
     agents.forget_all()
+
+
+@pytest.fixture
+def held_clock() -> Iterator[FakeClock]:
+    """The clock deepnb reads, held still at the test's start: every listing starts then, so a
+    file made during the test is within a tick of each listing, however slow the machine."""
+    with clock.using(FakeClock(wall=time.time())) as held:
+        yield held  # type: ignore[misc]
 
 
 class Disk:
@@ -139,7 +150,9 @@ SOURCES: dict[str, Callable[[Path], dict[str, Any]]] = {
 
 
 @pytest.mark.parametrize("source", list(SOURCES))
-def test_a_same_size_rewrite_within_one_tick_is_a_file_changed(tmp_path: Path, source: str) -> None:
+def test_a_same_size_rewrite_within_one_tick_is_a_file_changed(
+    tmp_path: Path, source: str, held_clock: FakeClock
+) -> None:
     import deepnb
 
     made = SOURCES[source](tmp_path)
@@ -153,7 +166,7 @@ def test_a_same_size_rewrite_within_one_tick_is_a_file_changed(tmp_path: Path, s
     assert "Files changed: " + ", ".join(made["changed"]) in text, text
 
 
-def test_only_files_changed_a_moment_before_a_listing_are_read(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_only_files_changed_a_moment_before_a_listing_are_read() -> None:
     """A listing reads (for its digest) a file whose time is within a tick of the listing or
     unknown, and once more at the next listing, to compare; a file changed long before is told
     by its stamp alone."""
@@ -164,8 +177,7 @@ def test_only_files_changed_a_moment_before_a_listing_are_read(monkeypatch: pyte
     from deepnb.engine.files.sources import Entry
 
     now = datetime(2026, 6, 1, 12, 0, 0)
-    clock = [now.timestamp()]
-    monkeypatch.setattr(changed.time, "time", lambda: clock[0])
+    held = FakeClock(wall=now.timestamp())
 
     class Source:
         def __init__(self) -> None:
@@ -191,11 +203,12 @@ def test_only_files_changed_a_moment_before_a_listing_are_read(monkeypatch: pyte
         assert sorted(source.reads) == ["/fresh.md", "/untimed.md"]
         source.reads.clear()
         source.content["/fresh.md"] = b"two"  # as many bytes, the same time
-        clock[0] += 60  # the fresh file is now long changed: compared by digest this once
+        held.sleep(60)  # the fresh file is now long changed: compared by digest this once
         assert (await watch.check()).written == ("/fresh.md",)
         assert sorted(source.reads) == ["/fresh.md", "/untimed.md"]
         source.reads.clear()
         assert not await watch.check()
         assert source.reads == ["/untimed.md"]
 
-    asyncio.run(go())
+    with clock.using(held):
+        asyncio.run(go())

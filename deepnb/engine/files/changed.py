@@ -25,13 +25,13 @@ import hashlib
 import logging
 import os
 import stat
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from deepnb.core import clock
 from deepnb.engine.files.sources import Entry, FileMissing, FileSource, Mounts, StateSource, source_for
 
 log = logging.getLogger(__name__)
@@ -205,9 +205,9 @@ class ListingWatch:
         cell changed while the run waited is not the run's)."""
         if not self._sources:
             return
-        started = time.monotonic()
+        started = clock.current().now()
         self._seen = await self._listing()
-        self.per_call = time.monotonic() - started < PER_CALL_BUDGET
+        self.per_call = clock.current().now() - started < PER_CALL_BUDGET
 
     async def after_tool(self, name: str) -> Change:
         """What changed since the last listing, after a tool call named ``name``; nothing when
@@ -235,7 +235,7 @@ class ListingWatch:
         off) when listing fails or is too slow."""
         try:
             async with asyncio.timeout(LIST_TIMEOUT):
-                started = time.time()
+                started = clock.current().wall()
                 found: dict[str, Seen] = {}
                 digests = [DIGEST_FILES]
                 for prefix, source in self._sources:
