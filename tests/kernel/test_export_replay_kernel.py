@@ -13,10 +13,10 @@ from nbclient import NotebookClient
 
 import deepnb
 from tests.support.agents import scripted, unique
+from tests.support.waiting import WAIT
 
 pytestmark = pytest.mark.kernel
 
-WAIT = 60.0
 ANSWER = "The tide pool notes are in /pools.md, checked by a researcher."
 MODEL = {
     "main": [

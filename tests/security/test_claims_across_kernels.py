@@ -22,10 +22,9 @@ from deepnb.core.threads import checkpointers as checkpoint
 from deepnb.session import agents
 from tests.support.agents import unique
 from tests.support.kernel_session import deepnb_kernel
-from tests.support.waiting import wait_until
+from tests.support.waiting import WAIT, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
-WAIT = 60.0
 
 
 class Holder:

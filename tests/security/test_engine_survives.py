@@ -24,9 +24,7 @@ from deepnb.core import loop as _loop
 from deepnb.core.failures import EngineAbort
 from deepnb.models.scripted import ScriptedChatModel, parse_script
 from deepnb.session.run import Run
-from tests.support.waiting import wait_until
-
-WAIT = 30.0
+from tests.support.waiting import WAIT, wait_until
 
 
 class Custom(BaseException):

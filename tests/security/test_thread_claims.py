@@ -15,8 +15,7 @@ import deepnb
 from deepnb.core.errors import DeepnbError
 from deepnb.session import agents
 from tests.support.agents import scripted, unique
-
-WAIT = 30.0
+from tests.support.waiting import WAIT
 
 
 class Gate:

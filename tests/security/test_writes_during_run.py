@@ -21,9 +21,8 @@ from deepnb.models.scripted import ScriptedChatModel, parse_script
 from deepnb.session.local import Workbench
 from deepnb.session.run import Run
 from deepnb.views.files.files_view import FilesView
-from tests.support.waiting import wait_until
+from tests.support.waiting import WAIT, wait_until
 
-WAIT = 60.0
 WRITERS = 12
 WORDS = " ".join(f"w{i}" for i in range(25))
 

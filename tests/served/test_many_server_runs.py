@@ -18,8 +18,8 @@ from deepnb.views.experiment.experiment_view import head_line
 from tests.support.agents import unique
 from tests.support.servers import offline_client_fixture
 from tests.support.stub_agent_server import StubServer, serve
+from tests.support.waiting import WAIT
 
-WAIT = 120.0
 HELD = 6.0
 """Seconds each run's stream is held: longer than a connection is waited for by default (5 s)."""
 MANY = 120

@@ -29,8 +29,8 @@ from tests.support.agent_server.key_check import ACCEPTED_KEY
 from tests.support.agent_server.supervisor_graph import NOTIFIED, RESULT
 from tests.support.agents import unique
 from tests.support.servers import AgentServer, agent_server_fixture, offline_client_fixture
+from tests.support.waiting import WAIT
 
-WAIT = 60.0
 PROMPT = "Find out when the launch is."
 
 agent_server = agent_server_fixture(jobs=4)

@@ -11,8 +11,7 @@ from deepnb.core.loop import run_sync
 from tests.support.agent_server.researcher_graph import RESULT
 from tests.support.agents import unique
 from tests.support.servers import AgentServer, agent_server_fixture, offline_client_fixture
-
-WAIT = 120.0
+from tests.support.waiting import WAIT
 
 agent_server = agent_server_fixture()
 

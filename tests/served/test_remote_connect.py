@@ -33,8 +33,8 @@ from tests.support.servers import (
     free_port,
     offline_client_fixture,
 )
+from tests.support.waiting import WAIT
 
-WAIT = 60.0
 RESULT = "Done: the launch is in May, notes in /notes.md."
 FOUND = "Found it: the launch moved to May."
 RESEARCH_PROMPT = "Write a short report on how coral reefs recover after bleaching."

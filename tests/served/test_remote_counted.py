@@ -13,8 +13,8 @@ from deepnb.core.graphs.stamps import stamp_of
 from deepnb.core.loop import run_sync
 from tests.support.agents import unique
 from tests.support.servers import AgentServer, agent_server_fixture, offline_client_fixture
+from tests.support.waiting import WAIT
 
-WAIT = 60.0
 ROUNDING = 0.002
 
 agent_server = agent_server_fixture()

@@ -10,8 +10,8 @@ from deepnb.core import events as ev
 from deepnb.views.run.snapshot import snapshot_text
 from tests.support.agents import unique
 from tests.support.servers import AgentServer, agent_server_fixture, offline_client_fixture
+from tests.support.waiting import WAIT
 
-WAIT = 60.0
 CHANGED = ["/kept.txt", "/made.txt", "/report.md", "/gone.txt"]
 
 agent_server = agent_server_fixture()

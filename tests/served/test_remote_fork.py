@@ -15,8 +15,7 @@ from deepnb.views.history_live import HistoryView
 from deepnb.views.run.steps import steps_words
 from tests.support.agents import unique
 from tests.support.servers import AgentServer, agent_server_fixture, offline_client_fixture
-
-WAIT = 60.0
+from tests.support.waiting import WAIT
 
 agent_server = agent_server_fixture()
 

@@ -27,8 +27,8 @@ from tests.support.servers import (
     server_env,
     start,
 )
+from tests.support.waiting import WAIT
 
-WAIT = 60.0
 ROOT = Path(__file__).resolve().parents[2]
 RESULT = "Done: the launch is in May, notes in /notes.md."
 

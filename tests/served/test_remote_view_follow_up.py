@@ -11,8 +11,8 @@ from deepnb.views.output import view_snapshot
 from deepnb.views.run.run_view import RunView
 from tests.support.agents import unique
 from tests.support.servers import AgentServer, agent_server_fixture, offline_client_fixture
+from tests.support.waiting import WAIT
 
-WAIT = 60.0
 RESULT = "Done: the launch is in May, notes in /notes.md."
 
 agent_server = agent_server_fixture()

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import deepnb
 from tests.support.agents import scripted
-
-WAIT = 60.0
+from tests.support.waiting import WAIT
 
 
 def main(checkpointer: str, thread: str, gate: Path) -> None:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import pytest
 
-WAIT = float(os.environ.get("DEEPNB_TEST_WAIT", "60"))
+WAIT = float(os.environ.get("DEEPNB_TEST_WAIT", "120"))
 """Seconds before a wait counts as stuck and fails the test."""
 POLL = 0.01
 """Seconds between two looks at the condition."""

@@ -17,9 +17,8 @@ from deepnb.core.errors import DeepnbError
 from deepnb.many.batch import Batch, output_fields
 from tests.support.agents import scripted, unique
 from tests.support.timed_model import Meter, timed
+from tests.support.waiting import WAIT
 from tests.unit.test_graph_input import joke_graph
-
-WAIT = 60.0
 
 
 def _answers(n: int) -> dict[str, Any]:

@@ -17,9 +17,8 @@ from deepnb.views.run.run_view import RunView
 from deepnb.views.throttle import MAX_MESSAGES_PER_SECOND
 from tests.support.agents import scripted, unique
 from tests.support.timed_model import timed
-from tests.support.waiting import wait_until
+from tests.support.waiting import WAIT, wait_until
 
-WAIT = 60.0
 HOSTILE = "<script>alert(1)</script> & <b>bold</b>"
 
 

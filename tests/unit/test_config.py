@@ -16,8 +16,7 @@ from deepnb.core.errors import DeepnbError
 from deepnb.models.resolve import online_environment
 from deepnb.session import agents, building, config
 from tests.support.fresh_session import fresh_session
-
-WAIT = 30.0
+from tests.support.waiting import WAIT
 
 SCRIPT = """
 agents:

@@ -23,9 +23,9 @@ from deepnb.many.datasets import Dataset, Row
 from deepnb.views.dataset_view import CELL, SHOWN_ROWS
 from tests.support.agents import scripted, unique
 from tests.support.hostile_datasets import MEGABYTE, many_rows, megabyte_cells_csv, nested, nested_json
+from tests.support.waiting import WAIT
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "datasets"
-WAIT = 120.0
 
 
 def pairs(data: Dataset) -> list[tuple[Any, Any]]:

@@ -20,9 +20,9 @@ from deepnb import extensions
 from deepnb.extensions.registry import REGISTRY
 from tests.support.agents import scripted, tool_messages, unique, write
 from tests.support.fresh_session import fresh_session
+from tests.support.waiting import WAIT
 
 DCODE = Path(__file__).parents[1] / "support" / "dcode_extensions"
-WAIT = 30.0
 
 
 @pytest.fixture(autouse=True)

@@ -20,9 +20,7 @@ from deepnb.session.local import Workbench
 from deepnb.session.run import Run
 from tests.support.agents import scripted, unique
 from tests.support.timed_model import Meter, timed
-from tests.support.waiting import wait_until
-
-WAIT = 120.0
+from tests.support.waiting import WAIT, wait_until
 
 
 def answers(extra: dict[str, str] | None = None) -> dict[str, Any]:

@@ -20,8 +20,8 @@ from deepnb.many.caching import MAX_ENTRY_BYTES, CacheWarning
 from deepnb.models.scripted import ScriptedChatModel, parse_script
 from deepnb.views.experiment.experiment_view import CACHED_MARK, experiment_text
 from tests.support.agents import unique
+from tests.support.waiting import WAIT
 
-WAIT = 120.0
 ROWS = [{"q": f"q{i}", "reference": f"a{i}"} for i in range(3)]
 
 

@@ -16,8 +16,8 @@ from deepnb import scorers
 from deepnb.core.errors import DeepnbError
 from deepnb.many.history import Experiments
 from tests.support.agents import scripted, unique
+from tests.support.waiting import WAIT
 
-WAIT = 120.0
 HOSTILE = '<img src=x onerror="alert(1)">'
 
 

@@ -22,8 +22,8 @@ from deepnb.many.record import RunRecord
 from deepnb.many.scoring import score
 from deepnb.models.scripted import ScriptedChatModel, parse_script
 from tests.support.agents import scripted, unique
+from tests.support.waiting import WAIT
 
-WAIT = 120.0
 ROWS = [{"q": f"q{i}", "reference": f"a{i}"} for i in range(4)]
 
 

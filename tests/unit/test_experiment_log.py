@@ -16,8 +16,8 @@ from deepnb.core.errors import DeepnbError
 from deepnb.many.record import RunRecord
 from tests.support.agents import scripted, unique
 from tests.support.timed_model import Meter, timed
+from tests.support.waiting import WAIT
 
-WAIT = 120.0
 SECRET = "q7Wm2Lp9Zx4Rt8Vn3Kd6-experiment"
 CUT = '{"type": "run", "row": 0, "var'
 HOSTILE = f'<script>alert("x")</script><img src=x onerror=alert(1)> key {SECRET}'

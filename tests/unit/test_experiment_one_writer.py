@@ -16,9 +16,8 @@ from deepnb import scorers
 from deepnb.core.errors import DeepnbError
 from deepnb.models.scripted import ScriptedChatModel, parse_script
 from tests.support.agents import HeldModel, unique
-from tests.support.waiting import Gate
+from tests.support.waiting import WAIT, Gate
 
-WAIT = 120.0
 ROWS = [{"q": f"q{i}", "reference": f"a{i}"} for i in range(2)]
 HOLD = """
 import sys

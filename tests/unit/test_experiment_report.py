@@ -26,9 +26,8 @@ from deepnb.core.errors import DeepnbError
 from deepnb.many import report_data
 from deepnb.models.scripted import parse_script
 from tests.support.agents import HeldModel, scripted, unique
-from tests.support.waiting import Gate, wait_until
+from tests.support.waiting import WAIT, Gate, wait_until
 
-WAIT = 120.0
 ROWS = [{"q": "q0", "reference": "a0"}, {"q": "q1", "reference": "a1"}, {"q": "q2", "reference": "a2"}]
 QUALITY = {"a0": 0.9, "wrong": 0.2, "a2": 0.6, "right": 0.7}
 """What the ``quality`` scorer gives each answer: a number, so that intervals are not clipped."""

@@ -19,8 +19,8 @@ from deepnb.core.errors import DeepnbError
 from deepnb.many.record import Score
 from tests.support.agents import scripted, unique
 from tests.support.timed_model import Meter, timed
+from tests.support.waiting import WAIT
 
-WAIT = 120.0
 SECRET = "zq81-Xr55-context-secret"
 ROWS = [{"q": "q0", "reference": "a0"}, {"q": "q1", "reference": "a1"}]
 

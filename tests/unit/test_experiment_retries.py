@@ -21,8 +21,7 @@ from deepnb.many.retrying import Retries, transient
 from deepnb.models.scripted import ScriptedChatModel, parse_script
 from deepnb.views.experiment.experiment_view import head_line
 from tests.support.agents import unique
-
-WAIT = 120.0
+from tests.support.waiting import WAIT
 
 
 def rate_limited() -> openai.RateLimitError:

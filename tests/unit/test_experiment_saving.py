@@ -22,8 +22,8 @@ from deepnb.many import log as logs
 from deepnb.many.caching import CacheWarning
 from deepnb.views.experiment.experiment_view import head_line
 from tests.support.agents import scripted, unique
+from tests.support.waiting import WAIT
 
-WAIT = 120.0
 ROWS = [{"q": f"q{i}", "reference": f"a{i}"} for i in range(5)]
 EPOCHS = 2
 RUNS = len(ROWS) * EPOCHS

@@ -21,8 +21,8 @@ from deepnb.core.errors import DeepnbError
 from deepnb.many import log as logs
 from deepnb.many.record import Score
 from tests.support.agents import scripted, unique
+from tests.support.waiting import WAIT
 
-WAIT = 120.0
 ROWS = [{"q": "q0", "reference": "a0"}, {"q": "q1", "reference": "a1"}, {"q": "q2", "reference": "a2"}]
 
 

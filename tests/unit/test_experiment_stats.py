@@ -29,8 +29,7 @@ from deepnb.views.experiment.experiment_view import (
     summary_text,
 )
 from tests.support.agents import scripted, unique
-
-WAIT = 120.0
+from tests.support.waiting import WAIT
 
 
 def rec(row: int, epoch: int, value: float | None, **fields: Any) -> RunRecord:

@@ -18,8 +18,8 @@ from deepnb.core.errors import DeepnbError
 from deepnb.session.local import Workbench
 from deepnb.ship.exporting import export_thread, fenced, markdown_text
 from tests.support.agents import scripted, unique
+from tests.support.waiting import WAIT
 
-WAIT = 30.0
 FILE = "<b>x</b>\n```"
 HOSTILE = "<img src=x onerror=alert(1)> **not bold** [link](http://x)"
 

@@ -15,8 +15,8 @@ from deepnb.engine.files import sources
 from deepnb.session.local import Workbench
 from deepnb.ship.export_limits import CONVERSATION_CHARS, FILE_CELLS, FILE_CHARS, head, head_and_tail
 from tests.support.agents import scripted, unique
+from tests.support.waiting import WAIT
 
-WAIT = 60.0
 FILES = FILE_CELLS + 10
 BIG = "\n".join(f"line {n} " + "x" * 60 for n in range(1_000))  # ~67,000 characters
 PROSE = "The agent works through a step and writes its note. " * 10

@@ -14,8 +14,8 @@ from deepnb.core.errors import DeepnbError
 from deepnb.models.scripted import load_script
 from deepnb.session.run import Run
 from tests.support.agents import scripted, unique
+from tests.support.waiting import WAIT
 
-WAIT = 30.0
 WRITE = {"name": "write_file", "args": {"file_path": "/a.md", "content": "a"}}
 MODEL = {
     "main": [

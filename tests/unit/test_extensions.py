@@ -21,9 +21,9 @@ from deepnb.session import building
 from tests.support.agents import tool_messages, unique, write
 from tests.support.fresh_session import fresh_session
 from tests.support.lab_sanitizer import unstyled
+from tests.support.waiting import WAIT
 
 SUPPORT = Path(__file__).parents[1] / "support" / "extensions"
-WAIT = 30.0
 
 
 class RecordingModel(ScriptedChatModel):

@@ -12,8 +12,8 @@ from typing import Any
 import deepnb
 from deepnb.views.run.snapshot import snapshot_html, snapshot_text
 from tests.support.agents import scripted, tool_messages, unique
+from tests.support.waiting import WAIT
 
-WAIT = 60.0
 BAD_TODOS = [{"content": "Plan", "status": "in_progress"}, {"content": "Ship", "status": "someday"}]
 FAILING: dict[str, tuple[dict[str, Any], str]] = {
     # tool: (arguments of a call that fails, what its card's result says)

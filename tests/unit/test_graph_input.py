@@ -16,9 +16,8 @@ from deepnb.core.graphs.inputs import input_for, input_keys, input_line, output_
 from deepnb.engine.state import RunState
 from deepnb.views.run.items import item_html, item_text
 from tests.support.agents import scripted
+from tests.support.waiting import WAIT
 from tests.unit.conftest import unique
-
-WAIT = 30.0
 
 
 class Joke(TypedDict):

@@ -10,9 +10,8 @@ from deepnb.core.errors import DeepnbError
 from deepnb.engine.history import changes
 from deepnb.session.remote import RemoteWorkbench
 from deepnb.session.remote.client import Server
+from tests.support.waiting import WAIT
 from tests.unit.conftest import unique
-
-WAIT = 30.0
 
 
 def _done(workbench, prompt: str):

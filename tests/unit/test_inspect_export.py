@@ -22,8 +22,8 @@ import pytest
 import deepnb
 from deepnb.core.errors import DeepnbError
 from tests.support.agents import scripted, unique
+from tests.support.waiting import WAIT
 
-WAIT = 120.0
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "data" / "inspect_export"
 INSPECT_PYTHON = ROOT / ".venv-inspect" / "bin" / "python"

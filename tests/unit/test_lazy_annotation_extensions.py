@@ -18,8 +18,7 @@ from deepnb import extensions
 from deepnb.extensions.registry import REGISTRY
 from tests.support.agents import scripted, tool_messages, unique, write
 from tests.support.fresh_session import fresh_session
-
-WAIT = 30.0
+from tests.support.waiting import WAIT
 
 # The shape of dcode's current extension files: the annotation names a type imported only for
 # type checkers, so evaluating it when ``def`` runs raises NameError before Python 3.14.

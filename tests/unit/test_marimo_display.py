@@ -21,8 +21,8 @@ from deepnb.views.files.files_view import FilesView
 from deepnb.views.html_panel import HtmlPanel
 from deepnb.views.run.run_view import RunView
 from tests.support.agents import scripted, unique
+from tests.support.waiting import WAIT
 
-WAIT = 60.0
 ANSWER = {"main": [{"turns": [{"text": "Tide pools are <b>hard</b>."}]}]}
 WRITES = {
     "main": [

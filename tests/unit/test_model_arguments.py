@@ -11,8 +11,7 @@ import pytest
 import deepnb
 from deepnb.views.run.snapshot import snapshot_html
 from tests.support.agents import scripted, tool_messages, unique
-
-WAIT = 30.0
+from tests.support.waiting import WAIT
 
 
 def _nested(depth: int) -> Any:

@@ -21,8 +21,8 @@ from deepnb.many.batch import Batch
 from deepnb.many.comparing import Comparison
 from deepnb.many.experiment import Experiment, Summary
 from tests.support.agents import scripted, unique
+from tests.support.waiting import WAIT
 
-WAIT = 60.0
 TABLES = (Batch, Comparison, Experiment, Summary)
 """Every object with ``to_pandas()``: each must also have ``to_parquet()``."""
 

@@ -20,8 +20,8 @@ from deepnb.engine.recording import check_target, script_of, to_yaml, write_text
 from deepnb.models.scripted import load_script
 from deepnb.session.run import Run
 from tests.support.agents import scripted, unique
+from tests.support.waiting import WAIT
 
-WAIT = 60.0
 RESEARCH = "Write a short report on how coral reefs recover after bleaching"
 SESSION = re.compile(r"session_[0-9a-f]+|Summarized at [0-9T:.+-]+")
 """What differs between two runs of one script: the summaries' history file and when it was written."""

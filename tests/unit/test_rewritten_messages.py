@@ -11,9 +11,9 @@ from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, Tool
 
 import deepnb
 from deepnb.core import events as ev
+from tests.support.waiting import WAIT
 from tests.unit.conftest import unique
 
-WAIT = 30.0
 PATCH_NODE = "PatchToolCallsMiddleware.before_agent"
 
 

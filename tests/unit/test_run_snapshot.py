@@ -12,7 +12,6 @@ from deepnb.session import agents
 from tests.support.agents import unique
 
 VIEWS = Path(deepnb.__file__).parent / "views"
-WAIT = 30.0
 
 
 def test_an_ended_runs_snapshot_is_made_once_per_version() -> None:

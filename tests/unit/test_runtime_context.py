@@ -19,8 +19,8 @@ from deepnb.core.errors import DeepnbError
 from deepnb.session import agents
 from deepnb.views.run.snapshot import snapshot_html, snapshot_text
 from tests.support.agents import scripted, tool_messages, unique
+from tests.support.waiting import WAIT
 
-WAIT = 30.0
 SECRET = "sk-ctx-0123456789abcdefghijklmnopqrstuv"
 
 

@@ -18,8 +18,7 @@ from deepnb.core.errors import DeepnbError
 from deepnb.many.record import RunRecord, Score
 from deepnb.many.scoring import as_score, named, score
 from tests.support.agents import scripted, unique
-
-WAIT = 120.0
+from tests.support.waiting import WAIT
 
 
 def record(result: str | None = "a0", reference: Any = "a0", **fields: Any) -> RunRecord:

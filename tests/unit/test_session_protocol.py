@@ -13,9 +13,9 @@ from deepnb.session.local import Workbench
 from deepnb.session.protocol import Session
 from deepnb.session.remote import RemoteWorkbench
 from deepnb.session.remote.client import Server
+from tests.support.waiting import WAIT
 from tests.unit.conftest import unique
 
-WAIT = 30.0
 MEMBERS = sorted(name for name in vars(Session) if not name.startswith("_"))
 
 

@@ -19,9 +19,8 @@ from deepnb.views.output import run_snapshot
 from deepnb.views.run.steps import steps_words
 from deepnb.views.run.timeline_view import step_links, timeline_payload
 from tests.support.agent_server import counter_graph
+from tests.support.waiting import WAIT
 from tests.unit.conftest import unique
-
-WAIT = 30.0
 
 WORDS = [  # the same cases as widgets/test/steps.test.ts: the header says what the snapshot says
     ({"steps": 6, "step": 6, "first_step": 0}, "6 steps"),

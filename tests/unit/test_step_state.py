@@ -20,8 +20,8 @@ import deepnb
 from deepnb.core.errors import DeepnbError
 from deepnb.engine.step_state import DIFF_LINES, StateDiff, StepState, line_diff
 from tests.support.agents import scripted, tool_messages, unique
+from tests.support.waiting import WAIT
 
-WAIT = 30.0
 WRONG = "The launch is in June.\n"
 RIGHT = "The launch is in May.\n"
 READ = {"name": "read_file", "args": {"file_path": "/notes.md"}}

@@ -35,13 +35,13 @@ from deepnb.views.output import run_snapshot
 from deepnb.views.run.timeline_view import timeline_html, timeline_lines
 from deepnb.views.run.tokens import cost_words, token_cells, token_pair, tokens_words
 from tests.support.agents import unique
+from tests.support.waiting import WAIT
 
 try:
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 except ImportError:  # the trace extra is not installed (the floors' virtualenv)
     InMemorySpanExporter = None
 
-WAIT = 60.0
 REPORTED = {"input_tokens": 7, "output_tokens": 3, "total_tokens": 10}
 """What ``Partly``'s second call reports."""
 

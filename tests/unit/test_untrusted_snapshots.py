@@ -47,8 +47,8 @@ from deepnb.views.renderers import RENDERERS
 from deepnb.views.styles import STATIC_CSS, inline
 from tests.support.agents import unique
 from tests.support.lab_sanitizer import kept_style, sanitize
+from tests.support.waiting import WAIT
 
-WAIT = 60
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
 
 

@@ -18,8 +18,7 @@ from deepnb.session.local import Workbench
 from deepnb.session.run import Run
 from tests.support.agents import scripted, unique
 from tests.support.lab_sanitizer import unstyled
-
-WAIT = 30.0
+from tests.support.waiting import WAIT
 
 
 def finish(run: Run) -> Run:
