@@ -30,6 +30,18 @@ agents:
     - text: "Counted."
 """.format(long=" ".join(f"word{i}" for i in range(60)))
 
+HELD = """
+delay: 0.04
+agents:
+  main:
+    - text: "{short}"
+      tool_calls: [{{name: write_todos, args: {{todos: [{{content: Count slowly, status: in_progress}}]}}}}]
+    - text: "{long}"
+    - text: "Counted."
+""".format(short=" ".join(f"word{i}" for i in range(60)), long=" ".join(f"word{i}" for i in range(3000)))
+"""SLOW whose second turn streams for two minutes: a run the test stops or interrupts is still
+going when the stop arrives, however long a busy machine takes to deliver it."""
+
 FAST = """
 delay: 0
 agents:
@@ -46,6 +58,7 @@ agents:
 def scripts(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("scripts")
     (folder / "slow.yaml").write_text(textwrap.dedent(SLOW))
+    (folder / "held.yaml").write_text(textwrap.dedent(HELD))
     (folder / "fast.yaml").write_text(textwrap.dedent(FAST))
     return folder
 
@@ -102,7 +115,7 @@ def test_front_end_messages_are_coalesced_to_20_per_second(kernel: KernelSession
 @needs_controls_mid_cell
 def test_stop_button_cancels_a_foreground_run_mid_cell(kernel: KernelSession) -> None:
     before = len(kernel.run_views())
-    execution = kernel.submit("%%deepagent -m scripted:slow.yaml --new -o slow\ncount slowly")
+    execution = kernel.submit("%%deepagent -m scripted:held.yaml --new -o slow\ncount slowly")
     comm_id, _ = kernel.wait_for(
         lambda: (
             len(kernel.run_views()) > before
@@ -127,7 +140,7 @@ def test_stop_button_cancels_a_foreground_run_mid_cell(kernel: KernelSession) ->
 
 def test_kernel_interrupt_stops_the_run_and_keeps_the_thread(kernel: KernelSession) -> None:
     before = len(kernel.run_views())
-    execution = kernel.submit("%%deepagent -m scripted:slow.yaml --new -o interrupted\ncount slowly")
+    execution = kernel.submit("%%deepagent -m scripted:held.yaml --new -o interrupted\ncount slowly")
     comm_id, _ = kernel.wait_for(
         lambda: (
             len(kernel.run_views()) > before and kernel.run_views()[-1][1]["todos"] and kernel.run_views()[-1]
