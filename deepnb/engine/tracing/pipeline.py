@@ -20,7 +20,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from openinference.instrumentation.langchain import LangChainInstrumentor
 from openinference.semconv.resource import ResourceAttributes
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
@@ -29,6 +28,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, Spa
 from opentelemetry.trace import Status, Tracer
 
 from deepnb.core.text.secrets import open_tail, redact
+from deepnb.engine.tracing.instrument import instrument
 from deepnb.engine.tracing.settings import TraceSettings
 
 log = logging.getLogger("deepnb")
@@ -256,8 +256,7 @@ class Pipeline:
         self.provider.add_span_processor(self.processor)
         self.tracer: Tracer = self.provider.get_tracer("deepnb")
         self._quiet()
-        self.instrumentor = LangChainInstrumentor()
-        self.instrumentor.instrument(tracer_provider=self.provider, skip_dep_check=True)
+        self.instrumentor = instrument(self.provider)
 
     def _quiet(self) -> None:
         logging.getLogger(CUTTING_LOGGER).setLevel(logging.ERROR)

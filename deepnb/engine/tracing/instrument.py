@@ -1,0 +1,96 @@
+"""LangChain's instrumentation, set to cost a run little: ``openinference-instrumentation-langchain``
+as it is, with two changes made to the tracer it adds to every callback manager.
+
+- Its callbacks run inline, as LangChain's own tracer's do (``run_inline``): otherwise each of a
+  run's thousands of callbacks (a start, an end, each streamed token) is handed to a thread pool
+  and awaited, and the run's thread waits for a thread switch every time.
+- A model call's messages are serialized once each (:class:`Dumps`), not once per call they are
+  given to: a long thread's every call is given all of them again.
+- A graph node's span (``model``, ``tools``, ``X.before_model``: a chain whose name is the node
+  LangGraph runs it as) keeps what the node returned (``output.value``), not the graph's whole
+  state it was given: serializing that each step costs a long thread more the longer it gets,
+  and the messages in it are on the model call's span inside the node anyway.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from langchain_core.load import dumpd
+from openinference.instrumentation.langchain import LangChainInstrumentor
+from opentelemetry.sdk.trace import TracerProvider
+
+NODE = "langgraph_node"
+"""The metadata key LangGraph gives what runs inside a node: the node's name."""
+
+
+def is_node(run: Any) -> bool:
+    """Whether ``run`` (a LangChain tracer's run) is a graph node's own chain: its name is the
+    node's. An agent's graph, a tool or a model call inside the node is not."""
+    if getattr(run, "run_type", None) != "chain":
+        return False
+    extra = getattr(run, "extra", None)
+    metadata = extra.get("metadata") if isinstance(extra, Mapping) else None
+    return isinstance(metadata, Mapping) and metadata.get(NODE) == run.name
+
+
+class Dumps:
+    """Each message as LangChain's tracer serializes it (``dumpd``), kept for the ``size`` messages
+    seen last. A message is taken as the one kept while it is the same object with the same
+    field values (a field set anew is seen; a list or dict changed in place inside it is not:
+    LangGraph's state is not changed so, a node returns new messages)."""
+
+    def __init__(self, size: int = 8192) -> None:
+        self.size = size
+        self.kept: OrderedDict[int, tuple[Any, tuple[int, ...], dict[str, Any]]] = OrderedDict()
+        self.lock = threading.Lock()  # model calls may start on several threads at once
+
+    def of(self, message: Any) -> dict[str, Any]:
+        """``dumpd(message)``, serialized anew only if not kept."""
+        if not hasattr(message, "__dict__"):
+            return dict(dumpd(message))
+        fields = tuple(map(id, vars(message).values()))
+        with self.lock:
+            kept = self.kept.get(id(message))
+            if kept is not None and kept[0] is message and kept[1] == fields:
+                self.kept.move_to_end(id(message))
+                return kept[2]
+        dumped: dict[str, Any] = dumpd(message)
+        with self.lock:  # the message is kept alive with it, so its id stays its own
+            self.kept[id(message)] = (message, fields, dumped)
+            if len(self.kept) > self.size:
+                self.kept.popitem(last=False)
+        return dumped
+
+
+def _starting(start: Callable[..., Any], dumps: Dumps) -> Callable[..., Any]:
+    def on_chat_model_start(serialized: Any, messages: list[list[Any]], **kwargs: Any) -> Any:
+        run = start(serialized, [[] for _ in messages], **kwargs)
+        run.inputs = {"messages": [[dumps.of(m) for m in batch] for batch in messages]}
+        return run
+
+    return on_chat_model_start
+
+
+def _ending(end: Callable[[Any], None]) -> Callable[[Any], None]:
+    def end_trace(run: Any) -> None:
+        if is_node(run):
+            run.inputs = {}  # the tracer's own record of the run, dropped right after
+        end(run)
+
+    return end_trace
+
+
+def instrument(provider: TracerProvider) -> LangChainInstrumentor:
+    """LangChain instrumented to ``provider``, its tracer changed as the module says."""
+    instrumentor = LangChainInstrumentor()
+    instrumentor.instrument(tracer_provider=provider, skip_dep_check=True)
+    tracer = getattr(instrumentor, "_tracer", None)
+    if tracer is not None:
+        tracer.run_inline = True
+        tracer.on_chat_model_start = _starting(tracer.on_chat_model_start, Dumps())
+        tracer._end_trace = _ending(tracer._end_trace)
+    return instrumentor
