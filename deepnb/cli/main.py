@@ -11,7 +11,7 @@ from typing import Any
 import click
 from rich.console import Console
 
-from deepnb.cli import definition, gate
+from deepnb.cli import definition, gate, tracing
 from deepnb.cli.output import Progressing, summary_table
 from deepnb.core.errors import DeepnbError
 from deepnb.many.experiment import Experiment, experiment, load_experiment
@@ -74,6 +74,14 @@ def main() -> None:
 @REPORT
 @INSPECT
 @click.option("--auto-approve", is_flag=True, help="Approve every tool call a run would wait on.")
+@click.option(
+    "--trace",
+    "trace_endpoint",
+    metavar="URL",
+    help="Send the runs' traces to this OTLP endpoint (else as the project's [trace] table says).",
+)
+@click.option("--trace-project", metavar="NAME", help="The project --trace files the spans under.")
+@click.option("--no-trace", is_flag=True, help="Send no traces, whatever the project's [trace] says.")
 def eval_command(
     file: Path,
     variants: str | None,
@@ -84,6 +92,9 @@ def eval_command(
     report_path: Path | None,
     inspect_path: Path | None,
     auto_approve: bool,
+    trace_endpoint: str | None,
+    trace_project: str | None,
+    no_trace: bool,
 ) -> None:
     """Run the experiment FILE defines (a .py file whose experiment() returns deepnb.experiment's
     arguments, or a .yaml / .toml file of the same keys), print its summary, and exit 0 when every
@@ -98,6 +109,7 @@ def eval_command(
         found = definition.read(file)
         found = _overridden(found, variants, epochs, concurrency, log, auto_approve)
         gate.check_names(thresholds, named(found.get("scorers", ())))
+        tracing.choose(trace_endpoint, trace_project, no_trace)
         started = experiment(**definition.with_agent(found))
     errors.print(f"log: {started.path}", highlight=False, markup=False)
     progress = Progressing(started, errors)
@@ -106,9 +118,11 @@ def eval_command(
     except KeyboardInterrupt:
         progress.close()
         _stop(started, errors)
+        _traced(errors)
         raise SystemExit(INTERRUPTED) from None
     finally:
         progress.close()
+    _traced(errors)
     code = _report(started, thresholds, console, errors)
     code = _written(started, report_path, errors, code)
     raise SystemExit(_inspected(started, inspect_path, errors, code))
@@ -212,6 +226,13 @@ def _overridden(
     if auto_approve:
         found = {**found, "auto_approve": True}
     return found
+
+
+def _traced(errors: Console) -> None:
+    """Send the spans that wait and say where they went (nothing where tracing is off)."""
+    line = tracing.said()
+    if line:
+        errors.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
 def _stop(started: Experiment, errors: Console) -> None:

@@ -77,6 +77,9 @@ __all__ = [  # project_root, deepnb_home, HOME_ENV and MARKERS live in deepnb.co
     "project_root",
 ]
 
+TABLES = frozenset({"agents", "trace"})
+"""The tables a project's config may hold: its agents, and ``trace`` (which
+:mod:`deepnb.engine.tracing.settings` reads)."""
 AGENT_KEYS = frozenset(
     {
         "model",
@@ -691,7 +694,7 @@ def find_config(root: Path | None = None) -> ConfigFile | None:
             return None
         prefix = "tool.deepnb"
     key = Key(_relative(path), prefix)
-    section = _table(section, key, {"agents"})
+    section = _table(section, key, TABLES)
     agents = _table(section.get("agents", {}), key / "agents")
     return ConfigFile(path, f"{prefix}.agents" if prefix else "agents", agents)
 

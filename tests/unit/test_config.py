@@ -159,9 +159,25 @@ def test_reload_reads_the_file_again_and_keeps_threads(project: Path) -> None:
         building.reload("r")
 
 
+def test_a_trace_table_beside_the_agents_is_read_by_each_reader(project: Path) -> None:
+    """The config's tables are its agents and ``trace``: each reader takes its own and lets the
+    other be (a ``[trace]`` beside agents made every agent fail to load)."""
+    from deepnb.engine.tracing.settings import configured
+
+    write(
+        project / "deepnb.toml",
+        '[trace]\nendpoint = "http://127.0.0.1:9"\nproject = "kelp"\n'
+        '\n[agents.r]\nmodel = "demo:quickstart"\n',
+    )
+    assert config.agent_names() == ["r"]
+    assert deepnb.get("r").origin == "deepnb.toml"
+    found = configured(project)
+    assert found.settings is not None and found.settings.project == "kelp"
+
+
 BAD = [
     ("[agents.r\n", "deepnb.toml: not valid TOML ("),
-    ("agent = 1\n", "deepnb.toml: agent: unknown key: use one of agents"),
+    ("agent = 1\n", "deepnb.toml: agent: unknown key: use one of agents, trace"),
     ("agents = 3\n", "deepnb.toml: agents: expected a table, got a number"),
     (
         "[agents.r]\nmodle = 'x'\n",
