@@ -1,7 +1,7 @@
 """What deepnb changes in LangChain's instrumentation to keep tracing cheap
 (:mod:`deepnb.engine.tracing.instrument`): a graph node's span keeps what the node returned, not
 the whole state it was given; a model call's span still has every message it was given, each
-serialized once across the thread's calls and anew when it changed."""
+serialized (and turned into attributes) once across the thread's calls and anew when it changed."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 import deepnb
 from deepnb.engine.tracing import settings, switch
-from deepnb.engine.tracing.instrument import Dumps
+from deepnb.engine.tracing.instrument import Dumps, Flats
 from tests.support.agents import scripted, unique
 from tests.support.waiting import WAIT
 
@@ -73,3 +73,13 @@ def test_a_message_is_serialized_once_and_again_once_changed() -> None:
         dumps.of(HumanMessage(content=text))
     assert len(dumps.kept) == 2
     assert dumps.of(message) == dumpd(message)
+
+
+def test_a_serialized_message_is_turned_into_attributes_once() -> None:
+    flats = Flats()
+    dumped = dumpd(AIMessage(content="hello", tool_calls=[{"name": "ls", "args": {"path": "/"}, "id": "c1"}]))
+    flat = flats.of(dumped)
+    assert flats.of(dumped) is flat
+    found = dict(flat)
+    assert found["message.role"] == "assistant" and found["message.content"] == "hello"
+    assert found["message.tool_calls.0.tool_call.function.name"] == "ls"

@@ -1,11 +1,14 @@
 """LangChain's instrumentation, set to cost a run little: ``openinference-instrumentation-langchain``
-as it is, with two changes made to the tracer it adds to every callback manager.
+as it is, with these changes made to the tracer it adds to every callback manager.
 
 - Its callbacks run inline, as LangChain's own tracer's do (``run_inline``): otherwise each of a
   run's thousands of callbacks (a start, an end, each streamed token) is handed to a thread pool
   and awaited, and the run's thread waits for a thread switch every time.
 - A model call's messages are serialized once each (:class:`Dumps`), not once per call they are
   given to: a long thread's every call is given all of them again.
+- Each of those messages is turned into a model call span's ``llm.input_messages.N.*``
+  attributes once too (:class:`Flats`), by the instrumentation's own functions; the span gets the
+  same attributes as before.
 - A graph node's span (``model``, ``tools``, ``X.before_model``: a chain whose name is the node
   LangGraph runs it as) keeps what the node returned (``output.value``), not the graph's whole
   state it was given: serializing that each step costs a long thread more the longer it gets,
@@ -21,6 +24,8 @@ from typing import Any
 
 from langchain_core.load import dumpd
 from openinference.instrumentation.langchain import LangChainInstrumentor
+from openinference.instrumentation.langchain._tracer import _flatten, _parse_message_data
+from openinference.semconv.trace import SpanAttributes
 from opentelemetry.sdk.trace import TracerProvider
 
 NODE = "langgraph_node"
@@ -66,6 +71,39 @@ class Dumps:
         return dumped
 
 
+class Flats:
+    """Each serialized message (one :class:`Dumps` keeps) as the attributes a model call's span
+    gives it, without the ``llm.input_messages.N.`` before each name; kept for the ``size``
+    seen last."""
+
+    def __init__(self, size: int = 8192) -> None:
+        self.size = size
+        self.kept: OrderedDict[int, tuple[Any, tuple[tuple[str, Any], ...]]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def of(self, dumped: Any) -> tuple[tuple[str, Any], ...]:
+        """The attributes of ``dumped``, a message as ``dumpd`` left it (never changed after)."""
+        with self.lock:
+            kept = self.kept.get(id(dumped))
+            if kept is not None and kept[0] is dumped:
+                self.kept.move_to_end(id(dumped))
+                return kept[1]
+        flat = tuple(_flatten(dict(_parse_message_data(dumped)).items()))
+        with self.lock:
+            self.kept[id(dumped)] = (dumped, flat)
+            if len(self.kept) > self.size:
+                self.kept.popitem(last=False)
+        return flat
+
+
+class _Given(dict[str, Any]):
+    """A model call's inputs whose messages the instrumentation does not turn into attributes
+    itself (``get``), having been given them (:func:`_ending`); its ``input.value`` is the same."""
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return default if key == "messages" else super().get(key, default)
+
+
 def _starting(start: Callable[..., Any], dumps: Dumps) -> Callable[..., Any]:
     def on_chat_model_start(serialized: Any, messages: list[list[Any]], **kwargs: Any) -> Any:
         run = start(serialized, [[] for _ in messages], **kwargs)
@@ -75,10 +113,24 @@ def _starting(start: Callable[..., Any], dumps: Dumps) -> Callable[..., Any]:
     return on_chat_model_start
 
 
-def _ending(end: Callable[[Any], None]) -> Callable[[Any], None]:
+def _messages(run: Any, spans: Any, flats: Flats) -> None:
+    batches = run.inputs.get("messages") if isinstance(run.inputs, dict) else None
+    span = spans.get(run.id)
+    if not batches or not isinstance(batches[0], list) or span is None or not span.is_recording():
+        return
+    name = SpanAttributes.LLM_INPUT_MESSAGES
+    span.set_attributes(
+        {f"{name}.{i}.{key}": value for i, given in enumerate(batches[0]) for key, value in flats.of(given)}
+    )
+    run.inputs = _Given(run.inputs)
+
+
+def _ending(end: Callable[[Any], None], spans: Any, flats: Flats) -> Callable[[Any], None]:
     def end_trace(run: Any) -> None:
         if is_node(run):
             run.inputs = {}  # the tracer's own record of the run, dropped right after
+        elif getattr(run, "run_type", None) == "llm":
+            _messages(run, spans, flats)
         end(run)
 
     return end_trace
@@ -92,5 +144,5 @@ def instrument(provider: TracerProvider) -> LangChainInstrumentor:
     if tracer is not None:
         tracer.run_inline = True
         tracer.on_chat_model_start = _starting(tracer.on_chat_model_start, Dumps())
-        tracer._end_trace = _ending(tracer._end_trace)
+        tracer._end_trace = _ending(tracer._end_trace, tracer._spans_by_run, Flats())
     return instrumentor
