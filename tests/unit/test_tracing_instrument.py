@@ -83,3 +83,35 @@ def test_a_serialized_message_is_turned_into_attributes_once() -> None:
     found = dict(flat)
     assert found["message.role"] == "assistant" and found["message.content"] == "hello"
     assert found["message.tool_calls.0.tool_call.function.name"] == "ls"
+
+
+def test_a_release_without_the_private_helpers_is_traced_as_it_traces(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The instrumentation's message helpers are private: where a release has none, its tracer
+    makes its spans itself (only its callbacks inline), and they hold what they held before."""
+    from deepnb.engine.tracing import instrument
+
+    monkeypatch.setattr(instrument, "_flatten", None)
+    memory = InMemorySpanExporter()
+    switch.turn_on(
+        settings.settings("http://127.0.0.1:9/v1/traces", project="tests", delay=0.05), exporter=memory
+    )
+    model = scripted(
+        {"main": [{"turns": [{"text": "Step.", "tool_calls": [{"name": "ls", "args": {}}]}, "Done."]}]}
+    )
+    run = deepnb.agent(unique("plain"), model).run("Go")
+    assert run.status == "done", run.error
+    assert switch.flush(WAIT)
+    spans = list(memory.get_finished_spans())
+    llms = sorted((s for s in spans if s.name == "ScriptedChatModel"), key=lambda s: s.start_time or 0)
+    messages = {k: v for k, v in (llms[-1].attributes or {}).items() if k.startswith("llm.input_messages.")}
+    assert {"Go", "Step."} <= set(messages.values())
+    nodes = [s for s in spans if s.name == "model"]
+    assert nodes and all("input.value" in (s.attributes or {}) for s in nodes)  # the release's own node spans
+
+
+def test_the_pinned_release_has_the_helpers_the_changes_use() -> None:
+    from deepnb.engine.tracing import instrument
+
+    assert instrument._flatten is not None and instrument._parse_message_data is not None

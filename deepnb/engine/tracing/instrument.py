@@ -24,9 +24,13 @@ from typing import Any
 
 from langchain_core.load import dumpd
 from openinference.instrumentation.langchain import LangChainInstrumentor
-from openinference.instrumentation.langchain._tracer import _flatten, _parse_message_data
 from openinference.semconv.trace import SpanAttributes
 from opentelemetry.sdk.trace import TracerProvider
+
+try:  # the instrumentation's own helpers, private: a release without them is traced as it traces
+    from openinference.instrumentation.langchain._tracer import _flatten, _parse_message_data
+except ImportError:  # pragma: no cover - the pinned release has them (tests/unit/test_tracing_instrument.py)
+    _flatten = _parse_message_data = None  # type: ignore[assignment]
 
 NODE = "langgraph_node"
 """The metadata key LangGraph gives what runs inside a node: the node's name."""
@@ -88,6 +92,7 @@ class Flats:
             if kept is not None and kept[0] is dumped:
                 self.kept.move_to_end(id(dumped))
                 return kept[1]
+        assert _flatten is not None and _parse_message_data is not None  # instrument() checked
         flat = tuple(_flatten(dict(_parse_message_data(dumped)).items()))
         with self.lock:
             self.kept[id(dumped)] = (dumped, flat)
@@ -136,6 +141,16 @@ def _ending(end: Callable[[Any], None], spans: Any, flats: Flats) -> Callable[[A
     return end_trace
 
 
+def changeable(tracer: Any) -> bool:
+    """Whether ``tracer`` (and the instrumentation's release) has what the changes to its
+    messages and node spans reach for; a release that has not is left to make its spans itself,
+    only with its callbacks inline."""
+    private = ("_end_trace", "_spans_by_run", "on_chat_model_start")
+    return (
+        _flatten is not None and _parse_message_data is not None and all(hasattr(tracer, n) for n in private)
+    )
+
+
 def instrument(provider: TracerProvider) -> LangChainInstrumentor:
     """LangChain instrumented to ``provider``, its tracer changed as the module says."""
     instrumentor = LangChainInstrumentor()
@@ -143,6 +158,7 @@ def instrument(provider: TracerProvider) -> LangChainInstrumentor:
     tracer = getattr(instrumentor, "_tracer", None)
     if tracer is not None:
         tracer.run_inline = True
-        tracer.on_chat_model_start = _starting(tracer.on_chat_model_start, Dumps())
-        tracer._end_trace = _ending(tracer._end_trace, tracer._spans_by_run, Flats())
+        if changeable(tracer):
+            tracer.on_chat_model_start = _starting(tracer.on_chat_model_start, Dumps())
+            tracer._end_trace = _ending(tracer._end_trace, tracer._spans_by_run, Flats())
     return instrumentor
