@@ -122,17 +122,17 @@ $(PHOENIX_VENV)/.installed: | $(UV)
 # the API reference. docs-check builds it strictly (a broken link or reference, any warning, fails)
 # into a throwaway folder; make test runs it.
 docs: $(VENV)/.installed-test
-	NO_MKDOCS_2_WARNING=1 $(PRIORITY) $(BIN)/mkdocs build --quiet
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --quiet
 
 docs-check: $(VENV)/.installed-test
 	@d=$$(mktemp -d -t deepnb-docs-XXXXXX); \
-	NO_MKDOCS_2_WARNING=1 $(PRIORITY) $(BIN)/mkdocs build --strict --quiet --site-dir $$d; status=$$?; rm -rf $$d; exit $$status
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir $$d; status=$$?; rm -rf $$d; exit $$status
 
 lint: $(VENV)/.installed-test
-	$(PRIORITY) $(BIN)/ruff check .
-	$(PRIORITY) $(BIN)/ruff format --check .
-	$(PRIORITY) $(BIN)/lint-imports --no-cache
-	$(PRIORITY) $(BIN)/mypy
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
+	$(BIN)/mypy
 
 # The check to run before a commit, its three parts side by side (each one's output printed when it
 # ends): lint (mypy incremental, its cache kept in .mypy_cache), the front end's type check and
@@ -199,11 +199,6 @@ check-tests:
 TEST_PARTS := test-browsers test-notebooks-kernels-served test-units-shell test-integration-security test-lowest
 .PHONY: $(TEST_PARTS)
 
-# The parts that only compute (the lint, the docs build, the units and the floors) run at a lower
-# priority than those that wait on kernels, browsers and servers: each wait of those then gets a
-# core as soon as it is over, and the computing parts take the time the waiting ones leave idle.
-lint docs-check test-units-shell test-lowest: PRIORITY := nice -n 5
-
 test:
 	@$(MAKE) --no-print-directory -j4 test-ready
 	@$(MAKE) --no-print-directory $(WIDGET_BUNDLE)
@@ -214,7 +209,7 @@ test:
 # it took and the processor time it used (the shell's builtin `times`: its second line is pytest's
 # with every process pytest waited for, user then system), which tells where CI's time goes
 PYTEST_IN = d=$$(mktemp -d -t deepnb-$@-XXXXXX); started=$$(date +%s); \
-	$(PRIORITY) $(1)/python -m pytest --basetemp=$$d -o cache_dir=.pytest_cache/$@ --durations=15 \
+	$(1)/python -m pytest --basetemp=$$d -o cache_dir=.pytest_cache/$@ --durations=15 \
 	--junitxml=test-artifacts/$@.xml $(2); \
 	status=$$?; rm -rf $$d; \
 	echo "$@: $$(( $$(date +%s) - started )) s, processor time (user, system):"; times; exit $$status
