@@ -29,6 +29,12 @@ several; the run streams on at the same speed and the view updates a little less
 ALLOWANCE = 0.05
 """Seconds of flushing the time bucket holds: what flushes may take at once before the share
 spaces them (the share of two seconds)."""
+LONGEST_WAIT = 5.0
+"""Seconds a change waits for its flush at most, however far the last flush overdrew the time
+bucket. A flush's cost is the time it held the loop, and on a busy machine that includes time the
+kernel was not given a core: one flush stalled for 3 s would otherwise hold the next for 2 minutes
+(3 / SHARE), and every one after it until that was earned back. The bucket is never overdrawn by
+more than ``LONGEST_WAIT * share``: flushes that really cost more go out once per ``LONGEST_WAIT``."""
 
 
 class Throttle:
@@ -43,6 +49,7 @@ class Throttle:
         share: float = SHARE,
         allowance: float = ALLOWANCE,
         *,
+        longest_wait: float = LONGEST_WAIT,
         clock: clocks.Clock | None = None,
     ) -> None:
         self._flush = flush
@@ -50,6 +57,7 @@ class Throttle:
         self.interval = interval
         self.share = share
         self.allowance = allowance
+        self.longest_wait = longest_wait
         self._flushes = float(BURST)
         """Flushes the first bucket held at :attr:`_at`."""
         self._time = allowance
@@ -68,7 +76,7 @@ class Throttle:
         self._timer = self._clock.call_later(self.wait(), self._fire)
 
     def wait(self) -> float:
-        """Seconds from now until both buckets allow a flush."""
+        """Seconds from now until both buckets allow a flush (at most :attr:`longest_wait`)."""
         flushes, spare = self._held(self._clock.now())
         for_a_flush = (1.0 - flushes) * self.interval
         for_the_time = -spare / self.share  # the time bucket may be overdrawn by the last flush
@@ -95,5 +103,6 @@ class Throttle:
         contained(self._flush, what="a view's update")  # a view's bug never stops the engine
         end = self._clock.now()
         self._flushes = max(0.0, flushes - 1.0)  # flush_now may go out with none held
-        self._time = spare - (end - start)
+        # a stall costs the next change LONGEST_WAIT at most, and the ones after it nothing more
+        self._time = max(spare - (end - start), -self.longest_wait * self.share)
         self._at = start

@@ -14,7 +14,7 @@ import pytest
 
 from deepnb.core.clock import FakeClock
 from deepnb.core.loop import in_engine_thread
-from deepnb.views.throttle import BURST, MAX_MESSAGES_PER_SECOND, Throttle
+from deepnb.views.throttle import BURST, LONGEST_WAIT, MAX_MESSAGES_PER_SECOND, Throttle
 from tests.support.waiting import WAIT
 
 POKES = 1000
@@ -158,6 +158,34 @@ def test_slow_flushes_keep_their_share_of_the_engine_and_one_slow_flush_holds_no
     clock.advance()
     assert len(recorder.flushes) == before + 1
     assert throttle.wait() <= throttle.interval, throttle.wait()  # quick again
+
+
+def test_a_flush_stalled_by_a_busy_machine_holds_the_next_change_back_at_most_the_longest_wait() -> None:
+    """A flush's cost is the time it held the loop, a stall on a busy machine included: one
+    that took 3 s would overdraw the time bucket by 118 s of its share. The next change goes out
+    within LONGEST_WAIT, and the changes after it at the usual pace."""
+    clock = FakeClock()
+    recorder = Recorder(clock)
+    stall = {"seconds": 3.0}
+
+    def stalled_flush() -> None:
+        clock.sleep(stall["seconds"])
+        stall["seconds"] = 0.0  # only the first flush stalls
+        recorder.flush()
+
+    throttle = Throttle(stalled_flush, clock=clock)
+    throttle.poke()
+    clock.advance()
+    assert len(recorder.flushes) == 1
+    held_back = throttle.wait()
+    assert 0 < held_back <= LONGEST_WAIT  # 2.95 s overdrawn / SHARE would be 118 s
+    before = clock.now()
+    throttle.poke()
+    clock.advance(LONGEST_WAIT)
+    assert len(recorder.flushes) == 2 and recorder.times[-1] - before == pytest.approx(held_back)
+    throttle.poke()
+    clock.advance(throttle.interval)
+    assert len(recorder.flushes) == 3  # the usual pace again
 
 
 def test_on_the_real_clock_flushes_run_on_the_engine_thread_and_the_last_change_goes_out() -> None:
